@@ -1,0 +1,1620 @@
+/* chrome_scan.c: the streaming scanner for Chrome trace-event JSON.
+ *
+ * Data model: a window `buf[0..len)` over the decompressed stream, starting at stream
+ * offset `base`, always followed by a NUL sentinel. Parsing functions work on plain
+ * pointers into the window and never look past the sentinel: when one reaches it, it
+ * returns NEED_MORE and the driver refills the window, keeping the bytes from the start
+ * of the current event (or top-level value) onwards, and parses that element again from
+ * its start. Events are small next to the window (a few MB), so the re-parse is rare.
+ *
+ * Lines are counted only in bytes that leave the window, so a location's line and
+ * column cost a count over at most one window, and only when there is a problem. */
+#include "parsers/chrome_scan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "src/xalloc.h"
+
+#define WINDOW_INITIAL (4u << 20)
+#define WINDOW_MAX (512u << 20)
+#define PAD 64
+#define PROBLEMS_REPORTED 5
+
+enum step { ST_OK, ST_NEED_MORE, ST_ERROR };
+
+struct scanner {
+	struct input *in;
+	const struct scan_sink *sink;
+	struct scan_stats *stats;
+
+	char *buf;            /* the window, cap + PAD bytes allocated */
+	size_t cap, len;
+	uint64_t base;        /* stream offset of buf[0] */
+	bool eof;             /* input has nothing more */
+	char *input_cause;    /* why input ended badly, or NULL */
+
+	uint64_t lines_before; /* newlines in [0, base) */
+	uint64_t last_nl;      /* stream offset just past the last newline before base */
+	uint64_t next_progress;
+
+	char *scratch;        /* unescaped strings of the current event; never reallocated mid-event */
+	size_t scratch_used, scratch_cap;
+
+	/* error of the last ST_ERROR step */
+	const char *err_at;
+	const char *err_msg;
+
+	unsigned reported[SO__COUNT];
+	uint64_t events_in_array;
+};
+
+/* ---- window management --------------------------------------------------------- */
+
+static size_t count_newlines(const char *p, size_t n)
+{
+	size_t c = 0, i = 0;
+#if defined(__SSE2__)
+	const __m128i nl = _mm_set1_epi8('\n');
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		c += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)));
+	}
+#endif
+	for (; i < n; i++)
+		c += p[i] == '\n';
+	return c;
+}
+
+static void locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *col)
+{
+	size_t pos = (size_t)(at - s->buf);
+	uint64_t nl_after = s->last_nl;
+	const char *q;
+
+	if (pos > s->len)
+		pos = s->len;
+	*line = s->lines_before + count_newlines(s->buf, pos) + 1;
+	q = memrchr(s->buf, '\n', pos);
+	if (q != NULL)
+		nl_after = s->base + (uint64_t)(q - s->buf) + 1;
+	*col = s->base + pos - nl_after + 1;
+}
+
+static uint64_t offset_of(const struct scanner *s, const char *at)
+{
+	return s->base + (uint64_t)(at - s->buf);
+}
+
+/* Discards buf[0..keep), reads more. Returns 1 if bytes were added, 0 if none can be. */
+static int refill(struct scanner *s, size_t keep)
+{
+	size_t added = 0;
+
+	if (keep > 0) {
+		const char *q = memrchr(s->buf, '\n', keep);
+		s->lines_before += count_newlines(s->buf, keep);
+		if (q != NULL)
+			s->last_nl = s->base + (uint64_t)(q - s->buf) + 1;
+		memmove(s->buf, s->buf + keep, s->len - keep);
+		s->len -= keep;
+		s->base += keep;
+	}
+	if (s->eof)
+		return 0;
+	if (s->len == s->cap) {
+		size_t ncap;
+		if (s->cap >= WINDOW_MAX)
+			return 0;
+		ncap = s->cap * 2;
+		s->buf = xrealloc(s->buf, ncap + PAD);
+		s->cap = ncap;
+		free(s->scratch);
+		s->scratch_cap = ncap + PAD;
+		s->scratch = xmalloc(s->scratch_cap);
+	}
+	while (s->len < s->cap) {
+		char *cause = NULL;
+		ssize_t n = input_read(s->in, s->buf + s->len, s->cap - s->len, &cause);
+		if (n > 0) {
+			s->len += (size_t)n;
+			added += (size_t)n;
+			/* Fill the window fully only when it has room for a big read. */
+			if (s->cap - s->len < (64u << 10))
+				break;
+			continue;
+		}
+		s->eof = true;
+		if (n < 0)
+			s->input_cause = cause;
+		break;
+	}
+	memset(s->buf + s->len, 0, PAD);
+	s->stats->bytes = s->base + s->len;
+	if (s->sink->progress != NULL && s->stats->bytes >= s->next_progress) {
+		s->sink->progress(s->sink->ctx, s->stats->bytes, input_file_offset(s->in));
+		s->next_progress = s->stats->bytes + (8u << 20);
+	}
+	return added > 0;
+}
+
+static void problem(struct scanner *s, enum scan_oddity kind, const char *at, const char *msg)
+{
+	uint64_t line, col;
+
+	s->stats->count[kind]++;
+	if (s->sink->problem == NULL || s->reported[kind] >= PROBLEMS_REPORTED)
+		return;
+	s->reported[kind]++;
+	locate(s, at, &line, &col);
+	s->sink->problem(s->sink->ctx, kind, offset_of(s, at), line, col, msg);
+}
+
+/* ---- lexical helpers (all stop at the sentinel) ---------------------------------- */
+
+static inline const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	return p;
+}
+
+static inline bool at_end(const struct scanner *s, const char *p)
+{
+	return p >= s->buf + s->len;
+}
+
+#define FAIL(s, p, m) ((s)->err_at = (p), (s)->err_msg = (m), ST_ERROR)
+#define NEED_OR_FAIL(s, p, m) (at_end((s), (p)) ? ST_NEED_MORE : FAIL((s), (p), (m)))
+
+/* Finds the first '"', '\\' or byte < 0x20 at or after p. */
+static inline const char *find_string_special(const char *p)
+{
+#if defined(__SSE2__)
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lim = _mm_set1_epi8(0x1f);
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+		                         _mm_cmpeq_epi8(_mm_min_epu8(v, lim), v));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#else
+	while (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
+#endif
+}
+
+static void put_utf8(char **o, uint32_t cp)
+{
+	unsigned char *u = (unsigned char *)*o;
+	if (cp < 0x80) {
+		*u++ = (unsigned char)cp;
+	} else if (cp < 0x800) {
+		*u++ = (unsigned char)(0xc0 | (cp >> 6));
+		*u++ = (unsigned char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*u++ = (unsigned char)(0xe0 | (cp >> 12));
+		*u++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		*u++ = (unsigned char)(0x80 | (cp & 0x3f));
+	} else {
+		*u++ = (unsigned char)(0xf0 | (cp >> 18));
+		*u++ = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		*u++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		*u++ = (unsigned char)(0x80 | (cp & 0x3f));
+	}
+	*o = (char *)u;
+}
+
+static int hex4(const char *p, uint32_t *v)
+{
+	uint32_t x = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		x <<= 4;
+		if (c >= '0' && c <= '9')
+			x |= (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			x |= (uint32_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			x |= (uint32_t)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+/* p points just past the opening quote. On ST_OK, *out holds the unescaped string (in
+ * the window when it had no escape, else in scratch) and *pp is past the closing quote.
+ * When want is false, the string is only skipped. */
+static enum step lex_string(struct scanner *s, const char **pp, struct scan_str *out, bool want)
+{
+	const char *p = *pp, *start = p;
+	char *o = NULL;
+
+	for (;;) {
+		p = find_string_special(p);
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			if (o == NULL && want) {
+				o = s->scratch + s->scratch_used;
+				memcpy(o, start, (size_t)(p - start));
+				o += p - start;
+			} else if (o != NULL) {
+				/* copy the run since the last special */
+			}
+			{
+				char c = p[1];
+				const char *run_end;
+				switch (c) {
+				case '"': case '\\': case '/':
+					if (o) *o++ = c;
+					p += 2;
+					break;
+				case 'b': if (o) *o++ = '\b'; p += 2; break;
+				case 'f': if (o) *o++ = '\f'; p += 2; break;
+				case 'n': if (o) *o++ = '\n'; p += 2; break;
+				case 'r': if (o) *o++ = '\r'; p += 2; break;
+				case 't': if (o) *o++ = '\t'; p += 2; break;
+				case 'u': {
+					uint32_t cp, lo;
+					if (at_end(s, p + 5) || memchr(p + 2, '\0', 4) != NULL)
+						return at_end(s, p + 1) || at_end(s, p + 2) || at_end(s, p + 3) ||
+						               at_end(s, p + 4) || at_end(s, p + 5)
+						           ? ST_NEED_MORE
+						           : FAIL(s, p, "bad \\u escape");
+					if (hex4(p + 2, &cp) < 0) {
+						problem(s, SO_BAD_ESCAPE, p, "invalid \\u escape kept as text");
+						if (o) *o++ = '\\';
+						p += 1;
+						break;
+					}
+					p += 6;
+					if (cp >= 0xd800 && cp < 0xdc00) {
+						if (p[0] == '\\' && p[1] == 'u' && !at_end(s, p + 5) &&
+						    hex4(p + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
+							cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+							p += 6;
+						} else if (at_end(s, p) || at_end(s, p + 1) || (p[0] == '\\' && p[1] == 'u' && at_end(s, p + 5))) {
+							return ST_NEED_MORE;
+						} else {
+							cp = 0xfffd;
+						}
+					} else if (cp >= 0xdc00 && cp < 0xe000) {
+						cp = 0xfffd;
+					}
+					if (o) put_utf8(&o, cp);
+					break;
+				}
+				case '\0':
+					if (at_end(s, p + 1))
+						return ST_NEED_MORE;
+					/* fallthrough */
+				default:
+					problem(s, SO_BAD_ESCAPE, p, "invalid escape: backslash kept as text");
+					if (o) *o++ = '\\';
+					p += 1;
+					break;
+				}
+				/* copy the plain run up to the next special */
+				run_end = find_string_special(p);
+				if (o && run_end > p) {
+					memcpy(o, p, (size_t)(run_end - p));
+					o += run_end - p;
+				}
+				p = run_end;
+				if (*p == '"')
+					break;
+				continue;
+			}
+		}
+		/* a byte < 0x20: the sentinel, or a raw control character kept as is */
+		if (*p == '\0' && at_end(s, p))
+			return ST_NEED_MORE;
+		problem(s, SO_CONTROL_CHAR, p, "raw control character inside a string (kept)");
+		if (o) {
+			const char *run_end;
+			*o++ = *p++;
+			run_end = find_string_special(p);
+			memcpy(o, p, (size_t)(run_end - p));
+			o += run_end - p;
+			p = run_end;
+			if (*p == '"')
+				break;
+		} else {
+			p++;
+		}
+	}
+	if (want) {
+		if (o == NULL) {
+			out->p = start;
+			out->len = (uint32_t)(p - start);
+		} else {
+			out->p = s->scratch + s->scratch_used;
+			out->len = (uint32_t)(o - out->p);
+			s->scratch_used += out->len;
+		}
+	}
+	*pp = p + 1;
+	return ST_OK;
+}
+
+static inline bool is_delim(char c)
+{
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Non-finite words Kineto and others wrote: inf, -inf, nan, -nan, Infinity, NaN. */
+static int lex_nonfinite(const char *p, const char **end)
+{
+	static const char *const words[] = { "Infinity", "inf", "NaN", "nan" };
+	const char *q = p;
+	if (*q == '-' || *q == '+')
+		q++;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t n = strlen(words[i]);
+		if (strncmp(q, words[i], n) == 0 && is_delim(q[n])) {
+			*end = q + n;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A JSON number's extent starting at p; ST_NEED_MORE if it reaches the sentinel. */
+static enum step number_end(struct scanner *s, const char *p, const char **end)
+{
+	const char *q = p;
+	while ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' || *q == '.' || *q == 'e' || *q == 'E')
+		q++;
+	if (at_end(s, q))
+		return ST_NEED_MORE;
+	if (q == p || !is_delim(*q))
+		return FAIL(s, q, "malformed number");
+	*end = q;
+	return ST_OK;
+}
+
+int scan_parse_us_as_ns(const char *p, const char *end, int64_t *ns)
+{
+	bool neg = false;
+	unsigned __int128 mant = 0;
+	int frac_digits = 0, digits = 0;
+	long exp10 = 0;
+	bool round_up = false;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (mant < ((unsigned __int128)1 << 100))
+			mant = mant * 10 + (unsigned)(*p - '0');
+		else
+			exp10++;
+		p++;
+		digits++;
+	}
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && *p >= '0' && *p <= '9') {
+			if (mant < ((unsigned __int128)1 << 100)) {
+				mant = mant * 10 + (unsigned)(*p - '0');
+				frac_digits++;
+			}
+			p++;
+			digits++;
+		}
+	}
+	if (digits == 0)
+		return -1;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+		long e = 0;
+		p++;
+		if (p < end && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		if (p >= end || *p < '0' || *p > '9')
+			return -1;
+		while (p < end && *p >= '0' && *p <= '9') {
+			if (e < 100000)
+				e = e * 10 + (*p - '0');
+			p++;
+		}
+		exp10 += eneg ? -e : e;
+	}
+	if (p != end)
+		return -1;
+	/* value = mant * 10^(exp10 - frac_digits) us = mant * 10^(exp10 - frac_digits + 3) ns */
+	exp10 += 3 - frac_digits;
+	if (mant == 0) {
+		*ns = 0;
+		return 0;
+	}
+	while (exp10 < 0) {
+		round_up = (mant % 10) >= 5;
+		mant /= 10;
+		exp10++;
+		if (mant == 0 && !round_up) {
+			*ns = 0;
+			return 0;
+		}
+		if (exp10 < 0)
+			round_up = false;
+	}
+	if (round_up)
+		mant++;
+	while (exp10 > 0) {
+		if (mant > (unsigned __int128)INT64_MAX)
+			return -1;
+		mant *= 10;
+		exp10--;
+	}
+	if (mant > (unsigned __int128)INT64_MAX + (neg ? 1 : 0))
+		return -1;
+	*ns = neg ? (int64_t)(0 - (uint64_t)mant) : (int64_t)mant;
+	return 0;
+}
+
+/* Parses an integer-valued field (fraction truncated). Values past int64 are clamped and
+ * counted; values up to UINT64_MAX are kept as their uint64 bits in *u. */
+static enum step lex_int(struct scanner *s, const char **pp, int64_t *v, uint64_t *u, bool *nonfinite)
+{
+	const char *p = *pp, *end;
+	bool neg = false;
+	uint64_t x = 0;
+	bool over = false;
+	enum step st;
+
+	*nonfinite = false;
+	if ((*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N' || ((*p == '-' || *p == '+') &&
+	     (p[1] == 'i' || p[1] == 'I' || p[1] == 'n' || p[1] == 'N')))) {
+		if (lex_nonfinite(p, &end) == 0) {
+			problem(s, SO_NONFINITE, p, "non-finite number (inf/nan) read as missing");
+			*nonfinite = true;
+			*v = 0;
+			if (u) *u = 0;
+			*pp = end;
+			return ST_OK;
+		}
+	}
+	st = number_end(s, p, &end);
+	if (st != ST_OK)
+		return st;
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	while (p < end && *p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			over = true;
+		else
+			x = x * 10 + d;
+		p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E' || *p == '.')) {
+		/* 12.5 or 1e3 where an integer was expected: through strtod, truncated */
+		char tmp[64];
+		size_t n = (size_t)(end - *pp);
+		double d;
+		if (n >= sizeof tmp)
+			n = sizeof tmp - 1;
+		memcpy(tmp, *pp, n);
+		tmp[n] = '\0';
+		d = strtod(tmp, NULL);
+		neg = d < 0;
+		if (neg)
+			d = -d;
+		if (d >= 18446744073709551616.0)
+			over = true;
+		else
+			x = (uint64_t)d;
+	}
+	if (over || (neg && x > (uint64_t)INT64_MAX + 1)) {
+		problem(s, SO_INT_OVERFLOW, *pp, "integer out of range (clamped)");
+		x = neg ? (uint64_t)INT64_MAX + 1 : UINT64_MAX;
+	}
+	if (u)
+		*u = neg ? (uint64_t)0 - x : x;
+	if (neg)
+		*v = x > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)x;
+	else
+		*v = x > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)x;
+	*pp = end;
+	return ST_OK;
+}
+
+static enum step lex_double(struct scanner *s, const char **pp, double *v)
+{
+	const char *p = *pp, *end;
+	char tmp[64];
+	enum step st;
+
+	if (lex_nonfinite(p, &end) == 0) {
+		problem(s, SO_NONFINITE, p, "non-finite number (inf/nan)");
+		*v = (p[0] == 'n' || p[0] == 'N' || p[1] == 'n' || p[1] == 'N') ? NAN : (*p == '-' ? -INFINITY : INFINITY);
+		*pp = end;
+		return ST_OK;
+	}
+	st = number_end(s, p, &end);
+	if (st != ST_OK)
+		return st;
+	size_t n = (size_t)(end - p);
+	if (n >= sizeof tmp)
+		n = sizeof tmp - 1;
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	*v = strtod(tmp, NULL);
+	*pp = end;
+	return ST_OK;
+}
+
+static enum step lex_time(struct scanner *s, const char **pp, int64_t *ns, bool *ok)
+{
+	const char *p = *pp, *end;
+	enum step st;
+
+	*ok = false;
+	if (*p == '"') { /* a time as a string: tolerated, parsed from the text */
+		struct scan_str str;
+		p++;
+		st = lex_string(s, &p, &str, true);
+		if (st != ST_OK)
+			return st;
+		*ok = scan_parse_us_as_ns(str.p, str.p + str.len, ns) == 0;
+		*pp = p;
+		return ST_OK;
+	}
+	if (lex_nonfinite(p, &end) == 0) {
+		problem(s, SO_NONFINITE, p, "non-finite time (inf/nan) read as missing");
+		*pp = end;
+		return ST_OK;
+	}
+	st = number_end(s, p, &end);
+	if (st != ST_OK)
+		return st;
+	if (scan_parse_us_as_ns(p, end, ns) == 0)
+		*ok = true;
+	else
+		problem(s, SO_INT_OVERFLOW, p, "time out of range, read as missing");
+	*pp = end;
+	return ST_OK;
+}
+
+static enum step lex_literal(struct scanner *s, const char **pp)
+{
+	const char *p = *pp;
+	static const char *const lits[] = { "true", "false", "null" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(lits[i]);
+		size_t k = 0;
+		while (k < n && p[k] == lits[i][k])
+			k++;
+		if (k == n) {
+			if (at_end(s, p + n))
+				return ST_NEED_MORE;
+			if (is_delim(p[n])) {
+				*pp = p + n;
+				return ST_OK;
+			}
+		} else if (at_end(s, p + k)) {
+			return ST_NEED_MORE;
+		}
+	}
+	return FAIL(s, p, "unexpected character where a value was expected");
+}
+
+/* Skips any JSON value inside the window (objects/arrays iteratively). */
+static enum step skip_value(struct scanner *s, const char **pp)
+{
+	const char *p = *pp, *end;
+	unsigned depth = 0;
+	enum step st;
+
+	for (;;) {
+		p = skip_ws(p);
+		switch (*p) {
+		case '{':
+		case '[':
+			depth++;
+			p = skip_ws(p + 1);
+			if (*p == '}' || *p == ']') {
+				depth--;
+				p++;
+				break;
+			}
+			continue;
+		case '"': {
+			const char *k;
+			p++;
+			st = lex_string(s, &p, NULL, false);
+			if (st != ST_OK)
+				return st;
+			k = skip_ws(p);
+			if (*k == ':' && depth > 0) { /* an object key: its value follows */
+				p = k + 1;
+				continue;
+			}
+			if (at_end(s, k))
+				return ST_NEED_MORE;
+			break;
+		}
+		case '\0':
+			if (at_end(s, p))
+				return ST_NEED_MORE;
+			return FAIL(s, p, "unexpected NUL byte");
+		default:
+			if (lex_nonfinite(p, &end) == 0) {
+				problem(s, SO_NONFINITE, p, "non-finite number (inf/nan)");
+				p = end;
+				break;
+			}
+			if (*p == '-' || (*p >= '0' && *p <= '9')) {
+				st = number_end(s, p, &end);
+				if (st != ST_OK)
+					return st;
+				p = end;
+				break;
+			}
+			st = lex_literal(s, &p);
+			if (st != ST_OK)
+				return st;
+			break;
+		}
+		/* after a value: inside a container, expect ',' or a close */
+		for (;;) {
+			if (depth == 0) {
+				*pp = p;
+				return ST_OK;
+			}
+			p = skip_ws(p);
+			if (*p == ',') {
+				p++;
+				break;
+			}
+			if (*p == '}' || *p == ']') {
+				depth--;
+				p++;
+				continue;
+			}
+			return NEED_OR_FAIL(s, p, "expected ',' or a closing bracket");
+		}
+	}
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+static inline bool key_is(const struct scan_str *k, const char *lit, uint32_t n)
+{
+	return k->len == n && memcmp(k->p, lit, n) == 0;
+}
+#define KEY(k, lit) key_is((k), lit, (uint32_t)(sizeof(lit) - 1))
+
+static enum step lex_id(struct scanner *s, const char **pp, struct scan_id *id)
+{
+	const char *p = *pp;
+	enum step st;
+	bool nf;
+
+	id->present = true;
+	if (*p == '"') {
+		struct scan_str str;
+		p++;
+		st = lex_string(s, &p, &str, true);
+		if (st != ST_OK)
+			return st;
+		/* decimal digits in a string: the number (old files write tids both ways) */
+		bool digits = str.len > 0 && str.len < 19;
+		for (uint32_t i = 0; digits && i < str.len; i++)
+			digits = str.p[i] >= '0' && str.p[i] <= '9';
+		if (digits || (str.len > 1 && str.len < 19 && str.p[0] == '-' && str.p[1] >= '0' && str.p[1] <= '9')) {
+			int64_t v = 0;
+			bool neg = str.p[0] == '-', okd = true;
+			for (uint32_t i = neg; i < str.len; i++) {
+				if (str.p[i] < '0' || str.p[i] > '9') { okd = false; break; }
+				v = v * 10 + (str.p[i] - '0');
+			}
+			if (okd) {
+				id->is_str = false;
+				id->num = neg ? -v : v;
+				*pp = p;
+				return ST_OK;
+			}
+		}
+		id->is_str = true;
+		id->str = str;
+		*pp = p;
+		return ST_OK;
+	}
+	id->is_str = false;
+	st = lex_int(s, &p, &id->num, NULL, &nf);
+	if (st != ST_OK)
+		return st;
+	*pp = p;
+	return ST_OK;
+}
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static enum step lex_flow_id(struct scanner *s, const char **pp, struct scan_event *ev)
+{
+	const char *p = *pp;
+	enum step st;
+	bool nf;
+	int64_t v;
+
+	if (*p == '"') {
+		struct scan_str str;
+		p++;
+		st = lex_string(s, &p, &str, true);
+		if (st != ST_OK)
+			return st;
+		char *endp;
+		char tmp[32];
+		if (str.len > 0 && str.len < sizeof tmp) {
+			memcpy(tmp, str.p, str.len);
+			tmp[str.len] = '\0';
+			errno = 0;
+			unsigned long long x = strtoull(tmp, &endp, 0);
+			if (*endp == '\0' && errno == 0) {
+				ev->id = x;
+				ev->has_id = true;
+				*pp = p;
+				return ST_OK;
+			}
+		}
+		ev->id = hash_bytes(str.p, str.len);
+		ev->has_id = true;
+		*pp = p;
+		return ST_OK;
+	}
+	st = lex_int(s, &p, &v, &ev->id, &nf);
+	if (st != ST_OK)
+		return st;
+	ev->has_id = !nf;
+	*pp = p;
+	return ST_OK;
+}
+
+static enum step lex_int3(struct scanner *s, const char **pp, int32_t out[3])
+{
+	const char *p = *pp;
+	enum step st;
+	int i = 0;
+	bool nf;
+
+	if (*p != '[')
+		return skip_value(s, pp);
+	p = skip_ws(p + 1);
+	if (*p == ']') {
+		*pp = p + 1;
+		return ST_OK;
+	}
+	for (;;) {
+		int64_t v;
+		if (*p == '"' || *p == '{' || *p == '[')
+			return skip_value(s, pp); /* not a plain int array: skip whole */
+		st = lex_int(s, &p, &v, NULL, &nf);
+		if (st != ST_OK)
+			return st;
+		if (i < 3)
+			out[i] = v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+		i++;
+		p = skip_ws(p);
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == ']') {
+			*pp = p + 1;
+			return ST_OK;
+		}
+		return NEED_OR_FAIL(s, p, "expected ',' or ']' in an array");
+	}
+}
+
+static enum step parse_args(struct scanner *s, const char **pp, struct scan_event *ev)
+{
+	const char *p = *pp, *open = p;
+	enum step st;
+	bool nf;
+	uint64_t u;
+	bool counter = ev->ph == 'C';
+
+	p = skip_ws(p + 1);
+	if (*p == '}') {
+		p++;
+		goto done;
+	}
+	for (;;) {
+		struct scan_str k;
+		if (*p != '"')
+			return NEED_OR_FAIL(s, p, "expected a key in args");
+		p++;
+		st = lex_string(s, &p, &k, true);
+		if (st != ST_OK)
+			return st;
+		p = skip_ws(p);
+		if (*p != ':')
+			return NEED_OR_FAIL(s, p, "expected ':' after a key in args");
+		p = skip_ws(p + 1);
+		st = ST_OK;
+		bool handled = true;
+		switch (k.len) {
+		case 4:
+			if (KEY(&k, "grid")) {
+				st = lex_int3(s, &p, ev->grid);
+				ev->have |= SA_GRID;
+			} else if (KEY(&k, "name") && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &ev->m_name, true);
+				ev->have |= SA_M_NAME;
+			} else {
+				handled = false;
+			}
+			break;
+		case 5:
+			if (KEY(&k, "block")) {
+				st = lex_int3(s, &p, ev->block);
+				ev->have |= SA_BLOCK;
+			} else if ((KEY(&k, "bytes") || KEY(&k, "Bytes")) && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->bytes, &u, &nf);
+				if (!nf) ev->have |= SA_BYTES;
+			} else {
+				handled = false;
+			}
+			break;
+		case 6:
+			if (KEY(&k, "device") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->device, &u, &nf);
+				if (!nf) ev->have |= SA_DEVICE;
+			} else if (KEY(&k, "stream") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->stream, &u, &nf);
+				if (!nf) ev->have |= SA_STREAM;
+			} else if (KEY(&k, "labels") && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &ev->m_labels, true);
+				ev->have |= SA_M_LABELS;
+			} else {
+				handled = false;
+			}
+			break;
+		case 9:
+			if (KEY(&k, "Device Id") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->device_id, &u, &nf);
+				if (!nf) ev->have |= SA_DEVICE_ID;
+			} else {
+				handled = false;
+			}
+			break;
+		case 10:
+			if (KEY(&k, "sort_index") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->m_sort_index, &u, &nf);
+				if (!nf) ev->have |= SA_M_SORT;
+			} else {
+				handled = false;
+			}
+			break;
+		case 11:
+			if (*p == '"' || *p == '{' || *p == '[') {
+				handled = false;
+			} else if (KEY(&k, "correlation")) {
+				st = lex_int(s, &p, &ev->correlation, &u, &nf);
+				if (!nf) ev->have |= SA_CORRELATION;
+			} else if (KEY(&k, "External id") || KEY(&k, "external id")) {
+				st = lex_int(s, &p, &ev->external_id, &u, &nf);
+				if (!nf) ev->have |= SA_EXTERNAL_ID;
+			} else if (KEY(&k, "Device Type")) {
+				st = lex_int(s, &p, &ev->device_type, &u, &nf);
+				if (!nf) ev->have |= SA_DEVICE_TYPE;
+			} else {
+				handled = false;
+			}
+			break;
+		case 13:
+			if (KEY(&k, "blocks per SM") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_double(s, &p, &ev->blocks_per_sm);
+				ev->have |= SA_BLOCKS_PER_SM;
+			} else {
+				handled = false;
+			}
+			break;
+		case 14:
+			if (KEY(&k, "Total Reserved") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->total_reserved, &u, &nf);
+				if (!nf) ev->have |= SA_TOTAL_RESERVED;
+			} else {
+				handled = false;
+			}
+			break;
+		case 15:
+			if (KEY(&k, "Total Allocated") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->total_allocated, &u, &nf);
+				if (!nf) ev->have |= SA_TOTAL_ALLOC;
+			} else {
+				handled = false;
+			}
+			break;
+		case 25:
+			if (KEY(&k, "est. achieved occupancy %") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_double(s, &p, &ev->occupancy);
+				ev->have |= SA_OCCUPANCY;
+			} else {
+				handled = false;
+			}
+			break;
+		default:
+			handled = false;
+			break;
+		}
+		if (!handled) {
+			if (counter && ev->ncounter < SCAN_MAX_COUNTER_VALUES &&
+			    (*p == '-' || (*p >= '0' && *p <= '9') || *p == 'i' || *p == 'I' || *p == 'N' || *p == 'n')) {
+				double v;
+				st = lex_double(s, &p, &v);
+				if (st == ST_OK) {
+					ev->counter_key[ev->ncounter] = k;
+					ev->counter_value[ev->ncounter] = v;
+					ev->ncounter++;
+				}
+			} else {
+				st = skip_value(s, &p);
+			}
+		}
+		if (st != ST_OK)
+			return st;
+		p = skip_ws(p);
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == '}') {
+			p++;
+			break;
+		}
+		return NEED_OR_FAIL(s, p, "expected ',' or '}' in args");
+	}
+done:
+	ev->args_offset = offset_of(s, open);
+	ev->args_len = (uint32_t)(p - open);
+	*pp = p;
+	return ST_OK;
+}
+
+/* Parses one event object at p ('{'). */
+static enum step parse_event(struct scanner *s, const char **pp, struct scan_event *ev)
+{
+	const char *p = *pp;
+	enum step st;
+	struct scan_str k, v;
+
+	memset(ev, 0, offsetof(struct scan_event, counter_key));
+	s->scratch_used = 0;
+	ev->offset = offset_of(s, p);
+	p = skip_ws(p + 1);
+	if (*p == '}') {
+		*pp = p + 1;
+		return ST_OK;
+	}
+	for (;;) {
+		if (*p != '"')
+			return NEED_OR_FAIL(s, p, "expected '\"' to begin a key");
+		p++;
+		st = lex_string(s, &p, &k, true);
+		if (st != ST_OK)
+			return st;
+		p = skip_ws(p);
+		if (*p != ':')
+			return NEED_OR_FAIL(s, p, "expected ':' after a key");
+		p = skip_ws(p + 1);
+		st = ST_OK;
+		switch (k.len) {
+		case 1:
+			if (k.p[0] == 's' && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &v, true);
+				if (st == ST_OK && v.len > 0)
+					ev->scope = v.p[0];
+			} else {
+				st = skip_value(s, &p);
+			}
+			break;
+		case 2:
+			if (k.p[0] == 'p' && k.p[1] == 'h' && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &v, true);
+				if (st == ST_OK && v.len > 0)
+					ev->ph = v.p[0];
+			} else if (k.p[0] == 't' && k.p[1] == 's') {
+				st = lex_time(s, &p, &ev->ts, &ev->has_ts);
+				if (st == ST_OK && !ev->has_ts)
+					ev->ts_nonfinite = true;
+			} else if (k.p[0] == 'i' && k.p[1] == 'd') {
+				st = lex_flow_id(s, &p, ev);
+			} else if (k.p[0] == 'b' && k.p[1] == 'p' && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &v, true);
+				if (st == ST_OK && v.len > 0)
+					ev->bp = v.p[0];
+			} else {
+				st = skip_value(s, &p);
+			}
+			break;
+		case 3:
+			if (k.p[0] == 'p' && k.p[1] == 'i' && k.p[2] == 'd') {
+				st = lex_id(s, &p, &ev->pid);
+			} else if (k.p[0] == 't' && k.p[1] == 'i' && k.p[2] == 'd') {
+				st = lex_id(s, &p, &ev->tid);
+			} else if (k.p[0] == 'd' && k.p[1] == 'u' && k.p[2] == 'r') {
+				st = lex_time(s, &p, &ev->dur, &ev->has_dur);
+			} else if (k.p[0] == 'c' && k.p[1] == 'a' && k.p[2] == 't' && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &ev->cat, true);
+			} else {
+				st = skip_value(s, &p);
+			}
+			break;
+		case 4:
+			if (memcmp(k.p, "name", 4) == 0 && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &ev->name, true);
+			} else if (memcmp(k.p, "args", 4) == 0 && *p == '{') {
+				st = parse_args(s, &p, ev);
+			} else {
+				st = skip_value(s, &p);
+			}
+			break;
+		default:
+			st = skip_value(s, &p);
+			break;
+		}
+		if (st != ST_OK)
+			return st;
+		p = skip_ws(p);
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == '}') {
+			*pp = p + 1;
+			return ST_OK;
+		}
+		return NEED_OR_FAIL(s, p, "expected ',' or '}' after a value in an event");
+	}
+}
+
+/* After a malformed event starting at `from`, finds the next "}, {" boundary and
+ * returns a pointer to its '{', or the ']' closing the array ("} ]"), or NULL when the
+ * window ends first (the caller refills and retries from the returned scan point). */
+static const char *resync(struct scanner *s, const char *from, const char **scan_point)
+{
+	const char *p = from;
+	const char *end = s->buf + s->len;
+
+	while (p < end) {
+		const char *q = memchr(p, '}', (size_t)(end - p));
+		const char *r;
+		if (q == NULL)
+			break;
+		r = skip_ws(q + 1);
+		if (at_end(s, r)) {
+			*scan_point = q;
+			return NULL;
+		}
+		if (*r == ',') {
+			r = skip_ws(r + 1);
+			if (at_end(s, r)) {
+				*scan_point = q;
+				return NULL;
+			}
+			if (*r == '{')
+				return r;
+		} else if (*r == ']') {
+			return r;
+		}
+		p = q + 1;
+	}
+	*scan_point = end;
+	return NULL;
+}
+
+/* ---- top level --------------------------------------------------------------------- */
+
+enum { DONE_ARRAY_END = 1 };
+
+/* Scans the elements of an events array; *pp is just past '['. Returns ST_OK at the
+ * closing ']' (consumed), ST_NEED_MORE when the input ends inside it. */
+static enum step scan_events(struct scanner *s, size_t *posp)
+{
+	struct scan_event ev;
+	size_t pos = *posp;
+
+	for (;;) {
+		const char *p = skip_ws(s->buf + pos);
+		enum step st;
+
+		if (at_end(s, p)) {
+			pos = (size_t)(p - s->buf);
+			if (!refill(s, pos)) {
+				*posp = 0;
+				return ST_NEED_MORE;
+			}
+			pos = 0;
+			continue;
+		}
+		if (*p == ']') {
+			*posp = (size_t)(p + 1 - s->buf);
+			return ST_OK;
+		}
+		if (*p == ',') { /* between elements (also tolerates a stray comma) */
+			pos = (size_t)(p + 1 - s->buf);
+			continue;
+		}
+		const char *start = p;
+		if (*p == '{') {
+			st = parse_event(s, &p, &ev);
+		} else {
+			st = skip_value(s, &p);
+			if (st == ST_OK) {
+				problem(s, SO_NOT_OBJECT, start, "an element of traceEvents is not an object (skipped)");
+				pos = (size_t)(p - s->buf);
+				goto after;
+			}
+		}
+		if (st == ST_NEED_MORE) {
+			size_t keep = (size_t)(start - s->buf);
+			if (!refill(s, keep)) {
+				*posp = 0; /* window begins at the incomplete element */
+				return ST_NEED_MORE;
+			}
+			pos = 0;
+			continue;
+		}
+		if (st == ST_ERROR) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "malformed event skipped: %s", s->err_msg);
+			problem(s, SO_MALFORMED_EVENT, s->err_at, msg);
+			/* resynchronise at the next event */
+			const char *from = s->err_at > start ? s->err_at : start + 1;
+			for (;;) {
+				const char *scan_point = NULL;
+				const char *r = resync(s, from, &scan_point);
+				if (r != NULL) {
+					pos = (size_t)(r - s->buf);
+					break;
+				}
+				size_t keep = (size_t)(scan_point - s->buf);
+				if (!refill(s, keep)) {
+					*posp = s->len;
+					return ST_NEED_MORE;
+				}
+				from = s->buf;
+			}
+			continue;
+		}
+		s->stats->events++;
+		s->events_in_array++;
+		s->sink->event(s->sink->ctx, &ev);
+		pos = (size_t)(p - s->buf);
+after:
+		p = skip_ws(s->buf + pos);
+		if (*p == ',') {
+			pos = (size_t)(p + 1 - s->buf);
+		} else if (*p == ']') {
+			*posp = (size_t)(p + 1 - s->buf);
+			return ST_OK;
+		} else if (at_end(s, p)) {
+			pos = (size_t)(p - s->buf);
+		} else {
+			problem(s, SO_MALFORMED_EVENT, p, "expected ',' or ']' after an event");
+			pos = (size_t)(p - s->buf);
+			/* resync from here */
+			const char *scan_point = NULL;
+			const char *r = resync(s, p, &scan_point);
+			if (r != NULL)
+				pos = (size_t)(r - s->buf);
+			else
+				pos = (size_t)(scan_point - s->buf);
+		}
+	}
+}
+
+/* A streaming value skipper for top-level header values, resumable across refills:
+ * state is (depth, in_string, escaped). Captures the raw text up to `cap_max`. */
+struct big_skip {
+	unsigned depth;
+	bool in_string, escaped, started, scalar;
+	char *cap;
+	size_t cap_len, cap_size;
+	uint64_t total;
+	bool capture;
+};
+
+static void capture_bytes(struct big_skip *b, const char *p, size_t n)
+{
+	b->total += n;
+	if (!b->capture)
+		return;
+	if (b->cap_len + n > SCAN_HEADER_MAX) {
+		b->capture = false;
+		free(b->cap);
+		b->cap = NULL;
+		return;
+	}
+	if (b->cap_len + n + 1 > b->cap_size) {
+		b->cap_size = (b->cap_len + n + 1) * 2;
+		b->cap = xrealloc(b->cap, b->cap_size);
+	}
+	memcpy(b->cap + b->cap_len, p, n);
+	b->cap_len += n;
+	b->cap[b->cap_len] = '\0';
+}
+
+/* Consumes bytes from *pos; returns 1 when the value ended, 0 when the window ran out. */
+static int big_skip_step(struct scanner *s, struct big_skip *b, size_t *pos)
+{
+	const char *p = s->buf + *pos, *end = s->buf + s->len, *start = p;
+
+	while (p < end) {
+		char c = *p;
+		if (b->in_string) {
+			if (b->escaped) {
+				b->escaped = false;
+			} else if (c == '\\') {
+				b->escaped = true;
+			} else if (c == '"') {
+				b->in_string = false;
+				if (b->depth == 0) {
+					p++;
+					capture_bytes(b, start, (size_t)(p - start));
+					*pos = (size_t)(p - s->buf);
+					return 1;
+				}
+			}
+			p++;
+			continue;
+		}
+		if (!b->started) {
+			b->started = true;
+			if (c == '"') {
+				b->in_string = true;
+			} else if (c == '{' || c == '[') {
+				b->depth = 1;
+			} else {
+				b->scalar = true;
+			}
+			p++;
+			continue;
+		}
+		if (b->scalar) {
+			if (is_delim(c)) {
+				capture_bytes(b, start, (size_t)(p - start));
+				*pos = (size_t)(p - s->buf);
+				return 1;
+			}
+			p++;
+			continue;
+		}
+		if (c == '"') {
+			b->in_string = true;
+		} else if (c == '{' || c == '[') {
+			b->depth++;
+		} else if (c == '}' || c == ']') {
+			if (--b->depth == 0) {
+				p++;
+				capture_bytes(b, start, (size_t)(p - start));
+				*pos = (size_t)(p - s->buf);
+				return 1;
+			}
+		}
+		p++;
+	}
+	capture_bytes(b, start, (size_t)(p - start));
+	*pos = (size_t)(p - s->buf);
+	return 0;
+}
+
+static const char *guess_format(const char *key, uint32_t n)
+{
+	if (n >= 13 && memcmp(key, "rocprofiler-", 12) == 0)
+		return "looks like rocprofv3 output";
+	if (n == 10 && memcmp(key, "traceEvent", 10) == 0)
+		return NULL;
+	return NULL;
+}
+
+enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct scan_stats *stats,
+                          char **cause)
+{
+	struct scanner sc;
+	struct scanner *s = &sc;
+	enum scan_result res = SCAN_OK;
+	size_t pos = 0;
+	bool have_events = false;
+	char first_keys[200] = "";
+	const char *hint = NULL;
+	uint64_t elements_seen = 0;
+
+	memset(s, 0, sizeof *s);
+	memset(stats, 0, sizeof *stats);
+	*cause = NULL;
+	s->in = in;
+	s->sink = sink;
+	s->stats = stats;
+	s->cap = WINDOW_INITIAL;
+	s->buf = xmalloc(s->cap + PAD);
+	s->scratch_cap = s->cap + PAD;
+	s->scratch = xmalloc(s->scratch_cap);
+	s->next_progress = 8u << 20;
+	memset(s->buf, 0, PAD);
+
+	refill(s, 0);
+	{
+		const char *p = s->buf;
+		if (s->len >= 3 && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
+		    (unsigned char)p[2] == 0xbf)
+			p += 3;
+		for (;;) {
+			p = skip_ws(p);
+			if (!at_end(s, p) || !refill(s, (size_t)(p - s->buf)))
+				break;
+			p = s->buf;
+		}
+		pos = (size_t)(p - s->buf);
+	}
+	if (at_end(s, s->buf + pos)) {
+		if (s->input_cause != NULL) {
+			*cause = s->input_cause;
+			s->input_cause = NULL;
+			res = SCAN_IO_ERROR;
+		} else {
+			*cause = xasprintf("%s: not a Chrome trace: the input is empty", input_path(in));
+			res = SCAN_NOT_TRACE;
+		}
+		goto out;
+	}
+	if (s->buf[pos] == '[') {
+		pos++;
+		have_events = true;
+		if (scan_events(s, &pos) != ST_OK) {
+			res = SCAN_TRUNCATED;
+			goto truncated;
+		}
+		goto trailing;
+	}
+	if (s->buf[pos] != '{') {
+		uint64_t line, col;
+		unsigned char c = (unsigned char)s->buf[pos];
+		char what[16];
+		if (c >= 0x20 && c < 0x7f)
+			snprintf(what, sizeof what, "'%c'", c);
+		else
+			snprintf(what, sizeof what, "byte 0x%02x", c);
+		locate(s, s->buf + pos, &line, &col);
+		*cause = xasprintf("%s: not a Chrome trace: expected '{' or '[' at line %llu, column %llu "
+		                   "(byte %llu), found %s",
+		                   input_path(in), (unsigned long long)line, (unsigned long long)col,
+		                   (unsigned long long)offset_of(s, s->buf + pos), what);
+		res = SCAN_NOT_TRACE;
+		goto out;
+	}
+	pos++;
+	/* object members */
+	for (;;) {
+		const char *p = skip_ws(s->buf + pos);
+		struct scan_str key;
+		char keybuf[256];
+		uint32_t keylen;
+		enum step st;
+
+		if (at_end(s, p)) {
+			if (!refill(s, (size_t)(p - s->buf))) {
+				res = SCAN_TRUNCATED;
+				pos = s->len;
+				goto truncated;
+			}
+			pos = 0;
+			continue;
+		}
+		if (*p == '}') {
+			pos = (size_t)(p + 1 - s->buf);
+			break;
+		}
+		if (*p == ',') {
+			pos = (size_t)(p + 1 - s->buf);
+			continue;
+		}
+		if (*p != '"') {
+			uint64_t line, col;
+			locate(s, p, &line, &col);
+			*cause = xasprintf("%s: %s at line %llu, column %llu (byte %llu): expected a key",
+			                   input_path(in), have_events ? "malformed JSON after the events" : "not a Chrome trace",
+			                   (unsigned long long)line, (unsigned long long)col,
+			                   (unsigned long long)offset_of(s, p));
+			res = have_events ? SCAN_TRUNCATED : SCAN_NOT_TRACE;
+			goto out_keep_cause;
+		}
+		/* key + colon must be in the window; refill keeping from the key */
+		{
+			const char *q = p + 1;
+			s->scratch_used = 0;
+			st = lex_string(s, &q, &key, true);
+			if (st == ST_OK) {
+				q = skip_ws(q);
+				if (at_end(s, q))
+					st = ST_NEED_MORE;
+				else if (*q != ':')
+					st = FAIL(s, q, "expected ':' after a key");
+			}
+			if (st == ST_NEED_MORE) {
+				if (!refill(s, (size_t)(p - s->buf))) {
+					res = SCAN_TRUNCATED;
+					pos = s->len;
+					goto truncated;
+				}
+				pos = 0;
+				continue;
+			}
+			if (st == ST_ERROR) {
+				uint64_t line, col;
+				locate(s, s->err_at, &line, &col);
+				*cause = xasprintf("%s: malformed JSON at line %llu, column %llu (byte %llu): %s",
+				                   input_path(in), (unsigned long long)line, (unsigned long long)col,
+				                   (unsigned long long)offset_of(s, s->err_at), s->err_msg);
+				res = have_events ? SCAN_TRUNCATED : SCAN_NOT_TRACE;
+				goto out_keep_cause;
+			}
+			keylen = key.len < sizeof keybuf - 1 ? key.len : (uint32_t)sizeof keybuf - 1;
+			memcpy(keybuf, key.p, keylen);
+			keybuf[keylen] = '\0';
+			p = skip_ws(q + 1);
+			pos = (size_t)(p - s->buf);
+		}
+		if (keylen == 11 && memcmp(keybuf, "traceEvents", 11) == 0) {
+			/* need the '[' */
+			for (;;) {
+				p = skip_ws(s->buf + pos);
+				if (!at_end(s, p))
+					break;
+				if (!refill(s, (size_t)(p - s->buf))) {
+					res = SCAN_TRUNCATED;
+					pos = s->len;
+					goto truncated;
+				}
+				pos = 0;
+			}
+			if (*p == '[') {
+				have_events = true;
+				pos = (size_t)(p + 1 - s->buf);
+				if (scan_events(s, &pos) != ST_OK) {
+					res = SCAN_TRUNCATED;
+					goto truncated;
+				}
+				continue;
+			}
+			/* traceEvents is not an array: treat as an ordinary key */
+		}
+		if (strlen(first_keys) < 150) {
+			size_t fl = strlen(first_keys);
+			snprintf(first_keys + fl, sizeof first_keys - fl, "%s\"%.40s\"", fl ? ", " : "", keybuf);
+		}
+		if (hint == NULL)
+			hint = guess_format(keybuf, keylen);
+		/* header value: stream through it, capturing up to SCAN_HEADER_MAX */
+		{
+			struct big_skip b;
+			memset(&b, 0, sizeof b);
+			b.capture = true;
+			for (;;) {
+				p = skip_ws(s->buf + pos);
+				if (!at_end(s, p))
+					break;
+				if (!refill(s, (size_t)(p - s->buf))) {
+					res = SCAN_TRUNCATED;
+					pos = s->len;
+					goto truncated;
+				}
+				pos = 0;
+			}
+			pos = (size_t)(p - s->buf);
+			while (!big_skip_step(s, &b, &pos)) {
+				if (!refill(s, s->len)) {
+					free(b.cap);
+					res = SCAN_TRUNCATED;
+					pos = s->len;
+					goto truncated;
+				}
+				pos = 0;
+			}
+			if (sink->header != NULL)
+				sink->header(sink->ctx, keybuf, keylen, b.capture ? b.cap : NULL, b.total);
+			free(b.cap);
+			elements_seen++;
+		}
+	}
+trailing:
+	/* after the top-level value: only whitespace may follow */
+	for (;;) {
+		const char *p = skip_ws(s->buf + pos);
+		if (at_end(s, p)) {
+			if (!refill(s, (size_t)(p - s->buf)))
+				break;
+			pos = 0;
+			continue;
+		}
+		problem(s, SO_MALFORMED_EVENT, p, "unexpected data after the end of the trace (ignored)");
+		break;
+	}
+	if (!have_events) {
+		*cause = xasprintf("%s: not a Chrome trace: no \"traceEvents\" (top-level key%s %s%s%s)",
+		                   input_path(in), elements_seen == 1 ? "" : "s",
+		                   first_keys[0] ? first_keys : "none", hint ? ", " : "", hint ? hint : "");
+		res = SCAN_NOT_TRACE;
+		goto out;
+	}
+	if (s->input_cause != NULL) {
+		/* JSON complete but the compressed stream was damaged after it */
+		*cause = s->input_cause;
+		s->input_cause = NULL;
+		res = SCAN_TRUNCATED;
+	}
+	goto out;
+
+truncated:
+	{
+		uint64_t line, col, eline, ecol;
+		const char *at = s->buf + (pos < s->len ? pos : s->len);
+		const char *end = s->buf + s->len;
+		locate(s, end, &eline, &ecol);
+		locate(s, at, &line, &col);
+		if (!have_events && s->events_in_array == 0) {
+			res = SCAN_NOT_TRACE;
+			*cause = xasprintf("%s: not a Chrome trace: input ends at byte %llu (line %llu, column %llu) "
+			                   "before any \"traceEvents\"%s%s",
+			                   input_path(in), (unsigned long long)offset_of(s, end),
+			                   (unsigned long long)eline, (unsigned long long)ecol,
+			                   s->input_cause ? "; " : "", s->input_cause ? s->input_cause : "");
+		} else if (at < end) {
+			*cause = xasprintf("%s: truncated: input ends at byte %llu (line %llu, column %llu) inside the "
+			                   "element that begins at byte %llu (line %llu, column %llu); kept %llu complete "
+			                   "events%s%s",
+			                   input_path(in), (unsigned long long)offset_of(s, end),
+			                   (unsigned long long)eline, (unsigned long long)ecol,
+			                   (unsigned long long)offset_of(s, at), (unsigned long long)line,
+			                   (unsigned long long)col, (unsigned long long)stats->events,
+			                   s->input_cause ? "; " : "", s->input_cause ? s->input_cause : "");
+		} else {
+			*cause = xasprintf("%s: truncated: input ends at byte %llu (line %llu, column %llu) before the "
+			                   "JSON is closed; kept %llu complete events%s%s",
+			                   input_path(in), (unsigned long long)offset_of(s, end),
+			                   (unsigned long long)eline, (unsigned long long)ecol,
+			                   (unsigned long long)stats->events,
+			                   s->input_cause ? "; " : "", s->input_cause ? s->input_cause : "");
+		}
+	}
+out_keep_cause:
+out:
+	free(s->input_cause);
+	free(s->buf);
+	free(s->scratch);
+	return res;
+}

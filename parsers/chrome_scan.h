@@ -1,0 +1,142 @@
+/* chrome_scan.h: a one-pass streaming scanner for Chrome trace-event JSON.
+ *
+ * The scanner reads bytes from an input (parsers/input.h) through a bounded window
+ * (a few MB, grown only for a single event larger than that), never holding the whole
+ * file nor a DOM. For every element of `traceEvents` (or of a bare top-level array) it
+ * extracts the fields the model needs into a struct scan_event and hands it to the sink;
+ * every other top-level key is handed to the sink as raw JSON text (values above
+ * SCAN_HEADER_MAX are skipped without being stored, and reported by key only).
+ *
+ * Leniency (real traces break the rules; see shared/traces/README.md): raw control
+ * bytes inside strings are kept, invalid escapes keep their backslash, bare
+ * inf/-inf/nan/Infinity/NaN are non-finite numbers, invalid UTF-8 passes through as
+ * bytes; each is counted. A malformed event is skipped: the scanner resynchronises at the
+ * next event and reports the first few with line:column and byte offset. A truncated
+ * input keeps every complete event before the cut. */
+#ifndef TT_CHROME_SCAN_H
+#define TT_CHROME_SCAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers/input.h"
+
+#define SCAN_HEADER_MAX (16u << 20)
+
+/* A string as found in the input, unescaped. Valid only during the sink call. */
+struct scan_str {
+	const char *p;
+	uint32_t len;
+};
+
+/* pid and tid may be JSON numbers or strings; strings of decimal digits are turned into
+ * numbers (old files write the same tid both ways). */
+struct scan_id {
+	bool present;
+	bool is_str;
+	int64_t num;
+	struct scan_str str;
+};
+
+/* Which selected args an event carried (bits of scan_event.have). */
+enum {
+	SA_CORRELATION = 1u << 0,
+	SA_EXTERNAL_ID = 1u << 1,
+	SA_DEVICE = 1u << 2,
+	SA_STREAM = 1u << 3,
+	SA_GRID = 1u << 4,
+	SA_BLOCK = 1u << 5,
+	SA_BLOCKS_PER_SM = 1u << 6,
+	SA_OCCUPANCY = 1u << 7,
+	SA_BYTES = 1u << 8,        /* memcpy/memset "bytes", [memory] "Bytes" */
+	SA_TOTAL_ALLOC = 1u << 9,
+	SA_TOTAL_RESERVED = 1u << 10,
+	SA_DEVICE_ID = 1u << 11,   /* [memory] "Device Id" */
+	SA_DEVICE_TYPE = 1u << 12, /* [memory] "Device Type" */
+	SA_M_NAME = 1u << 13,      /* M events: args.name */
+	SA_M_SORT = 1u << 14,      /* M events: args.sort_index */
+	SA_M_LABELS = 1u << 15,    /* M events: args.labels */
+};
+
+#define SCAN_MAX_COUNTER_VALUES 8
+
+/* One trace event. Times are int64 nanoseconds parsed from the decimal text as fixed
+ * point (microseconds in the file; digits past the ns are rounded away). */
+struct scan_event {
+	char ph;          /* 'X', 'B', 'E', 'i', 'I', 'C', 's', 't', 'f', 'M', 'b', 'e', 'n', ... */
+	char bp;          /* flow binding point: 'e' or 0 */
+	char scope;       /* instant scope 't', 'p', 'g' or 0 */
+	bool has_ts, has_dur, has_id;
+	bool ts_nonfinite; /* ts was inf/nan: treat as missing */
+	struct scan_str name, cat;
+	struct scan_id pid, tid;
+	int64_t ts, dur;
+	uint64_t id;      /* flow/async id: number, or hash of a string id */
+	uint64_t offset;  /* byte offset of the event's '{' in the decompressed stream */
+	uint64_t args_offset; /* byte offset of the args object's '{', 0 when none */
+	uint32_t args_len;    /* its length in bytes, 0 when none */
+	uint32_t have;    /* SA_* bits */
+	int64_t correlation, external_id, device, stream;
+	int32_t grid[3], block[3];
+	double blocks_per_sm, occupancy;
+	int64_t bytes, total_allocated, total_reserved, device_id, device_type;
+	int64_t m_sort_index;
+	struct scan_str m_name, m_labels;
+	/* C events: numeric args, in file order (first SCAN_MAX_COUNTER_VALUES). */
+	unsigned ncounter;
+	struct scan_str counter_key[SCAN_MAX_COUNTER_VALUES];
+	double counter_value[SCAN_MAX_COUNTER_VALUES];
+};
+
+/* Kinds of oddity the scanner counts (indices into scan_stats.count). */
+enum scan_oddity {
+	SO_MALFORMED_EVENT,   /* skipped: could not be parsed */
+	SO_CONTROL_CHAR,      /* raw byte < 0x20 inside a string, kept */
+	SO_BAD_ESCAPE,        /* invalid escape, backslash kept */
+	SO_NONFINITE,         /* bare inf/nan number */
+	SO_INT_OVERFLOW,      /* an integer past the int64/uint64 range, clamped */
+	SO_NOT_OBJECT,        /* an element of traceEvents that is not an object */
+	SO__COUNT
+};
+
+struct scan_stats {
+	uint64_t events;      /* events handed to the sink */
+	uint64_t bytes;       /* decompressed bytes scanned */
+	uint64_t count[SO__COUNT];
+};
+
+/* The sink: what the scanner calls. Pointers inside its arguments are valid only
+ * during the call. Calls come in file order from the thread running scan_run(). */
+struct scan_sink {
+	void *ctx;
+	/* One event of traceEvents. */
+	void (*event)(void *ctx, const struct scan_event *ev);
+	/* A top-level key other than traceEvents, with its value's raw JSON text (json is
+	 * NULL and len the value's size when it exceeded SCAN_HEADER_MAX and was skipped). */
+	void (*header)(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len);
+	/* A problem at a location: message is self-contained ("expected ',' or '}'").
+	 * Called for the first few of each kind only; the counts are in scan_stats. */
+	void (*problem)(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line,
+	                uint64_t col, const char *message);
+	/* Optional progress call, about every few MB: bytes scanned so far. */
+	void (*progress)(void *ctx, uint64_t data_bytes, uint64_t file_bytes);
+};
+
+enum scan_result {
+	SCAN_OK,          /* the whole document was scanned */
+	SCAN_TRUNCATED,   /* input ended early (cut file or stream): events before it kept */
+	SCAN_NOT_TRACE,   /* not a Chrome trace: nothing usable */
+	SCAN_IO_ERROR,    /* read error before anything usable */
+};
+
+/* Scans IN to its end, calling SINK. Returns the result; *cause is an allocated message
+ * (with file, byte offset and line:column where they apply) for every result but
+ * SCAN_OK, where it is NULL. STATS is filled in all cases. */
+enum scan_result scan_run(struct input *in, const struct scan_sink *sink,
+                          struct scan_stats *stats, char **cause);
+
+/* Parses a JSON number's text as fixed-point microseconds into nanoseconds.
+ * Returns 0 and sets *ns, or -1 if the text is not a finite number or overflows. */
+int scan_parse_us_as_ns(const char *p, const char *end, int64_t *ns);
+
+#endif

@@ -1,0 +1,45 @@
+/* input.h: a stream of bytes from a trace file or stdin, decompressed on the fly.
+ *
+ * The codec is sniffed from magic bytes, never from the name: gzip (1f 8b), zstd
+ * (28 b5 2f fd), else plain. Compressed input is inflated on a background thread into
+ * a small ring of buffers, so decompression runs beside the parser; memory stays
+ * bounded (a few MB) whatever the file size. Input files are only ever read. */
+#ifndef TT_INPUT_H
+#define TT_INPUT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+enum input_codec { INPUT_PLAIN, INPUT_GZIP, INPUT_ZSTD };
+
+struct input;
+
+/* Opens PATH ("-" means stdin) for reading. Returns the input, or NULL with *cause set
+ * to an allocated message naming the file ("cannot open x.json: No such file..."). */
+struct input *input_open(const char *path, char **cause);
+
+/* Copies up to LEN decompressed bytes into BUF. Returns the count (> 0), 0 at a clean
+ * end of input, or -1 when the input ends badly (truncated or corrupt compressed
+ * stream, read error): *cause is then an allocated message that names the file and the
+ * compressed byte offset where it failed. All bytes returned before -1 are valid
+ * decompressed data and stay usable (salvage). */
+ssize_t input_read(struct input *in, void *buf, size_t len, char **cause);
+
+/* The codec sniffed at open. */
+enum input_codec input_codec(const struct input *in);
+/* "plain", "gzip" or "zstd". */
+const char *input_codec_name(enum input_codec c);
+/* The file's size on disk when it is a regular file, else 0. */
+uint64_t input_file_size(const struct input *in);
+/* How many bytes of the file (compressed bytes for gzip/zstd) have been consumed: for
+ * progress, safe to call from the reading thread only. */
+uint64_t input_file_offset(const struct input *in);
+/* How many decompressed bytes input_read has returned so far. */
+uint64_t input_data_offset(const struct input *in);
+/* The path as given ("-" for stdin). */
+const char *input_path(const struct input *in);
+
+/* Stops the background thread, closes the file and frees everything. NULL is a no-op. */
+void input_close(struct input *in);
+
+#endif

@@ -1,0 +1,703 @@
+/* builder.c: the scanner's sink. Events are appended to their track in file order;
+ * everything that needs the whole file (sorting, depth, links) waits for
+ * builder_finish, which hands the model to the index (src/index.c). */
+#include "src/builder.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/index.h"
+#include "src/xalloc.h"
+
+struct open_b {
+	int64_t ts;
+	uint64_t args, offset;
+	uint32_t name, cat;
+};
+
+struct bstack {
+	struct open_b *v;
+	uint32_t n, cap;
+};
+
+struct builder {
+	struct trace *t;
+	/* (pid, tid) -> track */
+	uint32_t *track_slots;
+	uint32_t nslots;
+	uint32_t tracks_cap;
+	uint32_t last_track;
+	struct scan_id last_pid, last_tid;
+	char last_pid_buf[64], last_tid_buf[64];
+	/* pid -> process */
+	uint32_t processes_cap;
+	struct bstack *stacks;     /* by track */
+	uint32_t nstacks;
+	uint32_t counters_cap;
+	uint32_t last_counter;
+	int64_t max_end;
+	bool saw_cat;
+	uint32_t empty_name;       /* id of "" */
+};
+
+struct builder *builder_new(struct trace *t)
+{
+	struct builder *b = xcalloc(1, sizeof *b);
+	b->t = t;
+	b->last_track = TT_NONE;
+	b->last_counter = TT_NONE;
+	b->max_end = INT64_MIN;
+	t->rank = -1;
+	t->world_size = -1;
+	t->schema_version = -1;
+	return b;
+}
+
+static void qnote(struct builder *b, enum quality_kind k, const struct scan_event *ev, uint32_t name,
+                  uint32_t track)
+{
+	struct quality *q = &b->t->quality;
+	uint64_t n = q->count[k]++;
+	if (n < QUALITY_EXAMPLES) {
+		q->ex[k][n].offset = ev ? ev->offset : 0;
+		q->ex[k][n].ts = ev ? ev->ts : 0;
+		q->ex[k][n].name = name;
+		q->ex[k][n].track = track;
+	}
+}
+
+static uint32_t intern(struct builder *b, const struct scan_str *s)
+{
+	return strtab_intern(&b->t->strings, s->p, s->len);
+}
+
+static void id_key(struct builder *b, const struct scan_id *id, bool *is_str, int64_t *v)
+{
+	if (!id->present) {
+		*is_str = true;
+		*v = 0; /* "" */
+	} else if (id->is_str) {
+		*is_str = true;
+		*v = intern(b, &id->str);
+	} else {
+		*is_str = false;
+		*v = id->num;
+	}
+}
+
+static uint64_t track_hash(bool ps, int64_t p, bool ts, int64_t t)
+{
+	uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull ^ ((uint64_t)t + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+	h ^= (uint64_t)ps << 1 | (uint64_t)ts;
+	h ^= h >> 31;
+	return h * 0x94d049bb133111ebull;
+}
+
+static void grow_track_slots(struct builder *b)
+{
+	uint32_t ns = b->nslots ? b->nslots * 2 : 64;
+	uint32_t *slots = xcalloc(ns, sizeof *slots);
+	for (uint32_t i = 0; i < b->t->ntracks; i++) {
+		struct track *tr = &b->t->tracks[i];
+		uint32_t h = (uint32_t)track_hash(tr->pid_is_str, tr->pid, tr->tid_is_str, tr->tid) & (ns - 1);
+		while (slots[h])
+			h = (h + 1) & (ns - 1);
+		slots[h] = i + 1;
+	}
+	free(b->track_slots);
+	b->track_slots = slots;
+	b->nslots = ns;
+}
+
+static uint32_t process_lookup(struct builder *b, bool is_str, int64_t pid)
+{
+	struct trace *t = b->t;
+	for (uint32_t i = 0; i < t->nprocesses; i++)
+		if (t->processes[i].pid == pid && t->processes[i].pid_is_str == is_str)
+			return i;
+	if (t->nprocesses == b->processes_cap) {
+		b->processes_cap = b->processes_cap ? b->processes_cap * 2 : 16;
+		t->processes = xreallocarray(t->processes, b->processes_cap, sizeof *t->processes);
+	}
+	struct process *p = &t->processes[t->nprocesses];
+	memset(p, 0, sizeof *p);
+	p->pid_is_str = is_str;
+	p->pid = pid;
+	p->sort_index = INT64_MIN;
+	return t->nprocesses++;
+}
+
+static uint32_t track_lookup_key(struct builder *b, bool ps, int64_t p, bool ts, int64_t tid)
+{
+	struct trace *t = b->t;
+	uint32_t h;
+
+	if ((uint64_t)(t->ntracks + 1) * 2 > b->nslots)
+		grow_track_slots(b);
+	h = (uint32_t)track_hash(ps, p, ts, tid) & (b->nslots - 1);
+	for (;; h = (h + 1) & (b->nslots - 1)) {
+		uint32_t s = b->track_slots[h];
+		if (s == 0)
+			break;
+		struct track *tr = &t->tracks[s - 1];
+		if (tr->pid == p && tr->tid == tid && tr->pid_is_str == ps && tr->tid_is_str == ts)
+			return s - 1;
+	}
+	if (t->ntracks == b->tracks_cap) {
+		b->tracks_cap = b->tracks_cap ? b->tracks_cap * 2 : 16;
+		t->tracks = xreallocarray(t->tracks, b->tracks_cap, sizeof *t->tracks);
+	}
+	struct track *tr = &t->tracks[t->ntracks];
+	memset(tr, 0, sizeof *tr);
+	tr->pid_is_str = ps;
+	tr->pid = p;
+	tr->tid_is_str = ts;
+	tr->tid = tid;
+	tr->device = -1;
+	tr->stream = -1;
+	tr->sort_index = INT64_MIN;
+	tr->process = process_lookup(b, ps, p);
+	b->track_slots[h] = t->ntracks + 1;
+	return t->ntracks++;
+}
+
+static bool same_id(const struct scan_id *a, const struct scan_id *c)
+{
+	if (a->present != c->present || a->is_str != c->is_str)
+		return false;
+	if (!a->is_str)
+		return a->num == c->num;
+	return a->str.len == c->str.len && memcmp(a->str.p, c->str.p, a->str.len) == 0;
+}
+
+static void remember_id(struct scan_id *dst, char *buf, size_t bufsz, const struct scan_id *src)
+{
+	*dst = *src;
+	if (src->is_str) {
+		if (src->str.len >= bufsz) {
+			dst->present = false; /* too long to cache */
+			return;
+		}
+		memcpy(buf, src->str.p, src->str.len);
+		dst->str.p = buf;
+	}
+}
+
+static uint32_t track_of(struct builder *b, const struct scan_event *ev)
+{
+	bool ps, ts;
+	int64_t p, tid;
+
+	if (b->last_track != TT_NONE && b->last_pid.present && same_id(&b->last_pid, &ev->pid) &&
+	    same_id(&b->last_tid, &ev->tid))
+		return b->last_track;
+	id_key(b, &ev->pid, &ps, &p);
+	id_key(b, &ev->tid, &ts, &tid);
+	b->last_track = track_lookup_key(b, ps, p, ts, tid);
+	remember_id(&b->last_pid, b->last_pid_buf, sizeof b->last_pid_buf, &ev->pid);
+	remember_id(&b->last_tid, b->last_tid_buf, sizeof b->last_tid_buf, &ev->tid);
+	if (!ev->pid.present)
+		b->last_pid.present = false;
+	return b->last_track;
+}
+
+static uint64_t pack_args(const struct scan_event *ev)
+{
+	if (ev->args_len == 0)
+		return 0;
+	return (ev->args_offset << 24) | (ev->args_len < 0xffffff ? ev->args_len : 0xffffff);
+}
+
+static uint32_t add_gpu_info(struct builder *b, const struct scan_event *ev)
+{
+	struct trace *t = b->t;
+	if (t->ngpu == t->gpu_cap) {
+		t->gpu_cap = t->gpu_cap ? t->gpu_cap * 2 : 1024;
+		t->gpu = xreallocarray(t->gpu, t->gpu_cap, sizeof *t->gpu);
+	}
+	struct gpu_info *g = &t->gpu[t->ngpu];
+	g->correlation = ev->have & SA_CORRELATION ? ev->correlation : -1;
+	g->external_id = ev->have & SA_EXTERNAL_ID ? ev->external_id : -1;
+	g->stream = ev->have & SA_STREAM ? ev->stream : -1;
+	g->bytes = ev->have & SA_BYTES ? ev->bytes : -1;
+	g->device = ev->have & SA_DEVICE ? (int32_t)ev->device : -1;
+	for (int i = 0; i < 3; i++) {
+		g->grid[i] = ev->have & SA_GRID ? ev->grid[i] : 0;
+		g->block[i] = ev->have & SA_BLOCK ? ev->block[i] : 0;
+	}
+	g->blocks_per_sm = ev->have & SA_BLOCKS_PER_SM ? (float)ev->blocks_per_sm : NAN;
+	g->occupancy = ev->have & SA_OCCUPANCY ? (float)ev->occupancy : NAN;
+	g->self.track = g->peer.track = TT_NONE;
+	g->self.idx = g->peer.idx = TT_NONE;
+	return t->ngpu++;
+}
+
+static void push_slice(struct builder *b, uint32_t ti, const struct scan_event *ev, int64_t ts, int64_t dur,
+                       uint32_t name, uint32_t cat, uint64_t args, uint8_t flags)
+{
+	struct track *tr = &b->t->tracks[ti];
+	struct slice *s;
+	enum slice_class cls = model_classify(strtab_get(&b->t->strings, cat), strtab_len(&b->t->strings, cat));
+
+	if (tr->nslices == tr->cap) {
+		tr->cap = tr->cap ? tr->cap + tr->cap / 2 + 16 : 64;
+		tr->slices = xreallocarray(tr->slices, tr->cap, sizeof *tr->slices);
+	}
+	if (tr->nslices > 0) {
+		const struct slice *prev = &tr->slices[tr->nslices - 1];
+		if (prev->ts == ts && prev->dur == dur && prev->name == name)
+			qnote(b, Q_EXACT_DUPLICATE, ev, name, ti);
+	}
+	s = &tr->slices[tr->nslices++];
+	s->ts = ts;
+	s->dur = dur;
+	s->args = args;
+	s->name = name;
+	s->cat = cat;
+	s->depth = 0;
+	s->cls = (uint8_t)cls;
+	s->flags = flags;
+	s->gpu = TT_NONE;
+	if (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET) {
+		tr->gpu_slices++;
+		if (dur == 0)
+			qnote(b, Q_ZERO_DUR_KERNEL, ev, name, ti);
+		if (cls == SC_KERNEL && model_is_comm_kernel(strtab_get(&b->t->strings, name)))
+			tr->comm_kernels++;
+	}
+	if (ev != NULL && (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET ||
+	                   ((cls == SC_RUNTIME || cls == SC_SYNC) && (ev->have & SA_CORRELATION))))
+		s->gpu = add_gpu_info(b, ev);
+	if (ts + dur > b->max_end)
+		b->max_end = ts + dur;
+}
+
+static void on_slice(struct builder *b, const struct scan_event *ev)
+{
+	uint32_t ti = track_of(b, ev);
+	uint32_t name = intern(b, &ev->name);
+	uint32_t cat = intern(b, &ev->cat);
+	int64_t dur = ev->dur;
+
+	b->t->tracks[ti].events++;
+	if (!ev->has_dur || dur < 0) {
+		qnote(b, Q_NEGATIVE_DUR, ev, name, ti);
+		dur = 0;
+	}
+	push_slice(b, ti, ev, ev->ts, dur, name, cat, pack_args(ev), 0);
+}
+
+static void on_begin(struct builder *b, const struct scan_event *ev)
+{
+	uint32_t ti = track_of(b, ev);
+	struct bstack *st;
+
+	b->t->tracks[ti].events++;
+	if (ti >= b->nstacks) {
+		uint32_t n = b->nstacks ? b->nstacks : 16;
+		while (n <= ti)
+			n *= 2;
+		b->stacks = xreallocarray(b->stacks, n, sizeof *b->stacks);
+		memset(b->stacks + b->nstacks, 0, (n - b->nstacks) * sizeof *b->stacks);
+		b->nstacks = n;
+	}
+	st = &b->stacks[ti];
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 16;
+		st->v = xreallocarray(st->v, st->cap, sizeof *st->v);
+	}
+	st->v[st->n].ts = ev->ts;
+	st->v[st->n].args = pack_args(ev);
+	st->v[st->n].offset = ev->offset;
+	st->v[st->n].name = intern(b, &ev->name);
+	st->v[st->n].cat = intern(b, &ev->cat);
+	st->n++;
+	if (ev->ts > b->max_end)
+		b->max_end = ev->ts;
+}
+
+static void on_end(struct builder *b, const struct scan_event *ev)
+{
+	uint32_t ti = track_of(b, ev);
+	struct bstack *st = ti < b->nstacks ? &b->stacks[ti] : NULL;
+
+	b->t->tracks[ti].events++;
+	if (st == NULL || st->n == 0) {
+		qnote(b, Q_UNMATCHED_END, ev, intern(b, &ev->name), ti);
+		return;
+	}
+	struct open_b o = st->v[--st->n];
+	int64_t dur = ev->ts - o.ts;
+	if (dur < 0) {
+		qnote(b, Q_NEGATIVE_DUR, ev, o.name, ti);
+		dur = 0;
+	}
+	push_slice(b, ti, NULL, o.ts, dur, o.name, o.cat, o.args, SF_FROM_BE);
+}
+
+static void on_instant(struct builder *b, const struct scan_event *ev)
+{
+	struct trace *t = b->t;
+	static const char mem[] = "[memory]";
+
+	if (ev->name.len == sizeof mem - 1 && memcmp(ev->name.p, mem, sizeof mem - 1) == 0) {
+		if (t->nmem == t->mem_cap) {
+			t->mem_cap = t->mem_cap ? t->mem_cap * 2 : 1024;
+			t->mem = xreallocarray(t->mem, t->mem_cap, sizeof *t->mem);
+		}
+		struct mem_sample *m = &t->mem[t->nmem++];
+		m->ts = ev->ts;
+		m->total_allocated = ev->have & SA_TOTAL_ALLOC ? ev->total_allocated : -1;
+		m->total_reserved = ev->have & SA_TOTAL_RESERVED ? ev->total_reserved : -1;
+		m->bytes = ev->have & SA_BYTES ? ev->bytes : -1;
+		m->device_type = ev->have & SA_DEVICE_TYPE ? (int32_t)ev->device_type : -1;
+		m->device_id = ev->have & SA_DEVICE_ID ? (int32_t)ev->device_id : -1;
+		if (ev->pid.present) {
+			uint32_t ti = track_of(b, ev);
+			t->tracks[ti].events++;
+		}
+		return;
+	}
+	if (t->ninstants == t->instants_cap) {
+		t->instants_cap = t->instants_cap ? t->instants_cap * 2 : 256;
+		t->instants = xreallocarray(t->instants, t->instants_cap, sizeof *t->instants);
+	}
+	struct instant *in = &t->instants[t->ninstants++];
+	in->ts = ev->ts;
+	in->name = intern(b, &ev->name);
+	in->cat = intern(b, &ev->cat);
+	in->scope = ev->scope;
+	in->track = TT_NONE;
+	if (ev->pid.present && ev->scope != 'g' && ev->scope != 'p') {
+		in->track = track_of(b, ev);
+		t->tracks[in->track].events++;
+	}
+}
+
+static void on_counter(struct builder *b, const struct scan_event *ev)
+{
+	struct trace *t = b->t;
+	bool ps;
+	int64_t pid;
+	uint32_t name = intern(b, &ev->name);
+
+	id_key(b, &ev->pid, &ps, &pid);
+	for (unsigned k = 0; k < ev->ncounter; k++) {
+		uint32_t key = intern(b, &ev->counter_key[k]);
+		uint32_t ci = TT_NONE;
+		if (b->last_counter != TT_NONE) {
+			struct counter *c = &t->counters[b->last_counter];
+			if (c->pid == pid && c->pid_is_str == ps && c->name == name && c->key == key)
+				ci = b->last_counter;
+		}
+		for (uint32_t i = 0; ci == TT_NONE && i < t->ncounters; i++) {
+			struct counter *c = &t->counters[i];
+			if (c->pid == pid && c->pid_is_str == ps && c->name == name && c->key == key)
+				ci = i;
+		}
+		if (ci == TT_NONE) {
+			if (t->ncounters == b->counters_cap) {
+				b->counters_cap = b->counters_cap ? b->counters_cap * 2 : 8;
+				t->counters = xreallocarray(t->counters, b->counters_cap, sizeof *t->counters);
+			}
+			ci = t->ncounters++;
+			memset(&t->counters[ci], 0, sizeof t->counters[ci]);
+			t->counters[ci].pid = pid;
+			t->counters[ci].pid_is_str = ps;
+			t->counters[ci].name = name;
+			t->counters[ci].key = key;
+		}
+		b->last_counter = ci;
+		struct counter *c = &t->counters[ci];
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 64;
+			c->ts = xreallocarray(c->ts, c->cap, sizeof *c->ts);
+			c->value = xreallocarray(c->value, c->cap, sizeof *c->value);
+		}
+		c->ts[c->n] = ev->ts;
+		c->value[c->n] = ev->counter_value[k];
+		c->n++;
+	}
+}
+
+static void on_flow(struct builder *b, const struct scan_event *ev)
+{
+	struct trace *t = b->t;
+	if (!ev->has_id) {
+		qnote(b, Q_FLOW_UNBOUND, ev, intern(b, &ev->name), TT_NONE);
+		return;
+	}
+	if (t->nflow_ends == t->flow_ends_cap) {
+		t->flow_ends_cap = t->flow_ends_cap ? t->flow_ends_cap * 2 : 1024;
+		t->flow_ends = xreallocarray(t->flow_ends, t->flow_ends_cap, sizeof *t->flow_ends);
+	}
+	struct flow_end *f = &t->flow_ends[t->nflow_ends++];
+	f->id = ev->id;
+	f->ts = ev->ts;
+	f->track = track_of(b, ev);
+	f->cat = intern(b, &ev->cat);
+	f->ph = ev->ph;
+	f->bp = ev->bp;
+}
+
+static bool set_name(struct builder *b, const struct scan_event *ev, uint32_t *dst, uint32_t value,
+                     bool keep_first, uint32_t track)
+{
+	if (*dst == 0) {
+		*dst = value;
+		return true;
+	}
+	if (*dst == value) {
+		b->t->quality.count[Q_DUP_METADATA]++;
+		return false;
+	}
+	qnote(b, Q_CONFLICT_METADATA, ev, value, track);
+	if (!keep_first)
+		*dst = value;
+	return true;
+}
+
+static void on_metadata(struct builder *b, const struct scan_event *ev)
+{
+	struct trace *t = b->t;
+	const struct scan_str *n = &ev->name;
+	bool ps;
+	int64_t pid;
+
+#define NAMEIS(lit) (n->len == sizeof(lit) - 1 && memcmp(n->p, lit, n->len) == 0)
+	if (NAMEIS("thread_name") || NAMEIS("thread_sort_index")) {
+		uint32_t ti = track_of(b, ev);
+		struct track *tr = &t->tracks[ti];
+		if (NAMEIS("thread_name") && (ev->have & SA_M_NAME)) {
+			uint32_t v = intern(b, &ev->m_name);
+			set_name(b, ev, &tr->name, v, false, ti);
+			tr->named = true;
+		} else if (ev->have & SA_M_SORT) {
+			if (tr->sort_index == ev->m_sort_index)
+				t->quality.count[Q_DUP_METADATA]++;
+			tr->sort_index = ev->m_sort_index;
+		}
+		return;
+	}
+	id_key(b, &ev->pid, &ps, &pid);
+	if (NAMEIS("process_name") && (ev->have & SA_M_NAME)) {
+		uint32_t v = intern(b, &ev->m_name), pi = process_lookup(b, ps, pid);
+		set_name(b, ev, &t->processes[pi].name, v, true, TT_NONE);
+	} else if (NAMEIS("process_labels") && (ev->have & SA_M_LABELS)) {
+		uint32_t v = intern(b, &ev->m_labels), pi = process_lookup(b, ps, pid);
+		set_name(b, ev, &t->processes[pi].labels, v, false, TT_NONE);
+	} else if (NAMEIS("process_sort_index") && (ev->have & SA_M_SORT)) {
+		uint32_t pi = process_lookup(b, ps, pid);
+		struct process *p = &t->processes[pi];
+		if (p->sort_index == ev->m_sort_index)
+			t->quality.count[Q_DUP_METADATA]++;
+		p->sort_index = ev->m_sort_index;
+	}
+#undef NAMEIS
+}
+
+static void on_event(void *ctx, const struct scan_event *ev)
+{
+	struct builder *b = ctx;
+	struct trace *t = b->t;
+
+	t->events++;
+	t->count_by_ph[(unsigned char)ev->ph & 127]++;
+	if (ev->cat.len > 0)
+		b->saw_cat = true;
+	if (ev->ph == 0) {
+		qnote(b, Q_MISSING_PH, ev, intern(b, &ev->name), TT_NONE);
+		return;
+	}
+	if (!ev->has_ts && ev->ph != 'M') {
+		qnote(b, Q_MISSING_TS, ev, intern(b, &ev->name), TT_NONE);
+		return;
+	}
+	switch (ev->ph) {
+	case 'X':
+		on_slice(b, ev);
+		break;
+	case 'B':
+		on_begin(b, ev);
+		break;
+	case 'E':
+		on_end(b, ev);
+		break;
+	case 'i':
+	case 'I':
+		on_instant(b, ev);
+		break;
+	case 'C':
+		on_counter(b, ev);
+		break;
+	case 's':
+	case 't':
+	case 'f':
+		on_flow(b, ev);
+		break;
+	case 'M':
+		on_metadata(b, ev);
+		break;
+	case 'b':
+	case 'e':
+	case 'n':
+		t->async_events++;
+		b->t->quality.count[Q_ASYNC]++;
+		break;
+	case 'P':
+		b->t->quality.count[Q_SAMPLE_SKIPPED]++;
+		break;
+	default:
+		qnote(b, Q_UNKNOWN_PH, ev, intern(b, &ev->name), TT_NONE);
+		break;
+	}
+}
+
+static int64_t json_int(const cJSON *o, const char *key, int64_t dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
+		return (int64_t)v->valuedouble;
+	if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
+		char *end;
+		long long x = strtoll(v->valuestring, &end, 10);
+		if (*end == '\0')
+			return x;
+	}
+	return dflt;
+}
+
+static void header_distributed(struct builder *b, const char *json)
+{
+	cJSON *o = cJSON_Parse(json);
+	if (o == NULL) {
+		trace_warn(b->t, "distributedInfo is not valid JSON: ignored");
+		return;
+	}
+	if (cJSON_IsObject(o)) {
+		const cJSON *be = cJSON_GetObjectItemCaseSensitive(o, "backend");
+		b->t->rank = (int32_t)json_int(o, "rank", -1);
+		b->t->world_size = (int32_t)json_int(o, "world_size", -1);
+		if (cJSON_IsString(be))
+			b->t->backend = strtab_intern(&b->t->strings, be->valuestring, strlen(be->valuestring));
+	}
+	cJSON_Delete(o);
+}
+
+static void header_devices(struct builder *b, const char *json)
+{
+	cJSON *o = cJSON_Parse(json);
+	const cJSON *d;
+	if (o == NULL) {
+		trace_warn(b->t, "deviceProperties is not valid JSON: ignored");
+		return;
+	}
+	if (cJSON_IsArray(o)) {
+		int n = cJSON_GetArraySize(o);
+		b->t->devices = xcalloc((size_t)n + 1, sizeof *b->t->devices);
+		cJSON_ArrayForEach(d, o)
+		{
+			if (!cJSON_IsObject(d))
+				continue;
+			struct device_props *p = &b->t->devices[b->t->ndevices++];
+			const cJSON *nm = cJSON_GetObjectItemCaseSensitive(d, "name");
+			p->id = (int32_t)json_int(d, "id", b->t->ndevices - 1);
+			p->name = cJSON_IsString(nm) ? strtab_intern(&b->t->strings, nm->valuestring, strlen(nm->valuestring)) : 0;
+			p->num_sms = (int32_t)json_int(d, "numSms", 0);
+			p->max_threads_per_sm = (int32_t)json_int(d, "maxThreadsPerMultiprocessor", 0);
+			p->compute_major = (int32_t)json_int(d, "computeMajor", 0);
+			p->compute_minor = (int32_t)json_int(d, "computeMinor", 0);
+			p->total_global_mem = json_int(d, "totalGlobalMem", 0);
+		}
+	}
+	cJSON_Delete(o);
+}
+
+static void on_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
+{
+	struct builder *b = ctx;
+	struct trace *t = b->t;
+#define KEYIS(lit) (keylen == sizeof(lit) - 1 && memcmp(key, lit, keylen) == 0)
+	if (json == NULL) {
+		if (KEYIS("distributedInfo") || KEYIS("deviceProperties") || KEYIS("baseTimeNanoseconds"))
+			trace_warn(t, "header key \"%s\" is %" PRIu64 " bytes: too large, ignored", key, len);
+		return;
+	}
+	if (KEYIS("baseTimeNanoseconds")) {
+		const char *p = json;
+		char *end;
+		long long v;
+		if (*p == '"')
+			p++;
+		errno = 0;
+		v = strtoll(p, &end, 10);
+		if (end != p && errno == 0) {
+			t->has_base = true;
+			t->base_ns = v;
+		} else {
+			trace_warn(t, "baseTimeNanoseconds %.40s is not an integer: ignored", json);
+		}
+	} else if (KEYIS("distributedInfo")) {
+		header_distributed(b, json);
+	} else if (KEYIS("deviceProperties")) {
+		header_devices(b, json);
+	} else if (KEYIS("displayTimeUnit")) {
+		size_t n = strlen(json);
+		if (n >= 2 && json[0] == '"')
+			t->display_time_unit = strtab_intern(&t->strings, json + 1, n - 2);
+	} else if (KEYIS("schemaVersion")) {
+		t->schema_version = atoi(json);
+	}
+#undef KEYIS
+}
+
+void builder_sink(struct builder *b, struct scan_sink *sink)
+{
+	memset(sink, 0, sizeof *sink);
+	sink->ctx = b;
+	sink->event = on_event;
+	sink->header = on_header;
+}
+
+void builder_add_scan_stats(struct builder *b, const struct scan_stats *st)
+{
+	static const enum quality_kind map[SO__COUNT] = {
+		[SO_MALFORMED_EVENT] = Q_MALFORMED_EVENT, [SO_CONTROL_CHAR] = Q_CONTROL_CHAR,
+		[SO_BAD_ESCAPE] = Q_BAD_ESCAPE,           [SO_NONFINITE] = Q_NONFINITE,
+		[SO_INT_OVERFLOW] = Q_INT_OVERFLOW,       [SO_NOT_OBJECT] = Q_NOT_OBJECT,
+	};
+	for (int i = 0; i < SO__COUNT; i++)
+		b->t->quality.count[map[i]] += st->count[i];
+	b->t->bytes = st->bytes;
+}
+
+void builder_finish(struct builder *b)
+{
+	struct trace *t = b->t;
+
+	/* B events never closed end at the last time seen */
+	for (uint32_t ti = 0; ti < b->nstacks; ti++) {
+		struct bstack *st = &b->stacks[ti];
+		while (st->n > 0) {
+			struct open_b o = st->v[--st->n];
+			struct scan_event fake;
+			memset(&fake, 0, sizeof fake);
+			fake.offset = o.offset;
+			fake.ts = o.ts;
+			qnote(b, Q_UNCLOSED_BEGIN, &fake, o.name, ti);
+			push_slice(b, ti, NULL, o.ts, b->max_end > o.ts ? b->max_end - o.ts : 0, o.name, o.cat, o.args,
+			           SF_FROM_BE | SF_UNCLOSED);
+		}
+		free(st->v);
+	}
+	free(b->stacks);
+	t->legacy = !b->saw_cat && t->events > 0;
+	free(b->track_slots);
+	free(b);
+	index_build(t);
+}

@@ -1,0 +1,984 @@
+/* index.c: builds the interval index (see index.h) and answers its queries.
+ *
+ * Layout per track, after sorting its slices by (start, longer first, file order):
+ * - CPU and other tracks: depth by nesting, with a stack of open slices. A slice that
+ *   starts inside the top of the stack but ends after it (a partial overlap) still goes
+ *   one row deeper than the stack: every slice previously placed in that row has been
+ *   popped, so has ended, and rows stay free of overlaps.
+ * - GPU tracks: gpu_user_annotation spans nest in the first rows; kernels, memcpys and
+ *   memsets go to the lowest row below them that is free at their start (overflow rows
+ *   for overlapping work, never dropped).
+ * Rows store slice indices; block_sum holds a prefix sum every ROW_BLOCK slices and
+ * max_tree (a segment tree over blocks) the position of the longest slice, so busy time
+ * and "which slice covers most of this column" are O(log n). */
+#include "src/index.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+
+/* Outliers: events at ts 0 while the rest of the file lies this far from 0. */
+#define OUTLIER_DISTANCE_NS 1000000000000ll /* 1000 s */
+
+static inline int64_t slice_end(const struct slice *s) { return s->ts + s->dur; }
+
+static inline bool slice_less(const struct slice *a, const struct slice *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->dur != b->dur)
+		return a->dur > b->dur;
+	if (a->args != b->args)
+		return a->args < b->args;
+	return a->name < b->name;
+}
+
+static void insertion_sort(struct slice *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct slice x = a[i];
+		size_t j = i;
+		while (j > 0 && slice_less(&x, &a[j - 1])) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+	}
+}
+
+static void swap_slices(struct slice *a, struct slice *b)
+{
+	struct slice t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void heap_sift(struct slice *a, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && slice_less(&a[m], &a[l]))
+			m = l;
+		if (l + 1 < n && slice_less(&a[m], &a[l + 1]))
+			m = l + 1;
+		if (m == i)
+			return;
+		swap_slices(&a[i], &a[m]);
+		i = m;
+	}
+}
+
+static void heap_sort(struct slice *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		heap_sift(a, n, i);
+	for (size_t i = n; i-- > 1;) {
+		swap_slices(&a[0], &a[i]);
+		heap_sift(a, i, 0);
+	}
+}
+
+/* Introsort: quicksort with median of three, heapsort past a depth limit. */
+static void intro_sort(struct slice *a, size_t n, int budget)
+{
+	while (n > 24) {
+		if (budget-- == 0) {
+			heap_sort(a, n);
+			return;
+		}
+		size_t mid = n / 2;
+		if (slice_less(&a[mid], &a[0]))
+			swap_slices(&a[mid], &a[0]);
+		if (slice_less(&a[n - 1], &a[0]))
+			swap_slices(&a[n - 1], &a[0]);
+		if (slice_less(&a[n - 1], &a[mid]))
+			swap_slices(&a[n - 1], &a[mid]);
+		struct slice pivot = a[mid];
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (slice_less(&a[i], &pivot))
+				i++;
+			while (slice_less(&pivot, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			swap_slices(&a[i], &a[j]);
+			i++;
+			j--;
+		}
+		/* a[0..j] <= pivot <= a[j+1..n) */
+		if (j + 1 < n - j - 1) {
+			intro_sort(a, j + 1, budget);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			intro_sort(a + j + 1, n - j - 1, budget);
+			n = j + 1;
+		}
+	}
+	insertion_sort(a, n);
+}
+
+static void sort_slices(struct slice *a, size_t n)
+{
+	size_t i;
+	for (i = 1; i < n; i++)
+		if (slice_less(&a[i], &a[i - 1]))
+			break;
+	if (i >= n)
+		return;
+	int budget = 2;
+	for (size_t m = n; m > 1; m >>= 1)
+		budget += 2;
+	intro_sort(a, n, budget);
+}
+
+/* ---- outliers ------------------------------------------------------------------------ */
+
+static void set_aside_outliers(struct trace *t)
+{
+	int64_t min_nonzero = INT64_MAX;
+	uint64_t zeros = 0;
+
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			int64_t ts = tr->slices[i].ts;
+			if (ts == 0)
+				zeros++;
+			else if (ts < min_nonzero && ts > 0)
+				min_nonzero = ts;
+		}
+	}
+	if (zeros == 0 || min_nonzero == INT64_MAX || min_nonzero < OUTLIER_DISTANCE_NS)
+		return;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		struct track *tr = &t->tracks[ti];
+		uint32_t w = 0;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			struct slice *s = &tr->slices[i];
+			if (s->ts == 0) {
+				struct quality *q = &t->quality;
+				uint64_t k = q->count[Q_TS_ZERO_OUTLIER]++;
+				if (k < QUALITY_EXAMPLES) {
+					q->ex[Q_TS_ZERO_OUTLIER][k].offset = s->args >> 24;
+					q->ex[Q_TS_ZERO_OUTLIER][k].ts = 0;
+					q->ex[Q_TS_ZERO_OUTLIER][k].name = s->name;
+					q->ex[Q_TS_ZERO_OUTLIER][k].track = ti;
+				}
+				if (t->naside == t->aside_cap) {
+					t->aside_cap = t->aside_cap ? t->aside_cap * 2 : 16;
+					t->aside = xreallocarray(t->aside, t->aside_cap, sizeof *t->aside);
+				}
+				if (s->gpu != TT_NONE) {
+					t->gpu[s->gpu].self.track = TT_NONE;
+					if (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
+						tr->gpu_slices--;
+				}
+				t->aside[t->naside++] = *s;
+				continue;
+			}
+			tr->slices[w++] = *s;
+		}
+		tr->nslices = w;
+	}
+	/* flow ends at 0 belong to the outliers too */
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < t->nflow_ends; i++)
+		if (t->flow_ends[i].ts != 0)
+			t->flow_ends[w++] = t->flow_ends[i];
+	t->nflow_ends = w;
+	trace_warn(t, "%llu events at ts 0 lie far from the rest of the trace: set aside (not drawn, not counted)",
+	           (unsigned long long)t->quality.count[Q_TS_ZERO_OUTLIER]);
+}
+
+/* ---- per-track layout ------------------------------------------------------------------ */
+
+static void classify_track(struct trace *t, struct track *tr)
+{
+	uint32_t cpu_side = 0;
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		uint8_t c = tr->slices[i].cls;
+		if (c == SC_CPU_OP || c == SC_PYTHON || c == SC_RUNTIME || c == SC_USER_ANNOTATION)
+			cpu_side++;
+	}
+	if (tr->gpu_slices > 0 && tr->gpu_slices >= cpu_side) {
+		uint32_t kernels = 0;
+		for (uint32_t i = 0; i < tr->nslices; i++)
+			kernels += tr->slices[i].cls == SC_KERNEL;
+		tr->kind = kernels > 0 && tr->comm_kernels * 2 > kernels ? TRACK_GPU_COMM : TRACK_GPU_COMPUTE;
+		return;
+	}
+	if (cpu_side > 0 || t->legacy) {
+		tr->kind = TRACK_CPU;
+		return;
+	}
+	if (!tr->pid_is_str && tr->pid >= 0 && !tr->tid_is_str && tr->nslices > 0)
+		tr->kind = TRACK_CPU;
+	else if (tr->nslices == 0 && tr->named && !tr->pid_is_str && tr->pid >= 0)
+		tr->kind = TRACK_CPU;
+	else
+		tr->kind = TRACK_OTHER;
+}
+
+static void name_track(struct trace *t, struct track *tr)
+{
+	char buf[96];
+	if (tr->name != 0) {
+		const char *s = strtab_get(&t->strings, tr->name);
+		uint32_t n = strtab_len(&t->strings, tr->name);
+		if (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) {
+			while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
+			tr->name = strtab_intern(&t->strings, s, n);
+		}
+		return;
+	}
+	if (tr->tid_is_str) {
+		tr->name = (uint32_t)tr->tid;
+		return;
+	}
+	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
+		snprintf(buf, sizeof buf, "stream %lld", (long long)tr->stream);
+	else
+		snprintf(buf, sizeof buf, "thread %lld", (long long)tr->tid);
+	tr->name = strtab_intern(&t->strings, buf, strlen(buf));
+}
+
+static void gpu_identity(struct trace *t, struct track *tr)
+{
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		const struct slice *s = &tr->slices[i];
+		if (s->gpu == TT_NONE || (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET))
+			continue;
+		const struct gpu_info *g = &t->gpu[s->gpu];
+		if (tr->device < 0 && g->device >= 0)
+			tr->device = g->device;
+		if (tr->stream < 0 && g->stream >= 0)
+			tr->stream = g->stream;
+		if (tr->device >= 0 && tr->stream >= 0)
+			break;
+	}
+	if (tr->device < 0 && !tr->pid_is_str)
+		tr->device = (int32_t)tr->pid;
+	if (tr->stream < 0) {
+		if (!tr->tid_is_str) {
+			tr->stream = tr->tid;
+		} else {
+			const char *s = strtab_get(&t->strings, (uint32_t)tr->tid);
+			const char *d = s;
+			while (*d && (*d < '0' || *d > '9'))
+				d++;
+			if (*d)
+				tr->stream = strtoll(d, NULL, 10);
+		}
+	}
+}
+
+static void build_row_sums(struct track *tr, struct row *row)
+{
+	uint32_t nb = row->n / ROW_BLOCK + 1;
+	int64_t acc = 0;
+	row->block_sum = xmalloc(nb * sizeof *row->block_sum);
+	row->max_dur = 0;
+	for (uint32_t i = 0; i < row->n; i++) {
+		if (i % ROW_BLOCK == 0)
+			row->block_sum[i / ROW_BLOCK] = acc;
+		int64_t d = tr->slices[row->idx[i]].dur;
+		acc += d;
+		if (d > row->max_dur)
+			row->max_dur = d;
+	}
+	if (row->n % ROW_BLOCK == 0)
+		row->block_sum[row->n / ROW_BLOCK] = acc;
+}
+
+static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *depths, uint16_t *nrows)
+{
+	uint32_t *stack = NULL;
+	uint32_t sn = 0, scap = 0;
+	uint16_t maxd = 0;
+
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		struct slice *s = &tr->slices[i];
+		int64_t end = slice_end(s);
+		while (sn > 0 && slice_end(&tr->slices[stack[sn - 1]]) <= s->ts)
+			sn--;
+		if (sn > 0 && end > slice_end(&tr->slices[stack[sn - 1]])) {
+			struct quality *q = &t->quality;
+			uint64_t k = q->count[Q_CPU_PARTIAL_OVERLAP]++;
+			if (k < QUALITY_EXAMPLES) {
+				q->ex[Q_CPU_PARTIAL_OVERLAP][k].offset = s->args >> 24;
+				q->ex[Q_CPU_PARTIAL_OVERLAP][k].ts = s->ts;
+				q->ex[Q_CPU_PARTIAL_OVERLAP][k].name = s->name;
+				q->ex[Q_CPU_PARTIAL_OVERLAP][k].track = ti;
+			}
+			s->flags |= SF_PARTIAL;
+		}
+		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
+		depths[i] = d;
+		if (d + 1 > maxd)
+			maxd = (uint16_t)(d + 1);
+		if (sn == scap) {
+			scap = scap ? scap * 2 : 64;
+			stack = xreallocarray(stack, scap, sizeof *stack);
+		}
+		stack[sn++] = i;
+	}
+	free(stack);
+	*nrows = maxd;
+}
+
+static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *depths, uint16_t *nrows)
+{
+	/* pass 1: annotations nest */
+	uint32_t *stack = NULL;
+	uint32_t sn = 0, scap = 0;
+	uint16_t arows = 0;
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		struct slice *s = &tr->slices[i];
+		if (s->cls != SC_GPU_ANNOTATION)
+			continue;
+		while (sn > 0 && slice_end(&tr->slices[stack[sn - 1]]) <= s->ts)
+			sn--;
+		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
+		depths[i] = d;
+		if (d + 1 > arows)
+			arows = (uint16_t)(d + 1);
+		if (sn == scap) {
+			scap = scap ? scap * 2 : 16;
+			stack = xreallocarray(stack, scap, sizeof *stack);
+		}
+		stack[sn++] = i;
+	}
+	free(stack);
+	/* pass 2: everything else, lowest free row */
+	int64_t *last_end = NULL;
+	uint32_t nr = 0, rcap = 0;
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		struct slice *s = &tr->slices[i];
+		uint32_t r;
+		if (s->cls == SC_GPU_ANNOTATION)
+			continue;
+		for (r = 0; r < nr; r++)
+			if (last_end[r] <= s->ts)
+				break;
+		if (r == nr) {
+			if (nr == rcap) {
+				rcap = rcap ? rcap * 2 : 4;
+				last_end = xreallocarray(last_end, rcap, sizeof *last_end);
+			}
+			nr++;
+		}
+		last_end[r] = slice_end(s);
+		if (r > 0) {
+			struct quality *q = &t->quality;
+			uint64_t k = q->count[Q_GPU_OVERLAP]++;
+			if (k < QUALITY_EXAMPLES) {
+				q->ex[Q_GPU_OVERLAP][k].offset = s->args >> 24;
+				q->ex[Q_GPU_OVERLAP][k].ts = s->ts;
+				q->ex[Q_GPU_OVERLAP][k].name = s->name;
+				q->ex[Q_GPU_OVERLAP][k].track = ti;
+			}
+			s->flags |= SF_PARTIAL;
+		}
+		uint32_t d = arows + r;
+		depths[i] = d < 65535 ? (uint16_t)d : 65534;
+	}
+	free(last_end);
+	tr->annotation_rows = arows;
+	*nrows = (uint16_t)(arows + nr < 65535 ? arows + nr : 65535);
+}
+
+static void build_rows(struct trace *t, uint32_t ti, struct track *tr)
+{
+	uint16_t nrows = 0;
+	uint16_t *depths;
+
+	if (tr->nslices == 0)
+		return;
+	depths = xmalloc(tr->nslices * sizeof *depths);
+	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
+		lay_out_gpu(t, ti, tr, depths, &nrows);
+	else
+		lay_out_cpu(t, ti, tr, depths, &nrows);
+	tr->nrows = nrows;
+	tr->rows = xcalloc(nrows, sizeof *tr->rows);
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		tr->slices[i].depth = depths[i];
+		tr->rows[depths[i]].n++;
+	}
+	for (uint16_t r = 0; r < nrows; r++) {
+		tr->rows[r].idx = xmalloc((tr->rows[r].n ? tr->rows[r].n : 1) * sizeof(uint32_t));
+		tr->rows[r].n = 0;
+	}
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		struct row *row = &tr->rows[depths[i]];
+		row->idx[row->n++] = i;
+	}
+	free(depths);
+	for (uint16_t r = 0; r < nrows; r++) {
+		struct row *row = &tr->rows[r];
+		build_row_sums(tr, row);
+		/* max tree */
+		uint32_t nb = (row->n + ROW_BLOCK - 1) / ROW_BLOCK;
+		uint32_t *node = xmalloc((2 * (size_t)nb + 1) * sizeof *node);
+		for (uint32_t b = 0; b < nb; b++) {
+			uint32_t best = b * ROW_BLOCK;
+			for (uint32_t i = b * ROW_BLOCK; i < row->n && i < (b + 1) * ROW_BLOCK; i++)
+				if (tr->slices[row->idx[i]].dur > tr->slices[row->idx[best]].dur)
+					best = i;
+			node[nb + b] = best;
+		}
+		for (uint32_t b = nb; b-- > 1;) {
+			uint32_t l = node[2 * b], rr = node[2 * b + 1];
+			node[b] = tr->slices[row->idx[rr]].dur > tr->slices[row->idx[l]].dur ? rr : l;
+		}
+		row->max_tree = node;
+	}
+}
+
+static void build_busy(struct track *tr)
+{
+	uint32_t n = 0, cap = 0;
+	struct span *v = NULL;
+	int64_t total = 0;
+
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		const struct slice *s = &tr->slices[i];
+		int64_t e = slice_end(s);
+		if (n > 0 && s->ts <= v[n - 1].end) {
+			if (e > v[n - 1].end)
+				v[n - 1].end = e;
+			continue;
+		}
+		if (s->dur == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = xreallocarray(v, cap, sizeof *v);
+		}
+		v[n].start = s->ts;
+		v[n].end = e;
+		n++;
+	}
+	tr->busy = n ? xreallocarray(v, n, sizeof *v) : (free(v), NULL);
+	tr->nbusy = n;
+	tr->busy_block_sum = xmalloc((n / ROW_BLOCK + 1) * sizeof *tr->busy_block_sum);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i % ROW_BLOCK == 0)
+			tr->busy_block_sum[i / ROW_BLOCK] = total;
+		total += tr->busy[i].end - tr->busy[i].start;
+	}
+	if (n % ROW_BLOCK == 0)
+		tr->busy_block_sum[n / ROW_BLOCK] = total;
+	tr->busy_total = total;
+}
+
+/* ---- links ----------------------------------------------------------------------------- */
+
+static void relink_gpu_self(struct trace *t)
+{
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			uint32_t g = tr->slices[i].gpu;
+			if (g != TT_NONE) {
+				t->gpu[g].self.track = ti;
+				t->gpu[g].self.idx = i;
+			}
+		}
+	}
+}
+
+static inline bool is_gpu_activity(uint8_t cls)
+{
+	return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET;
+}
+
+static void link_launches(struct trace *t)
+{
+	uint32_t nslots = 1024, nrt = 0;
+	uint32_t *slots;
+
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE || gi->correlation < 0)
+			continue;
+		if (!is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+			nrt++;
+	}
+	while (nslots < nrt * 2)
+		nslots *= 2;
+	slots = xcalloc(nslots, sizeof *slots);
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE || gi->correlation < 0 ||
+		    is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+			continue;
+		uint32_t h = (uint32_t)(((uint64_t)gi->correlation * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
+		while (slots[h] != 0)
+			h = (h + 1) & (nslots - 1);
+		slots[h] = g + 1;
+	}
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE ||
+		    !is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+			continue;
+		uint32_t found = TT_NONE;
+		if (gi->correlation >= 0) {
+			uint32_t h = (uint32_t)(((uint64_t)gi->correlation * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
+			for (; slots[h] != 0; h = (h + 1) & (nslots - 1)) {
+				if (t->gpu[slots[h] - 1].correlation == gi->correlation) {
+					found = slots[h] - 1;
+					break;
+				}
+			}
+		}
+		if (found == TT_NONE) {
+			if (nrt > 0) {
+				const struct slice *s = &t->tracks[gi->self.track].slices[gi->self.idx];
+				struct quality *q = &t->quality;
+				uint64_t k = q->count[Q_KERNEL_NO_LAUNCH]++;
+				if (k < QUALITY_EXAMPLES) {
+					q->ex[Q_KERNEL_NO_LAUNCH][k].offset = s->args >> 24;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].ts = s->ts;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].name = s->name;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].track = gi->self.track;
+				}
+			}
+			continue;
+		}
+		gi->peer = t->gpu[found].self;
+		t->gpu[found].peer = gi->self;
+	}
+	free(slots);
+}
+
+static int flow_end_cmp(const void *a, const void *b)
+{
+	const struct flow_end *x = a, *y = b;
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* s before t before f at equal times */
+	int rx = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, ry = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
+	if (rx != ry)
+		return rx - ry;
+	return x->track < y->track ? -1 : x->track > y->track;
+}
+
+static struct slice_ref bind_end(struct trace *t, const struct flow_end *e)
+{
+	struct slice_ref r = { TT_NONE, TT_NONE };
+	if (e->track >= t->ntracks)
+		return r;
+	uint32_t i = index_slice_at(&t->tracks[e->track], e->ts);
+	if (i != TT_NONE) {
+		r.track = e->track;
+		r.idx = i;
+	}
+	return r;
+}
+
+static void flow_note(struct trace *t, enum quality_kind k, const struct flow_end *e)
+{
+	struct quality *q = &t->quality;
+	uint64_t n = q->count[k]++;
+	if (n < QUALITY_EXAMPLES) {
+		q->ex[k][n].offset = 0;
+		q->ex[k][n].ts = e->ts;
+		q->ex[k][n].name = e->cat;
+		q->ex[k][n].track = e->track;
+	}
+}
+
+static void link_flows(struct trace *t)
+{
+	struct flow_end *e = t->flow_ends;
+	uint32_t n = t->nflow_ends, cap = 0;
+
+	qsort(e, n, sizeof *e, flow_end_cmp);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i, starts = 0, finishes = 0;
+		while (j < n && e[j].cat == e[i].cat && e[j].id == e[i].id) {
+			starts += e[j].ph == 's';
+			finishes += e[j].ph == 'f';
+			j++;
+		}
+		if (starts > 1 || finishes > 1)
+			flow_note(t, Q_FLOW_REPEATED_ID, &e[i]);
+		/* pair each s with the next f in time */
+		const struct flow_end *open = NULL;
+		for (uint32_t k = i; k < j; k++) {
+			if (e[k].ph == 's') {
+				if (open != NULL)
+					flow_note(t, Q_FLOW_NO_FINISH, open);
+				open = &e[k];
+			} else if (e[k].ph == 'f') {
+				if (open == NULL) {
+					flow_note(t, Q_FLOW_NO_START, &e[k]);
+					continue;
+				}
+				if (t->nflows == cap) {
+					cap = cap ? cap * 2 : 1024;
+					t->flows = xreallocarray(t->flows, cap, sizeof *t->flows);
+				}
+				struct flow *f = &t->flows[t->nflows++];
+				f->id = e[k].id;
+				f->cat = e[k].cat;
+				f->ts_from = open->ts;
+				f->ts_to = e[k].ts;
+				f->from = bind_end(t, open);
+				f->to = bind_end(t, &e[k]);
+				if (f->from.track == TT_NONE)
+					flow_note(t, Q_FLOW_UNBOUND, open);
+				if (f->to.track == TT_NONE)
+					flow_note(t, Q_FLOW_UNBOUND, &e[k]);
+				open = NULL;
+			}
+		}
+		if (open != NULL)
+			flow_note(t, Q_FLOW_NO_FINISH, open);
+		i = j;
+	}
+	if (t->nflows > 0)
+		t->flows = xreallocarray(t->flows, t->nflows, sizeof *t->flows);
+	free(t->flow_ends);
+	t->flow_ends = NULL;
+	t->nflow_ends = 0;
+	t->flow_ends_cap = 0;
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+	if (x->gpu != y->gpu)
+		return x->gpu ? 1 : -1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+static void find_steps(struct trace *t)
+{
+	static const char prefix[] = "ProfilerStep#";
+	const size_t pn = sizeof prefix - 1;
+	uint32_t cap = 0;
+
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind == TRACK_OTHER)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			const char *nm = strtab_get(&t->strings, s->name);
+			if (strtab_len(&t->strings, s->name) <= pn || memcmp(nm, prefix, pn) != 0)
+				continue;
+			if (t->nsteps == cap) {
+				cap = cap ? cap * 2 : 16;
+				t->steps = xreallocarray(t->steps, cap, sizeof *t->steps);
+			}
+			struct step *st = &t->steps[t->nsteps++];
+			st->number = strtoll(nm + pn, NULL, 10);
+			st->ts = s->ts;
+			st->dur = s->dur;
+			st->ref.track = ti;
+			st->ref.idx = i;
+			st->gpu = tr->kind != TRACK_CPU;
+		}
+	}
+	qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
+}
+
+static void compute_span(struct trace *t)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->nslices > 0 && tr->slices[0].ts < lo)
+			lo = tr->slices[0].ts;
+		for (uint16_t r = 0; r < tr->nrows; r++) {
+			const struct row *row = &tr->rows[r];
+			if (row->n > 0) {
+				int64_t e = slice_end(&tr->slices[row->idx[row->n - 1]]);
+				if (e > hi)
+					hi = e;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < t->ninstants; i++) {
+		if (t->instants[i].ts < lo)
+			lo = t->instants[i].ts;
+		if (t->instants[i].ts > hi)
+			hi = t->instants[i].ts;
+	}
+	for (uint32_t i = 0; i < t->nmem; i++) {
+		if (t->mem[i].ts < lo)
+			lo = t->mem[i].ts;
+		if (t->mem[i].ts > hi)
+			hi = t->mem[i].ts;
+	}
+	if (lo == INT64_MAX)
+		lo = hi = 0;
+	t->start = lo;
+	t->end = hi;
+}
+
+static void check_utf8(struct trace *t)
+{
+	for (uint32_t id = 0; id < t->strings.n; id++) {
+		const unsigned char *p = (const unsigned char *)strtab_get(&t->strings, id);
+		const unsigned char *e = p + strtab_len(&t->strings, id);
+		while (p < e) {
+			if (*p < 0x80) {
+				p++;
+				continue;
+			}
+			int n = (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+			if (n < 0 || e - p <= n || (n == 1 && *p < 0xc2))
+				goto bad;
+			for (int k = 1; k <= n; k++)
+				if ((p[k] & 0xc0) != 0x80)
+					goto bad;
+			p += n + 1;
+		}
+		continue;
+bad:
+		{
+			struct quality *q = &t->quality;
+			uint64_t k = q->count[Q_INVALID_UTF8]++;
+			if (k < QUALITY_EXAMPLES) {
+				q->ex[Q_INVALID_UTF8][k].name = id;
+				q->ex[Q_INVALID_UTF8][k].track = TT_NONE;
+			}
+		}
+	}
+}
+
+void index_build(struct trace *t)
+{
+	set_aside_outliers(t);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		struct track *tr = &t->tracks[ti];
+		if (tr->nslices > 0)
+			tr->slices = xreallocarray(tr->slices, tr->nslices, sizeof *tr->slices);
+		tr->cap = tr->nslices;
+		sort_slices(tr->slices, tr->nslices);
+		classify_track(t, tr);
+		if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
+			gpu_identity(t, tr);
+		name_track(t, tr);
+		build_rows(t, ti, tr);
+		build_busy(tr);
+	}
+	relink_gpu_self(t);
+	link_launches(t);
+	link_flows(t);
+	find_steps(t);
+	compute_span(t);
+	check_utf8(t);
+}
+
+/* ---- queries ------------------------------------------------------------------------------ */
+
+static inline const struct slice *row_slice(const struct track *tr, const struct row *row, uint32_t i)
+{
+	return &tr->slices[row->idx[i]];
+}
+
+/* First position whose slice ends after t, or is a zero-length slice at t or later. */
+static uint32_t row_lower(const struct track *tr, const struct row *row, int64_t t)
+{
+	uint32_t lo = 0, hi = row->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct slice *s = row_slice(tr, row, mid);
+		if (slice_end(s) > t || s->ts >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* First position whose slice starts at or after t. */
+static uint32_t row_upper(const struct track *tr, const struct row *row, int64_t t)
+{
+	uint32_t lo = 0, hi = row->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (row_slice(tr, row, mid)->ts >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+void index_row_range(const struct track *tr, uint16_t r, int64_t t0, int64_t t1, uint32_t *first, uint32_t *last)
+{
+	const struct row *row;
+	if (r >= tr->nrows || t1 <= t0) {
+		*first = *last = 0;
+		return;
+	}
+	row = &tr->rows[r];
+	*first = row_lower(tr, row, t0);
+	*last = row_upper(tr, row, t1);
+	if (*last < *first)
+		*last = *first;
+}
+
+static int64_t row_prefix(const struct track *tr, const struct row *row, uint32_t i)
+{
+	int64_t s = row->block_sum[i / ROW_BLOCK];
+	for (uint32_t k = i - i % ROW_BLOCK; k < i; k++)
+		s += row_slice(tr, row, k)->dur;
+	return s;
+}
+
+int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t1)
+{
+	uint32_t a, b;
+	index_row_range(tr, r, t0, t1, &a, &b);
+	if (a >= b)
+		return 0;
+	const struct row *row = &tr->rows[r];
+	int64_t sum = row_prefix(tr, row, b) - row_prefix(tr, row, a);
+	const struct slice *f = row_slice(tr, row, a), *l = row_slice(tr, row, b - 1);
+	if (f->ts < t0)
+		sum -= t0 - f->ts;
+	if (slice_end(l) > t1)
+		sum -= slice_end(l) - t1;
+	return sum > 0 ? sum : 0;
+}
+
+int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1)
+{
+	uint32_t lo = 0, hi = tr->nbusy, a, b;
+	if (t1 <= t0 || tr->nbusy == 0)
+		return 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->busy[mid].end > t0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	a = lo;
+	hi = tr->nbusy;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->busy[mid].start >= t1)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	b = lo;
+	if (a >= b)
+		return 0;
+	int64_t pa = tr->busy_block_sum[a / ROW_BLOCK], pb = tr->busy_block_sum[b / ROW_BLOCK];
+	for (uint32_t k = a - a % ROW_BLOCK; k < a; k++)
+		pa += tr->busy[k].end - tr->busy[k].start;
+	for (uint32_t k = b - b % ROW_BLOCK; k < b; k++)
+		pb += tr->busy[k].end - tr->busy[k].start;
+	int64_t sum = pb - pa;
+	if (tr->busy[a].start < t0)
+		sum -= t0 - tr->busy[a].start;
+	if (tr->busy[b - 1].end > t1)
+		sum -= tr->busy[b - 1].end - t1;
+	return sum;
+}
+
+static inline int64_t coverage(const struct slice *s, int64_t t0, int64_t t1)
+{
+	int64_t a = s->ts > t0 ? s->ts : t0, e = slice_end(s), b = e < t1 ? e : t1;
+	return b > a ? b - a : 0;
+}
+
+/* Position of the longest slice among positions [a, b) of the row. */
+static uint32_t row_longest(const struct track *tr, const struct row *row, uint32_t a, uint32_t b)
+{
+	uint32_t best = a;
+#define BETTER(i) (row_slice(tr, row, (i))->dur > row_slice(tr, row, best)->dur)
+	uint32_t ba = (a + ROW_BLOCK - 1) / ROW_BLOCK, bb = b / ROW_BLOCK;
+	if (ba >= bb) {
+		for (uint32_t i = a; i < b; i++)
+			if (BETTER(i))
+				best = i;
+		return best;
+	}
+	for (uint32_t i = a; i < ba * ROW_BLOCK; i++)
+		if (BETTER(i))
+			best = i;
+	for (uint32_t i = bb * ROW_BLOCK; i < b; i++)
+		if (BETTER(i))
+			best = i;
+	uint32_t nb = (row->n + ROW_BLOCK - 1) / ROW_BLOCK;
+	for (uint32_t l = ba + nb, r = bb + nb; l < r; l >>= 1, r >>= 1) {
+		if (l & 1) {
+			if (BETTER(row->max_tree[l]))
+				best = row->max_tree[l];
+			l++;
+		}
+		if (r & 1) {
+			r--;
+			if (BETTER(row->max_tree[r]))
+				best = row->max_tree[r];
+		}
+	}
+#undef BETTER
+	return best;
+}
+
+uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int64_t t1)
+{
+	uint32_t a, b, best;
+	int64_t cov;
+	index_row_range(tr, r, t0, t1, &a, &b);
+	if (a >= b)
+		return TT_NONE;
+	const struct row *row = &tr->rows[r];
+	best = a;
+	cov = coverage(row_slice(tr, row, a), t0, t1);
+	if (b - 1 > a) {
+		int64_t c = coverage(row_slice(tr, row, b - 1), t0, t1);
+		if (c > cov) {
+			best = b - 1;
+			cov = c;
+		}
+	}
+	if (b - a > 2) {
+		uint32_t m = row_longest(tr, row, a + 1, b - 1);
+		if (row_slice(tr, row, m)->dur > cov)
+			best = m;
+	}
+	return row->idx[best];
+}
+
+uint32_t index_slice_at(const struct track *tr, int64_t ts)
+{
+	for (uint16_t r = tr->nrows; r-- > 0;) {
+		const struct row *row = &tr->rows[r];
+		uint32_t i = row_lower(tr, row, ts);
+		if (i < row->n) {
+			const struct slice *s = row_slice(tr, row, i);
+			if (s->ts <= ts && ts <= slice_end(s))
+				return row->idx[i];
+		}
+		/* a slice ending exactly at ts */
+		if (i > 0) {
+			const struct slice *s = row_slice(tr, row, i - 1);
+			if (s->ts <= ts && ts <= slice_end(s))
+				return row->idx[i - 1];
+		}
+	}
+	return TT_NONE;
+}

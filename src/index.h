@@ -1,0 +1,32 @@
+/* index.h: the interval index over a trace model, and its queries.
+ *
+ * Built once by index_build (from builder_finish). Per track: slices sorted by start;
+ * rows (depths) in which slices never overlap, each a list of slice indices in time
+ * order with a prefix sum of durations every ROW_BLOCK slices and a max tree of
+ * durations over those blocks; and the merged union of busy time with its own prefix
+ * sums. Every query below is O(log n) (plus at most 2*ROW_BLOCK steps), whatever the
+ * zoom and the trace size. */
+#ifndef TT_INDEX_H
+#define TT_INDEX_H
+
+#include "src/model.h"
+
+/* Sorts, lays out rows, links launches and flows, finds steps; fills the index. */
+void index_build(struct trace *t);
+
+/* The positions [*first, *last) in row R of track TR of the slices that overlap
+ * [t0, t1) (a zero-length slice at t overlaps when t0 <= t < t1). */
+void index_row_range(const struct track *tr, uint16_t r, int64_t t0, int64_t t1, uint32_t *first,
+                     uint32_t *last);
+/* Time in [t0, t1) covered by the slices of row R. */
+int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t1);
+/* Time in [t0, t1) during which anything runs on the track (union of all rows). */
+int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1);
+/* The slice of row R that covers most of [t0, t1) as an index into tr->slices, or
+ * TT_NONE when the row is empty there. A zero-length slice inside counts as covering
+ * nothing but is returned when nothing else is there, so tiny work never vanishes. */
+uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int64_t t1);
+/* The deepest slice of track TR that contains time TS (start <= ts <= end), or TT_NONE. */
+uint32_t index_slice_at(const struct track *tr, int64_t ts);
+
+#endif

@@ -1,0 +1,28 @@
+/* load.h: loading trace files into models, several at once.
+ *
+ * Each file is read, scanned and indexed on a thread of its own (up to the number of
+ * cores at a time); compressed files also get a decompression thread (parsers/input.h).
+ * The caller's thread only waits and, if asked, reports progress. */
+#ifndef TT_LOAD_H
+#define TT_LOAD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "src/model.h"
+
+struct load_options {
+	FILE *progress;        /* where to draw progress (a terminal), or NULL for none */
+	double progress_after; /* seconds before progress appears (about 0.5) */
+	bool quiet;            /* no problem lines while loading */
+	FILE *problems;        /* where located problems go as they are found (stderr), or NULL */
+};
+
+/* Loads one file. Always returns a trace (never NULL): t->status says whether it is
+ * usable; t->error holds why it failed or was truncated. The caller frees it. */
+struct trace *load_trace(const char *path, const struct load_options *opt);
+
+/* Loads N files in parallel into OUT[0..n) (each as load_trace would). */
+void load_traces(char *const *paths, int n, const struct load_options *opt, struct trace **out);
+
+#endif

@@ -1,0 +1,196 @@
+/* model.c: classification rules and lifecycle of the trace model. */
+#include "src/model.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "src/xalloc.h"
+
+enum slice_class model_classify(const char *cat, uint32_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && memcmp(cat, lit, n) == 0)
+	if (n == 0)
+		return SC_OTHER;
+	switch (cat[0]) {
+	case 'c':
+		if (IS("cpu_op"))
+			return SC_CPU_OP;
+		if (IS("cuda_runtime") || IS("cuda_driver"))
+			return SC_RUNTIME;
+		if (IS("cuda_sync"))
+			return SC_SYNC;
+		if (IS("cuda_profiler_range"))
+			return SC_KERNEL;
+		break;
+	case 'g':
+		if (IS("gpu_memcpy"))
+			return SC_MEMCPY;
+		if (IS("gpu_memset"))
+			return SC_MEMSET;
+		if (IS("gpu_user_annotation"))
+			return SC_GPU_ANNOTATION;
+		break;
+	case 'k':
+		if (IS("kernel"))
+			return SC_KERNEL;
+		break;
+	case 'K':
+		if (IS("Kernel"))
+			return SC_KERNEL;
+		break;
+	case 'M':
+		if (IS("Memcpy"))
+			return SC_MEMCPY;
+		if (IS("Memset"))
+			return SC_MEMSET;
+		break;
+	case 'O':
+		if (IS("Operator"))
+			return SC_CPU_OP;
+		break;
+	case 'p':
+		if (IS("python_function"))
+			return SC_PYTHON;
+		break;
+	case 'R':
+		if (IS("Runtime"))
+			return SC_RUNTIME;
+		break;
+	case 'u':
+		if (IS("user_annotation"))
+			return SC_USER_ANNOTATION;
+		break;
+	}
+	return SC_OTHER;
+#undef IS
+}
+
+bool model_is_comm_kernel(const char *name)
+{
+	return strncasecmp(name, "nccl", 4) == 0 || strncasecmp(name, "rccl", 4) == 0;
+}
+
+const char *track_kind_name(enum track_kind k)
+{
+	switch (k) {
+	case TRACK_CPU: return "cpu_thread";
+	case TRACK_GPU_COMPUTE: return "gpu_compute";
+	case TRACK_GPU_COMM: return "gpu_comm";
+	case TRACK_OTHER: return "other";
+	}
+	return "other";
+}
+
+static const struct {
+	const char *key, *text;
+} quality_names[Q__COUNT] = {
+	[Q_MALFORMED_EVENT] = { "malformed_events", "events that could not be parsed and were skipped" },
+	[Q_CONTROL_CHAR] = { "control_chars", "raw control bytes inside strings (kept, shown escaped)" },
+	[Q_BAD_ESCAPE] = { "bad_escapes", "invalid backslash escapes (backslash kept as text)" },
+	[Q_NONFINITE] = { "nonfinite_numbers", "bare inf/nan numbers (read as non-finite or missing)" },
+	[Q_INT_OVERFLOW] = { "out_of_range_numbers", "numbers past the 64-bit range (clamped)" },
+	[Q_NOT_OBJECT] = { "non_object_events", "elements of traceEvents that are not objects (skipped)" },
+	[Q_MISSING_TS] = { "missing_ts", "events without a usable ts (skipped)" },
+	[Q_MISSING_PH] = { "missing_ph", "events without ph (skipped)" },
+	[Q_NEGATIVE_DUR] = { "negative_dur", "slices with a negative or missing dur (clamped to 0)" },
+	[Q_UNKNOWN_PH] = { "unknown_ph", "events of a phase ttrace does not show (counted, skipped)" },
+	[Q_SAMPLE_SKIPPED] = { "samples_skipped", "P sample events (counted, not shown)" },
+	[Q_ASYNC] = { "async_events", "async b/e/n events (counted, not shown yet)" },
+	[Q_UNMATCHED_END] = { "unmatched_end", "E events with no open B on their thread (skipped)" },
+	[Q_UNCLOSED_BEGIN] = { "unclosed_begin", "B events never closed (kept, ending at the trace end)" },
+	[Q_DUP_METADATA] = { "duplicate_metadata", "M records repeating an earlier one (ignored)" },
+	[Q_CONFLICT_METADATA] = { "conflicting_metadata", "M records renaming a process (first name kept) or a thread (last kept)" },
+	[Q_FLOW_NO_START] = { "flow_finish_without_start", "flow ends (f) with no start (s) of the same id" },
+	[Q_FLOW_NO_FINISH] = { "flow_start_without_finish", "flow starts (s) with no finish (f)" },
+	[Q_FLOW_REPEATED_ID] = { "flow_repeated_ids", "flow ids used by more than one start or finish" },
+	[Q_FLOW_UNBOUND] = { "flow_unbound", "flow ends with no slice at their time on their track" },
+	[Q_CPU_PARTIAL_OVERLAP] = { "cpu_partial_overlaps", "CPU slices overlapping a neighbour without nesting (own row)" },
+	[Q_GPU_OVERLAP] = { "gpu_stream_overlaps", "GPU slices overlapping another on the same stream (overflow row)" },
+	[Q_ZERO_DUR_KERNEL] = { "zero_duration_kernels", "kernels, memcpys and memsets with dur 0" },
+	[Q_TS_ZERO_OUTLIER] = { "ts_zero_outliers", "events at ts 0 far from the rest of the trace (set aside)" },
+	[Q_EXACT_DUPLICATE] = { "exact_duplicates", "slices identical to the previous one on their track" },
+	[Q_KERNEL_NO_LAUNCH] = { "gpu_without_launch", "GPU activity with no runtime call of the same correlation" },
+	[Q_INVALID_UTF8] = { "invalid_utf8_strings", "distinct strings with invalid UTF-8 (shown escaped)" },
+};
+
+const char *quality_key(enum quality_kind q) { return quality_names[q].key; }
+const char *quality_text(enum quality_kind q) { return quality_names[q].text; }
+
+static const char *id_text(const struct trace *t, bool is_str, int64_t v, char *buf, size_t n)
+{
+	if (is_str)
+		snprintf(buf, n, "%s", strtab_get(&t->strings, (uint32_t)v));
+	else
+		snprintf(buf, n, "%" PRId64, v);
+	return buf;
+}
+
+const char *track_pid_text(const struct trace *t, const struct track *tr, char *buf, size_t n)
+{
+	return id_text(t, tr->pid_is_str, tr->pid, buf, n);
+}
+
+const char *track_tid_text(const struct trace *t, const struct track *tr, char *buf, size_t n)
+{
+	return id_text(t, tr->tid_is_str, tr->tid, buf, n);
+}
+
+const char *track_process_name(const struct trace *t, const struct track *tr)
+{
+	if (tr->process == TT_NONE || tr->process >= t->nprocesses)
+		return "";
+	return strtab_get(&t->strings, t->processes[tr->process].name);
+}
+
+void trace_warn(struct trace *t, const char *fmt, ...)
+{
+	va_list ap;
+	t->warnings = xreallocarray(t->warnings, t->nwarnings + 1, sizeof *t->warnings);
+	va_start(ap, fmt);
+	t->warnings[t->nwarnings++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void trace_free(struct trace *t)
+{
+	if (t == NULL)
+		return;
+	for (uint32_t i = 0; i < t->ntracks; i++) {
+		struct track *tr = &t->tracks[i];
+		for (uint16_t r = 0; r < tr->nrows; r++) {
+			free(tr->rows[r].idx);
+			free(tr->rows[r].block_sum);
+			free(tr->rows[r].max_tree);
+		}
+		free(tr->rows);
+		free(tr->slices);
+		free(tr->busy);
+		free(tr->busy_block_sum);
+	}
+	for (uint32_t i = 0; i < t->ncounters; i++) {
+		free(t->counters[i].ts);
+		free(t->counters[i].value);
+	}
+	for (uint32_t i = 0; i < t->nwarnings; i++)
+		free(t->warnings[i]);
+	free(t->warnings);
+	free(t->tracks);
+	free(t->processes);
+	free(t->gpu);
+	free(t->aside);
+	free(t->flows);
+	free(t->flow_ends);
+	free(t->instants);
+	free(t->mem);
+	free(t->counters);
+	free(t->steps);
+	free(t->devices);
+	free(t->path);
+	free(t->error);
+	strtab_free(&t->strings);
+	free(t);
+}

@@ -1,0 +1,310 @@
+/* model.h: the trace model of one file (one rank), read-only once loaded.
+ *
+ * Times are int64 nanoseconds relative to the file's time base (`base_ns` when the file
+ * has `baseTimeNanoseconds`, else 0: the absolute time of t is base_ns + t).
+ *
+ * Tracks come from (pid, tid). Each track holds its slices (X events and matched B/E
+ * pairs) in one array sorted by (start, longer first, file order), and an interval
+ * index over them (src/index.h): rows by depth, in which slices never overlap, each a
+ * list of slice indices in time order with sparse prefix sums of durations, plus the
+ * merged union of the track's busy time. Nothing is dropped: overlapping GPU slices
+ * get overflow rows, partially overlapping CPU slices get a row of their own.
+ *
+ * Bulk data is flat arrays indexed by uint32_t; strings are ids into `strings`. */
+#ifndef TT_MODEL_H
+#define TT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/strtab.h"
+
+#define TT_NONE UINT32_MAX
+
+enum track_kind {
+	TRACK_CPU,          /* a CPU thread */
+	TRACK_GPU_COMPUTE,  /* a GPU stream of kernels/memcpy/memset */
+	TRACK_GPU_COMM,     /* a GPU stream whose kernels are mostly NCCL/RCCL */
+	TRACK_OTHER,        /* pseudo-tracks: "Spans", "Traces", overhead... */
+};
+
+/* What a slice is, from its category (and name where the category is missing). */
+enum slice_class {
+	SC_OTHER,
+	SC_CPU_OP,          /* cpu_op, Operator, legacy exporter ops */
+	SC_USER_ANNOTATION, /* user_annotation (ProfilerStep#N, record_function) */
+	SC_PYTHON,          /* python_function */
+	SC_RUNTIME,         /* cuda_runtime, Runtime, cuda_driver */
+	SC_KERNEL,          /* kernel, Kernel, cuda_profiler_range */
+	SC_MEMCPY,          /* gpu_memcpy, Memcpy */
+	SC_MEMSET,          /* gpu_memset, Memset */
+	SC_GPU_ANNOTATION,  /* gpu_user_annotation */
+	SC_SYNC,            /* cuda_sync */
+	SC__COUNT
+};
+
+enum slice_flag {
+	SF_FROM_BE = 1,     /* a matched B/E pair */
+	SF_UNCLOSED = 2,    /* a B with no E: ends at the end of the trace */
+	SF_PARTIAL = 4,     /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
+};
+
+/* 40 bytes per slice: the trace's bulk. */
+struct slice {
+	int64_t ts;
+	int64_t dur;
+	uint64_t args;     /* (byte offset of args '{' << 24) | min(length, 2^24 - 1); 0: none */
+	uint32_t name;     /* string id */
+	uint32_t cat;      /* string id */
+	uint32_t gpu;      /* index into trace.gpu (kernels, memcpy/memset, runtime calls) or TT_NONE */
+	uint16_t depth;    /* row */
+	uint8_t cls;       /* enum slice_class */
+	uint8_t flags;     /* enum slice_flag */
+};
+
+struct slice_ref {
+	uint32_t track, idx;
+};
+
+/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. */
+struct gpu_info {
+	int64_t correlation;   /* -1 when absent */
+	int64_t external_id;   /* -1 when absent */
+	int64_t stream;        /* -1 when absent */
+	int64_t bytes;         /* memcpy/memset bytes, -1 when absent */
+	int32_t device;        /* -1 when absent */
+	int32_t grid[3], block[3];
+	float blocks_per_sm;   /* NAN when absent */
+	float occupancy;       /* est. achieved occupancy %, NAN when absent */
+	struct slice_ref self; /* the slice this belongs to */
+	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */
+};
+
+/* One row of a track: slices that never overlap, in time order. */
+struct row {
+	uint32_t *idx;         /* indices into track.slices, in time order */
+	uint32_t n;
+	int64_t *block_sum;    /* block_sum[b] = sum of durations of idx[0 .. b*ROW_BLOCK) */
+	uint32_t *max_tree;    /* segment tree over blocks: position of the longest slice */
+	int64_t max_dur;
+};
+#define ROW_BLOCK 16
+
+struct span {
+	int64_t start, end;
+};
+
+struct track {
+	enum track_kind kind;
+	bool pid_is_str, tid_is_str;
+	int64_t pid, tid;          /* numbers, or string ids when *_is_str */
+	uint32_t name;             /* thread_name, or a synthesised "thread N"/"stream N" */
+	uint32_t process;          /* index into trace.processes */
+	int32_t device;            /* GPU device for GPU tracks, else -1 */
+	int64_t stream;            /* GPU stream for GPU tracks, else -1 */
+	int64_t sort_index;        /* thread_sort_index, else INT64_MIN */
+	bool named;                /* thread_name seen */
+	uint32_t events;           /* events of any kind attributed to the track */
+
+	struct slice *slices;      /* sorted by (ts, dur descending, file order) */
+	uint32_t nslices, cap;
+	struct row *rows;
+	uint16_t nrows;
+	uint16_t annotation_rows;  /* GPU tracks: rows 0..n-1 hold gpu_user_annotation */
+
+	struct span *busy;         /* merged union of all slices */
+	uint32_t nbusy;
+	int64_t *busy_block_sum;
+	int64_t busy_total;
+	uint32_t gpu_slices;       /* kernels+memcpy+memset */
+	uint32_t comm_kernels;     /* NCCL/RCCL kernels */
+};
+
+struct process {
+	bool pid_is_str;
+	int64_t pid;
+	uint32_t name, labels;     /* string ids, 0 when absent */
+	int64_t sort_index;        /* INT64_MIN when absent */
+};
+
+struct flow_end {
+	uint64_t id;
+	int64_t ts;
+	uint32_t track;
+	uint32_t cat;
+	char ph;                   /* 's', 't' or 'f' */
+	char bp;
+};
+
+/* A flow: a start ('s') linked to a finish ('f') with the same (cat, id). */
+struct flow {
+	uint64_t id;
+	uint32_t cat;
+	struct slice_ref from, to; /* slices bound at each end, or {TT_NONE} */
+	int64_t ts_from, ts_to;
+};
+
+struct instant {
+	int64_t ts;
+	uint32_t name, cat, track;
+	char scope;
+};
+
+/* One sample of a [memory] event. */
+struct mem_sample {
+	int64_t ts;
+	int64_t total_allocated, total_reserved, bytes; /* -1 when absent */
+	int32_t device_type, device_id;                  /* -1 when absent */
+};
+
+/* A counter series ("C" events): one per (pid, name, key). */
+struct counter {
+	bool pid_is_str;
+	int64_t pid;
+	uint32_t name, key;
+	int64_t *ts;
+	double *value;
+	uint32_t n, cap;
+};
+
+struct step {
+	int64_t number;            /* N of ProfilerStep#N */
+	int64_t ts, dur;
+	struct slice_ref ref;
+	bool gpu;                  /* the gpu_user_annotation copy */
+};
+
+/* Data-quality counts, one per kind of oddity; quality.c names and explains them. */
+enum quality_kind {
+	Q_MALFORMED_EVENT,
+	Q_CONTROL_CHAR,
+	Q_BAD_ESCAPE,
+	Q_NONFINITE,
+	Q_INT_OVERFLOW,
+	Q_NOT_OBJECT,
+	Q_MISSING_TS,
+	Q_MISSING_PH,
+	Q_NEGATIVE_DUR,
+	Q_UNKNOWN_PH,
+	Q_SAMPLE_SKIPPED,
+	Q_ASYNC,
+	Q_UNMATCHED_END,
+	Q_UNCLOSED_BEGIN,
+	Q_DUP_METADATA,
+	Q_CONFLICT_METADATA,
+	Q_FLOW_NO_START,
+	Q_FLOW_NO_FINISH,
+	Q_FLOW_REPEATED_ID,
+	Q_FLOW_UNBOUND,
+	Q_CPU_PARTIAL_OVERLAP,
+	Q_GPU_OVERLAP,
+	Q_ZERO_DUR_KERNEL,
+	Q_TS_ZERO_OUTLIER,
+	Q_EXACT_DUPLICATE,
+	Q_KERNEL_NO_LAUNCH,
+	Q_INVALID_UTF8,
+	Q__COUNT
+};
+
+#define QUALITY_EXAMPLES 3
+
+struct quality_example {
+	uint64_t offset;           /* byte offset of the event in the decompressed stream */
+	int64_t ts;
+	uint32_t name;             /* string id */
+	uint32_t track;            /* or TT_NONE */
+};
+
+struct quality {
+	uint64_t count[Q__COUNT];
+	struct quality_example ex[Q__COUNT][QUALITY_EXAMPLES];
+};
+
+enum load_status {
+	LOAD_OK,
+	LOAD_TRUNCATED,            /* usable: what came before the cut */
+	LOAD_FAILED,               /* unusable: not a trace, cannot open, ... */
+};
+
+struct device_props {
+	int32_t id;
+	uint32_t name;             /* string id */
+	int32_t num_sms, max_threads_per_sm, compute_major, compute_minor;
+	int64_t total_global_mem;
+};
+
+struct trace {
+	char *path;
+	const char *codec;
+	enum load_status status;
+	char *error;               /* why it failed or was truncated, or NULL */
+	char **warnings;
+	uint32_t nwarnings;
+
+	struct strtab strings;
+	uint64_t bytes;            /* decompressed JSON bytes */
+	uint64_t file_bytes;
+	uint64_t events;           /* events read from traceEvents */
+	uint64_t count_by_ph[128];
+	double load_seconds;
+
+	bool has_base;
+	int64_t base_ns;
+	int64_t start, end;        /* span of drawn events (outliers set aside) */
+	bool legacy;               /* legacy exporter: bare array, no cat */
+
+	int32_t rank, world_size;  /* -1 when distributedInfo lacks them */
+	uint32_t backend;          /* string id */
+	uint32_t display_time_unit;
+	int32_t schema_version;    /* -1 when absent */
+	struct device_props *devices;
+	uint32_t ndevices;
+
+	struct track *tracks;
+	uint32_t ntracks;
+	struct process *processes;
+	uint32_t nprocesses;
+
+	struct gpu_info *gpu;
+	uint32_t ngpu, gpu_cap;
+	struct slice *aside;       /* outliers set aside (ts 0 kernels): not drawn, not counted */
+	uint32_t naside, aside_cap;
+
+	struct flow *flows;
+	uint32_t nflows;
+	struct flow_end *flow_ends; /* raw ends, freed after linking */
+	uint32_t nflow_ends, flow_ends_cap;
+
+	struct instant *instants;
+	uint32_t ninstants, instants_cap;
+	struct mem_sample *mem;
+	uint32_t nmem, mem_cap;
+	struct counter *counters;
+	uint32_t ncounters;
+	struct step *steps;        /* CPU steps first, then GPU, each in time order */
+	uint32_t nsteps;
+
+	uint64_t async_events;
+	struct quality quality;
+};
+
+/* Returns the class of a slice of category CAT (may be empty) and name NAME. */
+enum slice_class model_classify(const char *cat, uint32_t catlen);
+/* "cpu_thread", "gpu_compute", "gpu_comm", "other". */
+const char *track_kind_name(enum track_kind k);
+/* A stable short name for a quality kind ("malformed_events") and one sentence on it. */
+const char *quality_key(enum quality_kind q);
+const char *quality_text(enum quality_kind q);
+/* True when NAME looks like a NCCL/RCCL kernel (case-insensitive "nccl"/"rccl" prefix). */
+bool model_is_comm_kernel(const char *name);
+/* Formats the track's pid or tid into BUF (strings as their text). Returns BUF. */
+const char *track_pid_text(const struct trace *t, const struct track *tr, char *buf, size_t n);
+const char *track_tid_text(const struct trace *t, const struct track *tr, char *buf, size_t n);
+/* The process name of a track ("" when unknown). */
+const char *track_process_name(const struct trace *t, const struct track *tr);
+/* Appends an allocated warning to the trace. */
+void trace_warn(struct trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Frees the trace and everything it owns. NULL is a no-op. */
+void trace_free(struct trace *t);
+
+#endif

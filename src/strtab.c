@@ -1,0 +1,144 @@
+/* strtab.c: string interning with open addressing over a chunked arena. */
+#include "src/strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+
+#define CHUNK_SIZE (256u << 10)
+
+struct strtab_chunk {
+	struct strtab_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+uint64_t strtab_hash(const char *p, size_t n)
+{
+	const uint64_t m = 0x9e3779b97f4a7c15ull;
+	uint64_t h = 0x243f6a8885a308d3ull ^ (n * m);
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+		p += 8;
+		n -= 8;
+	}
+	if (n > 0) {
+		uint64_t w = 0;
+		memcpy(&w, p, n);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+	}
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return h;
+}
+
+static char *arena_alloc(struct strtab *t, size_t n)
+{
+	struct strtab_chunk *c = t->chunks;
+	if (c == NULL || c->size - c->used < n) {
+		size_t size = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
+		struct strtab_chunk *nc = xmalloc(sizeof *nc + size);
+		nc->used = 0;
+		nc->size = size;
+		if (c != NULL && n > CHUNK_SIZE / 4) {
+			/* a big string gets its own chunk, kept behind the current one */
+			nc->next = c->next;
+			c->next = nc;
+		} else {
+			nc->next = c;
+			t->chunks = nc;
+		}
+		c = nc;
+	}
+	char *p = c->data + c->used;
+	c->used += n;
+	t->bytes += n;
+	return p;
+}
+
+static void grow_slots(struct strtab *t)
+{
+	uint32_t ns = t->nslots ? t->nslots * 2 : 1024;
+	uint32_t *slots = xcalloc(ns, sizeof *slots);
+	for (uint32_t id = 0; id < t->n; id++) {
+		uint32_t i = (uint32_t)t->hashes[id] & (ns - 1);
+		while (slots[i] != 0)
+			i = (i + 1) & (ns - 1);
+		slots[i] = id + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = ns;
+}
+
+void strtab_init(struct strtab *t)
+{
+	memset(t, 0, sizeof *t);
+	strtab_intern(t, "", 0);
+}
+
+void strtab_free(struct strtab *t)
+{
+	struct strtab_chunk *c = t->chunks;
+	while (c != NULL) {
+		struct strtab_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(t->str);
+	free(t->len);
+	free(t->slots);
+	free(t->hashes);
+	memset(t, 0, sizeof *t);
+}
+
+uint32_t strtab_find(const struct strtab *t, const char *p, size_t n)
+{
+	uint64_t h = strtab_hash(p, n);
+	if (t->nslots == 0)
+		return UINT32_MAX;
+	for (uint32_t i = (uint32_t)h & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
+		uint32_t s = t->slots[i];
+		if (s == 0)
+			return UINT32_MAX;
+		if (t->hashes[s - 1] == h && t->len[s - 1] == n && memcmp(t->str[s - 1], p, n) == 0)
+			return s - 1;
+	}
+}
+
+uint32_t strtab_intern(struct strtab *t, const char *p, size_t n)
+{
+	uint64_t h = strtab_hash(p, n);
+	uint32_t i;
+
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	if ((uint64_t)(t->n + 1) * 2 > t->nslots)
+		grow_slots(t);
+	for (i = (uint32_t)h & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
+		uint32_t s = t->slots[i];
+		if (s == 0)
+			break;
+		if (t->hashes[s - 1] == h && t->len[s - 1] == n && memcmp(t->str[s - 1], p, n) == 0)
+			return s - 1;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		t->str = xreallocarray(t->str, t->cap, sizeof *t->str);
+		t->len = xreallocarray(t->len, t->cap, sizeof *t->len);
+		t->hashes = xreallocarray(t->hashes, t->cap, sizeof *t->hashes);
+	}
+	char *d = arena_alloc(t, n + 1);
+	memcpy(d, p, n);
+	d[n] = '\0';
+	t->str[t->n] = d;
+	t->len[t->n] = (uint32_t)n;
+	t->hashes[t->n] = h;
+	t->slots[i] = t->n + 1;
+	return t->n++;
+}

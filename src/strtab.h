@@ -1,0 +1,34 @@
+/* strtab.h: interned strings. Each distinct byte string gets a dense uint32_t id; the
+ * bytes live in an arena that never moves, so returned pointers stay valid until
+ * strtab_free. Id 0 is always the empty string. */
+#ifndef TT_STRTAB_H
+#define TT_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab_chunk;
+
+struct strtab {
+	const char **str;     /* by id: NUL-terminated bytes (may hold inner NULs) */
+	uint32_t *len;        /* by id */
+	uint32_t n, cap;
+	uint32_t *slots;      /* open addressing: id + 1, 0 = empty */
+	uint64_t *hashes;     /* by id */
+	uint32_t nslots;
+	struct strtab_chunk *chunks;
+	size_t bytes;         /* arena bytes in use */
+};
+
+void strtab_init(struct strtab *t);
+void strtab_free(struct strtab *t);
+/* Returns the id of the N bytes at P, adding them if new. */
+uint32_t strtab_intern(struct strtab *t, const char *p, size_t n);
+/* Returns the id of the bytes if present, else UINT32_MAX. */
+uint32_t strtab_find(const struct strtab *t, const char *p, size_t n);
+static inline const char *strtab_get(const struct strtab *t, uint32_t id) { return t->str[id]; }
+static inline uint32_t strtab_len(const struct strtab *t, uint32_t id) { return t->len[id]; }
+/* A 64-bit hash of N bytes (also used for flow ids given as strings). */
+uint64_t strtab_hash(const char *p, size_t n);
+
+#endif

@@ -1,0 +1,186 @@
+/* main.c: command line, loading, and the choice between the reports and the timeline. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "src/load.h"
+#include "src/xalloc.h"
+#include "ui/dump.h"
+#include "ui/escape.h"
+#include "ui/report.h"
+
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_NONE, MODE_CHECK, MODE_DUMP };
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ttrace [OPTIONS] TRACE...\n"
+	      "View and analyse PyTorch profiler traces (Chrome trace-event JSON, plain, .gz or .zst;\n"
+	      "TRACE may be - for standard input).\n"
+	      "\n"
+	      "Reports (written without a terminal):\n"
+	      "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
+	      "                         self CPU time, top kernels by GPU time, data quality\n"
+	      "      --report=none      load and index only (for benchmarks); prints nothing\n"
+	      "      --json             write the report as one JSON object\n"
+	      "      --check            list data-quality findings with examples\n"
+	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
+	      "\n"
+	      "Other options:\n"
+	      "  -q, --quiet            do not print warnings or progress on stderr\n"
+	      "      --progress         show loading progress even when stderr is not a terminal\n"
+	      "  -h, --help             show this help and exit\n"
+	      "  -V, --version          show the version and exit\n"
+	      "\n"
+	      "Without a report option ttrace prints the summary report (the interactive timeline\n"
+	      "is not built yet).\n"
+	      "Exit status: 0 when every file could be used (perhaps with warnings), 1 when a file\n"
+	      "was unusable, 2 on a usage error.\n"
+	      "See ttrace(1) for the definitions of every figure.\n",
+	      f);
+}
+
+static void print_warnings(const struct trace *t)
+{
+	const uint32_t max_lines = 12;
+	for (uint32_t i = 0; i < t->nwarnings && i < max_lines; i++) {
+		fputs("ttrace: warning: ", stderr);
+		escape_term(stderr, t->warnings[i], strlen(t->warnings[i]));
+		fputc('\n', stderr);
+	}
+	if (t->nwarnings > max_lines)
+		fprintf(stderr, "ttrace: warning: ... and %u more warnings (see --check)\n", t->nwarnings - max_lines);
+	uint64_t skipped = t->quality.count[Q_MALFORMED_EVENT] + t->quality.count[Q_NOT_OBJECT];
+	if (skipped > 0) {
+		fputs("ttrace: warning: ", stderr);
+		escape_term(stderr, t->path, strlen(t->path));
+		fprintf(stderr, ": skipped %llu malformed events\n", (unsigned long long)skipped);
+	}
+	if (t->quality.count[Q_CONTROL_CHAR] + t->quality.count[Q_BAD_ESCAPE] + t->quality.count[Q_INVALID_UTF8] +
+	        t->quality.count[Q_NONFINITE] > 0) {
+		fputs("ttrace: warning: ", stderr);
+		escape_term(stderr, t->path, strlen(t->path));
+		fprintf(stderr, ": kept %llu control characters, %llu invalid escapes, %llu strings with invalid UTF-8, "
+		                "%llu non-finite numbers (shown escaped; see --check)\n",
+		        (unsigned long long)t->quality.count[Q_CONTROL_CHAR],
+		        (unsigned long long)t->quality.count[Q_BAD_ESCAPE],
+		        (unsigned long long)t->quality.count[Q_INVALID_UTF8],
+		        (unsigned long long)t->quality.count[Q_NONFINITE]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	enum mode mode = MODE_DEFAULT;
+	bool json = false, quiet = false, force_progress = false;
+	static const struct option longopts[] = {
+		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
+		{ "check", no_argument, NULL, 'c' },        { "dump-model", no_argument, NULL, 'D' },
+		{ "quiet", no_argument, NULL, 'q' },        { "progress", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (strcmp(optarg, "summary") == 0) {
+				mode = MODE_SUMMARY;
+			} else if (strcmp(optarg, "none") == 0) {
+				mode = MODE_NONE;
+			} else {
+				fprintf(stderr, "ttrace: unknown report '%s' (known: summary, none)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			mode = MODE_CHECK;
+			break;
+		case 'D':
+			mode = MODE_DUMP;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'P':
+			force_progress = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("ttrace %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			fputs("Try 'ttrace --help' for more information.\n", stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
+		return 2;
+	}
+	if (json && mode != MODE_SUMMARY && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary\n", stderr);
+		return 2;
+	}
+
+	int n = argc - optind;
+	struct trace **traces = xcalloc((size_t)n, sizeof *traces);
+	struct load_options opt = { 0 };
+	if (!quiet && (force_progress || isatty(STDERR_FILENO)))
+		opt.progress = stderr;
+	opt.progress_after = force_progress ? 0 : 0.5;
+	load_traces(argv + optind, n, &opt, traces);
+
+	int status = 0;
+	for (int i = 0; i < n; i++) {
+		struct trace *t = traces[i];
+		if (t->status == LOAD_FAILED) {
+			fputs("ttrace: ", stderr);
+			escape_term(stderr, t->error ? t->error : "cannot load", strlen(t->error ? t->error : "cannot load"));
+			fputc('\n', stderr);
+			status = 1;
+			continue;
+		}
+		if (!quiet && mode != MODE_CHECK) {
+			if (t->status == LOAD_TRUNCATED) {
+				fputs("ttrace: warning: ", stderr);
+				escape_term(stderr, t->error, strlen(t->error));
+				fputc('\n', stderr);
+			}
+			print_warnings(t);
+		}
+	}
+	switch (mode) {
+	case MODE_NONE:
+		break;
+	case MODE_CHECK:
+		report_check(stdout, traces, n);
+		break;
+	case MODE_DUMP:
+		for (int i = 0; i < n; i++)
+			if (traces[i]->status != LOAD_FAILED)
+				dump_model(stdout, traces[i]);
+		break;
+	case MODE_DEFAULT:
+	case MODE_SUMMARY:
+		report_summary(stdout, traces, n, json);
+		break;
+	}
+	for (int i = 0; i < n; i++)
+		trace_free(traces[i]);
+	free(traces);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fputs("ttrace: error writing standard output\n", stderr);
+		return status ? status : 2;
+	}
+	return status;
+}

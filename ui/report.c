@@ -1,0 +1,441 @@
+/* report.c: the non-interactive reports (--report=summary [--json], --check). Every
+ * string taken from a trace goes through ui/escape.h. */
+#include "config.h"
+#include "ui/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/index.h"
+#include "src/tables.h"
+#include "src/timefmt.h"
+#include "src/xalloc.h"
+#include "ui/escape.h"
+#include "ui/jsonw.h"
+
+#define TOP_N 20
+#define NAME_COLS 100
+
+static const char *str(const struct trace *t, uint32_t id) { return strtab_get(&t->strings, id); }
+
+static void put_name(FILE *f, const struct trace *t, uint32_t id, size_t max)
+{
+	char buf[4 * NAME_COLS + 64];
+	const char *s = str(t, id);
+	uint32_t n = strtab_len(&t->strings, id);
+	if (max > NAME_COLS)
+		max = NAME_COLS;
+	escape_term_buf(s, n, buf, max + 1);
+	fputs(buf, f);
+	if (strlen(buf) < n && strlen(buf) >= max)
+		fputs("...", f);
+}
+
+static void track_label(const struct trace *t, const struct track *tr, char *buf, size_t n)
+{
+	char pid[64], tid[64], name[160], proc[96];
+	escape_term_buf(str(t, tr->name), strtab_len(&t->strings, tr->name), name, sizeof name);
+	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) {
+		snprintf(buf, n, "GPU %d %s", tr->device, name);
+		return;
+	}
+	track_pid_text(t, tr, pid, sizeof pid);
+	track_tid_text(t, tr, tid, sizeof tid);
+	const char *pn = track_process_name(t, tr);
+	escape_term_buf(pn, strlen(pn), proc, sizeof proc);
+	char epid[96];
+	escape_term_buf(pid, strlen(pid), epid, sizeof epid);
+	if (proc[0])
+		snprintf(buf, n, "%s [pid %s] %s", proc, epid, name);
+	else
+		snprintf(buf, n, "[pid %s] %s", epid, name);
+}
+
+static uint32_t *track_order(const struct trace *t);
+
+static void summary_text(FILE *f, const struct trace *t)
+{
+	char a[64], b[64], c[64];
+
+	fprintf(f, "== ");
+	escape_term(f, t->path, strlen(t->path));
+	fprintf(f, " (%s, %s of JSON, %" PRIu64 " events, loaded in %.2f s)\n", t->codec,
+	        timefmt_bytes((double)t->bytes, a, sizeof a), t->events, t->load_seconds);
+	if (t->status == LOAD_TRUNCATED) {
+		fprintf(f, "   TRUNCATED: ");
+		escape_term(f, t->error, strlen(t->error));
+		fputc('\n', f);
+	}
+	if (t->rank >= 0)
+		fprintf(f, "   rank %d of %d%s%s%s\n", t->rank, t->world_size, t->backend ? " (" : "",
+		        t->backend ? str(t, t->backend) : "", t->backend ? ")" : "");
+	else
+		fprintf(f, "   rank: unknown (no distributedInfo)\n");
+	if (t->has_base)
+		fprintf(f, "   time base: baseTimeNanoseconds %" PRId64 " (times below are relative to the trace start)\n",
+		        t->base_ns);
+	fprintf(f, "   span: %s (from %s to %s in file time)\n", timefmt_dur(t->end - t->start, a, sizeof a),
+	        timefmt_offset(t->start, b, sizeof b), timefmt_offset(t->end, c, sizeof c));
+	{
+		uint32_t ncpu = 0;
+		for (uint32_t i = 0; i < t->nsteps; i++)
+			ncpu += !t->steps[i].gpu;
+		if (ncpu > 0)
+			fprintf(f, "   steps: %u (ProfilerStep#%" PRId64 "..#%" PRId64 ")\n", ncpu, t->steps[0].number,
+			        t->steps[ncpu - 1].number);
+		else
+			fprintf(f, "   steps: none (no ProfilerStep#N)\n");
+	}
+	fprintf(f, "   events: %" PRIu64 " X, %" PRIu64 " B/E, %" PRIu64 " instants, %" PRIu64 " counters, %" PRIu64
+	           " flow, %" PRIu64 " metadata, %" PRIu64 " async\n",
+	        t->count_by_ph['X'], t->count_by_ph['B'] + t->count_by_ph['E'],
+	        t->count_by_ph['i'] + t->count_by_ph['I'], t->count_by_ph['C'],
+	        t->count_by_ph['s'] + t->count_by_ph['t'] + t->count_by_ph['f'], t->count_by_ph['M'], t->async_events);
+
+	fprintf(f, "\n   Tracks (busy = union of the track's slices)\n");
+	fprintf(f, "   %-12s %10s %8s %12s  %s\n", "kind", "events", "depth", "busy", "track");
+	uint32_t *order = track_order(t);
+	for (uint32_t k = 0; k < t->ntracks; k++) {
+		const struct track *tr = &t->tracks[order[k]];
+		char label[400];
+		track_label(t, tr, label, sizeof label);
+		fprintf(f, "   %-12s %10u %8u %12s  %s\n", track_kind_name(tr->kind), tr->events, tr->nrows,
+		        timefmt_dur(tr->busy_total, a, sizeof a), label);
+	}
+	free(order);
+
+	uint32_t nops, nk;
+	struct op_stat *ops = tables_ops(t, &nops);
+	fprintf(f, "\n   Top %d operators by self CPU time (self = duration minus direct children on the thread)\n",
+	        TOP_N);
+	if (nops == 0)
+		fprintf(f, "   (no operators)\n");
+	else
+		fprintf(f, "   %12s %12s %8s  %s\n", "self", "total", "calls", "name");
+	for (uint32_t i = 0; i < nops && i < TOP_N; i++) {
+		fprintf(f, "   %12s %12s %8" PRIu64 "  ", timefmt_dur(ops[i].self, a, sizeof a),
+		        timefmt_dur(ops[i].total, b, sizeof b), ops[i].calls);
+		put_name(f, t, ops[i].name, 80);
+		fputc('\n', f);
+	}
+	free(ops);
+	struct kernel_stat *ks = tables_kernels(t, &nk);
+	fprintf(f, "\n   Top %d kernels by total GPU time (sum of durations)\n", TOP_N);
+	if (nk == 0)
+		fprintf(f, "   (no kernels)\n");
+	else
+		fprintf(f, "   %12s %8s %12s %12s %12s  %s\n", "total", "calls", "mean", "min", "max", "name");
+	for (uint32_t i = 0; i < nk && i < TOP_N; i++) {
+		char d[64], e[64];
+		fprintf(f, "   %12s %8" PRIu64 " %12s %12s %12s  ", timefmt_dur(ks[i].total, a, sizeof a), ks[i].calls,
+		        timefmt_dur(ks[i].total / (int64_t)ks[i].calls, b, sizeof b), timefmt_dur(ks[i].min, d, sizeof d),
+		        timefmt_dur(ks[i].max, e, sizeof e));
+		put_name(f, t, ks[i].name, 60);
+		fputc('\n', f);
+	}
+	free(ks);
+
+	fprintf(f, "\n   Data quality\n");
+	bool any = false;
+	for (int q = 0; q < Q__COUNT; q++) {
+		if (t->quality.count[q] == 0)
+			continue;
+		any = true;
+		fprintf(f, "   %10" PRIu64 "  %-28s %s\n", t->quality.count[q], quality_key(q), quality_text(q));
+	}
+	if (!any)
+		fprintf(f, "   nothing odd found\n");
+	fputc('\n', f);
+}
+
+static const struct trace *order_trace;
+
+static int track_cmp(const void *a, const void *b)
+{
+	const struct track *x = &order_trace->tracks[*(const uint32_t *)a];
+	const struct track *y = &order_trace->tracks[*(const uint32_t *)b];
+	int gx = x->kind == TRACK_CPU ? 0 : x->kind == TRACK_OTHER ? 2 : 1;
+	int gy = y->kind == TRACK_CPU ? 0 : y->kind == TRACK_OTHER ? 2 : 1;
+	if (gx != gy)
+		return gx - gy;
+	if (gx == 1) {
+		if (x->device != y->device)
+			return x->device < y->device ? -1 : 1;
+		if (x->stream != y->stream)
+			return x->stream < y->stream ? -1 : 1;
+	}
+	if (x->pid_is_str != y->pid_is_str)
+		return x->pid_is_str ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->sort_index != y->sort_index)
+		return x->sort_index < y->sort_index ? -1 : 1;
+	if (x->tid_is_str != y->tid_is_str)
+		return x->tid_is_str ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+/* Tracks in display order: CPU threads by pid then sort index then tid, then GPU streams
+ * by device and stream, then the rest. The caller frees the result. */
+static uint32_t *track_order(const struct trace *t)
+{
+	uint32_t *o = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *o);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		o[i] = i;
+	order_trace = t;
+	qsort(o, t->ntracks, sizeof *o, track_cmp);
+	return o;
+}
+
+static void summary_json(struct jsonw *w, const struct trace *t)
+{
+	char buf[128];
+	jsonw_object(w);
+	jsonw_key(w, "path");
+	jsonw_str(w, t->path);
+	jsonw_key(w, "status");
+	jsonw_str(w, t->status == LOAD_OK ? "ok" : t->status == LOAD_TRUNCATED ? "truncated" : "failed");
+	jsonw_key(w, "error");
+	if (t->error)
+		jsonw_str(w, t->error);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "codec");
+	jsonw_str(w, t->codec);
+	jsonw_key(w, "json_bytes");
+	jsonw_uint(w, t->bytes);
+	jsonw_key(w, "file_bytes");
+	jsonw_uint(w, t->file_bytes);
+	jsonw_key(w, "events");
+	jsonw_uint(w, t->events);
+	jsonw_key(w, "events_by_phase");
+	jsonw_object(w);
+	for (int c = 0; c < 128; c++) {
+		if (t->count_by_ph[c] == 0)
+			continue;
+		if (c > 0x20 && c < 0x7f)
+			snprintf(buf, sizeof buf, "%c", c);
+		else
+			snprintf(buf, sizeof buf, "0x%02x", c);
+		jsonw_key(w, buf);
+		jsonw_uint(w, t->count_by_ph[c]);
+	}
+	jsonw_end_object(w);
+	jsonw_key(w, "rank");
+	if (t->rank >= 0)
+		jsonw_int(w, t->rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "world_size");
+	if (t->world_size >= 0)
+		jsonw_int(w, t->world_size);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "base_time_ns");
+	if (t->has_base)
+		jsonw_int(w, t->base_ns);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "start_ns");
+	jsonw_int(w, t->start);
+	jsonw_key(w, "end_ns");
+	jsonw_int(w, t->end);
+	jsonw_key(w, "span_ns");
+	jsonw_int(w, t->end - t->start);
+	jsonw_key(w, "legacy_format");
+	jsonw_bool(w, t->legacy);
+	jsonw_key(w, "steps");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < t->nsteps; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "number");
+		jsonw_int(w, t->steps[i].number);
+		jsonw_key(w, "side");
+		jsonw_str(w, t->steps[i].gpu ? "gpu" : "cpu");
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, t->steps[i].ts);
+		jsonw_key(w, "dur_ns");
+		jsonw_int(w, t->steps[i].dur);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+
+	jsonw_key(w, "tracks");
+	jsonw_array(w);
+	uint32_t *order = track_order(t);
+	for (uint32_t k = 0; k < t->ntracks; k++) {
+		const struct track *tr = &t->tracks[order[k]];
+		jsonw_object(w);
+		jsonw_key(w, "kind");
+		jsonw_str(w, track_kind_name(tr->kind));
+		jsonw_key(w, "pid");
+		if (tr->pid_is_str)
+			jsonw_str(w, str(t, (uint32_t)tr->pid));
+		else
+			jsonw_int(w, tr->pid);
+		jsonw_key(w, "tid");
+		if (tr->tid_is_str)
+			jsonw_str(w, str(t, (uint32_t)tr->tid));
+		else
+			jsonw_int(w, tr->tid);
+		jsonw_key(w, "name");
+		jsonw_strn(w, str(t, tr->name), strtab_len(&t->strings, tr->name));
+		jsonw_key(w, "process");
+		jsonw_str(w, track_process_name(t, tr));
+		if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) {
+			jsonw_key(w, "device");
+			jsonw_int(w, tr->device);
+			jsonw_key(w, "stream");
+			jsonw_int(w, tr->stream);
+		}
+		jsonw_key(w, "events");
+		jsonw_uint(w, tr->events);
+		jsonw_key(w, "slices");
+		jsonw_uint(w, tr->nslices);
+		jsonw_key(w, "rows");
+		jsonw_uint(w, tr->nrows);
+		jsonw_key(w, "busy_ns");
+		jsonw_int(w, tr->busy_total);
+		jsonw_end_object(w);
+	}
+	free(order);
+	jsonw_end_array(w);
+
+	uint32_t nops, nk;
+	struct op_stat *ops = tables_ops(t, &nops);
+	jsonw_key(w, "top_operators");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < nops && i < TOP_N; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "name");
+		jsonw_strn(w, str(t, ops[i].name), strtab_len(&t->strings, ops[i].name));
+		jsonw_key(w, "calls");
+		jsonw_uint(w, ops[i].calls);
+		jsonw_key(w, "self_ns");
+		jsonw_int(w, ops[i].self);
+		jsonw_key(w, "total_ns");
+		jsonw_int(w, ops[i].total);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	free(ops);
+	struct kernel_stat *ks = tables_kernels(t, &nk);
+	jsonw_key(w, "top_kernels");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < nk && i < TOP_N; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "name");
+		jsonw_strn(w, str(t, ks[i].name), strtab_len(&t->strings, ks[i].name));
+		jsonw_key(w, "calls");
+		jsonw_uint(w, ks[i].calls);
+		jsonw_key(w, "total_ns");
+		jsonw_int(w, ks[i].total);
+		jsonw_key(w, "mean_ns");
+		jsonw_int(w, ks[i].total / (int64_t)ks[i].calls);
+		jsonw_key(w, "min_ns");
+		jsonw_int(w, ks[i].min);
+		jsonw_key(w, "max_ns");
+		jsonw_int(w, ks[i].max);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	free(ks);
+
+	jsonw_key(w, "quality");
+	jsonw_object(w);
+	for (int q = 0; q < Q__COUNT; q++) {
+		jsonw_key(w, quality_key(q));
+		jsonw_uint(w, t->quality.count[q]);
+	}
+	jsonw_end_object(w);
+	jsonw_key(w, "warnings");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < t->nwarnings; i++)
+		jsonw_str(w, t->warnings[i]);
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+void report_summary(FILE *f, struct trace *const *traces, int n, bool json)
+{
+	if (json) {
+		struct jsonw w;
+		jsonw_init(&w, f);
+		jsonw_object(&w);
+		jsonw_key(&w, "ttrace_version");
+		jsonw_str(&w, PACKAGE_VERSION);
+		jsonw_key(&w, "files");
+		jsonw_array(&w);
+		for (int i = 0; i < n; i++)
+			if (traces[i]->status != LOAD_FAILED)
+				summary_json(&w, traces[i]);
+		jsonw_end_array(&w);
+		jsonw_end_object(&w);
+		jsonw_finish(&w);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (traces[i]->status != LOAD_FAILED)
+			summary_text(f, traces[i]);
+}
+
+void report_check(FILE *f, struct trace *const *traces, int n)
+{
+	char a[64];
+	for (int i = 0; i < n; i++) {
+		const struct trace *t = traces[i];
+		fputs("== ", f);
+		escape_term(f, t->path, strlen(t->path));
+		fputc('\n', f);
+		if (t->status == LOAD_FAILED) {
+			fputs("   unusable: ", f);
+			escape_term(f, t->error ? t->error : "?", strlen(t->error ? t->error : "?"));
+			fputs("\n\n", f);
+			continue;
+		}
+		if (t->status == LOAD_TRUNCATED) {
+			fputs("   truncated: ", f);
+			escape_term(f, t->error, strlen(t->error));
+			fputc('\n', f);
+		}
+		bool any = t->status == LOAD_TRUNCATED;
+		for (int q = 0; q < Q__COUNT; q++) {
+			uint64_t c = t->quality.count[q];
+			if (c == 0)
+				continue;
+			any = true;
+			fprintf(f, "   %s: %" PRIu64 " (%s)\n", quality_key(q), c, quality_text(q));
+			for (int k = 0; k < QUALITY_EXAMPLES && (uint64_t)k < c; k++) {
+				const struct quality_example *e = &t->quality.ex[q][k];
+				if (e->name == 0 && e->offset == 0 && e->ts == 0)
+					continue;
+				fputs("      e.g. ", f);
+				if (e->offset)
+					fprintf(f, "near byte %" PRIu64 ", ", e->offset);
+				if (q != Q_INVALID_UTF8)
+					fprintf(f, "ts %s, ", timefmt_offset(e->ts, a, sizeof a));
+				fputc('"', f);
+				put_name(f, t, e->name, 80);
+				fputc('"', f);
+				if (e->track != TT_NONE && e->track < t->ntracks) {
+					char label[400];
+					track_label(t, &t->tracks[e->track], label, sizeof label);
+					fprintf(f, " on %s", label);
+				}
+				fputc('\n', f);
+			}
+		}
+		for (uint32_t w = 0; w < t->nwarnings; w++) {
+			any = true;
+			fputs("   warning: ", f);
+			escape_term(f, t->warnings[w], strlen(t->warnings[w]));
+			fputc('\n', f);
+		}
+		if (!any)
+			fputs("   no findings\n", f);
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,17 @@
+/* report.h: text and JSON reports written without a terminal. */
+#ifndef TT_REPORT_H
+#define TT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "src/model.h"
+
+/* Writes the summary of each usable trace (rank, span, events, tracks, top operators by
+ * self CPU time, top kernels by total GPU time, data-quality counts) as text, or as one
+ * JSON object {"ttrace_version", "files": [...]} when JSON is set. */
+void report_summary(FILE *f, struct trace *const *traces, int n, bool json);
+/* Writes the data-quality findings of each trace, with up to three examples each. */
+void report_check(FILE *f, struct trace *const *traces, int n);
+
+#endif
