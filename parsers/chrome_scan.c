@@ -587,7 +587,7 @@ static enum step lex_time(struct scanner *s, const char **pp, int64_t *ns, bool 
 	if (scan_parse_us_as_ns(p, end, ns) == 0)
 		*ok = true;
 	else
-		problem(s, SO_INT_OVERFLOW, p, "time out of range, read as missing");
+		problem(s, SO_INT_OVERFLOW, p, "time is not a valid number or is out of range: read as missing");
 	*pp = end;
 	return ST_OK;
 }
@@ -1126,7 +1126,9 @@ static const char *resync(struct scanner *s, const char *from, const char **scan
 				*scan_point = q;
 				return NULL;
 			}
-			if (*r == '{')
+			/* "}, {" starts the next event; "}, 7" or "}, [" an element that is not
+			 * one; "}, \"" is more likely the next key of an object inside the event. */
+			if (*r != '"' && *r != '}' && *r != ']' && *r != ':' && *r != ',')
 				return r;
 		} else if (*r == ']') {
 			return r;

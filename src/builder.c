@@ -14,6 +14,10 @@
 #include "src/index.h"
 #include "src/xalloc.h"
 
+/* Times must lie within this many ns (146 years) of the time base, so that slice ends
+ * (ts + dur) and spans (end - start) never overflow int64. */
+#define TIME_LIMIT ((int64_t)1 << 62)
+
 struct open_b {
 	int64_t ts;
 	uint64_t args, offset;
@@ -73,7 +77,8 @@ static void qnote(struct builder *b, enum quality_kind k, const struct scan_even
 
 static uint32_t intern(struct builder *b, const struct scan_str *s)
 {
-	return strtab_intern(&b->t->strings, s->p, s->len);
+	/* an absent field is {NULL, 0}: memcmp must not see the NULL */
+	return strtab_intern(&b->t->strings, s->p != NULL ? s->p : "", s->len);
 }
 
 static void id_key(struct builder *b, const struct scan_id *id, bool *is_str, int64_t *v)
@@ -289,6 +294,8 @@ static void on_slice(struct builder *b, const struct scan_event *ev)
 		qnote(b, Q_NEGATIVE_DUR, ev, name, ti);
 		dur = 0;
 	}
+	if (dur > TIME_LIMIT - ev->ts)
+		dur = TIME_LIMIT - ev->ts;
 	push_slice(b, ti, ev, ev->ts, dur, name, cat, pack_args(ev), 0);
 }
 
@@ -514,7 +521,7 @@ static void on_event(void *ctx, const struct scan_event *ev)
 		qnote(b, Q_MISSING_PH, ev, intern(b, &ev->name), TT_NONE);
 		return;
 	}
-	if (!ev->has_ts && ev->ph != 'M') {
+	if (ev->ph != 'M' && (!ev->has_ts || ev->ts <= -TIME_LIMIT || ev->ts >= TIME_LIMIT)) {
 		qnote(b, Q_MISSING_TS, ev, intern(b, &ev->name), TT_NONE);
 		return;
 	}
@@ -561,7 +568,7 @@ static void on_event(void *ctx, const struct scan_event *ev)
 static int64_t json_int(const cJSON *o, const char *key, int64_t dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
+	if (cJSON_IsNumber(v) && v->valuedouble >= -9.2e18 && v->valuedouble <= 9.2e18)
 		return (int64_t)v->valuedouble;
 	if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
 		char *end;

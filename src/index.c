@@ -190,7 +190,7 @@ static void set_aside_outliers(struct trace *t)
 		if (t->flow_ends[i].ts != 0)
 			t->flow_ends[w++] = t->flow_ends[i];
 	t->nflow_ends = w;
-	trace_warn(t, "%llu events at ts 0 lie far from the rest of the trace: set aside (not drawn, not counted)",
+	trace_warn(t, "%llu events at ts 0 lie far from the rest of the trace: set aside (not drawn, not in busy time or tables)",
 	           (unsigned long long)t->quality.count[Q_TS_ZERO_OUTLIER]);
 }
 
@@ -446,9 +446,12 @@ static void build_busy(struct track *tr)
 	struct span *v = NULL;
 	int64_t total = 0;
 
+	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		const struct slice *s = &tr->slices[i];
 		int64_t e = slice_end(s);
+		if (gpu && s->cls == SC_GPU_ANNOTATION)
+			continue;
 		if (n > 0 && s->ts <= v[n - 1].end) {
 			if (e > v[n - 1].end)
 				v[n - 1].end = e;
@@ -604,7 +607,8 @@ static void link_flows(struct trace *t)
 	struct flow_end *e = t->flow_ends;
 	uint32_t n = t->nflow_ends, cap = 0;
 
-	qsort(e, n, sizeof *e, flow_end_cmp);
+	if (n > 0)
+		qsort(e, n, sizeof *e, flow_end_cmp);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i, starts = 0, finishes = 0;
 		while (j < n && e[j].cat == e[i].cat && e[j].id == e[i].id) {
@@ -694,7 +698,8 @@ static void find_steps(struct trace *t)
 			st->gpu = tr->kind != TRACK_CPU;
 		}
 	}
-	qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
+	if (t->nsteps > 0)
+		qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
 }
 
 static void compute_span(struct trace *t)

@@ -20,7 +20,8 @@ void index_row_range(const struct track *tr, uint16_t r, int64_t t0, int64_t t1,
                      uint32_t *last);
 /* Time in [t0, t1) covered by the slices of row R. */
 int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t1);
-/* Time in [t0, t1) during which anything runs on the track (union of all rows). */
+/* Time in [t0, t1) during which anything runs on the track (union of all rows; on GPU
+ * tracks of kernels, memcpys and memsets only, not gpu_user_annotation spans). */
 int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1);
 /* The slice of row R that covers most of [t0, t1) as an index into tr->slices, or
  * TT_NONE when the row is empty there. A zero-length slice inside counts as covering

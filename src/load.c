@@ -248,7 +248,7 @@ void load_traces(char *const *paths, int n, const struct load_options *opt, stru
 	pthread_mutex_unlock(&pool.lock);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
-	if (shown)
+	if (shown || (opt != NULL && opt->progress != NULL && opt->progress_after <= 0))
 		draw_progress(opt->progress, &shared, now_seconds() - t0, n, n, true);
 	for (int i = 0; i < n; i++)
 		out[i] = pool.jobs[i].out;

@@ -251,7 +251,7 @@ struct trace {
 	bool has_base;
 	int64_t base_ns;
 	int64_t start, end;        /* span of drawn events (outliers set aside) */
-	bool legacy;               /* legacy exporter: bare array, no cat */
+	bool legacy;               /* no event has a category (the legacy exporter) */
 
 	int32_t rank, world_size;  /* -1 when distributedInfo lacks them */
 	uint32_t backend;          /* string id */

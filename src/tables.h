@@ -14,7 +14,8 @@ struct op_stat {
 	int64_t total, self;
 };
 
-/* Kernels: slices of category kernel/Kernel, grouped by name. */
+/* Kernels: slices of category kernel/Kernel (and cuda_profiler_range, which CUPTI's
+ * range-profiler mode uses for kernels), grouped by name. */
 struct kernel_stat {
 	uint32_t name;
 	uint64_t calls;

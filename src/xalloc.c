@@ -67,14 +67,17 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* GCC's UBSan instrumentation makes -Wformat-truncation see a NULL fmt here: it cannot be. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
 char *xvasprintf(const char *fmt, va_list ap)
 {
 	va_list aq;
 	int n;
-	char *p;
+	char *p, small[256];
 
 	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
+	n = vsnprintf(small, sizeof small, fmt, aq);
 	va_end(aq);
 	if (n < 0)
 		fatal("vsnprintf failed");
@@ -82,6 +85,7 @@ char *xvasprintf(const char *fmt, va_list ap)
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
 }
+#pragma GCC diagnostic pop
 
 char *xasprintf(const char *fmt, ...)
 {

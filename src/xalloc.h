@@ -7,10 +7,10 @@
 #include <stddef.h>
 
 /* Each returns valid memory or exits through fatal(); the caller owns the result. */
-void *xmalloc(size_t n);
-void *xcalloc(size_t nmemb, size_t size);
-void *xrealloc(void *p, size_t n);
-void *xreallocarray(void *p, size_t nmemb, size_t size);
+void *xmalloc(size_t n) __attribute__((returns_nonnull, malloc));
+void *xcalloc(size_t nmemb, size_t size) __attribute__((returns_nonnull, malloc));
+void *xrealloc(void *p, size_t n) __attribute__((returns_nonnull));
+void *xreallocarray(void *p, size_t nmemb, size_t size) __attribute__((returns_nonnull));
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Returns a newly allocated formatted string. */

@@ -24,8 +24,8 @@ static void usage(FILE *f)
 	      "Reports (written without a terminal):\n"
 	      "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
 	      "                         self CPU time, top kernels by GPU time, data quality\n"
-	      "      --report=none      load and index only (for benchmarks); prints nothing\n"
-	      "      --json             write the report as one JSON object\n"
+	      "      --report=none      load and index only (for benchmarks); prints no report\n"
+	      "      --json             write the summary report as one JSON object\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -38,7 +38,7 @@ static void usage(FILE *f)
 	      "Without a report option ttrace prints the summary report (the interactive timeline\n"
 	      "is not built yet).\n"
 	      "Exit status: 0 when every file could be used (perhaps with warnings), 1 when a file\n"
-	      "was unusable, 2 on a usage error.\n"
+	      "was unusable, 2 on a usage error or when standard output cannot be written.\n"
 	      "See ttrace(1) for the definitions of every figure.\n",
 	      f);
 }
@@ -46,8 +46,13 @@ static void usage(FILE *f)
 static void print_warnings(const struct trace *t)
 {
 	const uint32_t max_lines = 12;
+	size_t plen = strlen(t->path);
 	for (uint32_t i = 0; i < t->nwarnings && i < max_lines; i++) {
 		fputs("ttrace: warning: ", stderr);
+		if (strncmp(t->warnings[i], t->path, plen) != 0) {
+			escape_term(stderr, t->path, plen);
+			fputs(": ", stderr);
+		}
 		escape_term(stderr, t->warnings[i], strlen(t->warnings[i]));
 		fputc('\n', stderr);
 	}

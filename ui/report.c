@@ -73,7 +73,7 @@ static void summary_text(FILE *f, const struct trace *t)
 	else
 		fprintf(f, "   rank: unknown (no distributedInfo)\n");
 	if (t->has_base)
-		fprintf(f, "   time base: baseTimeNanoseconds %" PRId64 " (times below are relative to the trace start)\n",
+		fprintf(f, "   time base: baseTimeNanoseconds %" PRId64 " (file times below are ns after it)\n",
 		        t->base_ns);
 	fprintf(f, "   span: %s (from %s to %s in file time)\n", timefmt_dur(t->end - t->start, a, sizeof a),
 	        timefmt_offset(t->start, b, sizeof b), timefmt_offset(t->end, c, sizeof c));
@@ -93,8 +93,8 @@ static void summary_text(FILE *f, const struct trace *t)
 	        t->count_by_ph['i'] + t->count_by_ph['I'], t->count_by_ph['C'],
 	        t->count_by_ph['s'] + t->count_by_ph['t'] + t->count_by_ph['f'], t->count_by_ph['M'], t->async_events);
 
-	fprintf(f, "\n   Tracks (busy = union of the track's slices)\n");
-	fprintf(f, "   %-12s %10s %8s %12s  %s\n", "kind", "events", "depth", "busy", "track");
+	fprintf(f, "\n   Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)\n");
+	fprintf(f, "   %-12s %10s %8s %12s  %s\n", "kind", "events", "rows", "busy", "track");
 	uint32_t *order = track_order(t);
 	for (uint32_t k = 0; k < t->ntracks; k++) {
 		const struct track *tr = &t->tracks[order[k]];

@@ -1,0 +1,78 @@
+#!/bin/sh
+# cli.sh: the command line as a user meets it, on the bundled example and small fixtures.
+. "$srcdir/tests/lib.sh"
+EX="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
+
+run --help
+is "$rc" 0 "--help exits 0"
+like "$out" "--report=summary" "--help lists --report"
+run --version
+is "$rc" 0 "--version exits 0"
+like "$out" "ttrace " "--version prints the name"
+run
+is "$rc" 2 "no trace is a usage error"
+like "$err" "no trace given" "and says so"
+run --frobnicate "$EX"
+is "$rc" 2 "unknown option is a usage error"
+run --report=bogus "$EX"
+is "$rc" 2 "unknown report is a usage error"
+run "$TMP/does-not-exist.json"
+is "$rc" 1 "a missing file is unusable input"
+like "$err" "cannot open $TMP/does-not-exist.json" "the message names the file"
+
+sum_before=$(cksum <"$EX")
+run --report=summary "$EX"
+is "$rc" 0 "summary of the example exits 0"
+like "$out" "rank 0 of 8 (nccl)" "rank from distributedInfo"
+like "$out" "steps: 1 (ProfilerStep#10..#10)" "the step is found"
+like "$out" "gpu_comm" "a communication stream is classified"
+like "$out" "GPU 0 stream 84" "the NCCL stream is named"
+like "$out" "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t" "top kernels list the NCCL kernel"
+is "$(cksum <"$EX")" "$sum_before" "the input file is not written"
+
+run --report=summary --json "$EX"
+is "$rc" 0 "JSON summary exits 0"
+printf '%s' "$out" >"$TMP/sum.json"
+"$JSONQ" <"$TMP/sum.json" >/dev/null
+is "$?" 0 "JSON summary is valid JSON"
+is "$("$JSONQ" files.0.events <"$TMP/sum.json")" 3290 "JSON: event count"
+is "$("$JSONQ" files.0.rank files.0.world_size <"$TMP/sum.json" | tr '\n' ' ')" "0 8 " "JSON: rank and world size"
+is "$("$JSONQ" files.0.codec <"$TMP/sum.json")" gzip "JSON: codec sniffed"
+is "$("$JSONQ" files.0.top_kernels.0.calls <"$TMP/sum.json")" 5 "JSON: top kernel calls"
+is "$("$JSONQ" files.0.steps.0.number <"$TMP/sum.json")" 10 "JSON: step number"
+like "$out" '"start_ns": 1694128201426674000,' "JSON: step start in exact integer ns"
+is "$("$JSONQ" files.0.steps.0.dur_ns <"$TMP/sum.json")" 14455000 "JSON: step duration in integer ns"
+"$JSONQ" files.0.quality.malformed_events <"$TMP/sum.json" >/dev/null
+is "$?" 0 "JSON: quality counts present"
+
+gzip -dc "$EX" | "$TTRACE" --report=summary --json - >"$TMP/stdin.json" 2>"$TMP/err"
+is "$?" 0 "stdin (-) works"
+is "$("$JSONQ" files.0.events files.0.path <"$TMP/stdin.json" | tr '\n' ' ')" "3290 - " "stdin gives the same events"
+"$TTRACE" --report=summary --json - <"$EX" >"$TMP/stdin2.json" 2>/dev/null
+is "$("$JSONQ" files.0.codec <"$TMP/stdin2.json")" gzip "compressed stdin is sniffed too"
+
+run --report=none "$EX"
+is "$rc" 0 "--report=none exits 0"
+is "$out" "" "--report=none prints nothing"
+
+run --report=summary --json "$EX" "$EX"
+printf '%s' "$out" >"$TMP/two.json"
+is "$("$JSONQ" files.# <"$TMP/two.json")" 2 "two files, two reports"
+
+run --progress --report=none "$EX"
+like "$err" "loading 1/1" "--progress draws progress on stderr"
+run --report=none "$EX"
+is "$err" "" "no progress when stderr is not a terminal"
+
+# Text from a trace never reaches the terminal raw.
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "evil\\u001b]0;pwned\\u0007\\u001b[2J", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}' >"$TMP/evil.json"
+run --report=summary "$TMP/evil.json"
+is "$rc" 0 "escape sequences in names load"
+like "$out" 'evil\x1b]0;pwned\x07\x1b[2J' "they are shown escaped"
+if printf '%s' "$out" | grep -q "$(printf '\033')"; then ok 1 "no ESC byte in the report"; else ok 0 "no ESC byte in the report"; fi
+run --check "$TMP/evil.json"
+if printf '%s' "$out$err" | grep -q "$(printf '\033')"; then ok 1 "no ESC byte in --check"; else ok 0 "no ESC byte in --check"; fi
+run --dump-model "$TMP/evil.json"
+if printf '%s' "$out$err" | grep -q "$(printf '\033')"; then ok 1 "no ESC byte in --dump-model"; else ok 0 "no ESC byte in --dump-model"; fi
+
+finish

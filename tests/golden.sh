@@ -1,0 +1,30 @@
+#!/bin/sh
+# golden.sh: golden dumps of the parsed model (--dump-model) for every fixture in
+# tests/fixtures, compared byte for byte. REGEN=1 rewrites the goldens: review the diff.
+. "$srcdir/tests/lib.sh"
+cd "$srcdir/tests/fixtures" || exit 1
+GOLD="$srcdir/tests/golden"
+for f in $(find . -type f ! -name README ! -name '*.md' | sed 's|^\./||' | sort); do
+	g="$GOLD/$f.dump"
+	{
+		"$TTRACE" --dump-model "$f" 2>"$TMP/err"
+		echo "exit $?"
+		sed 's/^/stderr: /' "$TMP/err"
+	} >"$TMP/dump" 2>&1
+	if [ -n "$REGEN" ]; then
+		mkdir -p "$(dirname "$g")"
+		cp "$TMP/dump" "$g"
+		ok 0 "$f: golden regenerated"
+	elif [ ! -f "$g" ]; then
+		ok 1 "$f: golden $g missing (run with REGEN=1 and review)"
+	elif cmp -s "$TMP/dump" "$g"; then
+		ok 0 "$f: model dump matches its golden"
+	else
+		ok 1 "$f: model dump differs from its golden"
+		diff -u "$g" "$TMP/dump" | head -40 | sed 's/^/#   /'
+	fi
+	if grep -q -e 'Sanitizer' -e 'runtime error' -e 'BUG at' "$TMP/dump"; then
+		ok 1 "$f: no sanitizer report"
+	fi
+done
+finish

@@ -1,0 +1,81 @@
+# lib.sh: TAP helpers for the shell tests. Source it; then call ok/is/like, and finish.
+# TTRACE (the binary), srcdir and builddir come from the test environment (Makefile.am).
+: "${TTRACE:=./ttrace}"
+: "${srcdir:=.}"
+: "${builddir:=.}"
+JSONQ="$builddir/tests/jsonq"
+LC_ALL=C.UTF-8
+TZ=UTC
+export LC_ALL TZ
+tap_n=0
+tap_fail=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ttrace-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { # ok CONDITION-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_fail=$((tap_fail + 1))
+	fi
+}
+
+is() { # is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got:  '$1'"
+		echo "#   want: '$2'"
+	fi
+}
+
+like() { # like TEXT SUBSTRING DESCRIPTION
+	case "$1" in
+	*"$2"*) ok 0 "$3" ;;
+	*)
+		ok 1 "$3"
+		printf '#   wanted substring: %s\n#   in: %.600s\n' "$2" "$1"
+		;;
+	esac
+}
+
+unlike() { # unlike TEXT SUBSTRING DESCRIPTION
+	case "$1" in
+	*"$2"*)
+		ok 1 "$3"
+		printf '#   unwanted substring: %s\n' "$2"
+		;;
+	*) ok 0 "$3" ;;
+	esac
+}
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+finish() {
+	echo "1..$tap_n"
+	[ "$tap_fail" -eq 0 ]
+}
+
+# run ARGS...: runs ttrace, leaving stdout in $out, stderr in $err and status in $rc.
+run() {
+	"$TTRACE" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+# no_crash: fails the test if the last run died of a signal or a sanitizer report.
+no_crash() {
+	if [ "$rc" -ge 128 ] || grep -q -e 'Sanitizer' -e 'runtime error' -e 'BUG at' "$TMP/err"; then
+		ok 1 "$1: no crash (status $rc)"
+		head -c 2000 "$TMP/err" | sed 's/^/#   /'
+	else
+		ok 0 "$1: no crash"
+	fi
+}

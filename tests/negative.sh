@@ -1,0 +1,72 @@
+#!/bin/sh
+# negative.sh: broken and foreign inputs get a clear message with file and position,
+# the right exit status, and what can be salvaged stays usable.
+. "$srcdir/tests/lib.sh"
+B="$srcdir/tests/fixtures/bad"
+
+check_json() { # check_json FILE PATH WANT DESC
+	"$TTRACE" --report=summary --json "$1" 2>/dev/null >"$TMP/j.json"
+	is "$("$JSONQ" "$2" <"$TMP/j.json")" "$3" "$4"
+}
+
+run --report=summary "$B/bad-truncated-mid-event.json"
+is "$rc" 0 "a truncated file is still usable (exit 0)"
+like "$err" "bad-truncated-mid-event.json: truncated: input ends at byte 5070 (line 125, column 42)" "truncation located"
+like "$err" "kept 20 complete events" "and what was kept is counted"
+like "$err" "cannot be aligned with other ranks on absolute time" "lost time base explained"
+check_json "$B/bad-truncated-mid-event.json" files.0.events 20 "20 complete events salvaged"
+check_json "$B/bad-truncated-mid-event.json" files.0.status truncated "status truncated in JSON"
+
+run --report=summary "$B/bad-truncated.json.gz"
+is "$rc" 0 "a cut gzip file is usable"
+like "$err" "gzip stream truncated at compressed byte 9000" "compressed offset given"
+like "$err" "kept 994 complete events" "994 events salvaged from the gzip prefix"
+run --report=summary "$B/bad-truncated.json.zst"
+is "$rc" 0 "a cut zstd file is usable"
+like "$err" "zstd frame truncated at compressed byte 4000" "zstd compressed offset given"
+like "$err" "kept 797 complete events" "797 events salvaged from the zstd prefix"
+
+run --report=summary "$B/bad-unescaped-quote.json"
+is "$rc" 0 "unescaped quote: usable"
+like "$err" "bad-unescaped-quote.json:27:91: byte 1098: malformed event skipped" "malformed event located (line:column, byte)"
+like "$err" "skipped 1 malformed events" "skipped events counted"
+check_json "$B/bad-unescaped-quote.json" files.0.events 11 "the events around it are kept"
+
+run --report=summary "$B/bad-control-char.json"
+like "$err" "bad-control-char.json:27:55: byte 1062: raw control character" "control character located"
+run --dump-model "$B/bad-control-char.json"
+like "$out" '\x01' "and shown escaped"
+run --report=summary "$B/bad-backslash.json"
+like "$err" "bad-backslash.json:27:56: byte 1063: invalid escape" "bad escape located"
+check_json "$B/bad-backslash.json" files.0.quality.bad_escapes 2 "two bad escapes counted"
+run --report=summary "$B/bad-invalid-utf8.json"
+is "$rc" 0 "invalid UTF-8 loads"
+like "$out" '\xc3(' "invalid UTF-8 shown escaped"
+if printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\377')"; then ok 1 "no raw 0xFF byte reaches the output"; else ok 0 "no raw 0xFF byte reaches the output"; fi
+run --report=summary "$B/bad-garbage-between.json"
+is "$rc" 0 "garbage number: usable"
+like "$err" "bad-garbage-between.json:41:21: byte 1488" "garbage located"
+
+for f in empty.json just-whitespace.json; do
+	run --report=summary "$B/$f"
+	is "$rc" 1 "$f: unusable (exit 1)"
+	like "$err" "$f: not a Chrome trace: the input is empty" "$f: one clear sentence"
+done
+run --report=summary "$B/not-json.txt"
+is "$rc" 1 "plain text: exit 1"
+like "$err" "not-json.txt: not a Chrome trace: expected '{' or '[' at line 1, column 1 (byte 0), found 'T'" "plain text: says where and what"
+run --report=summary "$B/not-trace-rocprof.json"
+is "$rc" 1 "rocprofv3 output: exit 1"
+like "$err" 'not a Chrome trace: no "traceEvents" (top-level key "rocprofiler-sdk-tool", looks like rocprofv3 output)' "rocprofv3 output named"
+run --report=summary "$srcdir/tests/fixtures/q-no-events-key.json"
+is "$rc" 1 "an object without traceEvents: exit 1"
+run --report=summary "$srcdir/tests/fixtures/q-empty-events.json"
+is "$rc" 0 "an empty traceEvents is a valid, empty trace"
+
+# One bad file among good ones: the good ones are still reported, the status is 1.
+run --report=summary --json "$B/empty.json" "$srcdir/tests/fixtures/q-int-epoch.json"
+is "$rc" 1 "a bad file among good ones gives exit 1"
+printf '%s' "$out" >"$TMP/mix.json"
+is "$("$JSONQ" files.# <"$TMP/mix.json")" 1 "the good file is still reported"
+
+finish

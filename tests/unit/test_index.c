@@ -1,0 +1,214 @@
+/* test_index.c: the interval index against brute force on random tracks: rows never
+ * overlap, nothing is dropped, and every query agrees with a linear scan. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/index.h"
+#include "src/load.h"
+#include "src/xalloc.h"
+#include "tests/unit/tap.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static char tmpdir[] = "/tmp/ttrace-test-index-XXXXXX";
+
+static struct trace *load_text(const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	struct load_options opt = { 0 };
+	struct trace *t = load_trace(path, &opt);
+	unlink(path);
+	free(path);
+	return t;
+}
+
+static const struct track *find_track(const struct trace *t, int64_t tid)
+{
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		if (!t->tracks[i].tid_is_str && t->tracks[i].tid == tid)
+			return &t->tracks[i];
+	return NULL;
+}
+
+static int64_t cov(const struct slice *s, int64_t t0, int64_t t1)
+{
+	int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + s->dur, b = e < t1 ? e : t1;
+	return b > a ? b - a : 0;
+}
+
+static void check_track(const struct trace *t, const struct track *tr, const char *what)
+{
+	uint32_t total = 0;
+	int rows_ok = 1, range_ok = 1, busy_ok = 1, union_ok = 1, dom_ok = 1, at_ok = 1;
+
+	for (uint16_t r = 0; r < tr->nrows; r++) {
+		const struct row *row = &tr->rows[r];
+		total += row->n;
+		for (uint32_t i = 1; i < row->n; i++) {
+			const struct slice *p = &tr->slices[row->idx[i - 1]], *s = &tr->slices[row->idx[i]];
+			if (s->ts < p->ts + p->dur)
+				rows_ok = 0;
+		}
+		for (uint32_t i = 0; i < row->n; i++)
+			if (tr->slices[row->idx[i]].depth != r)
+				rows_ok = 0;
+	}
+	is_int(total, tr->nslices, "%s: every slice is in exactly one row", what);
+	ok(rows_ok, "%s: no two slices of a row overlap", what);
+	int64_t lo = t->start - 1000, hi = t->end + 1000;
+	for (int q = 0; q < 400; q++) {
+		int64_t t0 = lo + (int64_t)(rnd() % (uint64_t)(hi - lo));
+		int64_t w = q % 4 == 0 ? 1 : (int64_t)(rnd() % (uint64_t)((hi - lo) / (q % 3 + 1)));
+		int64_t t1 = t0 + (w > 0 ? w : 1);
+		for (uint16_t r = 0; r < tr->nrows; r++) {
+			const struct row *row = &tr->rows[r];
+			uint32_t a, b, want_n = 0, got_n;
+			int64_t want_busy = 0, best = -1;
+			index_row_range(tr, r, t0, t1, &a, &b);
+			got_n = b - a;
+			for (uint32_t i = 0; i < row->n; i++) {
+				const struct slice *s = &tr->slices[row->idx[i]];
+				bool in = (s->ts < t1 && s->ts + s->dur > t0) || (s->dur == 0 && s->ts >= t0 && s->ts < t1);
+				if (in) {
+					want_n++;
+					if (i < a || i >= b)
+						range_ok = 0;
+					if (cov(s, t0, t1) > best)
+						best = cov(s, t0, t1);
+				}
+				want_busy += cov(s, t0, t1);
+			}
+			if (want_n != got_n)
+				range_ok = 0;
+			if (index_row_busy(tr, r, t0, t1) != want_busy)
+				busy_ok = 0;
+			uint32_t d = index_row_dominant(tr, r, t0, t1);
+			if (want_n == 0 ? d != TT_NONE : (d == TT_NONE || cov(&tr->slices[d], t0, t1) != best))
+				dom_ok = 0;
+		}
+		/* union by brute force: sweep sorted slices */
+		int64_t un = 0, cur_s = 0, cur_e = INT64_MIN;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + s->dur < t1 ? s->ts + s->dur : t1;
+			if (e <= a)
+				continue;
+			if (a > cur_e) {
+				if (cur_e > cur_s)
+					un += cur_e - cur_s;
+				cur_s = a;
+				cur_e = e;
+			} else if (e > cur_e) {
+				cur_e = e;
+			}
+		}
+		if (cur_e > cur_s)
+			un += cur_e - cur_s;
+		if (index_track_busy(tr, t0, t1) != un)
+			union_ok = 0;
+		/* slice_at: the deepest slice containing t0 */
+		uint32_t at = index_slice_at(tr, t0);
+		int best_depth = -1;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			if (s->ts <= t0 && t0 <= s->ts + s->dur && s->depth > best_depth)
+				best_depth = s->depth;
+		}
+		if (best_depth < 0 ? at != TT_NONE : (at == TT_NONE || tr->slices[at].depth != best_depth))
+			at_ok = 0;
+	}
+	ok(range_ok, "%s: row ranges match brute force", what);
+	ok(busy_ok, "%s: row busy time matches brute force", what);
+	ok(union_ok, "%s: track busy (union) matches brute force", what);
+	ok(dom_ok, "%s: dominant slice covers the most, as brute force finds", what);
+	ok(at_ok, "%s: slice_at finds the deepest containing slice", what);
+}
+
+static char *random_trace(int n, bool gpu)
+{
+	size_t cap = (size_t)n * 200 + 1000, len = 0;
+	char *s = xmalloc(cap);
+	int64_t ts = 1000000;
+	len += (size_t)snprintf(s + len, cap - len, "{\"traceEvents\": [\n");
+	for (int i = 0; i < n; i++) {
+		int64_t dur;
+		if (gpu) {
+			/* mostly back to back, sometimes overlapping or nested, sometimes zero */
+			dur = (int64_t)(rnd() % 50);
+			int64_t gap = (int64_t)(rnd() % 20) - (rnd() % 8 == 0 ? 25 : 0);
+			ts += gap > -ts ? gap : 0;
+		} else {
+			dur = (int64_t)(rnd() % 200);
+			ts += (int64_t)(rnd() % 60);
+		}
+		len += (size_t)snprintf(s + len, cap - len,
+		                       "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"s%d\", \"pid\": 1, \"tid\": %d, "
+		                       "\"ts\": %lld.%03d, \"dur\": %lld.%03d, \"args\": {\"correlation\": %d}}%s\n",
+		                       gpu ? "kernel" : "cpu_op", (int)(rnd() % 17), gpu ? 7 : 100, (long long)ts,
+		                       (int)(rnd() % 1000), (long long)dur, (int)(rnd() % 1000), i, i + 1 < n ? "," : "");
+		if (gpu)
+			ts += dur;
+	}
+	len += (size_t)snprintf(s + len, cap - len, "]}\n");
+	return s;
+}
+
+static void test_nesting(void)
+{
+	struct trace *t = load_text("nest.json",
+		"[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"parent\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"child\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"grandchild\",\"pid\":1,\"tid\":1,\"ts\":12,\"dur\":5},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"late-child\",\"pid\":1,\"tid\":1,\"ts\":90,\"dur\":20},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"next\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":5},"
+		"{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"be\",\"pid\":1,\"tid\":1,\"ts\":40},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":50}]");
+	const struct track *tr = find_track(t, 1);
+	ok(tr != NULL && tr->nslices == 6, "six slices (B/E pair matched)");
+	if (tr != NULL && tr->nslices == 6) {
+		is_int(tr->slices[0].depth, 0, "parent at depth 0");
+		is_int(tr->slices[1].depth, 1, "child at depth 1");
+		is_int(tr->slices[2].depth, 2, "grandchild at depth 2");
+		is_int(tr->slices[3].depth, 1, "B/E slice nests under parent");
+		is_int(tr->slices[4].depth, 1, "a child running past its parent gets the row below it");
+		ok(tr->slices[4].flags & SF_PARTIAL, "and is flagged partial");
+		is_int(tr->slices[5].depth, 2, "next, starting inside late-child, goes below it");
+		is_int(tr->busy_total, 110000, "busy = union of all slices");
+		is_int(t->quality.count[Q_CPU_PARTIAL_OVERLAP], 1, "one partial overlap counted");
+	}
+	trace_free(t);
+}
+
+int main(void)
+{
+	if (mkdtemp(tmpdir) == NULL)
+		fatal("mkdtemp");
+	test_nesting();
+	for (int round = 0; round < 3; round++) {
+		char *txt = random_trace(round == 2 ? 3000 : 400, round != 1);
+		struct trace *t = load_text("rand.json", txt);
+		const struct track *tr = &t->tracks[0];
+		char what[64];
+		snprintf(what, sizeof what, "random %s track %d (%u slices, %u rows)", round != 1 ? "GPU" : "CPU", round,
+		         tr->nslices, tr->nrows);
+		ok(t->status == LOAD_OK && t->ntracks == 1, "%s loads", what);
+		check_track(t, tr, what);
+		if (round != 1)
+			ok(tr->nrows > 1 && t->quality.count[Q_GPU_OVERLAP] > 0, "%s: overlaps got overflow rows", what);
+		trace_free(t);
+		free(txt);
+	}
+	rmdir(tmpdir);
+	return done_testing();
+}

@@ -1,0 +1,354 @@
+/* test_scan.c: the streaming scanner on small documents and on ones larger than its
+ * window, where events straddle refills. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parsers/chrome_scan.h"
+#include "src/xalloc.h"
+#include "tests/unit/tap.h"
+
+#define MAXEV 64
+
+struct got {
+	int n;
+	struct scan_event ev[MAXEV];
+	char names[MAXEV][64];
+	char cats[MAXEV][32];
+	char tid_str[MAXEV][32];
+	char mname[MAXEV][32];
+	int nheaders;
+	char header_keys[8][32];
+	char header_json[8][128];
+	int problems;
+	uint64_t last_problem_offset, last_problem_line, last_problem_col;
+	/* for the big document */
+	uint64_t big_count, big_bad;
+	int64_t big_expect_ts;
+};
+
+static void copy_str(char *dst, size_t n, struct scan_str s)
+{
+	size_t k = s.len < n - 1 ? s.len : n - 1;
+	if (k > 0)
+		memcpy(dst, s.p, k);
+	dst[k] = '\0';
+}
+
+static void on_event(void *ctx, const struct scan_event *ev)
+{
+	struct got *g = ctx;
+	if (g->n < MAXEV) {
+		g->ev[g->n] = *ev;
+		copy_str(g->names[g->n], sizeof g->names[0], ev->name);
+		copy_str(g->cats[g->n], sizeof g->cats[0], ev->cat);
+		if (ev->tid.is_str)
+			copy_str(g->tid_str[g->n], sizeof g->tid_str[0], ev->tid.str);
+		copy_str(g->mname[g->n], sizeof g->mname[0], ev->m_name);
+	}
+	g->n++;
+}
+
+static void on_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
+{
+	struct got *g = ctx;
+	if (g->nheaders < 8) {
+		snprintf(g->header_keys[g->nheaders], 32, "%.*s", (int)keylen, key);
+		snprintf(g->header_json[g->nheaders], 128, "%s", json ? json : "(skipped)");
+	}
+	g->nheaders++;
+	(void)len;
+}
+
+static void on_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,
+                       const char *msg)
+{
+	struct got *g = ctx;
+	g->problems++;
+	g->last_problem_offset = offset;
+	g->last_problem_line = line;
+	g->last_problem_col = col;
+	(void)kind;
+	(void)msg;
+}
+
+static char tmpdir[] = "/tmp/ttrace-test-scan-XXXXXX";
+
+static char *write_tmp(const char *name, const char *data, size_t n)
+{
+	char *path = xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "wb");
+	if (f == NULL || fwrite(data, 1, n, f) != n)
+		fatal("cannot write %s", path);
+	fclose(f);
+	return path;
+}
+
+static enum scan_result scan_text(const char *text, struct got *g, struct scan_stats *st, char **cause)
+{
+	char *path = write_tmp("doc.json", text, strlen(text));
+	struct scan_sink sink = { g, on_event, on_header, on_problem, NULL };
+	char *err = NULL;
+	struct input *in = input_open(path, &err);
+	enum scan_result r;
+	memset(g, 0, sizeof *g);
+	if (in == NULL)
+		fatal("open: %s", err);
+	r = scan_run(in, &sink, st, cause);
+	input_close(in);
+	unlink(path);
+	free(path);
+	return r;
+}
+
+static void test_fixed_point(void)
+{
+	int64_t ns;
+	const char *s;
+#define US(str, want)                                                                              \
+	do {                                                                                       \
+		s = str;                                                                           \
+		ok(scan_parse_us_as_ns(s, s + strlen(s), &ns) == 0 && ns == (want), "us %s -> %lld", s, \
+		   (long long)(want));                                                                 \
+	} while (0)
+	US("1712195495519689.047", 1712195495519689047ll);
+	US("1694128201426674", 1694128201426674000ll);
+	US("5127381282.123", 5127381282123ll);
+	US("0", 0);
+	US("-12.5", -12500);
+	US("0.0004", 0);
+	US("0.0005", 1); /* rounds half up on the 4th decimal */
+	US("1.2345678", 1235);
+	US("1.5e3", 1500000);
+	US("2E-3", 2);
+	US("9223372036854775.807", 9223372036854775807ll);
+	s = "9223372036854776.000";
+	ok(scan_parse_us_as_ns(s, s + strlen(s), &ns) < 0, "past int64 ns is rejected");
+	s = "1e400";
+	ok(scan_parse_us_as_ns(s, s + strlen(s), &ns) < 0, "huge exponent is rejected");
+	s = "abc";
+	ok(scan_parse_us_as_ns(s, s + strlen(s), &ns) < 0, "text is rejected");
+	s = "1.";
+	ok(scan_parse_us_as_ns(s, s + strlen(s), &ns) == 0 && ns == 1000, "1. is 1 us");
+#undef US
+}
+
+static void test_basic_object(void)
+{
+	struct got g;
+	struct scan_stats st;
+	char *cause;
+	enum scan_result r = scan_text(
+		"\n  {\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0}],\n"
+		"  \"traceEvents\": [\n"
+		"  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\u00e9\\ud83d\\ude00\", \"pid\": 0, \"tid\": 7,\n"
+		"   \"ts\": 1712195495519689.047, \"dur\": 2.5,\n"
+		"   \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 99, \"External id\": 5,\n"
+		"     \"grid\": [2, 3, 1], \"block\": [128, 1, 1], \"blocks per SM\": 0.25,\n"
+		"     \"est. achieved occupancy %\": 12, \"nested\": {\"a\": [1, {\"b\": \"}\"}]}}},\n"
+		"  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": \"12\", \"tid\": \"stream 7 \", \"args\": {\"name\": \"stream 7 \"}},\n"
+		"  {\"ph\": \"f\", \"id\": 18446744073709551615, \"pid\": 1, \"tid\": 1, \"ts\": 3, \"bp\": \"e\", \"cat\": \"ac2g\"},\n"
+		"  {\"ph\": \"C\", \"name\": \"ctr\", \"pid\": 1, \"ts\": 4, \"args\": {\"a\": 1.5, \"b\": -2, \"c\": \"x\"}}\n"
+		"  ],\n"
+		"  \"baseTimeNanoseconds\": 1727743122000000000, \"traceName\": \"x\"}\n",
+		&g, &st, &cause);
+	is_int(r, SCAN_OK, "object document scans");
+	ok(cause == NULL, "no cause when ok");
+	is_int(g.n, 4, "four events");
+	is_int(st.events, 4, "stats count four events");
+	is_int(g.ev[0].ph, 'X', "ph X");
+	is_str(g.cats[0], "kernel", "cat");
+	is_str(g.names[0], "k\xc3\xa9\xf0\x9f\x98\x80", "\\u escapes and a surrogate pair decode to UTF-8");
+	is_int(g.ev[0].ts, 1712195495519689047ll, "epoch ts with 3 decimals is exact in ns");
+	is_int(g.ev[0].dur, 2500, "dur 2.5 us is 2500 ns");
+	ok(g.ev[0].has_ts && g.ev[0].has_dur, "has ts and dur");
+	is_int(g.ev[0].correlation, 99, "args correlation");
+	is_int(g.ev[0].external_id, 5, "args External id");
+	is_int(g.ev[0].stream, 7, "args stream");
+	is_int(g.ev[0].grid[0] * 100 + g.ev[0].grid[1] * 10 + g.ev[0].grid[2], 231, "grid");
+	is_int(g.ev[0].block[0], 128, "block");
+	ok(fabs(g.ev[0].blocks_per_sm - 0.25) < 1e-9, "blocks per SM");
+	ok(fabs(g.ev[0].occupancy - 12) < 1e-9, "occupancy");
+	ok(g.ev[0].args_len > 0 && g.ev[0].args_offset > g.ev[0].offset, "args located after the event start");
+	is_int(g.ev[1].ph, 'M', "metadata event");
+	is_int(g.ev[1].pid.is_str, 0, "pid \"12\" becomes a number");
+	is_int(g.ev[1].pid.num, 12, "pid value");
+	ok(g.ev[1].tid.is_str, "tid \"stream 7 \" stays a string");
+	is_str(g.tid_str[1], "stream 7 ", "trailing space kept by the scanner");
+	is_str(g.mname[1], "stream 7 ", "M args.name");
+	ok(g.ev[2].has_id && g.ev[2].id == UINT64_MAX, "flow id up to UINT64_MAX kept");
+	is_int(g.ev[2].bp, 'e', "bp e");
+	is_int(g.ev[3].ncounter, 2, "counter: two numeric values, the string skipped");
+	ok(fabs(g.ev[3].counter_value[1] + 2) < 1e-9, "counter value b = -2");
+	is_int(g.nheaders, 4, "four header keys (before and after the events)");
+	is_str(g.header_keys[2], "baseTimeNanoseconds", "a header key after traceEvents");
+	is_str(g.header_json[2], "1727743122000000000", "its raw text, past 2^53 intact");
+	is_str(g.header_json[1], "[{\"id\": 0}]", "an object header's raw JSON");
+	is_int(g.problems, 0, "no problems");
+}
+
+static void test_bare_array_and_leniency(void)
+{
+	struct got g;
+	struct scan_stats st;
+	char *cause;
+	enum scan_result r = scan_text(
+		"[\n\n{\"name\": \"a\x01" "b\", \"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": \"CPU functions\", \"tid\": 1},\n"
+		"{\"name\": \"torch\\cuda\\__init__.py\", \"ph\": \"X\", \"ts\": 2, \"dur\": inf, \"pid\": 1, \"tid\": 1},\n"
+		"{\"name\": \"bad \"quoted\" name\", \"ph\": \"X\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+		"7,\n"
+		"{\"name\": \"after\", \"ph\": \"X\", \"ts\": 4, \"dur\": 1, \"pid\": 1, \"tid\": 1, \"args\": {\"x\": NaN}}\n"
+		"]",
+		&g, &st, &cause);
+	is_int(r, SCAN_OK, "bare array scans");
+	is_int(g.n, 3, "three events kept: the malformed one and the number skipped");
+	is_str(g.names[0], "a\x01" "b", "raw control byte kept in the name");
+	is_str(g.names[1], "torch\\cuda\\__init__.py", "invalid escapes keep their backslash");
+	ok(!g.ev[1].has_dur, "dur inf read as missing");
+	is_str(g.names[2], "after", "scanner resynchronised at the next event");
+	is_int(st.count[SO_CONTROL_CHAR], 1, "one control char counted");
+	is_int(st.count[SO_BAD_ESCAPE], 2, "two bad escapes counted");
+	is_int(st.count[SO_NONFINITE], 2, "inf and NaN counted");
+	is_int(st.count[SO_MALFORMED_EVENT], 1, "one malformed event");
+	is_int(st.count[SO_NOT_OBJECT], 1, "one non-object element");
+	ok(g.ev[0].pid.is_str, "pid \"CPU functions\" is a string");
+}
+
+static void test_truncated(void)
+{
+	struct got g;
+	struct scan_stats st;
+	char *cause = NULL;
+	enum scan_result r = scan_text("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+	                               "{\"ph\": \"X\", \"ts\": 2, \"du",
+	                               &g, &st, &cause);
+	is_int(r, SCAN_TRUNCATED, "cut document is truncated");
+	is_int(g.n, 1, "the complete event before the cut is kept");
+	ok(cause != NULL && strstr(cause, "truncated") && strstr(cause, "line 2, column 1") &&
+	       strstr(cause, "kept 1 complete events"),
+	   "cause names the cut and the count: %s", cause ? cause : "(null)");
+	free(cause);
+}
+
+static void test_not_trace(void)
+{
+	struct got g;
+	struct scan_stats st;
+	char *cause = NULL;
+	enum scan_result r = scan_text("{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"a\": \"]}\"}}]}", &g, &st, &cause);
+	is_int(r, SCAN_NOT_TRACE, "object without traceEvents is not a trace");
+	ok(cause && strstr(cause, "no \"traceEvents\"") && strstr(cause, "rocprofiler-sdk-tool") &&
+	       strstr(cause, "rocprofv3"),
+	   "message names the key and the tool: %s", cause ? cause : "(null)");
+	free(cause);
+	cause = NULL;
+	r = scan_text("Hello, world\n", &g, &st, &cause);
+	is_int(r, SCAN_NOT_TRACE, "text is not a trace");
+	ok(cause && strstr(cause, "line 1, column 1") && strstr(cause, "'H'"), "says where and what: %s",
+	   cause ? cause : "(null)");
+	free(cause);
+	cause = NULL;
+	r = scan_text("   \n", &g, &st, &cause);
+	is_int(r, SCAN_NOT_TRACE, "whitespace is not a trace");
+	ok(cause && strstr(cause, "empty"), "empty input message: %s", cause ? cause : "(null)");
+	free(cause);
+}
+
+/* A document bigger than the scanner's window (4 MB), with names of many lengths so that
+ * events and strings straddle every kind of refill boundary. */
+static void big_event(void *ctx, const struct scan_event *ev)
+{
+	struct got *g = ctx;
+	char want[32];
+	int64_t i = (int64_t)g->big_count;
+	size_t len = (size_t)(i % 97) * 7 + 1;
+	snprintf(want, sizeof want, "n%lld", (long long)i);
+	if (ev->ts != i * 1000 + 123 || ev->dur != (i % 1000) * 1000 || ev->name.len != len + strlen(want) ||
+	    memcmp(ev->name.p, want, strlen(want)) != 0 || ev->tid.num != i % 5 || ev->correlation != i)
+		g->big_bad++;
+	g->big_count++;
+}
+
+static void test_big_document(void)
+{
+	const int64_t n = 60000;
+	size_t cap = 48u << 20, len = 0;
+	char *doc = xmalloc(cap);
+	len += (size_t)sprintf(doc + len, "{\"traceEvents\": [\n");
+	for (int64_t i = 0; i < n; i++) {
+		size_t pad = (size_t)(i % 97) * 7 + 1;
+		if (len + pad + 400 > cap)
+			fatal("test buffer too small");
+		len += (size_t)sprintf(doc + len, "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n%lld", (long long)i);
+		memset(doc + len, i % 2 ? 'x' : ' ', pad);
+		len += pad;
+		len += (size_t)sprintf(doc + len,
+		                       "\", \"pid\": 1, \"tid\": %lld,\n    \"ts\": %lld.123, \"dur\": %lld,\n"
+		                       "    \"args\": {\"correlation\": %lld, \"s\": \"\\\"q\\\"\"}\n  }%s\n",
+		                       (long long)(i % 5), (long long)i, (long long)(i % 1000), (long long)i,
+		                       i + 1 < n ? "," : "");
+	}
+	len += (size_t)sprintf(doc + len, "]}\n");
+	ok(len > (8u << 20), "big document is over twice the window (%zu bytes)", len);
+	char *path = write_tmp("big.json", doc, len);
+	struct got g;
+	memset(&g, 0, sizeof g);
+	struct scan_sink sink = { &g, big_event, NULL, NULL, NULL };
+	struct scan_stats st;
+	char *cause = NULL, *err = NULL;
+	struct input *in = input_open(path, &err);
+	enum scan_result r = scan_run(in, &sink, &st, &cause);
+	input_close(in);
+	is_int(r, SCAN_OK, "big document scans");
+	is_int(g.big_count, n, "every event arrives");
+	is_int(g.big_bad, 0, "every field of every event is right across refills");
+	is_int(st.bytes, len, "every byte scanned");
+	/* the same document cut at several points: always a clean truncation */
+	size_t cuts[] = { 5u << 20, (4u << 20) + 1, len - 3, 100 };
+	for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+		char *p2 = write_tmp("cut.json", doc, cuts[k]);
+		memset(&g, 0, sizeof g);
+		in = input_open(p2, &err);
+		cause = NULL;
+		r = scan_run(in, &sink, &st, &cause);
+		input_close(in);
+		ok(r == SCAN_TRUNCATED && g.big_bad == 0 && g.big_count <= (uint64_t)n && (cuts[k] < 1000) == (g.big_count == 0),
+		   "cut at %zu: truncated with %llu good events", cuts[k], (unsigned long long)g.big_count);
+		free(cause);
+		unlink(p2);
+		free(p2);
+	}
+	unlink(path);
+	free(path);
+	free(doc);
+}
+
+static void test_locations(void)
+{
+	struct got g;
+	struct scan_stats st;
+	char *cause = NULL;
+	scan_text("{\"traceEvents\": [\n{\"ph\": \"X\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n"
+	          "  {\"ph\": \"X\", \"name\": \"a\x02\", \"ts\": 1, \"pid\": 1, \"tid\": 1}]}",
+	          &g, &st, &cause);
+	is_int(g.problems, 1, "one problem reported");
+	is_int(g.last_problem_line, 3, "its line");
+	is_int(g.last_problem_col, 25, "its column");
+	is_int(g.last_problem_offset, 18 + 42 + 24, "its byte offset");
+}
+
+int main(void)
+{
+	if (mkdtemp(tmpdir) == NULL)
+		fatal("mkdtemp failed");
+	test_fixed_point();
+	test_basic_object();
+	test_bare_array_and_leniency();
+	test_truncated();
+	test_not_trace();
+	test_locations();
+	test_big_document();
+	rmdir(tmpdir);
+	return done_testing();
+}

@@ -1,0 +1,46 @@
+/* test_strtab.c: interning. */
+#include <stdio.h>
+#include <string.h>
+
+#include "src/strtab.h"
+#include "tests/unit/tap.h"
+
+int main(void)
+{
+	struct strtab t;
+	char buf[32], big[100000];
+	uint32_t ids[20000];
+	int same = 1, distinct = 1;
+
+	strtab_init(&t);
+	is_int(strtab_intern(&t, "", 0), 0, "empty string is id 0");
+	uint32_t a = strtab_intern(&t, "aten::mm", 8);
+	is_int(strtab_intern(&t, "aten::mm", 8), a, "same bytes, same id");
+	ok(strtab_intern(&t, "aten::mm ", 9) != a, "a trailing space makes another string");
+	is_str(strtab_get(&t, a), "aten::mm", "bytes come back NUL-terminated");
+	is_int(strtab_len(&t, a), 8, "length kept");
+	uint32_t z = strtab_intern(&t, "a\0b", 3);
+	ok(z != strtab_intern(&t, "a", 1) && strtab_len(&t, z) == 3, "inner NUL kept in length");
+	is_int(strtab_find(&t, "nope", 4), UINT32_MAX, "find of an absent string");
+	is_int(strtab_find(&t, "aten::mm", 8), a, "find of a present string");
+	for (int i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof buf, "name-%d", i);
+		ids[i] = strtab_intern(&t, buf, strlen(buf));
+	}
+	for (int i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof buf, "name-%d", i);
+		same &= strtab_intern(&t, buf, strlen(buf)) == ids[i];
+		same &= strcmp(strtab_get(&t, ids[i]), buf) == 0;
+		if (i > 0)
+			distinct &= ids[i] != ids[i - 1];
+	}
+	ok(same, "20000 strings survive table growth with stable ids and pointers");
+	ok(distinct, "distinct strings get distinct ids");
+	memset(big, 'x', sizeof big);
+	uint32_t b = strtab_intern(&t, big, sizeof big);
+	ok(strtab_len(&t, b) == sizeof big && strtab_get(&t, b)[sizeof big - 1] == 'x', "a 100 kB string");
+	is_str(strtab_get(&t, a), "aten::mm", "earlier pointers still valid after a big string");
+	ok(strtab_hash("abcdefgh1", 9) != strtab_hash("abcdefgh2", 9), "hash sees the tail");
+	strtab_free(&t);
+	return done_testing();
+}

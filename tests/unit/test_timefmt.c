@@ -1,0 +1,29 @@
+/* test_timefmt.c: durations, offsets and sizes as text. */
+#include "src/timefmt.h"
+#include "tests/unit/tap.h"
+
+int main(void)
+{
+	char b[64];
+	int64_t ns;
+	is_str(timefmt_dur(0, b, sizeof b), "0 ns", "zero");
+	is_str(timefmt_dur(850, b, sizeof b), "850 ns", "ns");
+	is_str(timefmt_dur(1500, b, sizeof b), "1.50 us", "us, 3 digits");
+	is_str(timefmt_dur(12345, b, sizeof b), "12.3 us", "12.3 us");
+	is_str(timefmt_dur(4567890, b, sizeof b), "4.57 ms", "ms");
+	is_str(timefmt_dur(1234000000, b, sizeof b), "1.234 s", "s");
+	is_str(timefmt_dur(123500000000, b, sizeof b), "2m03.5s", "minutes");
+	is_str(timefmt_dur(-2500, b, sizeof b), "-2.50 us", "negative");
+	is_str(timefmt_offset(1234567, b, sizeof b), "+1234.567 us", "offset below 1 s");
+	is_str(timefmt_offset(-12345678901, b, sizeof b), "-12.345678 s", "negative offset above 1 s");
+	ok(timefmt_parse_dur("500us", &ns) == 0 && ns == 500000, "parse 500us");
+	ok(timefmt_parse_dur("1.5ms", &ns) == 0 && ns == 1500000, "parse 1.5ms");
+	ok(timefmt_parse_dur("2s", &ns) == 0 && ns == 2000000000, "parse 2s");
+	ok(timefmt_parse_dur("30000", &ns) == 0 && ns == 30000, "bare number is ns");
+	ok(timefmt_parse_dur("5 parsecs", &ns) < 0, "unknown unit rejected");
+	ok(timefmt_parse_dur("-1ms", &ns) < 0, "negative rejected");
+	is_str(timefmt_bytes(999, b, sizeof b), "999 B", "bytes");
+	is_str(timefmt_bytes(9780000, b, sizeof b), "9.78 MB", "MB");
+	is_str(timefmt_bytes(53700000, b, sizeof b), "53.7 MB", "53.7 MB");
+	return done_testing();
+}
