@@ -62,10 +62,15 @@ static size_t count_newlines(const char *p, size_t n)
 {
 	size_t c = 0, i = 0;
 #if defined(__SSE2__)
-	const __m128i nl = _mm_set1_epi8('\n');
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		c += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)));
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (i + 16 <= n) {
+		/* up to 255 blocks per round: each byte lane counts matches, then a SAD sums them */
+		__m128i acc = zero;
+		size_t end = i + 255 * 16 < n ? i + 255 * 16 : n;
+		for (; i + 16 <= end; i += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), nl));
+		__m128i s = _mm_sad_epu8(acc, zero);
+		c += (size_t)_mm_cvtsi128_si32(s) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
 	}
 #endif
 	for (; i < n; i++)
@@ -161,9 +166,27 @@ static void problem(struct scanner *s, enum scan_oddity kind, const char *at, co
 
 static inline const char *skip_ws(const char *p)
 {
+	/* most runs are one space or a newline and a short indent: bytes first */
+	for (int i = 0; i < 6; i++, p++)
+		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+			return p;
+#if defined(__SSE2__)
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+	              tab = _mm_set1_epi8('\t');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+		                         _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned bits = ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#else
 	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
 		p++;
 	return p;
+#endif
 }
 
 static inline bool at_end(const struct scanner *s, const char *p)
@@ -356,6 +379,12 @@ static inline bool is_delim(char c)
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+static inline bool maybe_nonfinite(const char *p)
+{
+	char c = (*p == '-' || *p == '+') ? p[1] : *p;
+	return c == 'i' || c == 'I' || c == 'n' || c == 'N';
+}
+
 /* Non-finite words Kineto and others wrote: inf, -inf, nan, -nan, Infinity, NaN. */
 static int lex_nonfinite(const char *p, const char **end)
 {
@@ -477,6 +506,24 @@ static enum step lex_int(struct scanner *s, const char **pp, int64_t *v, uint64_
 	enum step st;
 
 	*nonfinite = false;
+	{
+		const char *q = p;
+		uint64_t fx = 0;
+		int nd = 0;
+		bool fneg = *q == '-';
+		q += fneg;
+		while (*q >= '0' && *q <= '9' && nd < 18) {
+			fx = fx * 10 + (uint64_t)(*q++ - '0');
+			nd++;
+		}
+		if (nd > 0 && is_delim(*q)) {
+			*v = fneg ? -(int64_t)fx : (int64_t)fx;
+			if (u)
+				*u = fneg ? (uint64_t)0 - fx : fx;
+			*pp = q;
+			return ST_OK;
+		}
+	}
 	if ((*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N' || ((*p == '-' || *p == '+') &&
 	     (p[1] == 'i' || p[1] == 'I' || p[1] == 'n' || p[1] == 'N')))) {
 		if (lex_nonfinite(p, &end) == 0) {
@@ -541,7 +588,7 @@ static enum step lex_double(struct scanner *s, const char **pp, double *v)
 	char tmp[64];
 	enum step st;
 
-	if (lex_nonfinite(p, &end) == 0) {
+	if (maybe_nonfinite(p) && lex_nonfinite(p, &end) == 0) {
 		problem(s, SO_NONFINITE, p, "non-finite number (inf/nan)");
 		*v = (p[0] == 'n' || p[0] == 'N' || p[1] == 'n' || p[1] == 'N') ? NAN : (*p == '-' ? -INFINITY : INFINITY);
 		*pp = end;
@@ -565,6 +612,32 @@ static enum step lex_time(struct scanner *s, const char **pp, int64_t *ns, bool 
 	const char *p = *pp, *end;
 	enum step st;
 
+	/* fast path: [0-9]{1,16}(.[0-9]{0,3})? followed by a delimiter */
+	{
+		const char *q = p;
+		uint64_t v = 0;
+		int nd = 0, nf = 0;
+		while (*q >= '0' && *q <= '9' && nd < 16) {
+			v = v * 10 + (uint64_t)(*q++ - '0');
+			nd++;
+		}
+		if (nd > 0) {
+			if (*q == '.') {
+				q++;
+				while (*q >= '0' && *q <= '9' && nf < 3) {
+					v = v * 10 + (uint64_t)(*q++ - '0');
+					nf++;
+				}
+			}
+			if (is_delim(*q)) {
+				static const uint64_t scale[4] = { 1000, 100, 10, 1 };
+				*ns = (int64_t)(v * scale[nf]);
+				*ok = true;
+				*pp = q;
+				return ST_OK;
+			}
+		}
+	}
 	*ok = false;
 	if (*p == '"') { /* a time as a string: tolerated, parsed from the text */
 		struct scan_str str;
@@ -576,7 +649,7 @@ static enum step lex_time(struct scanner *s, const char **pp, int64_t *ns, bool 
 		*pp = p;
 		return ST_OK;
 	}
-	if (lex_nonfinite(p, &end) == 0) {
+	if (maybe_nonfinite(p) && lex_nonfinite(p, &end) == 0) {
 		problem(s, SO_NONFINITE, p, "non-finite time (inf/nan) read as missing");
 		*pp = end;
 		return ST_OK;
@@ -615,9 +688,68 @@ static enum step lex_literal(struct scanner *s, const char **pp)
 	return FAIL(s, p, "unexpected character where a value was expected");
 }
 
+/* Byte classes for skipping containers: what can change the depth or hide a bracket. */
+enum { K_NONE, K_QUOTE, K_OPEN, K_CLOSE, K_NUL, K_LETTER };
+static const unsigned char skip_class[256] = {
+	[0] = K_NUL, ['"'] = K_QUOTE, ['['] = K_OPEN, ['{'] = K_OPEN, [']'] = K_CLOSE, ['}'] = K_CLOSE,
+	['i'] = K_LETTER, ['I'] = K_LETTER, ['n'] = K_LETTER, ['N'] = K_LETTER,
+};
+
+/* Skips an object or array at p without tokenising its numbers and literals: only
+ * strings, brackets and possible non-finite words matter. Malformed content inside a
+ * skipped value is not diagnosed (it is never used); brackets must balance. */
+static enum step skip_container(struct scanner *s, const char **pp)
+{
+	const char *p = *pp + 1;
+	unsigned depth = 1;
+	enum step st;
+
+	for (;;) {
+		while (skip_class[(unsigned char)*p] == K_NONE)
+			p++;
+		switch (skip_class[(unsigned char)*p]) {
+		case K_QUOTE:
+			p++;
+			st = lex_string(s, &p, NULL, false);
+			if (st != ST_OK)
+				return st;
+			break;
+		case K_OPEN:
+			depth++;
+			p++;
+			break;
+		case K_CLOSE:
+			p++;
+			if (--depth == 0) {
+				*pp = p;
+				return ST_OK;
+			}
+			break;
+		case K_LETTER: {
+			const char *q = p, *end;
+			if (q[-1] == '-' || q[-1] == '+')
+				q--;
+			if (lex_nonfinite(q, &end) == 0 && (q == p ? !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')) : true)) {
+				problem(s, SO_NONFINITE, q, "non-finite number (inf/nan)");
+				p = end;
+			} else {
+				p++;
+			}
+			break;
+		}
+		default: /* NUL */
+			if (at_end(s, p))
+				return ST_NEED_MORE;
+			return FAIL(s, p, "unexpected NUL byte");
+		}
+	}
+}
+
 /* Skips any JSON value inside the window (objects/arrays iteratively). */
 static enum step skip_value(struct scanner *s, const char **pp)
 {
+	if (**pp == '{' || **pp == '[')
+		return skip_container(s, pp);
 	const char *p = *pp, *end;
 	unsigned depth = 0;
 	enum step st;
@@ -655,7 +787,7 @@ static enum step skip_value(struct scanner *s, const char **pp)
 				return ST_NEED_MORE;
 			return FAIL(s, p, "unexpected NUL byte");
 		default:
-			if (lex_nonfinite(p, &end) == 0) {
+			if (maybe_nonfinite(p) && lex_nonfinite(p, &end) == 0) {
 				problem(s, SO_NONFINITE, p, "non-finite number (inf/nan)");
 				p = end;
 				break;
@@ -1019,9 +1151,21 @@ static enum step parse_event(struct scanner *s, const char **pp, struct scan_eve
 		if (*p != '"')
 			return NEED_OR_FAIL(s, p, "expected '\"' to begin a key");
 		p++;
-		st = lex_string(s, &p, &k, true);
-		if (st != ST_OK)
-			return st;
+		{
+			/* keys are short and plain: scan them byte by byte, else the full lexer */
+			const char *q = p;
+			while ((unsigned char)*q > '"' && *q != '\\' && q - p < 24)
+				q++;
+			if (*q == '"') {
+				k.p = p;
+				k.len = (uint32_t)(q - p);
+				p = q + 1;
+			} else {
+				st = lex_string(s, &p, &k, true);
+				if (st != ST_OK)
+					return st;
+			}
+		}
 		p = skip_ws(p);
 		if (*p != ':')
 			return NEED_OR_FAIL(s, p, "expected ':' after a key");

@@ -606,6 +606,9 @@ static void header_devices(struct builder *b, const char *json)
 	}
 	if (cJSON_IsArray(o)) {
 		int n = cJSON_GetArraySize(o);
+		/* a repeated key: the last one wins */
+		free(b->t->devices);
+		b->t->ndevices = 0;
 		b->t->devices = xcalloc((size_t)n + 1, sizeof *b->t->devices);
 		cJSON_ArrayForEach(d, o)
 		{
