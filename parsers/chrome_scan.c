@@ -28,7 +28,7 @@
 #define PAD 64
 #define PROBLEMS_REPORTED 5
 
-enum step { ST_OK, ST_NEED_MORE, ST_ERROR };
+enum step { ST_OK, ST_NEED_MORE, ST_ERROR, ST_STOPPED, ST_MISSED };
 
 struct scanner {
 	struct input *in;
@@ -41,8 +41,11 @@ struct scanner {
 	bool eof;             /* input has nothing more */
 	char *input_cause;    /* why input ended badly, or NULL */
 
-	uint64_t lines_before; /* newlines in [0, base) */
-	uint64_t last_nl;      /* stream offset just past the last newline before base */
+	uint64_t lines_before; /* newlines in [start, base) */
+	uint64_t last_nl;      /* stream offset just past the last newline before base, 0: none */
+	const struct scan_range *range;
+	bool pre_known;        /* newlines before range->start counted (lazily, for locations) */
+	uint64_t pre_lines, pre_last_nl;
 	uint64_t next_progress;
 
 	char *scratch;        /* unescaped strings of the current event; never reallocated mid-event */
@@ -78,15 +81,43 @@ static size_t count_newlines(const char *p, size_t n)
 	return c;
 }
 
+/* Newlines in the file before OFFSET, and the offset just past the last of them. */
+static void count_lines_before(struct input *in, uint64_t offset, uint64_t *lines, uint64_t *last_nl)
+{
+	const size_t chunk = 1u << 20;
+	char *buf = xmalloc(chunk);
+	uint64_t at = 0;
+	*lines = 0;
+	*last_nl = 0;
+	while (at < offset) {
+		size_t want = offset - at < chunk ? (size_t)(offset - at) : chunk;
+		ssize_t n = input_pread(in, buf, want, at);
+		if (n <= 0)
+			break;
+		*lines += count_newlines(buf, (size_t)n);
+		const char *q = memrchr(buf, '\n', (size_t)n);
+		if (q != NULL)
+			*last_nl = at + (uint64_t)(q - buf) + 1;
+		at += (uint64_t)n;
+	}
+	free(buf);
+}
+
 static void locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *col)
 {
 	size_t pos = (size_t)(at - s->buf);
-	uint64_t nl_after = s->last_nl;
+	uint64_t nl_after;
 	const char *q;
 
+	if (!s->pre_known) {
+		s->pre_known = true;
+		if (s->range != NULL && s->range->start > 0)
+			count_lines_before(s->in, s->range->start, &s->pre_lines, &s->pre_last_nl);
+	}
+	nl_after = s->last_nl ? s->last_nl : s->pre_last_nl;
 	if (pos > s->len)
 		pos = s->len;
-	*line = s->lines_before + count_newlines(s->buf, pos) + 1;
+	*line = s->pre_lines + s->lines_before + count_newlines(s->buf, pos) + 1;
 	q = memrchr(s->buf, '\n', pos);
 	if (q != NULL)
 		nl_after = s->base + (uint64_t)(q - s->buf) + 1;
@@ -1316,6 +1347,13 @@ static enum step scan_events(struct scanner *s, size_t *posp)
 			continue;
 		}
 		const char *start = p;
+		if (s->range != NULL && s->range->stop != 0) {
+			uint64_t off = offset_of(s, p);
+			if (off >= s->range->stop) {
+				*posp = (size_t)(p - s->buf);
+				return off == s->range->stop ? ST_STOPPED : ST_MISSED;
+			}
+		}
 		if (*p == '{') {
 			st = parse_event(s, &p, &ev);
 		} else {
@@ -1491,6 +1529,12 @@ static const char *guess_format(const char *key, uint32_t n)
 enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct scan_stats *stats,
                           char **cause)
 {
+	return scan_run_range(in, sink, NULL, stats, cause);
+}
+
+enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, const struct scan_range *range,
+                                struct scan_stats *stats, char **cause)
+{
 	struct scanner sc;
 	struct scanner *s = &sc;
 	enum scan_result res = SCAN_OK;
@@ -1512,6 +1556,28 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct
 	s->scratch = xmalloc(s->scratch_cap);
 	s->next_progress = 8u << 20;
 	memset(s->buf, 0, PAD);
+	s->range = range;
+	enum step st0;
+	if (range != NULL && range->start > 0) {
+		/* a part of a file parsed in parallel: the input is at an event of the array */
+		s->base = range->start;
+		s->next_progress = range->start + (8u << 20);
+		refill(s, 0);
+		have_events = true;
+		pos = 0;
+		st0 = scan_events(s, &pos);
+		if (st0 == ST_STOPPED || st0 == ST_MISSED) {
+			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;
+			goto out;
+		}
+		if (st0 != ST_OK) {
+			res = SCAN_TRUNCATED;
+			goto truncated;
+		}
+		if (range->top_is_object)
+			goto members;
+		goto trailing;
+	}
 
 	refill(s, 0);
 	{
@@ -1541,7 +1607,12 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct
 	if (s->buf[pos] == '[') {
 		pos++;
 		have_events = true;
-		if (scan_events(s, &pos) != ST_OK) {
+		st0 = scan_events(s, &pos);
+		if (st0 == ST_STOPPED || st0 == ST_MISSED) {
+			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;
+			goto out;
+		}
+		if (st0 != ST_OK) {
 			res = SCAN_TRUNCATED;
 			goto truncated;
 		}
@@ -1565,6 +1636,7 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct
 	}
 	pos++;
 	/* object members */
+members:
 	for (;;) {
 		const char *p = skip_ws(s->buf + pos);
 		struct scan_str key;
@@ -1651,7 +1723,12 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct
 			if (*p == '[') {
 				have_events = true;
 				pos = (size_t)(p + 1 - s->buf);
-				if (scan_events(s, &pos) != ST_OK) {
+				st0 = scan_events(s, &pos);
+				if (st0 == ST_STOPPED || st0 == ST_MISSED) {
+					res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;
+					goto out;
+				}
+				if (st0 != ST_OK) {
 					res = SCAN_TRUNCATED;
 					goto truncated;
 				}
@@ -1710,6 +1787,11 @@ trailing:
 		problem(s, SO_MALFORMED_EVENT, p, "unexpected data after the end of the trace (ignored)");
 		break;
 	}
+	if (have_events && range != NULL && range->stop != 0) {
+		/* the stop offset was never an element boundary of the events array */
+		res = SCAN_MISSED_STOP;
+		goto out;
+	}
 	if (!have_events) {
 		*cause = xasprintf("%s: not a Chrome trace: no \"traceEvents\" (top-level key%s %s%s%s)",
 		                   input_path(in), elements_seen == 1 ? "" : "s",
@@ -1741,19 +1823,17 @@ truncated:
 			                   s->input_cause ? "; " : "", s->input_cause ? s->input_cause : "");
 		} else if (at < end) {
 			*cause = xasprintf("%s: truncated: input ends at byte %llu (line %llu, column %llu) inside the "
-			                   "element that begins at byte %llu (line %llu, column %llu); kept %llu complete "
-			                   "events%s%s",
+			                   "element that begins at byte %llu (line %llu, column %llu)%s%s",
 			                   input_path(in), (unsigned long long)offset_of(s, end),
 			                   (unsigned long long)eline, (unsigned long long)ecol,
 			                   (unsigned long long)offset_of(s, at), (unsigned long long)line,
-			                   (unsigned long long)col, (unsigned long long)stats->events,
-			                   s->input_cause ? "; " : "", s->input_cause ? s->input_cause : "");
+			                   (unsigned long long)col, s->input_cause ? "; " : "",
+			                   s->input_cause ? s->input_cause : "");
 		} else {
 			*cause = xasprintf("%s: truncated: input ends at byte %llu (line %llu, column %llu) before the "
-			                   "JSON is closed; kept %llu complete events%s%s",
+			                   "JSON is closed%s%s",
 			                   input_path(in), (unsigned long long)offset_of(s, end),
 			                   (unsigned long long)eline, (unsigned long long)ecol,
-			                   (unsigned long long)stats->events,
 			                   s->input_cause ? "; " : "", s->input_cause ? s->input_cause : "");
 		}
 	}

@@ -124,16 +124,35 @@ struct scan_sink {
 
 enum scan_result {
 	SCAN_OK,          /* the whole document was scanned */
+	SCAN_STOPPED,     /* a range scan stopped at its stop offset, as asked */
+	SCAN_MISSED_STOP, /* a range scan found no element beginning at its stop offset */
 	SCAN_TRUNCATED,   /* input ended early (cut file or stream): events before it kept */
 	SCAN_NOT_TRACE,   /* not a Chrome trace: nothing usable */
 	SCAN_IO_ERROR,    /* read error before anything usable */
 };
 
 /* Scans IN to its end, calling SINK. Returns the result; *cause is an allocated message
- * (with file, byte offset and line:column where they apply) for every result but
- * SCAN_OK, where it is NULL. STATS is filled in all cases. */
+ * (with file, byte offset and line:column where they apply) for SCAN_TRUNCATED,
+ * SCAN_NOT_TRACE and SCAN_IO_ERROR, else NULL. STATS is filled in all cases. */
 enum scan_result scan_run(struct input *in, const struct scan_sink *sink,
                           struct scan_stats *stats, char **cause);
+
+/* A part of a file, for parsing one file on several threads. The caller positions the
+ * input at START (0: the whole document from its beginning); when START > 0 it is the
+ * '{' of an element of the events array, and TOP_IS_OBJECT says whether header keys may
+ * follow the array. With STOP > 0 the scan ends with SCAN_STOPPED just before the element
+ * that begins at STOP, or with SCAN_MISSED_STOP if no element begins there (STOP was not
+ * an element boundary: the caller must scan that part again in one piece). Line numbers
+ * in locations count from the file's start (the lines before START are counted, through
+ * input_pread, only when a location is needed). START > 0 needs a seekable input. */
+struct scan_range {
+	uint64_t start, stop;
+	bool top_is_object;
+};
+
+/* As scan_run, for the part of IN that RANGE describes (NULL: the whole input). */
+enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, const struct scan_range *range,
+                                struct scan_stats *stats, char **cause);
 
 /* Parses a JSON number's text as fixed-point microseconds into nanoseconds.
  * Returns 0 and sets *ns, or -1 if the text is not a finite number or overflows. */

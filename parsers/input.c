@@ -599,3 +599,36 @@ void input_close(struct input *in)
 	}
 	free_input(in);
 }
+
+bool input_is_seekable(const struct input *in) { return in->codec == INPUT_PLAIN && in->is_reg; }
+
+int input_seek(struct input *in, uint64_t offset)
+{
+	if (!input_is_seekable(in) || in->err != NULL)
+		return -1;
+	if (lseek(in->fd, (off_t)offset, SEEK_SET) < 0)
+		return -1;
+	in->sniff_pos = in->sniff_len;
+	in->eof = false;
+	in->data_off = offset;
+	in->file_off = offset;
+	return 0;
+}
+
+ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset)
+{
+	size_t got = 0;
+	if (!input_is_seekable(in))
+		return -1;
+	while (got < len) {
+		ssize_t n = pread(in->fd, (char *)buf + got, len - got, (off_t)(offset + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}

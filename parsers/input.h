@@ -7,6 +7,7 @@
 #ifndef TT_INPUT_H
 #define TT_INPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,6 +39,16 @@ uint64_t input_file_offset(const struct input *in);
 uint64_t input_data_offset(const struct input *in);
 /* The path as given ("-" for stdin). */
 const char *input_path(const struct input *in);
+
+/* True for a plain (uncompressed) regular file: the only kind that can be read at an
+ * offset, and so parsed in parallel parts. */
+bool input_is_seekable(const struct input *in);
+/* Seekable inputs only: the next input_read starts at OFFSET (input_data_offset becomes
+ * OFFSET). Returns 0, or -1 when the input is not seekable or the seek failed. */
+int input_seek(struct input *in, uint64_t offset);
+/* Seekable inputs only: copies up to LEN bytes at OFFSET into BUF without moving the
+ * read position. Returns the count (short only at the end of the file) or -1. */
+ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset);
 
 /* Stops the background thread, closes the file and frees everything. NULL is a no-op. */
 void input_close(struct input *in);

@@ -29,6 +29,13 @@ struct bstack {
 	uint32_t n, cap;
 };
 
+/* An E event of a later part whose B lies in an earlier part. */
+struct orphan_e {
+	int64_t ts;
+	uint64_t offset;
+	uint32_t track;
+};
+
 struct builder {
 	struct trace *t;
 	/* (pid, tid) -> track */
@@ -46,6 +53,9 @@ struct builder {
 	uint32_t last_counter;
 	int64_t max_end;
 	bool saw_cat;
+	bool part;                 /* a later part of a file parsed in parallel */
+	struct orphan_e *orphans;
+	uint32_t norphans, orphans_cap;
 	uint32_t empty_name;       /* id of "" */
 };
 
@@ -335,6 +345,17 @@ static void on_end(struct builder *b, const struct scan_event *ev)
 
 	b->t->tracks[ti].events++;
 	if (st == NULL || st->n == 0) {
+		if (b->part) {
+			if (b->norphans == b->orphans_cap) {
+				b->orphans_cap = b->orphans_cap ? b->orphans_cap * 2 : 16;
+				b->orphans = xreallocarray(b->orphans, b->orphans_cap, sizeof *b->orphans);
+			}
+			b->orphans[b->norphans].ts = ev->ts;
+			b->orphans[b->norphans].offset = ev->offset;
+			b->orphans[b->norphans].track = ti;
+			b->norphans++;
+			return;
+		}
 		qnote(b, Q_UNMATCHED_END, ev, intern(b, &ev->name), ti);
 		return;
 	}
@@ -666,6 +687,242 @@ static void on_header(void *ctx, const char *key, uint32_t keylen, const char *j
 #undef KEYIS
 }
 
+struct builder *builder_new_part(struct trace *t)
+{
+	struct builder *b = builder_new(t);
+	b->part = true;
+	return b;
+}
+
+static struct bstack *stack_of(struct builder *b, uint32_t ti)
+{
+	if (ti >= b->nstacks) {
+		uint32_t n = b->nstacks ? b->nstacks : 16;
+		while (n <= ti)
+			n *= 2;
+		b->stacks = xreallocarray(b->stacks, n, sizeof *b->stacks);
+		memset(b->stacks + b->nstacks, 0, (n - b->nstacks) * sizeof *b->stacks);
+		b->nstacks = n;
+	}
+	return &b->stacks[ti];
+}
+
+static void stack_push(struct bstack *st, const struct open_b *o)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 16;
+		st->v = xreallocarray(st->v, st->cap, sizeof *st->v);
+	}
+	st->v[st->n++] = *o;
+}
+
+/* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). */
+static void append(void **dst, uint32_t *n, uint32_t *cap, const void *src, uint32_t count, size_t size)
+{
+	if (count == 0)
+		return;
+	if (*n + count > *cap) {
+		*cap = *n + count;
+		*dst = xreallocarray(*dst, *cap, size);
+	}
+	memcpy((char *)*dst + (size_t)*n * size, src, (size_t)count * size);
+	*n += count;
+}
+
+void builder_merge(struct builder *dst, struct builder *src)
+{
+	struct trace *d = dst->t, *s = src->t;
+	uint32_t *smap = xmalloc(s->strings.n * sizeof *smap);
+	uint32_t *tmap = xmalloc((s->ntracks ? s->ntracks : 1) * sizeof *tmap);
+	uint32_t gpu_base = d->ngpu;
+
+	for (uint32_t id = 0; id < s->strings.n; id++)
+		smap[id] = strtab_intern(&d->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
+#define KEY(is_str, v) ((is_str) ? (int64_t)smap[(uint32_t)(v)] : (v))
+	for (uint32_t i = 0; i < s->nprocesses; i++) {
+		const struct process *sp = &s->processes[i];
+		uint32_t pi = process_lookup(dst, sp->pid_is_str, KEY(sp->pid_is_str, sp->pid));
+		struct process *dp = &d->processes[pi];
+		if (sp->name)
+			set_name(dst, NULL, &dp->name, smap[sp->name], true, TT_NONE);
+		if (sp->labels)
+			set_name(dst, NULL, &dp->labels, smap[sp->labels], false, TT_NONE);
+		if (sp->sort_index != INT64_MIN) {
+			if (dp->sort_index == sp->sort_index)
+				d->quality.count[Q_DUP_METADATA]++;
+			dp->sort_index = sp->sort_index;
+		}
+	}
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		const struct track *st = &s->tracks[i];
+		uint32_t ti = track_lookup_key(dst, st->pid_is_str, KEY(st->pid_is_str, st->pid), st->tid_is_str,
+		                               KEY(st->tid_is_str, st->tid));
+		struct track *dt = &d->tracks[ti];
+		tmap[i] = ti;
+		dt->events += st->events;
+		dt->gpu_slices += st->gpu_slices;
+		dt->comm_kernels += st->comm_kernels;
+		if (st->named) {
+			set_name(dst, NULL, &dt->name, smap[st->name], false, ti);
+			dt->named = true;
+		}
+		if (st->sort_index != INT64_MIN) {
+			if (dt->sort_index == st->sort_index)
+				d->quality.count[Q_DUP_METADATA]++;
+			dt->sort_index = st->sort_index;
+		}
+		if (st->nslices > 0) {
+			uint32_t first = dt->nslices;
+			if (first > 0) {
+				const struct slice *prev = &dt->slices[first - 1], *next = &st->slices[0];
+				if (prev->ts == next->ts && prev->dur == next->dur && prev->name == smap[next->name]) {
+					struct scan_event fake;
+					memset(&fake, 0, sizeof fake);
+					fake.ts = next->ts;
+					qnote(dst, Q_EXACT_DUPLICATE, &fake, prev->name, ti);
+				}
+			}
+			append((void **)&dt->slices, &dt->nslices, &dt->cap, st->slices, st->nslices, sizeof *st->slices);
+			for (uint32_t k = first; k < dt->nslices; k++) {
+				struct slice *sl = &dt->slices[k];
+				sl->name = smap[sl->name];
+				sl->cat = smap[sl->cat];
+				if (sl->gpu != TT_NONE)
+					sl->gpu += gpu_base;
+			}
+		}
+	}
+	append((void **)&d->gpu, &d->ngpu, &d->gpu_cap, s->gpu, s->ngpu, sizeof *s->gpu);
+	/* E events of SRC that close B events of DST, in file order */
+	for (uint32_t k = 0; k < src->norphans; k++) {
+		const struct orphan_e *o = &src->orphans[k];
+		uint32_t ti = tmap[o->track];
+		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
+		if (st == NULL || st->n == 0) {
+			struct scan_event fake;
+			memset(&fake, 0, sizeof fake);
+			fake.offset = o->offset;
+			fake.ts = o->ts;
+			qnote(dst, Q_UNMATCHED_END, &fake, 0, ti);
+			continue;
+		}
+		struct open_b b = st->v[--st->n];
+		push_slice(dst, ti, NULL, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, b.args, SF_FROM_BE);
+	}
+	/* B events SRC left open go on top of DST's */
+	for (uint32_t i = 0; i < src->nstacks && i < s->ntracks; i++) {
+		const struct bstack *ss = &src->stacks[i];
+		for (uint32_t k = 0; k < ss->n; k++) {
+			struct open_b o = ss->v[k];
+			o.name = smap[o.name];
+			o.cat = smap[o.cat];
+			stack_push(stack_of(dst, tmap[i]), &o);
+		}
+	}
+	{
+		uint32_t first = d->nflow_ends;
+		append((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, s->flow_ends, s->nflow_ends,
+		       sizeof *s->flow_ends);
+		for (uint32_t k = first; k < d->nflow_ends; k++) {
+			d->flow_ends[k].cat = smap[d->flow_ends[k].cat];
+			d->flow_ends[k].track = tmap[d->flow_ends[k].track];
+		}
+	}
+	{
+		uint32_t first = d->ninstants;
+		append((void **)&d->instants, &d->ninstants, &d->instants_cap, s->instants, s->ninstants,
+		       sizeof *s->instants);
+		for (uint32_t k = first; k < d->ninstants; k++) {
+			struct instant *in = &d->instants[k];
+			in->name = smap[in->name];
+			in->cat = smap[in->cat];
+			if (in->track != TT_NONE)
+				in->track = tmap[in->track];
+		}
+	}
+	append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+	for (uint32_t i = 0; i < s->ncounters; i++) {
+		struct counter *sc = &s->counters[i];
+		int64_t pid = KEY(sc->pid_is_str, sc->pid);
+		uint32_t name = smap[sc->name], key = smap[sc->key], ci = TT_NONE;
+		for (uint32_t k = 0; k < d->ncounters && ci == TT_NONE; k++)
+			if (d->counters[k].pid == pid && d->counters[k].pid_is_str == sc->pid_is_str &&
+			    d->counters[k].name == name && d->counters[k].key == key)
+				ci = k;
+		if (ci == TT_NONE) {
+			if (d->ncounters == dst->counters_cap) {
+				dst->counters_cap = dst->counters_cap ? dst->counters_cap * 2 : 8;
+				d->counters = xreallocarray(d->counters, dst->counters_cap, sizeof *d->counters);
+			}
+			ci = d->ncounters++;
+			d->counters[ci] = *sc;
+			d->counters[ci].pid = pid;
+			d->counters[ci].name = name;
+			d->counters[ci].key = key;
+			sc->ts = NULL;
+			sc->value = NULL;
+			continue;
+		}
+		struct counter *dc = &d->counters[ci];
+		uint32_t n = dc->n, cap = dc->cap;
+		append((void **)&dc->ts, &n, &cap, sc->ts, sc->n, sizeof *sc->ts);
+		append((void **)&dc->value, &dc->n, &dc->cap, sc->value, sc->n, sizeof *sc->value);
+	}
+	for (int q = 0; q < Q__COUNT; q++) {
+		uint64_t have = d->quality.count[q];
+		for (uint64_t k = 0; k < s->quality.count[q] && k < QUALITY_EXAMPLES && have + k < QUALITY_EXAMPLES; k++) {
+			struct quality_example e = s->quality.ex[q][k];
+			e.name = smap[e.name];
+			if (e.track != TT_NONE)
+				e.track = tmap[e.track];
+			d->quality.ex[q][have + k] = e;
+		}
+		d->quality.count[q] += s->quality.count[q];
+	}
+	for (int c = 0; c < 128; c++)
+		d->count_by_ph[c] += s->count_by_ph[c];
+	d->events += s->events;
+	d->async_events += s->async_events;
+	if (!d->has_base && s->has_base) {
+		d->has_base = true;
+		d->base_ns = s->base_ns;
+	}
+	if (d->rank < 0)
+		d->rank = s->rank;
+	if (d->world_size < 0)
+		d->world_size = s->world_size;
+	if (d->backend == 0 && s->backend != 0)
+		d->backend = smap[s->backend];
+	if (d->display_time_unit == 0 && s->display_time_unit != 0)
+		d->display_time_unit = smap[s->display_time_unit];
+	if (d->schema_version < 0)
+		d->schema_version = s->schema_version;
+	if (d->ndevices == 0 && s->ndevices > 0) {
+		d->devices = s->devices;
+		d->ndevices = s->ndevices;
+		for (uint32_t i = 0; i < d->ndevices; i++)
+			d->devices[i].name = smap[d->devices[i].name];
+		s->devices = NULL;
+		s->ndevices = 0;
+	}
+	for (uint32_t i = 0; i < s->nwarnings; i++)
+		trace_warn(d, "%s", s->warnings[i]);
+	if (src->max_end > dst->max_end)
+		dst->max_end = src->max_end;
+	dst->saw_cat |= src->saw_cat;
+#undef KEY
+	/* free SRC */
+	for (uint32_t i = 0; i < src->nstacks; i++)
+		free(src->stacks[i].v);
+	free(src->stacks);
+	free(src->orphans);
+	free(src->track_slots);
+	free(src);
+	trace_free(s);
+	free(smap);
+	free(tmap);
+}
+
 void builder_sink(struct builder *b, struct scan_sink *sink)
 {
 	memset(sink, 0, sizeof *sink);
@@ -684,6 +941,16 @@ void builder_add_scan_stats(struct builder *b, const struct scan_stats *st)
 	for (int i = 0; i < SO__COUNT; i++)
 		b->t->quality.count[map[i]] += st->count[i];
 	b->t->bytes = st->bytes;
+}
+
+void builder_abort(struct builder *b)
+{
+	for (uint32_t i = 0; i < b->nstacks; i++)
+		free(b->stacks[i].v);
+	free(b->stacks);
+	free(b->orphans);
+	free(b->track_slots);
+	free(b);
 }
 
 void builder_finish(struct builder *b)
@@ -706,6 +973,8 @@ void builder_finish(struct builder *b)
 		free(st->v);
 	}
 	free(b->stacks);
+	t->quality.count[Q_UNMATCHED_END] += b->norphans;
+	free(b->orphans);
 	t->legacy = !b->saw_cat && t->events > 0;
 	free(b->track_slots);
 	free(b);

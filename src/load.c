@@ -20,13 +20,32 @@ struct progress_shared {
 	uint64_t total_file_bytes;     /* sum of sizes on disk (0 when unknown) */
 };
 
+/* Files this big, plain and seekable, are parsed in parts on several threads. */
+#define PARALLEL_MIN_BYTES (32u << 20)
+#define MAX_PARTS 16
+#define SPLIT_WINDOW (1u << 20)
+
 struct job {
 	const char *path;
 	const struct load_options *opt;
 	struct trace *out;
 	struct progress_shared *shared;
+	int parts;                     /* threads this file may use */
+};
+
+/* One part of a file: its own input, scanner and builder. */
+struct part {
+	struct job *job;
 	uint64_t last_data, last_file;
-	pthread_mutex_t *problem_lock;
+	struct trace *t;
+	struct builder *b;
+	struct input *in;
+	struct scan_range range;
+	bool ranged;
+	struct scan_stats stats;
+	enum scan_result res;
+	char *cause;
+	pthread_t thread;
 };
 
 static double now_seconds(void)
@@ -36,12 +55,11 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-
 /* The scanner has one sink context: this forwards events and header keys to the
- * builder and keeps progress and problems for the job. */
+ * builder and keeps progress and problems for the part. */
 struct relay {
 	struct scan_sink builder;
-	struct job *job;
+	struct part *part;
 };
 
 static void relay_event(void *ctx, const struct scan_event *ev)
@@ -59,42 +77,119 @@ static void relay_header(void *ctx, const char *key, uint32_t keylen, const char
 static void relay_progress(void *ctx, uint64_t data_bytes, uint64_t file_bytes)
 {
 	struct relay *r = ctx;
-	struct job *j = r->job;
-	if (j->shared == NULL)
+	struct part *p = r->part;
+	struct progress_shared *sh = p->job->shared;
+	if (sh == NULL)
 		return;
-	atomic_fetch_add(&j->shared->data_bytes, data_bytes - j->last_data);
-	atomic_fetch_add(&j->shared->file_bytes, file_bytes - j->last_file);
-	j->last_data = data_bytes;
-	j->last_file = file_bytes;
+	atomic_fetch_add(&sh->data_bytes, data_bytes - p->last_data);
+	atomic_fetch_add(&sh->file_bytes, file_bytes - p->last_file);
+	p->last_data = data_bytes;
+	p->last_file = file_bytes;
 }
 
 static void relay_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,
                           const char *message)
 {
 	struct relay *r = ctx;
-	struct job *j = r->job;
-	trace_warn(j->out, "%s:%llu:%llu: byte %llu: %s", j->path, (unsigned long long)line,
+	trace_warn(r->part->t, "%s:%llu:%llu: byte %llu: %s", r->part->job->path, (unsigned long long)line,
 	           (unsigned long long)col, (unsigned long long)offset, message);
 	(void)kind;
 }
 
-static void run_job(struct job *j)
+static struct trace *new_trace(const char *path)
 {
 	struct trace *t = xcalloc(1, sizeof *t);
-	struct input *in;
-	char *cause = NULL;
-	double t0 = now_seconds();
-	struct relay relay;
-	struct scan_sink sink;
-	struct scan_stats stats;
-	enum scan_result res;
-
 	strtab_init(&t->strings);
-	t->path = xstrdup(j->path);
+	t->path = xstrdup(path);
 	t->codec = "plain";
 	t->rank = -1;
 	t->world_size = -1;
 	t->schema_version = -1;
+	return t;
+}
+
+static void scan_part(struct part *p)
+{
+	struct relay relay;
+	struct scan_sink sink;
+
+	builder_sink(p->b, &relay.builder);
+	relay.part = p;
+	memset(&sink, 0, sizeof sink);
+	sink.ctx = &relay;
+	sink.event = relay_event;
+	sink.header = relay_header;
+	sink.progress = relay_progress;
+	sink.problem = relay_problem;
+	p->res = scan_run_range(p->in, &sink, p->ranged ? &p->range : NULL, &p->stats, &p->cause);
+	relay_progress(&relay, p->stats.bytes, input_file_offset(p->in));
+}
+
+static void *part_main(void *arg)
+{
+	scan_part(arg);
+	return NULL;
+}
+
+/* Finds up to PARTS-1 offsets where an event of the array begins ("}, {"), evenly
+ * spread; says whether the document is an object. Returns how many were found. */
+static int find_splits(struct input *in, uint64_t size, int parts, uint64_t *splits, bool *top_is_object)
+{
+	char *buf = xmalloc(SPLIT_WINDOW + 1);
+	int n = 0;
+	ssize_t got = input_pread(in, buf, 4096, 0);
+	size_t i = 0;
+
+	if (got >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb && (unsigned char)buf[2] == 0xbf)
+		i = 3;
+	while (got > 0 && i < (size_t)got && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+		i++;
+	if (got <= 0 || i >= (size_t)got || (buf[i] != '{' && buf[i] != '[')) {
+		free(buf);
+		return 0;
+	}
+	*top_is_object = buf[i] == '{';
+	for (int k = 1; k < parts; k++) {
+		uint64_t target = size / (uint64_t)parts * (uint64_t)k;
+		got = input_pread(in, buf, SPLIT_WINDOW, target);
+		if (got <= 0)
+			break;
+		for (size_t j = 0; j < (size_t)got; j++) {
+			if (buf[j] != '}')
+				continue;
+			size_t q = j + 1;
+			while (q < (size_t)got && (buf[q] == ' ' || buf[q] == '\n' || buf[q] == '\r' || buf[q] == '\t'))
+				q++;
+			if (q >= (size_t)got || buf[q] != ',')
+				continue;
+			q++;
+			while (q < (size_t)got && (buf[q] == ' ' || buf[q] == '\n' || buf[q] == '\r' || buf[q] == '\t'))
+				q++;
+			if (q < (size_t)got && buf[q] == '{') {
+				uint64_t at = target + q;
+				if (n == 0 || at > splits[n - 1])
+					splits[n++] = at;
+				break;
+			}
+		}
+	}
+	free(buf);
+	return n;
+}
+
+static void run_job(struct job *j)
+{
+	struct trace *t = new_trace(j->path);
+	struct input *in;
+	char *cause = NULL;
+	double t0 = now_seconds();
+	struct part parts[MAX_PARTS];
+	struct scan_stats stats;
+	enum scan_result res;
+	uint64_t splits[MAX_PARTS];
+	bool top_is_object = true;
+	int nsplit = 0;
+
 	j->out = t;
 	in = input_open(j->path, &cause);
 	if (in == NULL) {
@@ -103,19 +198,116 @@ static void run_job(struct job *j)
 		return;
 	}
 	t->codec = input_codec_name(input_codec(in));
-
-	struct builder *b = builder_new(t);
-	builder_sink(b, &relay.builder);
-	relay.job = j;
-	memset(&sink, 0, sizeof sink);
-	sink.ctx = &relay;
-	sink.event = relay_event;
-	sink.header = relay_header;
-	sink.progress = relay_progress;
-	sink.problem = relay_problem;
-	res = scan_run(in, &sink, &stats, &cause);
-	relay_progress(&relay, stats.bytes, input_file_offset(in));
-	builder_add_scan_stats(b, &stats);
+	memset(parts, 0, sizeof parts);
+	const char *force = getenv("TTRACE_PARTS"); /* for tests: split any file into this many parts */
+	int want = force != NULL ? atoi(force) : j->parts;
+	if (want > 1 && input_is_seekable(in) && (force != NULL || input_file_size(in) >= PARALLEL_MIN_BYTES))
+		nsplit = find_splits(in, input_file_size(in), want < MAX_PARTS ? want : MAX_PARTS, splits, &top_is_object);
+	parts[0].job = j;
+	parts[0].t = t;
+	parts[0].b = builder_new(t);
+	parts[0].in = in;
+	if (nsplit > 0) {
+		int started = 0;
+		parts[0].ranged = true;
+		parts[0].range.stop = splits[0];
+		for (int k = 1; k <= nsplit; k++) {
+			struct part *p = &parts[k];
+			char *err = NULL;
+			p->job = j;
+			p->t = new_trace(j->path);
+			p->b = builder_new_part(p->t);
+			p->in = input_open(j->path, &err);
+			if (p->in == NULL || input_seek(p->in, splits[k - 1]) < 0) {
+				free(err);
+				input_close(p->in);
+				builder_abort(p->b);
+				trace_free(p->t);
+				nsplit = k - 1;
+				break;
+			}
+			p->ranged = true;
+			p->range.start = splits[k - 1];
+			p->range.stop = k < nsplit ? splits[k] : 0;
+			p->range.top_is_object = top_is_object;
+			p->last_data = p->last_file = p->range.start;
+		}
+		if (nsplit > 0)
+			parts[nsplit].range.stop = 0;
+		else
+			parts[0].ranged = false;
+		for (int k = 1; k <= nsplit; k++)
+			if (pthread_create(&parts[k].thread, NULL, part_main, &parts[k]) == 0)
+				started = k;
+			else
+				break;
+		scan_part(&parts[0]);
+		for (int k = 1; k <= started; k++)
+			pthread_join(parts[k].thread, NULL);
+		bool whole = started == nsplit;
+		for (int k = 0; k < nsplit && whole; k++)
+			whole = parts[k].res == SCAN_STOPPED;
+		if (nsplit > 0 && !whole && parts[0].res != SCAN_NOT_TRACE && parts[0].res != SCAN_IO_ERROR) {
+			/* a split was not an event boundary: parse the file again in one piece */
+			for (int k = 0; k <= nsplit; k++) {
+				if (k > 0) {
+					input_close(parts[k].in);
+					builder_abort(parts[k].b);
+					trace_free(parts[k].t);
+				}
+				free(parts[k].cause);
+			}
+			builder_abort(parts[0].b);
+			input_close(in);
+			trace_free(t);
+			memset(parts, 0, sizeof parts);
+			t = new_trace(j->path);
+			j->out = t;
+			in = input_open(j->path, &cause);
+			if (in == NULL) {
+				t->status = LOAD_FAILED;
+				t->error = cause;
+				return;
+			}
+			t->codec = input_codec_name(input_codec(in));
+			parts[0].job = j;
+			parts[0].t = t;
+			parts[0].b = builder_new(t);
+			parts[0].in = in;
+			nsplit = 0;
+			if (j->shared != NULL) {
+				/* progress restarts */
+			}
+			scan_part(&parts[0]);
+		} else if (nsplit > 0 && !whole) {
+			/* not a trace at all: the other parts mean nothing */
+			for (int k = 1; k <= nsplit; k++) {
+				input_close(parts[k].in);
+				builder_abort(parts[k].b);
+				trace_free(parts[k].t);
+				free(parts[k].cause);
+			}
+			nsplit = 0;
+		}
+	} else {
+		scan_part(&parts[0]);
+	}
+	stats = parts[0].stats;
+	res = parts[0].res;
+	cause = parts[0].cause;
+	for (int k = 1; k <= nsplit; k++) {
+		struct part *p = &parts[k];
+		builder_merge(parts[0].b, p->b);
+		for (int c = 0; c < SO__COUNT; c++)
+			stats.count[c] += p->stats.count[c];
+		stats.events += p->stats.events;
+		stats.bytes = p->stats.bytes;
+		res = p->res;
+		free(cause);
+		cause = p->cause;
+		input_close(p->in);
+	}
+	builder_add_scan_stats(parts[0].b, &stats);
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
 	input_close(in);
 	switch (res) {
@@ -124,8 +316,7 @@ static void run_job(struct job *j)
 		break;
 	case SCAN_TRUNCATED:
 		t->status = LOAD_TRUNCATED;
-		t->error = cause;
-		cause = NULL;
+		t->error = xasprintf("%s; kept %llu complete events", cause, (unsigned long long)stats.events);
 		break;
 	case SCAN_NOT_TRACE:
 	case SCAN_IO_ERROR:
@@ -133,9 +324,12 @@ static void run_job(struct job *j)
 		t->error = cause;
 		cause = NULL;
 		break;
+	case SCAN_STOPPED:
+	case SCAN_MISSED_STOP:
+		BUG("a whole-file scan ended with a part result");
 	}
 	free(cause);
-	builder_finish(b);
+	builder_finish(parts[0].b);
 	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0)
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
 		              "events), so this file cannot be aligned with other ranks on absolute time");
@@ -216,14 +410,16 @@ void load_traces(char *const *paths, int n, const struct load_options *opt, stru
 	pool.done = 0;
 	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.cond, NULL);
+	nthreads = ncpu < 1 ? 1 : (int)ncpu;
+	if (nthreads > n)
+		nthreads = n;
 	for (int i = 0; i < n; i++) {
 		pool.jobs[i].path = paths[i];
 		pool.jobs[i].opt = opt;
 		pool.jobs[i].shared = &shared;
+		/* cores left over when there are fewer files than cores go to parts of files */
+		pool.jobs[i].parts = ncpu > n ? (int)(ncpu / n) : 1;
 	}
-	nthreads = ncpu < 1 ? 1 : (int)ncpu;
-	if (nthreads > n)
-		nthreads = n;
 	threads = xcalloc((size_t)nthreads, sizeof *threads);
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, &pool) != 0)

@@ -75,4 +75,26 @@ if printf '%s' "$out$err" | grep -q "$(printf '\033')"; then ok 1 "no ESC byte i
 run --dump-model "$TMP/evil.json"
 if printf '%s' "$out$err" | grep -q "$(printf '\033')"; then ok 1 "no ESC byte in --dump-model"; else ok 0 "no ESC byte in --dump-model"; fi
 
+# One file parsed in parts on several threads gives the same model as in one piece:
+# B/E pairs whose B and E fall in different parts, duplicates at a boundary, metadata.
+awk 'BEGIN {
+	print "{\"traceEvents\": [";
+	print "{\"ph\": \"B\", \"name\": \"outer\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": 0},";
+	for (i = 0; i < 3000; i++) {
+		printf "{\"ph\": \"B\", \"name\": \"b%d\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": %d},\n", i, i * 10 + 1;
+		printf "{\"ph\": \"X\", \"name\": \"x\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 5, \"args\": {\"correlation\": %d}},\n", i * 10 + 2, i;
+		printf "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}},\n";
+		printf "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": %d},\n", i * 10 + 8;
+	}
+	print "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 40000}";
+	print "], \"baseTimeNanoseconds\": 1700000000000000000}";
+}' >"$TMP/parts.json"
+TTRACE_PARTS=1 "$TTRACE" --dump-model "$TMP/parts.json" >"$TMP/p1.txt" 2>&1
+for n in 2 5 13; do
+	TTRACE_PARTS=$n "$TTRACE" --dump-model "$TMP/parts.json" >"$TMP/pn.txt" 2>&1
+	if cmp -s "$TMP/p1.txt" "$TMP/pn.txt"; then ok 0 "parsed in $n parts: the same model"; else ok 1 "parsed in $n parts: the same model"; diff "$TMP/p1.txt" "$TMP/pn.txt" | head -10 | sed 's/^/#   /'; fi
+done
+like "$(cat "$TMP/p1.txt")" 'BE "outer"' "the outer B/E pair spans the whole file"
+unlike "$(cat "$TMP/p1.txt")" 'unmatched_end' "no E left unmatched"
+
 finish

@@ -26,5 +26,19 @@ for f in $(find . -type f ! -name README ! -name '*.md' | sed 's|^\./||' | sort)
 	if grep -q -e 'Sanitizer' -e 'runtime error' -e 'BUG at' "$TMP/dump"; then
 		ok 1 "$f: no sanitizer report"
 	fi
+	# The same file parsed in 3 parts on 3 threads must give the same model.
+	if [ -z "$REGEN" ] && [ -f "$g" ]; then
+		{
+			TTRACE_PARTS=3 "$TTRACE" --dump-model "$f" 2>"$TMP/err"
+			echo "exit $?"
+			sed 's/^/stderr: /' "$TMP/err"
+		} >"$TMP/dump3" 2>&1
+		if cmp -s "$TMP/dump3" "$g"; then
+			ok 0 "$f: parsed in 3 parts, the same model"
+		else
+			ok 1 "$f: parsed in 3 parts, the model differs"
+			diff -u "$g" "$TMP/dump3" | head -20 | sed 's/^/#   /'
+		fi
+	fi
 done
 finish

