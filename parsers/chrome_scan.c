@@ -23,7 +23,7 @@
 
 #include "src/xalloc.h"
 
-#define WINDOW_INITIAL (4u << 20)
+#define WINDOW_INITIAL (1u << 20)
 #define WINDOW_MAX (512u << 20)
 #define PAD 64
 #define PROBLEMS_REPORTED 5
