@@ -195,12 +195,18 @@ static void problem(struct scanner *s, enum scan_oddity kind, const char *at, co
 
 /* ---- lexical helpers (all stop at the sentinel) ---------------------------------- */
 
+static const unsigned char ws_table[256] = { [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1 };
+
 static inline const char *skip_ws(const char *p)
 {
-	/* most runs are one space or a newline and a short indent: bytes first */
-	for (int i = 0; i < 6; i++, p++)
-		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
-			return p;
+	/* most runs are one space, or a newline and an indent of a few spaces */
+	if (!ws_table[(unsigned char)*p])
+		return p;
+	p++;
+	while (*p == ' ')
+		p++;
+	if (!ws_table[(unsigned char)*p])
+		return p;
 #if defined(__SSE2__)
 	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
 	              tab = _mm_set1_epi8('\t');
@@ -214,7 +220,7 @@ static inline const char *skip_ws(const char *p)
 		p += 16;
 	}
 #else
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+	while (ws_table[(unsigned char)*p])
 		p++;
 	return p;
 #endif
