@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/sort.h"
 #include "src/xalloc.h"
 
 /* Outliers: events at ts 0 while the rest of the file lies this far from 0. */
@@ -35,105 +36,7 @@ static inline bool slice_less(const struct slice *a, const struct slice *b)
 	return a->name < b->name;
 }
 
-static void insertion_sort(struct slice *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		struct slice x = a[i];
-		size_t j = i;
-		while (j > 0 && slice_less(&x, &a[j - 1])) {
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = x;
-	}
-}
-
-static void swap_slices(struct slice *a, struct slice *b)
-{
-	struct slice t = *a;
-	*a = *b;
-	*b = t;
-}
-
-static void heap_sift(struct slice *a, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < n && slice_less(&a[m], &a[l]))
-			m = l;
-		if (l + 1 < n && slice_less(&a[m], &a[l + 1]))
-			m = l + 1;
-		if (m == i)
-			return;
-		swap_slices(&a[i], &a[m]);
-		i = m;
-	}
-}
-
-static void heap_sort(struct slice *a, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		heap_sift(a, n, i);
-	for (size_t i = n; i-- > 1;) {
-		swap_slices(&a[0], &a[i]);
-		heap_sift(a, i, 0);
-	}
-}
-
-/* Introsort: quicksort with median of three, heapsort past a depth limit. */
-static void intro_sort(struct slice *a, size_t n, int budget)
-{
-	while (n > 24) {
-		if (budget-- == 0) {
-			heap_sort(a, n);
-			return;
-		}
-		size_t mid = n / 2;
-		if (slice_less(&a[mid], &a[0]))
-			swap_slices(&a[mid], &a[0]);
-		if (slice_less(&a[n - 1], &a[0]))
-			swap_slices(&a[n - 1], &a[0]);
-		if (slice_less(&a[n - 1], &a[mid]))
-			swap_slices(&a[n - 1], &a[mid]);
-		struct slice pivot = a[mid];
-		size_t i = 0, j = n - 1;
-		for (;;) {
-			while (slice_less(&a[i], &pivot))
-				i++;
-			while (slice_less(&pivot, &a[j]))
-				j--;
-			if (i >= j)
-				break;
-			swap_slices(&a[i], &a[j]);
-			i++;
-			j--;
-		}
-		/* a[0..j] <= pivot <= a[j+1..n) */
-		if (j + 1 < n - j - 1) {
-			intro_sort(a, j + 1, budget);
-			a += j + 1;
-			n -= j + 1;
-		} else {
-			intro_sort(a + j + 1, n - j - 1, budget);
-			n = j + 1;
-		}
-	}
-	insertion_sort(a, n);
-}
-
-static void sort_slices(struct slice *a, size_t n)
-{
-	size_t i;
-	for (i = 1; i < n; i++)
-		if (slice_less(&a[i], &a[i - 1]))
-			break;
-	if (i >= n)
-		return;
-	int budget = 2;
-	for (size_t m = n; m > 1; m >>= 1)
-		budget += 2;
-	intro_sort(a, n, budget);
-}
+SORT_DEFINE(sort_slices, struct slice, slice_less)
 
 /* ---- outliers ------------------------------------------------------------------------ */
 
@@ -561,21 +464,22 @@ static void link_launches(struct trace *t)
 	free(slots);
 }
 
-static int flow_end_cmp(const void *a, const void *b)
+static inline bool flow_end_less(const struct flow_end *x, const struct flow_end *y)
 {
-	const struct flow_end *x = a, *y = b;
 	if (x->cat != y->cat)
-		return x->cat < y->cat ? -1 : 1;
+		return x->cat < y->cat;
 	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
+		return x->id < y->id;
 	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
+		return x->ts < y->ts;
 	/* s before t before f at equal times */
 	int rx = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, ry = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
 	if (rx != ry)
-		return rx - ry;
-	return x->track < y->track ? -1 : x->track > y->track;
+		return rx < ry;
+	return x->track < y->track;
 }
+
+SORT_DEFINE(sort_flow_ends, struct flow_end, flow_end_less)
 
 static struct slice_ref bind_end(struct trace *t, const struct flow_end *e)
 {
@@ -607,8 +511,7 @@ static void link_flows(struct trace *t)
 	struct flow_end *e = t->flow_ends;
 	uint32_t n = t->nflow_ends, cap = 0;
 
-	if (n > 0)
-		qsort(e, n, sizeof *e, flow_end_cmp);
+	sort_flow_ends(e, n);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i, starts = 0, finishes = 0;
 		while (j < n && e[j].cat == e[i].cat && e[j].id == e[i].id) {

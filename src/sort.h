@@ -1,0 +1,100 @@
+/* sort.h: an in-place introsort, generated per element type (no allocation, unlike
+ * glibc's qsort, which may take a buffer as large as the array).
+ * SORT_DEFINE(name, type, less) defines `static void name(type *a, size_t n)`, where
+ * less(const type *x, const type *y) is a strict weak order. Not stable. */
+#ifndef TT_SORT_H
+#define TT_SORT_H
+
+#include <stddef.h>
+
+#define SORT_DEFINE(name, type, less)                                                          \
+	static void name##_swap(type *x, type *y)                                              \
+	{                                                                                      \
+		type t_ = *x;                                                                  \
+		*x = *y;                                                                       \
+		*y = t_;                                                                       \
+	}                                                                                      \
+	static void name##_insertion(type *a, size_t n)                                        \
+	{                                                                                      \
+		for (size_t i = 1; i < n; i++) {                                               \
+			type x_ = a[i];                                                        \
+			size_t j = i;                                                          \
+			while (j > 0 && less(&x_, &a[j - 1])) {                                \
+				a[j] = a[j - 1];                                               \
+				j--;                                                           \
+			}                                                                      \
+			a[j] = x_;                                                             \
+		}                                                                              \
+	}                                                                                      \
+	static void name##_sift(type *a, size_t n, size_t i)                                   \
+	{                                                                                      \
+		for (;;) {                                                                     \
+			size_t l_ = 2 * i + 1, m_ = i;                                         \
+			if (l_ < n && less(&a[m_], &a[l_]))                                    \
+				m_ = l_;                                                       \
+			if (l_ + 1 < n && less(&a[m_], &a[l_ + 1]))                            \
+				m_ = l_ + 1;                                                   \
+			if (m_ == i)                                                           \
+				return;                                                        \
+			name##_swap(&a[i], &a[m_]);                                            \
+			i = m_;                                                                \
+		}                                                                              \
+	}                                                                                      \
+	static void name##_intro(type *a, size_t n, int budget)                                \
+	{                                                                                      \
+		while (n > 24) {                                                               \
+			if (budget-- == 0) {                                                   \
+				for (size_t i = n / 2; i-- > 0;)                               \
+					name##_sift(a, n, i);                                  \
+				for (size_t i = n; i-- > 1;) {                                 \
+					name##_swap(&a[0], &a[i]);                             \
+					name##_sift(a, i, 0);                                  \
+				}                                                              \
+				return;                                                        \
+			}                                                                      \
+			size_t mid = n / 2;                                                    \
+			if (less(&a[mid], &a[0]))                                              \
+				name##_swap(&a[mid], &a[0]);                                   \
+			if (less(&a[n - 1], &a[0]))                                            \
+				name##_swap(&a[n - 1], &a[0]);                                 \
+			if (less(&a[n - 1], &a[mid]))                                          \
+				name##_swap(&a[n - 1], &a[mid]);                               \
+			type pivot = a[mid];                                                   \
+			size_t i = 0, j = n - 1;                                               \
+			for (;;) {                                                             \
+				while (less(&a[i], &pivot))                                    \
+					i++;                                                   \
+				while (less(&pivot, &a[j]))                                    \
+					j--;                                                   \
+				if (i >= j)                                                    \
+					break;                                                 \
+				name##_swap(&a[i], &a[j]);                                     \
+				i++;                                                           \
+				j--;                                                           \
+			}                                                                      \
+			if (j + 1 < n - j - 1) {                                               \
+				name##_intro(a, j + 1, budget);                                \
+				a += j + 1;                                                    \
+				n -= j + 1;                                                    \
+			} else {                                                               \
+				name##_intro(a + j + 1, n - j - 1, budget);                    \
+				n = j + 1;                                                     \
+			}                                                                      \
+		}                                                                              \
+		name##_insertion(a, n);                                                        \
+	}                                                                                      \
+	static void name(type *a, size_t n)                                                    \
+	{                                                                                      \
+		size_t i;                                                                      \
+		for (i = 1; i < n; i++)                                                        \
+			if (less(&a[i], &a[i - 1]))                                            \
+				break;                                                         \
+		if (i >= n)                                                                    \
+			return;                                                                \
+		int budget = 2;                                                                \
+		for (size_t m = n; m > 1; m >>= 1)                                             \
+			budget += 2;                                                           \
+		name##_intro(a, n, budget);                                                    \
+	}
+
+#endif
