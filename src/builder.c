@@ -791,8 +791,14 @@ void builder_merge(struct builder *dst, struct builder *src)
 					sl->gpu += gpu_base;
 			}
 		}
+		/* free as we go: the peak stays near the merged size, not twice it */
+		free(s->tracks[i].slices);
+		s->tracks[i].slices = NULL;
+		s->tracks[i].nslices = 0;
 	}
 	append((void **)&d->gpu, &d->ngpu, &d->gpu_cap, s->gpu, s->ngpu, sizeof *s->gpu);
+	free(s->gpu);
+	s->gpu = NULL;
 	/* E events of SRC that close B events of DST, in file order */
 	for (uint32_t k = 0; k < src->norphans; k++) {
 		const struct orphan_e *o = &src->orphans[k];
@@ -807,6 +813,13 @@ void builder_merge(struct builder *dst, struct builder *src)
 			continue;
 		}
 		struct open_b b = st->v[--st->n];
+		if (o->ts < b.ts) { /* as on_end counts it */
+			struct scan_event fake;
+			memset(&fake, 0, sizeof fake);
+			fake.offset = o->offset;
+			fake.ts = o->ts;
+			qnote(dst, Q_NEGATIVE_DUR, &fake, b.name, ti);
+		}
 		push_slice(dst, ti, NULL, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, b.args, SF_FROM_BE);
 	}
 	/* B events SRC left open go on top of DST's */
@@ -827,6 +840,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 			d->flow_ends[k].cat = smap[d->flow_ends[k].cat];
 			d->flow_ends[k].track = tmap[d->flow_ends[k].track];
 		}
+		free(s->flow_ends);
+		s->flow_ends = NULL;
 	}
 	{
 		uint32_t first = d->ninstants;
@@ -840,7 +855,11 @@ void builder_merge(struct builder *dst, struct builder *src)
 				in->track = tmap[in->track];
 		}
 	}
+	free(s->instants);
+	s->instants = NULL;
 	append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+	free(s->mem);
+	s->mem = NULL;
 	for (uint32_t i = 0; i < s->ncounters; i++) {
 		struct counter *sc = &s->counters[i];
 		int64_t pid = KEY(sc->pid_is_str, sc->pid);

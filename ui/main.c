@@ -1,5 +1,6 @@
 /* main.c: command line, loading, and the choice between the reports and the timeline. */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+
+	/* Big arrays (slices, rows) grow by realloc: keep them mmapped, so that growing is a
+	 * remap rather than a copy and freed memory goes back to the system at once. glibc
+	 * would otherwise raise this threshold after the first large free. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 
 	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
 		switch (c) {
