@@ -37,7 +37,7 @@
 #include "src/xalloc.h"
 
 #define RING_SLOTS 4
-#define SLOT_SIZE ((size_t)1 << 20)
+#define SLOT_SIZE ((size_t)256 << 10)
 #define SRC_BUF_SIZE ((size_t)256 << 10)
 #define SNIFF_LEN 4
 
