@@ -6,6 +6,13 @@
 
 #include "src/xalloc.h"
 
+/* a + b for non-negative durations, saturating: totals over overlapping slices (nested
+ * calls, kernels on several streams) may pass int64 where no single span does. */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 static bool counts_as_op(const struct trace *t, const struct slice *s)
 {
 	if (s->cls == SC_CPU_OP)
@@ -62,8 +69,8 @@ struct op_stat *tables_ops(const struct trace *t, uint32_t *n)
 					struct op_stat *o = &by_name[top->name];
 					int64_t self = top->dur - stack[sn - 1].child;
 					o->calls++;
-					o->total += top->dur;
-					o->self += self > 0 ? self : 0;
+					o->total = add_sat(o->total, top->dur);
+					o->self = add_sat(o->self, self > 0 ? self : 0);
 				}
 				sn--;
 			}
@@ -114,7 +121,7 @@ struct kernel_stat *tables_kernels(const struct trace *t, uint32_t *n)
 			if (s->dur > k->max)
 				k->max = s->dur;
 			k->calls++;
-			k->total += s->dur;
+			k->total = add_sat(k->total, s->dur);
 		}
 	}
 	for (uint32_t id = 0; id < t->strings.n; id++) {
