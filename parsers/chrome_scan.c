@@ -111,8 +111,12 @@ static void locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *
 
 	if (!s->pre_known) {
 		s->pre_known = true;
-		if (s->range != NULL && s->range->start > 0)
+		if (s->range != NULL && s->range->lines_known) {
+			s->pre_lines = s->range->lines_before;
+			s->pre_last_nl = s->range->last_nl_before;
+		} else if (s->range != NULL && s->range->start > 0) {
 			count_lines_before(s->in, s->range->start, &s->pre_lines, &s->pre_last_nl);
+		}
 	}
 	nl_after = s->last_nl ? s->last_nl : s->pre_last_nl;
 	if (pos > s->len)

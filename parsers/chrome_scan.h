@@ -148,6 +148,10 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink,
 struct scan_range {
 	uint64_t start, stop;
 	bool top_is_object;
+	/* When known (a part of a stream), the newlines before START and the offset just
+	 * past the last of them; otherwise they are counted from the file when needed. */
+	bool lines_known;
+	uint64_t lines_before, last_nl_before;
 };
 
 /* As scan_run, for the part of IN that RANGE describes (NULL: the whole input). */

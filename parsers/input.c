@@ -65,6 +65,11 @@ struct input {
 	bool eof;
 	char *err; /* set once the input has ended badly; every later read repeats it */
 
+	/* Memory input (input_open_mem): bytes handed over by the caller. */
+	const char *mem;
+	size_t mem_len, mem_pos;
+	char *mem_end_cause;
+
 	/* Compressed input only. */
 	bool threaded;
 	pthread_t thread;
@@ -427,8 +432,24 @@ static void free_input(struct input *in)
 		close(in->fd);
 	free(in->prod_err);
 	free(in->err);
+	free(in->mem_end_cause);
 	free(in->path);
 	free(in);
+}
+
+struct input *input_open_mem(const char *path, const char *buf, size_t len, uint64_t base, const char *end_cause)
+{
+	struct input *in = xcalloc(1, sizeof *in);
+	in->path = xstrdup(path);
+	in->name = in->path;
+	in->fd = -1;
+	in->wake[0] = in->wake[1] = -1;
+	in->codec = INPUT_PLAIN;
+	in->mem = buf;
+	in->mem_len = len;
+	in->data_off = in->file_off = base;
+	in->mem_end_cause = end_cause != NULL ? xstrdup(end_cause) : NULL;
+	return in;
 }
 
 struct input *input_open(const char *path, char **cause)
@@ -570,6 +591,24 @@ ssize_t input_read(struct input *in, void *buf, size_t len, char **cause)
 		return fail(in, cause);
 	if (in->eof || len == 0)
 		return 0;
+	if (in->mem != NULL) {
+		size_t k = in->mem_len - in->mem_pos;
+		if (k == 0) {
+			if (in->mem_end_cause != NULL) {
+				in->err = xstrdup(in->mem_end_cause);
+				return fail(in, cause);
+			}
+			in->eof = true;
+			return 0;
+		}
+		if (k > len)
+			k = len;
+		memcpy(buf, in->mem + in->mem_pos, k);
+		in->mem_pos += k;
+		in->data_off += k;
+		in->file_off = in->data_off;
+		return (ssize_t)k;
+	}
 	if (in->codec == INPUT_PLAIN)
 		n = read_plain(in, buf, len);
 	else

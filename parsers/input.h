@@ -19,6 +19,12 @@ struct input;
  * to an allocated message naming the file ("cannot open x.json: No such file..."). */
 struct input *input_open(const char *path, char **cause);
 
+/* Returns an input over the LEN bytes at BUF (not copied: they must outlive the input),
+ * whose stream offsets start at BASE, named PATH in messages. At its end it reports a
+ * clean end, or, when END_CAUSE is not NULL, fails with a copy of END_CAUSE (a stream
+ * that was cut: the bytes are its last complete part). Not seekable. */
+struct input *input_open_mem(const char *path, const char *buf, size_t len, uint64_t base, const char *end_cause);
+
 /* Copies up to LEN decompressed bytes into BUF. Returns the count (> 0), 0 at a clean
  * end of input, or -1 when the input ends badly (truncated or corrupt compressed
  * stream, read error): *cause is then an allocated message that names the file and the

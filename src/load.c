@@ -24,6 +24,9 @@ struct progress_shared {
 #define PARALLEL_MIN_BYTES (32u << 20)
 #define MAX_PARTS 16
 #define SPLIT_WINDOW (1u << 20)
+/* Compressed files this big are parsed in chunks of about STREAM_CHUNK bytes of JSON. */
+#define STREAM_MIN_FILE (1u << 20)
+#define STREAM_CHUNK (1u << 20)
 
 struct job {
 	const char *path;
@@ -177,6 +180,11 @@ static int find_splits(struct input *in, uint64_t size, int parts, uint64_t *spl
 	return n;
 }
 
+static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
+                       struct scan_stats *st, enum scan_result res, char *cause, double t0);
+static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
+                      struct scan_stats *stats, enum scan_result *res, char **cause);
+
 static void run_job(struct job *j)
 {
 	struct trace *t = new_trace(j->path);
@@ -199,6 +207,31 @@ static void run_job(struct job *j)
 	}
 	t->codec = input_codec_name(input_codec(in));
 	memset(parts, 0, sizeof parts);
+	{
+		/* a compressed file: parse its stream in chunks on several threads */
+		const char *force_s = getenv("TTRACE_PARTS");
+		int w = force_s != NULL ? atoi(force_s) : j->parts;
+		if (w > 1 && input_codec(in) != INPUT_PLAIN && strcmp(j->path, "-") != 0 &&
+		    (force_s != NULL || input_file_size(in) >= STREAM_MIN_FILE)) {
+			struct builder *b = NULL;
+			if (run_stream(j, t, in, w, &b, &stats, &res, &cause) == 0) {
+				finish_job(j, t, b, in, &stats, res, cause, t0);
+				return;
+			}
+			/* a chunk boundary was not an event boundary: start again in one piece */
+			input_close(in);
+			trace_free(t);
+			t = new_trace(j->path);
+			j->out = t;
+			in = input_open(j->path, &cause);
+			if (in == NULL) {
+				t->status = LOAD_FAILED;
+				t->error = cause;
+				return;
+			}
+			t->codec = input_codec_name(input_codec(in));
+		}
+	}
 	const char *force = getenv("TTRACE_PARTS"); /* for tests: split any file into this many parts */
 	int want = force != NULL ? atoi(force) : j->parts;
 	if (want > 1 && input_is_seekable(in) && (force != NULL || input_file_size(in) >= PARALLEL_MIN_BYTES))
@@ -307,7 +340,16 @@ static void run_job(struct job *j)
 		cause = p->cause;
 		input_close(p->in);
 	}
-	builder_add_scan_stats(parts[0].b, &stats);
+	finish_job(j, t, parts[0].b, in, &stats, res, cause, t0);
+}
+
+/* Ends a load: stats and status into T, then the index. Closes IN, frees CAUSE. */
+static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
+                       struct scan_stats *st, enum scan_result res, char *cause, double t0)
+{
+	struct scan_stats stats = *st;
+	(void)j;
+	builder_add_scan_stats(b, &stats);
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
 	input_close(in);
 	switch (res) {
@@ -329,11 +371,287 @@ static void run_job(struct job *j)
 		BUG("a whole-file scan ended with a part result");
 	}
 	free(cause);
-	builder_finish(parts[0].b);
+	builder_finish(b);
 	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0)
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
 		              "events), so this file cannot be aligned with other ranks on absolute time");
 	t->load_seconds = now_seconds() - t0;
+}
+
+/* ---- a compressed stream in chunks ---------------------------------------------------
+ * The job's thread reads the decompressed stream into chunks of about STREAM_CHUNK bytes
+ * cut where an event of the array begins, counting their newlines; WORKERS threads parse
+ * chunks (each into a builder of its own, as a part); the job's thread merges finished
+ * chunks in order. At most WORKERS + 1 chunks are in memory at once. */
+
+struct chunk {
+	char *buf;
+	size_t len;
+	uint64_t start;
+	bool first, last;
+	char *end_cause;
+	uint64_t lines_before, last_nl_before;
+	struct part part;
+	bool done;
+};
+
+struct stream {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct chunk **chunks;     /* by index, NULL once merged */
+	int nchunks, cap;
+	int next_to_parse, merged;
+	bool produced_all, top_is_object, failed;
+	struct job *job;
+	struct trace *t;
+};
+
+static void parse_chunk(struct stream *st, struct chunk *c)
+{
+	struct part *p = &c->part;
+	p->job = st->job;
+	p->t = c->first ? st->t : new_trace(st->job->path);
+	p->b = c->first ? builder_new(p->t) : builder_new_part(p->t);
+	p->in = input_open_mem(st->job->path, c->buf, c->len, c->start, c->end_cause);
+	p->ranged = !(c->first && c->last);
+	p->range.start = c->first ? 0 : c->start;
+	p->range.stop = c->last ? 0 : c->start + c->len;
+	p->range.top_is_object = st->top_is_object;
+	p->range.lines_known = true;
+	p->range.lines_before = c->lines_before;
+	p->range.last_nl_before = c->last_nl_before;
+	scan_part(p); /* st->job has no progress: the reader counts it */
+	input_close(p->in);
+	p->in = NULL;
+	free(c->buf);
+	c->buf = NULL;
+}
+
+static void *stream_worker(void *arg)
+{
+	struct stream *st = arg;
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		while (st->next_to_parse >= st->nchunks && !st->produced_all && !st->failed)
+			pthread_cond_wait(&st->cond, &st->lock);
+		if (st->failed || st->next_to_parse >= st->nchunks)
+			break;
+		struct chunk *c = st->chunks[st->next_to_parse++];
+		pthread_mutex_unlock(&st->lock);
+		parse_chunk(st, c);
+		pthread_mutex_lock(&st->lock);
+		c->done = true;
+		if (!c->last && c->part.res != SCAN_STOPPED)
+			st->failed = true;
+		pthread_cond_broadcast(&st->cond);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+/* Merges the finished chunks that come next in order. Called with the lock held; drops it
+ * while merging. */
+static void merge_ready(struct stream *st, struct scan_stats *stats, enum scan_result *res, char **cause)
+{
+	while (st->merged < st->nchunks && st->chunks[st->merged]->done && !st->failed) {
+		struct chunk *c = st->chunks[st->merged];
+		pthread_mutex_unlock(&st->lock);
+		if (c->first) {
+			*stats = c->part.stats;
+		} else {
+			builder_merge(st->chunks[0]->part.b, c->part.b);
+			c->part.b = NULL;
+			for (int k = 0; k < SO__COUNT; k++)
+				stats->count[k] += c->part.stats.count[k];
+			stats->events += c->part.stats.events;
+			stats->bytes = c->part.stats.bytes;
+		}
+		*res = c->part.res;
+		free(*cause);
+		*cause = c->part.cause;
+		c->part.cause = NULL;
+		pthread_mutex_lock(&st->lock);
+		st->merged++;
+	}
+}
+
+/* Finds the last "}, {" in BUF[0..n) and returns the offset of its '{', or 0. */
+static size_t last_boundary(const char *buf, size_t n)
+{
+	for (size_t i = n; i-- > 1;) {
+		if (buf[i] != '{')
+			continue;
+		size_t q = i;
+		while (q > 0 && (buf[q - 1] == ' ' || buf[q - 1] == '\n' || buf[q - 1] == '\r' || buf[q - 1] == '\t'))
+			q--;
+		if (q == 0 || buf[q - 1] != ',')
+			continue;
+		q--;
+		while (q > 0 && (buf[q - 1] == ' ' || buf[q - 1] == '\n' || buf[q - 1] == '\r' || buf[q - 1] == '\t'))
+			q--;
+		if (q > 0 && buf[q - 1] == '}')
+			return i;
+	}
+	return 0;
+}
+
+static uint64_t newlines_in(const char *p, size_t n, uint64_t base, uint64_t *last_nl)
+{
+	uint64_t c = 0;
+	const char *q = p, *e = p + n;
+	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+		c++;
+		q++;
+		*last_nl = base + (uint64_t)(q - p);
+	}
+	return c;
+}
+
+/* Returns 0 with the merged builder in *BP (on T) and the results, or -1 when a chunk
+ * boundary proved not to be an event boundary (T must then be discarded). */
+static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
+                      struct scan_stats *stats, enum scan_result *res, char **cause)
+{
+	struct stream st;
+	struct job quiet = *j;
+	pthread_t threads[MAX_PARTS];
+	int nthreads = 0;
+	char *carry = NULL;
+	size_t carry_len = 0;
+	uint64_t offset = 0, lines = 0, last_nl = 0, last_data = 0, last_file = 0;
+	bool end = false;
+	int rc = 0;
+
+	memset(&st, 0, sizeof st);
+	memset(stats, 0, sizeof *stats);
+	*cause = NULL;
+	*res = SCAN_IO_ERROR;
+	pthread_mutex_init(&st.lock, NULL);
+	pthread_cond_init(&st.cond, NULL);
+	quiet.shared = NULL;
+	st.job = &quiet;
+	st.t = t;
+	st.top_is_object = true;
+	if (workers > MAX_PARTS)
+		workers = MAX_PARTS;
+	for (int k = 0; k < workers; k++)
+		if (pthread_create(&threads[nthreads], NULL, stream_worker, &st) == 0)
+			nthreads++;
+	if (nthreads == 0)
+		end = true, st.failed = true;
+	while (!end) {
+		size_t cap = STREAM_CHUNK + carry_len + 4096, fill = carry_len;
+		char *buf = xmalloc(cap);
+		char *err = NULL;
+		size_t cut = 0;
+		if (carry_len > 0)
+			memcpy(buf, carry, carry_len);
+		free(carry);
+		carry = NULL;
+		carry_len = 0;
+		for (;;) {
+			while (fill < cap) {
+				ssize_t n = input_read(in, buf + fill, cap - fill, &err);
+				if (n <= 0) {
+					end = true;
+					break;
+				}
+				fill += (size_t)n;
+			}
+			if (end)
+				break;
+			cut = last_boundary(buf, fill);
+			if (cut > 0)
+				break;
+			cap *= 2; /* no boundary yet: a bigger chunk */
+			buf = xrealloc(buf, cap);
+		}
+		struct chunk *c = xcalloc(1, sizeof *c);
+		c->buf = buf;
+		c->start = offset;
+		c->first = st.nchunks == 0;
+		c->last = end;
+		c->len = end ? fill : cut;
+		c->end_cause = err;
+		c->lines_before = lines;
+		c->last_nl_before = last_nl;
+		if (!end) {
+			carry_len = fill - cut;
+			carry = xmalloc(carry_len);
+			memcpy(carry, buf + cut, carry_len);
+		}
+		lines += newlines_in(buf, c->len, offset, &last_nl);
+		offset += c->len;
+		if (c->first) {
+			size_t i = 0;
+			if (c->len >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb)
+				i = 3;
+			while (i < c->len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+				i++;
+			st.top_is_object = i >= c->len || buf[i] != '[';
+		}
+		if (j->shared != NULL) {
+			uint64_t fo = input_file_offset(in);
+			atomic_fetch_add(&j->shared->data_bytes, offset - last_data);
+			atomic_fetch_add(&j->shared->file_bytes, fo - last_file);
+			last_data = offset;
+			last_file = fo;
+		}
+		pthread_mutex_lock(&st.lock);
+		if (st.nchunks == st.cap) {
+			st.cap = st.cap ? st.cap * 2 : 64;
+			st.chunks = xreallocarray(st.chunks, (size_t)st.cap, sizeof *st.chunks);
+		}
+		st.chunks[st.nchunks++] = c;
+		pthread_cond_broadcast(&st.cond);
+		/* bounded memory: wait while too many chunks are read and not yet merged */
+		for (;;) {
+			merge_ready(&st, stats, res, cause);
+			if (st.failed || st.nchunks - st.merged <= workers + 1)
+				break;
+			pthread_cond_wait(&st.cond, &st.lock);
+		}
+		bool failed = st.failed;
+		pthread_mutex_unlock(&st.lock);
+		if (failed)
+			break;
+	}
+	free(carry);
+	pthread_mutex_lock(&st.lock);
+	st.produced_all = true;
+	pthread_cond_broadcast(&st.cond);
+	while (!st.failed && st.merged < st.nchunks) {
+		merge_ready(&st, stats, res, cause);
+		if (st.merged < st.nchunks && !st.failed)
+			pthread_cond_wait(&st.cond, &st.lock);
+	}
+	pthread_mutex_unlock(&st.lock);
+	for (int k = 0; k < nthreads; k++)
+		pthread_join(threads[k], NULL);
+	if (st.failed || nthreads == 0) {
+		rc = -1;
+		free(*cause);
+		*cause = NULL;
+	}
+	for (int k = 0; k < st.nchunks; k++) {
+		struct chunk *c = st.chunks[k];
+		/* merged chunks gave their builder and trace away; chunk 0's trace is T */
+		if (k == 0 && rc == 0) {
+			*bp = c->part.b;
+		} else if (c->part.b != NULL) {
+			builder_abort(c->part.b);
+			if (k > 0)
+				trace_free(c->part.t);
+		}
+		free(c->part.cause);
+		free(c->buf);
+		free(c->end_cause);
+		free(c);
+	}
+	free(st.chunks);
+	pthread_mutex_destroy(&st.lock);
+	pthread_cond_destroy(&st.cond);
+	return rc;
 }
 
 struct trace *load_trace(const char *path, const struct load_options *opt)
