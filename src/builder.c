@@ -902,7 +902,7 @@ void builder_merge(struct builder *dst, struct builder *src)
 		d->count_by_ph[c] += s->count_by_ph[c];
 	d->events += s->events;
 	d->async_events += s->async_events;
-	if (!d->has_base && s->has_base) {
+	if (s->has_base) { /* the last valid baseTimeNanoseconds wins, as in one piece */
 		d->has_base = true;
 		d->base_ns = s->base_ns;
 	}

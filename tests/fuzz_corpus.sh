@@ -1,7 +1,8 @@
 #!/bin/sh
-# fuzz_corpus.sh: replays the saved fuzz corpus (tests/fuzz/corpus) and every fixture through the loader's
-# fuzz target (tests/fuzz_replay), one TAP test point per input; a crash, a failed
-# model check or a non-zero exit of the replay fails the test.
+# fuzz_corpus.sh: replays the saved fuzz corpus (tests/fuzz/corpus) and every fixture
+# (tests/fixtures, recursively) through the loader's fuzz target (tests/fuzz_replay), one
+# TAP test point per input; a crash, a failed model check or a non-zero exit of the
+# replay fails the test.
 : "${FUZZ_REPLAY:=./tests/fuzz_replay}"
 : "${srcdir:=.}"
 LC_ALL=C.UTF-8

@@ -1,9 +1,9 @@
 /* fuzz_loader.c: the libFuzzer target for the whole loading path. The input bytes go
  * into a memfd and through load_trace (input sniffing, decompression, scanner, builder,
- * index) in one piece and again split in parts (TTRACE_PARTS), then through every report
- * and the index queries. Index answers are checked against src/index.h, and the two
- * loads must dump the same model (but for the lines parts_may_differ names); any
- * mismatch aborts. */
+ * index) in one piece and again split in parts (TTRACE_PARTS), then through every
+ * report, the index queries and the lazy args reader. Index answers are checked against
+ * src/index.h, and the two loads must dump the same model (but for the lines
+ * parts_may_differ names); any mismatch aborts. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "src/args.h"
 #include "src/index.h"
 #include "src/load.h"
 #include "src/model.h"
@@ -22,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ROWS_CHECKED 64
 #define MAX_POINTS_CHECKED 256
+#define MAX_ARGS_READ 32
 
 #define CHECK(cond)                                                                               \
 	do {                                                                                      \
@@ -72,9 +74,6 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1)
 		if (t1 > t0 && last < row->n)
 			CHECK(!overlaps(&tr->slices[row->idx[last]], t0, t1));
 		busy = index_row_busy(tr, r, t0, t1);
-		if (getenv("FUZZ_LOADER_DEBUG") != NULL)
-			fprintf(stderr, "row %u [%lld, %lld) busy %lld track %lld\n", r, (long long)t0, (long long)t1,
-			        (long long)busy, (long long)track_busy);
 		CHECK(busy >= 0 && busy <= width);
 		if (r >= tr->annotation_rows) /* GPU busy time leaves out gpu_user_annotation */
 			CHECK(busy <= track_busy);
@@ -94,7 +93,8 @@ static void check_track(const struct track *tr, int64_t start, int64_t end)
 		check_window(tr, start, end + 1);
 	for (int k = 0; k < 4; k++)
 		check_window(tr, between(start, end, k, 4), between(start, end, k + 1, 4));
-	check_window(tr, end, start); /* empty */
+	if (end > start)
+		check_window(tr, end, start); /* reversed: empty */
 	for (int k = 0; k <= 8; k++) {
 		uint32_t i = index_slice_at(tr, between(start, end, k, 8));
 		CHECK(i == TT_NONE || i < tr->nslices);
@@ -108,6 +108,29 @@ static void check_track(const struct track *tr, int64_t start, int64_t end)
 		CHECK(tr->slices[at].depth >= s->depth);
 		if (s->dur > 0)
 			check_window(tr, s->ts, slice_end(s));
+	}
+}
+
+/* Reads back the args of the first few slices that have them, as the viewer does. */
+static void read_args(const struct trace *t)
+{
+	unsigned n = 0;
+	for (uint32_t ti = 0; ti < t->ntracks && n < MAX_ARGS_READ; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices && n < MAX_ARGS_READ; i++) {
+			struct event_args a;
+			char *cause = NULL;
+			if (tr->slices[i].args == 0)
+				continue;
+			n++;
+			if (event_args_read(t, &tr->slices[i], &a, &cause) == 0) {
+				CHECK(a.text != NULL && a.text[0] == '{');
+				event_args_free(&a);
+			} else {
+				CHECK(cause != NULL);
+				free(cause);
+			}
+		}
 	}
 }
 
@@ -131,6 +154,7 @@ static char *exercise(struct trace *t)
 	dump_model(mem, t);
 	fclose(mem);
 	if (t->status != LOAD_FAILED) {
+		read_args(t);
 		CHECK(t->start <= t->end);
 		for (uint32_t ti = 0; ti < t->ntracks; ti++)
 			check_track(&t->tracks[ti], t->start, t->end);

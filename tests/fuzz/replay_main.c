@@ -1,6 +1,7 @@
 /* replay_main.c: replays saved fuzz inputs through LLVMFuzzerTestOneInput without
- * libFuzzer, as a TAP test: each argument is a file, or a directory whose regular files
- * are replayed in sorted (byte-wise) order. A crash or sanitizer report fails the run. */
+ * libFuzzer, as a TAP test: each argument is a file, or a directory whose files (and
+ * subdirectories, recursively) are replayed in sorted (byte-wise) order. A crash or
+ * sanitizer report fails the run. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -97,11 +98,14 @@ static void replay_dir(const char *dir)
 	if (n > 0)
 		qsort(names, n, sizeof *names, name_cmp);
 	for (size_t i = 0; i < n; i++) {
-		char *path;
+		char *path = xasprintf("%s/%s", dir, names[i]);
 		struct stat st;
-		path = xasprintf("%s/%s", dir, names[i]);
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-			replay_file(path);
+		if (stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				replay_dir(path);
+			else if (S_ISREG(st.st_mode))
+				replay_file(path);
+		}
 		free(path);
 		free(names[i]);
 	}
