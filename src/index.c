@@ -481,12 +481,30 @@ static inline bool flow_end_less(const struct flow_end *x, const struct flow_end
 
 SORT_DEFINE(sort_flow_ends, struct flow_end, flow_end_less)
 
+/* The innermost slice of TR that starts exactly at TS (Kineto puts flow ends there), or
+ * TT_NONE: one binary search over the time-sorted slices. */
+static uint32_t slice_starting_at(const struct track *tr, int64_t ts)
+{
+	uint32_t lo = 0, hi = tr->nslices;
+	while (lo < hi) { /* first slice starting after ts */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->slices[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* equal starts are sorted longest first: the last is the innermost */
+	return lo > 0 && tr->slices[lo - 1].ts == ts ? lo - 1 : TT_NONE;
+}
+
 static struct slice_ref bind_end(struct trace *t, const struct flow_end *e)
 {
 	struct slice_ref r = { TT_NONE, TT_NONE };
 	if (e->track >= t->ntracks)
 		return r;
-	uint32_t i = index_slice_at(&t->tracks[e->track], e->ts);
+	uint32_t i = slice_starting_at(&t->tracks[e->track], e->ts);
+	if (i == TT_NONE)
+		i = index_slice_at(&t->tracks[e->track], e->ts);
 	if (i != TT_NONE) {
 		r.track = e->track;
 		r.idx = i;

@@ -64,6 +64,10 @@ like "$err" "loading 1/1" "--progress draws progress on stderr"
 run --report=none "$EX"
 is "$err" "" "no progress when stderr is not a terminal"
 
+# A flow binds to the kernel that starts where it ends, even where kernels overlap on a stream.
+run --dump-model "$srcdir/tests/fixtures/q-gpu-overlap.json"
+like "$(printf '%s' "$out" | grep '^flow "ac2g" id 903 ')" 'to t1@71234567910125:"void at::native::vectorized_elementwise_kernel' "flow 903 ends on the kernel it launched (correlation 903), not on the overlapping GEMM"
+
 # Text from a trace never reaches the terminal raw.
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "evil\\u001b]0;pwned\\u0007\\u001b[2J", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}' >"$TMP/evil.json"
 run --report=summary "$TMP/evil.json"
