@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/index.h"
 #include "src/tables.h"
@@ -75,8 +76,23 @@ static void summary_text(FILE *f, const struct trace *t)
 	if (t->has_base)
 		fprintf(f, "   time base: baseTimeNanoseconds %" PRId64 " (file times below are ns after it)\n",
 		        t->base_ns);
-	fprintf(f, "   span: %s (from %s to %s in file time)\n", timefmt_dur(t->end - t->start, a, sizeof a),
-	        timefmt_offset(t->start, b, sizeof b), timefmt_offset(t->end, c, sizeof c));
+	{
+		/* absolute times that look like the Unix epoch (2001 to 2096) are shown as UTC */
+		int64_t abs_start = (t->has_base ? t->base_ns : 0) + t->start;
+		char when[64] = "";
+		if (abs_start >= 1000000000000000000ll && abs_start < 4000000000000000000ll) {
+			time_t secs = (time_t)(abs_start / 1000000000);
+			struct tm tm;
+			if (gmtime_r(&secs, &tm) != NULL) {
+				char day[32];
+				strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
+				snprintf(when, sizeof when, ", starting %s.%06lld UTC", day,
+				         (long long)(abs_start % 1000000000 / 1000));
+			}
+		}
+		fprintf(f, "   span: %s%s (file time %s to %s)\n", timefmt_dur(t->end - t->start, a, sizeof a), when,
+		        timefmt_offset(t->start, b, sizeof b), timefmt_offset(t->end, c, sizeof c));
+	}
 	{
 		uint32_t ncpu = 0;
 		for (uint32_t i = 0; i < t->nsteps; i++)
