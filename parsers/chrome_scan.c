@@ -1542,6 +1542,21 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct
 	return scan_run_range(in, sink, NULL, stats, cause);
 }
 
+/* Scans the events array at pos; leaves scan_run_range when it stopped, missed its stop
+ * or the input ended inside it. */
+#define EVENTS_OR_LEAVE()                                                                  \
+	do {                                                                               \
+		st0 = scan_events(s, &pos);                                                \
+		if (st0 == ST_STOPPED || st0 == ST_MISSED) {                               \
+			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;          \
+			goto out;                                                          \
+		}                                                                          \
+		if (st0 != ST_OK) {                                                        \
+			res = SCAN_TRUNCATED;                                              \
+			goto truncated;                                                    \
+		}                                                                          \
+	} while (0)
+
 enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, const struct scan_range *range,
                                 struct scan_stats *stats, char **cause)
 {
@@ -1575,15 +1590,7 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 		refill(s, 0);
 		have_events = true;
 		pos = 0;
-		st0 = scan_events(s, &pos);
-		if (st0 == ST_STOPPED || st0 == ST_MISSED) {
-			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;
-			goto out;
-		}
-		if (st0 != ST_OK) {
-			res = SCAN_TRUNCATED;
-			goto truncated;
-		}
+		EVENTS_OR_LEAVE();
 		if (range->top_is_object)
 			goto members;
 		goto trailing;
@@ -1617,15 +1624,7 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 	if (s->buf[pos] == '[') {
 		pos++;
 		have_events = true;
-		st0 = scan_events(s, &pos);
-		if (st0 == ST_STOPPED || st0 == ST_MISSED) {
-			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;
-			goto out;
-		}
-		if (st0 != ST_OK) {
-			res = SCAN_TRUNCATED;
-			goto truncated;
-		}
+		EVENTS_OR_LEAVE();
 		goto trailing;
 	}
 	if (s->buf[pos] != '{') {
@@ -1733,15 +1732,7 @@ members:
 			if (*p == '[') {
 				have_events = true;
 				pos = (size_t)(p + 1 - s->buf);
-				st0 = scan_events(s, &pos);
-				if (st0 == ST_STOPPED || st0 == ST_MISSED) {
-					res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;
-					goto out;
-				}
-				if (st0 != ST_OK) {
-					res = SCAN_TRUNCATED;
-					goto truncated;
-				}
+				EVENTS_OR_LEAVE();
 				continue;
 			}
 			/* traceEvents is not an array: treat as an ordinary key */

@@ -182,6 +182,27 @@ static int find_splits(struct input *in, uint64_t size, int parts, uint64_t *spl
 
 static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
                        struct scan_stats *st, enum scan_result res, char *cause, double t0);
+
+/* Starts a load again in one piece after a parallel parse was abandoned: frees *TP and
+ * IN, gives the job a fresh trace in *TP and returns the reopened input, or NULL (the
+ * trace then says why). */
+static struct input *start_again(struct job *j, struct trace **tp, struct input *in)
+{
+	char *cause = NULL;
+	input_close(in);
+	trace_free(*tp);
+	*tp = new_trace(j->path);
+	j->out = *tp;
+	in = input_open(j->path, &cause);
+	if (in == NULL) {
+		(*tp)->status = LOAD_FAILED;
+		(*tp)->error = cause;
+		return NULL;
+	}
+	(*tp)->codec = input_codec_name(input_codec(in));
+	return in;
+}
+
 static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
                       struct scan_stats *stats, enum scan_result *res, char **cause);
 
@@ -221,17 +242,8 @@ static void run_job(struct job *j)
 				return;
 			}
 			/* a chunk boundary was not an event boundary: start again in one piece */
-			input_close(in);
-			trace_free(t);
-			t = new_trace(j->path);
-			j->out = t;
-			in = input_open(j->path, &cause);
-			if (in == NULL) {
-				t->status = LOAD_FAILED;
-				t->error = cause;
+			if ((in = start_again(j, &t, in)) == NULL)
 				return;
-			}
-			t->codec = input_codec_name(input_codec(in));
 		}
 	}
 	const char *force = getenv("TTRACE_PARTS"); /* for tests: split any file into this many parts */
@@ -293,18 +305,9 @@ static void run_job(struct job *j)
 				free(parts[k].cause);
 			}
 			builder_abort(parts[0].b);
-			input_close(in);
-			trace_free(t);
 			memset(parts, 0, sizeof parts);
-			t = new_trace(j->path);
-			j->out = t;
-			in = input_open(j->path, &cause);
-			if (in == NULL) {
-				t->status = LOAD_FAILED;
-				t->error = cause;
+			if ((in = start_again(j, &t, in)) == NULL)
 				return;
-			}
-			t->codec = input_codec_name(input_codec(in));
 			parts[0].job = j;
 			parts[0].t = t;
 			parts[0].b = builder_new(t);
