@@ -146,6 +146,43 @@ const char *track_process_name(const struct trace *t, const struct track *tr)
 	return strtab_get(&t->strings, t->processes[tr->process].name);
 }
 
+static int track_cmp(const void *a, const void *b, void *arg)
+{
+	const struct trace *ot = arg;
+	const struct track *x = &ot->tracks[*(const uint32_t *)a];
+	const struct track *y = &ot->tracks[*(const uint32_t *)b];
+	int gx = x->kind == TRACK_CPU ? 0 : x->kind == TRACK_OTHER ? 2 : 1;
+	int gy = y->kind == TRACK_CPU ? 0 : y->kind == TRACK_OTHER ? 2 : 1;
+	if (gx != gy)
+		return gx - gy;
+	if (gx == 1) {
+		if (x->device != y->device)
+			return x->device < y->device ? -1 : 1;
+		if (x->stream != y->stream)
+			return x->stream < y->stream ? -1 : 1;
+	}
+	if (x->pid_is_str != y->pid_is_str)
+		return x->pid_is_str ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->sort_index != y->sort_index)
+		return x->sort_index < y->sort_index ? -1 : 1;
+	if (x->tid_is_str != y->tid_is_str)
+		return x->tid_is_str ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+uint32_t *trace_track_order(const struct trace *t)
+{
+	uint32_t *o = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *o);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		o[i] = i;
+	qsort_r(o, t->ntracks, sizeof *o, track_cmp, (void *)t);
+	return o;
+}
+
 void trace_warn(struct trace *t, const char *fmt, ...)
 {
 	va_list ap;

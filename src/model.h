@@ -302,6 +302,9 @@ const char *track_pid_text(const struct trace *t, const struct track *tr, char *
 const char *track_tid_text(const struct trace *t, const struct track *tr, char *buf, size_t n);
 /* The process name of a track ("" when unknown). */
 const char *track_process_name(const struct trace *t, const struct track *tr);
+/* Returns the tracks in display order (allocated; the caller frees it): CPU threads by
+ * pid, sort index and tid, then GPU streams by device and stream, then the rest. */
+uint32_t *trace_track_order(const struct trace *t);
 /* Appends an allocated warning to the trace. */
 void trace_warn(struct trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Frees the trace and everything it owns. NULL is a no-op. */

@@ -53,8 +53,6 @@ static void track_label(const struct trace *t, const struct track *tr, char *buf
 		snprintf(buf, n, "[pid %s] %s", epid, name);
 }
 
-static uint32_t *track_order(const struct trace *t);
-
 static void summary_text(FILE *f, const struct trace *t)
 {
 	char a[64], b[64], c[64];
@@ -111,7 +109,7 @@ static void summary_text(FILE *f, const struct trace *t)
 
 	fprintf(f, "\n   Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)\n");
 	fprintf(f, "   %-12s %10s %8s %12s  %s\n", "kind", "events", "rows", "busy", "track");
-	uint32_t *order = track_order(t);
+	uint32_t *order = trace_track_order(t);
 	for (uint32_t k = 0; k < t->ntracks; k++) {
 		const struct track *tr = &t->tracks[order[k]];
 		char label[400];
@@ -163,47 +161,6 @@ static void summary_text(FILE *f, const struct trace *t)
 	if (!any)
 		fprintf(f, "   nothing odd found\n");
 	fputc('\n', f);
-}
-
-static const struct trace *order_trace;
-
-static int track_cmp(const void *a, const void *b)
-{
-	const struct track *x = &order_trace->tracks[*(const uint32_t *)a];
-	const struct track *y = &order_trace->tracks[*(const uint32_t *)b];
-	int gx = x->kind == TRACK_CPU ? 0 : x->kind == TRACK_OTHER ? 2 : 1;
-	int gy = y->kind == TRACK_CPU ? 0 : y->kind == TRACK_OTHER ? 2 : 1;
-	if (gx != gy)
-		return gx - gy;
-	if (gx == 1) {
-		if (x->device != y->device)
-			return x->device < y->device ? -1 : 1;
-		if (x->stream != y->stream)
-			return x->stream < y->stream ? -1 : 1;
-	}
-	if (x->pid_is_str != y->pid_is_str)
-		return x->pid_is_str ? 1 : -1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->sort_index != y->sort_index)
-		return x->sort_index < y->sort_index ? -1 : 1;
-	if (x->tid_is_str != y->tid_is_str)
-		return x->tid_is_str ? 1 : -1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return 0;
-}
-
-/* Tracks in display order: CPU threads by pid then sort index then tid, then GPU streams
- * by device and stream, then the rest. The caller frees the result. */
-static uint32_t *track_order(const struct trace *t)
-{
-	uint32_t *o = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *o);
-	for (uint32_t i = 0; i < t->ntracks; i++)
-		o[i] = i;
-	order_trace = t;
-	qsort(o, t->ntracks, sizeof *o, track_cmp);
-	return o;
 }
 
 static void summary_json(struct jsonw *w, const struct trace *t)
@@ -281,7 +238,7 @@ static void summary_json(struct jsonw *w, const struct trace *t)
 
 	jsonw_key(w, "tracks");
 	jsonw_array(w);
-	uint32_t *order = track_order(t);
+	uint32_t *order = trace_track_order(t);
 	for (uint32_t k = 0; k < t->ntracks; k++) {
 		const struct track *tr = &t->tracks[order[k]];
 		jsonw_object(w);
