@@ -11,10 +11,48 @@
 #include "src/load.h"
 #include "src/xalloc.h"
 #include "ui/dump.h"
+#include "ui/render.h"
+#include "ui/view.h"
 #include "ui/escape.h"
 #include "ui/report.h"
+#include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_NONE, MODE_CHECK, MODE_DUMP };
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+
+/* --dump-screen: replays KEYS through the key table headless and prints the screen. */
+static int dump_screen(struct trace *t, int w, int h, const char *keys, const char *keymap, bool ascii)
+{
+	struct view v;
+	struct grid g;
+	struct render_opts ro = { ascii };
+	int *k = NULL, nk = 0;
+	char *cause = NULL;
+
+	if (keys != NULL && (nk = view_parse_keys(keys, &k, &cause)) < 0) {
+		fprintf(stderr, "ttrace: %s\n", cause);
+		free(cause);
+		return 2;
+	}
+	view_init(&v, t, w, h);
+	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
+		fprintf(stderr, "ttrace: %s\n", cause);
+		free(cause);
+		free(k);
+		view_free(&v);
+		return 2;
+	}
+	grid_init(&g, w, h);
+	for (int i = 0; i < nk && !v.quit; i++) {
+		view_key(&v, k[i]);
+		render(&g, &v, &ro); /* every key draws a frame, as the terminal would */
+	}
+	render(&g, &v, &ro);
+	grid_dump(&g, stdout);
+	grid_free(&g);
+	view_free(&v);
+	free(k);
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -29,6 +67,11 @@ static void usage(FILE *f)
 	      "      --json             write the summary report as one JSON object\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
+	      "      --dump-screen      draw the timeline headless and print it (text, then styles)\n"
+	      "      --size=WxH         screen size for --dump-screen (default 120x40)\n"
+	      "      --keys=SCRIPT      keys to replay first, e.g. 'wwd/aten<Enter>n' (see ttrace(1))\n"
+	      "      --keymap=FILE      key map: lines of \"KEY ACTION\" (e.g. \"z zoom-in\")\n"
+	      "      --ascii            no Unicode block glyphs\n"
 	      "\n"
 	      "Other options:\n"
 	      "  -q, --quiet            do not print warnings or progress on stderr\n"
@@ -36,8 +79,8 @@ static void usage(FILE *f)
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
 	      "\n"
-	      "Without a report option ttrace prints the summary report (the interactive timeline\n"
-	      "is not built yet).\n"
+	      "Without a report option ttrace opens the interactive timeline of the first trace when\n"
+	      "standard input and output are a terminal, and prints the summary report otherwise.\n"
 	      "Exit status: 0 when every file could be used (perhaps with warnings), 1 when a file\n"
 	      "was unusable, 2 on a usage error or when standard output cannot be written.\n"
 	      "See ttrace(1) for the definitions of every figure.\n",
@@ -81,12 +124,17 @@ static void print_warnings(const struct trace *t)
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
-	bool json = false, quiet = false, force_progress = false;
+	bool json = false, quiet = false, force_progress = false, ascii = false;
+	int scr_w = 120, scr_h = 40;
+	const char *keys = NULL, *keymap = NULL;
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },        { "dump-model", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },        { "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+		{ "dump-screen", no_argument, NULL, 'X' },  { "size", required_argument, NULL, 'z' },
+		{ "keys", required_argument, NULL, 'k' },   { "keymap", required_argument, NULL, 'K' },
+		{ "ascii", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -122,6 +170,25 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			force_progress = true;
+			break;
+		case 'X':
+			mode = MODE_SCREEN;
+			break;
+		case 'z':
+			if (sscanf(optarg, "%dx%d", &scr_w, &scr_h) != 2 || scr_w < 20 || scr_h < 8 || scr_w > 1000 ||
+			    scr_h > 1000) {
+				fprintf(stderr, "ttrace: --size wants WxH, at least 20x8 (got '%s')\n", optarg);
+				return 2;
+			}
+			break;
+		case 'k':
+			keys = optarg;
+			break;
+		case 'K':
+			keymap = optarg;
+			break;
+		case 'a':
+			ascii = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -181,7 +248,23 @@ int main(int argc, char **argv)
 			if (traces[i]->status != LOAD_FAILED)
 				dump_model(stdout, traces[i]);
 		break;
+	case MODE_SCREEN:
+		if (traces[0]->status != LOAD_FAILED) {
+			int rc = dump_screen(traces[0], scr_w, scr_h, keys, keymap, ascii);
+			if (rc != 0)
+				status = rc;
+		}
+		break;
 	case MODE_DEFAULT:
+		/* the timeline when both ends are a terminal, else the summary */
+		if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && traces[0]->status != LOAD_FAILED &&
+		    strcmp(argv[optind], "-") != 0) {
+			int rc = tty_run(traces[0], keymap);
+			if (rc != 0)
+				status = rc;
+			break;
+		}
+		/* fallthrough */
 	case MODE_SUMMARY:
 		report_summary(stdout, traces, n, json);
 		break;

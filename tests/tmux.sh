@@ -1,0 +1,66 @@
+#!/bin/sh
+# tmux.sh: end-to-end runs of the real binary in a terminal (tmux): start, navigate,
+# search, resize, quit, and a signal: the terminal is sane afterwards. Polls the pane
+# instead of sleeping blindly. Skipped when tmux is not installed.
+. "$srcdir/tests/lib.sh"
+command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
+EX="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
+S="ttrace-test-$$"
+SOCK="$TMP/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# wait_for TEXT [TRIES]: polls the pane until it shows TEXT (0.1 s apart, 10 s at most)
+wait_for() {
+	i=0
+	while [ $i -lt "${2:-100}" ]; do
+		if T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1"; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
+	return 1
+}
+
+T -f /dev/null new-session -d -s "$S" -x 120 -y 35 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color sh"
+T set-option -t "$S" remain-on-exit on >/dev/null
+sleep 0.3 # the shell starts; keys sent before are queued anyway
+T send-keys -t "$S" "stty -g > $TMP/stty.before; '$TTRACE' '$EX'; echo EXIT=\$?; stty -g > $TMP/stty.after" Enter
+wait_for "time from start"
+ok $? "the timeline opens"
+wait_for "ProfilerStep#10"
+ok $? "slices are drawn with their names"
+T send-keys -t "$S" w w w
+wait_for "8.42 ms"
+ok $? "w zooms in (window 8.42 ms)"
+T send-keys -t "$S" / n c c l Enter
+wait_for "1/16"
+ok $? "search finds 16 nccl slices and shows 1/16"
+T send-keys -t "$S" n
+wait_for "2/16"
+ok $? "n goes to the next match"
+T resize-window -t "$S" -x 90 -y 28 2>/dev/null || T resize-pane -t "$S" -x 90 -y 28
+wait_for "2/16"
+ok $? "still drawn after a resize"
+T send-keys -t "$S" '?'
+wait_for "Keys (Esc or any key closes this)"
+ok $? "? shows the key help"
+T send-keys -t "$S" Escape q
+wait_for "EXIT=0"
+ok $? "q quits with status 0"
+sleep 0.2
+cmp -s "$TMP/stty.before" "$TMP/stty.after"
+ok $? "the terminal modes are restored after q"
+
+T send-keys -t "$S" "clear; '$TTRACE' '$EX'; echo SIGEXIT=\$?; stty -g > $TMP/stty.sig" Enter
+wait_for "time from start"
+pkill -TERM -P "$(T display-message -p -t "$S" '#{pane_pid}')" -x ttrace 2>/dev/null ||
+	pkill -TERM -P "$(T display-message -p -t "$S" '#{pane_pid}')"
+wait_for "SIGEXIT=143" 100
+ok $? "SIGTERM ends ttrace (status 143)"
+sleep 0.2
+cmp -s "$TMP/stty.before" "$TMP/stty.sig"
+ok $? "the terminal modes are restored after SIGTERM"
+finish

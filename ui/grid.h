@@ -1,0 +1,59 @@
+/* grid.h: the screen as an in-memory grid of cells, drawn without curses.
+ *
+ * Everything visible is drawn here first; ui/tty.c copies the grid to the terminal (only
+ * the cells that changed), and --dump-screen prints it: the text, then one style letter
+ * per cell. A cell holds one Unicode code point (or a continuation of a wide one) and a
+ * style; colour comes from the style and, for slices, a palette index. */
+#ifndef TT_GRID_H
+#define TT_GRID_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* What a cell shows; each has a letter in the dump. */
+enum cell_style {
+	CS_NORMAL,    /* ' ' */
+	CS_HEADER,    /* 'h' header line */
+	CS_RULER,     /* 'r' time ruler */
+	CS_TRACK,     /* 't' track column */
+	CS_GROUP,     /* 'G' process/device group line */
+	CS_SLICE,     /* 's' a slice (colour = palette index) */
+	CS_SLICE_SEL, /* 'S' the selected slice */
+	CS_MATCH,     /* 'm' a slice matching the search */
+	CS_EMPTY,     /* '.' timeline with nothing in it */
+	CS_CURSOR,    /* 'c' the time cursor column */
+	CS_MARK,      /* 'M' a marked region */
+	CS_DETAILS,   /* 'd' details panel */
+	CS_STATUS,    /* 'x' status line */
+	CS_HILITE,    /* 'H' highlighted text (selected row's name, key names) */
+	CS__COUNT
+};
+
+struct cell {
+	uint32_t ch;      /* code point; 0 = the right half of a wide character */
+	uint8_t style;    /* enum cell_style */
+	uint8_t color;    /* palette index for slices, 0 otherwise */
+};
+
+struct grid {
+	int w, h;
+	struct cell *cells;
+};
+
+/* Allocates a W x H grid of blank cells. */
+void grid_init(struct grid *g, int w, int h);
+void grid_free(struct grid *g);
+/* Fills the grid with blanks of STYLE. */
+void grid_clear(struct grid *g, enum cell_style style);
+/* Sets one cell; out-of-range coordinates are ignored. */
+void grid_set(struct grid *g, int x, int y, uint32_t ch, enum cell_style style, uint8_t color);
+/* Writes UTF-8 text (already made safe by ui/escape.h) from (x, y), clipped at MAXX
+ * (exclusive); returns the column after the last cell written. Invalid bytes become '?'. */
+int grid_text(struct grid *g, int x, int y, int maxx, const char *utf8, enum cell_style style, uint8_t color);
+/* Writes the grid as text lines (trailing blanks kept), then, after a line "--", one line
+ * of style letters per row. */
+void grid_dump(const struct grid *g, FILE *f);
+/* The dump letter of a style. */
+char grid_style_letter(enum cell_style s);
+
+#endif

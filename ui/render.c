@@ -1,0 +1,375 @@
+/* render.c: draws the view into the cell grid (see render.h).
+ *
+ * Coordinates: line 0 is the header, line 1 the time ruler, then the track area (one
+ * line per track row, with group headings), the details panel and the status line.
+ * The track column is on the left; timeline column x covers [col_time(x), col_time(x+1)).
+ * Each timeline cell asks the index for the slice covering most of its time span
+ * (index_row_dominant), so a frame costs rows x columns x O(log n) whatever the trace. */
+#include "ui/render.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/args.h"
+#include "src/index.h"
+#include "src/timefmt.h"
+#include "src/xalloc.h"
+#include "ui/escape.h"
+
+#define PALETTE 12
+
+static const char *str(const struct trace *t, uint32_t id) { return strtab_get(&t->strings, id); }
+
+static void safe(const struct trace *t, uint32_t id, char *buf, size_t n)
+{
+	escape_term_buf(str(t, id), strtab_len(&t->strings, id), buf, n);
+}
+
+uint8_t render_color_of(const struct trace *t, uint32_t name)
+{
+	return (uint8_t)(1 + strtab_hash(str(t, name), strtab_len(&t->strings, name)) % PALETTE);
+}
+
+static void fill(struct grid *g, int x0, int x1, int y, uint32_t ch, enum cell_style st)
+{
+	for (int x = x0; x < x1; x++)
+		grid_set(g, x, y, ch, st, 0);
+}
+
+static void header(struct grid *g, const struct view *v, const struct render_opts *o)
+{
+	char a[48], b[48], c[48], d[48], rk[48] = "", line[512], file[160];
+	const struct trace *t = v->t;
+	int64_t tw = view_timeline_w(v);
+	fill(g, 0, g->w, 0, ' ', CS_HEADER);
+	escape_term_buf(t->path, strlen(t->path), file, sizeof file);
+	if (t->rank >= 0)
+		snprintf(rk, sizeof rk, "rank %d/%d  ", t->rank, t->world_size);
+	snprintf(line, sizeof line, "ttrace  %s  %s%s .. %s (%s)  %s/col", file, rk,
+	         timefmt_offset(v->t0 - t->start, a, sizeof a), timefmt_offset(v->t1 - t->start, b, sizeof b),
+	         timefmt_dur(v->t1 - v->t0, c, sizeof c), timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d));
+	grid_text(g, 0, 0, g->w, line, CS_HEADER, 0);
+	(void)o;
+}
+
+static int64_t nice_step(int64_t approx)
+{
+	int64_t p = 1;
+	while (p * 10 <= approx)
+		p *= 10;
+	if (approx <= p)
+		return p;
+	if (approx <= 2 * p)
+		return 2 * p;
+	if (approx <= 5 * p)
+		return 5 * p;
+	return 10 * p;
+}
+
+static int col_of(const struct view *v, int64_t t)
+{
+	double f = (double)(t - v->t0) / (double)(v->t1 - v->t0);
+	return (int)(f * view_timeline_w(v) + (f < 0 ? -1 : 0));
+}
+
+static void ruler(struct grid *g, const struct view *v, const struct render_opts *o)
+{
+	const struct trace *t = v->t;
+	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
+	char buf[48];
+	fill(g, 0, g->w, 1, ' ', CS_RULER);
+	grid_text(g, 0, 1, view_track_col_width(v), "time from start", CS_RULER, 0);
+	int64_t step = nice_step((v->t1 - v->t0) * 14 / (tw > 0 ? tw : 1));
+	if (step < 1)
+		step = 1;
+	int64_t first = ((v->t0 - t->start) / step) * step;
+	if (first < v->t0 - t->start)
+		first += step;
+	for (int64_t rel = first; rel < v->t1 - t->start; rel += step) {
+		int x = col_of(v, rel + t->start);
+		if (x < 0 || x >= tw)
+			continue;
+		grid_set(g, x0 + x, 1, o->ascii ? '|' : 0x2502, CS_RULER, 0);
+		grid_text(g, x0 + x + 1, 1, g->w, timefmt_dur(rel, buf, sizeof buf), CS_RULER, 0);
+	}
+	if (v->has_mark) {
+		int a = col_of(v, v->mark0), b = col_of(v, v->mark1);
+		for (int x = a < 0 ? 0 : a; x <= b && x < tw; x++)
+			grid_set(g, x0 + x, 1, o->ascii ? '=' : 0x2550, CS_MARK, 0);
+	}
+	int cx = col_of(v, v->cursor);
+	if (cx >= 0 && cx < tw)
+		grid_set(g, x0 + cx, 1, o->ascii ? 'v' : 0x25bc, CS_CURSOR, 0);
+}
+
+static void track_label(const struct view *v, const struct track *tr, char *buf, size_t n)
+{
+	char name[96];
+	safe(v->t, tr->name, name, sizeof name);
+	snprintf(buf, n, "  %s", name);
+}
+
+static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, int y,
+                          const struct view_line *l)
+{
+	const struct trace *t = v->t;
+	const struct track *tr = &t->tracks[l->track];
+	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
+	uint32_t run_slice = TT_NONE;
+	int run_start = 0;
+	int cx = col_of(v, v->cursor);
+
+	for (int x = 0; x <= tw; x++) {
+		uint32_t s = TT_NONE;
+		bool full = false;
+		if (x < tw && l->row < tr->nrows) {
+			int64_t a = view_col_time(v, x), b = view_col_time(v, x + 1);
+			if (b <= a)
+				b = a + 1;
+			s = index_row_dominant(tr, l->row, a, b);
+			if (s != TT_NONE) {
+				const struct slice *sl = &tr->slices[s];
+				full = sl->ts <= a && sl->ts + sl->dur >= b;
+				enum cell_style st = CS_SLICE;
+				if (v->sel.track == l->track && v->sel.idx == s)
+					st = CS_SLICE_SEL;
+				else if (v->name_matches != NULL && v->name_matches[sl->name])
+					st = CS_MATCH;
+				uint32_t ch;
+				if (full)
+					ch = o->ascii ? '#' : 0x2588;
+				else if (index_row_busy(tr, l->row, a, b) * 2 >= b - a)
+					ch = o->ascii ? '=' : 0x258c;
+				else
+					ch = o->ascii ? '|' : 0x258f; /* tiny work never vanishes */
+				grid_set(g, x0 + x, y, ch, st, render_color_of(t, sl->name));
+			} else {
+				uint32_t ch = ' ';
+				enum cell_style st = CS_EMPTY;
+				if (x == cx) {
+					ch = o->ascii ? ':' : 0x2506;
+					st = CS_CURSOR;
+				} else if (v->has_mark && (x == col_of(v, v->mark0) || x == col_of(v, v->mark1))) {
+					ch = o->ascii ? '!' : 0x2502;
+					st = CS_MARK;
+				}
+				grid_set(g, x0 + x, y, ch, st, 0);
+			}
+		}
+		/* a label on each run of full columns of one slice, when it has room */
+		uint32_t key = full ? s : TT_NONE;
+		if (key != run_slice) {
+			int len = x - run_start;
+			if (run_slice != TT_NONE && len >= 3) {
+				char name[256];
+				const struct slice *sl = &tr->slices[run_slice];
+				safe(t, sl->name, name, sizeof name);
+				const struct cell *c0 = &g->cells[y * g->w + x0 + run_start];
+				grid_text(g, x0 + run_start, y, x0 + x, name, (enum cell_style)c0->style, c0->color);
+			}
+			run_slice = key;
+			run_start = x;
+		}
+	}
+}
+
+static void track_area(struct grid *g, struct view *v, const struct render_opts *o)
+{
+	int y0 = view_area_y(v), ah = view_area_h(v), tcw = view_track_col_width(v);
+	for (int i = 0; i < ah; i++) {
+		int li = v->top + i, y = y0 + i;
+		fill(g, 0, g->w, y, ' ', CS_EMPTY);
+		grid_set(g, tcw, y, o->ascii ? '|' : 0x2502, CS_TRACK, 0);
+		if (li < 0 || (uint32_t)li >= v->nlines) {
+			fill(g, 0, tcw, y, ' ', CS_TRACK);
+			continue;
+		}
+		const struct view_line *l = &v->lines[li];
+		bool sel = li == v->sel_line;
+		char label[160];
+		if (l->track == TT_NONE) {
+			const struct view_group *gr = &v->groups[l->group];
+			snprintf(label, sizeof label, "%s %s (%u)", gr->collapsed ? (o->ascii ? "+" : "\u25b8") : (o->ascii ? "-" : "\u25be"),
+			         gr->title, gr->ntracks);
+			fill(g, 0, g->w, y, ' ', CS_GROUP);
+			grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_GROUP, 0);
+			continue;
+		}
+		fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
+		if (l->row == 0)
+			track_label(v, &v->t->tracks[l->track], label, sizeof label);
+		else
+			snprintf(label, sizeof label, "    %u", l->row);
+		grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_TRACK, 0);
+		timeline_line(g, v, o, y, l);
+	}
+}
+
+/* The parent slice of I on its track (one row up, containing its start), or TT_NONE. */
+static uint32_t parent_of(const struct track *tr, uint32_t i)
+{
+	const struct slice *s = &tr->slices[i];
+	if (s->depth == 0)
+		return TT_NONE;
+	uint32_t a, b;
+	index_row_range(tr, (uint16_t)(s->depth - 1), s->ts, s->ts + 1, &a, &b);
+	if (a >= b)
+		return TT_NONE;
+	return tr->rows[s->depth - 1].idx[a];
+}
+
+static void details(struct grid *g, struct view *v, const struct render_opts *o)
+{
+	const struct trace *t = v->t;
+	int y0 = view_area_y(v) + view_area_h(v), dh = view_details_h(v);
+	char line[1024], a[48], b[48], c[48], name[512];
+	for (int i = 0; i < dh; i++)
+		fill(g, 0, g->w, y0 + i, ' ', CS_DETAILS);
+	fill(g, 0, g->w, y0, o->ascii ? '-' : 0x2500, CS_DETAILS);
+	grid_text(g, 2, y0, g->w, " details ", CS_DETAILS, 0);
+	if (v->sel.track == TT_NONE) {
+		snprintf(line, sizeof line, "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "
+		                            "every key.",
+		         timefmt_offset(v->cursor - t->start, a, sizeof a));
+		grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
+		return;
+	}
+	const struct track *tr = &t->tracks[v->sel.track];
+	const struct slice *s = &tr->slices[v->sel.idx];
+	char tname[96], cat[64];
+	safe(t, s->name, name, sizeof name);
+	safe(t, tr->name, tname, sizeof tname);
+	safe(t, s->cat, cat, sizeof cat);
+	grid_text(g, 1, y0 + 1, g->w, name, CS_HILITE, 0);
+	int64_t self = s->dur;
+	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
+		self -= index_row_busy(tr, (uint16_t)(s->depth + 1), s->ts, s->ts + s->dur);
+	snprintf(line, sizeof line, "%s on %s, row %u: start %s, dur %s, self %s", cat[0] ? cat : "(no category)",
+	         tname, s->depth, timefmt_offset(s->ts - t->start, a, sizeof a), timefmt_dur(s->dur, b, sizeof b),
+	         timefmt_dur(self, c, sizeof c));
+	grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);
+	int yl = y0 + 3;
+	if (s->gpu != TT_NONE && yl < y0 + dh) {
+		const struct gpu_info *gi = &t->gpu[s->gpu];
+		char peer[512] = "", op[256] = "";
+		if (gi->peer.track != TT_NONE) {
+			const struct track *pt = &t->tracks[gi->peer.track];
+			const struct slice *ps = &pt->slices[gi->peer.idx];
+			safe(t, ps->name, peer, sizeof peer);
+			uint32_t par = parent_of(pt, gi->peer.idx);
+			if (par != TT_NONE)
+				safe(t, pt->slices[par].name, op, sizeof op);
+		}
+		if (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
+			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d occupancy %.0f%%  launched by %s%s%s%s",
+			         gi->grid[0], gi->grid[1], gi->grid[2], gi->block[0], gi->block[1], gi->block[2],
+			         (double)gi->occupancy, op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)",
+			         " (] [ follow)");
+		else
+			snprintf(line, sizeof line, "launched %s (] follows)", peer[0] ? peer : "nothing on the GPU");
+		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
+	}
+	if (yl < y0 + dh) {
+		/* args, parsed on demand and kept for the selected slice */
+		if (v->args_for.track != v->sel.track || v->args_for.idx != v->sel.idx) {
+			struct event_args ea;
+			char *cause = NULL;
+			free(v->args_text);
+			v->args_text = NULL;
+			v->args_for = v->sel;
+			if (event_args_read(t, s, &ea, &cause) == 0) {
+				char *flat = ea.json != NULL ? cJSON_PrintUnformatted(ea.json) : NULL;
+				const char *src = flat != NULL ? flat : ea.text;
+				size_t n = strlen(src);
+				v->args_text = xmalloc(n * 4 + 8);
+				escape_term_buf(src, n, v->args_text, n * 4 + 8);
+				free(flat);
+				event_args_free(&ea);
+			} else {
+				v->args_text = xasprintf("(%s)", cause ? cause : "no args");
+				free(cause);
+			}
+		}
+		snprintf(line, sizeof line, "args %s", v->args_text ? v->args_text : "");
+		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
+	}
+}
+
+static void status(struct grid *g, const struct view *v, const struct render_opts *o)
+{
+	int y = g->h - 1;
+	char line[512], a[48];
+	fill(g, 0, g->w, y, ' ', CS_STATUS);
+	if (v->typing) {
+		char q[256];
+		escape_term_buf(v->query, strlen(v->query), q, sizeof q);
+		snprintf(line, sizeof line, "/%s", q);
+		int x = grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
+		grid_set(g, x, y, o->ascii ? '_' : 0x2588, CS_STATUS, 0);
+		return;
+	}
+	if (v->status[0])
+		snprintf(line, sizeof line, "%s", v->status);
+	else if (v->has_mark)
+		snprintf(line, sizeof line, "mark %s", timefmt_dur(v->mark1 - v->mark0, a, sizeof a));
+	else
+		line[0] = '\0';
+	if (v->ranging) {
+		size_t n = strlen(line);
+		snprintf(line + n, sizeof line - n, "%srange %s", n ? "  " : "",
+		         timefmt_dur(v->cursor > v->range_anchor ? v->cursor - v->range_anchor : v->range_anchor - v->cursor, a,
+		                     sizeof a));
+	}
+	grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
+	const char *hints = "w/s zoom  a/d pan  Enter select  / search  ? help  q quit";
+	int hx = g->w - (int)strlen(hints);
+	if (hx > (int)strlen(line) + 2)
+		grid_text(g, hx, y, g->w, hints, CS_STATUS, 0);
+}
+
+static void help(struct grid *g, const struct view *v, const struct render_opts *o)
+{
+	int y0 = view_area_y(v), h = view_area_h(v), x0 = 2, w = g->w - 4;
+	char line[256];
+	for (int y = y0; y < y0 + h; y++)
+		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
+	grid_text(g, x0 + 1, y0, x0 + w, "Keys (Esc or any key closes this):", CS_HILITE, 0);
+	int y = y0 + 1, col = 0, colw = w / 2;
+	for (int a = 1; a < A__COUNT; a++) {
+		char keys[64] = "";
+		for (size_t i = 0; v->bindings[i].key != 0; i++) {
+			if (v->bindings[i].action != (enum action)a)
+				continue;
+			size_t n = strlen(keys);
+			snprintf(keys + n, sizeof keys - n, "%s%s", n ? " " : "", key_name(v->bindings[i].key));
+		}
+		if (!keys[0])
+			continue;
+		snprintf(line, sizeof line, "%-12s %s", keys, action_text((enum action)a));
+		grid_text(g, x0 + 1 + col * colw, y, x0 + (col + 1) * colw, line, CS_DETAILS, 0);
+		if (++y >= y0 + h) {
+			y = y0 + 1;
+			col++;
+			if (col > 1)
+				break;
+		}
+	}
+	(void)o;
+}
+
+void render(struct grid *g, struct view *v, const struct render_opts *o)
+{
+	if (g->w != v->w || g->h != v->h) {
+		grid_free(g);
+		grid_init(g, v->w, v->h);
+	}
+	header(g, v, o);
+	ruler(g, v, o);
+	track_area(g, v, o);
+	if (v->help)
+		help(g, v, o);
+	details(g, v, o);
+	status(g, v, o);
+}

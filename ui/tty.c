@@ -1,0 +1,233 @@
+/* tty.c: copies the cell grid to the terminal with curses and feeds keys and mouse
+ * events to the view. Only this file includes curses: everything it shows was drawn
+ * by ui/render.c into a grid, and curses sends only the cells that changed.
+ * The terminal is restored on q, on fatal errors (fatal hook), on SIGINT, SIGTERM and
+ * SIGHUP, and on crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE: restored, then re-raised). */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "ui/tty.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/xalloc.h"
+#include "ui/render.h"
+#include "ui/view.h"
+
+static volatile sig_atomic_t tty_active;
+static volatile sig_atomic_t stop_signal;
+
+static void tty_restore(void)
+{
+	if (tty_active) {
+		tty_active = 0;
+		endwin();
+	}
+}
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+static void on_crash(int sig)
+{
+	tty_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* 256-colour palette indices for the slice colours, and 8-colour fallbacks. */
+static const short pal256[12] = { 68, 71, 136, 133, 30, 166, 97, 107, 172, 61, 132, 37 };
+static const short pal8[12] = { COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED,
+	                        COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED };
+
+enum { PAIR_HEADER = 1, PAIR_STATUS, PAIR_GROUP, PAIR_SEL, PAIR_MATCH, PAIR_MARK, PAIR_CURSOR, PAIR_SLICE0 };
+
+static bool use_color;
+
+static void setup_colors(void)
+{
+	use_color = has_colors() && getenv("NO_COLOR") == NULL;
+	if (!use_color)
+		return;
+	start_color();
+	use_default_colors();
+	bool c256 = COLORS >= 256;
+	init_pair(PAIR_HEADER, COLOR_BLACK, COLOR_CYAN);
+	init_pair(PAIR_STATUS, COLOR_BLACK, COLOR_WHITE);
+	init_pair(PAIR_GROUP, COLOR_YELLOW, -1);
+	init_pair(PAIR_SEL, COLOR_BLACK, COLOR_YELLOW);
+	init_pair(PAIR_MATCH, COLOR_BLACK, COLOR_GREEN);
+	init_pair(PAIR_MARK, COLOR_MAGENTA, -1);
+	init_pair(PAIR_CURSOR, COLOR_RED, -1);
+	for (int i = 0; i < 12; i++)
+		init_pair((short)(PAIR_SLICE0 + i), c256 ? 231 : COLOR_WHITE, c256 ? pal256[i] : pal8[i]);
+}
+
+/* Attributes of a cell: colours where allowed, else attributes and glyphs only. */
+static attr_t cell_attr(const struct cell *c, short *pair)
+{
+	*pair = 0;
+	switch ((enum cell_style)c->style) {
+	case CS_HEADER: *pair = PAIR_HEADER; return use_color ? A_NORMAL : A_REVERSE;
+	case CS_STATUS: *pair = PAIR_STATUS; return use_color ? A_NORMAL : A_REVERSE;
+	case CS_GROUP: *pair = PAIR_GROUP; return A_BOLD;
+	case CS_HILITE: return A_REVERSE;
+	case CS_SLICE: *pair = (short)(PAIR_SLICE0 + (c->color ? c->color - 1 : 0) % 12); return A_NORMAL;
+	case CS_SLICE_SEL: *pair = PAIR_SEL; return A_BOLD | (use_color ? A_NORMAL : A_REVERSE);
+	case CS_MATCH: *pair = PAIR_MATCH; return use_color ? A_NORMAL : A_UNDERLINE;
+	case CS_MARK: *pair = PAIR_MARK; return A_BOLD;
+	case CS_CURSOR: *pair = PAIR_CURSOR; return A_BOLD;
+	case CS_RULER: case CS_DETAILS: case CS_TRACK: case CS_EMPTY: case CS_NORMAL: case CS__COUNT: break;
+	}
+	return A_NORMAL;
+}
+
+static void blit(const struct grid *g)
+{
+	for (int y = 0; y < g->h && y < LINES; y++) {
+		for (int x = 0; x < g->w && x < COLS; x++) {
+			const struct cell *c = &g->cells[y * g->w + x];
+			if (c->ch == 0)
+				continue;
+			short pair;
+			attr_t a = cell_attr(c, &pair);
+			wchar_t wc[2] = { (wchar_t)c->ch, 0 };
+			cchar_t cc;
+			setcchar(&cc, wc, a, use_color ? pair : 0, NULL);
+			mvadd_wch(y, x, &cc);
+		}
+	}
+}
+
+static int map_key(wint_t ch, int code)
+{
+	if (code == KEY_CODE_YES) {
+		switch (ch) {
+		case KEY_UP: return TT_KEY_UP;
+		case KEY_DOWN: return TT_KEY_DOWN;
+		case KEY_LEFT: return TT_KEY_LEFT;
+		case KEY_RIGHT: return TT_KEY_RIGHT;
+		case KEY_SLEFT: return TT_KEY_S_LEFT;
+		case KEY_SRIGHT: return TT_KEY_S_RIGHT;
+		case KEY_PPAGE: return TT_KEY_PGUP;
+		case KEY_NPAGE: return TT_KEY_PGDN;
+		case KEY_HOME: return TT_KEY_HOME;
+		case KEY_END: return TT_KEY_END;
+		case KEY_ENTER: return TT_KEY_ENTER;
+		case KEY_BACKSPACE: return TT_KEY_BACKSPACE;
+		case KEY_RESIZE: return TT_KEY_RESIZE;
+		case KEY_BTAB: return TT_KEY_TAB;
+		default: return -1;
+		}
+	}
+	switch (ch) {
+	case '\n': case '\r': return TT_KEY_ENTER;
+	case 27: return TT_KEY_ESC;
+	case '\t': return TT_KEY_TAB;
+	case 127: case 8: return TT_KEY_BACKSPACE;
+	default: return ch < 0x80 ? (int)ch : -1;
+	}
+}
+
+int tty_run(struct trace *t, const char *keymap)
+{
+	struct view v;
+	struct grid g;
+	struct render_opts ro;
+	struct sigaction sa;
+	char *cause = NULL;
+
+	setlocale(LC_ALL, "");
+	ro.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGABRT, on_crash);
+	signal(SIGFPE, on_crash);
+	fatal_set_hook(tty_restore);
+	atexit(tty_restore);
+
+	if (initscr() == NULL) {
+		fprintf(stderr, "ttrace: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
+		return 1;
+	}
+	tty_active = 1;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	halfdelay(2); /* wake up to notice signals */
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
+	setup_colors();
+
+	view_init(&v, t, COLS, LINES);
+	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
+		tty_restore();
+		fprintf(stderr, "ttrace: %s\n", cause);
+		free(cause);
+		view_free(&v);
+		return 2;
+	}
+	grid_init(&g, COLS, LINES);
+	int64_t drag_from = -1;
+	while (!v.quit && !stop_signal) {
+		render(&g, &v, &ro);
+		blit(&g);
+		refresh();
+		wint_t ch;
+		int code = get_wch(&ch);
+		if (code == ERR)
+			continue;
+		if (code == KEY_CODE_YES && ch == KEY_MOUSE) {
+			MEVENT me;
+			if (getmouse(&me) != OK)
+				continue;
+			int x = me.x - view_timeline_x(&v), line = v.top + me.y - view_area_y(&v);
+			if (me.bstate & BUTTON4_PRESSED) {
+				view_act(&v, A_ZOOM_IN);
+			} else if (me.bstate & BUTTON5_PRESSED) {
+				view_act(&v, A_ZOOM_OUT);
+			} else if (x >= 0 && me.y >= view_area_y(&v) && me.y < view_area_y(&v) + view_area_h(&v)) {
+				int64_t at = view_col_time(&v, x);
+				if (me.bstate & BUTTON1_PRESSED) {
+					drag_from = at;
+				} else if ((me.bstate & BUTTON1_RELEASED) && drag_from >= 0 && at != drag_from) {
+					/* a drag: mark the range */
+					v.ranging = true;
+					v.range_anchor = drag_from;
+					v.cursor = at;
+					view_act(&v, A_MARK);
+					drag_from = -1;
+				} else {
+					v.cursor = at;
+					if (line >= 0 && (uint32_t)line < v.nlines)
+						v.sel_line = line;
+					view_act(&v, A_SELECT);
+					drag_from = -1;
+				}
+			}
+			continue;
+		}
+		int key = map_key(ch, code);
+		if (key == TT_KEY_RESIZE) {
+			view_resize(&v, COLS, LINES);
+			continue;
+		}
+		if (key >= 0)
+			view_key(&v, key);
+	}
+	tty_restore();
+	grid_free(&g);
+	view_free(&v);
+	return stop_signal ? 128 + stop_signal : 0;
+}

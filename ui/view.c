@@ -1,0 +1,762 @@
+/* view.c: view state, the key table and the actions (see view.h). No drawing here. */
+#include "ui/view.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "src/index.h"
+#include "src/timefmt.h"
+#include "src/xalloc.h"
+#include "ui/escape.h"
+
+static const struct {
+	const char *name, *text;
+} actions[A__COUNT] = {
+	[A_NONE] = { "none", "nothing" },
+	[A_ZOOM_IN] = { "zoom-in", "zoom in around the cursor" },
+	[A_ZOOM_OUT] = { "zoom-out", "zoom out around the cursor" },
+	[A_ZOOM_IN_BIG] = { "zoom-in-big", "zoom in fast" },
+	[A_ZOOM_OUT_BIG] = { "zoom-out-big", "zoom out fast" },
+	[A_PAN_LEFT] = { "pan-left", "pan left" },
+	[A_PAN_RIGHT] = { "pan-right", "pan right" },
+	[A_PAN_LEFT_BIG] = { "pan-left-big", "pan left by half a screen" },
+	[A_PAN_RIGHT_BIG] = { "pan-right-big", "pan right by half a screen" },
+	[A_CURSOR_LEFT] = { "cursor-left", "move the time cursor left" },
+	[A_CURSOR_RIGHT] = { "cursor-right", "move the time cursor right" },
+	[A_CURSOR_LEFT_BIG] = { "cursor-left-big", "move the time cursor 10 columns left" },
+	[A_CURSOR_RIGHT_BIG] = { "cursor-right-big", "move the time cursor 10 columns right" },
+	[A_ROW_UP] = { "row-up", "select the row above" },
+	[A_ROW_DOWN] = { "row-down", "select the row below" },
+	[A_PAGE_UP] = { "page-up", "scroll a page up" },
+	[A_PAGE_DOWN] = { "page-down", "scroll a page down" },
+	[A_HOME] = { "home", "go to the start of the trace" },
+	[A_END] = { "end", "go to the end of the trace" },
+	[A_SELECT] = { "select", "select the slice under the cursor (next match while searching)" },
+	[A_FIT] = { "fit", "fit the selection, the mark or the whole trace" },
+	[A_MARK] = { "mark", "mark the selected slice or range" },
+	[A_CLEAR_MARKS] = { "clear-marks", "clear the mark" },
+	[A_RANGE] = { "range", "start or end a range selection at the cursor" },
+	[A_SEARCH] = { "search", "search slice names" },
+	[A_NEXT_MATCH] = { "next-match", "next match" },
+	[A_PREV_MATCH] = { "prev-match", "previous match" },
+	[A_NEXT_SLICE] = { "next-slice", "next slice on the row" },
+	[A_PREV_SLICE] = { "prev-slice", "previous slice on the row" },
+	[A_FLOW_FORWARD] = { "flow-forward", "follow the flow forward (CPU launch to GPU kernel)" },
+	[A_FLOW_BACK] = { "flow-back", "follow the flow back (GPU kernel to CPU launch)" },
+	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group" },
+	[A_HELP] = { "help", "show or hide this help" },
+	[A_QUIT] = { "quit", "quit" },
+	[A_CANCEL] = { "cancel", "cancel: close help, search, range, selection" },
+};
+
+const char *action_name(enum action a) { return a < A__COUNT ? actions[a].name : "?"; }
+const char *action_text(enum action a) { return a < A__COUNT ? actions[a].text : "?"; }
+
+const struct binding view_default_bindings[] = {
+	{ 'w', A_ZOOM_IN },           { 's', A_ZOOM_OUT },         { 'W', A_ZOOM_IN_BIG },
+	{ 'S', A_ZOOM_OUT_BIG },      { 'a', A_PAN_LEFT },         { 'd', A_PAN_RIGHT },
+	{ 'A', A_PAN_LEFT_BIG },      { 'D', A_PAN_RIGHT_BIG },    { TT_KEY_LEFT, A_CURSOR_LEFT },
+	{ 'h', A_CURSOR_LEFT },       { TT_KEY_RIGHT, A_CURSOR_RIGHT }, { 'l', A_CURSOR_RIGHT },
+	{ TT_KEY_S_LEFT, A_CURSOR_LEFT_BIG }, { 'H', A_CURSOR_LEFT_BIG }, { TT_KEY_S_RIGHT, A_CURSOR_RIGHT_BIG },
+	{ 'L', A_CURSOR_RIGHT_BIG },  { TT_KEY_UP, A_ROW_UP },     { 'k', A_ROW_UP },
+	{ TT_KEY_DOWN, A_ROW_DOWN },  { 'j', A_ROW_DOWN },         { TT_KEY_PGUP, A_PAGE_UP },
+	{ TT_KEY_PGDN, A_PAGE_DOWN }, { TT_KEY_HOME, A_HOME },     { TT_KEY_END, A_END },
+	{ TT_KEY_ENTER, A_SELECT },   { 'f', A_FIT },              { 'F', A_FIT },
+	{ 'm', A_MARK },              { 'M', A_MARK },             { 'x', A_CLEAR_MARKS },
+	{ 'v', A_RANGE },             { '/', A_SEARCH },           { 'n', A_NEXT_MATCH },
+	{ 'N', A_PREV_MATCH },        { TT_KEY_S_ENTER, A_PREV_MATCH }, { '.', A_NEXT_SLICE },
+	{ ',', A_PREV_SLICE },        { ']', A_FLOW_FORWARD },     { '[', A_FLOW_BACK },
+	{ TT_KEY_TAB, A_TOGGLE_GROUP }, { '?', A_HELP },           { 'q', A_QUIT },
+	{ TT_KEY_ESC, A_CANCEL },     { 0, A_NONE },
+};
+
+static const struct {
+	int key;
+	const char *name;
+} key_names[] = {
+	{ TT_KEY_ENTER, "Enter" }, { TT_KEY_S_ENTER, "S-Enter" }, { TT_KEY_ESC, "Esc" },
+	{ TT_KEY_UP, "Up" },       { TT_KEY_DOWN, "Down" },       { TT_KEY_LEFT, "Left" },
+	{ TT_KEY_RIGHT, "Right" }, { TT_KEY_S_LEFT, "S-Left" },   { TT_KEY_S_RIGHT, "S-Right" },
+	{ TT_KEY_PGUP, "PgUp" },   { TT_KEY_PGDN, "PgDn" },       { TT_KEY_HOME, "Home" },
+	{ TT_KEY_END, "End" },     { TT_KEY_TAB, "Tab" },         { TT_KEY_BACKSPACE, "BS" },
+	{ TT_KEY_RESIZE, "Resize" }, { '<', "lt" },                { ' ', "Space" },
+};
+
+const char *key_name(int key)
+{
+	static char buf[8];
+	for (size_t i = 0; i < sizeof key_names / sizeof *key_names; i++)
+		if (key_names[i].key == key && key != '<' && key != ' ')
+			return key_names[i].name;
+	if (key == ' ')
+		return "Space";
+	if (key > 0x20 && key < 0x7f) {
+		buf[0] = (char)key;
+		buf[1] = '\0';
+		return buf;
+	}
+	snprintf(buf, sizeof buf, "#%d", key);
+	return buf;
+}
+
+static int key_from_name(const char *name, size_t n)
+{
+	for (size_t i = 0; i < sizeof key_names / sizeof *key_names; i++)
+		if (strlen(key_names[i].name) == n && strncasecmp(key_names[i].name, name, n) == 0)
+			return key_names[i].key;
+	return -1;
+}
+
+int view_parse_keys(const char *script, int **keys, char **cause)
+{
+	size_t n = strlen(script), k = 0;
+	int *out = xmalloc((n + 1) * sizeof *out);
+	for (size_t i = 0; i < n;) {
+		if (script[i] == '<') {
+			const char *e = strchr(script + i, '>');
+			int key;
+			if (e == NULL || (key = key_from_name(script + i + 1, (size_t)(e - script - i - 1))) < 0) {
+				*cause = xasprintf("unknown key at offset %zu of the key script: %.20s", i, script + i);
+				free(out);
+				return -1;
+			}
+			out[k++] = key;
+			i = (size_t)(e - script) + 1;
+		} else {
+			out[k++] = (unsigned char)script[i++];
+		}
+	}
+	*keys = out;
+	return (int)k;
+}
+
+/* ---- layout ------------------------------------------------------------------------ */
+
+int view_details_h(const struct view *v) { return v->h >= 30 ? 7 : v->h >= 20 ? 5 : 3; }
+int view_track_col_width(const struct view *v)
+{
+	int w = v->w / 4;
+	return w < 14 ? 14 : w > 36 ? 36 : w;
+}
+int view_timeline_x(const struct view *v) { return view_track_col_width(v) + 1; }
+int view_timeline_w(const struct view *v)
+{
+	int w = v->w - view_timeline_x(v);
+	return w > 1 ? w : 1;
+}
+int view_area_y(const struct view *v) { (void)v; return 2; }
+int view_area_h(const struct view *v)
+{
+	int h = v->h - view_area_y(v) - view_details_h(v) - 1;
+	return h > 1 ? h : 1;
+}
+
+static bool is_gpu(const struct track *tr)
+{
+	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
+}
+
+/* Tracks of one group: a CPU process (pid), a GPU device, or the rest. */
+static bool same_group(const struct track *a, const struct track *b)
+{
+	if (is_gpu(a) != is_gpu(b) || (a->kind == TRACK_OTHER) != (b->kind == TRACK_OTHER))
+		return false;
+	if (is_gpu(a))
+		return a->device == b->device;
+	if (a->kind == TRACK_OTHER)
+		return true;
+	return a->pid == b->pid && a->pid_is_str == b->pid_is_str;
+}
+
+static void build_lines(struct view *v)
+{
+	uint32_t cap = 16;
+	v->nlines = 0;
+	free(v->lines);
+	v->lines = xmalloc(cap * sizeof *v->lines);
+	for (uint32_t g = 0; g < v->ngroups; g++) {
+		const struct view_group *gr = &v->groups[g];
+		if (v->nlines + 1 >= cap)
+			v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
+		v->lines[v->nlines++] = (struct view_line){ TT_NONE, 0, g };
+		if (gr->collapsed)
+			continue;
+		for (uint32_t k = 0; k < gr->ntracks; k++) {
+			uint32_t ti = v->order[gr->first_track_order + k];
+			const struct track *tr = &v->t->tracks[ti];
+			uint16_t rows = tr->nrows ? tr->nrows : 1;
+			for (uint16_t r = 0; r < rows; r++) {
+				if (v->nlines + 1 >= cap)
+					v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
+				v->lines[v->nlines++] = (struct view_line){ ti, r, g };
+			}
+		}
+	}
+	if (v->sel_line >= (int)v->nlines)
+		v->sel_line = v->nlines ? (int)v->nlines - 1 : 0;
+}
+
+static void build_groups(struct view *v)
+{
+	struct trace *t = v->t;
+	v->order = trace_track_order(t);
+	v->groups = xcalloc(t->ntracks + 1, sizeof *v->groups);
+	v->ngroups = 0;
+	for (uint32_t k = 0; k < t->ntracks; k++) {
+		const struct track *tr = &t->tracks[v->order[k]];
+		if (v->ngroups == 0 || !same_group(&t->tracks[v->order[v->groups[v->ngroups - 1].first_track_order]], tr)) {
+			struct view_group *g = &v->groups[v->ngroups++];
+			char pid[64], name[80];
+			g->first_track_order = k;
+			const char *pn = track_process_name(t, tr);
+			escape_term_buf(pn, strlen(pn), name, sizeof name);
+			if (is_gpu(tr))
+				snprintf(g->title, sizeof g->title, "GPU %d", tr->device);
+			else if (tr->kind == TRACK_OTHER)
+				snprintf(g->title, sizeof g->title, "other");
+			else
+				snprintf(g->title, sizeof g->title, "%s %s", name[0] ? name : "process",
+				         track_pid_text(t, tr, pid, sizeof pid));
+		}
+		v->groups[v->ngroups - 1].ntracks++;
+	}
+}
+
+static void set_status(struct view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_status(struct view *v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->status, sizeof v->status, fmt, ap);
+	va_end(ap);
+}
+
+static void fit_all(struct view *v)
+{
+	int64_t span = v->t->end - v->t->start;
+	int64_t tw = view_timeline_w(v);
+	if (span < tw)
+		span = tw;
+	v->t0 = v->t->start;
+	v->t1 = v->t->start + span;
+}
+
+void view_init(struct view *v, struct trace *t, int w, int h)
+{
+	memset(v, 0, sizeof *v);
+	v->t = t;
+	v->w = w;
+	v->h = h;
+	v->sel.track = v->sel.idx = TT_NONE;
+	v->args_for.track = v->args_for.idx = TT_NONE;
+	size_t nb = 0;
+	while (view_default_bindings[nb].key != 0 && nb + 1 < sizeof v->bindings / sizeof *v->bindings) {
+		v->bindings[nb] = view_default_bindings[nb];
+		nb++;
+	}
+	build_groups(v);
+	build_lines(v);
+	fit_all(v);
+	v->cursor = v->t0;
+	v->sel_line = v->nlines > 1 ? 1 : 0;
+}
+
+void view_free(struct view *v)
+{
+	free(v->order);
+	free(v->groups);
+	free(v->lines);
+	free(v->matches);
+	free(v->name_matches);
+	free(v->args_text);
+	memset(v, 0, sizeof *v);
+}
+
+void view_resize(struct view *v, int w, int h)
+{
+	v->w = w > 20 ? w : 20;
+	v->h = h > 8 ? h : 8;
+}
+
+enum action view_action_for(const struct view *v, int key)
+{
+	for (size_t i = 0; i < sizeof v->bindings / sizeof *v->bindings && v->bindings[i].key != 0; i++)
+		if (v->bindings[i].key == key)
+			return v->bindings[i].action;
+	return A_NONE;
+}
+
+int view_load_keymap(struct view *v, const char *path, char **cause)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int lineno = 0;
+	if (f == NULL) {
+		*cause = xasprintf("cannot open key map %s", path);
+		return -1;
+	}
+	while (fgets(line, sizeof line, f) != NULL) {
+		char key[64], act[64];
+		int *keys = NULL, nk;
+		char *err = NULL;
+		lineno++;
+		if (line[0] == '#' || sscanf(line, "%63s %63s", key, act) != 2)
+			continue;
+		nk = view_parse_keys(key, &keys, &err);
+		enum action a = A__COUNT;
+		for (int i = 0; i < A__COUNT; i++)
+			if (strcmp(actions[i].name, act) == 0)
+				a = (enum action)i;
+		if (nk != 1 || a == A__COUNT) {
+			*cause = xasprintf("%s:%d: expected a key and an action name (e.g. \"z zoom-in\")", path, lineno);
+			free(err);
+			free(keys);
+			fclose(f);
+			return -1;
+		}
+		size_t i;
+		for (i = 0; v->bindings[i].key != 0; i++)
+			if (v->bindings[i].key == keys[0])
+				break;
+		if (v->bindings[i].key == 0 && i + 1 >= sizeof v->bindings / sizeof *v->bindings) {
+			free(keys);
+			continue;
+		}
+		if (v->bindings[i].key == 0)
+			v->bindings[i + 1] = (struct binding){ 0, A_NONE };
+		v->bindings[i] = (struct binding){ keys[0], a };
+		free(keys);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- moving around --------------------------------------------------------------------- */
+
+static int64_t width(const struct view *v) { return v->t1 - v->t0; }
+
+static void clamp_window(struct view *v)
+{
+	int64_t w = width(v), tw = view_timeline_w(v), span = v->t->end - v->t->start;
+	if (w < tw)
+		w = tw; /* at most 1 ns per column */
+	if (span < tw)
+		span = tw;
+	if (w > span * 4)
+		w = span * 4;
+	if (v->t0 < v->t->start - w / 2)
+		v->t0 = v->t->start - w / 2;
+	if (v->t0 > v->t->end - w / 2)
+		v->t0 = v->t->end - w / 2;
+	v->t1 = v->t0 + w;
+}
+
+static void zoom(struct view *v, double factor)
+{
+	int64_t w = width(v);
+	double frac = w > 0 ? (double)(v->cursor - v->t0) / (double)w : 0.5;
+	if (frac < 0 || frac > 1)
+		frac = 0.5;
+	int64_t nw = (int64_t)((double)w * factor);
+	if (nw < view_timeline_w(v))
+		nw = view_timeline_w(v);
+	v->t0 = v->cursor - (int64_t)(frac * (double)nw);
+	v->t1 = v->t0 + nw;
+	clamp_window(v);
+}
+
+static void pan(struct view *v, double screens)
+{
+	int64_t d = (int64_t)((double)width(v) * screens);
+	if (d == 0)
+		d = screens < 0 ? -1 : 1;
+	v->t0 += d;
+	v->t1 += d;
+	clamp_window(v);
+	if (v->cursor < v->t0 || v->cursor >= v->t1)
+		v->cursor = v->t0 + width(v) / 2;
+}
+
+/* Time at the start of column X of the timeline, and the column of time T. */
+static int64_t col_time(const struct view *v, int x)
+{
+	return v->t0 + (int64_t)((double)width(v) * x / view_timeline_w(v));
+}
+
+static void move_cursor(struct view *v, int cols)
+{
+	int64_t step = width(v) / view_timeline_w(v);
+	if (step < 1)
+		step = 1;
+	v->cursor += step * cols;
+	if (v->cursor < v->t->start)
+		v->cursor = v->t->start;
+	if (v->cursor > v->t->end)
+		v->cursor = v->t->end;
+	if (v->cursor < v->t0 || v->cursor >= v->t1) {
+		int64_t w = width(v);
+		v->t0 = v->cursor - w / 2;
+		v->t1 = v->t0 + w;
+		clamp_window(v);
+	}
+	if (v->ranging) {
+		char d[48];
+		set_status(v, "range %s (v or m marks it)",
+		           timefmt_dur(v->cursor > v->range_anchor ? v->cursor - v->range_anchor : v->range_anchor - v->cursor,
+		                       d, sizeof d));
+	}
+}
+
+static void scroll_to_line(struct view *v, int line)
+{
+	if (v->nlines == 0)
+		return;
+	if (line < 0)
+		line = 0;
+	if (line >= (int)v->nlines)
+		line = (int)v->nlines - 1;
+	v->sel_line = line;
+	if (v->sel_line < v->top)
+		v->top = v->sel_line;
+	if (v->sel_line >= v->top + view_area_h(v))
+		v->top = v->sel_line - view_area_h(v) + 1;
+}
+
+/* Selects slice R: its group expanded, its line selected and visible, the cursor on it. */
+static void go_to(struct view *v, struct slice_ref r)
+{
+	if (r.track == TT_NONE)
+		return;
+	const struct slice *s = &v->t->tracks[r.track].slices[r.idx];
+	v->sel = r;
+	for (uint32_t g = 0; g < v->ngroups; g++)
+		for (uint32_t k = 0; k < v->groups[g].ntracks; k++)
+			if (v->order[v->groups[g].first_track_order + k] == r.track && v->groups[g].collapsed) {
+				v->groups[g].collapsed = false;
+				build_lines(v);
+			}
+	for (uint32_t i = 0; i < v->nlines; i++)
+		if (v->lines[i].track == r.track && v->lines[i].row == s->depth) {
+			scroll_to_line(v, (int)i);
+			break;
+		}
+	v->cursor = s->ts;
+	if (s->ts < v->t0 || s->ts >= v->t1) {
+		int64_t w = width(v);
+		if (s->dur > w)
+			w = s->dur + s->dur / 10;
+		v->t0 = s->ts - w / 3;
+		v->t1 = v->t0 + w;
+		clamp_window(v);
+	}
+}
+
+static const struct view_line *cur_line(const struct view *v)
+{
+	return v->sel_line >= 0 && (uint32_t)v->sel_line < v->nlines ? &v->lines[v->sel_line] : NULL;
+}
+
+static void select_under_cursor(struct view *v)
+{
+	const struct view_line *l = cur_line(v);
+	if (l == NULL)
+		return;
+	if (l->track == TT_NONE) {
+		view_act(v, A_TOGGLE_GROUP);
+		return;
+	}
+	const struct track *tr = &v->t->tracks[l->track];
+	int64_t colw = width(v) / view_timeline_w(v);
+	uint32_t i = index_row_dominant(tr, l->row, v->cursor, v->cursor + (colw > 0 ? colw : 1));
+	if (i == TT_NONE) {
+		v->sel.track = v->sel.idx = TT_NONE;
+		set_status(v, "nothing under the cursor on this row");
+		return;
+	}
+	v->sel.track = l->track;
+	v->sel.idx = i;
+	set_status(v, "selected");
+}
+
+static void step_slice(struct view *v, int dir)
+{
+	const struct view_line *l = cur_line(v);
+	if (l == NULL || l->track == TT_NONE)
+		return;
+	const struct track *tr = &v->t->tracks[l->track];
+	const struct row *row = l->row < tr->nrows ? &tr->rows[l->row] : NULL;
+	if (row == NULL || row->n == 0)
+		return;
+	uint32_t a, b;
+	int64_t from = v->cursor;
+	if (v->sel.track == l->track && v->sel.idx != TT_NONE)
+		from = tr->slices[v->sel.idx].ts;
+	if (dir > 0) {
+		index_row_range(tr, l->row, from + 1, INT64_MAX, &a, &b);
+		while (a < b && tr->slices[row->idx[a]].ts <= from)
+			a++;
+		if (a < b)
+			go_to(v, (struct slice_ref){ l->track, row->idx[a] });
+	} else {
+		index_row_range(tr, l->row, INT64_MIN / 2, from, &a, &b);
+		while (b > a && tr->slices[row->idx[b - 1]].ts >= from)
+			b--;
+		if (b > a)
+			go_to(v, (struct slice_ref){ l->track, row->idx[b - 1] });
+	}
+}
+
+static void follow_flow(struct view *v, bool forward)
+{
+	if (v->sel.track == TT_NONE) {
+		set_status(v, "select a slice first (Enter)");
+		return;
+	}
+	const struct slice *s = &v->t->tracks[v->sel.track].slices[v->sel.idx];
+	bool gpu_side = s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET;
+	if (s->gpu != TT_NONE && v->t->gpu[s->gpu].peer.track != TT_NONE && forward != gpu_side) {
+		go_to(v, v->t->gpu[s->gpu].peer);
+		set_status(v, forward ? "launched on the GPU" : "launched from the CPU");
+		return;
+	}
+	for (uint32_t i = 0; i < v->t->nflows; i++) {
+		const struct flow *f = &v->t->flows[i];
+		struct slice_ref here = forward ? f->from : f->to, there = forward ? f->to : f->from;
+		if (here.track == v->sel.track && here.idx == v->sel.idx && there.track != TT_NONE) {
+			go_to(v, there);
+			set_status(v, "followed a %s flow", strtab_get(&v->t->strings, f->cat));
+			return;
+		}
+	}
+	set_status(v, "no flow %s from this slice", forward ? "forward" : "back");
+}
+
+static int match_cmp(const void *a, const void *b, void *arg)
+{
+	const struct trace *t = arg;
+	const struct slice_ref *x = a, *y = b;
+	int64_t tx = t->tracks[x->track].slices[x->idx].ts, ty = t->tracks[y->track].slices[y->idx].ts;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void run_search(struct view *v)
+{
+	struct trace *t = v->t;
+	uint32_t cap = 0;
+	size_t qn = strlen(v->query);
+	free(v->matches);
+	v->matches = NULL;
+	v->nmatches = v->match = 0;
+	free(v->name_matches);
+	v->name_matches = NULL;
+	if (qn == 0)
+		return;
+	v->name_matches = xcalloc(t->strings.n, 1);
+	for (uint32_t id = 0; id < t->strings.n; id++)
+		if (strcasestr(strtab_get(&t->strings, id), v->query) != NULL)
+			v->name_matches[id] = 1;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			if (!v->name_matches[tr->slices[i].name])
+				continue;
+			if (v->nmatches == cap)
+				v->matches = xreallocarray(v->matches, cap = cap ? cap * 2 : 64, sizeof *v->matches);
+			v->matches[v->nmatches++] = (struct slice_ref){ ti, i };
+		}
+	}
+	qsort_r(v->matches, v->nmatches, sizeof *v->matches, match_cmp, t);
+	if (v->nmatches == 0) {
+		set_status(v, "no slice name contains \"%s\"", v->query);
+		return;
+	}
+	/* the first match at or after the cursor */
+	v->match = 1;
+	for (uint32_t i = 0; i < v->nmatches; i++)
+		if (t->tracks[v->matches[i].track].slices[v->matches[i].idx].ts >= v->cursor) {
+			v->match = i + 1;
+			break;
+		}
+	go_to(v, v->matches[v->match - 1]);
+	set_status(v, "%u/%u", v->match, v->nmatches);
+}
+
+static void step_match(struct view *v, int dir)
+{
+	if (v->nmatches == 0) {
+		set_status(v, v->query[0] ? "no matches" : "no search (/ starts one)");
+		return;
+	}
+	if (dir > 0)
+		v->match = v->match >= v->nmatches ? 1 : v->match + 1;
+	else
+		v->match = v->match <= 1 ? v->nmatches : v->match - 1;
+	go_to(v, v->matches[v->match - 1]);
+	set_status(v, "%u/%u", v->match, v->nmatches);
+}
+
+void view_act(struct view *v, enum action a)
+{
+	switch (a) {
+	case A_NONE:
+	case A__COUNT:
+		break;
+	case A_ZOOM_IN: zoom(v, 0.8); break;
+	case A_ZOOM_OUT: zoom(v, 1.25); break;
+	case A_ZOOM_IN_BIG: zoom(v, 0.4); break;
+	case A_ZOOM_OUT_BIG: zoom(v, 2.5); break;
+	case A_PAN_LEFT: pan(v, -0.1); break;
+	case A_PAN_RIGHT: pan(v, 0.1); break;
+	case A_PAN_LEFT_BIG: pan(v, -0.5); break;
+	case A_PAN_RIGHT_BIG: pan(v, 0.5); break;
+	case A_CURSOR_LEFT: move_cursor(v, -1); break;
+	case A_CURSOR_RIGHT: move_cursor(v, 1); break;
+	case A_CURSOR_LEFT_BIG: move_cursor(v, -10); break;
+	case A_CURSOR_RIGHT_BIG: move_cursor(v, 10); break;
+	case A_ROW_UP: scroll_to_line(v, v->sel_line - 1); break;
+	case A_ROW_DOWN: scroll_to_line(v, v->sel_line + 1); break;
+	case A_PAGE_UP: scroll_to_line(v, v->sel_line - view_area_h(v)); break;
+	case A_PAGE_DOWN: scroll_to_line(v, v->sel_line + view_area_h(v)); break;
+	case A_HOME:
+		v->cursor = v->t->start;
+		move_cursor(v, 0);
+		break;
+	case A_END:
+		v->cursor = v->t->end;
+		move_cursor(v, 0);
+		break;
+	case A_SELECT:
+		if (v->nmatches > 0)
+			step_match(v, 1);
+		else
+			select_under_cursor(v);
+		break;
+	case A_FIT:
+		if (v->sel.track != TT_NONE) {
+			const struct slice *s = &v->t->tracks[v->sel.track].slices[v->sel.idx];
+			int64_t pad = s->dur / 20 + 1;
+			v->t0 = s->ts - pad;
+			v->t1 = s->ts + s->dur + pad;
+		} else if (v->has_mark) {
+			v->t0 = v->mark0;
+			v->t1 = v->mark1;
+		} else {
+			fit_all(v);
+		}
+		clamp_window(v);
+		if (v->cursor < v->t0 || v->cursor >= v->t1)
+			v->cursor = v->t0;
+		break;
+	case A_MARK:
+		if (v->ranging) {
+			v->has_mark = true;
+			v->mark0 = v->range_anchor < v->cursor ? v->range_anchor : v->cursor;
+			v->mark1 = v->range_anchor < v->cursor ? v->cursor : v->range_anchor;
+			v->ranging = false;
+		} else if (v->sel.track != TT_NONE) {
+			const struct slice *s = &v->t->tracks[v->sel.track].slices[v->sel.idx];
+			v->has_mark = true;
+			v->mark0 = s->ts;
+			v->mark1 = s->ts + s->dur;
+		} else {
+			set_status(v, "select a slice (Enter) or a range (v) to mark");
+			break;
+		}
+		{
+			char d[48];
+			set_status(v, "marked %s", timefmt_dur(v->mark1 - v->mark0, d, sizeof d));
+		}
+		break;
+	case A_CLEAR_MARKS:
+		v->has_mark = false;
+		set_status(v, "mark cleared");
+		break;
+	case A_RANGE:
+		if (!v->ranging) {
+			v->ranging = true;
+			v->range_anchor = v->cursor;
+			set_status(v, "range from the cursor: move, then v (or m) to mark it");
+		} else {
+			view_act(v, A_MARK);
+		}
+		break;
+	case A_SEARCH:
+		v->typing = true;
+		v->query[0] = '\0';
+		break;
+	case A_NEXT_MATCH: step_match(v, 1); break;
+	case A_PREV_MATCH: step_match(v, -1); break;
+	case A_NEXT_SLICE: step_slice(v, 1); break;
+	case A_PREV_SLICE: step_slice(v, -1); break;
+	case A_FLOW_FORWARD: follow_flow(v, true); break;
+	case A_FLOW_BACK: follow_flow(v, false); break;
+	case A_TOGGLE_GROUP: {
+		const struct view_line *l = cur_line(v);
+		if (l == NULL)
+			break;
+		uint32_t g = l->group;
+		v->groups[g].collapsed = !v->groups[g].collapsed;
+		build_lines(v);
+		for (uint32_t i = 0; i < v->nlines; i++)
+			if (v->lines[i].group == g && v->lines[i].track == TT_NONE) {
+				scroll_to_line(v, (int)i);
+				break;
+			}
+		break;
+	}
+	case A_HELP: v->help = !v->help; break;
+	case A_QUIT: v->quit = true; break;
+	case A_CANCEL:
+		if (v->help) {
+			v->help = false;
+		} else if (v->ranging) {
+			v->ranging = false;
+		} else if (v->nmatches > 0 || v->query[0]) {
+			v->query[0] = '\0';
+			run_search(v);
+		} else {
+			v->sel.track = v->sel.idx = TT_NONE;
+		}
+		v->status[0] = '\0';
+		break;
+	}
+}
+
+void view_key(struct view *v, int key)
+{
+	if (key == TT_KEY_RESIZE)
+		return;
+	if (v->typing) {
+		size_t n = strlen(v->query);
+		if (key == TT_KEY_ENTER) {
+			v->typing = false;
+			run_search(v);
+		} else if (key == TT_KEY_ESC) {
+			v->typing = false;
+			v->query[0] = '\0';
+		} else if (key == TT_KEY_BACKSPACE) {
+			if (n > 0)
+				v->query[n - 1] = '\0';
+		} else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof v->query) {
+			v->query[n] = (char)key;
+			v->query[n + 1] = '\0';
+		}
+		return;
+	}
+	if (v->help && key != '?' && key != TT_KEY_ESC && key != 'q') {
+		v->help = false;
+		return;
+	}
+	v->status[0] = '\0';
+	view_act(v, view_action_for(v, key));
+}
+
+int64_t view_col_time(const struct view *v, int x) { return col_time(v, x); }

@@ -1,0 +1,137 @@
+/* view.h: the timeline's view state, the key table and the actions it drives.
+ *
+ * The view is what the user has done to the picture: the visible time window, the time
+ * cursor, the selected row and slice, marks, the search. Keys map to named actions
+ * through one table (view_bindings), used alike by the terminal (ui/tty.c), by the
+ * headless --dump-screen and by the help screen. Actions change the view only; drawing
+ * is ui/render.c's job. Times are file-time nanoseconds of the first trace. */
+#ifndef TT_VIEW_H
+#define TT_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/model.h"
+
+/* Key codes: printable ASCII as themselves, the rest here (not curses' values). */
+enum {
+	TT_KEY_ENTER = 0x100,
+	TT_KEY_S_ENTER,
+	TT_KEY_ESC,
+	TT_KEY_UP,
+	TT_KEY_DOWN,
+	TT_KEY_LEFT,
+	TT_KEY_RIGHT,
+	TT_KEY_S_LEFT,
+	TT_KEY_S_RIGHT,
+	TT_KEY_PGUP,
+	TT_KEY_PGDN,
+	TT_KEY_HOME,
+	TT_KEY_END,
+	TT_KEY_TAB,
+	TT_KEY_BACKSPACE,
+	TT_KEY_RESIZE,
+};
+
+enum action {
+	A_NONE,
+	A_ZOOM_IN, A_ZOOM_OUT, A_ZOOM_IN_BIG, A_ZOOM_OUT_BIG,
+	A_PAN_LEFT, A_PAN_RIGHT, A_PAN_LEFT_BIG, A_PAN_RIGHT_BIG,
+	A_CURSOR_LEFT, A_CURSOR_RIGHT, A_CURSOR_LEFT_BIG, A_CURSOR_RIGHT_BIG,
+	A_ROW_UP, A_ROW_DOWN, A_PAGE_UP, A_PAGE_DOWN, A_HOME, A_END,
+	A_SELECT, A_FIT, A_MARK, A_CLEAR_MARKS, A_RANGE,
+	A_SEARCH, A_NEXT_MATCH, A_PREV_MATCH,
+	A_NEXT_SLICE, A_PREV_SLICE, A_FLOW_FORWARD, A_FLOW_BACK,
+	A_TOGGLE_GROUP, A_HELP, A_QUIT, A_CANCEL,
+	A__COUNT
+};
+
+struct binding {
+	int key;
+	enum action action;
+};
+
+/* The default key table, ending with {0, A_NONE}. */
+extern const struct binding view_default_bindings[];
+/* What an action does, in a few words ("zoom in around the cursor"). */
+const char *action_text(enum action a);
+/* The action's stable name for key map files ("zoom-in"). */
+const char *action_name(enum action a);
+/* A key's name for help and maps ("w", "Enter", "S-Left"). Returns a static buffer. */
+const char *key_name(int key);
+
+/* One line of the track area. */
+struct view_line {
+	uint32_t track;      /* TT_NONE for a group heading */
+	uint16_t row;        /* row (depth) within the track */
+	uint32_t group;
+};
+
+struct view_group {
+	uint32_t first_track_order; /* index into order[] */
+	uint32_t ntracks;
+	bool collapsed;
+	char title[96];
+};
+
+struct view {
+	struct trace *t;
+	int w, h;                    /* screen size */
+	int64_t t0, t1;              /* visible window [t0, t1) */
+	int64_t cursor;              /* the time cursor */
+	int top;                     /* first visible line */
+	int sel_line;                /* selected line */
+	struct slice_ref sel;        /* selected slice, or {TT_NONE} */
+	bool has_mark;
+	int64_t mark0, mark1;
+	bool ranging;                /* a range selection is being made from range_anchor */
+	int64_t range_anchor;
+	/* search */
+	bool typing;                 /* the search prompt has the keyboard */
+	char query[128];
+	struct slice_ref *matches;   /* in time order */
+	uint32_t nmatches, match;    /* match is 1-based; 0 = none current */
+	uint8_t *name_matches;       /* by string id: 1 when the name matches the query */
+	bool help;
+	bool quit;
+	struct slice_ref args_for;   /* the slice whose args args_text holds */
+	char *args_text;             /* escaped, one line */
+	char status[256];
+	/* layout */
+	uint32_t *order;             /* tracks in display order */
+	struct view_group *groups;
+	uint32_t ngroups;
+	struct view_line *lines;
+	uint32_t nlines;
+	struct binding bindings[128];
+};
+
+/* Sets up a view of T at size W x H showing the whole trace. Free with view_free. */
+void view_init(struct view *v, struct trace *t, int w, int h);
+void view_free(struct view *v);
+/* The key table in force (defaults, or as remapped by view_load_keymap). */
+enum action view_action_for(const struct view *v, int key);
+/* Handles one key: an action through the key table, or text for the search prompt. */
+void view_key(struct view *v, int key);
+/* Applies one action. */
+void view_act(struct view *v, enum action a);
+/* The new screen size. */
+void view_resize(struct view *v, int w, int h);
+/* Reads "KEY ACTION" lines from PATH into the key table. Returns 0, or -1 with *cause. */
+int view_load_keymap(struct view *v, const char *path, char **cause);
+/* Parses a key script ("wwd/aten<Enter>n<S-Enter>q") into *KEYS (allocated). Returns the
+ * count, or -1 with *cause for an unknown <Name>. */
+int view_parse_keys(const char *script, int **keys, char **cause);
+
+/* The time at the start of timeline column X. */
+int64_t view_col_time(const struct view *v, int x);
+
+/* Layout helpers shared with the renderer. */
+int view_track_col_width(const struct view *v);  /* width of the track column */
+int view_timeline_x(const struct view *v);       /* first column of the timeline */
+int view_timeline_w(const struct view *v);       /* columns of the timeline */
+int view_area_y(const struct view *v);           /* first line of the track area */
+int view_area_h(const struct view *v);           /* lines of the track area */
+int view_details_h(const struct view *v);        /* lines of the details panel */
+
+#endif
