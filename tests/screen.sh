@@ -93,7 +93,8 @@ tap_fail=$(grep -c '^not ok' "$TMP/results")
 
 # Properties that must hold whatever the goldens say.
 "$TTRACE" --dump-screen --size=80x24 "$EX" >"$TMP/s80"
-is "$(sed -n '1,24p' "$TMP/s80" | awk '{ n = length($0); if (n > m) m = n } END { print m }')" 80 "80x24: no text line is wider than 80 columns"
+widest=$(sed -n '1,24p' "$TMP/s80" | while IFS= read -r l; do printf '%s' "$l" | wc -m; done | sort -n | tail -1)
+is "$widest" 80 "80x24: no text line is wider than 80 characters"
 is "$(sed -n '/^--$/,$p' "$TMP/s80" | sed 1d | wc -l | tr -d ' ')" 24 "80x24: 24 lines of styles"
 "$TTRACE" --dump-screen --size=100x30 --keys=W "$FX/q-gpu-overlap.json" >"$TMP/ov"
 like "$(cat "$TMP/ov")" "    1" "overlapping GPU kernels get an overflow row"
