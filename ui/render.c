@@ -47,9 +47,10 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	escape_term_buf(t->path, strlen(t->path), file, sizeof file);
 	if (t->rank >= 0)
 		snprintf(rk, sizeof rk, "rank %d/%d  ", t->rank, t->world_size);
-	snprintf(line, sizeof line, "ttrace  %s  %s%s .. %s (%s)  %s/col", file, rk,
+	/* the window first: a long path is cut at the right edge, never the figures */
+	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s",
 	         timefmt_offset(v->t0 - t->start, a, sizeof a), timefmt_offset(v->t1 - t->start, b, sizeof b),
-	         timefmt_dur(v->t1 - v->t0, c, sizeof c), timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d));
+	         timefmt_dur(v->t1 - v->t0, c, sizeof c), timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), rk, file);
 	grid_text(g, 0, 0, g->w, line, CS_HEADER, 0);
 	(void)o;
 }
