@@ -16,6 +16,7 @@ small-80x24|EX|80x24||
 ascii|EX|100x30||--ascii
 zoom-in|EX|120x40|www|
 zoom-in-big|EX|120x40|W|
+deep-zoom|EX|120x40|LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLWWWWWWWWWWWW|
 zoom-out|EX|120x40|WWs|
 zoom-out-big|EX|120x40|WWWS|
 pan-right|EX|120x40|WWdd|

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -19,8 +20,23 @@
 
 enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
 
-/* --dump-screen: replays KEYS through the key table headless and prints the screen. */
-static int dump_screen(struct trace *t, int w, int h, const char *keys, const char *keymap, bool ascii)
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* --dump-screen: replays KEYS through the key table headless and prints the screen.
+ * With TIMES, prints on stderr how long each frame took to draw (median, worst) and
+ * the slowest key action (a search, typically). */
+static int dump_screen(struct trace *t, int w, int h, const char *keys, const char *keymap, bool ascii, bool times)
 {
 	struct view v;
 	struct grid g;
@@ -42,11 +58,29 @@ static int dump_screen(struct trace *t, int w, int h, const char *keys, const ch
 		return 2;
 	}
 	grid_init(&g, w, h);
+	double *frame = xcalloc((size_t)nk + 1, sizeof *frame), worst_key = 0;
+	int nf = 0, worst_key_at = -1;
 	for (int i = 0; i < nk && !v.quit; i++) {
+		double t0 = now_ms();
 		view_key(&v, k[i]);
+		double t1 = now_ms();
 		render(&g, &v, &ro); /* every key draws a frame, as the terminal would */
+		frame[nf++] = now_ms() - t1;
+		if (t1 - t0 > worst_key) {
+			worst_key = t1 - t0;
+			worst_key_at = i;
+		}
 	}
+	double t2 = now_ms();
 	render(&g, &v, &ro);
+	frame[nf++] = now_ms() - t2;
+	if (times) {
+		qsort(frame, (size_t)nf, sizeof *frame, cmp_double);
+		fprintf(stderr, "frames %d median_ms %.3f p90_ms %.3f worst_ms %.3f slowest_action_ms %.3f (key %d, %s)\n", nf,
+		        frame[nf / 2], frame[nf * 9 / 10], frame[nf - 1], worst_key, worst_key_at,
+		        worst_key_at >= 0 ? key_name(k[worst_key_at]) : "-");
+	}
+	free(frame);
 	grid_dump(&g, stdout);
 	grid_free(&g);
 	view_free(&v);
@@ -124,7 +158,7 @@ static void print_warnings(const struct trace *t)
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
-	bool json = false, quiet = false, force_progress = false, ascii = false;
+	bool json = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
 	int scr_w = 120, scr_h = 40;
 	const char *keys = NULL, *keymap = NULL;
 	static const struct option longopts[] = {
@@ -134,7 +168,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
 		{ "dump-screen", no_argument, NULL, 'X' },  { "size", required_argument, NULL, 'z' },
 		{ "keys", required_argument, NULL, 'k' },   { "keymap", required_argument, NULL, 'K' },
-		{ "ascii", no_argument, NULL, 'a' },
+		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -189,6 +223,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			ascii = true;
+			break;
+		case 'T':
+			frame_times = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -250,7 +287,7 @@ int main(int argc, char **argv)
 		break;
 	case MODE_SCREEN:
 		if (traces[0]->status != LOAD_FAILED) {
-			int rc = dump_screen(traces[0], scr_w, scr_h, keys, keymap, ascii);
+			int rc = dump_screen(traces[0], scr_w, scr_h, keys, keymap, ascii, frame_times);
 			if (rc != 0)
 				status = rc;
 		}

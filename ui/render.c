@@ -88,12 +88,26 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	int64_t first = ((v->t0 - t->start) / step) * step;
 	if (first < v->t0 - t->start)
 		first += step;
+	/* the first tick shows its time from the start; the others, when the step is small
+	 * next to it, how far they are from the first ("+2.00 us") so that labels differ */
+	bool relative = first > step * 1000;
+	int64_t first_shown = -1;
 	for (int64_t rel = first; rel < v->t1 - t->start; rel += step) {
 		int x = col_of(v, rel + t->start);
 		if (x < 0 || x >= tw)
 			continue;
 		grid_set(g, x0 + x, 1, o->ascii ? '|' : 0x2502, CS_RULER, 0);
-		grid_text(g, x0 + x + 1, 1, g->w, timefmt_dur(rel, buf, sizeof buf), CS_RULER, 0);
+		if (first_shown < 0 || !relative) {
+			if (relative)
+				timefmt_offset(rel, buf, sizeof buf);
+			else
+				timefmt_dur(rel, buf, sizeof buf);
+			first_shown = rel;
+		} else {
+			buf[0] = '+';
+			timefmt_dur(rel - first_shown, buf + 1, sizeof buf - 1);
+		}
+		grid_text(g, x0 + x + 1, 1, g->w, buf, CS_RULER, 0);
 	}
 	if (v->has_mark) {
 		int a = col_of(v, v->mark0), b = col_of(v, v->mark1);
