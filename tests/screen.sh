@@ -50,6 +50,7 @@ flow-back|EX|120x40|/cudaLaunchKernel<Enter><Esc>][|
 toggle-group|EX|120x40|<Tab>|
 toggle-group-twice|EX|120x40|<Tab><Tab>|
 help|EX|120x40|?|
+absolute-time|EX|120x40|t|
 help-closed|EX|120x40|?<Esc>|
 cancel-selection|EX|120x40|LLLLj<Enter><Esc>|
 keymap-azerty|EX|120x40|zzZq|--keymap=KEYMAP

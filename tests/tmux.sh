@@ -63,4 +63,16 @@ ok $? "SIGTERM ends ttrace (status 143)"
 sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.sig"
 ok $? "the terminal modes are restored after SIGTERM"
+
+# A key map in the user's config directory is read: here z zooms in (AZERTY hands).
+mkdir -p "$TMP/home/.config/ttrace"
+printf '# AZERTY\nz zoom-in\n' >"$TMP/home/.config/ttrace/keys"
+T send-keys -t "$S" "clear; HOME='$TMP/home' XDG_CONFIG_HOME= '$TTRACE' '$EX'; echo MAPEXIT=\$?" Enter
+wait_for "time from start"
+T send-keys -t "$S" z z z
+wait_for "8.42 ms"
+ok $? "a key map in ~/.config/ttrace/keys remaps z to zoom-in"
+T send-keys -t "$S" q
+wait_for "MAPEXIT=0"
+ok $? "and q still quits"
 finish

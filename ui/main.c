@@ -296,7 +296,21 @@ int main(int argc, char **argv)
 		/* the timeline when both ends are a terminal, else the summary */
 		if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && traces[0]->status != LOAD_FAILED &&
 		    strcmp(argv[optind], "-") != 0) {
-			int rc = tty_run(traces[0], keymap);
+			/* the user's key map, when there is one */
+			char *home_map = NULL;
+			if (keymap == NULL) {
+				const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+				if (xdg != NULL && xdg[0] != '\0')
+					home_map = xasprintf("%s/ttrace/keys", xdg);
+				else if (home != NULL)
+					home_map = xasprintf("%s/.config/ttrace/keys", home);
+				if (home_map != NULL && access(home_map, R_OK) != 0) {
+					free(home_map);
+					home_map = NULL;
+				}
+			}
+			int rc = tty_run(traces[0], keymap != NULL ? keymap : home_map);
+			free(home_map);
 			if (rc != 0)
 				status = rc;
 			break;

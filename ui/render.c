@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/args.h"
 #include "src/index.h"
@@ -38,6 +39,23 @@ static void fill(struct grid *g, int x0, int x1, int y, uint32_t ch, enum cell_s
 		grid_set(g, x, y, ch, st, 0);
 }
 
+/* Time T of the file as wall-clock UTC when it looks like the Unix epoch, else as file
+ * time in seconds ("@12.345678901 s"). */
+static void absolute_time(const struct trace *t, int64_t ts, char *buf, size_t n)
+{
+	int64_t abs = (t->has_base ? t->base_ns : 0) + ts;
+	if (abs >= 1000000000000000000ll && abs < 4000000000000000000ll) {
+		time_t secs = (time_t)(abs / 1000000000);
+		struct tm tm;
+		char day[32];
+		gmtime_r(&secs, &tm);
+		strftime(day, sizeof day, "%H:%M:%S", &tm);
+		snprintf(buf, n, "%s.%09lld UTC", day, (long long)(abs % 1000000000));
+	} else {
+		snprintf(buf, n, "@%lld.%09lld s", (long long)(abs / 1000000000), (long long)(abs % 1000000000));
+	}
+}
+
 static void header(struct grid *g, const struct view *v, const struct render_opts *o)
 {
 	char a[48], b[48], c[48], d[48], rk[48] = "", line[512], file[160];
@@ -48,9 +66,15 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	if (t->rank >= 0)
 		snprintf(rk, sizeof rk, "rank %d/%d  ", t->rank, t->world_size);
 	/* the window first: a long path is cut at the right edge, never the figures */
-	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s",
-	         timefmt_offset(v->t0 - t->start, a, sizeof a), timefmt_offset(v->t1 - t->start, b, sizeof b),
-	         timefmt_dur(v->t1 - v->t0, c, sizeof c), timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), rk, file);
+	if (v->abs_time) {
+		absolute_time(t, v->t0, a, sizeof a);
+		absolute_time(t, v->t1, b, sizeof b);
+	} else {
+		timefmt_offset(v->t0 - t->start, a, sizeof a);
+		timefmt_offset(v->t1 - t->start, b, sizeof b);
+	}
+	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
+	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), rk, file);
 	grid_text(g, 0, 0, g->w, line, CS_HEADER, 0);
 	(void)o;
 }
@@ -123,7 +147,7 @@ static void track_label(const struct view *v, const struct track *tr, char *buf,
 {
 	char name[96];
 	safe(v->t, tr->name, name, sizeof name);
-	snprintf(buf, n, "  %s", name);
+	snprintf(buf, n, "  %s%s", name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
 }
 
 static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, int y,

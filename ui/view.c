@@ -48,6 +48,7 @@ static const struct {
 	[A_FLOW_FORWARD] = { "flow-forward", "follow the flow forward (CPU launch to GPU kernel)" },
 	[A_FLOW_BACK] = { "flow-back", "follow the flow back (GPU kernel to CPU launch)" },
 	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group" },
+	[A_ABS_TIME] = { "absolute-time", "show the window in absolute time (UTC) or from the trace start" },
 	[A_HELP] = { "help", "show or hide this help" },
 	[A_QUIT] = { "quit", "quit" },
 	[A_CANCEL] = { "cancel", "cancel: close help, search, range, selection" },
@@ -70,7 +71,8 @@ const struct binding view_default_bindings[] = {
 	{ 'v', A_RANGE },             { '/', A_SEARCH },           { 'n', A_NEXT_MATCH },
 	{ 'N', A_PREV_MATCH },        { TT_KEY_S_ENTER, A_PREV_MATCH }, { '.', A_NEXT_SLICE },
 	{ ',', A_PREV_SLICE },        { ']', A_FLOW_FORWARD },     { '[', A_FLOW_BACK },
-	{ TT_KEY_TAB, A_TOGGLE_GROUP }, { '?', A_HELP },           { 'q', A_QUIT },
+	{ TT_KEY_TAB, A_TOGGLE_GROUP }, { 't', A_ABS_TIME },        { '?', A_HELP },
+	{ 'q', A_QUIT },
 	{ TT_KEY_ESC, A_CANCEL },     { 0, A_NONE },
 };
 
@@ -712,6 +714,10 @@ void view_act(struct view *v, enum action a)
 			}
 		break;
 	}
+	case A_ABS_TIME:
+		v->abs_time = !v->abs_time;
+		set_status(v, v->abs_time ? "absolute times (t: from the trace start)" : "times from the trace start");
+		break;
 	case A_HELP: v->help = !v->help; break;
 	case A_QUIT: v->quit = true; break;
 	case A_CANCEL:

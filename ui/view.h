@@ -42,7 +42,7 @@ enum action {
 	A_SELECT, A_FIT, A_MARK, A_CLEAR_MARKS, A_RANGE,
 	A_SEARCH, A_NEXT_MATCH, A_PREV_MATCH,
 	A_NEXT_SLICE, A_PREV_SLICE, A_FLOW_FORWARD, A_FLOW_BACK,
-	A_TOGGLE_GROUP, A_HELP, A_QUIT, A_CANCEL,
+	A_TOGGLE_GROUP, A_ABS_TIME, A_HELP, A_QUIT, A_CANCEL,
 	A__COUNT
 };
 
@@ -94,6 +94,7 @@ struct view {
 	uint8_t *name_matches;       /* by string id: 1 when the name matches the query */
 	bool help;
 	bool quit;
+	bool abs_time;               /* the header shows absolute times */
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one line */
 	char status[256];
