@@ -49,6 +49,11 @@ flow-forward|EX|120x40|/cudaLaunchKernel<Enter><Esc>]|
 flow-back|EX|120x40|/cudaLaunchKernel<Enter><Esc>][|
 toggle-group|EX|120x40|<Tab>|
 toggle-group-twice|EX|120x40|<Tab><Tab>|
+cursor-left-big|EX|120x40|LLLH|
+mouse-click|EX|120x40|<Click:70,5>|
+mouse-drag|EX|120x40|<Press:40,5><Release:70,5>|
+mouse-wheel|EX|120x40|<WheelUp:60,5><WheelUp:60,5>|
+mouse-wheel-out|EX|120x40|WW<WheelDown:60,5>|
 help|EX|120x40|?|
 absolute-time|EX|120x40|t|
 help-closed|EX|120x40|?<Esc>|

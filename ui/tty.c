@@ -179,7 +179,6 @@ int tty_run(struct trace *t, const char *keymap)
 		return 2;
 	}
 	grid_init(&g, COLS, LINES);
-	int64_t drag_from = -1;
 	while (!v.quit && !stop_signal) {
 		render(&g, &v, &ro);
 		blit(&g);
@@ -190,32 +189,16 @@ int tty_run(struct trace *t, const char *keymap)
 			continue;
 		if (code == KEY_CODE_YES && ch == KEY_MOUSE) {
 			MEVENT me;
-			if (getmouse(&me) != OK)
+			if (getmouse(&me) != OK || me.x < 0 || me.y < 0)
 				continue;
-			int x = me.x - view_timeline_x(&v), line = v.top + me.y - view_area_y(&v);
-			if (me.bstate & BUTTON4_PRESSED) {
-				view_act(&v, A_ZOOM_IN);
-			} else if (me.bstate & BUTTON5_PRESSED) {
-				view_act(&v, A_ZOOM_OUT);
-			} else if (x >= 0 && me.y >= view_area_y(&v) && me.y < view_area_y(&v) + view_area_h(&v)) {
-				int64_t at = view_col_time(&v, x);
-				if (me.bstate & BUTTON1_PRESSED) {
-					drag_from = at;
-				} else if ((me.bstate & BUTTON1_RELEASED) && drag_from >= 0 && at != drag_from) {
-					/* a drag: mark the range */
-					v.ranging = true;
-					v.range_anchor = drag_from;
-					v.cursor = at;
-					view_act(&v, A_MARK);
-					drag_from = -1;
-				} else {
-					v.cursor = at;
-					if (line >= 0 && (uint32_t)line < v.nlines)
-						v.sel_line = line;
-					view_act(&v, A_SELECT);
-					drag_from = -1;
-				}
-			}
+			int kind = me.bstate & BUTTON4_PRESSED   ? TT_WHEEL_UP
+			           : me.bstate & BUTTON5_PRESSED ? TT_WHEEL_DOWN
+			           : me.bstate & BUTTON1_PRESSED ? TT_PRESS
+			           : me.bstate & BUTTON1_RELEASED ? TT_RELEASE
+			           : me.bstate & BUTTON1_CLICKED ? TT_CLICK
+			                                         : 0;
+			if (kind != 0)
+				view_key(&v, TT_MOUSE(kind, me.x, me.y));
 			continue;
 		}
 		int key = map_key(ch, code);

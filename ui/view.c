@@ -113,6 +113,26 @@ static int key_from_name(const char *name, size_t n)
 	return -1;
 }
 
+/* "<Click:40,5>" and the like: a mouse event at a screen position. */
+static int mouse_from_name(const char *name, size_t n)
+{
+	static const struct {
+		const char *word;
+		enum mouse_kind kind;
+	} words[] = { { "Click:", TT_CLICK }, { "Press:", TT_PRESS }, { "Release:", TT_RELEASE },
+		      { "WheelUp:", TT_WHEEL_UP }, { "WheelDown:", TT_WHEEL_DOWN } };
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t wl = strlen(words[i].word);
+		int x, y;
+		char tail;
+		if (n > wl && strncmp(name, words[i].word, wl) == 0 &&
+		    sscanf(name + wl, "%d,%d%c", &x, &y, &tail) == 3 && tail == '>' && x >= 0 && y >= 0 && x < 4096 &&
+		    y < 4096)
+			return TT_MOUSE(words[i].kind, x, y);
+	}
+	return -1;
+}
+
 int view_parse_keys(const char *script, int **keys, char **cause)
 {
 	size_t n = strlen(script), k = 0;
@@ -120,8 +140,12 @@ int view_parse_keys(const char *script, int **keys, char **cause)
 	for (size_t i = 0; i < n;) {
 		if (script[i] == '<') {
 			const char *e = strchr(script + i, '>');
-			int key;
-			if (e == NULL || (key = key_from_name(script + i + 1, (size_t)(e - script - i - 1))) < 0) {
+			int key = -1;
+			if (e != NULL)
+				key = key_from_name(script + i + 1, (size_t)(e - script - i - 1));
+			if (e != NULL && key < 0)
+				key = mouse_from_name(script + i + 1, (size_t)(e - script - i));
+			if (e == NULL || key < 0) {
 				*cause = xasprintf("unknown key at offset %zu of the key script: %.20s", i, script + i);
 				free(out);
 				return -1;
@@ -255,6 +279,7 @@ void view_init(struct view *v, struct trace *t, int w, int h)
 	v->h = h;
 	v->sel.track = v->sel.idx = TT_NONE;
 	v->args_for.track = v->args_for.idx = TT_NONE;
+	v->drag_from = -1;
 	size_t nb = 0;
 	while (view_default_bindings[nb].key != 0 && nb + 1 < sizeof v->bindings / sizeof *v->bindings) {
 		v->bindings[nb] = view_default_bindings[nb];
@@ -736,10 +761,51 @@ void view_act(struct view *v, enum action a)
 	}
 }
 
+/* A mouse event: a click selects under the pointer, a drag marks the range between
+ * press and release, the wheel zooms around the pointer. */
+static void view_mouse(struct view *v, int code)
+{
+	enum mouse_kind kind = (enum mouse_kind)((code >> 24) & 0x7);
+	int x = (code & 0xfff) - view_timeline_x(v), y = (code >> 12) & 0xfff;
+	int line = v->top + y - view_area_y(v);
+	bool in_area = y >= view_area_y(v) && y < view_area_y(v) + view_area_h(v) && x >= 0 && x < view_timeline_w(v);
+	if (kind == TT_WHEEL_UP || kind == TT_WHEEL_DOWN) {
+		if (x >= 0 && x < view_timeline_w(v))
+			v->cursor = col_time(v, x);
+		view_act(v, kind == TT_WHEEL_UP ? A_ZOOM_IN : A_ZOOM_OUT);
+		return;
+	}
+	if (!in_area)
+		return;
+	int64_t at = col_time(v, x);
+	if (kind == TT_PRESS) {
+		v->drag_from = at;
+		return;
+	}
+	if (kind == TT_RELEASE && v->drag_from >= 0 && at != v->drag_from) {
+		v->ranging = true;
+		v->range_anchor = v->drag_from;
+		v->cursor = at;
+		v->drag_from = -1;
+		view_act(v, A_MARK);
+		return;
+	}
+	v->drag_from = -1;
+	v->cursor = at;
+	if (line >= 0 && (uint32_t)line < v->nlines)
+		scroll_to_line(v, line);
+	if (v->lines[v->sel_line].track != TT_NONE)
+		select_under_cursor(v);
+}
+
 void view_key(struct view *v, int key)
 {
 	if (key == TT_KEY_RESIZE)
 		return;
+	if (TT_IS_MOUSE(key)) {
+		view_mouse(v, key);
+		return;
+	}
 	if (v->typing) {
 		size_t n = strlen(v->query);
 		if (key == TT_KEY_ENTER) {

@@ -33,6 +33,13 @@ enum {
 	TT_KEY_RESIZE,
 };
 
+/* Mouse events travel as key codes too, so that key scripts can replay them:
+ * TT_MOUSE(kind, x, y) with screen coordinates below 4096. */
+enum mouse_kind { TT_CLICK = 1, TT_PRESS, TT_RELEASE, TT_WHEEL_UP, TT_WHEEL_DOWN };
+#define TT_MOUSE_BASE 0x40000000
+#define TT_MOUSE(kind, x, y) (TT_MOUSE_BASE | (int)(kind) << 24 | ((y) & 0xfff) << 12 | ((x) & 0xfff))
+#define TT_IS_MOUSE(k) ((k) >= TT_MOUSE_BASE)
+
 enum action {
 	A_NONE,
 	A_ZOOM_IN, A_ZOOM_OUT, A_ZOOM_IN_BIG, A_ZOOM_OUT_BIG,
@@ -95,6 +102,7 @@ struct view {
 	bool help;
 	bool quit;
 	bool abs_time;               /* the header shows absolute times */
+	int64_t drag_from;           /* time where a mouse press began, or -1 */
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one line */
 	char status[256];
