@@ -101,11 +101,15 @@ static void usage(FILE *f)
 	      "      --json             write the summary report as one JSON object\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
+	      "\n"
+	      "Timeline:\n"
+	      "      --keymap=FILE      key map: lines of \"KEY ACTION\" (e.g. \"z zoom-in\");\n"
+	      "                         default ~/.config/ttrace/keys when it exists\n"
+	      "      --ascii            no Unicode block glyphs\n"
 	      "      --dump-screen      draw the timeline headless and print it (text, then styles)\n"
 	      "      --size=WxH         screen size for --dump-screen (default 120x40)\n"
 	      "      --keys=SCRIPT      keys to replay first, e.g. 'wwd/aten<Enter>n' (see ttrace(1))\n"
-	      "      --keymap=FILE      key map: lines of \"KEY ACTION\" (e.g. \"z zoom-in\")\n"
-	      "      --ascii            no Unicode block glyphs\n"
+	      "      --frame-times      with --dump-screen: print frame and action times on stderr\n"
 	      "\n"
 	      "Other options:\n"
 	      "  -q, --quiet            do not print warnings or progress on stderr\n"
@@ -309,7 +313,7 @@ int main(int argc, char **argv)
 					home_map = NULL;
 				}
 			}
-			int rc = tty_run(traces[0], keymap != NULL ? keymap : home_map);
+			int rc = tty_run(traces[0], keymap != NULL ? keymap : home_map, ascii);
 			free(home_map);
 			if (rc != 0)
 				status = rc;

@@ -139,8 +139,12 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 			grid_set(g, x0 + x, 1, o->ascii ? '=' : 0x2550, CS_MARK, 0);
 	}
 	int cx = col_of(v, v->cursor);
-	if (cx >= 0 && cx < tw)
-		grid_set(g, x0 + cx, 1, o->ascii ? 'v' : 0x25bc, CS_CURSOR, 0);
+	if (cx >= 0 && cx < tw) {
+		/* the cursor mark never hides a tick label's digits */
+		uint32_t under = g->cells[1 * g->w + x0 + cx].ch;
+		if (under == ' ' || under == '|' || under == 0x2502 || under == '=' || under == 0x2550)
+			grid_set(g, x0 + cx, 1, o->ascii ? 'v' : 0x25bc, CS_CURSOR, 0);
+	}
 }
 
 static void track_label(const struct view *v, const struct track *tr, char *buf, size_t n)
@@ -301,7 +305,11 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			if (par != TT_NONE)
 				safe(t, pt->slices[par].name, op, sizeof op);
 		}
-		if (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
+		if (s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
+			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",
+			         gi->bytes >= 0 ? "" : "(no byte count) ", (long long)(gi->bytes >= 0 ? gi->bytes : 0),
+			         op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
+		else if (s->cls == SC_KERNEL)
 			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d occupancy %.0f%%  launched by %s%s%s%s",
 			         gi->grid[0], gi->grid[1], gi->grid[2], gi->block[0], gi->block[1], gi->block[2],
 			         (double)gi->occupancy, op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)",
@@ -355,14 +363,22 @@ static void status(struct grid *g, const struct view *v, const struct render_opt
 		snprintf(line, sizeof line, "mark %s", timefmt_dur(v->mark1 - v->mark0, a, sizeof a));
 	else
 		line[0] = '\0';
-	if (v->ranging) {
+	if (v->ranging && !v->status[0]) {
 		size_t n = strlen(line);
 		snprintf(line + n, sizeof line - n, "%srange %s", n ? "  " : "",
 		         timefmt_dur(v->cursor > v->range_anchor ? v->cursor - v->range_anchor : v->range_anchor - v->cursor, a,
 		                     sizeof a));
 	}
 	grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
-	const char *hints = "w/s zoom  a/d pan  Enter select  / search  ? help  q quit";
+	char hints[160], k1[16], k2[16], k3[16], k4[16], k5[16], k6[16];
+	snprintf(k1, sizeof k1, "%s", view_key_for(v, A_ZOOM_IN));
+	snprintf(k2, sizeof k2, "%s", view_key_for(v, A_ZOOM_OUT));
+	snprintf(k3, sizeof k3, "%s", view_key_for(v, A_PAN_LEFT));
+	snprintf(k4, sizeof k4, "%s", view_key_for(v, A_PAN_RIGHT));
+	snprintf(k5, sizeof k5, "%s", view_key_for(v, A_SEARCH));
+	snprintf(k6, sizeof k6, "%s", view_key_for(v, A_HELP));
+	snprintf(hints, sizeof hints, "%s/%s zoom  %s/%s pan  %s select  %s search  %s help  %s quit", k1, k2, k3, k4,
+	         view_key_for(v, A_SELECT), k5, k6, view_key_for(v, A_QUIT));
 	int hx = g->w - (int)strlen(hints);
 	if (hx > (int)strlen(line) + 2)
 		grid_text(g, hx, y, g->w, hints, CS_STATUS, 0);

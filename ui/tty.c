@@ -132,7 +132,7 @@ static int map_key(wint_t ch, int code)
 	}
 }
 
-int tty_run(struct trace *t, const char *keymap)
+int tty_run(struct trace *t, const char *keymap, bool ascii)
 {
 	struct view v;
 	struct grid g;
@@ -141,7 +141,7 @@ int tty_run(struct trace *t, const char *keymap)
 	char *cause = NULL;
 
 	setlocale(LC_ALL, "");
-	ro.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	ro.ascii = ascii || strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);

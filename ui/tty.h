@@ -2,11 +2,13 @@
 #ifndef TT_TTY_H
 #define TT_TTY_H
 
+#include <stdbool.h>
+
 #include "src/model.h"
 
 /* Runs the timeline on trace T until the user quits. KEYMAP (or NULL) remaps keys.
  * The terminal is restored on every exit path, including signals and crashes. Returns
  * the exit status. */
-int tty_run(struct trace *t, const char *keymap);
+int tty_run(struct trace *t, const char *keymap, bool ascii);
 
 #endif

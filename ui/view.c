@@ -51,7 +51,7 @@ static const struct {
 	[A_ABS_TIME] = { "absolute-time", "show the window in absolute time (UTC) or from the trace start" },
 	[A_HELP] = { "help", "show or hide this help" },
 	[A_QUIT] = { "quit", "quit" },
-	[A_CANCEL] = { "cancel", "cancel: close help, search, range, selection" },
+	[A_CANCEL] = { "cancel", "cancel: close help, else the range, else the search, else the selection" },
 };
 
 const char *action_name(enum action a) { return a < A__COUNT ? actions[a].name : "?"; }
@@ -87,6 +87,14 @@ static const struct {
 	{ TT_KEY_END, "End" },     { TT_KEY_TAB, "Tab" },         { TT_KEY_BACKSPACE, "BS" },
 	{ TT_KEY_RESIZE, "Resize" }, { '<', "lt" },                { ' ', "Space" },
 };
+
+const char *view_key_for(const struct view *v, enum action a)
+{
+	for (size_t i = 0; v->bindings[i].key != 0; i++)
+		if (v->bindings[i].action == a)
+			return key_name(v->bindings[i].key);
+	return "?";
+}
 
 const char *key_name(int key)
 {
@@ -125,7 +133,7 @@ static int mouse_from_name(const char *name, size_t n)
 		size_t wl = strlen(words[i].word);
 		int x, y;
 		char tail;
-		if (n > wl && strncmp(name, words[i].word, wl) == 0 &&
+		if (n > wl && strncasecmp(name, words[i].word, wl) == 0 &&
 		    sscanf(name + wl, "%d,%d%c", &x, &y, &tail) == 3 && tail == '>' && x >= 0 && y >= 0 && x < 4096 &&
 		    y < 4096)
 			return TT_MOUSE(words[i].kind, x, y);
@@ -791,9 +799,10 @@ static void view_mouse(struct view *v, int code)
 		return;
 	}
 	v->drag_from = -1;
+	if (line < 0 || (uint32_t)line >= v->nlines)
+		return; /* below the last line: nothing there */
 	v->cursor = at;
-	if (line >= 0 && (uint32_t)line < v->nlines)
-		scroll_to_line(v, line);
+	scroll_to_line(v, line);
 	if (v->lines[v->sel_line].track != TT_NONE)
 		select_under_cursor(v);
 }
@@ -814,6 +823,7 @@ void view_key(struct view *v, int key)
 		} else if (key == TT_KEY_ESC) {
 			v->typing = false;
 			v->query[0] = '\0';
+			run_search(v); /* no query: no matches left behind */
 		} else if (key == TT_KEY_BACKSPACE) {
 			if (n > 0)
 				v->query[n - 1] = '\0';
@@ -823,9 +833,12 @@ void view_key(struct view *v, int key)
 		}
 		return;
 	}
-	if (v->help && key != '?' && key != TT_KEY_ESC && key != 'q') {
-		v->help = false;
-		return;
+	if (v->help) {
+		enum action a = view_action_for(v, key);
+		if (a != A_HELP && a != A_CANCEL && a != A_QUIT) {
+			v->help = false; /* any other key closes the help */
+			return;
+		}
 	}
 	v->status[0] = '\0';
 	view_act(v, view_action_for(v, key));

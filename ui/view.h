@@ -64,6 +64,9 @@ extern const struct binding view_default_bindings[];
 const char *action_text(enum action a);
 /* The action's stable name for key map files ("zoom-in"). */
 const char *action_name(enum action a);
+struct view;
+/* The name of the first key bound to A in V's table ("?" when none). Static buffer. */
+const char *view_key_for(const struct view *v, enum action a);
 /* A key's name for help and maps ("w", "Enter", "S-Left"). Returns a static buffer. */
 const char *key_name(int key);
 
