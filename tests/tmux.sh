@@ -64,6 +64,34 @@ sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.sig"
 ok $? "the terminal modes are restored after SIGTERM"
 
+# Colours: 256 colours by default; with NO_COLOR none, only attributes (reverse video).
+T send-keys -t "$S" "clear; '$TTRACE' '$EX'; echo C1=\$?" Enter
+wait_for "time from start"
+T capture-pane -e -p -t "$S" >"$TMP/color.txt"
+grep -q "$(printf '\033')\[[0-9;]*48;5;" "$TMP/color.txt"
+ok $? "slices are drawn in 256 colours"
+T send-keys -t "$S" q
+wait_for "C1=0"
+T send-keys -t "$S" "clear; NO_COLOR=1 '$TTRACE' '$EX'; echo C2=\$?" Enter
+wait_for "time from start"
+T capture-pane -e -p -t "$S" >"$TMP/nocolor.txt"
+if grep -q "$(printf '\033')\[[0-9;]*\(3[0-7]\|4[0-7]\|38;5\|48;5\)[;m]" "$TMP/nocolor.txt"; then ok 1 "NO_COLOR: no colour codes"; else ok 0 "NO_COLOR: no colour codes"; fi
+grep -q "$(printf '\033')\[[0-9;]*7m" "$TMP/nocolor.txt"
+ok $? "NO_COLOR: attributes (reverse video) instead"
+T send-keys -t "$S" q
+wait_for "C2=0"
+
+# A crash restores the terminal before the process dies.
+T send-keys -t "$S" "clear; '$TTRACE' '$EX'; echo SEGV=\$?; stty -g > $TMP/stty.segv" Enter
+wait_for "time from start"
+pkill -SEGV -P "$(T display-message -p -t "$S" '#{pane_pid}')" -x ttrace 2>/dev/null ||
+	pkill -SEGV -P "$(T display-message -p -t "$S" '#{pane_pid}')"
+wait_for "SEGV=139" 100
+ok $? "SIGSEGV: the process dies of it (status 139)"
+sleep 0.2
+cmp -s "$TMP/stty.before" "$TMP/stty.segv"
+ok $? "the terminal modes are restored after a crash"
+
 # A key map in the user's config directory is read: here z zooms in (AZERTY hands).
 mkdir -p "$TMP/home/.config/ttrace"
 printf '# AZERTY\nz zoom-in\n' >"$TMP/home/.config/ttrace/keys"
