@@ -309,12 +309,8 @@ static void on_slice(struct builder *b, const struct scan_event *ev)
 	push_slice(b, ti, ev, ev->ts, dur, name, cat, pack_args(ev), 0);
 }
 
-static void on_begin(struct builder *b, const struct scan_event *ev)
+static struct bstack *stack_of(struct builder *b, uint32_t ti)
 {
-	uint32_t ti = track_of(b, ev);
-	struct bstack *st;
-
-	b->t->tracks[ti].events++;
 	if (ti >= b->nstacks) {
 		uint32_t n = b->nstacks ? b->nstacks : 16;
 		while (n <= ti)
@@ -323,17 +319,30 @@ static void on_begin(struct builder *b, const struct scan_event *ev)
 		memset(b->stacks + b->nstacks, 0, (n - b->nstacks) * sizeof *b->stacks);
 		b->nstacks = n;
 	}
-	st = &b->stacks[ti];
+	return &b->stacks[ti];
+}
+
+static void stack_push(struct bstack *st, const struct open_b *o)
+{
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 16;
 		st->v = xreallocarray(st->v, st->cap, sizeof *st->v);
 	}
-	st->v[st->n].ts = ev->ts;
-	st->v[st->n].args = pack_args(ev);
-	st->v[st->n].offset = ev->offset;
-	st->v[st->n].name = intern(b, &ev->name);
-	st->v[st->n].cat = intern(b, &ev->cat);
-	st->n++;
+	st->v[st->n++] = *o;
+}
+
+static void on_begin(struct builder *b, const struct scan_event *ev)
+{
+	uint32_t ti = track_of(b, ev);
+	struct open_b o;
+
+	b->t->tracks[ti].events++;
+	o.ts = ev->ts;
+	o.args = pack_args(ev);
+	o.offset = ev->offset;
+	o.name = intern(b, &ev->name);
+	o.cat = intern(b, &ev->cat);
+	stack_push(stack_of(b, ti), &o);
 	if (ev->ts > b->max_end)
 		b->max_end = ev->ts;
 }
@@ -692,28 +701,6 @@ struct builder *builder_new_part(struct trace *t)
 	struct builder *b = builder_new(t);
 	b->part = true;
 	return b;
-}
-
-static struct bstack *stack_of(struct builder *b, uint32_t ti)
-{
-	if (ti >= b->nstacks) {
-		uint32_t n = b->nstacks ? b->nstacks : 16;
-		while (n <= ti)
-			n *= 2;
-		b->stacks = xreallocarray(b->stacks, n, sizeof *b->stacks);
-		memset(b->stacks + b->nstacks, 0, (n - b->nstacks) * sizeof *b->stacks);
-		b->nstacks = n;
-	}
-	return &b->stacks[ti];
-}
-
-static void stack_push(struct bstack *st, const struct open_b *o)
-{
-	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 16;
-		st->v = xreallocarray(st->v, st->cap, sizeof *st->v);
-	}
-	st->v[st->n++] = *o;
 }
 
 /* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). */
