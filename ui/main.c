@@ -11,6 +11,7 @@
 #include "config.h"
 #include "src/load.h"
 #include "src/xalloc.h"
+#include "src/timefmt.h"
 #include "ui/dump.h"
 #include "ui/render.h"
 #include "ui/view.h"
@@ -18,7 +19,7 @@
 #include "ui/report.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
 
 static double now_ms(void)
 {
@@ -97,8 +98,11 @@ static void usage(FILE *f)
 	      "Reports (written without a terminal):\n"
 	      "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
 	      "                         self CPU time, top kernels by GPU time, data quality\n"
+	      "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
+	      "                         what the CPU was doing (see --gap-min)\n"
+	      "      --gap-min=DURATION shortest gap listed (default 100us; ns, us, ms, s)\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
-	      "      --json             write the summary report as one JSON object\n"
+	      "      --json             write the summary or gaps report as one JSON object\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -164,6 +168,7 @@ int main(int argc, char **argv)
 	enum mode mode = MODE_DEFAULT;
 	bool json = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
 	int scr_w = 120, scr_h = 40;
+	int64_t gap_min = 100000; /* 100 us */
 	const char *keys = NULL, *keymap = NULL;
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
@@ -173,6 +178,7 @@ int main(int argc, char **argv)
 		{ "dump-screen", no_argument, NULL, 'X' },  { "size", required_argument, NULL, 'z' },
 		{ "keys", required_argument, NULL, 'k' },   { "keymap", required_argument, NULL, 'K' },
 		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
+		{ "gap-min", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -189,8 +195,10 @@ int main(int argc, char **argv)
 				mode = MODE_SUMMARY;
 			} else if (strcmp(optarg, "none") == 0) {
 				mode = MODE_NONE;
+			} else if (strcmp(optarg, "gaps") == 0) {
+				mode = MODE_GAPS;
 			} else {
-				fprintf(stderr, "ttrace: unknown report '%s' (known: summary, none)\n", optarg);
+				fprintf(stderr, "ttrace: unknown report '%s' (known: summary, gaps, none)\n", optarg);
 				return 2;
 			}
 			break;
@@ -231,6 +239,12 @@ int main(int argc, char **argv)
 		case 'T':
 			frame_times = true;
 			break;
+		case 'g':
+			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
+				fprintf(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -246,8 +260,8 @@ int main(int argc, char **argv)
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
 	}
-	if (json && mode != MODE_SUMMARY && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary\n", stderr);
+	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary or --report=gaps\n", stderr);
 		return 2;
 	}
 
@@ -322,6 +336,9 @@ int main(int argc, char **argv)
 		/* fallthrough */
 	case MODE_SUMMARY:
 		report_summary(stdout, traces, n, json);
+		break;
+	case MODE_GAPS:
+		report_gaps(stdout, traces, n, json, gap_min);
 		break;
 	}
 	for (int i = 0; i < n; i++)

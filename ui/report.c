@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/gaps.h"
 #include "src/index.h"
 #include "src/tables.h"
 #include "src/timefmt.h"
@@ -410,5 +411,255 @@ void report_check(FILE *f, struct trace *const *traces, int n)
 		if (!any)
 			fputs("   no findings\n", f);
 		fputc('\n', f);
+	}
+}
+
+/* ---- gaps ------------------------------------------------------------------------------ */
+
+static void slice_desc(const struct trace *t, struct slice_ref r, char *buf, size_t n)
+{
+	char name[256], tname[128];
+	if (r.track == TT_NONE) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	const struct track *tr = &t->tracks[r.track];
+	escape_term_buf(str(t, tr->slices[r.idx].name), strtab_len(&t->strings, tr->slices[r.idx].name), name,
+	                sizeof name);
+	escape_term_buf(str(t, tr->name), strtab_len(&t->strings, tr->name), tname, sizeof tname);
+	snprintf(buf, n, "%s (%s)", name, tname);
+}
+
+static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r)
+{
+	char a[48], b[48], c[64], line[600];
+	fputs("== ", f);
+	escape_term(f, t->path, strlen(t->path));
+	fputc('\n', f);
+	if (r->from_steps)
+		fprintf(f, "   analysed window: ProfilerStep#%lld..#%lld as the TensorBoard plugin stretches them to the device, %s\n",
+		        (long long)r->steps[0].number, (long long)r->steps[r->nsteps - 1].number,
+		        timefmt_dur(r->end - r->start, a, sizeof a));
+	else
+		fprintf(f, "   analysed window: the whole trace (no ProfilerStep#N), %s\n", timefmt_dur(r->end - r->start, a, sizeof a));
+	fprintf(f, "   minimum gap: %s\n", timefmt_dur(r->min_gap, a, sizeof a));
+	if (r->ndevices == 0) {
+		fputs("   no GPU activity\n\n", f);
+		return;
+	}
+	for (uint32_t d = 0; d < r->ndevices; d++) {
+		const struct device_gaps *dg = &r->devices[d];
+		int64_t win = r->end - r->start, tbw = r->tb_end - r->tb_start;
+		fprintf(f, "   GPU %d: utilization %.2f%% (TensorBoard plugin: kernels only, union of streams, over its steps)\n",
+		        dg->device, tbw > 0 ? 100.0 * (double)dg->kernel_busy / (double)tbw : 0.0);
+		if (r->from_steps && r->nsteps > 1) {
+			fputs("          per step:", f);
+			for (uint32_t k = 0; k < r->nsteps; k++) {
+				int64_t sw = r->steps[k].end - r->steps[k].start;
+				fprintf(f, " #%lld %.1f%%", (long long)r->steps[k].number,
+				        sw > 0 ? 100.0 * (double)dg->step_kernel_busy[k] / (double)sw : 0.0);
+			}
+			fputc('\n', f);
+		}
+		int64_t in_gaps = 0;
+		for (int c2 = 0; c2 < GC__COUNT; c2++)
+			in_gaps += dg->idle_by_cause[c2];
+		fprintf(f, "          idle %.1f%% of the window (nothing on any stream, memcpy/memset count as busy)",
+		        win > 0 ? 100.0 * (double)dg->idle / (double)win : 0.0);
+		if (dg->idle > 0) {
+			fputs(":", f);
+			for (int c2 = 0; c2 < GC__COUNT; c2++)
+				if (dg->idle_by_cause[c2] > 0)
+					fprintf(f, " %.0f%% %s,", 100.0 * (double)dg->idle_by_cause[c2] / (double)dg->idle,
+					        gap_cause_text((enum gap_cause)c2));
+			fprintf(f, " %.0f%% in gaps under %s", 100.0 * (double)(dg->idle - in_gaps) / (double)dg->idle,
+			        timefmt_dur(r->min_gap, a, sizeof a));
+		}
+		fputc('\n', f);
+		int64_t hta_total = dg->idle_by_hta[0] + dg->idle_by_hta[1] + dg->idle_by_hta[2];
+		fprintf(f, "          per-stream idle (HTA's breakdown, summed over streams): host wait %s, kernel wait %s, "
+		           "other %s\n",
+		        timefmt_dur(dg->idle_by_hta[HTA_HOST_WAIT], a, sizeof a),
+		        timefmt_dur(dg->idle_by_hta[HTA_KERNEL_WAIT], b, sizeof b),
+		        timefmt_dur(dg->idle_by_hta[HTA_OTHER], c, sizeof c));
+		(void)hta_total;
+	}
+	fprintf(f, "\n   %u gaps of %s or more with every stream of the device idle, longest first\n", r->ngaps,
+	        timefmt_dur(r->min_gap, a, sizeof a));
+	if (r->ngaps > 0)
+		fprintf(f, "   %-6s %14s %11s %7s  %-22s %-11s  %s\n", "device", "start", "duration", "step", "cause", "HTA class",
+		        "CPU slice");
+	for (uint32_t i = 0; i < r->ngaps && i < 50; i++) {
+		const struct gap *g = &r->gaps[i];
+		char step[24] = "-";
+		if (g->step >= 0)
+			snprintf(step, sizeof step, "#%lld", (long long)g->step);
+		slice_desc(t, g->cpu, line, sizeof line);
+		fprintf(f, "   GPU %-2d %14s %11s %7s  %-22s %-11s  %s\n", g->device,
+		        timefmt_offset(g->start - t->start, a, sizeof a), timefmt_dur(g->end - g->start, b, sizeof b), step,
+		        gap_cause_text(g->cause), hta_class_key(g->hta), line);
+	}
+	if (r->ngaps > 50)
+		fprintf(f, "   ... and %u more (--json lists them all)\n", r->ngaps - 50);
+	fputc('\n', f);
+}
+
+static void ref_json(struct jsonw *w, const struct trace *t, struct slice_ref r)
+{
+	if (r.track == TT_NONE) {
+		jsonw_null(w);
+		return;
+	}
+	const struct track *tr = &t->tracks[r.track];
+	const struct slice *s = &tr->slices[r.idx];
+	jsonw_object(w);
+	jsonw_key(w, "name");
+	jsonw_strn(w, str(t, s->name), strtab_len(&t->strings, s->name));
+	jsonw_key(w, "track");
+	jsonw_strn(w, str(t, tr->name), strtab_len(&t->strings, tr->name));
+	jsonw_key(w, "start_ns");
+	jsonw_int(w, s->ts);
+	jsonw_key(w, "dur_ns");
+	jsonw_int(w, s->dur);
+	jsonw_end_object(w);
+}
+
+static void gaps_json(struct jsonw *w, const struct trace *t, const struct gap_report *r)
+{
+	jsonw_object(w);
+	jsonw_key(w, "path");
+	jsonw_str(w, t->path);
+	jsonw_key(w, "min_gap_ns");
+	jsonw_int(w, r->min_gap);
+	jsonw_key(w, "window");
+	jsonw_object(w);
+	jsonw_key(w, "start_ns");
+	jsonw_int(w, r->start);
+	jsonw_key(w, "end_ns");
+	jsonw_int(w, r->end);
+	jsonw_key(w, "from_steps");
+	jsonw_bool(w, r->from_steps);
+	jsonw_end_object(w);
+	jsonw_key(w, "tensorboard_steps");
+	jsonw_array(w);
+	for (uint32_t k = 0; k < r->nsteps; k++) {
+		jsonw_object(w);
+		jsonw_key(w, "number");
+		jsonw_int(w, r->steps[k].number);
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, r->steps[k].start);
+		jsonw_key(w, "end_ns");
+		jsonw_int(w, r->steps[k].end);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_key(w, "devices");
+	jsonw_array(w);
+	for (uint32_t d = 0; d < r->ndevices; d++) {
+		const struct device_gaps *dg = &r->devices[d];
+		int64_t tbw = r->tb_end - r->tb_start;
+		jsonw_object(w);
+		jsonw_key(w, "device");
+		jsonw_int(w, dg->device);
+		jsonw_key(w, "gpu_utilization");
+		jsonw_object(w);
+		jsonw_key(w, "definition");
+		jsonw_str(w, "tensorboard_plugin");
+		jsonw_key(w, "value");
+		jsonw_double(w, tbw > 0 ? (double)dg->kernel_busy / (double)tbw : 0.0);
+		jsonw_key(w, "kernel_busy_ns");
+		jsonw_int(w, dg->kernel_busy);
+		jsonw_key(w, "steps");
+		jsonw_array(w);
+		for (uint32_t k = 0; k < r->nsteps; k++) {
+			int64_t sw = r->steps[k].end - r->steps[k].start;
+			jsonw_object(w);
+			jsonw_key(w, "number");
+			jsonw_int(w, r->steps[k].number);
+			jsonw_key(w, "value");
+			jsonw_double(w, sw > 0 ? (double)dg->step_kernel_busy[k] / (double)sw : 0.0);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+		jsonw_key(w, "busy_ns");
+		jsonw_int(w, dg->busy);
+		jsonw_key(w, "idle_ns");
+		jsonw_int(w, dg->idle);
+		jsonw_key(w, "idle_by_cause_ns");
+		jsonw_object(w);
+		for (int c = 0; c < GC__COUNT; c++) {
+			jsonw_key(w, gap_cause_key((enum gap_cause)c));
+			jsonw_int(w, dg->idle_by_cause[c]);
+		}
+		jsonw_end_object(w);
+		jsonw_key(w, "stream_idle_by_hta_class_ns");
+		jsonw_object(w);
+		for (int c = 0; c < HTA__COUNT; c++) {
+			jsonw_key(w, hta_class_key((enum hta_class)c));
+			jsonw_int(w, dg->idle_by_hta[c]);
+		}
+		jsonw_end_object(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_key(w, "gaps");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < r->ngaps; i++) {
+		const struct gap *g = &r->gaps[i];
+		jsonw_object(w);
+		jsonw_key(w, "device");
+		jsonw_int(w, g->device);
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, g->start);
+		jsonw_key(w, "end_ns");
+		jsonw_int(w, g->end);
+		jsonw_key(w, "dur_ns");
+		jsonw_int(w, g->end - g->start);
+		jsonw_key(w, "step");
+		if (g->step >= 0)
+			jsonw_int(w, g->step);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "cause");
+		jsonw_str(w, gap_cause_key(g->cause));
+		jsonw_key(w, "hta_class");
+		jsonw_str(w, hta_class_key(g->hta));
+		jsonw_key(w, "cpu_slice");
+		ref_json(w, t, g->cpu);
+		jsonw_key(w, "next_gpu_op");
+		ref_json(w, t, g->next);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t min_gap)
+{
+	struct jsonw w;
+	if (json) {
+		jsonw_init(&w, f);
+		jsonw_object(&w);
+		jsonw_key(&w, "ttrace_version");
+		jsonw_str(&w, PACKAGE_VERSION);
+		jsonw_key(&w, "files");
+		jsonw_array(&w);
+	}
+	for (int i = 0; i < n; i++) {
+		struct gap_report r;
+		if (traces[i]->status == LOAD_FAILED)
+			continue;
+		gaps_analyse(traces[i], min_gap, &r);
+		if (json)
+			gaps_json(&w, traces[i], &r);
+		else
+			gaps_text(f, traces[i], &r);
+		gaps_free(&r);
+	}
+	if (json) {
+		jsonw_end_array(&w);
+		jsonw_end_object(&w);
+		jsonw_finish(&w);
 	}
 }

@@ -1,0 +1,464 @@
+/* gaps.c: device unions, gaps, their causes and the utilization figures (see gaps.h). */
+#include "src/gaps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/index.h"
+#include "src/sort.h"
+#include "src/xalloc.h"
+
+#define HTA_KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30, compared as us */
+
+static const struct {
+	const char *key, *text;
+} causes[GC__COUNT] = {
+	[GC_DATALOADER] = { "dataloader", "data loading" },
+	[GC_SYNC] = { "sync", "host sync" },
+	[GC_WAIT] = { "wait", "stream/collective wait" },
+	[GC_LAUNCH] = { "launch", "launch-bound CPU" },
+	[GC_PAGEABLE] = { "pageable_copy", "pageable H2D copy" },
+	[GC_OTHER] = { "other", "other" },
+};
+
+const char *gap_cause_key(enum gap_cause c) { return c < GC__COUNT ? causes[c].key : "?"; }
+const char *gap_cause_text(enum gap_cause c) { return c < GC__COUNT ? causes[c].text : "?"; }
+const char *hta_class_key(enum hta_class c)
+{
+	return c == HTA_HOST_WAIT ? "host_wait" : c == HTA_KERNEL_WAIT ? "kernel_wait" : "other";
+}
+
+static inline bool is_gpu_op(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
+static inline bool is_gpu_track(const struct track *tr)
+{
+	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
+}
+
+static inline bool span_less(const struct span *a, const struct span *b) { return a->start < b->start; }
+SORT_DEFINE(sort_spans, struct span, span_less)
+
+/* Sorts and merges N spans in place; returns the merged count. */
+static uint32_t merge_spans(struct span *v, uint32_t n)
+{
+	uint32_t m = 0;
+	sort_spans(v, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].end <= v[i].start)
+			continue;
+		if (m > 0 && v[i].start <= v[m - 1].end) {
+			if (v[i].end > v[m - 1].end)
+				v[m - 1].end = v[i].end;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	return m;
+}
+
+static int64_t overlap(const struct span *v, uint32_t n, int64_t a, int64_t b)
+{
+	int64_t s = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t x = v[i].start > a ? v[i].start : a, y = v[i].end < b ? v[i].end : b;
+		if (y > x)
+			s += y - x;
+	}
+	return s;
+}
+
+/* ---- the TensorBoard plugin's steps ------------------------------------------------- */
+
+static void tb_steps(const struct trace *t, struct gap_report *r)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->nsteps; i++)
+		n += !t->steps[i].gpu;
+	struct tb_step *s = xcalloc(n ? n : 1, sizeof *s);
+	int64_t *dev_end = xcalloc(n ? n : 1, sizeof *dev_end);
+	uint32_t *launched = xcalloc(n ? n : 1, sizeof *launched);
+	if (n == 0) {
+		/* one step "0": the span of the CPU ops and Python frames */
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				const struct slice *sl = &tr->slices[i];
+				if (sl->cls != SC_CPU_OP)
+					continue;
+				if (sl->ts < lo)
+					lo = sl->ts;
+				if (sl->ts + sl->dur > hi)
+					hi = sl->ts + sl->dur;
+			}
+		}
+		if (lo == INT64_MAX) {
+			lo = t->start;
+			hi = t->end;
+		}
+		s[0] = (struct tb_step){ 0, lo, hi };
+		n = 1;
+	} else {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < t->nsteps; i++)
+			if (!t->steps[i].gpu)
+				s[k++] = (struct tb_step){ t->steps[i].number, t->steps[i].ts, t->steps[i].ts + t->steps[i].dur };
+	}
+	for (uint32_t i = 0; i < n; i++)
+		dev_end[i] = INT64_MIN;
+	/* device work launched by runtime calls inside each host step */
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
+			continue;
+		const struct slice *rt = &t->tracks[gi->self.track].slices[gi->self.idx];
+		if (is_gpu_op(rt->cls))
+			continue; /* the GPU side of a link */
+		const struct slice *op = &t->tracks[gi->peer.track].slices[gi->peer.idx];
+		uint32_t lo = 0, hi = n;
+		while (lo < hi) { /* last step starting at or before the call */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (s[mid].start <= rt->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || rt->ts > s[lo - 1].end)
+			continue;
+		if (op->ts + op->dur > dev_end[lo - 1])
+			dev_end[lo - 1] = op->ts + op->dur;
+		launched[lo - 1]++;
+	}
+	int64_t prev_end = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].start < prev_end)
+			s[i].start = prev_end;
+		if (dev_end[i] > s[i].end)
+			s[i].end = dev_end[i];
+		prev_end = s[i].end;
+	}
+	/* trailing steps that launched nothing go; so does a last step below 80% of the one before */
+	if (t->nsteps > 0) {
+		while (n > 1 && launched[n - 1] == 0)
+			n--;
+		if (n > 1 && (uint64_t)launched[n - 1] * 5 < (uint64_t)launched[n - 2] * 4)
+			n--;
+	}
+	r->steps = s;
+	r->nsteps = n;
+	r->tb_start = s[0].start;
+	r->tb_end = s[n - 1].end;
+	free(dev_end);
+	free(launched);
+}
+
+/* ---- names that explain a gap --------------------------------------------------------- */
+
+enum { N_DATALOADER = 1, N_SYNC = 2, N_WAIT = 4, N_BLOCKING_COPY = 8 };
+
+static uint8_t *classify_names(const struct trace *t)
+{
+	static const char *const syncs[] = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+		                             "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
+		                             "aten::item", "aten::_local_scalar_dense" };
+	uint8_t *f = xcalloc(t->strings.n, 1);
+	for (uint32_t id = 0; id < t->strings.n; id++) {
+		const char *s = strtab_get(&t->strings, id);
+		if ((strstr(s, "DataLoader") && strstr(s, "__next__")) || strncmp(s, "enumerate(DataLoader)", 21) == 0 ||
+		    strncmp(s, "enumerate(DataPipe)", 19) == 0 || strstr(s, "pin_memory") || strstr(s, "pin memory"))
+			f[id] |= N_DATALOADER;
+		for (size_t k = 0; k < sizeof syncs / sizeof *syncs; k++)
+			if (strcmp(s, syncs[k]) == 0)
+				f[id] |= N_SYNC;
+		if (strcmp(s, "cudaMemcpy") == 0 || strcmp(s, "hipMemcpy") == 0)
+			f[id] |= N_SYNC | N_BLOCKING_COPY;
+		if (strcmp(s, "cudaStreamWaitEvent") == 0 || strcmp(s, "hipStreamWaitEvent") == 0)
+			f[id] |= N_WAIT;
+	}
+	return f;
+}
+
+struct hint {
+	int64_t start, end;
+	struct slice_ref ref;
+	uint8_t flags;
+};
+
+static inline bool hint_less(const struct hint *a, const struct hint *b) { return a->start < b->start; }
+SORT_DEFINE(sort_hints, struct hint, hint_less)
+
+/* The hint with FLAG that overlaps [a, b) the most (at least MIN_OVER ns), or NULL. */
+static const struct hint *best_hint(const struct hint *h, uint32_t n, int64_t longest, uint8_t flag, int64_t a,
+                                    int64_t b, int64_t min_over)
+{
+	const struct hint *best = NULL;
+	int64_t best_over = min_over - 1;
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) { /* first hint starting at or after a - longest */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (h[mid].start < a - longest)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t i = lo; i < n && h[i].start < b; i++) {
+		if (!(h[i].flags & flag))
+			continue;
+		int64_t x = h[i].start > a ? h[i].start : a, y = h[i].end < b ? h[i].end : b;
+		if (y - x > best_over) {
+			best_over = y - x;
+			best = &h[i];
+		}
+	}
+	return best;
+}
+
+/* ---- analysis --------------------------------------------------------------------------- */
+
+static inline bool gap_less(const struct gap *a, const struct gap *b)
+{
+	int64_t da = a->end - a->start, db = b->end - b->start;
+	if (da != db)
+		return da > db;
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->device < b->device;
+}
+SORT_DEFINE(sort_gaps, struct gap, gap_less)
+
+/* The first GPU operation of DEVICE starting at or after TS. */
+static struct slice_ref first_op_after(const struct trace *t, int32_t device, int64_t ts)
+{
+	struct slice_ref best = { TT_NONE, TT_NONE };
+	int64_t best_ts = INT64_MAX;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (!is_gpu_track(tr) || tr->device != device)
+			continue;
+		uint32_t lo = 0, hi = tr->nslices;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (tr->slices[mid].ts < ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t i = lo; i < tr->nslices; i++) {
+			if (!is_gpu_op(tr->slices[i].cls))
+				continue;
+			if (tr->slices[i].ts < best_ts) {
+				best_ts = tr->slices[i].ts;
+				best = (struct slice_ref){ ti, i };
+			}
+			break;
+		}
+	}
+	return best;
+}
+
+static int64_t step_of(const struct gap_report *r, int64_t ts)
+{
+	for (uint32_t i = 0; i < r->nsteps; i++)
+		if (ts >= r->steps[i].start && ts < r->steps[i].end)
+			return r->steps[i].number;
+	return -1;
+}
+
+static void explain(const struct trace *t, const struct hint *h, uint32_t nh, int64_t longest, struct gap *g)
+{
+	int64_t len = g->end - g->start;
+	const struct hint *x;
+	struct slice_ref launch = { TT_NONE, TT_NONE };
+
+	g->next = first_op_after(t, g->device, g->end);
+	g->cpu.track = g->cpu.idx = TT_NONE;
+	if (g->next.track != TT_NONE) {
+		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
+		if (op->gpu != TT_NONE)
+			launch = t->gpu[op->gpu].peer;
+	}
+	const struct slice *rt = launch.track != TT_NONE ? &t->tracks[launch.track].slices[launch.idx] : NULL;
+	g->hta = rt != NULL && rt->ts > g->start ? HTA_HOST_WAIT : len < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT : HTA_OTHER;
+
+	if ((x = best_hint(h, nh, longest, N_DATALOADER, g->start, g->end, len / 2 + 1)) != NULL) {
+		g->cause = GC_DATALOADER;
+		g->cpu = x->ref;
+		return;
+	}
+	if (g->next.track != TT_NONE) {
+		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
+		const char *nm = strtab_get(&t->strings, op->name);
+		bool pageable = op->cls == SC_MEMCPY && strstr(nm, "Pageable") != NULL &&
+		                (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
+		if (pageable || (rt != NULL && (strcmp(strtab_get(&t->strings, rt->name), "cudaMemcpy") == 0))) {
+			g->cause = GC_PAGEABLE;
+			g->cpu = launch.track != TT_NONE ? launch : g->next;
+			return;
+		}
+	}
+	/* a sync that was still running at the gap's start, or overlaps it */
+	if ((x = best_hint(h, nh, longest, N_SYNC, g->start - 1000, g->end, 1)) != NULL) {
+		g->cause = GC_SYNC;
+		g->cpu = x->ref;
+		return;
+	}
+	if ((x = best_hint(h, nh, longest, N_WAIT, g->start, g->end, 1)) != NULL) {
+		g->cause = GC_WAIT;
+		g->cpu = x->ref;
+		return;
+	}
+	if (rt != NULL && rt->ts > g->start) {
+		/* the launch came after the GPU ran dry: what was the CPU doing? */
+		uint32_t i = index_slice_at(&t->tracks[launch.track], g->start + len / 2);
+		g->cause = GC_LAUNCH;
+		g->cpu = i != TT_NONE ? (struct slice_ref){ launch.track, i } : launch;
+		return;
+	}
+	g->cause = GC_OTHER;
+	if (launch.track != TT_NONE) {
+		uint32_t i = index_slice_at(&t->tracks[launch.track], g->start + len / 2);
+		if (i != TT_NONE)
+			g->cpu = (struct slice_ref){ launch.track, i };
+	}
+}
+
+void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
+{
+	memset(r, 0, sizeof *r);
+	r->min_gap = min_gap;
+	tb_steps(t, r);
+	r->from_steps = false;
+	for (uint32_t i = 0; i < t->nsteps; i++)
+		r->from_steps |= !t->steps[i].gpu;
+	if (r->from_steps) {
+		r->start = r->tb_start;
+		r->end = r->tb_end;
+	} else {
+		r->start = t->start;
+		r->end = t->end;
+	}
+
+	/* CPU slices that can explain a gap, sorted by start */
+	uint8_t *names = classify_names(t);
+	struct hint *h = NULL;
+	uint32_t nh = 0, hcap = 0;
+	int64_t longest = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_CPU)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			uint8_t f = names[tr->slices[i].name];
+			if (f == 0)
+				continue;
+			if (nh == hcap)
+				h = xreallocarray(h, hcap = hcap ? hcap * 2 : 256, sizeof *h);
+			h[nh++] = (struct hint){ tr->slices[i].ts, tr->slices[i].ts + tr->slices[i].dur, { ti, i }, f };
+			if (tr->slices[i].dur > longest)
+				longest = tr->slices[i].dur;
+		}
+	}
+	sort_hints(h, nh);
+
+	uint32_t gcap = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (!is_gpu_track(tr))
+			continue;
+		uint32_t d;
+		for (d = 0; d < r->ndevices; d++)
+			if (r->devices[d].device == tr->device)
+				break;
+		if (d == r->ndevices) {
+			r->devices = xreallocarray(r->devices, r->ndevices + 1, sizeof *r->devices);
+			memset(&r->devices[d], 0, sizeof r->devices[d]);
+			r->devices[d].device = tr->device;
+			r->ndevices++;
+		}
+	}
+	for (uint32_t d = 0; d < r->ndevices; d++) {
+		struct device_gaps *dg = &r->devices[d];
+		struct span *all = NULL, *kern = NULL;
+		uint32_t na = 0, nk = 0, acap = 0, kcap = 0;
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			if (!is_gpu_track(tr) || tr->device != dg->device)
+				continue;
+			int64_t prev_end = INT64_MIN;
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				const struct slice *s = &tr->slices[i];
+				if (!is_gpu_op(s->cls))
+					continue;
+				if (na == acap)
+					all = xreallocarray(all, acap = acap ? acap * 2 : 1024, sizeof *all);
+				all[na++] = (struct span){ s->ts, s->ts + s->dur };
+				if (s->cls == SC_KERNEL) {
+					if (nk == kcap)
+						kern = xreallocarray(kern, kcap = kcap ? kcap * 2 : 1024, sizeof *kern);
+					kern[nk++] = (struct span){ s->ts, s->ts + s->dur };
+				}
+				/* HTA's per-stream idle breakdown */
+				if (prev_end != INT64_MIN && s->ts > prev_end && s->ts > r->start && prev_end < r->end) {
+					int64_t a = prev_end > r->start ? prev_end : r->start, b = s->ts < r->end ? s->ts : r->end;
+					const struct slice *rt = NULL;
+					if (s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE)
+						rt = &t->tracks[t->gpu[s->gpu].peer.track].slices[t->gpu[s->gpu].peer.idx];
+					enum hta_class c = rt != NULL && rt->ts > prev_end ? HTA_HOST_WAIT
+					                   : s->ts - prev_end < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT
+					                                                         : HTA_OTHER;
+					dg->idle_by_hta[c] += b - a;
+					if (b - a >= min_gap)
+						r->nstream_gaps++;
+				}
+				if (s->ts + s->dur > prev_end)
+					prev_end = s->ts + s->dur;
+			}
+		}
+		na = merge_spans(all, na);
+		nk = merge_spans(kern, nk);
+		dg->kernel_busy = overlap(kern, nk, r->tb_start, r->tb_end);
+		dg->step_kernel_busy = xcalloc(r->nsteps ? r->nsteps : 1, sizeof *dg->step_kernel_busy);
+		for (uint32_t k = 0; k < r->nsteps; k++)
+			dg->step_kernel_busy[k] = overlap(kern, nk, r->steps[k].start, r->steps[k].end);
+		dg->busy = overlap(all, na, r->start, r->end);
+		dg->idle = (r->end - r->start) - dg->busy;
+		/* device gaps: the complement of the union inside the window */
+		int64_t cur = r->start;
+		for (uint32_t i = 0; i <= na; i++) {
+			int64_t next_start = i < na ? all[i].start : r->end;
+			if (next_start > r->end)
+				next_start = r->end;
+			if (next_start - cur >= min_gap && next_start > cur) {
+				if (r->ngaps == gcap)
+					r->gaps = xreallocarray(r->gaps, gcap = gcap ? gcap * 2 : 64, sizeof *r->gaps);
+				struct gap *g = &r->gaps[r->ngaps++];
+				memset(g, 0, sizeof *g);
+				g->device = dg->device;
+				g->track = TT_NONE;
+				g->start = cur;
+				g->end = next_start;
+				g->step = step_of(r, cur);
+				explain(t, h, nh, longest, g);
+				dg->idle_by_cause[g->cause] += g->end - g->start;
+			}
+			if (i < na && all[i].end > cur)
+				cur = all[i].end;
+			if (cur >= r->end)
+				break;
+		}
+		free(all);
+		free(kern);
+	}
+	sort_gaps(r->gaps, r->ngaps);
+	free(h);
+	free(names);
+}
+
+void gaps_free(struct gap_report *r)
+{
+	for (uint32_t d = 0; d < r->ndevices; d++)
+		free(r->devices[d].step_kernel_busy);
+	free(r->devices);
+	free(r->gaps);
+	free(r->steps);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,76 @@
+/* gaps.h: where the GPU waits, and why (gap hunting).
+ *
+ * Per device, the union of the busy time of its kernels, memcpys and memsets over all
+ * its streams; a gap is time inside the analysed window where nothing runs on the device
+ * (and, HTA's view, per stream: time between consecutive GPU operations of one stream).
+ * Each gap gets a cause from the CPU side, found by following the first GPU operation
+ * after the gap back to the runtime call that launched it, and HTA's class. Utilization
+ * uses the TensorBoard plugin's definition (kernels only, union over streams, over its
+ * device-adjusted steps). Every figure says which definition it uses in ttrace(1). */
+#ifndef TT_GAPS_H
+#define TT_GAPS_H
+
+#include "src/model.h"
+
+enum gap_cause {
+	GC_DATALOADER,  /* a DataLoader __next__ or pin-memory work covers the gap */
+	GC_SYNC,        /* the host synchronised (stream/device/event sync, .item(), blocking D2H copy) */
+	GC_WAIT,        /* waiting for another stream or a collective (cudaStreamWaitEvent, NCCL elsewhere) */
+	GC_LAUNCH,      /* the next launch came late: the CPU was busy in framework or Python code */
+	GC_PAGEABLE,    /* a pageable (synchronous) host-to-device copy */
+	GC_OTHER,       /* none of the above: the CPU op spanning the gap is named */
+	GC__COUNT
+};
+
+enum hta_class { HTA_HOST_WAIT, HTA_KERNEL_WAIT, HTA_OTHER, HTA__COUNT };
+
+struct gap {
+	int32_t device;
+	uint32_t track;          /* the stream for a per-stream gap, TT_NONE for a device gap */
+	int64_t start, end;
+	int64_t step;            /* ProfilerStep number it lies in, or -1 */
+	enum gap_cause cause;
+	enum hta_class hta;
+	struct slice_ref cpu;    /* the CPU slice that explains it, or {TT_NONE} */
+	struct slice_ref next;   /* the first GPU operation after it, or {TT_NONE} */
+};
+
+struct tb_step {
+	int64_t number;
+	int64_t start, end;      /* device-adjusted, as the TensorBoard plugin computes them */
+};
+
+struct device_gaps {
+	int32_t device;
+	int64_t kernel_busy;     /* |union of kernels| inside the TB window */
+	int64_t busy;            /* |union of kernels, memcpys, memsets| inside the analysed window */
+	int64_t idle;            /* analysed window - busy */
+	int64_t idle_by_cause[GC__COUNT]; /* over the device gaps of at least min_gap */
+	int64_t idle_by_hta[HTA__COUNT];  /* over the per-stream gaps (HTA's idle breakdown) */
+	int64_t *step_kernel_busy;        /* per TB step: |union of kernels ∩ step| */
+};
+
+struct gap_report {
+	int64_t min_gap;
+	int64_t start, end;      /* the analysed window */
+	bool from_steps;         /* the window is the span of the ProfilerSteps */
+	struct tb_step *steps;   /* the TensorBoard plugin's steps (kept ones) */
+	uint32_t nsteps;
+	int64_t tb_start, tb_end; /* first step start, last step end: utilization's denominator */
+	struct device_gaps *devices;
+	uint32_t ndevices;
+	struct gap *gaps;        /* device gaps of at least min_gap, longest first */
+	uint32_t ngaps;
+	uint32_t nstream_gaps;   /* per-stream gaps of at least min_gap (counted in idle_by_hta) */
+};
+
+/* Finds the gaps of T longer than MIN_GAP ns and their causes into R (free with
+ * gaps_free). Never fails: a trace without GPU work gives no devices. */
+void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r);
+void gaps_free(struct gap_report *r);
+/* "data loading", "host sync", ... and a stable key ("dataloader", "sync", ...). */
+const char *gap_cause_text(enum gap_cause c);
+const char *gap_cause_key(enum gap_cause c);
+const char *hta_class_key(enum hta_class c);
+
+#endif
