@@ -420,6 +420,12 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 		for (uint32_t k = 0; k < r->nsteps; k++)
 			dg->step_kernel_busy[k] = overlap(kern, nk, r->steps[k].start, r->steps[k].end);
 		dg->busy = overlap(all, na, r->start, r->end);
+		dg->busy_spans = all;
+		dg->nbusy = na;
+		dg->busy_prefix = xmalloc(((size_t)na + 1) * sizeof *dg->busy_prefix);
+		dg->busy_prefix[0] = 0;
+		for (uint32_t i = 0; i < na; i++)
+			dg->busy_prefix[i + 1] = dg->busy_prefix[i] + (all[i].end - all[i].start);
 		dg->idle = (r->end - r->start) - dg->busy;
 		/* device gaps: the complement of the union inside the window */
 		int64_t cur = r->start;
@@ -445,7 +451,6 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 			if (cur >= r->end)
 				break;
 		}
-		free(all);
 		free(kern);
 	}
 	sort_gaps(r->gaps, r->ngaps);
@@ -453,10 +458,45 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 	free(names);
 }
 
+int64_t gaps_device_busy(const struct device_gaps *d, int64_t t0, int64_t t1)
+{
+	uint32_t lo = 0, hi = d->nbusy, a, b;
+	if (t1 <= t0 || d->nbusy == 0)
+		return 0;
+	while (lo < hi) { /* first span ending after t0 */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (d->busy_spans[mid].end > t0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	a = lo;
+	hi = d->nbusy;
+	while (lo < hi) { /* first span starting at or after t1 */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (d->busy_spans[mid].start >= t1)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	b = lo;
+	if (a >= b)
+		return 0;
+	int64_t s = d->busy_prefix[b] - d->busy_prefix[a];
+	if (d->busy_spans[a].start < t0)
+		s -= t0 - d->busy_spans[a].start;
+	if (d->busy_spans[b - 1].end > t1)
+		s -= d->busy_spans[b - 1].end - t1;
+	return s;
+}
+
 void gaps_free(struct gap_report *r)
 {
-	for (uint32_t d = 0; d < r->ndevices; d++)
+	for (uint32_t d = 0; d < r->ndevices; d++) {
 		free(r->devices[d].step_kernel_busy);
+		free(r->devices[d].busy_spans);
+		free(r->devices[d].busy_prefix);
+	}
 	free(r->devices);
 	free(r->gaps);
 	free(r->steps);

@@ -48,6 +48,9 @@ struct device_gaps {
 	int64_t idle_by_cause[GC__COUNT]; /* over the device gaps of at least min_gap */
 	int64_t idle_by_hta[HTA__COUNT];  /* over the per-stream gaps (HTA's idle breakdown) */
 	int64_t *step_kernel_busy;        /* per TB step: |union of kernels ∩ step| */
+	struct span *busy_spans;          /* the union of kernels, memcpys, memsets, in time order */
+	int64_t *busy_prefix;             /* busy_prefix[i] = total length of busy_spans[0..i) */
+	uint32_t nbusy;
 };
 
 struct gap_report {
@@ -68,6 +71,8 @@ struct gap_report {
  * gaps_free). Never fails: a trace without GPU work gives no devices. */
 void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r);
 void gaps_free(struct gap_report *r);
+/* Time in [t0, t1) during which device D's GPU runs something (O(log n)). */
+int64_t gaps_device_busy(const struct device_gaps *d, int64_t t0, int64_t t1);
 /* "data loading", "host sync", ... and a stable key ("dataloader", "sync", ...). */
 const char *gap_cause_text(enum gap_cause c);
 const char *gap_cause_key(enum gap_cause c);

@@ -26,6 +26,8 @@ enum cell_style {
 	CS_DETAILS,   /* 'd' details panel */
 	CS_STATUS,    /* 'x' status line */
 	CS_HILITE,    /* 'H' highlighted text (selected row's name, key names) */
+	CS_GAP,       /* 'g' a gap: the whole device idle */
+	CS_UTIL,      /* 'u' the device utilization line */
 	CS__COUNT
 };
 

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "src/args.h"
+#include "src/gaps.h"
 #include "src/index.h"
 #include "src/timefmt.h"
 #include "src/xalloc.h"
@@ -154,6 +155,56 @@ static void track_label(const struct view *v, const struct track *tr, char *buf,
 	snprintf(buf, n, "  %s%s", name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
 }
 
+/* True when [a, b) touches a gap of DEVICE (gaps_by_time is in time order). */
+static bool in_gap(const struct view *v, int32_t device, int64_t a, int64_t b)
+{
+	uint32_t lo = 0, hi = v->gaps.ngaps;
+	while (lo < hi) { /* first gap ending after a */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->gaps_by_time[mid].end > a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* gaps of several devices interleave: look at the few that start before b */
+	for (uint32_t i = lo; i < v->gaps.ngaps && v->gaps_by_time[i].start < b; i++)
+		if (v->gaps_by_time[i].device == device && v->gaps_by_time[i].end > a)
+			return true;
+	return false;
+}
+
+static const struct device_gaps *device_of(const struct view *v, int32_t device)
+{
+	for (uint32_t d = 0; d < v->gaps.ndevices; d++)
+		if (v->gaps.devices[d].device == device)
+			return &v->gaps.devices[d];
+	return NULL;
+}
+
+/* The utilization line of a GPU group: each cell's shade is how busy the device is. */
+static void util_line(struct grid *g, struct view *v, const struct render_opts *o, int y, int32_t device)
+{
+	static const uint32_t shades[5] = { ' ', 0x2591, 0x2592, 0x2593, 0x2588 };
+	static const char ascii[5] = { ' ', '.', ':', '+', '#' };
+	const struct device_gaps *dg = device_of(v, device);
+	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
+	if (dg == NULL)
+		return;
+	for (int x = 0; x < tw; x++) {
+		int64_t a = view_col_time(v, x), b = view_col_time(v, x + 1);
+		if (b <= a)
+			b = a + 1;
+		int64_t busy = gaps_device_busy(dg, a, b);
+		int lvl = busy <= 0 ? 0 : busy * 4 >= (b - a) * 4 ? 4 : 1 + (int)(busy * 3 / (b - a));
+		if (lvl > 4)
+			lvl = 4;
+		if (lvl == 0 && in_gap(v, device, a, b))
+			grid_set(g, x0 + x, y, o->ascii ? '_' : 0x2581, CS_GAP, 0);
+		else
+			grid_set(g, x0 + x, y, o->ascii ? (uint32_t)ascii[lvl] : shades[lvl], CS_UTIL, 0);
+	}
+}
+
 static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, int y,
                           const struct view_line *l)
 {
@@ -191,6 +242,12 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 			} else {
 				uint32_t ch = ' ';
 				enum cell_style st = CS_EMPTY;
+				int64_t ga = view_col_time(v, x), gb = view_col_time(v, x + 1);
+				if ((tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) &&
+				    in_gap(v, tr->device, ga, gb > ga ? gb : ga + 1)) {
+					ch = o->ascii ? '.' : 0x2591;
+					st = CS_GAP;
+				}
 				if (x == cx) {
 					ch = o->ascii ? ':' : 0x2506;
 					st = CS_CURSOR;
@@ -232,6 +289,14 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		const struct view_line *l = &v->lines[li];
 		bool sel = li == v->sel_line;
 		char label[160];
+		if (l->track == TT_NONE && l->row == 1) {
+			/* the device utilization line */
+			int32_t device = v->t->tracks[v->order[v->groups[l->group].first_track_order]].device;
+			fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
+			grid_text(g, 0, y, tcw, "  utilization", sel ? CS_HILITE : CS_TRACK, 0);
+			util_line(g, v, o, y, device);
+			continue;
+		}
 		if (l->track == TT_NONE) {
 			const struct view_group *gr = &v->groups[l->group];
 			snprintf(label, sizeof label, "%s %s (%u)", gr->collapsed ? (o->ascii ? "+" : "\u25b8") : (o->ascii ? "-" : "\u25be"),
@@ -414,6 +479,38 @@ static void help(struct grid *g, const struct view *v, const struct render_opts 
 	(void)o;
 }
 
+static void gap_list(struct grid *g, const struct view *v, const struct render_opts *o)
+{
+	int y0 = view_area_y(v), h = view_area_h(v), x0 = 1, w = g->w - 2;
+	char line[512], a[48], b[48], name[200];
+	const struct trace *t = v->t;
+	uint32_t n = view_gap_list(v, 0, &(const struct gap *){ NULL });
+	for (int y = y0; y < y0 + h; y++)
+		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
+	snprintf(line, sizeof line, "%u gaps of %s or more, %s%s%s  (Enter jumps, t: %s, c: cause, Esc closes)", n,
+	         timefmt_dur(v->gap_min, a, sizeof a), v->gap_list_by_time ? "in time order" : "longest first",
+	         v->gap_filter >= 0 ? ", only " : "", v->gap_filter >= 0 ? gap_cause_text((enum gap_cause)v->gap_filter) : "",
+	         v->gap_list_by_time ? "by length" : "by time");
+	grid_text(g, x0 + 1, y0, x0 + w, line, CS_HILITE, 0);
+	for (int i = 0; i < h - 1; i++) {
+		const struct gap *gp = NULL;
+		int k = v->gap_top + i;
+		view_gap_list(v, (uint32_t)k, &gp);
+		if (gp == NULL)
+			break;
+		name[0] = '\0';
+		if (gp->cpu.track != TT_NONE) {
+			const struct slice *s = &t->tracks[gp->cpu.track].slices[gp->cpu.idx];
+			escape_term_buf(strtab_get(&t->strings, s->name), strtab_len(&t->strings, s->name), name, sizeof name);
+		}
+		snprintf(line, sizeof line, "%5d  GPU %-2d %14s %10s  %-22s %s", k + 1, gp->device,
+		         timefmt_offset(gp->start - t->start, a, sizeof a), timefmt_dur(gp->end - gp->start, b, sizeof b),
+		         gap_cause_text(gp->cause), name);
+		grid_text(g, x0 + 1, y0 + 1 + i, x0 + w, line, k == v->gap_sel ? CS_HILITE : CS_DETAILS, 0);
+	}
+	(void)o;
+}
+
 void render(struct grid *g, struct view *v, const struct render_opts *o)
 {
 	if (g->w != v->w || g->h != v->h) {
@@ -423,6 +520,8 @@ void render(struct grid *g, struct view *v, const struct render_opts *o)
 	header(g, v, o);
 	ruler(g, v, o);
 	track_area(g, v, o);
+	if (v->gap_list)
+		gap_list(g, v, o);
 	if (v->help)
 		help(g, v, o);
 	details(g, v, o);

@@ -43,7 +43,8 @@ static const short pal256[12] = { 68, 71, 136, 133, 30, 166, 97, 107, 172, 61, 1
 static const short pal8[12] = { COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED,
 	                        COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED };
 
-enum { PAIR_HEADER = 1, PAIR_STATUS, PAIR_GROUP, PAIR_SEL, PAIR_MATCH, PAIR_MARK, PAIR_CURSOR, PAIR_SLICE0 };
+enum { PAIR_HEADER = 1, PAIR_STATUS, PAIR_GROUP, PAIR_SEL, PAIR_MATCH, PAIR_MARK, PAIR_CURSOR, PAIR_GAP, PAIR_UTIL,
+       PAIR_SLICE0 };
 
 static bool use_color;
 
@@ -62,6 +63,8 @@ static void setup_colors(void)
 	init_pair(PAIR_MATCH, COLOR_BLACK, COLOR_GREEN);
 	init_pair(PAIR_MARK, COLOR_MAGENTA, -1);
 	init_pair(PAIR_CURSOR, COLOR_RED, -1);
+	init_pair(PAIR_GAP, COLOR_RED, -1);
+	init_pair(PAIR_UTIL, COLOR_GREEN, -1);
 	for (int i = 0; i < 12; i++)
 		init_pair((short)(PAIR_SLICE0 + i), c256 ? 231 : COLOR_WHITE, c256 ? pal256[i] : pal8[i]);
 }
@@ -80,6 +83,8 @@ static attr_t cell_attr(const struct cell *c, short *pair)
 	case CS_MATCH: *pair = PAIR_MATCH; return use_color ? A_NORMAL : A_UNDERLINE;
 	case CS_MARK: *pair = PAIR_MARK; return A_BOLD;
 	case CS_CURSOR: *pair = PAIR_CURSOR; return A_BOLD;
+	case CS_GAP: *pair = PAIR_GAP; return use_color ? A_NORMAL : A_DIM;
+	case CS_UTIL: *pair = PAIR_UTIL; return A_NORMAL;
 	case CS_RULER: case CS_DETAILS: case CS_TRACK: case CS_EMPTY: case CS_NORMAL: case CS__COUNT: break;
 	}
 	return A_NORMAL;

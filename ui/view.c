@@ -49,6 +49,12 @@ static const struct {
 	[A_FLOW_BACK] = { "flow-back", "follow the flow back (GPU kernel to CPU launch)" },
 	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group" },
 	[A_ABS_TIME] = { "absolute-time", "show the window in absolute time (UTC) or from the trace start" },
+	[A_NEXT_GAP] = { "next-gap", "next GPU gap in time" },
+	[A_PREV_GAP] = { "prev-gap", "previous GPU gap in time" },
+	[A_BIGGEST_GAP] = { "biggest-gap", "the next gap by size, longest first" },
+	[A_GAP_LIST] = { "gap-list", "list the gaps (Enter jumps; t: by time or length; c: cause)" },
+	[A_GAP_MIN_UP] = { "gap-min-up", "double the minimum gap length" },
+	[A_GAP_MIN_DOWN] = { "gap-min-down", "halve the minimum gap length" },
 	[A_HELP] = { "help", "show or hide this help" },
 	[A_QUIT] = { "quit", "quit" },
 	[A_CANCEL] = { "cancel", "cancel: close help, else the range, else the search, else the selection" },
@@ -71,7 +77,9 @@ const struct binding view_default_bindings[] = {
 	{ 'v', A_RANGE },             { '/', A_SEARCH },           { 'n', A_NEXT_MATCH },
 	{ 'N', A_PREV_MATCH },        { TT_KEY_S_ENTER, A_PREV_MATCH }, { '.', A_NEXT_SLICE },
 	{ ',', A_PREV_SLICE },        { ']', A_FLOW_FORWARD },     { '[', A_FLOW_BACK },
-	{ TT_KEY_TAB, A_TOGGLE_GROUP }, { 't', A_ABS_TIME },        { '?', A_HELP },
+	{ TT_KEY_TAB, A_TOGGLE_GROUP }, { 't', A_ABS_TIME },        { 'g', A_NEXT_GAP },
+	{ 'G', A_PREV_GAP },          { 'b', A_BIGGEST_GAP },      { 'o', A_GAP_LIST },
+	{ '>', A_GAP_MIN_UP },        { '<', A_GAP_MIN_DOWN },     { '?', A_HELP },
 	{ 'q', A_QUIT },
 	{ TT_KEY_ESC, A_CANCEL },     { 0, A_NONE },
 };
@@ -219,6 +227,11 @@ static void build_lines(struct view *v)
 		v->lines[v->nlines++] = (struct view_line){ TT_NONE, 0, g };
 		if (gr->collapsed)
 			continue;
+		if (is_gpu(&v->t->tracks[v->order[gr->first_track_order]])) {
+			if (v->nlines + 1 >= cap)
+				v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
+			v->lines[v->nlines++] = (struct view_line){ TT_NONE, 1, g }; /* utilization */
+		}
 		for (uint32_t k = 0; k < gr->ntracks; k++) {
 			uint32_t ti = v->order[gr->first_track_order + k];
 			const struct track *tr = &v->t->tracks[ti];
@@ -279,6 +292,26 @@ static void fit_all(struct view *v)
 	v->t1 = v->t->start + span;
 }
 
+static int gap_cmp_start(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->device < y->device ? -1 : x->device > y->device;
+}
+
+static void compute_gaps(struct view *v)
+{
+	gaps_free(&v->gaps);
+	free(v->gaps_by_time);
+	gaps_analyse(v->t, v->gap_min, &v->gaps);
+	v->gaps_by_time = xmalloc((v->gaps.ngaps ? v->gaps.ngaps : 1) * sizeof *v->gaps_by_time);
+	memcpy(v->gaps_by_time, v->gaps.gaps, v->gaps.ngaps * sizeof *v->gaps_by_time);
+	qsort(v->gaps_by_time, v->gaps.ngaps, sizeof *v->gaps_by_time, gap_cmp_start);
+	v->gap_at = v->gap_rank = 0;
+	v->gap_sel = v->gap_top = 0;
+}
+
 void view_init(struct view *v, struct trace *t, int w, int h)
 {
 	memset(v, 0, sizeof *v);
@@ -296,6 +329,9 @@ void view_init(struct view *v, struct trace *t, int w, int h)
 	build_groups(v);
 	build_lines(v);
 	fit_all(v);
+	v->gap_min = 100000;
+	v->gap_filter = -1;
+	compute_gaps(v);
 	v->cursor = v->t0;
 	v->sel_line = v->nlines > 1 ? 1 : 0;
 }
@@ -308,6 +344,8 @@ void view_free(struct view *v)
 	free(v->matches);
 	free(v->name_matches);
 	free(v->args_text);
+	gaps_free(&v->gaps);
+	free(v->gaps_by_time);
 	memset(v, 0, sizeof *v);
 }
 
@@ -638,6 +676,95 @@ static void step_match(struct view *v, int dir)
 	set_status(v, "%u/%u", v->match, v->nmatches);
 }
 
+/* Shows gap G: the window around it, the cursor at its start, the CPU slice that
+ * explains it selected, its cause in the status line. */
+static void go_to_gap(struct view *v, const struct gap *g, const char *which)
+{
+	char d[48], name[160] = "";
+	int64_t len = g->end - g->start;
+	if (g->cpu.track != TT_NONE) {
+		go_to(v, g->cpu);
+		const struct slice *s = &v->t->tracks[g->cpu.track].slices[g->cpu.idx];
+		escape_term_buf(strtab_get(&v->t->strings, s->name), strtab_len(&v->t->strings, s->name), name, sizeof name);
+	} else {
+		v->sel.track = v->sel.idx = TT_NONE;
+	}
+	v->t0 = g->start - len * 3 / 4 - 1;
+	v->t1 = g->end + len * 3 / 4 + 1;
+	clamp_window(v);
+	v->cursor = g->start;
+	set_status(v, "%s: %s gap on GPU %d, %s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d), g->device,
+	           gap_cause_text(g->cause), name[0] ? ": " : "", name, hta_class_key(g->hta));
+}
+
+static bool gap_passes(const struct view *v, const struct gap *g)
+{
+	return v->gap_filter < 0 || (int)g->cause == v->gap_filter;
+}
+
+/* The gaps shown in the list, in its order: longest first or by time, filtered. */
+static uint32_t gap_list_get(const struct view *v, uint32_t k, const struct gap **out)
+{
+	const struct gap *src = v->gap_list_by_time ? v->gaps_by_time : v->gaps.gaps;
+	uint32_t seen = 0;
+	for (uint32_t i = 0; i < v->gaps.ngaps; i++) {
+		if (!gap_passes(v, &src[i]))
+			continue;
+		if (seen == k && out != NULL)
+			*out = &src[i];
+		seen++;
+	}
+	return seen;
+}
+
+uint32_t view_gap_list(const struct view *v, uint32_t k, const struct gap **out)
+{
+	*out = NULL;
+	return gap_list_get(v, k, out);
+}
+
+static void gap_list_key(struct view *v, int key)
+{
+	const struct gap *g = NULL;
+	uint32_t n = gap_list_get(v, 0, NULL);
+	int page = view_area_h(v) - 2;
+	enum action a = view_action_for(v, key);
+	if (key == TT_KEY_ESC || a == A_GAP_LIST || a == A_QUIT) {
+		v->gap_list = false;
+		return;
+	}
+	if (key == 't') {
+		v->gap_list_by_time = !v->gap_list_by_time;
+		v->gap_sel = v->gap_top = 0;
+	} else if (key == 'c') {
+		v->gap_filter = v->gap_filter + 1 >= GC__COUNT ? -1 : v->gap_filter + 1;
+		v->gap_sel = v->gap_top = 0;
+	} else if (a == A_ROW_UP) {
+		v->gap_sel--;
+	} else if (a == A_ROW_DOWN) {
+		v->gap_sel++;
+	} else if (a == A_PAGE_UP) {
+		v->gap_sel -= page;
+	} else if (a == A_PAGE_DOWN) {
+		v->gap_sel += page;
+	} else if (key == TT_KEY_ENTER) {
+		gap_list_get(v, (uint32_t)v->gap_sel, &g);
+		if (g != NULL) {
+			v->gap_list = false;
+			go_to_gap(v, g, "gap");
+		}
+		return;
+	}
+	if (v->gap_sel >= (int)n)
+		v->gap_sel = (int)n - 1;
+	if (v->gap_sel < 0)
+		v->gap_sel = 0;
+	if (v->gap_sel < v->gap_top)
+		v->gap_top = v->gap_sel;
+	if (v->gap_sel >= v->gap_top + page)
+		v->gap_top = v->gap_sel - page + 1;
+}
+
 void view_act(struct view *v, enum action a)
 {
 	switch (a) {
@@ -751,6 +878,54 @@ void view_act(struct view *v, enum action a)
 		v->abs_time = !v->abs_time;
 		set_status(v, v->abs_time ? "absolute times (t: from the trace start)" : "times from the trace start");
 		break;
+	case A_NEXT_GAP:
+	case A_PREV_GAP: {
+		uint32_t n = v->gaps.ngaps, i;
+		if (n == 0) {
+			set_status(v, "no gap of %lld ns or more (< and > change the minimum)", (long long)v->gap_min);
+			break;
+		}
+		if (a == A_NEXT_GAP) {
+			for (i = 0; i < n && v->gaps_by_time[i].start <= v->cursor; i++)
+				;
+			if (i == n)
+				i = 0;
+		} else {
+			for (i = n; i > 0 && v->gaps_by_time[i - 1].start >= v->cursor; i--)
+				;
+			i = i == 0 ? n - 1 : i - 1;
+		}
+		v->gap_at = i + 1;
+		char which[48];
+		snprintf(which, sizeof which, "gap %u/%u in time", i + 1, n);
+		go_to_gap(v, &v->gaps_by_time[i], which);
+		break;
+	}
+	case A_BIGGEST_GAP: {
+		if (v->gaps.ngaps == 0) {
+			set_status(v, "no gap of %lld ns or more", (long long)v->gap_min);
+			break;
+		}
+		v->gap_rank = v->gap_rank >= v->gaps.ngaps ? 1 : v->gap_rank + 1;
+		char which[48];
+		snprintf(which, sizeof which, "gap %u/%u by size", v->gap_rank, v->gaps.ngaps);
+		go_to_gap(v, &v->gaps.gaps[v->gap_rank - 1], which);
+		break;
+	}
+	case A_GAP_LIST:
+		v->gap_list = !v->gap_list;
+		break;
+	case A_GAP_MIN_UP:
+	case A_GAP_MIN_DOWN: {
+		char d[48];
+		if (a == A_GAP_MIN_UP && v->gap_min < INT64_MAX / 4)
+			v->gap_min *= 2;
+		else if (a == A_GAP_MIN_DOWN && v->gap_min > 1)
+			v->gap_min /= 2;
+		compute_gaps(v);
+		set_status(v, "minimum gap %s: %u gaps", timefmt_dur(v->gap_min, d, sizeof d), v->gaps.ngaps);
+		break;
+	}
 	case A_HELP: v->help = !v->help; break;
 	case A_QUIT: v->quit = true; break;
 	case A_CANCEL:
@@ -813,6 +988,10 @@ void view_key(struct view *v, int key)
 		return;
 	if (TT_IS_MOUSE(key)) {
 		view_mouse(v, key);
+		return;
+	}
+	if (v->gap_list && !v->typing) {
+		gap_list_key(v, key);
 		return;
 	}
 	if (v->typing) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/gaps.h"
 #include "src/model.h"
 
 /* Key codes: printable ASCII as themselves, the rest here (not curses' values). */
@@ -49,7 +50,9 @@ enum action {
 	A_SELECT, A_FIT, A_MARK, A_CLEAR_MARKS, A_RANGE,
 	A_SEARCH, A_NEXT_MATCH, A_PREV_MATCH,
 	A_NEXT_SLICE, A_PREV_SLICE, A_FLOW_FORWARD, A_FLOW_BACK,
-	A_TOGGLE_GROUP, A_ABS_TIME, A_HELP, A_QUIT, A_CANCEL,
+	A_TOGGLE_GROUP, A_ABS_TIME,
+	A_NEXT_GAP, A_PREV_GAP, A_BIGGEST_GAP, A_GAP_LIST, A_GAP_MIN_UP, A_GAP_MIN_DOWN,
+	A_HELP, A_QUIT, A_CANCEL,
 	A__COUNT
 };
 
@@ -72,7 +75,7 @@ const char *key_name(int key);
 
 /* One line of the track area. */
 struct view_line {
-	uint32_t track;      /* TT_NONE for a group heading */
+	uint32_t track;      /* TT_NONE for a group heading or (row 1) a utilization line */
 	uint16_t row;        /* row (depth) within the track */
 	uint32_t group;
 };
@@ -106,6 +109,16 @@ struct view {
 	bool quit;
 	bool abs_time;               /* the header shows absolute times */
 	int64_t drag_from;           /* time where a mouse press began, or -1 */
+	/* gaps (src/gaps.h), computed when the view opens */
+	int64_t gap_min;
+	struct gap_report gaps;
+	struct gap *gaps_by_time;    /* the same gaps in time order */
+	uint32_t gap_at;             /* 1-based position in gaps_by_time of the last gap visited */
+	uint32_t gap_rank;           /* 1-based position in gaps (longest first) of the last gap visited */
+	bool gap_list;               /* the gap list has the keyboard */
+	bool gap_list_by_time;
+	int gap_filter;              /* -1: every cause, else only this enum gap_cause */
+	int gap_sel, gap_top;        /* selected and first shown entry of the list */
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one line */
 	char status[256];
@@ -135,6 +148,9 @@ int view_load_keymap(struct view *v, const char *path, char **cause);
  * count, or -1 with *cause for an unknown <Name>. */
 int view_parse_keys(const char *script, int **keys, char **cause);
 
+/* The K-th gap of the gap list as shown (order and filter in force) in *OUT, or NULL;
+ * returns how many the list shows. */
+uint32_t view_gap_list(const struct view *v, uint32_t k, const struct gap **out);
 /* The time at the start of timeline column X. */
 int64_t view_col_time(const struct view *v, int x);
 
