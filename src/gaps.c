@@ -359,7 +359,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 	}
 	sort_hints(h, nh);
 
-	uint32_t gcap = 0;
+	uint32_t gcap = 0, scap = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (!is_gpu_track(tr))
@@ -406,8 +406,22 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 					                   : s->ts - prev_end < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT
 					                                                         : HTA_OTHER;
 					dg->idle_by_hta[c] += b - a;
-					if (b - a >= min_gap)
-						r->nstream_gaps++;
+					if (b - a >= min_gap) {
+						if (r->nstream_gaps == scap)
+							r->stream_gaps = xreallocarray(r->stream_gaps, scap = scap ? scap * 2 : 64,
+							                               sizeof *r->stream_gaps);
+						struct gap *sg = &r->stream_gaps[r->nstream_gaps++];
+						memset(sg, 0, sizeof *sg);
+						sg->device = dg->device;
+						sg->track = ti;
+						sg->start = a;
+						sg->end = b;
+						sg->step = step_of(r, a);
+						sg->cause = GC_OTHER;
+						sg->hta = c;
+						sg->cpu.track = sg->cpu.idx = TT_NONE;
+						sg->next = (struct slice_ref){ ti, i };
+					}
 				}
 				if (s->ts + s->dur > prev_end)
 					prev_end = s->ts + s->dur;
@@ -454,6 +468,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 		free(kern);
 	}
 	sort_gaps(r->gaps, r->ngaps);
+	sort_gaps(r->stream_gaps, r->nstream_gaps);
 	free(h);
 	free(names);
 }
@@ -499,6 +514,7 @@ void gaps_free(struct gap_report *r)
 	}
 	free(r->devices);
 	free(r->gaps);
+	free(r->stream_gaps);
 	free(r->steps);
 	memset(r, 0, sizeof *r);
 }

@@ -64,7 +64,8 @@ struct gap_report {
 	uint32_t ndevices;
 	struct gap *gaps;        /* device gaps of at least min_gap, longest first */
 	uint32_t ngaps;
-	uint32_t nstream_gaps;   /* per-stream gaps of at least min_gap (counted in idle_by_hta) */
+	struct gap *stream_gaps; /* per-stream gaps of at least min_gap (HTA's view), longest first */
+	uint32_t nstream_gaps;
 };
 
 /* Finds the gaps of T longer than MIN_GAP ns and their causes into R (free with

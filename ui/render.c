@@ -337,6 +337,15 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		fill(g, 0, g->w, y0 + i, ' ', CS_DETAILS);
 	fill(g, 0, g->w, y0, o->ascii ? '-' : 0x2500, CS_DETAILS);
 	grid_text(g, 2, y0, g->w, " details ", CS_DETAILS, 0);
+	if (v->gap_shown) {
+		const struct gap *gp = &v->gap_cur;
+		snprintf(line, sizeof line, "gap %s on GPU %d at %s: %s (HTA: %s)", timefmt_dur(gp->end - gp->start, b, sizeof b),
+		         gp->device, timefmt_offset(gp->start - t->start, a, sizeof a), gap_cause_text(gp->cause),
+		         hta_class_key(gp->hta));
+		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
+		y0++;
+		dh--;
+	}
 	if (v->sel.track == TT_NONE) {
 		snprintf(line, sizeof line, "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "
 		                            "every key.",
@@ -487,10 +496,13 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 	uint32_t n = view_gap_list(v, 0, &(const struct gap *){ NULL });
 	for (int y = y0; y < y0 + h; y++)
 		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
-	snprintf(line, sizeof line, "%u gaps of %s or more, %s%s%s  (Enter jumps, t: %s, c: cause, Esc closes)", n,
-	         timefmt_dur(v->gap_min, a, sizeof a), v->gap_list_by_time ? "in time order" : "longest first",
+	char dev[32] = "";
+	if (v->gap_device != INT32_MIN)
+		snprintf(dev, sizeof dev, ", GPU %d only", v->gap_device);
+	snprintf(line, sizeof line, "%u gaps of %s or more, %s%s%s%s  (Enter jumps, t: %s, c: cause, d: device, Esc closes)",
+	         n, timefmt_dur(v->gap_min, a, sizeof a), v->gap_list_by_time ? "in time order" : "longest first",
 	         v->gap_filter >= 0 ? ", only " : "", v->gap_filter >= 0 ? gap_cause_text((enum gap_cause)v->gap_filter) : "",
-	         v->gap_list_by_time ? "by length" : "by time");
+	         dev, v->gap_list_by_time ? "by length" : "by time");
 	grid_text(g, x0 + 1, y0, x0 + w, line, CS_HILITE, 0);
 	for (int i = 0; i < h - 1; i++) {
 		const struct gap *gp = NULL;

@@ -501,6 +501,19 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	}
 	if (r->ngaps > 50)
 		fprintf(f, "   ... and %u more (--json lists them all)\n", r->ngaps - 50);
+	fprintf(f, "\n   %u per-stream gaps of %s or more (HTA's view: one stream idle, others may be busy), "
+	           "longest first\n",
+	        r->nstream_gaps, timefmt_dur(r->min_gap, a, sizeof a));
+	for (uint32_t i = 0; i < r->nstream_gaps && i < 10; i++) {
+		const struct gap *g = &r->stream_gaps[i];
+		char tname[96], step[24] = "-";
+		escape_term_buf(str(t, t->tracks[g->track].name), strtab_len(&t->strings, t->tracks[g->track].name), tname,
+		                sizeof tname);
+		if (g->step >= 0)
+			snprintf(step, sizeof step, "#%lld", (long long)g->step);
+		fprintf(f, "   GPU %-2d %-12s %14s %11s %7s  %s\n", g->device, tname, timefmt_offset(g->start - t->start, a, sizeof a),
+		        timefmt_dur(g->end - g->start, b, sizeof b), step, hta_class_key(g->hta));
+	}
 	fputc('\n', f);
 }
 
@@ -627,6 +640,31 @@ static void gaps_json(struct jsonw *w, const struct trace *t, const struct gap_r
 		jsonw_str(w, hta_class_key(g->hta));
 		jsonw_key(w, "cpu_slice");
 		ref_json(w, t, g->cpu);
+		jsonw_key(w, "next_gpu_op");
+		ref_json(w, t, g->next);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_key(w, "stream_gaps");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < r->nstream_gaps; i++) {
+		const struct gap *g = &r->stream_gaps[i];
+		jsonw_object(w);
+		jsonw_key(w, "device");
+		jsonw_int(w, g->device);
+		jsonw_key(w, "stream");
+		jsonw_int(w, t->tracks[g->track].stream);
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, g->start);
+		jsonw_key(w, "dur_ns");
+		jsonw_int(w, g->end - g->start);
+		jsonw_key(w, "step");
+		if (g->step >= 0)
+			jsonw_int(w, g->step);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "hta_class");
+		jsonw_str(w, hta_class_key(g->hta));
 		jsonw_key(w, "next_gpu_op");
 		ref_json(w, t, g->next);
 		jsonw_end_object(w);

@@ -331,6 +331,7 @@ void view_init(struct view *v, struct trace *t, int w, int h)
 	fit_all(v);
 	v->gap_min = 100000;
 	v->gap_filter = -1;
+	v->gap_device = INT32_MIN;
 	compute_gaps(v);
 	v->cursor = v->t0;
 	v->sel_line = v->nlines > 1 ? 1 : 0;
@@ -502,6 +503,7 @@ static void scroll_to_line(struct view *v, int line)
 /* Selects slice R: its group expanded, its line selected and visible, the cursor on it. */
 static void go_to(struct view *v, struct slice_ref r)
 {
+	v->gap_shown = false;
 	if (r.track == TT_NONE)
 		return;
 	const struct slice *s = &v->t->tracks[r.track].slices[r.idx];
@@ -552,6 +554,7 @@ static void select_under_cursor(struct view *v)
 	}
 	v->sel.track = l->track;
 	v->sel.idx = i;
+	v->gap_shown = false;
 	set_status(v, "selected");
 }
 
@@ -693,13 +696,16 @@ static void go_to_gap(struct view *v, const struct gap *g, const char *which)
 	v->t1 = g->end + len * 3 / 4 + 1;
 	clamp_window(v);
 	v->cursor = g->start;
+	v->gap_cur = *g;
+	v->gap_shown = true;
 	set_status(v, "%s: %s gap on GPU %d, %s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d), g->device,
 	           gap_cause_text(g->cause), name[0] ? ": " : "", name, hta_class_key(g->hta));
 }
 
 static bool gap_passes(const struct view *v, const struct gap *g)
 {
-	return v->gap_filter < 0 || (int)g->cause == v->gap_filter;
+	return (v->gap_filter < 0 || (int)g->cause == v->gap_filter) &&
+	       (v->gap_device == INT32_MIN || g->device == v->gap_device);
 }
 
 /* The gaps shown in the list, in its order: longest first or by time, filtered. */
@@ -738,6 +744,17 @@ static void gap_list_key(struct view *v, int key)
 		v->gap_sel = v->gap_top = 0;
 	} else if (key == 'c') {
 		v->gap_filter = v->gap_filter + 1 >= GC__COUNT ? -1 : v->gap_filter + 1;
+		v->gap_sel = v->gap_top = 0;
+	} else if (key == 'd') {
+		/* every device, then each in turn */
+		uint32_t k = 0;
+		if (v->gap_device != INT32_MIN)
+			while (k < v->gaps.ndevices && v->gaps.devices[k].device != v->gap_device)
+				k++, (void)0;
+		if (v->gap_device == INT32_MIN)
+			v->gap_device = v->gaps.ndevices ? v->gaps.devices[0].device : INT32_MIN;
+		else
+			v->gap_device = k + 1 < v->gaps.ndevices ? v->gaps.devices[k + 1].device : INT32_MIN;
 		v->gap_sel = v->gap_top = 0;
 	} else if (a == A_ROW_UP) {
 		v->gap_sel--;

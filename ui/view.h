@@ -118,6 +118,9 @@ struct view {
 	bool gap_list;               /* the gap list has the keyboard */
 	bool gap_list_by_time;
 	int gap_filter;              /* -1: every cause, else only this enum gap_cause */
+	int32_t gap_device;          /* INT32_MIN: every device, else only this one */
+	bool gap_shown;              /* gap_cur was visited and its CPU slice is the selection */
+	struct gap gap_cur;
 	int gap_sel, gap_top;        /* selected and first shown entry of the list */
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one line */
