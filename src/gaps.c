@@ -77,7 +77,8 @@ static void tb_steps(const struct trace *t, struct gap_report *r)
 	int64_t *dev_end = xcalloc(n ? n : 1, sizeof *dev_end);
 	uint32_t *launched = xcalloc(n ? n : 1, sizeof *launched);
 	if (n == 0) {
-		/* one step "0": the span of the CPU ops and Python frames */
+		/* one step "0": the span of the cpu_op (Operator) events, as the plugin computes it
+		 * on the reference traces (b200: 86,429 us) */
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
 		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 			const struct track *tr = &t->tracks[ti];
@@ -287,9 +288,12 @@ static void explain(const struct trace *t, const struct hint *h, uint32_t nh, in
 	if (g->next.track != TT_NONE) {
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
 		const char *nm = strtab_get(&t->strings, op->name);
-		bool pageable = op->cls == SC_MEMCPY && strstr(nm, "Pageable") != NULL &&
-		                (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
-		if (pageable || (rt != NULL && (strcmp(strtab_get(&t->strings, rt->name), "cudaMemcpy") == 0))) {
+		const char *rn = rt != NULL ? strtab_get(&t->strings, rt->name) : "";
+		bool h2d = op->cls == SC_MEMCPY && (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
+		bool blocking = strcmp(rn, "cudaMemcpy") == 0 || strcmp(rn, "hipMemcpy") == 0;
+		/* a host-to-device copy from pageable memory, or a blocking one; a blocking copy the
+		 * other way is a host synchronisation (below) */
+		if (h2d && (strstr(nm, "Pageable") != NULL || blocking)) {
 			g->cause = GC_PAGEABLE;
 			g->cpu = launch.track != TT_NONE ? launch : g->next;
 			return;
