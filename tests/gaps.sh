@@ -81,6 +81,20 @@ if [ -d "$S" ]; then
 		run --report=gaps "$S/$1"
 		like "$out" "utilization $2%" "$1: GPU utilization $2% as the TensorBoard plugin reports"
 	done
+	# HTA's per-stream idle breakdown (REFERENCE-FIGURES.md), DLRM rank 0 summed over its
+	# four streams: host wait 11,448 + 145 + 5,906 + 4,740 = 22,239 us, kernel wait 144 us,
+	# other 0. HTA rounds to whole us, so allow 1 us per gap (at most ~200 gaps).
+	"$TTRACE" --report=gaps --json "$S/multirank-dlrm-v100x8-nccl/worker0_step_12.1694128201545.pt.trace.json" >"$TMP/hta.json" 2>/dev/null
+	hw=$("$JSONQ" files.0.devices.0.stream_idle_by_hta_class_ns.host_wait <"$TMP/hta.json")
+	kw=$("$JSONQ" files.0.devices.0.stream_idle_by_hta_class_ns.kernel_wait <"$TMP/hta.json")
+	ow=$("$JSONQ" files.0.devices.0.stream_idle_by_hta_class_ns.other <"$TMP/hta.json")
+	d=$(( hw / 1000 - 22239 )); [ $d -lt 0 ] && d=$(( -d ))
+	[ "$d" -le 200 ]
+	ok $? "DLRM rank 0: HTA host wait 22,239 us, ttrace $((hw / 1000)) us"
+	d=$(( kw / 1000 - 144 )); [ $d -lt 0 ] && d=$(( -d ))
+	[ "$d" -le 10 ]
+	ok $? "DLRM rank 0: HTA kernel wait 144 us, ttrace $((kw / 1000)) us"
+	is "$ow" 0 "DLRM rank 0: HTA other 0"
 	for f in $(cd "$S" && find . -type f -name '*.json*' | sort); do
 		run --report=gaps "$S/$f"
 		no_crash "gaps report on $f"
