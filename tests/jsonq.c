@@ -17,8 +17,10 @@ int main(int argc, char **argv)
 	}
 	buf[n] = '\0';
 	cJSON *root = cJSON_Parse(buf);
+	int status = 0;
 	if (root == NULL) {
 		fprintf(stderr, "jsonq: invalid JSON near: %.40s\n", cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "?");
+		free(buf);
 		return 1;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -35,8 +37,11 @@ int main(int argc, char **argv)
 			else
 				v = cJSON_GetObjectItemCaseSensitive(v, tok);
 		}
-		if (v == NULL)
-			return 3;
+		if (v == NULL) {
+			free(path);
+			status = 3;
+			break;
+		}
 		if (cJSON_IsString(v)) {
 			puts(v->valuestring);
 		} else {
@@ -49,5 +54,6 @@ next:
 	}
 	cJSON_Delete(root);
 	free(buf);
-	return 0;
+	fflush(stdout);
+	return status;
 }

@@ -306,7 +306,8 @@ static void compute_gaps(struct view *v)
 	free(v->gaps_by_time);
 	gaps_analyse(v->t, v->gap_min, &v->gaps);
 	v->gaps_by_time = xmalloc((v->gaps.ngaps ? v->gaps.ngaps : 1) * sizeof *v->gaps_by_time);
-	memcpy(v->gaps_by_time, v->gaps.gaps, v->gaps.ngaps * sizeof *v->gaps_by_time);
+	if (v->gaps.ngaps > 0)
+		memcpy(v->gaps_by_time, v->gaps.gaps, v->gaps.ngaps * sizeof *v->gaps_by_time);
 	qsort(v->gaps_by_time, v->gaps.ngaps, sizeof *v->gaps_by_time, gap_cmp_start);
 	v->gap_at = v->gap_rank = 0;
 	v->gap_sel = v->gap_top = 0;
