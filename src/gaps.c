@@ -6,6 +6,7 @@
 
 #include "src/index.h"
 #include "src/sort.h"
+#include "src/spans.h"
 #include "src/xalloc.h"
 
 #define HTA_KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30, compared as us */
@@ -32,38 +33,6 @@ static inline bool is_gpu_op(uint8_t cls) { return cls == SC_KERNEL || cls == SC
 static inline bool is_gpu_track(const struct track *tr)
 {
 	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
-}
-
-static inline bool span_less(const struct span *a, const struct span *b) { return a->start < b->start; }
-SORT_DEFINE(sort_spans, struct span, span_less)
-
-/* Sorts and merges N spans in place; returns the merged count. */
-static uint32_t merge_spans(struct span *v, uint32_t n)
-{
-	uint32_t m = 0;
-	sort_spans(v, n);
-	for (uint32_t i = 0; i < n; i++) {
-		if (v[i].end <= v[i].start)
-			continue;
-		if (m > 0 && v[i].start <= v[m - 1].end) {
-			if (v[i].end > v[m - 1].end)
-				v[m - 1].end = v[i].end;
-		} else {
-			v[m++] = v[i];
-		}
-	}
-	return m;
-}
-
-static int64_t overlap(const struct span *v, uint32_t n, int64_t a, int64_t b)
-{
-	int64_t s = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t x = v[i].start > a ? v[i].start : a, y = v[i].end < b ? v[i].end : b;
-		if (y > x)
-			s += y - x;
-	}
-	return s;
 }
 
 /* ---- the TensorBoard plugin's steps ------------------------------------------------- */
@@ -431,13 +400,13 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 					prev_end = s->ts + s->dur;
 			}
 		}
-		na = merge_spans(all, na);
-		nk = merge_spans(kern, nk);
-		dg->kernel_busy = overlap(kern, nk, r->tb_start, r->tb_end);
+		na = spans_merge(all, na);
+		nk = spans_merge(kern, nk);
+		dg->kernel_busy = spans_within(kern, nk, r->tb_start, r->tb_end);
 		dg->step_kernel_busy = xcalloc(r->nsteps ? r->nsteps : 1, sizeof *dg->step_kernel_busy);
 		for (uint32_t k = 0; k < r->nsteps; k++)
-			dg->step_kernel_busy[k] = overlap(kern, nk, r->steps[k].start, r->steps[k].end);
-		dg->busy = overlap(all, na, r->start, r->end);
+			dg->step_kernel_busy[k] = spans_within(kern, nk, r->steps[k].start, r->steps[k].end);
+		dg->busy = spans_within(all, na, r->start, r->end);
 		dg->busy_spans = all;
 		dg->nbusy = na;
 		dg->busy_prefix = xmalloc(((size_t)na + 1) * sizeof *dg->busy_prefix);

@@ -1,5 +1,7 @@
 /* main.c: command line, loading, and the choice between the reports and the timeline. */
+#include <dirent.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include "config.h"
 #include "src/load.h"
 #include "src/xalloc.h"
+#include "src/ranks.h"
 #include "src/timefmt.h"
 #include "ui/dump.h"
 #include "ui/render.h"
@@ -19,7 +22,50 @@
 #include "ui/report.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool is_trace_name(const char *n)
+{
+	size_t l = strlen(n);
+	return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
+	       (l > 9 && strcmp(n + l - 9, ".json.zst") == 0);
+}
+
+/* Expands directories among PATHS into the trace files they hold (sorted by name);
+ * other arguments are kept as they are. Returns an allocated array of *N paths. */
+static char **expand_paths(char **paths, int n, int *nout)
+{
+	char **out = NULL;
+	int m = 0, cap = 0;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		DIR *d;
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) &&
+		    (d = opendir(paths[i])) != NULL) {
+			struct dirent *e;
+			int first = m;
+			while ((e = readdir(d)) != NULL) {
+				if (e->d_name[0] == '.' || !is_trace_name(e->d_name))
+					continue;
+				if (m == cap)
+					out = xreallocarray(out, (size_t)(cap = cap ? cap * 2 : 16), sizeof *out);
+				out[m++] = xasprintf("%s/%s", paths[i], e->d_name);
+			}
+			closedir(d);
+			qsort(out + first, (size_t)(m - first), sizeof *out, name_cmp);
+			if (m == first)
+				fprintf(stderr, "ttrace: warning: %s holds no .json, .json.gz or .json.zst file\n", paths[i]);
+			continue;
+		}
+		if (m == cap)
+			out = xreallocarray(out, (size_t)(cap = cap ? cap * 2 : 16), sizeof *out);
+		out[m++] = xstrdup(paths[i]);
+	}
+	*nout = m;
+	return out;
+}
 
 static double now_ms(void)
 {
@@ -101,6 +147,9 @@ static void usage(FILE *f)
 	      "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
 	      "                         what the CPU was doing (see --gap-min)\n"
 	      "      --gap-min=DURATION shortest gap listed (default 100us; ns, us, ms, s)\n"
+	      "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"
+	      "                         communication, overlap, waiting, the straggler, collectives\n"
+	      "      --align=MODE       raw, step or collective (default) for --report=distributed\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
 	      "      --json             write the summary or gaps report as one JSON object\n"
 	      "      --check            list data-quality findings with examples\n"
@@ -169,6 +218,7 @@ int main(int argc, char **argv)
 	bool json = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
 	int scr_w = 120, scr_h = 40;
 	int64_t gap_min = 100000; /* 100 us */
+	int align = ALIGN_COLLECTIVE;
 	const char *keys = NULL, *keymap = NULL;
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
@@ -178,7 +228,7 @@ int main(int argc, char **argv)
 		{ "dump-screen", no_argument, NULL, 'X' },  { "size", required_argument, NULL, 'z' },
 		{ "keys", required_argument, NULL, 'k' },   { "keymap", required_argument, NULL, 'K' },
 		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
-		{ "gap-min", required_argument, NULL, 'g' },
+		{ "gap-min", required_argument, NULL, 'g' },      { "align", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -197,8 +247,10 @@ int main(int argc, char **argv)
 				mode = MODE_NONE;
 			} else if (strcmp(optarg, "gaps") == 0) {
 				mode = MODE_GAPS;
+			} else if (strcmp(optarg, "distributed") == 0) {
+				mode = MODE_DISTRIBUTED;
 			} else {
-				fprintf(stderr, "ttrace: unknown report '%s' (known: summary, gaps, none)\n", optarg);
+				fprintf(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, none)\n", optarg);
 				return 2;
 			}
 			break;
@@ -239,6 +291,13 @@ int main(int argc, char **argv)
 		case 'T':
 			frame_times = true;
 			break;
+		case 'L':
+			align = align_mode_parse(optarg);
+			if (align < 0 || align == ALIGN_MANUAL) {
+				fprintf(stderr, "ttrace: --align wants raw, step or collective (got '%s')\n", optarg);
+				return 2;
+			}
+			break;
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
 				fprintf(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')\n", optarg);
@@ -260,18 +319,24 @@ int main(int argc, char **argv)
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
 	}
-	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary or --report=gaps\n", stderr);
+	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, gaps or distributed\n", stderr);
 		return 2;
 	}
 
-	int n = argc - optind;
+	int n;
+	char **files = expand_paths(argv + optind, argc - optind, &n);
+	if (n == 0) {
+		fputs("ttrace: no trace file found\n", stderr);
+		free(files);
+		return 1;
+	}
 	struct trace **traces = xcalloc((size_t)n, sizeof *traces);
 	struct load_options opt = { 0 };
 	if (!quiet && (force_progress || isatty(STDERR_FILENO)))
 		opt.progress = stderr;
 	opt.progress_after = force_progress ? 0 : 0.5;
-	load_traces(argv + optind, n, &opt, traces);
+	load_traces(files, n, &opt, traces);
 
 	int status = 0;
 	for (int i = 0; i < n; i++) {
@@ -313,7 +378,7 @@ int main(int argc, char **argv)
 	case MODE_DEFAULT:
 		/* the timeline when both ends are a terminal, else the summary */
 		if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && traces[0]->status != LOAD_FAILED &&
-		    strcmp(argv[optind], "-") != 0) {
+		    strcmp(files[0], "-") != 0) {
 			/* the user's key map, when there is one */
 			char *home_map = NULL;
 			if (keymap == NULL) {
@@ -340,10 +405,16 @@ int main(int argc, char **argv)
 	case MODE_GAPS:
 		report_gaps(stdout, traces, n, json, gap_min);
 		break;
+	case MODE_DISTRIBUTED:
+		report_distributed(stdout, traces, n, json, align);
+		break;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		trace_free(traces[i]);
+		free(files[i]);
+	}
 	free(traces);
+	free(files);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("ttrace: error writing standard output\n", stderr);
 		return status ? status : 2;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "src/gaps.h"
+#include "src/ranks.h"
 #include "src/index.h"
 #include "src/tables.h"
 #include "src/timefmt.h"
@@ -700,4 +701,175 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	}
+}
+
+/* ---- several ranks ------------------------------------------------------------------------- */
+
+static void distributed_text(FILE *f, const struct rank_report *r)
+{
+	char a[48], b[48], c[48], d[48], e[48], w8[48];
+	fprintf(f, "== %d ranks, alignment: %s", r->nranks, align_mode_name(r->mode));
+	if (r->mode == ALIGN_COLLECTIVE)
+		fprintf(f, " (the same collective ends at the same time on every rank; residual spread %s)",
+		        timefmt_dur(r->residual, a, sizeof a));
+	fputc('\n', f);
+	if (r->warnings[0])
+		fprintf(f, "   warning: %s\n", r->warnings);
+	fprintf(f, "   collectives: %u matched by kind and order (%s)\n\n", r->ncolls,
+	        r->comm_from_kernels ? "NCCL/RCCL kernels" : "gloo CPU ops");
+	fprintf(f, "   %4s %14s %11s %11s %11s %11s %11s %6s  %s\n", "rank", "clock offset", "compute", "comm", "overlap",
+	        "exposed", "waiting", "last", "file");
+	for (int i = 0; i < r->nranks; i++) {
+		const struct rank_stats *s = &r->ranks[i];
+		fprintf(f, "   %4d %14s %11s %11s %11s %11s %11s %6u  ", s->rank, timefmt_offset(s->offset, a, sizeof a),
+		        timefmt_dur(s->compute, b, sizeof b), timefmt_dur(s->comm, c, sizeof c),
+		        timefmt_dur(s->overlap, d, sizeof d), timefmt_dur(s->exposed, e, sizeof e),
+		        timefmt_dur(s->waiting, w8, sizeof w8), s->arrived_last);
+		escape_term(f, r->traces[i]->path, strlen(r->traces[i]->path));
+		fputc('\n', f);
+	}
+	fputs("   (compute: union of non-communication kernels, or of CPU ops without kernels; comm: union of the\n"
+	      "   collectives; overlap: their intersection (HTA); exposed: comm not hidden by compute; waiting: the\n"
+	      "   latest arrival minus own arrival, summed over collectives (TraceLens); last: times arrived last)\n",
+	      f);
+	if (r->straggler >= 0) {
+		const struct rank_stats *s = &r->ranks[r->straggler];
+		int64_t others = 0;
+		int no = 0;
+		for (int i = 0; i < r->nranks; i++)
+			if (i != r->straggler) {
+				others += r->ranks[i].waiting;
+				no++;
+			}
+		fprintf(f, "\n   straggler: rank %d: arrived last at %u of %u collectives; it waited %s in all, the other "
+		           "ranks %s on average\n",
+		        s->rank, s->arrived_last, r->ncolls, timefmt_dur(s->waiting, a, sizeof a),
+		        timefmt_dur(no ? others / no : 0, b, sizeof b));
+	} else {
+		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
+	}
+	fputs("\n   collectives (aligned; arrival = start; wait = latest arrival - own arrival)\n", f);
+	for (uint32_t k = 0; k < r->ncolls && k < 40; k++) {
+		const struct collective *cl = &r->colls[k];
+		fprintf(f, "   #%-3u %-14s %u/%d ranks, last rank %d, skew %s, transfer %s\n", k, cl->kind, cl->nranks_present,
+		        r->nranks, cl->last >= 0 ? r->ranks[cl->last].rank : -1, timefmt_dur(cl->skew, a, sizeof a),
+		        timefmt_dur(cl->transfer, b, sizeof b));
+	}
+	fputc('\n', f);
+}
+
+static void distributed_json(struct jsonw *w, const struct rank_report *r)
+{
+	jsonw_object(w);
+	jsonw_key(w, "ttrace_version");
+	jsonw_str(w, PACKAGE_VERSION);
+	jsonw_key(w, "alignment");
+	jsonw_object(w);
+	jsonw_key(w, "mode");
+	jsonw_str(w, align_mode_name(r->mode));
+	jsonw_key(w, "residual_ns");
+	jsonw_int(w, r->residual);
+	jsonw_end_object(w);
+	jsonw_key(w, "warnings");
+	jsonw_str(w, r->warnings);
+	jsonw_key(w, "collectives_from");
+	jsonw_str(w, r->comm_from_kernels ? "kernels" : "gloo_ops");
+	jsonw_key(w, "straggler");
+	if (r->straggler >= 0)
+		jsonw_int(w, r->ranks[r->straggler].rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "ranks");
+	jsonw_array(w);
+	for (int i = 0; i < r->nranks; i++) {
+		const struct rank_stats *s = &r->ranks[i];
+		jsonw_object(w);
+		jsonw_key(w, "rank");
+		jsonw_int(w, s->rank);
+		jsonw_key(w, "path");
+		jsonw_str(w, r->traces[i]->path);
+		jsonw_key(w, "offset_ns");
+		jsonw_int(w, s->offset);
+		jsonw_key(w, "compute_ns");
+		jsonw_int(w, s->compute);
+		jsonw_key(w, "comm_ns");
+		jsonw_int(w, s->comm);
+		jsonw_key(w, "overlap_ns");
+		jsonw_int(w, s->overlap);
+		jsonw_key(w, "exposed_comm_ns");
+		jsonw_int(w, s->exposed);
+		jsonw_key(w, "waiting_ns");
+		jsonw_int(w, s->waiting);
+		jsonw_key(w, "arrived_last");
+		jsonw_uint(w, s->arrived_last);
+		jsonw_key(w, "collectives");
+		jsonw_uint(w, s->collectives);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_key(w, "collectives");
+	jsonw_array(w);
+	for (uint32_t k = 0; k < r->ncolls; k++) {
+		const struct collective *cl = &r->colls[k];
+		jsonw_object(w);
+		jsonw_key(w, "kind");
+		jsonw_str(w, cl->kind);
+		jsonw_key(w, "index");
+		jsonw_uint(w, cl->index);
+		jsonw_key(w, "last_rank");
+		if (cl->last >= 0)
+			jsonw_int(w, r->ranks[cl->last].rank);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "skew_ns");
+		jsonw_int(w, cl->skew);
+		jsonw_key(w, "transfer_ns");
+		jsonw_int(w, cl->transfer);
+		jsonw_key(w, "per_rank");
+		jsonw_array(w);
+		for (int i = 0; i < r->nranks; i++) {
+			const struct coll_rank *p = &cl->per[i];
+			jsonw_object(w);
+			jsonw_key(w, "rank");
+			jsonw_int(w, r->ranks[i].rank);
+			jsonw_key(w, "present");
+			jsonw_bool(w, p->ref.track != TT_NONE);
+			if (p->ref.track != TT_NONE) {
+				jsonw_key(w, "start_ns");
+				jsonw_int(w, p->start);
+				jsonw_key(w, "end_ns");
+				jsonw_int(w, p->end);
+				jsonw_key(w, "wait_ns");
+				jsonw_int(w, p->wait);
+				jsonw_key(w, "overlap_ns");
+				jsonw_int(w, p->overlap);
+			}
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align)
+{
+	struct trace **ok = xcalloc((size_t)n + 1, sizeof *ok);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (traces[i]->status != LOAD_FAILED)
+			ok[m++] = traces[i];
+	struct rank_report r;
+	ranks_analyse(ok, m, (enum align_mode)align, NULL, &r);
+	if (json) {
+		struct jsonw w;
+		jsonw_init(&w, f);
+		distributed_json(&w, &r);
+		jsonw_finish(&w);
+	} else {
+		distributed_text(f, &r);
+	}
+	ranks_free(&r);
+	free(ok);
 }

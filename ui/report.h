@@ -14,6 +14,9 @@ void report_summary(FILE *f, struct trace *const *traces, int n, bool json);
 /* Writes the gap report of each usable trace (utilization, idle by cause and by HTA class,
  * the gaps of MIN_GAP ns or more longest first) as text, or as one JSON object. */
 void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t min_gap);
+/* Writes the distributed report of the usable traces, one per rank: alignment (mode
+ * ALIGN, offsets, residual), the per-rank table, the straggler and the collectives. */
+void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align);
 /* Writes the data-quality findings of each trace, with up to three examples each. */
 void report_check(FILE *f, struct trace *const *traces, int n);
 

@@ -1,0 +1,70 @@
+/* ranks.h: several ranks of one job: clock alignment, collectives matched across ranks,
+ * the per-rank distributed figures and the straggler verdict.
+ *
+ * Each trace is a rank. Times compare on one clock after adding each rank's offset:
+ * aligned = base_ns + ts + offset. Alignment modes:
+ *   raw         offset 0: absolute time (each file's baseTimeNanoseconds applied);
+ *   step        the first ProfilerStep#N common to all ranks starts at the same time;
+ *   collective  the same collective ends at the same time on every rank (it completes
+ *               everywhere once the last rank has joined): offset = median over matched
+ *               collectives of (reference end - own end); the residual spread is reported;
+ *   manual      offsets given by the user.
+ * Collectives are NCCL/RCCL kernels on GPU streams, else gloo:* CPU ops; they are
+ * matched by kind (AllReduce, SendRecv, all_reduce, broadcast...) and order, so ranks
+ * with missing or extra collectives are tolerated. */
+#ifndef TT_RANKS_H
+#define TT_RANKS_H
+
+#include "src/model.h"
+
+enum align_mode { ALIGN_RAW, ALIGN_STEP, ALIGN_COLLECTIVE, ALIGN_MANUAL };
+
+struct coll_rank {
+	struct slice_ref ref;      /* the kernel or op on this rank, or {TT_NONE} when missing */
+	int64_t start, end;        /* aligned */
+	int64_t wait;              /* latest start over ranks - own start (TraceLens's wait) */
+	int64_t overlap;           /* time of it overlapped by compute on this rank */
+};
+
+struct collective {
+	char kind[48];             /* "AllReduce", "SendRecv", "all_reduce", ... */
+	uint32_t index;            /* the index-th collective of this kind */
+	struct coll_rank *per;     /* by rank position (as in the traces array) */
+	int last;                  /* rank position that arrived last */
+	int64_t transfer;          /* shortest duration across ranks */
+	int64_t skew;              /* latest start - earliest start */
+	uint32_t nranks_present;
+};
+
+struct rank_stats {
+	int rank;                  /* distributedInfo.rank, else the position */
+	int64_t offset;            /* ns added to this rank's times */
+	int64_t compute, comm, overlap, exposed, waiting;
+	uint32_t arrived_last;
+	uint32_t collectives;      /* collectives found on this rank */
+	int64_t step_start;        /* aligned start of the first common step, or INT64_MIN */
+};
+
+struct rank_report {
+	enum align_mode mode;
+	int nranks;
+	struct trace *const *traces;
+	struct rank_stats *ranks;
+	struct collective *colls;
+	uint32_t ncolls;
+	int64_t residual;          /* collective mode: largest |end difference| after alignment */
+	int straggler;             /* rank position, or -1 */
+	bool comm_from_kernels;    /* NCCL/RCCL kernels (else gloo CPU ops) */
+	char warnings[512];
+};
+
+/* Aligns and compares the N traces (one per rank) into R (free with ranks_free).
+ * MANUAL_OFFSETS (N values, or NULL) are used in manual mode. */
+void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, const int64_t *manual_offsets,
+                   struct rank_report *r);
+void ranks_free(struct rank_report *r);
+/* "raw", "step", "collective", "manual"; returns -1 for an unknown name. */
+const char *align_mode_name(enum align_mode m);
+int align_mode_parse(const char *s);
+
+#endif

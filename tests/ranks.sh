@@ -1,0 +1,93 @@
+#!/bin/sh
+# ranks.sh: several ranks: alignment, collectives, the straggler. A generated set with
+# known clock offsets and a chosen straggler; the shared DLRM and ddp4-gloo sets when
+# present, with the facts of their README.
+. "$srcdir/tests/lib.sh"
+
+# Four ranks, 10 steps each: compute kernels, then an AllReduce on stream 20 that ends at
+# the same true time on every rank (once the last rank has joined). Rank 2 joins last
+# every time. Each rank's clock is shifted: true + shift, shifts 0, +5000, -3000, +12000 us.
+mkdir -p "$TMP/job"
+for r in 0 1 2 3; do
+	awk -v r=$r 'BEGIN {
+		split("0 5000 -3000 12000", sh, " "); shift = sh[r + 1]
+		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 4},\n\"traceEvents\": [\n", r
+		c = 0
+		for (s = 0; s < 10; s++) {
+			t0 = s * 10000
+			arrive = t0 + 3000 + r * 100 + (r == 2 ? 2000 : 0)  # rank 2 is the straggler
+			done = t0 + 6000                                     # all ranks finish together
+			printf "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 9000},\n", s, t0 + shift
+			c++
+			printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 5, \"args\": {\"correlation\": %d}},\n", t0 + 10 + shift, c
+			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d}},\n", t0 + 100 + shift, arrive - t0 - 200, c
+			c++
+			printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 5, \"args\": {\"correlation\": %d}},\n", arrive - 50 + shift, c
+			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, \"tid\": 20, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 20, \"correlation\": %d}},\n", arrive + shift, done - arrive, c
+		}
+		print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+	}' >"$TMP/job/rank$r.json"
+done
+"$TTRACE" --report=distributed --json "$TMP/job" >"$TMP/d.json" 2>"$TMP/err"
+q() { "$JSONQ" "$@" <"$TMP/d.json"; }
+is "$(q ranks.# )" 4 "a directory loads as four ranks"
+is "$(q ranks.0.rank ranks.1.rank ranks.2.rank ranks.3.rank | tr '\n' ' ')" "0 1 2 3 " "ranks from distributedInfo"
+is "$(q ranks.1.offset_ns ranks.2.offset_ns ranks.3.offset_ns | tr '\n' ' ')" "-5000000 3000000 -12000000 " "clock offsets recovered exactly from the collectives"
+is "$(q alignment.residual_ns)" 0 "residual spread 0 once aligned"
+is "$(q collectives.#)" 10 "ten collectives matched"
+is "$(q straggler)" 2 "rank 2 is the straggler"
+is "$(q ranks.2.arrived_last)" 10 "it arrived last at all ten"
+is "$(q collectives.0.per_rank.0.wait_ns)" 2200000 "rank 0 waited 2.2 ms for it at the first collective"
+is "$(q collectives.0.transfer_ns)" 800000 "transfer time = the shortest duration across ranks (the straggler's 800 us)"
+is "$(q ranks.2.waiting_ns)" 0 "the straggler never waits"
+run --report=distributed --align=raw --json "$TMP/job"
+printf '%s' "$out" >"$TMP/raw.json"
+is "$("$JSONQ" ranks.3.offset_ns alignment.mode <"$TMP/raw.json" | tr '\n' ' ')" "0 raw " "--align=raw applies no offset"
+run --report=distributed --align=step --json "$TMP/job"
+printf '%s' "$out" >"$TMP/step.json"
+is "$("$JSONQ" ranks.1.offset_ns ranks.3.offset_ns <"$TMP/step.json" | tr '\n' ' ')" "-5000000 -12000000 " "--align=step lines up ProfilerStep#0"
+run --report=distributed --align=bogus "$TMP/job"
+is "$rc" 2 "an unknown --align mode is a usage error"
+run --report=distributed "$TMP/job/rank0.json" "$TMP/job/rank0.json"
+like "$out" "rank 0 appears twice" "a rank given twice is warned about"
+run --report=distributed "$TMP/job"
+like "$out" "straggler: rank 2: arrived last at 10 of 10 collectives" "text report: the straggler and its evidence"
+
+S="${SHARED_TRACES:-$srcdir/../shared/traces}"
+if [ -d "$S" ]; then
+	"$TTRACE" --report=distributed --json "$S/multirank-dlrm-v100x8-nccl" >"$TMP/dlrm.json" 2>/dev/null
+	q() { "$JSONQ" "$@" <"$TMP/dlrm.json"; }
+	is "$(q straggler)" 7 "DLRM: rank 7 is the straggler"
+	is "$(q collectives.#)" 8 "DLRM: the 8 NCCL collectives matched"
+	is "$(q collectives.0.last_rank collectives.1.last_rank collectives.2.last_rank collectives.3.last_rank collectives.4.last_rank | tr '\n' ' ')" "7 7 7 7 7 " "DLRM: rank 7 arrives last at collectives #0-#4"
+	res=$(q alignment.residual_ns)
+	[ "$res" -le 10000 ]
+	ok $? "DLRM: ends agree within 10 us once aligned (residual $res ns; README: 1-7 us)"
+	big=0
+	for i in 0 1 2 3 4 5 6 7; do
+		o=$(q ranks.$i.offset_ns)
+		[ "${o#-}" -le 5000 ] || big=1
+	done
+	is "$big" 0 "DLRM: the files are already aligned: every offset within 5 us"
+	s0=$(q collectives.0.skew_ns)
+	d=$((s0 - 7624000)); [ ${d#-} -le 5000 ]
+	ok $? "DLRM: collective #0 arrivals spread 7,624 us (got $s0 ns)"
+	D="$S/torch-cpu/ddp4-gloo"
+	"$TTRACE" --report=distributed --json "$D/rank0.pt.trace.json.gz" "$D/rank1.pt.trace.json.gz" "$D/rank2.pt.trace.json.gz" \
+		"$D/rank3.pt.trace.json.gz" >"$TMP/ddp.json" 2>/dev/null
+	q() { "$JSONQ" "$@" <"$TMP/ddp.json"; }
+	is "$(q straggler)" 2 "ddp4-gloo: rank 2 (batch 64) is the straggler"
+	is "$(q collectives_from)" "gloo_ops" "ddp4-gloo: collectives from gloo ops (CPU only)"
+	# truth from trace_start_us.json: offset_r = start_r - start_0: -1302, -1309, +1452 us
+	worst=0
+	i=1
+	for want in -1302000 -1309000 1452000; do
+		got=$(q ranks.$i.offset_ns)
+		d=$((got - want)); d=${d#-}
+		[ "$d" -gt "$worst" ] && worst=$d
+		i=$((i + 1))
+	done
+	[ "$worst" -le 2000000 ]
+	ok $? "ddp4-gloo: offsets within 2 ms of the true clock starts (worst $worst ns; the ranks' own steps agree within 2.7 ms)"
+fi
+finish
