@@ -230,7 +230,7 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 	if (mode == ALIGN_MANUAL && manual != NULL) {
 		for (int i = 0; i < n; i++)
 			r->ranks[i].offset = manual[i];
-	} else if (mode == ALIGN_STEP) {
+	} else if (mode == ALIGN_STEP && n > 0) {
 		/* the first ProfilerStep number that every rank has */
 		int64_t common = INT64_MIN;
 		for (uint32_t k = 0; k < traces[0]->nsteps && common == INT64_MIN; k++) {

@@ -53,6 +53,35 @@ like "$out" "rank 0 appears twice" "a rank given twice is warned about"
 run --report=distributed "$TMP/job"
 like "$out" "straggler: rank 2: arrived last at 10 of 10 collectives" "text report: the straggler and its evidence"
 
+# The timeline shows every rank, aligned (view time is rank 0's clock). Collective
+# alignment: the first AllReduce starts 3.0/3.1/3.3 ms after the job start on ranks
+# 0/1/3 and 5.2 ms on rank 2 (the straggler), whatever each rank's clock said.
+scr() { "$TTRACE" -q --dump-screen --size 150x60 --keys "$1" "$TMP/job"; }
+out=$(scr '')
+like "$out" "4 ranks  align: collective (residual 0 ns)" "timeline header: the ranks and the alignment in force"
+like "$out" "r3 GPU 0" "groups labelled with their rank"
+is "$(printf '%s\n' "$out" | grep -c '  utilization ')" 4 "a utilization and gap line for each rank's GPU"
+like "$(scr '/ncclDev<Enter>')" "kernel on rank 0 stream 20, row 0: start +3000.000 us" "search spans the ranks: match 1 on rank 0"
+like "$(scr '/ncclDev<Enter>n')" "kernel on rank 1 stream 20, row 0: start +3100.000 us" "match 2: rank 1, 100 us later"
+like "$(scr '/ncclDev<Enter>nn')" "kernel on rank 3 stream 20, row 0: start +3300.000 us" "match 3: rank 3"
+like "$(scr '/ncclDev<Enter>nnn')" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "match 4: the straggler, 2 ms late"
+out=$(scr 'y/ncclDev<Enter>')
+like "$out" "align: raw" "y switches the alignment (collective -> raw)"
+like "$out" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "raw: rank 2's clock runs 3 ms behind, so its AllReduce comes first"
+like "$(scr 'yy')" "align: step" "y again: step"
+like "$(scr '/ncclDev<Enter>nn[')" "cuda_runtime on rank 3 main, row 1: start +3250.000 us" \
+	"a flow stays within its rank (every rank uses the same correlation ids)"
+out=$(scr '/ncclDev<Enter>nnn}')
+like "$out" "align: manual" "} shifts a rank: manual alignment"
+like "$out" "kernel on rank 2 stream 20, row 0: start +7180.000 us" "rank 2 moved later by a fiftieth of the window (1.98 ms)"
+like "$(scr '/ncclDev<Enter>nnn{{')" "ttrace  +3960.000 us .. +102960.000 us" "{{ moves rank 2 3.96 ms earlier: it now starts the job, so the window reads 3.96 ms later"
+out=$(scr 'R')
+like "$out" "compute streams (4)" "R: layout by role, compute streams of every rank"
+like "$out" "communication streams (4)" "then their communication streams"
+like "$out" "main CPU threads (4)" "then each rank's main CPU thread"
+like "$out" "r3 stream 20 [comm]" "tracks labelled with their rank in the role layout"
+like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'R' "$TMP/job/rank0.json")" "one trace: nothing to lay out" "R with one trace says why it does nothing"
+
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"
 if [ -d "$S" ]; then
 	"$TTRACE" --report=distributed --json "$S/multirank-dlrm-v100x8-nccl" >"$TMP/dlrm.json" 2>/dev/null

@@ -83,7 +83,7 @@ static int cmp_double(const void *a, const void *b)
 /* --dump-screen: replays KEYS through the key table headless and prints the screen.
  * With TIMES, prints on stderr how long each frame took to draw (median, worst) and
  * the slowest key action (a search, typically). */
-static int dump_screen(struct trace *t, int w, int h, const char *keys, const char *keymap, bool ascii, bool times)
+static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h, const char *keys, const char *keymap, bool ascii, bool times)
 {
 	struct view v;
 	struct grid g;
@@ -96,7 +96,7 @@ static int dump_screen(struct trace *t, int w, int h, const char *keys, const ch
 		free(cause);
 		return 2;
 	}
-	view_init(&v, t, w, h);
+	view_init(&v, ts, nts, (enum align_mode)align, w, h);
 	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
 		fprintf(stderr, "ttrace: %s\n", cause);
 		free(cause);
@@ -357,6 +357,12 @@ int main(int argc, char **argv)
 			print_warnings(t);
 		}
 	}
+	/* the timeline shows the traces that loaded, one per rank */
+	struct trace **usable = xcalloc((size_t)n, sizeof *usable);
+	int nusable = 0;
+	for (int i = 0; i < n; i++)
+		if (traces[i]->status != LOAD_FAILED)
+			usable[nusable++] = traces[i];
 	switch (mode) {
 	case MODE_NONE:
 		break;
@@ -369,15 +375,15 @@ int main(int argc, char **argv)
 				dump_model(stdout, traces[i]);
 		break;
 	case MODE_SCREEN:
-		if (traces[0]->status != LOAD_FAILED) {
-			int rc = dump_screen(traces[0], scr_w, scr_h, keys, keymap, ascii, frame_times);
+		if (nusable > 0) {
+			int rc = dump_screen(usable, nusable, align, scr_w, scr_h, keys, keymap, ascii, frame_times);
 			if (rc != 0)
 				status = rc;
 		}
 		break;
 	case MODE_DEFAULT:
 		/* the timeline when both ends are a terminal, else the summary */
-		if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && traces[0]->status != LOAD_FAILED &&
+		if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && nusable > 0 &&
 		    strcmp(files[0], "-") != 0) {
 			/* the user's key map, when there is one */
 			char *home_map = NULL;
@@ -392,7 +398,7 @@ int main(int argc, char **argv)
 					home_map = NULL;
 				}
 			}
-			int rc = tty_run(traces[0], keymap != NULL ? keymap : home_map, ascii);
+			int rc = tty_run(usable, nusable, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii);
 			free(home_map);
 			if (rc != 0)
 				status = rc;
@@ -409,6 +415,7 @@ int main(int argc, char **argv)
 		report_distributed(stdout, traces, n, json, align);
 		break;
 	}
+	free(usable);
 	for (int i = 0; i < n; i++) {
 		trace_free(traces[i]);
 		free(files[i]);

@@ -64,15 +64,24 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	int64_t tw = view_timeline_w(v);
 	fill(g, 0, g->w, 0, ' ', CS_HEADER);
 	escape_term_buf(t->path, strlen(t->path), file, sizeof file);
-	if (t->rank >= 0)
+	if (v->nts > 1) {
+		/* several ranks: how many and the alignment in force, instead of one file */
+		if (v->align == ALIGN_COLLECTIVE)
+			snprintf(rk, sizeof rk, "%d ranks  align: collective (residual %s)", v->nts,
+			         timefmt_dur(v->residual, c, sizeof c));
+		else
+			snprintf(rk, sizeof rk, "%d ranks  align: %s", v->nts, align_mode_name(v->align));
+		file[0] = '\0';
+	} else if (t->rank >= 0) {
 		snprintf(rk, sizeof rk, "rank %d/%d  ", t->rank, t->world_size);
+	}
 	/* the window first: a long path is cut at the right edge, never the figures */
 	if (v->abs_time) {
 		absolute_time(t, v->t0, a, sizeof a);
 		absolute_time(t, v->t1, b, sizeof b);
 	} else {
-		timefmt_offset(v->t0 - t->start, a, sizeof a);
-		timefmt_offset(v->t1 - t->start, b, sizeof b);
+		timefmt_offset(v->t0 - v->start, a, sizeof a);
+		timefmt_offset(v->t1 - v->start, b, sizeof b);
 	}
 	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
 	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), rk, file);
@@ -102,7 +111,6 @@ static int col_of(const struct view *v, int64_t t)
 
 static void ruler(struct grid *g, const struct view *v, const struct render_opts *o)
 {
-	const struct trace *t = v->t;
 	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
 	char buf[48];
 	fill(g, 0, g->w, 1, ' ', CS_RULER);
@@ -110,15 +118,15 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	int64_t step = nice_step((v->t1 - v->t0) * 14 / (tw > 0 ? tw : 1));
 	if (step < 1)
 		step = 1;
-	int64_t first = ((v->t0 - t->start) / step) * step;
-	if (first < v->t0 - t->start)
+	int64_t first = ((v->t0 - v->start) / step) * step;
+	if (first < v->t0 - v->start)
 		first += step;
 	/* the first tick shows its time from the start; the others, when the step is small
 	 * next to it, how far they are from the first ("+2.00 us") so that labels differ */
 	bool relative = first > step * 1000;
 	int64_t first_shown = -1;
-	for (int64_t rel = first; rel < v->t1 - t->start; rel += step) {
-		int x = col_of(v, rel + t->start);
+	for (int64_t rel = first; rel < v->t1 - v->start; rel += step) {
+		int x = col_of(v, rel + v->start);
 		if (x < 0 || x >= tw)
 			continue;
 		grid_set(g, x0 + x, 1, o->ascii ? '|' : 0x2502, CS_RULER, 0);
@@ -148,57 +156,75 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	}
 }
 
-static void track_label(const struct view *v, const struct track *tr, char *buf, size_t n)
+/* A rank's tint: the palette colour of its position. */
+static uint8_t rank_color(int rank) { return (uint8_t)(1 + rank % PALETTE); }
+
+static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
 {
-	char name[96];
-	safe(v->t, tr->name, name, sizeof name);
-	snprintf(buf, n, "  %s%s", name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
+	char name[96], rk[24] = "";
+	const struct trace *t = view_trace_of(v, id);
+	const struct track *tr = view_track(v, id);
+	safe(t, tr->name, name, sizeof name);
+	if (v->nts > 1 && v->by_role)
+		snprintf(rk, sizeof rk, "r%d ", t->rank >= 0 ? t->rank : view_rank_of(id));
+	snprintf(buf, n, "  %s%s%s", rk, name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
 }
 
-/* True when [a, b) touches a gap of DEVICE (gaps_by_time is in time order). */
-static bool in_gap(const struct view *v, int32_t device, int64_t a, int64_t b)
+static const struct gap_report *gaps_of(const struct view *v, int rank, const struct gap **by_time)
 {
-	uint32_t lo = 0, hi = v->gaps.ngaps;
+	*by_time = rank == 0 ? v->gaps_by_time : v->rgaps_by_time[rank];
+	return rank == 0 ? &v->gaps : &v->rgaps[rank];
+}
+
+/* True when [a, b) (RANK's file time) touches a gap of DEVICE on RANK. */
+static bool in_gap(const struct view *v, int rank, int32_t device, int64_t a, int64_t b)
+{
+	const struct gap *bt;
+	const struct gap_report *gr = gaps_of(v, rank, &bt);
+	uint32_t lo = 0, hi = gr->ngaps;
 	while (lo < hi) { /* first gap ending after a */
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (v->gaps_by_time[mid].end > a)
+		if (bt[mid].end > a)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	/* gaps of several devices interleave: look at the few that start before b */
-	for (uint32_t i = lo; i < v->gaps.ngaps && v->gaps_by_time[i].start < b; i++)
-		if (v->gaps_by_time[i].device == device && v->gaps_by_time[i].end > a)
+	for (uint32_t i = lo; i < gr->ngaps && bt[i].start < b; i++)
+		if (bt[i].device == device && bt[i].end > a)
 			return true;
 	return false;
 }
 
-static const struct device_gaps *device_of(const struct view *v, int32_t device)
+static const struct device_gaps *device_of(const struct view *v, int rank, int32_t device)
 {
-	for (uint32_t d = 0; d < v->gaps.ndevices; d++)
-		if (v->gaps.devices[d].device == device)
-			return &v->gaps.devices[d];
+	const struct gap *bt;
+	const struct gap_report *gr = gaps_of(v, rank, &bt);
+	for (uint32_t d = 0; d < gr->ndevices; d++)
+		if (gr->devices[d].device == device)
+			return &gr->devices[d];
 	return NULL;
 }
 
 /* The utilization line of a GPU group: each cell's shade is how busy the device is. */
-static void util_line(struct grid *g, struct view *v, const struct render_opts *o, int y, int32_t device)
+static void util_line(struct grid *g, struct view *v, const struct render_opts *o, int y, int rank, int32_t device)
 {
 	static const uint32_t shades[5] = { ' ', 0x2591, 0x2592, 0x2593, 0x2588 };
 	static const char ascii[5] = { ' ', '.', ':', '+', '#' };
-	const struct device_gaps *dg = device_of(v, device);
+	const struct device_gaps *dg = device_of(v, rank, device);
+	int64_t sh = v->shift[rank];
 	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
 	if (dg == NULL)
 		return;
 	for (int x = 0; x < tw; x++) {
-		int64_t a = view_col_time(v, x), b = view_col_time(v, x + 1);
+		int64_t a = view_col_time(v, x) - sh, b = view_col_time(v, x + 1) - sh;
 		if (b <= a)
 			b = a + 1;
 		int64_t busy = gaps_device_busy(dg, a, b);
 		int lvl = busy <= 0 ? 0 : busy * 4 >= (b - a) * 4 ? 4 : 1 + (int)(busy * 3 / (b - a));
 		if (lvl > 4)
 			lvl = 4;
-		if (lvl == 0 && in_gap(v, device, a, b))
+		if (lvl == 0 && in_gap(v, rank, device, a, b))
 			grid_set(g, x0 + x, y, o->ascii ? '_' : 0x2581, CS_GAP, 0);
 		else
 			grid_set(g, x0 + x, y, o->ascii ? (uint32_t)ascii[lvl] : shades[lvl], CS_UTIL, 0);
@@ -208,8 +234,11 @@ static void util_line(struct grid *g, struct view *v, const struct render_opts *
 static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, int y,
                           const struct view_line *l)
 {
-	const struct trace *t = v->t;
-	const struct track *tr = &t->tracks[l->track];
+	const struct trace *t = view_trace_of(v, l->track);
+	const struct track *tr = view_track(v, l->track);
+	int rank = view_rank_of(l->track);
+	const uint8_t *nm = v->name_matches[rank];
+	int64_t sh = v->shift[rank];
 	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
 	uint32_t run_slice = TT_NONE;
 	int run_start = 0;
@@ -219,7 +248,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 		uint32_t s = TT_NONE;
 		bool full = false;
 		if (x < tw && l->row < tr->nrows) {
-			int64_t a = view_col_time(v, x), b = view_col_time(v, x + 1);
+			int64_t a = view_col_time(v, x) - sh, b = view_col_time(v, x + 1) - sh;
 			if (b <= a)
 				b = a + 1;
 			s = index_row_dominant(tr, l->row, a, b);
@@ -229,7 +258,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				enum cell_style st = CS_SLICE;
 				if (v->sel.track == l->track && v->sel.idx == s)
 					st = CS_SLICE_SEL;
-				else if (v->name_matches != NULL && v->name_matches[sl->name])
+				else if (nm != NULL && nm[sl->name])
 					st = CS_MATCH;
 				uint32_t ch;
 				if (full)
@@ -242,9 +271,9 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 			} else {
 				uint32_t ch = ' ';
 				enum cell_style st = CS_EMPTY;
-				int64_t ga = view_col_time(v, x), gb = view_col_time(v, x + 1);
+				int64_t ga = view_col_time(v, x) - sh, gb = view_col_time(v, x + 1) - sh;
 				if ((tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) &&
-				    in_gap(v, tr->device, ga, gb > ga ? gb : ga + 1)) {
+				    in_gap(v, rank, tr->device, ga, gb > ga ? gb : ga + 1)) {
 					ch = o->ascii ? '.' : 0x2591;
 					st = CS_GAP;
 				}
@@ -291,10 +320,10 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		char label[160];
 		if (l->track == TT_NONE && l->row == 1) {
 			/* the device utilization line */
-			int32_t device = v->t->tracks[v->order[v->groups[l->group].first_track_order]].device;
+			const struct view_group *gr = &v->groups[l->group];
 			fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
 			grid_text(g, 0, y, tcw, "  utilization", sel ? CS_HILITE : CS_TRACK, 0);
-			util_line(g, v, o, y, device);
+			util_line(g, v, o, y, gr->rank, gr->device);
 			continue;
 		}
 		if (l->track == TT_NONE) {
@@ -302,12 +331,14 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 			snprintf(label, sizeof label, "%s %s (%u)", gr->collapsed ? (o->ascii ? "+" : "\u25b8") : (o->ascii ? "-" : "\u25be"),
 			         gr->title, gr->ntracks);
 			fill(g, 0, g->w, y, ' ', CS_GROUP);
-			grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_GROUP, 0);
+			/* several ranks: each rank's headings tinted with its colour */
+			grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_GROUP,
+			          v->nts > 1 && gr->rank >= 0 && !sel ? rank_color(gr->rank) : 0);
 			continue;
 		}
 		fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
 		if (l->row == 0)
-			track_label(v, &v->t->tracks[l->track], label, sizeof label);
+			track_label(v, l->track, label, sizeof label);
 		else
 			snprintf(label, sizeof label, "    %u", l->row);
 		grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_TRACK, 0);
@@ -340,7 +371,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (v->gap_shown) {
 		const struct gap *gp = &v->gap_cur;
 		snprintf(line, sizeof line, "gap %s on GPU %d at %s: %s (HTA: %s)", timefmt_dur(gp->end - gp->start, b, sizeof b),
-		         gp->device, timefmt_offset(gp->start - t->start, a, sizeof a), gap_cause_text(gp->cause),
+		         gp->device, timefmt_offset(gp->start - v->start, a, sizeof a), gap_cause_text(gp->cause),
 		         hta_class_key(gp->hta));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
 		y0++;
@@ -349,11 +380,15 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (v->sel.track == TT_NONE) {
 		snprintf(line, sizeof line, "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "
 		                            "every key.",
-		         timefmt_offset(v->cursor - t->start, a, sizeof a));
+		         timefmt_offset(v->cursor - v->start, a, sizeof a));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
 		return;
 	}
-	const struct track *tr = &t->tracks[v->sel.track];
+	t = view_trace_of(v, v->sel.track);
+	const struct track *tr = view_track(v, v->sel.track);
+	char rk[24] = "";
+	if (v->nts > 1)
+		snprintf(rk, sizeof rk, "rank %d ", t->rank >= 0 ? t->rank : view_rank_of(v->sel.track));
 	const struct slice *s = &tr->slices[v->sel.idx];
 	char tname[96], cat[64];
 	safe(t, s->name, name, sizeof name);
@@ -363,8 +398,9 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	int64_t self = s->dur;
 	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
 		self -= index_row_busy(tr, (uint16_t)(s->depth + 1), s->ts, s->ts + s->dur);
-	snprintf(line, sizeof line, "%s on %s, row %u: start %s, dur %s, self %s", cat[0] ? cat : "(no category)",
-	         tname, s->depth, timefmt_offset(s->ts - t->start, a, sizeof a), timefmt_dur(s->dur, b, sizeof b),
+	snprintf(line, sizeof line, "%s on %s%s, row %u: start %s, dur %s, self %s", cat[0] ? cat : "(no category)", rk,
+	         tname, s->depth, timefmt_offset(s->ts + view_shift_of(v, v->sel.track) - v->start, a, sizeof a),
+	         timefmt_dur(s->dur, b, sizeof b),
 	         timefmt_dur(self, c, sizeof c));
 	grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);
 	int yl = y0 + 3;
@@ -383,11 +419,14 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",
 			         gi->bytes >= 0 ? "" : "(no byte count) ", (long long)(gi->bytes >= 0 ? gi->bytes : 0),
 			         op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
-		else if (s->cls == SC_KERNEL)
-			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d occupancy %.0f%%  launched by %s%s%s%s",
-			         gi->grid[0], gi->grid[1], gi->grid[2], gi->block[0], gi->block[1], gi->block[2],
-			         (double)gi->occupancy, op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)",
-			         " (] [ follow)");
+		else if (s->cls == SC_KERNEL) {
+			char occ[32] = "occupancy ?"; /* NaN: the trace does not give it */
+			if (gi->occupancy == gi->occupancy)
+				snprintf(occ, sizeof occ, "occupancy %.0f%%", (double)gi->occupancy);
+			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d %s  launched by %s%s%s%s", gi->grid[0],
+			         gi->grid[1], gi->grid[2], gi->block[0], gi->block[1], gi->block[2], occ, op[0] ? op : "",
+			         op[0] ? " via " : "", peer[0] ? peer : "(no launch)", " (] [ follow)");
+		}
 		else
 			snprintf(line, sizeof line, "launched %s (] follows)", peer[0] ? peer : "nothing on the GPU");
 		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
@@ -516,7 +555,7 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 			escape_term_buf(strtab_get(&t->strings, s->name), strtab_len(&t->strings, s->name), name, sizeof name);
 		}
 		snprintf(line, sizeof line, "%5d  GPU %-2d %14s %10s  %-22s %s", k + 1, gp->device,
-		         timefmt_offset(gp->start - t->start, a, sizeof a), timefmt_dur(gp->end - gp->start, b, sizeof b),
+		         timefmt_offset(gp->start - v->start, a, sizeof a), timefmt_dur(gp->end - gp->start, b, sizeof b),
 		         gap_cause_text(gp->cause), name);
 		grid_text(g, x0 + 1, y0 + 1 + i, x0 + w, line, k == v->gap_sel ? CS_HILITE : CS_DETAILS, 0);
 	}

@@ -137,7 +137,7 @@ static int map_key(wint_t ch, int code)
 	}
 }
 
-int tty_run(struct trace *t, const char *keymap, bool ascii)
+int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii)
 {
 	struct view v;
 	struct grid g;
@@ -175,7 +175,7 @@ int tty_run(struct trace *t, const char *keymap, bool ascii)
 	mouseinterval(0);
 	setup_colors();
 
-	view_init(&v, t, COLS, LINES);
+	view_init(&v, ts, nts, align, COLS, LINES);
 	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
 		tty_restore();
 		fprintf(stderr, "ttrace: %s\n", cause);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "src/index.h"
+#include "src/ranks.h"
 #include "src/timefmt.h"
 #include "src/xalloc.h"
 #include "ui/escape.h"
@@ -49,6 +50,10 @@ static const struct {
 	[A_FLOW_BACK] = { "flow-back", "follow the flow back (GPU kernel to CPU launch)" },
 	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group" },
 	[A_ABS_TIME] = { "absolute-time", "show the window in absolute time (UTC) or from the trace start" },
+	[A_LAYOUT] = { "layout", "ranks: tracks by rank or by role" },
+	[A_ALIGN_NEXT] = { "align-next", "ranks: next alignment: raw, step, collective" },
+	[A_SHIFT_EARLIER] = { "shift-earlier", "ranks: shift the selected rank earlier" },
+	[A_SHIFT_LATER] = { "shift-later", "ranks: shift the selected rank later" },
 	[A_NEXT_GAP] = { "next-gap", "next GPU gap in time" },
 	[A_PREV_GAP] = { "prev-gap", "previous GPU gap in time" },
 	[A_BIGGEST_GAP] = { "biggest-gap", "the next gap by size, longest first" },
@@ -77,7 +82,13 @@ const struct binding view_default_bindings[] = {
 	{ 'v', A_RANGE },             { '/', A_SEARCH },           { 'n', A_NEXT_MATCH },
 	{ 'N', A_PREV_MATCH },        { TT_KEY_S_ENTER, A_PREV_MATCH }, { '.', A_NEXT_SLICE },
 	{ ',', A_PREV_SLICE },        { ']', A_FLOW_FORWARD },     { '[', A_FLOW_BACK },
-	{ TT_KEY_TAB, A_TOGGLE_GROUP }, { 't', A_ABS_TIME },        { 'g', A_NEXT_GAP },
+	{ TT_KEY_TAB, A_TOGGLE_GROUP },
+	{ 't', A_ABS_TIME },
+	{ 'R', A_LAYOUT },
+	{ 'y', A_ALIGN_NEXT },
+	{ '{', A_SHIFT_EARLIER },
+	{ '}', A_SHIFT_LATER },
+	{ 'g', A_NEXT_GAP },
 	{ 'G', A_PREV_GAP },          { 'b', A_BIGGEST_GAP },      { 'o', A_GAP_LIST },
 	{ '>', A_GAP_MIN_UP },        { '<', A_GAP_MIN_DOWN },     { '?', A_HELP },
 	{ 'q', A_QUIT },
@@ -227,14 +238,14 @@ static void build_lines(struct view *v)
 		v->lines[v->nlines++] = (struct view_line){ TT_NONE, 0, g };
 		if (gr->collapsed)
 			continue;
-		if (is_gpu(&v->t->tracks[v->order[gr->first_track_order]])) {
+		if (gr->device >= 0) {
 			if (v->nlines + 1 >= cap)
 				v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
 			v->lines[v->nlines++] = (struct view_line){ TT_NONE, 1, g }; /* utilization */
 		}
 		for (uint32_t k = 0; k < gr->ntracks; k++) {
 			uint32_t ti = v->order[gr->first_track_order + k];
-			const struct track *tr = &v->t->tracks[ti];
+			const struct track *tr = view_track(v, ti);
 			uint16_t rows = tr->nrows ? tr->nrows : 1;
 			for (uint16_t r = 0; r < rows; r++) {
 				if (v->nlines + 1 >= cap)
@@ -247,29 +258,91 @@ static void build_lines(struct view *v)
 		v->sel_line = v->nlines ? (int)v->nlines - 1 : 0;
 }
 
+/* The role of a track in the by-role layout: 0 compute streams, 1 communication streams,
+ * 2 the main CPU thread of each rank (the busiest), 3 the rest. */
+static int role_of(const struct trace *t, uint32_t ti, uint32_t main_thread)
+{
+	const struct track *tr = &t->tracks[ti];
+	if (tr->kind == TRACK_GPU_COMPUTE)
+		return 0;
+	if (tr->kind == TRACK_GPU_COMM)
+		return 1;
+	return ti == main_thread ? 2 : 3;
+}
+
+static uint32_t main_thread_of(const struct trace *t)
+{
+	uint32_t best = TT_NONE;
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		if (t->tracks[i].kind == TRACK_CPU &&
+		    (best == TT_NONE || t->tracks[i].busy_total > t->tracks[best].busy_total))
+			best = i;
+	return best;
+}
+
 static void build_groups(struct view *v)
 {
-	struct trace *t = v->t;
-	v->order = trace_track_order(t);
-	v->groups = xcalloc(t->ntracks + 1, sizeof *v->groups);
+	uint32_t total = 0, k = 0;
+	for (int r = 0; r < v->nts; r++)
+		total += v->ts[r]->ntracks;
+	free(v->order);
+	free(v->groups);
+	v->order = xmalloc((total ? total : 1) * sizeof *v->order);
+	v->groups = xcalloc(total + 4, sizeof *v->groups);
 	v->ngroups = 0;
-	for (uint32_t k = 0; k < t->ntracks; k++) {
-		const struct track *tr = &t->tracks[v->order[k]];
-		if (v->ngroups == 0 || !same_group(&t->tracks[v->order[v->groups[v->ngroups - 1].first_track_order]], tr)) {
-			struct view_group *g = &v->groups[v->ngroups++];
-			char pid[64], name[80];
-			g->first_track_order = k;
-			const char *pn = track_process_name(t, tr);
-			escape_term_buf(pn, strlen(pn), name, sizeof name);
-			if (is_gpu(tr))
-				snprintf(g->title, sizeof g->title, "GPU %d", tr->device);
-			else if (tr->kind == TRACK_OTHER)
-				snprintf(g->title, sizeof g->title, "other");
-			else
-				snprintf(g->title, sizeof g->title, "%s %s", name[0] ? name : "process",
-				         track_pid_text(t, tr, pid, sizeof pid));
+	if (v->by_role) {
+		static const char *titles[4] = { "compute streams", "communication streams", "main CPU threads", "other tracks" };
+		for (int role = 0; role < 4; role++) {
+			uint32_t first = k;
+			for (int r = 0; r < v->nts; r++) {
+				const struct trace *t = v->ts[r];
+				uint32_t *ord = trace_track_order(t), mt = main_thread_of(t);
+				for (uint32_t i = 0; i < t->ntracks; i++)
+					if (role_of(t, ord[i], mt) == role)
+						v->order[k++] = view_id(r, ord[i]);
+				free(ord);
+			}
+			if (k > first) {
+				struct view_group *g = &v->groups[v->ngroups++];
+				g->first_track_order = first;
+				g->ntracks = k - first;
+				g->rank = -1;
+				g->device = -1;
+				g->collapsed = role == 3;
+				snprintf(g->title, sizeof g->title, "%s", titles[role]);
+			}
 		}
-		v->groups[v->ngroups - 1].ntracks++;
+		return;
+	}
+	for (int r = 0; r < v->nts; r++) {
+		const struct trace *t = v->ts[r];
+		uint32_t *ord = trace_track_order(t);
+		const struct track *prev = NULL;
+		for (uint32_t i = 0; i < t->ntracks; i++, k++) {
+			const struct track *tr = &t->tracks[ord[i]];
+			v->order[k] = view_id(r, ord[i]);
+			if (prev == NULL || !same_group(prev, tr)) {
+				struct view_group *g = &v->groups[v->ngroups++];
+				char pid[64], name[80], rk[24] = "";
+				g->first_track_order = k;
+				g->rank = r;
+				g->device = is_gpu(tr) ? tr->device : -1;
+				if (v->nts > 1)
+					snprintf(rk, sizeof rk, "r%d ", t->rank >= 0 ? t->rank : r);
+				const char *pn = track_process_name(t, tr);
+				escape_term_buf(pn, strlen(pn), name, sizeof name);
+				if (is_gpu(tr))
+					snprintf(g->title, sizeof g->title, "%sGPU %d", rk, tr->device);
+				else if (tr->kind == TRACK_OTHER)
+					snprintf(g->title, sizeof g->title, "%sother", rk);
+				else
+					snprintf(g->title, sizeof g->title, "%s%s %s", rk, name[0] ? name : "process",
+					         track_pid_text(t, tr, pid, sizeof pid));
+			}
+			v->groups[v->ngroups - 1].ntracks++;
+			prev = tr;
+		}
+		free(ord);
 	}
 }
 
@@ -284,12 +357,12 @@ static void set_status(struct view *v, const char *fmt, ...)
 
 static void fit_all(struct view *v)
 {
-	int64_t span = v->t->end - v->t->start;
+	int64_t span = v->end - v->start;
 	int64_t tw = view_timeline_w(v);
 	if (span < tw)
 		span = tw;
-	v->t0 = v->t->start;
-	v->t1 = v->t->start + span;
+	v->t0 = v->start;
+	v->t1 = v->start + span;
 }
 
 static int gap_cmp_start(const void *a, const void *b)
@@ -300,23 +373,73 @@ static int gap_cmp_start(const void *a, const void *b)
 	return x->device < y->device ? -1 : x->device > y->device;
 }
 
+static struct gap *gaps_in_time_order(const struct gap_report *g)
+{
+	struct gap *out = xmalloc((g->ngaps ? g->ngaps : 1) * sizeof *out);
+	if (g->ngaps > 0)
+		memcpy(out, g->gaps, g->ngaps * sizeof *out);
+	qsort(out, g->ngaps, sizeof *out, gap_cmp_start);
+	return out;
+}
+
 static void compute_gaps(struct view *v)
 {
 	gaps_free(&v->gaps);
 	free(v->gaps_by_time);
 	gaps_analyse(v->t, v->gap_min, &v->gaps);
-	v->gaps_by_time = xmalloc((v->gaps.ngaps ? v->gaps.ngaps : 1) * sizeof *v->gaps_by_time);
-	if (v->gaps.ngaps > 0)
-		memcpy(v->gaps_by_time, v->gaps.gaps, v->gaps.ngaps * sizeof *v->gaps_by_time);
-	qsort(v->gaps_by_time, v->gaps.ngaps, sizeof *v->gaps_by_time, gap_cmp_start);
+	v->gaps_by_time = gaps_in_time_order(&v->gaps);
+	for (int r = 1; r < v->nts; r++) {
+		gaps_free(&v->rgaps[r]);
+		free(v->rgaps_by_time[r]);
+		gaps_analyse(v->ts[r], v->gap_min, &v->rgaps[r]);
+		v->rgaps_by_time[r] = gaps_in_time_order(&v->rgaps[r]);
+	}
 	v->gap_at = v->gap_rank = 0;
 	v->gap_sel = v->gap_top = 0;
 }
 
-void view_init(struct view *v, struct trace *t, int w, int h)
+/* Each rank's shift from the alignment in force, and the span of them all. */
+static void align_ranks(struct view *v)
+{
+	v->residual = 0;
+	if (v->nts > 1) {
+		struct rank_report rr;
+		ranks_analyse(v->ts, v->nts, v->align, v->manual, &rr);
+		int64_t ref = (v->t->has_base ? v->t->base_ns : 0) + rr.ranks[0].offset;
+		for (int r = 0; r < v->nts; r++) {
+			const struct trace *t = v->ts[r];
+			v->shift[r] = (t->has_base ? t->base_ns : 0) + rr.ranks[r].offset - ref;
+			v->manual[r] = rr.ranks[r].offset;
+		}
+		v->residual = rr.residual;
+		ranks_free(&rr);
+	}
+	v->start = INT64_MAX;
+	v->end = INT64_MIN;
+	for (int r = 0; r < v->nts; r++) {
+		if (v->ts[r]->start + v->shift[r] < v->start)
+			v->start = v->ts[r]->start + v->shift[r];
+		if (v->ts[r]->end + v->shift[r] > v->end)
+			v->end = v->ts[r]->end + v->shift[r];
+	}
+	if (v->start > v->end)
+		v->start = v->end = 0;
+}
+
+void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode align, int w, int h)
 {
 	memset(v, 0, sizeof *v);
-	v->t = t;
+	if (n > VIEW_MAX_RANKS)
+		n = VIEW_MAX_RANKS;
+	v->t = ts[0];
+	v->ts = ts;
+	v->nts = n;
+	v->align = align;
+	v->shift = xcalloc((size_t)n, sizeof *v->shift);
+	v->manual = xcalloc((size_t)n, sizeof *v->manual);
+	v->rgaps = xcalloc((size_t)n, sizeof *v->rgaps);
+	v->rgaps_by_time = xcalloc((size_t)n, sizeof *v->rgaps_by_time);
+	v->name_matches = xcalloc((size_t)n, sizeof *v->name_matches);
 	v->w = w;
 	v->h = h;
 	v->sel.track = v->sel.idx = TT_NONE;
@@ -327,6 +450,7 @@ void view_init(struct view *v, struct trace *t, int w, int h)
 		v->bindings[nb] = view_default_bindings[nb];
 		nb++;
 	}
+	align_ranks(v);
 	build_groups(v);
 	build_lines(v);
 	fit_all(v);
@@ -338,16 +462,33 @@ void view_init(struct view *v, struct trace *t, int w, int h)
 	v->sel_line = v->nlines > 1 ? 1 : 0;
 }
 
+static void free_name_matches(struct view *v)
+{
+	for (int r = 0; r < v->nts; r++) {
+		free(v->name_matches[r]);
+		v->name_matches[r] = NULL;
+	}
+}
+
 void view_free(struct view *v)
 {
 	free(v->order);
 	free(v->groups);
 	free(v->lines);
 	free(v->matches);
+	free_name_matches(v);
 	free(v->name_matches);
 	free(v->args_text);
 	gaps_free(&v->gaps);
 	free(v->gaps_by_time);
+	for (int r = 1; r < v->nts; r++) {
+		gaps_free(&v->rgaps[r]);
+		free(v->rgaps_by_time[r]);
+	}
+	free(v->rgaps);
+	free(v->rgaps_by_time);
+	free(v->shift);
+	free(v->manual);
 	memset(v, 0, sizeof *v);
 }
 
@@ -416,17 +557,17 @@ static int64_t width(const struct view *v) { return v->t1 - v->t0; }
 
 static void clamp_window(struct view *v)
 {
-	int64_t w = width(v), tw = view_timeline_w(v), span = v->t->end - v->t->start;
+	int64_t w = width(v), tw = view_timeline_w(v), span = v->end - v->start;
 	if (w < tw)
 		w = tw; /* at most 1 ns per column */
 	if (span < tw)
 		span = tw;
 	if (w > span * 4)
 		w = span * 4;
-	if (v->t0 < v->t->start - w / 2)
-		v->t0 = v->t->start - w / 2;
-	if (v->t0 > v->t->end - w / 2)
-		v->t0 = v->t->end - w / 2;
+	if (v->t0 < v->start - w / 2)
+		v->t0 = v->start - w / 2;
+	if (v->t0 > v->end - w / 2)
+		v->t0 = v->end - w / 2;
 	v->t1 = v->t0 + w;
 }
 
@@ -468,10 +609,10 @@ static void move_cursor(struct view *v, int cols)
 	if (step < 1)
 		step = 1;
 	v->cursor += step * cols;
-	if (v->cursor < v->t->start)
-		v->cursor = v->t->start;
-	if (v->cursor > v->t->end)
-		v->cursor = v->t->end;
+	if (v->cursor < v->start)
+		v->cursor = v->start;
+	if (v->cursor > v->end)
+		v->cursor = v->end;
 	if (v->cursor < v->t0 || v->cursor >= v->t1) {
 		int64_t w = width(v);
 		v->t0 = v->cursor - w / 2;
@@ -507,7 +648,8 @@ static void go_to(struct view *v, struct slice_ref r)
 	v->gap_shown = false;
 	if (r.track == TT_NONE)
 		return;
-	const struct slice *s = &v->t->tracks[r.track].slices[r.idx];
+	const struct slice *s = &view_track(v, r.track)->slices[r.idx];
+	int64_t ts = s->ts + view_shift_of(v, r.track);
 	v->sel = r;
 	for (uint32_t g = 0; g < v->ngroups; g++)
 		for (uint32_t k = 0; k < v->groups[g].ntracks; k++)
@@ -520,12 +662,12 @@ static void go_to(struct view *v, struct slice_ref r)
 			scroll_to_line(v, (int)i);
 			break;
 		}
-	v->cursor = s->ts;
-	if (s->ts < v->t0 || s->ts >= v->t1) {
+	v->cursor = ts;
+	if (ts < v->t0 || ts >= v->t1) {
 		int64_t w = width(v);
 		if (s->dur > w)
 			w = s->dur + s->dur / 10;
-		v->t0 = s->ts - w / 3;
+		v->t0 = ts - w / 3;
 		v->t1 = v->t0 + w;
 		clamp_window(v);
 	}
@@ -545,9 +687,9 @@ static void select_under_cursor(struct view *v)
 		view_act(v, A_TOGGLE_GROUP);
 		return;
 	}
-	const struct track *tr = &v->t->tracks[l->track];
-	int64_t colw = width(v) / view_timeline_w(v);
-	uint32_t i = index_row_dominant(tr, l->row, v->cursor, v->cursor + (colw > 0 ? colw : 1));
+	const struct track *tr = view_track(v, l->track);
+	int64_t colw = width(v) / view_timeline_w(v), at = v->cursor - view_shift_of(v, l->track);
+	uint32_t i = index_row_dominant(tr, l->row, at, at + (colw > 0 ? colw : 1));
 	if (i == TT_NONE) {
 		v->sel.track = v->sel.idx = TT_NONE;
 		set_status(v, "nothing under the cursor on this row");
@@ -564,12 +706,12 @@ static void step_slice(struct view *v, int dir)
 	const struct view_line *l = cur_line(v);
 	if (l == NULL || l->track == TT_NONE)
 		return;
-	const struct track *tr = &v->t->tracks[l->track];
+	const struct track *tr = view_track(v, l->track);
 	const struct row *row = l->row < tr->nrows ? &tr->rows[l->row] : NULL;
 	if (row == NULL || row->n == 0)
 		return;
 	uint32_t a, b;
-	int64_t from = v->cursor;
+	int64_t from = v->cursor - view_shift_of(v, l->track);
 	if (v->sel.track == l->track && v->sel.idx != TT_NONE)
 		from = tr->slices[v->sel.idx].ts;
 	if (dir > 0) {
@@ -593,19 +735,23 @@ static void follow_flow(struct view *v, bool forward)
 		set_status(v, "select a slice first (Enter)");
 		return;
 	}
-	const struct slice *s = &v->t->tracks[v->sel.track].slices[v->sel.idx];
+	/* flows and launches stay within the rank */
+	const struct trace *t = view_trace_of(v, v->sel.track);
+	int rank = view_rank_of(v->sel.track);
+	uint32_t local = v->sel.track & VIEW_TRACK_MASK;
+	const struct slice *s = &t->tracks[local].slices[v->sel.idx];
 	bool gpu_side = s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET;
-	if (s->gpu != TT_NONE && v->t->gpu[s->gpu].peer.track != TT_NONE && forward != gpu_side) {
-		go_to(v, v->t->gpu[s->gpu].peer);
+	if (s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE && forward != gpu_side) {
+		go_to(v, (struct slice_ref){ view_id(rank, t->gpu[s->gpu].peer.track), t->gpu[s->gpu].peer.idx });
 		set_status(v, forward ? "launched on the GPU" : "launched from the CPU");
 		return;
 	}
-	for (uint32_t i = 0; i < v->t->nflows; i++) {
-		const struct flow *f = &v->t->flows[i];
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		const struct flow *f = &t->flows[i];
 		struct slice_ref here = forward ? f->from : f->to, there = forward ? f->to : f->from;
-		if (here.track == v->sel.track && here.idx == v->sel.idx && there.track != TT_NONE) {
-			go_to(v, there);
-			set_status(v, "followed a %s flow", strtab_get(&v->t->strings, f->cat));
+		if (here.track == local && here.idx == v->sel.idx && there.track != TT_NONE) {
+			go_to(v, (struct slice_ref){ view_id(rank, there.track), there.idx });
+			set_status(v, "followed a %s flow", strtab_get(&t->strings, f->cat));
 			return;
 		}
 	}
@@ -614,9 +760,10 @@ static void follow_flow(struct view *v, bool forward)
 
 static int match_cmp(const void *a, const void *b, void *arg)
 {
-	const struct trace *t = arg;
+	const struct view *v = arg;
 	const struct slice_ref *x = a, *y = b;
-	int64_t tx = t->tracks[x->track].slices[x->idx].ts, ty = t->tracks[y->track].slices[y->idx].ts;
+	int64_t tx = view_track(v, x->track)->slices[x->idx].ts + view_shift_of(v, x->track);
+	int64_t ty = view_track(v, y->track)->slices[y->idx].ts + view_shift_of(v, y->track);
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
 	if (x->track != y->track)
@@ -626,31 +773,33 @@ static int match_cmp(const void *a, const void *b, void *arg)
 
 static void run_search(struct view *v)
 {
-	struct trace *t = v->t;
 	uint32_t cap = 0;
 	size_t qn = strlen(v->query);
 	free(v->matches);
 	v->matches = NULL;
 	v->nmatches = v->match = 0;
-	free(v->name_matches);
-	v->name_matches = NULL;
+	free_name_matches(v);
 	if (qn == 0)
 		return;
-	v->name_matches = xcalloc(t->strings.n, 1);
-	for (uint32_t id = 0; id < t->strings.n; id++)
-		if (strcasestr(strtab_get(&t->strings, id), v->query) != NULL)
-			v->name_matches[id] = 1;
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-		const struct track *tr = &t->tracks[ti];
-		for (uint32_t i = 0; i < tr->nslices; i++) {
-			if (!v->name_matches[tr->slices[i].name])
-				continue;
-			if (v->nmatches == cap)
-				v->matches = xreallocarray(v->matches, cap = cap ? cap * 2 : 64, sizeof *v->matches);
-			v->matches[v->nmatches++] = (struct slice_ref){ ti, i };
+	for (int r = 0; r < v->nts; r++) {
+		const struct trace *t = v->ts[r];
+		uint8_t *nm = v->name_matches[r] = xcalloc(t->strings.n ? t->strings.n : 1, 1);
+		for (uint32_t id = 0; id < t->strings.n; id++)
+			if (strcasestr(strtab_get(&t->strings, id), v->query) != NULL)
+				nm[id] = 1;
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				if (!nm[tr->slices[i].name])
+					continue;
+				if (v->nmatches == cap)
+					v->matches = xreallocarray(v->matches, cap = cap ? cap * 2 : 64, sizeof *v->matches);
+				v->matches[v->nmatches++] = (struct slice_ref){ view_id(r, ti), i };
+			}
 		}
 	}
-	qsort_r(v->matches, v->nmatches, sizeof *v->matches, match_cmp, t);
+	qsort_r(v->matches, v->nmatches, sizeof *v->matches, match_cmp, v);
+
 	if (v->nmatches == 0) {
 		set_status(v, "no slice name contains \"%s\"", v->query);
 		return;
@@ -658,7 +807,8 @@ static void run_search(struct view *v)
 	/* the first match at or after the cursor */
 	v->match = 1;
 	for (uint32_t i = 0; i < v->nmatches; i++)
-		if (t->tracks[v->matches[i].track].slices[v->matches[i].idx].ts >= v->cursor) {
+		if (view_track(v, v->matches[i].track)->slices[v->matches[i].idx].ts + view_shift_of(v, v->matches[i].track) >=
+		    v->cursor) {
 			v->match = i + 1;
 			break;
 		}
@@ -688,7 +838,7 @@ static void go_to_gap(struct view *v, const struct gap *g, const char *which)
 	int64_t len = g->end - g->start;
 	if (g->cpu.track != TT_NONE) {
 		go_to(v, g->cpu);
-		const struct slice *s = &v->t->tracks[g->cpu.track].slices[g->cpu.idx];
+		const struct slice *s = &view_track(v, g->cpu.track)->slices[g->cpu.idx];
 		escape_term_buf(strtab_get(&v->t->strings, s->name), strtab_len(&v->t->strings, s->name), name, sizeof name);
 	} else {
 		v->sel.track = v->sel.idx = TT_NONE;
@@ -806,11 +956,11 @@ void view_act(struct view *v, enum action a)
 	case A_PAGE_UP: scroll_to_line(v, v->sel_line - view_area_h(v)); break;
 	case A_PAGE_DOWN: scroll_to_line(v, v->sel_line + view_area_h(v)); break;
 	case A_HOME:
-		v->cursor = v->t->start;
+		v->cursor = v->start;
 		move_cursor(v, 0);
 		break;
 	case A_END:
-		v->cursor = v->t->end;
+		v->cursor = v->end;
 		move_cursor(v, 0);
 		break;
 	case A_SELECT:
@@ -821,10 +971,10 @@ void view_act(struct view *v, enum action a)
 		break;
 	case A_FIT:
 		if (v->sel.track != TT_NONE) {
-			const struct slice *s = &v->t->tracks[v->sel.track].slices[v->sel.idx];
-			int64_t pad = s->dur / 20 + 1;
-			v->t0 = s->ts - pad;
-			v->t1 = s->ts + s->dur + pad;
+			const struct slice *s = &view_track(v, v->sel.track)->slices[v->sel.idx];
+			int64_t pad = s->dur / 20 + 1, ts = s->ts + view_shift_of(v, v->sel.track);
+			v->t0 = ts - pad;
+			v->t1 = ts + s->dur + pad;
 		} else if (v->has_mark) {
 			v->t0 = v->mark0;
 			v->t1 = v->mark1;
@@ -842,10 +992,10 @@ void view_act(struct view *v, enum action a)
 			v->mark1 = v->range_anchor < v->cursor ? v->cursor : v->range_anchor;
 			v->ranging = false;
 		} else if (v->sel.track != TT_NONE) {
-			const struct slice *s = &v->t->tracks[v->sel.track].slices[v->sel.idx];
+			const struct slice *s = &view_track(v, v->sel.track)->slices[v->sel.idx];
 			v->has_mark = true;
-			v->mark0 = s->ts;
-			v->mark1 = s->ts + s->dur;
+			v->mark0 = s->ts + view_shift_of(v, v->sel.track);
+			v->mark1 = v->mark0 + s->dur;
 		} else {
 			set_status(v, "select a slice (Enter) or a range (v) to mark");
 			break;
@@ -896,6 +1046,47 @@ void view_act(struct view *v, enum action a)
 		v->abs_time = !v->abs_time;
 		set_status(v, v->abs_time ? "absolute times (t: from the trace start)" : "times from the trace start");
 		break;
+	case A_LAYOUT:
+		if (v->nts < 2) {
+			set_status(v, "one trace: nothing to lay out by rank or role");
+			break;
+		}
+		v->by_role = !v->by_role;
+		v->sel.track = v->sel.idx = TT_NONE;
+		build_groups(v);
+		build_lines(v);
+		v->top = 0;
+		v->sel_line = v->nlines > 1 ? 1 : 0;
+		set_status(v, v->by_role ? "by role: compute, communication, main CPU thread of every rank"
+		                         : "by rank: each rank's tracks together");
+		break;
+	case A_ALIGN_NEXT:
+		if (v->nts < 2) {
+			set_status(v, "one trace: nothing to align");
+			break;
+		}
+		v->align = v->align == ALIGN_RAW ? ALIGN_STEP : v->align == ALIGN_STEP ? ALIGN_COLLECTIVE : ALIGN_RAW;
+		align_ranks(v);
+		set_status(v, "alignment: %s", align_mode_name(v->align));
+		break;
+	case A_SHIFT_EARLIER:
+	case A_SHIFT_LATER: {
+		const struct view_line *l = cur_line(v);
+		int rank = l == NULL ? -1 : l->track != TT_NONE ? view_rank_of(l->track) : v->groups[l->group].rank;
+		if (v->nts < 2 || rank < 0) {
+			set_status(v, v->nts < 2 ? "one trace: nothing to shift" : "select a line of one rank to shift it");
+			break;
+		}
+		int64_t step = width(v) / 50 > 0 ? width(v) / 50 : 1;
+		v->manual[rank] += a == A_SHIFT_LATER ? step : -step;
+		v->align = ALIGN_MANUAL;
+		align_ranks(v);
+		char d[48];
+		set_status(v, "manual: rank %d shifted %s by %s", v->ts[rank]->rank >= 0 ? v->ts[rank]->rank : rank,
+		           a == A_SHIFT_LATER ? "later" : "earlier", timefmt_dur(step, d, sizeof d));
+		break;
+	}
+
 	case A_NEXT_GAP:
 	case A_PREV_GAP: {
 		uint32_t n = v->gaps.ngaps, i;

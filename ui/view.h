@@ -13,6 +13,7 @@
 
 #include "src/gaps.h"
 #include "src/model.h"
+#include "src/ranks.h"
 
 /* Key codes: printable ASCII as themselves, the rest here (not curses' values). */
 enum {
@@ -51,6 +52,7 @@ enum action {
 	A_SEARCH, A_NEXT_MATCH, A_PREV_MATCH,
 	A_NEXT_SLICE, A_PREV_SLICE, A_FLOW_FORWARD, A_FLOW_BACK,
 	A_TOGGLE_GROUP, A_ABS_TIME,
+	A_LAYOUT, A_ALIGN_NEXT, A_SHIFT_EARLIER, A_SHIFT_LATER,
 	A_NEXT_GAP, A_PREV_GAP, A_BIGGEST_GAP, A_GAP_LIST, A_GAP_MIN_UP, A_GAP_MIN_DOWN,
 	A_HELP, A_QUIT, A_CANCEL,
 	A__COUNT
@@ -82,13 +84,33 @@ struct view_line {
 
 struct view_group {
 	uint32_t first_track_order; /* index into order[] */
+	int rank;                   /* rank position of its tracks, or -1 when they mix ranks */
+	int32_t device;             /* GPU device of a one-rank GPU group (its utilization line), else -1 */
 	uint32_t ntracks;
 	bool collapsed;
 	char title[96];
 };
 
+/* Several traces (one per rank) share the view: a view track id is the rank position
+ * shifted left by VIEW_RANK_SHIFT, or'ed with the track's index in that rank's trace, so
+ * that with one trace view ids are the trace's own. View time is rank 0's file time; rank
+ * r's file time plus shift[r] is view time. */
+#define VIEW_RANK_SHIFT 22
+#define VIEW_MAX_RANKS 1000
+#define VIEW_TRACK_MASK ((1u << VIEW_RANK_SHIFT) - 1)
+
 struct view {
-	struct trace *t;
+	struct trace *t;             /* rank 0's trace */
+	struct trace *const *ts;     /* every rank's trace */
+	int nts;
+	int64_t *shift;              /* by rank position */
+	int64_t start, end;          /* the span of every rank, in view time */
+	enum align_mode align;
+	int64_t residual;            /* collective alignment: largest end difference left */
+	int64_t *manual;             /* manual mode: each rank's offset */
+	bool by_role;                /* layout: by role (else by rank) */
+	struct gap_report *rgaps;    /* ranks 1..: each rank's gaps (rank 0's are gaps below) */
+	struct gap **rgaps_by_time;
 	int w, h;                    /* screen size */
 	int64_t t0, t1;              /* visible window [t0, t1) */
 	int64_t cursor;              /* the time cursor */
@@ -104,7 +126,7 @@ struct view {
 	char query[128];
 	struct slice_ref *matches;   /* in time order */
 	uint32_t nmatches, match;    /* match is 1-based; 0 = none current */
-	uint8_t *name_matches;       /* by string id: 1 when the name matches the query */
+	uint8_t **name_matches;      /* by rank, by string id: 1 when the name matches the query */
 	bool help;
 	bool quit;
 	bool abs_time;               /* the header shows absolute times */
@@ -134,8 +156,9 @@ struct view {
 	struct binding bindings[128];
 };
 
-/* Sets up a view of T at size W x H showing the whole trace. Free with view_free. */
-void view_init(struct view *v, struct trace *t, int w, int h);
+/* Sets up a view of the N traces TS (one per rank; N >= 1) at size W x H showing them
+ * whole, aligned by ALIGN when N > 1. Free with view_free. */
+void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode align, int w, int h);
 void view_free(struct view *v);
 /* The key table in force (defaults, or as remapped by view_load_keymap). */
 enum action view_action_for(const struct view *v, int key);
@@ -156,6 +179,16 @@ int view_parse_keys(const char *script, int **keys, char **cause);
 uint32_t view_gap_list(const struct view *v, uint32_t k, const struct gap **out);
 /* The time at the start of timeline column X. */
 int64_t view_col_time(const struct view *v, int x);
+
+/* The trace, the track and the view-time shift of view track id ID. */
+static inline struct trace *view_trace_of(const struct view *v, uint32_t id) { return v->ts[id >> VIEW_RANK_SHIFT]; }
+static inline struct track *view_track(const struct view *v, uint32_t id)
+{
+	return &v->ts[id >> VIEW_RANK_SHIFT]->tracks[id & VIEW_TRACK_MASK];
+}
+static inline int64_t view_shift_of(const struct view *v, uint32_t id) { return v->shift[id >> VIEW_RANK_SHIFT]; }
+static inline int view_rank_of(uint32_t id) { return (int)(id >> VIEW_RANK_SHIFT); }
+static inline uint32_t view_id(int rank, uint32_t track) { return (uint32_t)rank << VIEW_RANK_SHIFT | track; }
 
 /* Layout helpers shared with the renderer. */
 int view_track_col_width(const struct view *v);  /* width of the track column */
