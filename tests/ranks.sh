@@ -31,6 +31,8 @@ done
 "$TTRACE" --report=distributed --json "$TMP/job" >"$TMP/d.json" 2>"$TMP/err"
 q() { "$JSONQ" "$@" <"$TMP/d.json"; }
 is "$(q ranks.# )" 4 "a directory loads as four ranks"
+run --report=distributed "$TMP/job/"
+like "$out" "$TMP/job/rank0.json" "a directory given with a trailing slash names its files with one slash"
 is "$(q ranks.0.rank ranks.1.rank ranks.2.rank ranks.3.rank | tr '\n' ' ')" "0 1 2 3 " "ranks from distributedInfo"
 is "$(q ranks.1.offset_ns ranks.2.offset_ns ranks.3.offset_ns | tr '\n' ' ')" "-5000000 3000000 -12000000 " "clock offsets recovered exactly from the collectives"
 is "$(q alignment.residual_ns)" 0 "residual spread 0 once aligned"

@@ -51,7 +51,10 @@ static char **expand_paths(char **paths, int n, int *nout)
 					continue;
 				if (m == cap)
 					out = xreallocarray(out, (size_t)(cap = cap ? cap * 2 : 16), sizeof *out);
-				out[m++] = xasprintf("%s/%s", paths[i], e->d_name);
+				size_t pl = strlen(paths[i]);
+				while (pl > 1 && paths[i][pl - 1] == '/')
+					pl--; /* "run/" gives run/rank0.json, not run//rank0.json */
+				out[m++] = xasprintf("%.*s/%s", (int)pl, paths[i], e->d_name);
 			}
 			closedir(d);
 			qsort(out + first, (size_t)(m - first), sizeof *out, name_cmp);
@@ -139,7 +142,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: ttrace [OPTIONS] TRACE...\n"
 	      "View and analyse PyTorch profiler traces (Chrome trace-event JSON, plain, .gz or .zst;\n"
-	      "TRACE may be - for standard input).\n"
+	      "TRACE may be - for standard input, or a directory: its trace files, one rank each;\n"
+	      "several traces open side by side in the timeline, aligned).\n"
 	      "\n"
 	      "Reports (written without a terminal):\n"
 	      "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
@@ -151,7 +155,7 @@ static void usage(FILE *f)
 	      "                         communication, overlap, waiting, the straggler, collectives\n"
 	      "      --align=MODE       raw, step or collective (default) for --report=distributed\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
-	      "      --json             write the summary or gaps report as one JSON object\n"
+	      "      --json             write the summary, gaps or distributed report as one JSON object\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
