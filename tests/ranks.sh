@@ -83,6 +83,18 @@ like "$out" "communication streams (4)" "then their communication streams"
 like "$out" "main CPU threads (4)" "then each rank's main CPU thread"
 like "$out" "r3 stream 20 [comm]" "tracks labelled with their rank in the role layout"
 like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'R' "$TMP/job/rank0.json")" "one trace: nothing to lay out" "R with one trace says why it does nothing"
+out=$(scr 'p')
+like "$out" "4 ranks, align collective, 10 collectives, straggler rank 2" "p: the distributed view, with the straggler"
+like "$(printf '%s\n' "$out" | grep -A1 'rank       offset' | tail -1)" "      2 +3000.000 us    50.0 ms    8.00 ms" \
+	"the straggler's row first: its offset, compute and communication"
+like "$out" "#0    AllReduce      4/4 ranks, last rank 2, skew 2.20 ms, transfer 800 us" "collectives: arrival skew and transfer time"
+out=$(scr 'pjjjjj<Enter>')
+like "$out" "AllReduce #1: rank 2 arrived last" "Enter on a collective jumps to it"
+like "$out" "kernel on rank 2 stream 20, row 0: start +15200.000 us" "the last arrival's kernel selected"
+like "$out" "ttrace  +12249.999 us .. +16750.001 us" "the window holds every rank's part of it, a quarter on each side"
+out=$(scr 'p<Enter>.')
+like "$out" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "Enter on a rank selects its communication stream"
+like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"
 
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"
 if [ -d "$S" ]; then

@@ -562,6 +562,50 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 	(void)o;
 }
 
+/* The distributed view: each rank's figures (the straggler first), then the collectives. */
+static void dist_view(struct grid *g, const struct view *v, const struct render_opts *o)
+{
+	int y0 = view_area_y(v), h = view_area_h(v), x0 = 1, w = g->w - 2;
+	char line[512], a[24], b[24], c[24], d[24], e[24], f[24], st[64] = "no straggler";
+	const struct rank_report *rr = &v->rr;
+	for (int y = y0; y < y0 + h; y++)
+		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
+	if (rr->straggler >= 0)
+		snprintf(st, sizeof st, "straggler rank %d", rr->ranks[rr->straggler].rank);
+	snprintf(line, sizeof line, "%d ranks, align %s, %u collectives, %s  (Enter jumps, Esc closes; see man: DEFINITIONS)",
+	         v->nts, align_mode_name(v->align), rr->ncolls, st);
+	grid_text(g, x0 + 1, y0, x0 + w, line, CS_HILITE, 0);
+	grid_text(g, x0 + 1, y0 + 1, x0 + w,
+	          " rank       offset    compute       comm    overlap    exposed    waiting  last | collectives: kind, "
+	          "ranks, last, skew, transfer",
+	          CS_DETAILS, 0);
+	for (int i = 0; i < h - 2; i++) {
+		int k = v->dist_top + i;
+		if (k >= view_dist_rows(v))
+			break;
+		if (k < v->nts) {
+			const struct rank_stats *s = &rr->ranks[v->dist_order[k]];
+			char off[32];
+			timefmt_offset(s->offset, off, sizeof off);
+			snprintf(line, sizeof line, "%5d %12s %10s %10s %10s %10s %10s %5u%s", s->rank, off,
+			         timefmt_dur(s->compute, a, sizeof a), timefmt_dur(s->comm, b, sizeof b),
+			         timefmt_dur(s->overlap, c, sizeof c), timefmt_dur(s->exposed, d, sizeof d),
+			         timefmt_dur(s->waiting, e, sizeof e), s->arrived_last,
+			         v->dist_order[k] == rr->straggler ? "  <- straggler" : "");
+		} else {
+			const struct collective *cl = &rr->colls[k - v->nts];
+			char kind[64];
+			escape_term_buf(cl->kind, strlen(cl->kind), kind, sizeof kind);
+			snprintf(line, sizeof line, "  #%-4u %-14s %u/%d ranks, last rank %d, skew %s, transfer %s", cl->index, kind,
+			         cl->nranks_present, v->nts, cl->last >= 0 ? rr->ranks[cl->last].rank : -1,
+			         timefmt_dur(cl->skew, a, sizeof a), timefmt_dur(cl->transfer, f, sizeof f));
+		}
+		grid_text(g, x0 + 1, y0 + 2 + i, x0 + w, line, k == v->dist_sel ? CS_HILITE : CS_DETAILS,
+		          k < v->nts ? rank_color(v->dist_order[k]) : 0);
+	}
+	(void)o;
+}
+
 void render(struct grid *g, struct view *v, const struct render_opts *o)
 {
 	if (g->w != v->w || g->h != v->h) {
@@ -573,6 +617,8 @@ void render(struct grid *g, struct view *v, const struct render_opts *o)
 	track_area(g, v, o);
 	if (v->gap_list)
 		gap_list(g, v, o);
+	if (v->dist)
+		dist_view(g, v, o);
 	if (v->help)
 		help(g, v, o);
 	details(g, v, o);

@@ -54,6 +54,7 @@ static const struct {
 	[A_ALIGN_NEXT] = { "align-next", "ranks: next alignment: raw, step, collective" },
 	[A_SHIFT_EARLIER] = { "shift-earlier", "ranks: shift the selected rank earlier" },
 	[A_SHIFT_LATER] = { "shift-later", "ranks: shift the selected rank later" },
+	[A_DIST_VIEW] = { "distributed", "ranks: the distributed view (Enter jumps)" },
 	[A_NEXT_GAP] = { "next-gap", "next GPU gap in time" },
 	[A_PREV_GAP] = { "prev-gap", "previous GPU gap in time" },
 	[A_BIGGEST_GAP] = { "biggest-gap", "the next gap by size, longest first" },
@@ -88,6 +89,7 @@ const struct binding view_default_bindings[] = {
 	{ 'y', A_ALIGN_NEXT },
 	{ '{', A_SHIFT_EARLIER },
 	{ '}', A_SHIFT_LATER },
+	{ 'p', A_DIST_VIEW },
 	{ 'g', A_NEXT_GAP },
 	{ 'G', A_PREV_GAP },          { 'b', A_BIGGEST_GAP },      { 'o', A_GAP_LIST },
 	{ '>', A_GAP_MIN_UP },        { '<', A_GAP_MIN_DOWN },     { '?', A_HELP },
@@ -403,16 +405,35 @@ static void align_ranks(struct view *v)
 {
 	v->residual = 0;
 	if (v->nts > 1) {
-		struct rank_report rr;
-		ranks_analyse(v->ts, v->nts, v->align, v->manual, &rr);
-		int64_t ref = (v->t->has_base ? v->t->base_ns : 0) + rr.ranks[0].offset;
+		if (v->dist_order != NULL)
+			ranks_free(&v->rr);
+		free(v->dist_order);
+		struct rank_report *rr = &v->rr;
+		ranks_analyse(v->ts, v->nts, v->align, v->manual, rr);
+		int64_t ref = (v->t->has_base ? v->t->base_ns : 0) + rr->ranks[0].offset;
 		for (int r = 0; r < v->nts; r++) {
 			const struct trace *t = v->ts[r];
-			v->shift[r] = (t->has_base ? t->base_ns : 0) + rr.ranks[r].offset - ref;
-			v->manual[r] = rr.ranks[r].offset;
+			v->shift[r] = (t->has_base ? t->base_ns : 0) + rr->ranks[r].offset - ref;
+			v->manual[r] = rr->ranks[r].offset;
 		}
-		v->residual = rr.residual;
-		ranks_free(&rr);
+		v->align_ref = ref;
+		v->residual = rr->residual;
+		/* the straggler first, then by how often each arrived last, then by position */
+		v->dist_order = xmalloc((size_t)v->nts * sizeof *v->dist_order);
+		int m = 0;
+		if (rr->straggler >= 0)
+			v->dist_order[m++] = rr->straggler;
+		for (int r = 0; r < v->nts; r++)
+			if (r != rr->straggler)
+				v->dist_order[m++] = r;
+		for (int i = rr->straggler >= 0 ? 2 : 1; i < m; i++)
+			for (int j = i; j > (rr->straggler >= 0 ? 1 : 0) &&
+			                rr->ranks[v->dist_order[j]].arrived_last > rr->ranks[v->dist_order[j - 1]].arrived_last;
+			     j--) {
+				int x = v->dist_order[j];
+				v->dist_order[j] = v->dist_order[j - 1];
+				v->dist_order[j - 1] = x;
+			}
 	}
 	v->start = INT64_MAX;
 	v->end = INT64_MIN;
@@ -489,6 +510,9 @@ void view_free(struct view *v)
 	free(v->rgaps_by_time);
 	free(v->shift);
 	free(v->manual);
+	if (v->dist_order != NULL)
+		ranks_free(&v->rr);
+	free(v->dist_order);
 	memset(v, 0, sizeof *v);
 }
 
@@ -880,6 +904,100 @@ uint32_t view_gap_list(const struct view *v, uint32_t k, const struct gap **out)
 	return gap_list_get(v, k, out);
 }
 
+int view_dist_rows(const struct view *v)
+{
+	return v->nts > 1 ? v->nts + (int)v->rr.ncolls : 0;
+}
+
+/* Selects the first line of rank R: its communication stream when it has one. */
+static void go_to_rank(struct view *v, int r)
+{
+	int first = -1, comm = -1;
+	for (uint32_t g = 0; g < v->ngroups; g++)
+		for (uint32_t k = 0; k < v->groups[g].ntracks; k++) {
+			uint32_t id = v->order[v->groups[g].first_track_order + k];
+			if (view_rank_of(id) == r && view_track(v, id)->kind == TRACK_GPU_COMM && v->groups[g].collapsed) {
+				v->groups[g].collapsed = false;
+				build_lines(v);
+			}
+		}
+	for (uint32_t i = 0; i < v->nlines; i++) {
+		const struct view_line *l = &v->lines[i];
+		if (l->track == TT_NONE || view_rank_of(l->track) != r)
+			continue;
+		if (first < 0)
+			first = (int)i;
+		if (comm < 0 && view_track(v, l->track)->kind == TRACK_GPU_COMM)
+			comm = (int)i;
+	}
+	v->sel.track = v->sel.idx = TT_NONE;
+	if (comm >= 0 || first >= 0)
+		scroll_to_line(v, comm >= 0 ? comm : first);
+}
+
+/* Shows collective C: every rank's part in the window, the last arrival selected. */
+static void go_to_collective(struct view *v, const struct collective *c)
+{
+	int64_t a = INT64_MAX, b = INT64_MIN;
+	for (int r = 0; r < v->nts; r++)
+		if (c->per[r].ref.track != TT_NONE) {
+			if (c->per[r].start - v->align_ref < a)
+				a = c->per[r].start - v->align_ref;
+			if (c->per[r].end - v->align_ref > b)
+				b = c->per[r].end - v->align_ref;
+		}
+	if (c->last >= 0 && c->per[c->last].ref.track != TT_NONE)
+		go_to(v, (struct slice_ref){ view_id(c->last, c->per[c->last].ref.track), c->per[c->last].ref.idx });
+	if (a < b) {
+		int64_t pad = (b - a) / 4 + 1;
+		v->t0 = a - pad;
+		v->t1 = b + pad;
+		clamp_window(v);
+		v->cursor = a;
+	}
+}
+
+static void dist_key(struct view *v, int key)
+{
+	int n = view_dist_rows(v), page = view_area_h(v) - 3;
+	enum action a = view_action_for(v, key);
+	if (key == TT_KEY_ESC || a == A_DIST_VIEW || a == A_QUIT) {
+		v->dist = false;
+		return;
+	}
+	if (a == A_ROW_UP)
+		v->dist_sel--;
+	else if (a == A_ROW_DOWN)
+		v->dist_sel++;
+	else if (a == A_PAGE_UP)
+		v->dist_sel -= page;
+	else if (a == A_PAGE_DOWN)
+		v->dist_sel += page;
+	else if (key == TT_KEY_ENTER && v->dist_sel >= 0 && v->dist_sel < n) {
+		v->dist = false;
+		if (v->dist_sel < v->nts) {
+			int r = v->dist_order[v->dist_sel];
+			go_to_rank(v, r);
+			set_status(v, "rank %d: arrived last at %u collectives, waited %lld us", v->rr.ranks[r].rank,
+			           v->rr.ranks[r].arrived_last, (long long)(v->rr.ranks[r].waiting / 1000));
+		} else {
+			const struct collective *c = &v->rr.colls[v->dist_sel - v->nts];
+			go_to_collective(v, c);
+			set_status(v, "%s #%u: rank %d arrived last", c->kind, c->index,
+			           c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
+		}
+		return;
+	}
+	if (v->dist_sel >= n)
+		v->dist_sel = n - 1;
+	if (v->dist_sel < 0)
+		v->dist_sel = 0;
+	if (v->dist_sel < v->dist_top)
+		v->dist_top = v->dist_sel;
+	if (v->dist_sel >= v->dist_top + page)
+		v->dist_top = v->dist_sel - page + 1;
+}
+
 static void gap_list_key(struct view *v, int key)
 {
 	const struct gap *g = NULL;
@@ -1124,6 +1242,13 @@ void view_act(struct view *v, enum action a)
 	case A_GAP_LIST:
 		v->gap_list = !v->gap_list;
 		break;
+	case A_DIST_VIEW:
+		if (v->nts < 2) {
+			set_status(v, "one trace: the distributed view compares several ranks");
+			break;
+		}
+		v->dist = !v->dist;
+		break;
 	case A_GAP_MIN_UP:
 	case A_GAP_MIN_DOWN: {
 		char d[48];
@@ -1201,6 +1326,10 @@ void view_key(struct view *v, int key)
 	}
 	if (v->gap_list && !v->typing) {
 		gap_list_key(v, key);
+		return;
+	}
+	if (v->dist && !v->typing) {
+		dist_key(v, key);
 		return;
 	}
 	if (v->typing) {

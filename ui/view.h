@@ -52,7 +52,7 @@ enum action {
 	A_SEARCH, A_NEXT_MATCH, A_PREV_MATCH,
 	A_NEXT_SLICE, A_PREV_SLICE, A_FLOW_FORWARD, A_FLOW_BACK,
 	A_TOGGLE_GROUP, A_ABS_TIME,
-	A_LAYOUT, A_ALIGN_NEXT, A_SHIFT_EARLIER, A_SHIFT_LATER,
+	A_LAYOUT, A_ALIGN_NEXT, A_SHIFT_EARLIER, A_SHIFT_LATER, A_DIST_VIEW,
 	A_NEXT_GAP, A_PREV_GAP, A_BIGGEST_GAP, A_GAP_LIST, A_GAP_MIN_UP, A_GAP_MIN_DOWN,
 	A_HELP, A_QUIT, A_CANCEL,
 	A__COUNT
@@ -111,6 +111,11 @@ struct view {
 	bool by_role;                /* layout: by role (else by rank) */
 	struct gap_report *rgaps;    /* ranks 1..: each rank's gaps (rank 0's are gaps below) */
 	struct gap **rgaps_by_time;
+	struct rank_report rr;       /* several ranks: the comparison under the alignment in force */
+	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
+	int *dist_order;             /* rank positions, the straggler first */
+	bool dist;                   /* the distributed view has the keyboard */
+	int dist_sel, dist_top;      /* its selected and first shown row */
 	int w, h;                    /* screen size */
 	int64_t t0, t1;              /* visible window [t0, t1) */
 	int64_t cursor;              /* the time cursor */
@@ -173,6 +178,9 @@ int view_load_keymap(struct view *v, const char *path, char **cause);
 /* Parses a key script ("wwd/aten<Enter>n<S-Enter>q") into *KEYS (allocated). Returns the
  * count, or -1 with *cause for an unknown <Name>. */
 int view_parse_keys(const char *script, int **keys, char **cause);
+
+/* Rows of the distributed view: the ranks (straggler first), then the collectives. */
+int view_dist_rows(const struct view *v);
 
 /* The K-th gap of the gap list as shown (order and filter in force) in *OUT, or NULL;
  * returns how many the list shows. */
