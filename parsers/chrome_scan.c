@@ -1127,6 +1127,15 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 				handled = false;
 			}
 			break;
+		case 18:
+			if (KEY(&k, "Process Group Name") && *p == '"') {
+				p++;
+				st = lex_string(s, &p, &ev->pg_name, true);
+				ev->have |= SA_PG_NAME;
+			} else {
+				handled = false;
+			}
+			break;
 		case 25:
 			if (KEY(&k, "est. achieved occupancy %") && *p != '"' && *p != '{' && *p != '[') {
 				st = lex_double(s, &p, &ev->occupancy);

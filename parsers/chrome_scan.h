@@ -56,6 +56,7 @@ enum {
 	SA_M_NAME = 1u << 13,      /* M events: args.name */
 	SA_M_SORT = 1u << 14,      /* M events: args.sort_index */
 	SA_M_LABELS = 1u << 15,    /* M events: args.labels */
+	SA_PG_NAME = 1u << 16,     /* collectives: "Process Group Name" (a string) */
 };
 
 #define SCAN_MAX_COUNTER_VALUES 8
@@ -82,6 +83,7 @@ struct scan_event {
 	int64_t bytes, total_allocated, total_reserved, device_id, device_type;
 	int64_t m_sort_index;
 	struct scan_str m_name, m_labels;
+	struct scan_str pg_name;
 	/* C events: numeric args, in file order (first SCAN_MAX_COUNTER_VALUES). */
 	unsigned ncounter;
 	struct scan_str counter_key[SCAN_MAX_COUNTER_VALUES];

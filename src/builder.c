@@ -247,6 +247,7 @@ static uint32_t add_gpu_info(struct builder *b, const struct scan_event *ev)
 	}
 	g->blocks_per_sm = ev->have & SA_BLOCKS_PER_SM ? (float)ev->blocks_per_sm : NAN;
 	g->occupancy = ev->have & SA_OCCUPANCY ? (float)ev->occupancy : NAN;
+	g->pg = ev->have & SA_PG_NAME ? intern(b, &ev->pg_name) : 0;
 	g->self.track = g->peer.track = TT_NONE;
 	g->self.idx = g->peer.idx = TT_NONE;
 	return t->ngpu++;
@@ -783,6 +784,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		s->tracks[i].slices = NULL;
 		s->tracks[i].nslices = 0;
 	}
+	for (uint32_t k = 0; k < s->ngpu; k++)
+		s->gpu[k].pg = smap[s->gpu[k].pg];
 	append((void **)&d->gpu, &d->ngpu, &d->gpu_cap, s->gpu, s->ngpu, sizeof *s->gpu);
 	free(s->gpu);
 	s->gpu = NULL;

@@ -88,6 +88,11 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			if (n == cap)
 				v = xreallocarray(v, cap = cap ? cap * 2 : 64, sizeof *v);
 			kind_of(nm, kernels, v[n].kind, sizeof v[n].kind);
+			/* collectives of different process groups are matched apart, in order within each */
+			if (s->gpu != TT_NONE && t->gpu[s->gpu].pg != 0) {
+				size_t l = strlen(v[n].kind);
+				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, t->gpu[s->gpu].pg));
+			}
 			v[n].ref = (struct slice_ref){ ti, i };
 			v[n].start = base_of(t) + s->ts;
 			v[n].end = base_of(t) + s->ts + s->dur;

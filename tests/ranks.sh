@@ -55,6 +55,31 @@ like "$out" "rank 0 appears twice" "a rank given twice is warned about"
 run --report=distributed "$TMP/job"
 like "$out" "straggler: rank 2: arrived last at 10 of 10 collectives" "text report: the straggler and its evidence"
 
+# Two process groups: each rank issues one AllReduce on each, in a different order on
+# rank 1 (allowed across groups). Matching by kind and order alone would pair group A on
+# rank 0 with group B on rank 1; the kernels' "Process Group Name" keeps them apart.
+# Rank 1's clock runs 7 ms ahead.
+mkdir -p "$TMP/pg"
+for r in 0 1; do
+	awk -v r=$r 'BEGIN {
+		shift = r == 1 ? 7000 : 0
+		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n\"traceEvents\": [\n", r
+		k = "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)\", \"pid\": 0, \"tid\": %d, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": %d, \"correlation\": %d, \"Process Group Name\": \"%s\"}},\n"
+		if (r == 0) {
+			printf k, 20, 1000 + shift, 1000, 20, 1, "A"
+			printf k, 21, 3000 + shift, 1000, 21, 2, "B"
+		} else {
+			printf k, 21, 500 + shift, 3500, 21, 1, "B"
+			printf k, 20, 1500 + shift, 500, 20, 2, "A"
+		}
+		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 100, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 3}}]}\n", 100 + shift
+	}' >"$TMP/pg/rank$r.json"
+done
+"$TTRACE" --report=distributed --json "$TMP/pg" >"$TMP/pg.json" 2>/dev/null
+is "$("$JSONQ" ranks.1.offset_ns alignment.residual_ns <"$TMP/pg.json" | tr '\n' ' ')" "-7000000 0 " \
+	"collectives matched by process group: rank 1's 7 ms offset recovered, residual 0"
+like "$("$TTRACE" --report=distributed "$TMP/pg")" "AllReduce pg A" "the process group is part of the collective's name"
+
 # The timeline shows every rank, aligned (view time is rank 0's clock). Collective
 # alignment: the first AllReduce starts 3.0/3.1/3.3 ms after the job start on ranks
 # 0/1/3 and 5.2 ms on rank 2 (the straggler), whatever each rank's clock said.

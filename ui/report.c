@@ -715,7 +715,7 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 	fputc('\n', f);
 	if (r->warnings[0])
 		fprintf(f, "   warning: %s\n", r->warnings);
-	fprintf(f, "   collectives: %u matched by kind and order (%s)\n\n", r->ncolls,
+	fprintf(f, "   collectives: %u matched by kind (and process group) and order (%s)\n\n", r->ncolls,
 	        r->comm_from_kernels ? "NCCL/RCCL kernels" : "gloo CPU ops");
 	fprintf(f, "   %4s %14s %11s %11s %11s %11s %11s %6s  %s\n", "rank", "clock offset", "compute", "comm", "overlap",
 	        "exposed", "waiting", "last", "file");
