@@ -346,10 +346,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		struct trace *t = traces[i];
 		if (t->status == LOAD_FAILED) {
-			fputs("ttrace: ", stderr);
+			/* a JSON file that a directory holds beside the traces (a sidecar, a config) is
+			 * skipped with a warning; one named on the command line, or a damaged trace, fails */
+			bool named = false;
+			for (int k = optind; k < argc && !named; k++)
+				named = strcmp(argv[k], files[i]) == 0;
+			bool sidecar = !named && t->error != NULL && strstr(t->error, "not a Chrome trace") != NULL;
+			if (sidecar && quiet)
+				continue;
+			fputs(sidecar ? "ttrace: warning: skipped " : "ttrace: ", stderr);
 			escape_term(stderr, t->error ? t->error : "cannot load", strlen(t->error ? t->error : "cannot load"));
 			fputc('\n', stderr);
-			status = 1;
+			if (!sidecar)
+				status = 1;
 			continue;
 		}
 		if (!quiet && mode != MODE_CHECK) {
