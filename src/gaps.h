@@ -33,6 +33,7 @@ struct gap {
 	enum hta_class hta;
 	struct slice_ref cpu;    /* the CPU slice that explains it, or {TT_NONE} */
 	struct slice_ref next;   /* the first GPU operation after it, or {TT_NONE} */
+	int32_t rank;            /* 0 here; a view of several ranks sets the rank position */
 };
 
 struct tb_step {

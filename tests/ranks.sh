@@ -127,6 +127,13 @@ like "$out" "ttrace  +12249.999 us .. +16750.001 us" "the window holds every ran
 out=$(scr 'p<Enter>.')
 like "$out" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "Enter on a rank selects its communication stream"
 like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"
+n1=$("$TTRACE" -q --dump-screen --size 150x40 --keys 'o' "$TMP/job/rank0.json" | sed -n 's/^.*▾ \([0-9]*\) gaps of.*$/\1/p')
+like "$(scr 'o')" "$((n1 * 4)) gaps of 100 us or more" "the gap list holds every rank's gaps (4 x $n1)"
+like "$(scr 'o')" "r3   GPU 0" "gap list entries name their rank"
+like "$(scr 'bbbb')" "gap 4.10 ms on rank 3 GPU 0 at +6000.000 us" "b visits the gaps of every rank, longest first"
+out=$(scr 'yot')
+like "$out" "      1  r2   GPU 0       +0.000 us     100 us" "raw alignment, gaps in time order: rank 2 (clock 3 ms behind) first"
+like "$out" "      2  r0   GPU 0    +3000.000 us     100 us" "then rank 0's, 3 ms later: gaps move with their rank's alignment"
 
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"
 if [ -d "$S" ]; then

@@ -172,7 +172,7 @@ static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
 
 static const struct gap_report *gaps_of(const struct view *v, int rank, const struct gap **by_time)
 {
-	*by_time = rank == 0 ? v->gaps_by_time : v->rgaps_by_time[rank];
+	*by_time = v->rgaps_by_time[rank];
 	return rank == 0 ? &v->gaps : &v->rgaps[rank];
 }
 
@@ -370,8 +370,11 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	grid_text(g, 2, y0, g->w, " details ", CS_DETAILS, 0);
 	if (v->gap_shown) {
 		const struct gap *gp = &v->gap_cur;
-		snprintf(line, sizeof line, "gap %s on GPU %d at %s: %s (HTA: %s)", timefmt_dur(gp->end - gp->start, b, sizeof b),
-		         gp->device, timefmt_offset(gp->start - v->start, a, sizeof a), gap_cause_text(gp->cause),
+		char rk[24] = "";
+		if (v->nts > 1)
+			snprintf(rk, sizeof rk, "rank %d ", v->ts[gp->rank]->rank >= 0 ? v->ts[gp->rank]->rank : gp->rank);
+		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)", timefmt_dur(gp->end - gp->start, b, sizeof b),
+		         rk, gp->device, timefmt_offset(gp->start - v->start, a, sizeof a), gap_cause_text(gp->cause),
 		         hta_class_key(gp->hta));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
 		y0++;
@@ -531,7 +534,6 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 {
 	int y0 = view_area_y(v), h = view_area_h(v), x0 = 1, w = g->w - 2;
 	char line[512], a[48], b[48], name[200];
-	const struct trace *t = v->t;
 	uint32_t n = view_gap_list(v, 0, &(const struct gap *){ NULL });
 	for (int y = y0; y < y0 + h; y++)
 		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
@@ -551,10 +553,14 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 			break;
 		name[0] = '\0';
 		if (gp->cpu.track != TT_NONE) {
-			const struct slice *s = &t->tracks[gp->cpu.track].slices[gp->cpu.idx];
-			escape_term_buf(strtab_get(&t->strings, s->name), strtab_len(&t->strings, s->name), name, sizeof name);
+			const struct trace *st = view_trace_of(v, gp->cpu.track);
+			const struct slice *s = &view_track(v, gp->cpu.track)->slices[gp->cpu.idx];
+			escape_term_buf(strtab_get(&st->strings, s->name), strtab_len(&st->strings, s->name), name, sizeof name);
 		}
-		snprintf(line, sizeof line, "%5d  GPU %-2d %14s %10s  %-22s %s", k + 1, gp->device,
+		char rk[16] = "";
+		if (v->nts > 1)
+			snprintf(rk, sizeof rk, "r%-3d ", v->ts[gp->rank]->rank >= 0 ? v->ts[gp->rank]->rank : gp->rank);
+		snprintf(line, sizeof line, "%5d  %sGPU %-2d %14s %10s  %-22s %s", k + 1, rk, gp->device,
 		         timefmt_offset(gp->start - v->start, a, sizeof a), timefmt_dur(gp->end - gp->start, b, sizeof b),
 		         gap_cause_text(gp->cause), name);
 		grid_text(g, x0 + 1, y0 + 1 + i, x0 + w, line, k == v->gap_sel ? CS_HILITE : CS_DETAILS, 0);

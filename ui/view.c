@@ -384,18 +384,63 @@ static struct gap *gaps_in_time_order(const struct gap_report *g)
 	return out;
 }
 
+static int gap_cmp_len(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+	int64_t dx = x->end - x->start, dy = y->end - y->start;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->rank != y->rank ? (x->rank < y->rank ? -1 : 1) : (x->device > y->device) - (x->device < y->device);
+}
+
+/* The gaps the gap keys and the gap list visit: every rank's, in view time, their slice
+ * references as view ids (with one trace, rank 0's gaps as they are). */
+static void build_nav(struct view *v)
+{
+	uint32_t n = v->gaps.ngaps;
+	for (int r = 1; r < v->nts; r++)
+		n += v->rgaps[r].ngaps;
+	free(v->nav);
+	free(v->gaps_by_time);
+	v->nav = xmalloc((n ? n : 1) * sizeof *v->nav);
+	v->nnav = 0;
+	for (int r = 0; r < v->nts; r++) {
+		const struct gap_report *gr = r == 0 ? &v->gaps : &v->rgaps[r];
+		for (uint32_t i = 0; i < gr->ngaps; i++) {
+			struct gap g = gr->gaps[i];
+			g.rank = r;
+			g.start += v->shift[r];
+			g.end += v->shift[r];
+			if (g.track != TT_NONE)
+				g.track = view_id(r, g.track);
+			if (g.cpu.track != TT_NONE)
+				g.cpu.track = view_id(r, g.cpu.track);
+			if (g.next.track != TT_NONE)
+				g.next.track = view_id(r, g.next.track);
+			v->nav[v->nnav++] = g;
+		}
+	}
+	if (v->nts > 1)
+		qsort(v->nav, v->nnav, sizeof *v->nav, gap_cmp_len);
+	struct gap_report all = { .gaps = v->nav, .ngaps = v->nnav };
+	v->gaps_by_time = gaps_in_time_order(&all);
+}
+
 static void compute_gaps(struct view *v)
 {
 	gaps_free(&v->gaps);
-	free(v->gaps_by_time);
+	free(v->rgaps_by_time[0]);
 	gaps_analyse(v->t, v->gap_min, &v->gaps);
-	v->gaps_by_time = gaps_in_time_order(&v->gaps);
+	v->rgaps_by_time[0] = gaps_in_time_order(&v->gaps);
 	for (int r = 1; r < v->nts; r++) {
 		gaps_free(&v->rgaps[r]);
 		free(v->rgaps_by_time[r]);
 		gaps_analyse(v->ts[r], v->gap_min, &v->rgaps[r]);
 		v->rgaps_by_time[r] = gaps_in_time_order(&v->rgaps[r]);
 	}
+	build_nav(v);
 	v->gap_at = v->gap_rank = 0;
 	v->gap_sel = v->gap_top = 0;
 }
@@ -502,10 +547,12 @@ void view_free(struct view *v)
 	free(v->args_text);
 	gaps_free(&v->gaps);
 	free(v->gaps_by_time);
-	for (int r = 1; r < v->nts; r++) {
-		gaps_free(&v->rgaps[r]);
+	for (int r = 0; r < v->nts; r++) {
+		if (r > 0)
+			gaps_free(&v->rgaps[r]);
 		free(v->rgaps_by_time[r]);
 	}
+	free(v->nav);
 	free(v->rgaps);
 	free(v->rgaps_by_time);
 	free(v->shift);
@@ -863,7 +910,8 @@ static void go_to_gap(struct view *v, const struct gap *g, const char *which)
 	if (g->cpu.track != TT_NONE) {
 		go_to(v, g->cpu);
 		const struct slice *s = &view_track(v, g->cpu.track)->slices[g->cpu.idx];
-		escape_term_buf(strtab_get(&v->t->strings, s->name), strtab_len(&v->t->strings, s->name), name, sizeof name);
+		const struct strtab *st = &view_trace_of(v, g->cpu.track)->strings;
+		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), name, sizeof name);
 	} else {
 		v->sel.track = v->sel.idx = TT_NONE;
 	}
@@ -886,9 +934,9 @@ static bool gap_passes(const struct view *v, const struct gap *g)
 /* The gaps shown in the list, in its order: longest first or by time, filtered. */
 static uint32_t gap_list_get(const struct view *v, uint32_t k, const struct gap **out)
 {
-	const struct gap *src = v->gap_list_by_time ? v->gaps_by_time : v->gaps.gaps;
+	const struct gap *src = v->gap_list_by_time ? v->gaps_by_time : v->nav;
 	uint32_t seen = 0;
-	for (uint32_t i = 0; i < v->gaps.ngaps; i++) {
+	for (uint32_t i = 0; i < v->nnav; i++) {
 		if (!gap_passes(v, &src[i]))
 			continue;
 		if (seen == k && out != NULL)
@@ -1185,6 +1233,7 @@ void view_act(struct view *v, enum action a)
 		}
 		v->align = v->align == ALIGN_RAW ? ALIGN_STEP : v->align == ALIGN_STEP ? ALIGN_COLLECTIVE : ALIGN_RAW;
 		align_ranks(v);
+		build_nav(v);
 		set_status(v, "alignment: %s", align_mode_name(v->align));
 		break;
 	case A_SHIFT_EARLIER:
@@ -1199,6 +1248,7 @@ void view_act(struct view *v, enum action a)
 		v->manual[rank] += a == A_SHIFT_LATER ? step : -step;
 		v->align = ALIGN_MANUAL;
 		align_ranks(v);
+		build_nav(v);
 		char d[48];
 		set_status(v, "manual: rank %d shifted %s by %s", v->ts[rank]->rank >= 0 ? v->ts[rank]->rank : rank,
 		           a == A_SHIFT_LATER ? "later" : "earlier", timefmt_dur(step, d, sizeof d));
@@ -1207,7 +1257,7 @@ void view_act(struct view *v, enum action a)
 
 	case A_NEXT_GAP:
 	case A_PREV_GAP: {
-		uint32_t n = v->gaps.ngaps, i;
+		uint32_t n = v->nnav, i;
 		if (n == 0) {
 			set_status(v, "no gap of %lld ns or more (< and > change the minimum)", (long long)v->gap_min);
 			break;
@@ -1229,14 +1279,14 @@ void view_act(struct view *v, enum action a)
 		break;
 	}
 	case A_BIGGEST_GAP: {
-		if (v->gaps.ngaps == 0) {
+		if (v->nnav == 0) {
 			set_status(v, "no gap of %lld ns or more", (long long)v->gap_min);
 			break;
 		}
-		v->gap_rank = v->gap_rank >= v->gaps.ngaps ? 1 : v->gap_rank + 1;
+		v->gap_rank = v->gap_rank >= v->nnav ? 1 : v->gap_rank + 1;
 		char which[48];
-		snprintf(which, sizeof which, "gap %u/%u by size", v->gap_rank, v->gaps.ngaps);
-		go_to_gap(v, &v->gaps.gaps[v->gap_rank - 1], which);
+		snprintf(which, sizeof which, "gap %u/%u by size", v->gap_rank, v->nnav);
+		go_to_gap(v, &v->nav[v->gap_rank - 1], which);
 		break;
 	}
 	case A_GAP_LIST:
@@ -1257,7 +1307,7 @@ void view_act(struct view *v, enum action a)
 		else if (a == A_GAP_MIN_DOWN && v->gap_min > 1)
 			v->gap_min /= 2;
 		compute_gaps(v);
-		set_status(v, "minimum gap %s: %u gaps", timefmt_dur(v->gap_min, d, sizeof d), v->gaps.ngaps);
+		set_status(v, "minimum gap %s: %u gaps", timefmt_dur(v->gap_min, d, sizeof d), v->nnav);
 		break;
 	}
 	case A_HELP: v->help = !v->help; break;

@@ -110,7 +110,7 @@ struct view {
 	int64_t *manual;             /* manual mode: each rank's offset */
 	bool by_role;                /* layout: by role (else by rank) */
 	struct gap_report *rgaps;    /* ranks 1..: each rank's gaps (rank 0's are gaps below) */
-	struct gap **rgaps_by_time;
+	struct gap **rgaps_by_time;  /* each rank's gaps in time order, in its own file time */
 	struct rank_report rr;       /* several ranks: the comparison under the alignment in force */
 	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
 	int *dist_order;             /* rank positions, the straggler first */
@@ -139,6 +139,8 @@ struct view {
 	/* gaps (src/gaps.h), computed when the view opens */
 	int64_t gap_min;
 	struct gap_report gaps;
+	struct gap *nav;             /* every rank's gaps, longest first, in view time and view ids */
+	uint32_t nnav;
 	struct gap *gaps_by_time;    /* the same gaps in time order */
 	uint32_t gap_at;             /* 1-based position in gaps_by_time of the last gap visited */
 	uint32_t gap_rank;           /* 1-based position in gaps (longest first) of the last gap visited */
