@@ -178,6 +178,15 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 				         l ? "; " : "", r->ranks[i].rank, j + 1, i + 1);
 			}
 	}
+	/* files of different jobs: their world sizes disagree */
+	for (int i = 1; i < n; i++)
+		if (traces[i]->world_size >= 0 && traces[0]->world_size >= 0 && traces[i]->world_size != traces[0]->world_size) {
+			size_t l = strlen(r->warnings);
+			snprintf(r->warnings + l, sizeof r->warnings - l,
+			         "%sfiles of different jobs? world size %d (file 1) and %d (file %d)", l ? "; " : "",
+			         traces[0]->world_size, traces[i]->world_size, i + 1);
+			break;
+		}
 	for (int i = 0; i < n; i++)
 		for (uint32_t ti = 0; ti < traces[i]->ntracks; ti++)
 			if (traces[i]->tracks[ti].comm_kernels > 0)

@@ -526,6 +526,8 @@ void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode a
 	compute_gaps(v);
 	v->cursor = v->t0;
 	v->sel_line = v->nlines > 1 ? 1 : 0;
+	if (v->nts > 1 && v->rr.warnings[0])
+		set_status(v, "warning: %s", v->rr.warnings);
 }
 
 static void free_name_matches(struct view *v)
@@ -1298,6 +1300,8 @@ void view_act(struct view *v, enum action a)
 			break;
 		}
 		v->dist = !v->dist;
+		if (v->dist && v->rr.warnings[0])
+			set_status(v, "warning: %s", v->rr.warnings);
 		break;
 	case A_GAP_MIN_UP:
 	case A_GAP_MIN_DOWN: {
