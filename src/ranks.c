@@ -27,6 +27,30 @@ int align_mode_parse(const char *s)
 	return -1;
 }
 
+/* Without distributedInfo: the number after "rank" or "worker" in the file's base name
+ * (rank2.pt.trace.json, worker3_step_12.json), else FALLBACK (the position). */
+static int rank_from_name(const char *path, int fallback)
+{
+	const char *base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	static const char *const words[] = { "rank", "worker" };
+	for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+		size_t wl = strlen(words[w]);
+		for (const char *p = base; (p = strstr(p, words[w])) != NULL; p += wl) {
+			const char *q = p + wl;
+			while (*q == '_' || *q == '-')
+				q++;
+			if (*q >= '0' && *q <= '9') {
+				long v = 0;
+				while (*q >= '0' && *q <= '9' && v < 1000000)
+					v = v * 10 + (*q++ - '0');
+				return (int)v;
+			}
+		}
+	}
+	return fallback;
+}
+
 static int64_t base_of(const struct trace *t) { return t->has_base ? t->base_ns : 0; }
 
 /* One collective as found on one rank, before matching. */
@@ -170,7 +194,7 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 	r->straggler = -1;
 	r->ranks = xcalloc((size_t)n, sizeof *r->ranks);
 	for (int i = 0; i < n; i++) {
-		r->ranks[i].rank = traces[i]->rank >= 0 ? traces[i]->rank : i;
+		r->ranks[i].rank = traces[i]->rank >= 0 ? traces[i]->rank : rank_from_name(traces[i]->path, i);
 		for (int j = 0; j < i; j++)
 			if (r->ranks[j].rank == r->ranks[i].rank) {
 				size_t l = strlen(r->warnings);

@@ -41,6 +41,13 @@ like "$out" "== 2 ranks" "the traces beside it still load"
 run --report=none "$TMP/side/start.json"
 is "$rc" 1 "the same file named on the command line is an error"
 is "$(q ranks.0.rank ranks.1.rank ranks.2.rank ranks.3.rank | tr '\n' ' ')" "0 1 2 3 " "ranks from distributedInfo"
+mkdir -p "$TMP/noinfo"
+for r in 0 1 2 3; do sed 's/"distributedInfo": {[^}]*},//' "$TMP/job/rank$r.json" >"$TMP/noinfo/rank$r.pt.trace.json"; done
+"$TTRACE" --report=distributed --json "$TMP/noinfo/rank3.pt.trace.json" "$TMP/noinfo/rank1.pt.trace.json" \
+	"$TMP/noinfo/rank2.pt.trace.json" "$TMP/noinfo/rank0.pt.trace.json" >"$TMP/noinfo.json" 2>/dev/null
+is "$("$JSONQ" ranks.0.rank ranks.1.rank ranks.2.rank ranks.3.rank <"$TMP/noinfo.json" | tr '\n' ' ')" "3 1 2 0 " \
+	"without distributedInfo the rank comes from the file name, whatever the order given"
+is "$("$JSONQ" straggler <"$TMP/noinfo.json")" 2 "and the straggler is still rank 2"
 is "$(q ranks.1.offset_ns ranks.2.offset_ns ranks.3.offset_ns | tr '\n' ' ')" "-5000000 3000000 -12000000 " "clock offsets recovered exactly from the collectives"
 is "$(q alignment.residual_ns)" 0 "residual spread 0 once aligned"
 is "$(q collectives.#)" 10 "ten collectives matched"

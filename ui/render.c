@@ -166,7 +166,7 @@ static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
 	const struct track *tr = view_track(v, id);
 	safe(t, tr->name, name, sizeof name);
 	if (v->nts > 1 && v->by_role)
-		snprintf(rk, sizeof rk, "r%d ", t->rank >= 0 ? t->rank : view_rank_of(id));
+		snprintf(rk, sizeof rk, "r%d ", view_rank_label(v, view_rank_of(id)));
 	snprintf(buf, n, "  %s%s%s", rk, name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
 }
 
@@ -372,7 +372,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		const struct gap *gp = &v->gap_cur;
 		char rk[24] = "";
 		if (v->nts > 1)
-			snprintf(rk, sizeof rk, "rank %d ", v->ts[gp->rank]->rank >= 0 ? v->ts[gp->rank]->rank : gp->rank);
+			snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, gp->rank));
 		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)", timefmt_dur(gp->end - gp->start, b, sizeof b),
 		         rk, gp->device, timefmt_offset(gp->start - v->start, a, sizeof a), gap_cause_text(gp->cause),
 		         hta_class_key(gp->hta));
@@ -391,7 +391,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	const struct track *tr = view_track(v, v->sel.track);
 	char rk[24] = "";
 	if (v->nts > 1)
-		snprintf(rk, sizeof rk, "rank %d ", t->rank >= 0 ? t->rank : view_rank_of(v->sel.track));
+		snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, view_rank_of(v->sel.track)));
 	const struct slice *s = &tr->slices[v->sel.idx];
 	char tname[96], cat[64];
 	safe(t, s->name, name, sizeof name);
@@ -559,7 +559,7 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 		}
 		char rk[16] = "";
 		if (v->nts > 1)
-			snprintf(rk, sizeof rk, "r%-3d ", v->ts[gp->rank]->rank >= 0 ? v->ts[gp->rank]->rank : gp->rank);
+			snprintf(rk, sizeof rk, "r%-3d ", view_rank_label(v, gp->rank));
 		snprintf(line, sizeof line, "%5d  %sGPU %-2d %14s %10s  %-22s %s", k + 1, rk, gp->device,
 		         timefmt_offset(gp->start - v->start, a, sizeof a), timefmt_dur(gp->end - gp->start, b, sizeof b),
 		         gap_cause_text(gp->cause), name);

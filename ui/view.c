@@ -330,7 +330,7 @@ static void build_groups(struct view *v)
 				g->rank = r;
 				g->device = is_gpu(tr) ? tr->device : -1;
 				if (v->nts > 1)
-					snprintf(rk, sizeof rk, "r%d ", t->rank >= 0 ? t->rank : r);
+					snprintf(rk, sizeof rk, "r%d ", view_rank_label(v, r));
 				const char *pn = track_process_name(t, tr);
 				escape_term_buf(pn, strlen(pn), name, sizeof name);
 				if (is_gpu(tr))
@@ -1252,7 +1252,7 @@ void view_act(struct view *v, enum action a)
 		align_ranks(v);
 		build_nav(v);
 		char d[48];
-		set_status(v, "manual: rank %d shifted %s by %s", v->ts[rank]->rank >= 0 ? v->ts[rank]->rank : rank,
+		set_status(v, "manual: rank %d shifted %s by %s", view_rank_label(v, rank),
 		           a == A_SHIFT_LATER ? "later" : "earlier", timefmt_dur(step, d, sizeof d));
 		break;
 	}

@@ -198,6 +198,11 @@ static inline struct track *view_track(const struct view *v, uint32_t id)
 }
 static inline int64_t view_shift_of(const struct view *v, uint32_t id) { return v->shift[id >> VIEW_RANK_SHIFT]; }
 static inline int view_rank_of(uint32_t id) { return (int)(id >> VIEW_RANK_SHIFT); }
+/* The rank number to show for rank position R (distributedInfo, the file name, or R). */
+static inline int view_rank_label(const struct view *v, int r)
+{
+	return v->nts > 1 && v->dist_order != NULL ? v->rr.ranks[r].rank : v->ts[r]->rank >= 0 ? v->ts[r]->rank : r;
+}
 static inline uint32_t view_id(int rank, uint32_t track) { return (uint32_t)rank << VIEW_RANK_SHIFT | track; }
 
 /* Layout helpers shared with the renderer. */
