@@ -72,6 +72,11 @@ like "$out" "files of different jobs? world size 4 (file 1) and 8 (file 2)" "fil
 like "$("$TTRACE" -q --dump-screen --size 150x20 "$TMP/job/rank0.json" "$TMP/other-job.json")" "warning: files of different jobs? world size 4" "the timeline shows the warning too"
 run --report=distributed "$TMP/job"
 like "$out" "straggler: rank 2: arrived last at 10 of 10 collectives" "text report: the straggler and its evidence"
+# rank 3 alone has an extra AllReduce at the end: it is listed, but has no last arrival
+sed 's|^{"ph": "M", "name": "thread_name"|{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", "pid": 0, "tid": 20, "ts": 200000, "dur": 10, "args": {"device": 0, "stream": 20, "correlation": 999}},\n&|' "$TMP/job/rank3.json" >"$TMP/extra3.json"
+run --report=distributed "$TMP/job/rank0.json" "$TMP/job/rank1.json" "$TMP/job/rank2.json" "$TMP/extra3.json"
+like "$out" "straggler: rank 2: arrived last at 10 of 10 collectives" "a collective only one rank has does not count in the straggler's 'of N'"
+like "$out" "#10  AllReduce      1/4 ranks" "yet it is listed, on one rank of four"
 
 # Two process groups: each rank issues one AllReduce on each, in a different order on
 # rank 1 (allowed across groups). Matching by kind and order alone would pair group A on

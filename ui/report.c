@@ -741,9 +741,12 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 				others += r->ranks[i].waiting;
 				no++;
 			}
+		uint32_t shared = 0; /* collectives that two ranks or more have: the only ones with a last arrival */
+		for (uint32_t k = 0; k < r->ncolls; k++)
+			shared += r->colls[k].nranks_present >= 2;
 		fprintf(f, "\n   straggler: rank %d: arrived last at %u of %u collectives; it waited %s in all, the other "
 		           "ranks %s on average\n",
-		        s->rank, s->arrived_last, r->ncolls, timefmt_dur(s->waiting, a, sizeof a),
+		        s->rank, s->arrived_last, shared, timefmt_dur(s->waiting, a, sizeof a),
 		        timefmt_dur(no ? others / no : 0, b, sizeof b));
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
