@@ -143,6 +143,10 @@ like "$out" "ttrace  +12249.999 us .. +16750.001 us" "the window holds every ran
 out=$(scr 'p<Enter>.')
 like "$out" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "Enter on a rank selects its communication stream"
 like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"
+like "$(scr 'p<Click:70,8>')" "4 ranks, align collective, 10 collectives" "a click while the distributed view is open leaves it open"
+out=$(scr 'o<Click:70,8>')
+like "$out" "gaps of 100 us or more" "a click while the gap list is open leaves it open"
+like "$out" "cursor at +0.000 us" "and does not move the cursor underneath"
 n1=$("$TTRACE" -q --dump-screen --size 150x40 --keys 'o' "$TMP/job/rank0.json" | sed -n 's/^.*▾ \([0-9]*\) gaps of.*$/\1/p')
 like "$(scr 'o')" "$((n1 * 4)) gaps of 100 us or more" "the gap list holds every rank's gaps (4 x $n1)"
 like "$(scr 'o')" "r3   GPU 0" "gap list entries name their rank"

@@ -1375,7 +1375,9 @@ void view_key(struct view *v, int key)
 	if (key == TT_KEY_RESIZE)
 		return;
 	if (TT_IS_MOUSE(key)) {
-		view_mouse(v, key);
+		/* the gap list and the distributed view cover the timeline: the mouse does not reach it */
+		if (!v->gap_list && !v->dist && !v->help)
+			view_mouse(v, key);
 		return;
 	}
 	if (v->gap_list && !v->typing) {
