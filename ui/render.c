@@ -68,7 +68,7 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 		/* several ranks: how many and the alignment in force, instead of one file */
 		if (v->align == ALIGN_COLLECTIVE)
 			snprintf(rk, sizeof rk, "%d ranks  align: collective (residual %s)", v->nts,
-			         timefmt_dur(v->residual, c, sizeof c));
+			         timefmt_dur(v->rr.residual, c, sizeof c));
 		else
 			snprintf(rk, sizeof rk, "%d ranks  align: %s", v->nts, align_mode_name(v->align));
 		file[0] = '\0';
@@ -172,8 +172,8 @@ static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
 
 static const struct gap_report *gaps_of(const struct view *v, int rank, const struct gap **by_time)
 {
-	*by_time = v->rgaps_by_time[rank];
-	return rank == 0 ? &v->gaps : &v->rgaps[rank];
+	*by_time = v->rank_gaps_by_time[rank];
+	return &v->rank_gaps[rank];
 }
 
 /* True when [a, b) (RANK's file time) touches a gap of DEVICE on RANK. */

@@ -294,26 +294,39 @@ static void build_groups(struct view *v)
 	v->ngroups = 0;
 	if (v->by_role) {
 		static const char *titles[4] = { "compute streams", "communication streams", "main CPU threads", "other tracks" };
-		for (int role = 0; role < 4; role++) {
+		/* each rank's track order and role, once */
+		uint32_t **ord = xcalloc((size_t)v->nts, sizeof *ord);
+		uint8_t **role = xcalloc((size_t)v->nts, sizeof *role);
+		for (int r = 0; r < v->nts; r++) {
+			const struct trace *t = v->ts[r];
+			uint32_t mt = main_thread_of(t);
+			ord[r] = trace_track_order(t);
+			role[r] = xmalloc(t->ntracks ? t->ntracks : 1);
+			for (uint32_t i = 0; i < t->ntracks; i++)
+				role[r][i] = (uint8_t)role_of(t, ord[r][i], mt);
+		}
+		for (int ro = 0; ro < 4; ro++) {
 			uint32_t first = k;
-			for (int r = 0; r < v->nts; r++) {
-				const struct trace *t = v->ts[r];
-				uint32_t *ord = trace_track_order(t), mt = main_thread_of(t);
-				for (uint32_t i = 0; i < t->ntracks; i++)
-					if (role_of(t, ord[i], mt) == role)
-						v->order[k++] = view_id(r, ord[i]);
-				free(ord);
-			}
+			for (int r = 0; r < v->nts; r++)
+				for (uint32_t i = 0; i < v->ts[r]->ntracks; i++)
+					if (role[r][i] == ro)
+						v->order[k++] = view_id(r, ord[r][i]);
 			if (k > first) {
 				struct view_group *g = &v->groups[v->ngroups++];
 				g->first_track_order = first;
 				g->ntracks = k - first;
 				g->rank = -1;
 				g->device = -1;
-				g->collapsed = role == 3;
-				snprintf(g->title, sizeof g->title, "%s", titles[role]);
+				g->collapsed = ro == 3;
+				snprintf(g->title, sizeof g->title, "%s", titles[ro]);
 			}
 		}
+		for (int r = 0; r < v->nts; r++) {
+			free(ord[r]);
+			free(role[r]);
+		}
+		free(ord);
+		free(role);
 		return;
 	}
 	for (int r = 0; r < v->nts; r++) {
@@ -395,19 +408,19 @@ static int gap_cmp_len(const void *a, const void *b)
 	return x->rank != y->rank ? (x->rank < y->rank ? -1 : 1) : (x->device > y->device) - (x->device < y->device);
 }
 
-/* The gaps the gap keys and the gap list visit: every rank's, in view time, their slice
- * references as view ids (with one trace, rank 0's gaps as they are). */
+/* The gaps the gap keys and the gap list visit: every rank's, longest first, in view time,
+ * their slice references as view ids. */
 static void build_nav(struct view *v)
 {
-	uint32_t n = v->gaps.ngaps;
-	for (int r = 1; r < v->nts; r++)
-		n += v->rgaps[r].ngaps;
+	uint32_t n = 0;
+	for (int r = 0; r < v->nts; r++)
+		n += v->rank_gaps[r].ngaps;
 	free(v->nav);
 	free(v->gaps_by_time);
 	v->nav = xmalloc((n ? n : 1) * sizeof *v->nav);
 	v->nnav = 0;
 	for (int r = 0; r < v->nts; r++) {
-		const struct gap_report *gr = r == 0 ? &v->gaps : &v->rgaps[r];
+		const struct gap_report *gr = &v->rank_gaps[r];
 		for (uint32_t i = 0; i < gr->ngaps; i++) {
 			struct gap g = gr->gaps[i];
 			g.rank = r;
@@ -422,38 +435,43 @@ static void build_nav(struct view *v)
 			v->nav[v->nnav++] = g;
 		}
 	}
-	if (v->nts > 1)
-		qsort(v->nav, v->nnav, sizeof *v->nav, gap_cmp_len);
+	qsort(v->nav, v->nnav, sizeof *v->nav, gap_cmp_len);
 	struct gap_report all = { .gaps = v->nav, .ngaps = v->nnav };
 	v->gaps_by_time = gaps_in_time_order(&all);
 }
 
 static void compute_gaps(struct view *v)
 {
-	gaps_free(&v->gaps);
-	free(v->rgaps_by_time[0]);
-	gaps_analyse(v->t, v->gap_min, &v->gaps);
-	v->rgaps_by_time[0] = gaps_in_time_order(&v->gaps);
-	for (int r = 1; r < v->nts; r++) {
-		gaps_free(&v->rgaps[r]);
-		free(v->rgaps_by_time[r]);
-		gaps_analyse(v->ts[r], v->gap_min, &v->rgaps[r]);
-		v->rgaps_by_time[r] = gaps_in_time_order(&v->rgaps[r]);
+	for (int r = 0; r < v->nts; r++) {
+		gaps_free(&v->rank_gaps[r]);
+		free(v->rank_gaps_by_time[r]);
+		gaps_analyse(v->ts[r], v->gap_min, &v->rank_gaps[r]);
+		v->rank_gaps_by_time[r] = gaps_in_time_order(&v->rank_gaps[r]);
 	}
 	build_nav(v);
 	v->gap_at = v->gap_rank = 0;
 	v->gap_sel = v->gap_top = 0;
 }
 
+/* The distributed view's order: the straggler first, then by how often each rank arrived
+ * last, then by position. */
+static int dist_cmp(const void *a, const void *b, void *arg)
+{
+	const struct rank_report *rr = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	if ((x == rr->straggler) != (y == rr->straggler))
+		return x == rr->straggler ? -1 : 1;
+	if (rr->ranks[x].arrived_last != rr->ranks[y].arrived_last)
+		return rr->ranks[x].arrived_last > rr->ranks[y].arrived_last ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
 /* Each rank's shift from the alignment in force, and the span of them all. */
 static void align_ranks(struct view *v)
 {
-	v->residual = 0;
 	if (v->nts > 1) {
-		if (v->dist_order != NULL)
-			ranks_free(&v->rr);
-		free(v->dist_order);
 		struct rank_report *rr = &v->rr;
+		ranks_free(rr);
 		ranks_analyse(v->ts, v->nts, v->align, v->manual, rr);
 		int64_t ref = (v->t->has_base ? v->t->base_ns : 0) + rr->ranks[0].offset;
 		for (int r = 0; r < v->nts; r++) {
@@ -462,23 +480,9 @@ static void align_ranks(struct view *v)
 			v->manual[r] = rr->ranks[r].offset;
 		}
 		v->align_ref = ref;
-		v->residual = rr->residual;
-		/* the straggler first, then by how often each arrived last, then by position */
-		v->dist_order = xmalloc((size_t)v->nts * sizeof *v->dist_order);
-		int m = 0;
-		if (rr->straggler >= 0)
-			v->dist_order[m++] = rr->straggler;
 		for (int r = 0; r < v->nts; r++)
-			if (r != rr->straggler)
-				v->dist_order[m++] = r;
-		for (int i = rr->straggler >= 0 ? 2 : 1; i < m; i++)
-			for (int j = i; j > (rr->straggler >= 0 ? 1 : 0) &&
-			                rr->ranks[v->dist_order[j]].arrived_last > rr->ranks[v->dist_order[j - 1]].arrived_last;
-			     j--) {
-				int x = v->dist_order[j];
-				v->dist_order[j] = v->dist_order[j - 1];
-				v->dist_order[j - 1] = x;
-			}
+			v->dist_order[r] = r;
+		qsort_r(v->dist_order, (size_t)v->nts, sizeof *v->dist_order, dist_cmp, rr);
 	}
 	v->start = INT64_MAX;
 	v->end = INT64_MIN;
@@ -502,9 +506,10 @@ void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode a
 	v->nts = n;
 	v->align = align;
 	v->shift = xcalloc((size_t)n, sizeof *v->shift);
+	v->dist_order = xcalloc((size_t)n, sizeof *v->dist_order);
 	v->manual = xcalloc((size_t)n, sizeof *v->manual);
-	v->rgaps = xcalloc((size_t)n, sizeof *v->rgaps);
-	v->rgaps_by_time = xcalloc((size_t)n, sizeof *v->rgaps_by_time);
+	v->rank_gaps = xcalloc((size_t)n, sizeof *v->rank_gaps);
+	v->rank_gaps_by_time = xcalloc((size_t)n, sizeof *v->rank_gaps_by_time);
 	v->name_matches = xcalloc((size_t)n, sizeof *v->name_matches);
 	v->w = w;
 	v->h = h;
@@ -547,20 +552,17 @@ void view_free(struct view *v)
 	free_name_matches(v);
 	free(v->name_matches);
 	free(v->args_text);
-	gaps_free(&v->gaps);
 	free(v->gaps_by_time);
 	for (int r = 0; r < v->nts; r++) {
-		if (r > 0)
-			gaps_free(&v->rgaps[r]);
-		free(v->rgaps_by_time[r]);
+		gaps_free(&v->rank_gaps[r]);
+		free(v->rank_gaps_by_time[r]);
 	}
 	free(v->nav);
-	free(v->rgaps);
-	free(v->rgaps_by_time);
+	free(v->rank_gaps);
+	free(v->rank_gaps_by_time);
 	free(v->shift);
 	free(v->manual);
-	if (v->dist_order != NULL)
-		ranks_free(&v->rr);
+	ranks_free(&v->rr);
 	free(v->dist_order);
 	memset(v, 0, sizeof *v);
 }
@@ -1068,12 +1070,12 @@ static void gap_list_key(struct view *v, int key)
 		/* every device, then each in turn */
 		uint32_t k = 0;
 		if (v->gap_device != INT32_MIN)
-			while (k < v->gaps.ndevices && v->gaps.devices[k].device != v->gap_device)
+			while (k < v->rank_gaps[0].ndevices && v->rank_gaps[0].devices[k].device != v->gap_device)
 				k++, (void)0;
 		if (v->gap_device == INT32_MIN)
-			v->gap_device = v->gaps.ndevices ? v->gaps.devices[0].device : INT32_MIN;
+			v->gap_device = v->rank_gaps[0].ndevices ? v->rank_gaps[0].devices[0].device : INT32_MIN;
 		else
-			v->gap_device = k + 1 < v->gaps.ndevices ? v->gaps.devices[k + 1].device : INT32_MIN;
+			v->gap_device = k + 1 < v->rank_gaps[0].ndevices ? v->rank_gaps[0].devices[k + 1].device : INT32_MIN;
 		v->gap_sel = v->gap_top = 0;
 	} else if (a == A_ROW_UP) {
 		v->gap_sel--;

@@ -106,11 +106,10 @@ struct view {
 	int64_t *shift;              /* by rank position */
 	int64_t start, end;          /* the span of every rank, in view time */
 	enum align_mode align;
-	int64_t residual;            /* collective alignment: largest end difference left */
 	int64_t *manual;             /* manual mode: each rank's offset */
 	bool by_role;                /* layout: by role (else by rank) */
-	struct gap_report *rgaps;    /* ranks 1..: each rank's gaps (rank 0's are gaps below) */
-	struct gap **rgaps_by_time;  /* each rank's gaps in time order, in its own file time */
+	struct gap_report *rank_gaps;    /* each rank's gaps, by rank position, in its own file time */
+	struct gap **rank_gaps_by_time;  /* each rank's gaps in time order, in its own file time */
 	struct rank_report rr;       /* several ranks: the comparison under the alignment in force */
 	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
 	int *dist_order;             /* rank positions, the straggler first */
@@ -138,7 +137,6 @@ struct view {
 	int64_t drag_from;           /* time where a mouse press began, or -1 */
 	/* gaps (src/gaps.h), computed when the view opens */
 	int64_t gap_min;
-	struct gap_report gaps;
 	struct gap *nav;             /* every rank's gaps, longest first, in view time and view ids */
 	uint32_t nnav;
 	struct gap *gaps_by_time;    /* the same gaps in time order */
@@ -201,7 +199,7 @@ static inline int view_rank_of(uint32_t id) { return (int)(id >> VIEW_RANK_SHIFT
 /* The rank number to show for rank position R (distributedInfo, the file name, or R). */
 static inline int view_rank_label(const struct view *v, int r)
 {
-	return v->nts > 1 && v->dist_order != NULL ? v->rr.ranks[r].rank : v->ts[r]->rank >= 0 ? v->ts[r]->rank : r;
+	return v->nts > 1 ? v->rr.ranks[r].rank : v->ts[r]->rank >= 0 ? v->ts[r]->rank : r;
 }
 static inline uint32_t view_id(int rank, uint32_t track) { return (uint32_t)rank << VIEW_RANK_SHIFT | track; }
 
