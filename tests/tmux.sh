@@ -64,6 +64,35 @@ sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.sig"
 ok $? "the terminal modes are restored after SIGTERM"
 
+# A signal while the program computes (a slow frame, simulated by TTRACE_TEST_BUSY_MS)
+# cannot wait for the key loop: it still ends the program with the terminal restored
+# (modes, and the alternate screen left: the timeline is no longer on the pane).
+for sig in INT:130 TERM:143 HUP:129; do
+	name=${sig%%:*} want=${sig#*:}
+	T send-keys -t "$S" "clear; TTRACE_TEST_BUSY_MS=600000 '$TTRACE' '$EX'; echo BUSY$name=\$?; stty -g > $TMP/stty.busy" Enter
+	wait_for "time from start"
+	sleep 0.3
+	pkill -"$name" -P "$(T display-message -p -t "$S" '#{pane_pid}')" -x ttrace 2>/dev/null ||
+		pkill -"$name" -P "$(T display-message -p -t "$S" '#{pane_pid}')"
+	wait_for "BUSY$name=$want" 100
+	ok $? "SIG$name while busy ends ttrace (status $want)"
+	sleep 0.2
+	cmp -s "$TMP/stty.before" "$TMP/stty.busy"
+	ok $? "the terminal modes are restored after SIG$name while busy"
+	if T capture-pane -p -t "$S" | grep -q "time from start"; then ok 1 "SIG$name while busy: the alternate screen is left"; else ok 0 "SIG$name while busy: the alternate screen is left"; fi
+done
+
+# Traces that used to hang the ruler: the frame is drawn after w w and q quits.
+for f in dur-1e15us.json stray-ts-1000-epoch.json; do
+	T send-keys -t "$S" "clear; '$TTRACE' '$srcdir/tests/fixtures/hostile/$f'; echo HOSTILE=\$?" Enter
+	wait_for "time from start"
+	T send-keys -t "$S" w w W
+	sleep 0.3
+	T send-keys -t "$S" q
+	wait_for "HOSTILE=0" 100
+	ok $? "$f: w w W draw and q quits"
+done
+
 # Colours: 256 colours by default; with NO_COLOR none, only attributes (reverse video).
 T send-keys -t "$S" "clear; '$TTRACE' '$EX'; echo C1=\$?" Enter
 wait_for "time from start"

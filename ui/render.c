@@ -17,6 +17,7 @@
 #include "src/gaps.h"
 #include "src/index.h"
 #include "src/timefmt.h"
+#include "src/tmath.h"
 #include "src/xalloc.h"
 #include "ui/escape.h"
 
@@ -44,8 +45,11 @@ static void fill(struct grid *g, int x0, int x1, int y, uint32_t ch, enum cell_s
  * time in seconds ("@12.345678901 s"). */
 static void absolute_time(const struct trace *t, int64_t ts, char *buf, size_t n)
 {
-	int64_t abs = (t->has_base ? t->base_ns : 0) + ts;
-	if (abs >= 1000000000000000000ll && abs < 4000000000000000000ll) {
+	int64_t abs = tt_add(t->has_base ? t->base_ns : 0, ts);
+	if (abs < 0) {
+		char off[48];
+		snprintf(buf, n, "@%s", timefmt_offset(abs, off, sizeof off));
+	} else if (abs >= 1000000000000000000ll && abs < 4000000000000000000ll) {
 		time_t secs = (time_t)(abs / 1000000000);
 		struct tm tm;
 		char day[32];
@@ -80,8 +84,8 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 		absolute_time(t, v->t0, a, sizeof a);
 		absolute_time(t, v->t1, b, sizeof b);
 	} else {
-		timefmt_offset(v->t0 - v->start, a, sizeof a);
-		timefmt_offset(v->t1 - v->start, b, sizeof b);
+		timefmt_offset(tt_sub(v->t0, v->start), a, sizeof a);
+		timefmt_offset(tt_sub(v->t1, v->start), b, sizeof b);
 	}
 	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
 	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), rk, file);
@@ -89,24 +93,32 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	(void)o;
 }
 
+/* The round step (1, 2 or 5 times a power of ten, in ns) at or above APPROX. */
 static int64_t nice_step(int64_t approx)
 {
 	int64_t p = 1;
-	while (p * 10 <= approx)
+	while (p <= INT64_MAX / 10 && p * 10 <= approx)
 		p *= 10;
 	if (approx <= p)
 		return p;
-	if (approx <= 2 * p)
-		return 2 * p;
-	if (approx <= 5 * p)
-		return 5 * p;
-	return 10 * p;
+	if (approx <= tt_mul(2, p))
+		return tt_mul(2, p);
+	if (approx <= tt_mul(5, p))
+		return tt_mul(5, p);
+	return tt_mul(10, p);
 }
 
+/* The timeline column of time T: negative left of the window, the width or more right of
+ * it (clamped a little beyond both edges, whatever T). */
 static int col_of(const struct view *v, int64_t t)
 {
-	double f = (double)(t - v->t0) / (double)(v->t1 - v->t0);
-	return (int)(f * view_timeline_w(v) + (f < 0 ? -1 : 0));
+	int tw = view_timeline_w(v);
+	long double f = ((long double)t - (long double)v->t0) / (long double)(v->t1 - v->t0) * tw;
+	if (f < -1)
+		return -1;
+	if (f > tw + 1)
+		return tw + 1;
+	return f < 0 ? -1 : (int)f;
 }
 
 static void ruler(struct grid *g, const struct view *v, const struct render_opts *o)
@@ -115,30 +127,34 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	char buf[48];
 	fill(g, 0, g->w, 1, ' ', CS_RULER);
 	grid_text(g, 0, 1, view_track_col_width(v), "time from start", CS_RULER, 0);
-	int64_t step = nice_step((v->t1 - v->t0) * 14 / (tw > 0 ? tw : 1));
+	/* a tick every 14 columns or so: at most tw / 14 + 2 ticks, whatever the window */
+	int64_t step = nice_step(tt_mul((v->t1 - v->t0) / (tw > 0 ? tw : 1), 14));
 	if (step < 1)
 		step = 1;
-	int64_t first = ((v->t0 - v->start) / step) * step;
-	if (first < v->t0 - v->start)
-		first += step;
+	int64_t from = tt_sub(v->t0, v->start), to = tt_sub(v->t1, v->start);
+	int64_t first = (from / step) * step;
+	if (first < from)
+		first = tt_add(first, step);
 	/* the first tick shows its time from the start; the others, when the step is small
 	 * next to it, how far they are from the first ("+2.00 us") so that labels differ */
-	bool relative = first > step * 1000;
+	bool relative = first > tt_mul(step, 1000);
 	int64_t first_shown = -1;
-	for (int64_t rel = first; rel < v->t1 - v->start; rel += step) {
-		int x = col_of(v, rel + v->start);
+	bool shown = false;
+	for (int64_t rel = first, k = 0; rel < to && k <= tw + 1; rel = tt_add(rel, step), k++) {
+		int x = col_of(v, tt_add(rel, v->start));
 		if (x < 0 || x >= tw)
 			continue;
 		grid_set(g, x0 + x, 1, o->ascii ? '|' : 0x2502, CS_RULER, 0);
-		if (first_shown < 0 || !relative) {
+		if (!shown || !relative) {
 			if (relative)
 				timefmt_offset(rel, buf, sizeof buf);
 			else
 				timefmt_dur(rel, buf, sizeof buf);
 			first_shown = rel;
+			shown = true;
 		} else {
 			buf[0] = '+';
-			timefmt_dur(rel - first_shown, buf + 1, sizeof buf - 1);
+			timefmt_dur(tt_sub(rel, first_shown), buf + 1, sizeof buf - 1);
 		}
 		grid_text(g, x0 + x + 1, 1, g->w, buf, CS_RULER, 0);
 	}
@@ -217,11 +233,11 @@ static void util_line(struct grid *g, struct view *v, const struct render_opts *
 	if (dg == NULL)
 		return;
 	for (int x = 0; x < tw; x++) {
-		int64_t a = view_col_time(v, x) - sh, b = view_col_time(v, x + 1) - sh;
+		int64_t a = tt_sub(view_col_time(v, x), sh), b = tt_sub(view_col_time(v, x + 1), sh);
 		if (b <= a)
-			b = a + 1;
-		int64_t busy = gaps_device_busy(dg, a, b);
-		int lvl = busy <= 0 ? 0 : busy * 4 >= (b - a) * 4 ? 4 : 1 + (int)(busy * 3 / (b - a));
+			b = tt_add(a, 1);
+		int64_t busy = gaps_device_busy(dg, a, b), len = tt_sub(b, a);
+		int lvl = busy <= 0 ? 0 : busy >= len ? 4 : 1 + (int)((long double)busy * 3 / (long double)len);
 		if (lvl > 4)
 			lvl = 4;
 		if (lvl == 0 && in_gap(v, rank, device, a, b))
@@ -248,13 +264,13 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 		uint32_t s = TT_NONE;
 		bool full = false;
 		if (x < tw && l->row < tr->nrows) {
-			int64_t a = view_col_time(v, x) - sh, b = view_col_time(v, x + 1) - sh;
+			int64_t a = tt_sub(view_col_time(v, x), sh), b = tt_sub(view_col_time(v, x + 1), sh);
 			if (b <= a)
-				b = a + 1;
+				b = tt_add(a, 1);
 			s = index_row_dominant(tr, l->row, a, b);
 			if (s != TT_NONE) {
 				const struct slice *sl = &tr->slices[s];
-				full = sl->ts <= a && sl->ts + sl->dur >= b;
+				full = sl->ts <= a && tt_add(sl->ts, sl->dur) >= b;
 				enum cell_style st = CS_SLICE;
 				if (v->sel.track == l->track && v->sel.idx == s)
 					st = CS_SLICE_SEL;
@@ -263,7 +279,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				uint32_t ch;
 				if (full)
 					ch = o->ascii ? '#' : 0x2588;
-				else if (index_row_busy(tr, l->row, a, b) * 2 >= b - a)
+				else if (index_row_busy(tr, l->row, a, b) >= tt_sub(b, a) / 2 + tt_sub(b, a) % 2)
 					ch = o->ascii ? '=' : 0x258c;
 				else
 					ch = o->ascii ? '|' : 0x258f; /* tiny work never vanishes */
@@ -271,9 +287,9 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 			} else {
 				uint32_t ch = ' ';
 				enum cell_style st = CS_EMPTY;
-				int64_t ga = view_col_time(v, x) - sh, gb = view_col_time(v, x + 1) - sh;
+				int64_t ga = tt_sub(view_col_time(v, x), sh), gb = tt_sub(view_col_time(v, x + 1), sh);
 				if ((tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) &&
-				    in_gap(v, rank, tr->device, ga, gb > ga ? gb : ga + 1)) {
+				    in_gap(v, rank, tr->device, ga, gb > ga ? gb : tt_add(ga, 1))) {
 					ch = o->ascii ? '.' : 0x2591;
 					st = CS_GAP;
 				}
@@ -373,8 +389,8 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		char rk[24] = "";
 		if (v->nts > 1)
 			snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, gp->rank));
-		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)", timefmt_dur(gp->end - gp->start, b, sizeof b),
-		         rk, gp->device, timefmt_offset(gp->start - v->start, a, sizeof a), gap_cause_text(gp->cause),
+		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)", timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b),
+		         rk, gp->device, timefmt_offset(tt_sub(gp->start, v->start), a, sizeof a), gap_cause_text(gp->cause),
 		         hta_class_key(gp->hta));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
 		y0++;
@@ -383,7 +399,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (v->sel.track == TT_NONE) {
 		snprintf(line, sizeof line, "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "
 		                            "every key.",
-		         timefmt_offset(v->cursor - v->start, a, sizeof a));
+		         timefmt_offset(tt_sub(v->cursor, v->start), a, sizeof a));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
 		return;
 	}
@@ -402,7 +418,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
 		self -= index_row_busy(tr, (uint16_t)(s->depth + 1), s->ts, s->ts + s->dur);
 	snprintf(line, sizeof line, "%s on %s%s, row %u: start %s, dur %s, self %s", cat[0] ? cat : "(no category)", rk,
-	         tname, s->depth, timefmt_offset(s->ts + view_shift_of(v, v->sel.track) - v->start, a, sizeof a),
+	         tname, s->depth, timefmt_offset(tt_sub(tt_add(s->ts, view_shift_of(v, v->sel.track)), v->start), a, sizeof a),
 	         timefmt_dur(s->dur, b, sizeof b),
 	         timefmt_dur(self, c, sizeof c));
 	grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);
@@ -476,14 +492,15 @@ static void status(struct grid *g, const struct view *v, const struct render_opt
 	if (v->status[0])
 		snprintf(line, sizeof line, "%s", v->status);
 	else if (v->has_mark)
-		snprintf(line, sizeof line, "mark %s", timefmt_dur(v->mark1 - v->mark0, a, sizeof a));
+		snprintf(line, sizeof line, "mark %s", timefmt_dur(tt_sub(v->mark1, v->mark0), a, sizeof a));
 	else
 		line[0] = '\0';
 	if (v->ranging && !v->status[0]) {
 		size_t n = strlen(line);
 		snprintf(line + n, sizeof line - n, "%srange %s", n ? "  " : "",
-		         timefmt_dur(v->cursor > v->range_anchor ? v->cursor - v->range_anchor : v->range_anchor - v->cursor, a,
-		                     sizeof a));
+		         timefmt_dur(v->cursor > v->range_anchor ? tt_sub(v->cursor, v->range_anchor)
+		                                                         : tt_sub(v->range_anchor, v->cursor),
+		                     a, sizeof a));
 	}
 	grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
 	char hints[160], k1[16], k2[16], k3[16], k4[16], k5[16], k6[16];
@@ -561,7 +578,7 @@ static void gap_list(struct grid *g, const struct view *v, const struct render_o
 		if (v->nts > 1)
 			snprintf(rk, sizeof rk, "r%-3d ", view_rank_label(v, gp->rank));
 		snprintf(line, sizeof line, "%5d  %sGPU %-2d %14s %10s  %-22s %s", k + 1, rk, gp->device,
-		         timefmt_offset(gp->start - v->start, a, sizeof a), timefmt_dur(gp->end - gp->start, b, sizeof b),
+		         timefmt_offset(tt_sub(gp->start, v->start), a, sizeof a), timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b),
 		         gap_cause_text(gp->cause), name);
 		grid_text(g, x0 + 1, y0 + 1 + i, x0 + w, line, k == v->gap_sel ? CS_HILITE : CS_DETAILS, 0);
 	}

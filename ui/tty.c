@@ -2,7 +2,11 @@
  * events to the view. Only this file includes curses: everything it shows was drawn
  * by ui/render.c into a grid, and curses sends only the cells that changed.
  * The terminal is restored on q, on fatal errors (fatal hook), on SIGINT, SIGTERM and
- * SIGHUP, and on crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE: restored, then re-raised). */
+ * SIGHUP, and on crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE: restored, then re-raised).
+ * A stop signal that arrives while the program waits for a key ends the loop; one that
+ * arrives while it computes (a key's action, a frame) cannot wait for the loop, so the
+ * handler restores the terminal itself with async-signal-safe calls only (the saved
+ * termios, the terminal's own reset strings, written with write(2)) and exits. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui/tty.h"
 
@@ -12,6 +16,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/xalloc.h"
@@ -20,6 +26,13 @@
 
 static volatile sig_atomic_t tty_active;
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t busy; /* between a key and its frame on the screen */
+
+/* What the signal handler needs to restore the terminal without curses. */
+static struct termios saved_termios;
+static bool have_termios;
+static char reset_seq[512];
+static size_t reset_len;
 
 static void tty_restore(void)
 {
@@ -29,7 +42,45 @@ static void tty_restore(void)
 	}
 }
 
-static void on_stop(int sig) { stop_signal = sig; }
+static void add_reset(const char *cap)
+{
+	const char *s = tigetstr(cap);
+	if (s == NULL || s == (char *)-1)
+		return;
+	size_t n = strlen(s);
+	if (reset_len + n < sizeof reset_seq) {
+		memcpy(reset_seq + reset_len, s, n);
+		reset_len += n;
+	}
+}
+
+/* The strings that undo what initscr, keypad and mousemask did: attributes off, the mouse
+ * off, the keypad in normal mode, the cursor shown, the alternate screen left. */
+static void prepare_reset(void)
+{
+	static const char mouse_off[] = "\033[?1000l\033[?1002l\033[?1006l";
+	reset_len = 0;
+	add_reset("sgr0");
+	if (tigetstr("kmous") != NULL && tigetstr("kmous") != (char *)-1) {
+		memcpy(reset_seq + reset_len, mouse_off, sizeof mouse_off - 1);
+		reset_len += sizeof mouse_off - 1;
+	}
+	add_reset("rmkx");
+	add_reset("cnorm");
+	add_reset("rmcup");
+}
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	if (busy && tty_active) {
+		if (have_termios)
+			tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_termios);
+		if (reset_len > 0 && write(STDOUT_FILENO, reset_seq, reset_len) < 0)
+			_exit(128 + sig);
+		_exit(128 + sig);
+	}
+}
 
 static void on_crash(int sig)
 {
@@ -107,6 +158,19 @@ static void blit(const struct grid *g)
 	}
 }
 
+/* TTRACE_TEST_BUSY_MS=N: every frame computes for N ms more, so that the tests can send a
+ * signal while the program is busy (as it would be on a slow frame). */
+static void test_busy(long ms)
+{
+	struct timespec a, b;
+	if (ms <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
 static int map_key(wint_t ch, int code)
 {
 	if (code == KEY_CODE_YES) {
@@ -159,6 +223,7 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	fatal_set_hook(tty_restore);
 	atexit(tty_restore);
 
+	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
 	if (initscr() == NULL) {
 		fprintf(stderr, "ttrace: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
 		return 1;
@@ -174,7 +239,9 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0);
 	setup_colors();
+	prepare_reset();
 
+	busy = 1;
 	view_init(&v, ts, nts, align, COLS, LINES);
 	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
 		tty_restore();
@@ -184,12 +251,20 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 		return 2;
 	}
 	grid_init(&g, COLS, LINES);
+	const char *busy_env = getenv("TTRACE_TEST_BUSY_MS");
+	long busy_ms = busy_env != NULL ? strtol(busy_env, NULL, 10) : 0;
 	while (!v.quit && !stop_signal) {
+		busy = 1;
 		render(&g, &v, &ro);
 		blit(&g);
+		busy = 0;
 		refresh();
+		busy = 1;
+		test_busy(busy_ms);
+		busy = 0;
 		wint_t ch;
 		int code = get_wch(&ch);
+		busy = 1;
 		if (code == ERR)
 			continue;
 		if (code == KEY_CODE_YES && ch == KEY_MOUSE) {
@@ -214,6 +289,7 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 		if (key >= 0)
 			view_key(&v, key);
 	}
+	busy = 0;
 	tty_restore();
 	grid_free(&g);
 	view_free(&v);

@@ -11,6 +11,7 @@
 #include "src/index.h"
 #include "src/ranks.h"
 #include "src/timefmt.h"
+#include "src/tmath.h"
 #include "src/xalloc.h"
 #include "ui/escape.h"
 
@@ -370,15 +371,10 @@ static void set_status(struct view *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void fit_all(struct view *v)
-{
-	int64_t span = v->end - v->start;
-	int64_t tw = view_timeline_w(v);
-	if (span < tw)
-		span = tw;
-	v->t0 = v->start;
-	v->t1 = v->start + span;
-}
+static void set_window(struct view *v, int64_t t0, int64_t w);
+static int64_t width(const struct view *v);
+
+static void fit_all(struct view *v) { set_window(v, v->start, tt_sub(v->end, v->start)); }
 
 static int gap_cmp_start(const void *a, const void *b)
 {
@@ -400,7 +396,7 @@ static struct gap *gaps_in_time_order(const struct gap_report *g)
 static int gap_cmp_len(const void *a, const void *b)
 {
 	const struct gap *x = a, *y = b;
-	int64_t dx = x->end - x->start, dy = y->end - y->start;
+	int64_t dx = tt_sub(x->end, x->start), dy = tt_sub(y->end, y->start);
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	if (x->start != y->start)
@@ -424,8 +420,8 @@ static void build_nav(struct view *v)
 		for (uint32_t i = 0; i < gr->ngaps; i++) {
 			struct gap g = gr->gaps[i];
 			g.rank = r;
-			g.start += v->shift[r];
-			g.end += v->shift[r];
+			g.start = tt_add(g.start, v->shift[r]);
+			g.end = tt_add(g.end, v->shift[r]);
 			if (g.track != TT_NONE)
 				g.track = view_id(r, g.track);
 			if (g.cpu.track != TT_NONE)
@@ -473,10 +469,10 @@ static void align_ranks(struct view *v)
 		struct rank_report *rr = &v->rr;
 		ranks_free(rr);
 		ranks_analyse(v->ts, v->nts, v->align, v->manual, rr);
-		int64_t ref = (v->t->has_base ? v->t->base_ns : 0) + rr->ranks[0].offset;
+		int64_t ref = tt_add(v->t->has_base ? v->t->base_ns : 0, rr->ranks[0].offset);
 		for (int r = 0; r < v->nts; r++) {
 			const struct trace *t = v->ts[r];
-			v->shift[r] = (t->has_base ? t->base_ns : 0) + rr->ranks[r].offset - ref;
+			v->shift[r] = tt_sub(tt_add(t->has_base ? t->base_ns : 0, rr->ranks[r].offset), ref);
 			v->manual[r] = rr->ranks[r].offset;
 		}
 		v->align_ref = ref;
@@ -487,10 +483,10 @@ static void align_ranks(struct view *v)
 	v->start = INT64_MAX;
 	v->end = INT64_MIN;
 	for (int r = 0; r < v->nts; r++) {
-		if (v->ts[r]->start + v->shift[r] < v->start)
-			v->start = v->ts[r]->start + v->shift[r];
-		if (v->ts[r]->end + v->shift[r] > v->end)
-			v->end = v->ts[r]->end + v->shift[r];
+		if (tt_add(v->ts[r]->start, v->shift[r]) < v->start)
+			v->start = tt_add(v->ts[r]->start, v->shift[r]);
+		if (tt_add(v->ts[r]->end, v->shift[r]) > v->end)
+			v->end = tt_add(v->ts[r]->end, v->shift[r]);
 	}
 	if (v->start > v->end)
 		v->start = v->end = 0;
@@ -498,6 +494,7 @@ static void align_ranks(struct view *v)
 
 void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode align, int w, int h)
 {
+	int given = n;
 	memset(v, 0, sizeof *v);
 	if (n > VIEW_MAX_RANKS)
 		n = VIEW_MAX_RANKS;
@@ -515,7 +512,7 @@ void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode a
 	v->h = h;
 	v->sel.track = v->sel.idx = TT_NONE;
 	v->args_for.track = v->args_for.idx = TT_NONE;
-	v->drag_from = -1;
+	v->dragging = false;
 	size_t nb = 0;
 	while (view_default_bindings[nb].key != 0 && nb + 1 < sizeof v->bindings / sizeof *v->bindings) {
 		v->bindings[nb] = view_default_bindings[nb];
@@ -531,7 +528,9 @@ void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode a
 	compute_gaps(v);
 	v->cursor = v->t0;
 	v->sel_line = v->nlines > 1 ? 1 : 0;
-	if (v->nts > 1 && v->rr.warnings[0])
+	if (given > n)
+		set_status(v, "warning: the timeline shows the first %d of %d ranks", n, given);
+	else if (v->nts > 1 && v->rr.warnings[0])
 		set_status(v, "warning: %s", v->rr.warnings);
 }
 
@@ -571,6 +570,7 @@ void view_resize(struct view *v, int w, int h)
 {
 	v->w = w > 20 ? w : 20;
 	v->h = h > 8 ? h : 8;
+	set_window(v, v->t0, width(v)); /* at least 1 ns per column of the new width */
 }
 
 enum action view_action_for(const struct view *v, int key)
@@ -628,77 +628,86 @@ int view_load_keymap(struct view *v, const char *path, char **cause)
 
 /* ---- moving around --------------------------------------------------------------------- */
 
+/* The window [t0, t1) always satisfies t0 < t1 with t1 - t0 at most INT64_MAX, at least
+ * one ns per column, and at most four times the span of the traces: every width below
+ * fits an int64. Times outside it are moved with saturating arithmetic (src/tmath.h), so
+ * that no key, however often pressed, and no trace, however far its times, overflows. */
 static int64_t width(const struct view *v) { return v->t1 - v->t0; }
 
-static void clamp_window(struct view *v)
+/* Sets the window to start at T0 (moved so that it shows some of the traces) and to be
+ * W wide (bounded as above). */
+static void set_window(struct view *v, int64_t t0, int64_t w)
 {
-	int64_t w = width(v), tw = view_timeline_w(v), span = v->end - v->start;
-	if (w < tw)
-		w = tw; /* at most 1 ns per column */
+	int64_t tw = view_timeline_w(v), span = tt_sub(v->end, v->start);
+	if (tw < 1)
+		tw = 1;
 	if (span < tw)
 		span = tw;
-	if (w > span * 4)
-		w = span * 4;
-	if (v->t0 < v->start - w / 2)
-		v->t0 = v->start - w / 2;
-	if (v->t0 > v->end - w / 2)
-		v->t0 = v->end - w / 2;
-	v->t1 = v->t0 + w;
+	if (w > tt_mul(span, 4))
+		w = tt_mul(span, 4);
+	if (w < tw)
+		w = tw; /* at most 1 ns per column */
+	int64_t lo = tt_sub(v->start, w / 2), hi = tt_sub(v->end, w / 2);
+	if (t0 < lo)
+		t0 = lo;
+	if (t0 > hi)
+		t0 = hi;
+	if (t0 > INT64_MAX - w)
+		t0 = INT64_MAX - w;
+	v->t0 = t0;
+	v->t1 = t0 + w;
+}
+
+/* Sets the window to [T0, T1), bounded as set_window does. */
+static void set_window_range(struct view *v, int64_t t0, int64_t t1)
+{
+	set_window(v, t0, t1 > t0 ? tt_sub(t1, t0) : 1);
 }
 
 static void zoom(struct view *v, double factor)
 {
 	int64_t w = width(v);
-	double frac = w > 0 ? (double)(v->cursor - v->t0) / (double)w : 0.5;
+	long double frac = (long double)tt_sub(v->cursor, v->t0) / (long double)w;
 	if (frac < 0 || frac > 1)
 		frac = 0.5;
-	int64_t nw = (int64_t)((double)w * factor);
-	if (nw < view_timeline_w(v))
-		nw = view_timeline_w(v);
-	v->t0 = v->cursor - (int64_t)(frac * (double)nw);
-	v->t1 = v->t0 + nw;
-	clamp_window(v);
+	int64_t nw = tt_from_ldouble((long double)w * factor);
+	set_window(v, tt_sub(v->cursor, tt_from_ldouble(frac * (long double)nw)), nw);
 }
 
 static void pan(struct view *v, double screens)
 {
-	int64_t d = (int64_t)((double)width(v) * screens);
+	int64_t d = tt_from_ldouble((long double)width(v) * screens);
 	if (d == 0)
 		d = screens < 0 ? -1 : 1;
-	v->t0 += d;
-	v->t1 += d;
-	clamp_window(v);
+	set_window(v, tt_add(v->t0, d), width(v));
 	if (v->cursor < v->t0 || v->cursor >= v->t1)
 		v->cursor = v->t0 + width(v) / 2;
 }
 
-/* Time at the start of column X of the timeline, and the column of time T. */
+/* Time at the start of column X of the timeline (X may lie outside it). */
 static int64_t col_time(const struct view *v, int x)
 {
-	return v->t0 + (int64_t)((double)width(v) * x / view_timeline_w(v));
+	return tt_add(v->t0, tt_from_ldouble((long double)width(v) * x / view_timeline_w(v)));
 }
+
+/* |A - B|, saturated. */
+static int64_t distance(int64_t a, int64_t b) { return a > b ? tt_sub(a, b) : tt_sub(b, a); }
 
 static void move_cursor(struct view *v, int cols)
 {
 	int64_t step = width(v) / view_timeline_w(v);
 	if (step < 1)
 		step = 1;
-	v->cursor += step * cols;
+	v->cursor = tt_add(v->cursor, tt_mul(step, cols));
 	if (v->cursor < v->start)
 		v->cursor = v->start;
 	if (v->cursor > v->end)
 		v->cursor = v->end;
-	if (v->cursor < v->t0 || v->cursor >= v->t1) {
-		int64_t w = width(v);
-		v->t0 = v->cursor - w / 2;
-		v->t1 = v->t0 + w;
-		clamp_window(v);
-	}
+	if (v->cursor < v->t0 || v->cursor >= v->t1)
+		set_window(v, tt_sub(v->cursor, width(v) / 2), width(v));
 	if (v->ranging) {
 		char d[48];
-		set_status(v, "range %s (v or m marks it)",
-		           timefmt_dur(v->cursor > v->range_anchor ? v->cursor - v->range_anchor : v->range_anchor - v->cursor,
-		                       d, sizeof d));
+		set_status(v, "range %s (v or m marks it)", timefmt_dur(distance(v->cursor, v->range_anchor), d, sizeof d));
 	}
 }
 
@@ -724,7 +733,7 @@ static void go_to(struct view *v, struct slice_ref r)
 	if (r.track == TT_NONE)
 		return;
 	const struct slice *s = &view_track(v, r.track)->slices[r.idx];
-	int64_t ts = s->ts + view_shift_of(v, r.track);
+	int64_t ts = tt_add(s->ts, view_shift_of(v, r.track));
 	v->sel = r;
 	for (uint32_t g = 0; g < v->ngroups; g++)
 		for (uint32_t k = 0; k < v->groups[g].ntracks; k++)
@@ -741,10 +750,8 @@ static void go_to(struct view *v, struct slice_ref r)
 	if (ts < v->t0 || ts >= v->t1) {
 		int64_t w = width(v);
 		if (s->dur > w)
-			w = s->dur + s->dur / 10;
-		v->t0 = ts - w / 3;
-		v->t1 = v->t0 + w;
-		clamp_window(v);
+			w = tt_add(s->dur, s->dur / 10);
+		set_window(v, tt_sub(ts, w / 3), w);
 	}
 }
 
@@ -763,8 +770,8 @@ static void select_under_cursor(struct view *v)
 		return;
 	}
 	const struct track *tr = view_track(v, l->track);
-	int64_t colw = width(v) / view_timeline_w(v), at = v->cursor - view_shift_of(v, l->track);
-	uint32_t i = index_row_dominant(tr, l->row, at, at + (colw > 0 ? colw : 1));
+	int64_t colw = width(v) / view_timeline_w(v), at = tt_sub(v->cursor, view_shift_of(v, l->track));
+	uint32_t i = index_row_dominant(tr, l->row, at, tt_add(at, colw > 0 ? colw : 1));
 	if (i == TT_NONE) {
 		v->sel.track = v->sel.idx = TT_NONE;
 		set_status(v, "nothing under the cursor on this row");
@@ -786,11 +793,11 @@ static void step_slice(struct view *v, int dir)
 	if (row == NULL || row->n == 0)
 		return;
 	uint32_t a, b;
-	int64_t from = v->cursor - view_shift_of(v, l->track);
+	int64_t from = tt_sub(v->cursor, view_shift_of(v, l->track));
 	if (v->sel.track == l->track && v->sel.idx != TT_NONE)
 		from = tr->slices[v->sel.idx].ts;
 	if (dir > 0) {
-		index_row_range(tr, l->row, from + 1, INT64_MAX, &a, &b);
+		index_row_range(tr, l->row, tt_add(from, 1), INT64_MAX, &a, &b);
 		while (a < b && tr->slices[row->idx[a]].ts <= from)
 			a++;
 		if (a < b)
@@ -826,7 +833,9 @@ static void follow_flow(struct view *v, bool forward)
 		struct slice_ref here = forward ? f->from : f->to, there = forward ? f->to : f->from;
 		if (here.track == local && here.idx == v->sel.idx && there.track != TT_NONE) {
 			go_to(v, (struct slice_ref){ view_id(rank, there.track), there.idx });
-			set_status(v, "followed a %s flow", strtab_get(&t->strings, f->cat));
+			char cat[64];
+			escape_term_buf(strtab_get(&t->strings, f->cat), strtab_len(&t->strings, f->cat), cat, sizeof cat);
+			set_status(v, "followed a %s flow", cat);
 			return;
 		}
 	}
@@ -837,8 +846,8 @@ static int match_cmp(const void *a, const void *b, void *arg)
 {
 	const struct view *v = arg;
 	const struct slice_ref *x = a, *y = b;
-	int64_t tx = view_track(v, x->track)->slices[x->idx].ts + view_shift_of(v, x->track);
-	int64_t ty = view_track(v, y->track)->slices[y->idx].ts + view_shift_of(v, y->track);
+	int64_t tx = tt_add(view_track(v, x->track)->slices[x->idx].ts, view_shift_of(v, x->track));
+	int64_t ty = tt_add(view_track(v, y->track)->slices[y->idx].ts, view_shift_of(v, y->track));
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
 	if (x->track != y->track)
@@ -873,7 +882,8 @@ static void run_search(struct view *v)
 			}
 		}
 	}
-	qsort_r(v->matches, v->nmatches, sizeof *v->matches, match_cmp, v);
+	if (v->nmatches > 1) /* qsort wants a non-NULL array even for no elements */
+		qsort_r(v->matches, v->nmatches, sizeof *v->matches, match_cmp, v);
 
 	if (v->nmatches == 0) {
 		set_status(v, "no slice name contains \"%s\"", v->query);
@@ -882,8 +892,8 @@ static void run_search(struct view *v)
 	/* the first match at or after the cursor */
 	v->match = 1;
 	for (uint32_t i = 0; i < v->nmatches; i++)
-		if (view_track(v, v->matches[i].track)->slices[v->matches[i].idx].ts + view_shift_of(v, v->matches[i].track) >=
-		    v->cursor) {
+		if (tt_add(view_track(v, v->matches[i].track)->slices[v->matches[i].idx].ts,
+		           view_shift_of(v, v->matches[i].track)) >= v->cursor) {
 			v->match = i + 1;
 			break;
 		}
@@ -910,7 +920,7 @@ static void step_match(struct view *v, int dir)
 static void go_to_gap(struct view *v, const struct gap *g, const char *which)
 {
 	char d[48], name[160] = "";
-	int64_t len = g->end - g->start;
+	int64_t len = tt_sub(g->end, g->start), pad = tt_add(len - len / 4, 1);
 	if (g->cpu.track != TT_NONE) {
 		go_to(v, g->cpu);
 		const struct slice *s = &view_track(v, g->cpu.track)->slices[g->cpu.idx];
@@ -919,9 +929,7 @@ static void go_to_gap(struct view *v, const struct gap *g, const char *which)
 	} else {
 		v->sel.track = v->sel.idx = TT_NONE;
 	}
-	v->t0 = g->start - len * 3 / 4 - 1;
-	v->t1 = g->end + len * 3 / 4 + 1;
-	clamp_window(v);
+	set_window_range(v, tt_sub(g->start, pad), tt_add(g->end, pad));
 	v->cursor = g->start;
 	v->gap_cur = *g;
 	v->gap_shown = true;
@@ -993,18 +1001,16 @@ static void go_to_collective(struct view *v, const struct collective *c)
 	int64_t a = INT64_MAX, b = INT64_MIN;
 	for (int r = 0; r < v->nts; r++)
 		if (c->per[r].ref.track != TT_NONE) {
-			if (c->per[r].start - v->align_ref < a)
-				a = c->per[r].start - v->align_ref;
-			if (c->per[r].end - v->align_ref > b)
-				b = c->per[r].end - v->align_ref;
+			if (tt_sub(c->per[r].start, v->align_ref) < a)
+				a = tt_sub(c->per[r].start, v->align_ref);
+			if (tt_sub(c->per[r].end, v->align_ref) > b)
+				b = tt_sub(c->per[r].end, v->align_ref);
 		}
 	if (c->last >= 0 && c->per[c->last].ref.track != TT_NONE)
 		go_to(v, (struct slice_ref){ view_id(c->last, c->per[c->last].ref.track), c->per[c->last].ref.idx });
 	if (a < b) {
-		int64_t pad = (b - a) / 4 + 1;
-		v->t0 = a - pad;
-		v->t1 = b + pad;
-		clamp_window(v);
+		int64_t pad = tt_sub(b, a) / 4 + 1;
+		set_window_range(v, tt_sub(a, pad), tt_add(b, pad));
 		v->cursor = a;
 	}
 }
@@ -1035,7 +1041,9 @@ static void dist_key(struct view *v, int key)
 		} else {
 			const struct collective *c = &v->rr.colls[v->dist_sel - v->nts];
 			go_to_collective(v, c);
-			set_status(v, "%s #%u: rank %d arrived last", c->kind, c->index,
+			char kind[64];
+			escape_term_buf(c->kind, strlen(c->kind), kind, sizeof kind);
+			set_status(v, "%s #%u: rank %d arrived last", kind, c->index,
 			           c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
 		}
 		return;
@@ -1142,16 +1150,13 @@ void view_act(struct view *v, enum action a)
 	case A_FIT:
 		if (v->sel.track != TT_NONE) {
 			const struct slice *s = &view_track(v, v->sel.track)->slices[v->sel.idx];
-			int64_t pad = s->dur / 20 + 1, ts = s->ts + view_shift_of(v, v->sel.track);
-			v->t0 = ts - pad;
-			v->t1 = ts + s->dur + pad;
+			int64_t pad = s->dur / 20 + 1, ts = tt_add(s->ts, view_shift_of(v, v->sel.track));
+			set_window_range(v, tt_sub(ts, pad), tt_add(tt_add(ts, s->dur), pad));
 		} else if (v->has_mark) {
-			v->t0 = v->mark0;
-			v->t1 = v->mark1;
+			set_window_range(v, v->mark0, v->mark1);
 		} else {
 			fit_all(v);
 		}
-		clamp_window(v);
 		if (v->cursor < v->t0 || v->cursor >= v->t1)
 			v->cursor = v->t0;
 		break;
@@ -1164,15 +1169,15 @@ void view_act(struct view *v, enum action a)
 		} else if (v->sel.track != TT_NONE) {
 			const struct slice *s = &view_track(v, v->sel.track)->slices[v->sel.idx];
 			v->has_mark = true;
-			v->mark0 = s->ts + view_shift_of(v, v->sel.track);
-			v->mark1 = v->mark0 + s->dur;
+			v->mark0 = tt_add(s->ts, view_shift_of(v, v->sel.track));
+			v->mark1 = tt_add(v->mark0, s->dur);
 		} else {
 			set_status(v, "select a slice (Enter) or a range (v) to mark");
 			break;
 		}
 		{
 			char d[48];
-			set_status(v, "marked %s", timefmt_dur(v->mark1 - v->mark0, d, sizeof d));
+			set_status(v, "marked %s", timefmt_dur(tt_sub(v->mark1, v->mark0), d, sizeof d));
 		}
 		break;
 	case A_CLEAR_MARKS:
@@ -1353,17 +1358,18 @@ static void view_mouse(struct view *v, int code)
 	int64_t at = col_time(v, x);
 	if (kind == TT_PRESS) {
 		v->drag_from = at;
+		v->dragging = true;
 		return;
 	}
-	if (kind == TT_RELEASE && v->drag_from >= 0 && at != v->drag_from) {
+	if (kind == TT_RELEASE && v->dragging && at != v->drag_from) {
 		v->ranging = true;
 		v->range_anchor = v->drag_from;
 		v->cursor = at;
-		v->drag_from = -1;
+		v->dragging = false;
 		view_act(v, A_MARK);
 		return;
 	}
-	v->drag_from = -1;
+	v->dragging = false;
 	if (line < 0 || (uint32_t)line >= v->nlines)
 		return; /* below the last line: nothing there */
 	v->cursor = at;

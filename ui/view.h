@@ -134,7 +134,8 @@ struct view {
 	bool help;
 	bool quit;
 	bool abs_time;               /* the header shows absolute times */
-	int64_t drag_from;           /* time where a mouse press began, or -1 */
+	int64_t drag_from;           /* time where a mouse press began, when dragging */
+	bool dragging;
 	/* gaps (src/gaps.h), computed when the view opens */
 	int64_t gap_min;
 	struct gap *nav;             /* every rank's gaps, longest first, in view time and view ids */
