@@ -186,40 +186,35 @@ static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
 	snprintf(buf, n, "  %s%s%s", rk, name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
 }
 
-static const struct gap_report *gaps_of(const struct view *v, int rank, const struct gap **by_time)
-{
-	*by_time = v->rank_gaps_by_time[rank];
-	return &v->rank_gaps[rank];
-}
-
-/* True when [a, b) (RANK's file time) touches a gap of DEVICE on RANK. */
+/* True when [a, b) (RANK's file time) touches a gap of DEVICE on RANK (O(log n)). */
 static bool in_gap(const struct view *v, int rank, int32_t device, int64_t a, int64_t b)
 {
-	const struct gap *bt;
-	const struct gap_report *gr = gaps_of(v, rank, &bt);
-	uint32_t lo = 0, hi = gr->ngaps;
-	while (lo < hi) { /* first gap ending after a */
+	const struct gap *bd = v->rank_gaps_by_device[rank];
+	uint32_t lo = 0, hi = v->rank_gaps[rank].ngaps;
+	while (lo < hi) { /* the first gap of a later device, or of DEVICE ending after a */
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (bt[mid].end > a)
+		if (bd[mid].device > device || (bd[mid].device == device && bd[mid].end > a))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	/* gaps of several devices interleave: look at the few that start before b */
-	for (uint32_t i = lo; i < gr->ngaps && bt[i].start < b; i++)
-		if (bt[i].device == device && bt[i].end > a)
-			return true;
-	return false;
+	/* a device's gaps do not overlap: the first one ending after a is the only candidate */
+	return lo < v->rank_gaps[rank].ngaps && bd[lo].device == device && bd[lo].start < b;
 }
 
 static const struct device_gaps *device_of(const struct view *v, int rank, int32_t device)
 {
-	const struct gap *bt;
-	const struct gap_report *gr = gaps_of(v, rank, &bt);
-	for (uint32_t d = 0; d < gr->ndevices; d++)
-		if (gr->devices[d].device == device)
-			return &gr->devices[d];
-	return NULL;
+	const struct gap_report *gr = &v->rank_gaps[rank];
+	const uint32_t *o = v->rank_devices[rank];
+	uint32_t lo = 0, hi = gr->ndevices;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (gr->devices[o[mid]].device < device)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < gr->ndevices && gr->devices[o[lo]].device == device ? &gr->devices[o[lo]] : NULL;
 }
 
 /* The utilization line of a GPU group: each cell's shade is how busy the device is. */
