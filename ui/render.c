@@ -164,7 +164,7 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 			grid_set(g, x0 + x, 1, o->ascii ? '=' : 0x2550, CS_MARK, 0);
 	}
 	int cx = col_of(v, v->cursor);
-	if (cx >= 0 && cx < tw) {
+	if (cx >= 0 && cx < tw && x0 + cx < g->w) {
 		/* the cursor mark never hides a tick label's digits */
 		uint32_t under = g->cells[1 * g->w + x0 + cx].ch;
 		if (under == ' ' || under == '|' || under == 0x2502 || under == '=' || under == 0x2550)

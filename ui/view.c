@@ -549,8 +549,8 @@ void view_init(struct view *v, struct trace *const *ts, int n, enum align_mode a
 	v->rank_gaps_by_device = xcalloc((size_t)n, sizeof *v->rank_gaps_by_device);
 	v->rank_devices = xcalloc((size_t)n, sizeof *v->rank_devices);
 	v->name_matches = xcalloc((size_t)n, sizeof *v->name_matches);
-	v->w = w;
-	v->h = h;
+	v->w = w > 20 ? w : 20; /* as view_resize: a smaller terminal shows the top left */
+	v->h = h > 8 ? h : 8;
 	v->sel.track = v->sel.idx = TT_NONE;
 	v->args_for.track = v->args_for.idx = TT_NONE;
 	v->dragging = false;
