@@ -8,7 +8,13 @@
  * its start. Events are small next to the window (a few MB), so the re-parse is rare.
  *
  * Lines are counted only in bytes that leave the window, so a location's line and
- * column cost a count over at most one window, and only when there is a problem. */
+ * column cost a count over at most one window, and only when there is a problem.
+ *
+ * The window's size is bounded (struct scan_limits): refill sets `full` when it cannot
+ * grow, and the element that needs more is then read past in a streaming skip
+ * (skip_oversized) or, in a range scan, left to a scan in one piece. Nesting is counted
+ * only where values are skipped (skip_container, skip_value, big_skip_step), the only
+ * places a document can nest; ST_FATAL carries "too deep" up to the top level. */
 #include "parsers/chrome_scan.h"
 
 #include <errno.h>
@@ -23,12 +29,25 @@
 
 #include "src/xalloc.h"
 
-#define WINDOW_INITIAL (1u << 20)
-#define WINDOW_MAX (512u << 20)
+#define WINDOW_INITIAL ((size_t)1 << 20)
 #define PAD 64
 #define PROBLEMS_REPORTED 5
 
-enum step { ST_OK, ST_NEED_MORE, ST_ERROR, ST_STOPPED, ST_MISSED };
+enum step { ST_OK, ST_NEED_MORE, ST_ERROR, ST_STOPPED, ST_MISSED, ST_FATAL };
+
+static struct scan_limits limits = { SCAN_WINDOW_SMALL, SCAN_EVENT_MAX, SCAN_DEPTH_MAX };
+
+void scan_set_limits(const struct scan_limits *l)
+{
+	static const struct scan_limits defaults = { SCAN_WINDOW_SMALL, SCAN_EVENT_MAX, SCAN_DEPTH_MAX };
+	limits = l != NULL ? *l : defaults;
+	limits.window_small = (limits.window_small + 4095) & ~(size_t)4095;
+	limits.event_max = (limits.event_max + 4095) & ~(size_t)4095;
+	if (limits.event_max < limits.window_small)
+		limits.event_max = limits.window_small;
+	if (limits.depth_max < 1)
+		limits.depth_max = 1;
+}
 
 struct scanner {
 	struct input *in;
@@ -39,6 +58,8 @@ struct scanner {
 	size_t cap, len;
 	uint64_t base;        /* stream offset of buf[0] */
 	bool eof;             /* input has nothing more */
+	bool full;            /* the last refill failed: the window is at its largest */
+	struct scan_limits lim;
 	char *input_cause;    /* why input ended badly, or NULL */
 
 	uint64_t lines_before; /* newlines in [start, base) */
@@ -147,13 +168,22 @@ static int refill(struct scanner *s, size_t keep)
 		s->len -= keep;
 		s->base += keep;
 	}
+	s->full = false;
 	if (s->eof)
 		return 0;
 	if (s->len == s->cap) {
-		size_t ncap;
-		if (s->cap >= WINDOW_MAX)
-			return 0;
-		ncap = s->cap * 2;
+		size_t ncap = s->cap * 2;
+		if (s->cap < s->lim.window_small) {
+			if (ncap > s->lim.window_small)
+				ncap = s->lim.window_small;
+		} else {
+			if (s->cap >= s->lim.event_max || s->range != NULL || input_hold_large(s->in) < 0) {
+				s->full = true;
+				return 0;
+			}
+			if (ncap > s->lim.event_max)
+				ncap = s->lim.event_max;
+		}
 		s->buf = xrealloc(s->buf, ncap + PAD);
 		s->cap = ncap;
 		free(s->scratch);
@@ -739,6 +769,13 @@ static const unsigned char skip_class[256] = {
 /* Skips an object or array at p without tokenising its numbers and literals: only
  * strings, brackets and possible non-finite words matter. Malformed content inside a
  * skipped value is not diagnosed (it is never used); brackets must balance. */
+static enum step too_deep(struct scanner *s, const char *at)
+{
+	s->err_at = at;
+	s->err_msg = "values nested too deep";
+	return ST_FATAL;
+}
+
 static enum step skip_container(struct scanner *s, const char **pp)
 {
 	const char *p = *pp + 1;
@@ -756,7 +793,8 @@ static enum step skip_container(struct scanner *s, const char **pp)
 				return st;
 			break;
 		case K_OPEN:
-			depth++;
+			if (++depth > s->lim.depth_max)
+				return too_deep(s, p);
 			p++;
 			break;
 		case K_CLOSE:
@@ -800,7 +838,8 @@ static enum step skip_value(struct scanner *s, const char **pp)
 		switch (*p) {
 		case '{':
 		case '[':
-			depth++;
+			if (++depth > s->lim.depth_max)
+				return too_deep(s, p);
 			p = skip_ws(p + 1);
 			if (*p == '}' || *p == ']') {
 				depth--;
@@ -1337,8 +1376,12 @@ static const char *resync(struct scanner *s, const char *from, const char **scan
 
 enum { DONE_ARRAY_END = 1 };
 
+static enum step skip_oversized(struct scanner *s, size_t *posp);
+
 /* Scans the elements of an events array; *pp is just past '['. Returns ST_OK at the
- * closing ']' (consumed), ST_NEED_MORE when the input ends inside it. */
+ * closing ']' (consumed), ST_NEED_MORE when the input ends inside it (or, in a range
+ * scan, an element outgrows the window), ST_FATAL with err_at/err_msg set when a value
+ * nests too deep. */
 static enum step scan_events(struct scanner *s, size_t *posp)
 {
 	struct scan_event ev;
@@ -1386,12 +1429,23 @@ static enum step scan_events(struct scanner *s, size_t *posp)
 		if (st == ST_NEED_MORE) {
 			size_t keep = (size_t)(start - s->buf);
 			if (!refill(s, keep)) {
+				if (s->full && s->range == NULL) {
+					st = skip_oversized(s, &pos);
+					if (st == ST_OK)
+						goto after;
+					if (st == ST_FATAL)
+						return st;
+					*posp = pos;
+					return ST_NEED_MORE;
+				}
 				*posp = 0; /* window begins at the incomplete element */
 				return ST_NEED_MORE;
 			}
 			pos = 0;
 			continue;
 		}
+		if (st == ST_FATAL)
+			return st;
 		if (st == ST_ERROR) {
 			char msg[160];
 			snprintf(msg, sizeof msg, "malformed event skipped: %s", s->err_msg);
@@ -1444,7 +1498,7 @@ after:
 /* A streaming value skipper for top-level header values, resumable across refills:
  * state is (depth, in_string, escaped). Captures the raw text up to `cap_max`. */
 struct big_skip {
-	unsigned depth;
+	unsigned depth;     /* at most depth_max */
 	bool in_string, escaped, started, scalar;
 	char *cap;
 	size_t cap_len, cap_size;
@@ -1472,7 +1526,8 @@ static void capture_bytes(struct big_skip *b, const char *p, size_t n)
 	b->cap[b->cap_len] = '\0';
 }
 
-/* Consumes bytes from *pos; returns 1 when the value ended, 0 when the window ran out. */
+/* Consumes bytes from *pos; returns 1 when the value ended, 0 when the window ran out,
+ * -1 (err_at and err_msg set) when it nests deeper than depth_max. */
 static int big_skip_step(struct scanner *s, struct big_skip *b, size_t *pos)
 {
 	const char *p = s->buf + *pos, *end = s->buf + s->len, *start = p;
@@ -1480,6 +1535,12 @@ static int big_skip_step(struct scanner *s, struct big_skip *b, size_t *pos)
 	while (p < end) {
 		char c = *p;
 		if (b->in_string) {
+			if (!b->escaped) {
+				p = find_string_special(p); /* stops at the sentinel at the latest */
+				if (p >= end)
+					break;
+				c = *p;
+			}
 			if (b->escaped) {
 				b->escaped = false;
 			} else if (c == '\\') {
@@ -1520,7 +1581,12 @@ static int big_skip_step(struct scanner *s, struct big_skip *b, size_t *pos)
 		if (c == '"') {
 			b->in_string = true;
 		} else if (c == '{' || c == '[') {
-			b->depth++;
+			if (++b->depth > s->lim.depth_max) {
+				capture_bytes(b, start, (size_t)(p - start));
+				*pos = (size_t)(p - s->buf);
+				too_deep(s, p);
+				return -1;
+			}
 		} else if (c == '}' || c == ']') {
 			if (--b->depth == 0) {
 				p++;
@@ -1534,6 +1600,56 @@ static int big_skip_step(struct scanner *s, struct big_skip *b, size_t *pos)
 	capture_bytes(b, start, (size_t)(p - start));
 	*pos = (size_t)(p - s->buf);
 	return 0;
+}
+
+static void size_text(char *buf, size_t n, size_t bytes)
+{
+	if (bytes % ((size_t)1 << 20) == 0)
+		snprintf(buf, n, "%zu MiB", bytes >> 20);
+	else
+		snprintf(buf, n, "%zu KiB", bytes >> 10);
+}
+
+/* The element at buf[0] fills the largest window: reports it, then reads past its end
+ * without keeping it. Returns ST_OK with *posp just past it, ST_NEED_MORE with *posp at
+ * the window's end when the input ends inside it, or ST_FATAL. */
+static enum step skip_oversized(struct scanner *s, size_t *posp)
+{
+	struct big_skip b;
+	char msg[160], lim[32];
+	size_t pos = 0;
+	int r;
+
+	size_text(lim, sizeof lim, s->lim.event_max);
+	snprintf(msg, sizeof msg, "malformed event skipped: larger than %s (the limit on one event)", lim);
+	problem(s, SO_MALFORMED_EVENT, s->buf, msg);
+	memset(&b, 0, sizeof b);
+	for (;;) {
+		r = big_skip_step(s, &b, &pos);
+		if (r > 0) {
+			*posp = pos;
+			return ST_OK;
+		}
+		if (r < 0)
+			return ST_FATAL;
+		if (!refill(s, s->len)) {
+			*posp = s->len;
+			return ST_NEED_MORE;
+		}
+		pos = 0;
+	}
+}
+
+/* The message of an ST_FATAL step; the scan stops there. */
+static enum scan_result fatal_result(struct scanner *s, char **cause)
+{
+	uint64_t line, col;
+
+	locate(s, s->err_at, &line, &col);
+	*cause = xasprintf("%s: %s (over %u levels) at line %llu, column %llu (byte %llu): stopped reading there",
+	                   input_path(s->in), s->err_msg, s->lim.depth_max, (unsigned long long)line,
+	                   (unsigned long long)col, (unsigned long long)offset_of(s, s->err_at));
+	return s->stats->events > 0 ? SCAN_TRUNCATED : SCAN_NOT_TRACE;
 }
 
 static const char *guess_format(const char *key, uint32_t n)
@@ -1560,6 +1676,10 @@ enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct
 			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;          \
 			goto out;                                                          \
 		}                                                                          \
+		if (st0 == ST_FATAL) {                                                     \
+			res = fatal_result(s, cause);                                      \
+			goto out_keep_cause;                                               \
+		}                                                                          \
 		if (st0 != ST_OK) {                                                        \
 			res = SCAN_TRUNCATED;                                              \
 			goto truncated;                                                    \
@@ -1584,7 +1704,8 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 	s->in = in;
 	s->sink = sink;
 	s->stats = stats;
-	s->cap = WINDOW_INITIAL;
+	s->lim = limits;
+	s->cap = WINDOW_INITIAL < s->lim.window_small ? WINDOW_INITIAL : s->lim.window_small;
 	s->buf = xmalloc(s->cap + PAD);
 	s->scratch_cap = s->cap + PAD;
 	s->scratch = xmalloc(s->scratch_cap);
@@ -1769,7 +1890,13 @@ members:
 				pos = 0;
 			}
 			pos = (size_t)(p - s->buf);
-			while (!big_skip_step(s, &b, &pos)) {
+			int r;
+			while ((r = big_skip_step(s, &b, &pos)) <= 0) {
+				if (r < 0) {
+					free(b.cap);
+					res = fatal_result(s, cause);
+					goto out_keep_cause;
+				}
 				if (!refill(s, s->len)) {
 					free(b.cap);
 					res = SCAN_TRUNCATED;
@@ -1818,6 +1945,25 @@ trailing:
 	goto out;
 
 truncated:
+	if (s->full && range != NULL) {
+		/* an element outgrew a range scan's window */
+		res = SCAN_MISSED_STOP;
+		goto out;
+	}
+	if (s->full) {
+		uint64_t line, col;
+		char lim[32];
+		const char *at = s->buf + (pos < s->len ? pos : 0);
+		size_text(lim, sizeof lim, s->lim.event_max);
+		locate(s, at, &line, &col);
+		*cause = xasprintf("%s: an element larger than %s (the limit on one element) at line %llu, column %llu "
+		                   "(byte %llu): stopped reading there",
+		                   input_path(in), lim, (unsigned long long)line, (unsigned long long)col,
+		                   (unsigned long long)offset_of(s, at));
+		if (s->stats->events == 0)
+			res = SCAN_NOT_TRACE;
+		goto out_keep_cause;
+	}
 	{
 		uint64_t line, col, eline, ecol;
 		const char *at = s->buf + (pos < s->len ? pos : s->len);

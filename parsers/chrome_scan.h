@@ -1,7 +1,7 @@
 /* chrome_scan.h: a one-pass streaming scanner for Chrome trace-event JSON.
  *
  * The scanner reads bytes from an input (parsers/input.h) through a bounded window
- * (a few MB, grown only for a single event larger than that), never holding the whole
+ * (1 MiB, grown only for a single event larger than that), never holding the whole
  * file nor a DOM. For every element of `traceEvents` (or of a bare top-level array) it
  * extracts the fields the model needs into a struct scan_event and hands it to the sink;
  * every other top-level key is handed to the sink as raw JSON text (values above
@@ -12,7 +12,16 @@
  * inf/-inf/nan/Infinity/NaN are non-finite numbers, invalid UTF-8 passes through as
  * bytes; each is counted. A malformed event is skipped: the scanner resynchronises at the
  * next event and reports the first few with line:column and byte offset. A truncated
- * input keeps every complete event before the cut. */
+ * input keeps every complete event before the cut.
+ *
+ * Bounds (struct scan_limits): the window grows freely up to window_small; past it a
+ * whole-document scan first takes a large grant from its input (input_hold_large), and
+ * stops growing at event_max: an element larger than that is read past without being
+ * kept, counted as malformed and reported at its start (a string without end costs a
+ * read to the end of the input, never memory). A range scan never takes a grant: it ends
+ * with SCAN_MISSED_STOP instead, and the caller scans the file in one piece. Values
+ * nested deeper than depth_max stop the scan (SCAN_TRUNCATED, or SCAN_NOT_TRACE when no
+ * event came before): no trace nests that deep, and skipping one costs a read to its end. */
 #ifndef TT_CHROME_SCAN_H
 #define TT_CHROME_SCAN_H
 
@@ -21,7 +30,20 @@
 
 #include "parsers/input.h"
 
-#define SCAN_HEADER_MAX (16u << 20)
+#define SCAN_HEADER_MAX (1u << 20)
+#define SCAN_WINDOW_SMALL ((size_t)2 << 20)
+#define SCAN_EVENT_MAX ((size_t)16 << 20)
+#define SCAN_DEPTH_MAX 1000u
+
+struct scan_limits {
+	size_t window_small; /* window that needs no large grant */
+	size_t event_max;    /* largest element kept; at least window_small */
+	unsigned depth_max;  /* deepest nesting of values inside an element */
+};
+
+/* Sets the limits of scans started after the call (NULL: the SCAN_* defaults); for tests.
+ * Sizes are rounded up to 4 KiB. */
+void scan_set_limits(const struct scan_limits *limits);
 
 /* A string as found in the input, unescaped. Valid only during the sink call. */
 struct scan_str {

@@ -16,7 +16,13 @@
  * has published every byte decompressed before them, so the consumer sees all the good
  * data first, then -1. When stdin is a pipe the producer may sit in read(): it polls the
  * pipe together with a wake-up pipe that input_close writes to, so closing never hangs on
- * a stalled writer. */
+ * a stalled writer.
+ *
+ * Large grants: a count of free grants under one process-wide lock. An input takes at
+ * most one, from its producer (a zstd frame with a big window, seen by reading the frame
+ * header before the decoder does) or from its reader (a scanner window past its small
+ * size), and gives it back when closed; waiters are woken on every give-back and when
+ * their input is being closed. */
 #include "parsers/input.h"
 
 #include <errno.h>
@@ -40,6 +46,11 @@
 #define SLOT_SIZE ((size_t)256 << 10)
 #define SRC_BUF_SIZE ((size_t)256 << 10)
 #define SNIFF_LEN 4
+#define ZSTD_HEADER_MAX 18 /* ZSTD_FRAMEHEADERSIZE_MAX */
+
+static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t large_cond = PTHREAD_COND_INITIALIZER;
+static unsigned large_slots = INPUT_LARGE_SLOTS, large_used;
 
 struct slot {
 	unsigned char *buf;
@@ -53,6 +64,7 @@ struct input {
 	int fd;
 	bool own_fd;
 	bool is_reg;
+	uint64_t dev, ino;
 	enum input_codec codec;
 	uint64_t file_size;
 
@@ -64,6 +76,8 @@ struct input {
 	uint64_t data_off;
 	bool eof;
 	char *err; /* set once the input has ended badly; every later read repeats it */
+	bool large;   /* under large_lock: holds a large grant */
+	bool closing; /* under large_lock: input_close has begun */
 
 	/* Memory input (input_open_mem): bytes handed over by the caller. */
 	const char *mem;
@@ -288,32 +302,108 @@ static void gzip_run(struct input *in)
 static char *zstd_error(const struct input *in, size_t ret, uint64_t off)
 {
 	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
-		return xasprintf("%s: zstd frame at compressed byte %llu needs a window "
-				 "larger than the 128 MiB limit (made with --long?)",
-				 in->name, (unsigned long long)off);
+		return xasprintf("%s: zstd frame at compressed byte %llu needs a window larger than the "
+				 "%llu MiB limit (made with --long?)",
+				 in->name, (unsigned long long)off,
+				 (unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
 	return xasprintf("%s: corrupt zstd data at compressed byte %llu: %s", in->name,
 			 (unsigned long long)off, ZSTD_getErrorName(ret));
+}
+
+/* Reads the window that the zstd frame header at P[0..N) asks for (RFC 8878 3.1.1.1).
+ * Returns 1 with *WINDOW (0 for a skippable frame), 0 when more bytes are needed, or -1
+ * when P is not a frame header (the decoder then says what is wrong). */
+static int zstd_frame_window(const unsigned char *p, size_t n, uint64_t *window)
+{
+	static const size_t did_size[4] = { 0, 1, 2, 4 };
+	static const size_t fcs_size[4] = { 1, 2, 4, 8 };
+	uint32_t magic;
+	size_t pos, fs;
+	uint64_t v = 0;
+
+	if (n < 4)
+		return 0;
+	magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	if ((magic & 0xfffffff0u) == 0x184d2a50u) {
+		*window = 0;
+		return 1;
+	}
+	if (magic != 0xfd2fb528u)
+		return -1;
+	if (n < 5)
+		return 0;
+	if ((p[4] & 0x20) == 0) { /* a window descriptor follows */
+		uint64_t base;
+		if (n < 6)
+			return 0;
+		base = (uint64_t)1 << (10 + (p[5] >> 3));
+		*window = base + base / 8 * (p[5] & 7);
+		return 1;
+	}
+	/* single segment: the window is the content size */
+	pos = 5 + did_size[p[4] & 3];
+	fs = fcs_size[p[4] >> 6];
+	if (n < pos + fs)
+		return 0;
+	for (size_t i = 0; i < fs; i++)
+		v |= (uint64_t)p[pos + i] << (8 * i);
+	*window = fs == 2 ? v + 256 : v;
+	return 1;
 }
 
 /* The zstd producer, after zstd's examples/streaming_decompression.c: frames follow one
  * another in one stream; a nonzero hint from the last call at end of file means a frame
  * was cut short. A full output buffer may hide buffered data, so the decoder is called
- * again before more input is read. */
+ * again before more input is read. Each frame's header is read first, to refuse a window
+ * over the limit and to take a large grant for a big one before the decoder allocates. */
 static void zstd_run(struct input *in)
 {
 	ZSTD_inBuffer zin = { in->src, in->sniff_len, 0 };
 	ZSTD_outBuffer zout = { NULL, 0, 0 };
 	struct slot *s = NULL;
-	uint64_t total = in->sniff_len;
-	bool out_full = false;
+	uint64_t total = in->sniff_len, window = 0;
+	bool out_full = false, frame_start = true, src_eof = false;
 	size_t ret = 0;
 	char *err = NULL;
 	ssize_t n;
+	int r;
 
 	memcpy(in->src, in->sniff, in->sniff_len);
 	for (;;) {
+		if (frame_start) {
+			r = zstd_frame_window(in->src + zin.pos, zin.size - zin.pos, &window);
+			if (r == 0 && !src_eof) {
+				memmove(in->src, in->src + zin.pos, zin.size - zin.pos);
+				zin.size -= zin.pos;
+				zin.pos = 0;
+				n = src_read(in, in->src + zin.size, SRC_BUF_SIZE - zin.size);
+				if (n == -2)
+					return;
+				if (n < 0) {
+					err = read_error(in, errno);
+					break;
+				}
+				src_eof = n == 0;
+				total += (uint64_t)n;
+				zin.size += (size_t)n;
+				continue;
+			}
+			frame_start = false;
+			if (r == 1 && window > INPUT_ZSTD_WINDOW_MAX) {
+				err = xasprintf("%s: zstd frame at compressed byte %llu asks for a %llu MiB "
+						"window, over the %llu MiB limit (zstd --long=N with N > 27?): "
+						"decompress it first (zstd -d --long=31)",
+						in->name,
+						(unsigned long long)(total - (zin.size - zin.pos)),
+						(unsigned long long)(window >> 20),
+						(unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
+				break;
+			}
+			if (r == 1 && window > INPUT_ZSTD_WINDOW_SMALL && input_hold_large(in) < 0)
+				return;
+		}
 		if (zin.pos == zin.size && !out_full) {
-			n = src_read(in, in->src, SRC_BUF_SIZE);
+			n = src_eof ? 0 : src_read(in, in->src, SRC_BUF_SIZE);
 			if (n == -2)
 				return;
 			if (n < 0) {
@@ -344,6 +434,8 @@ static void zstd_run(struct input *in)
 			err = zstd_error(in, ret, total - (zin.size - zin.pos));
 			break;
 		}
+		if (ret == 0)
+			frame_start = true;
 		out_full = zout.pos == zout.size;
 		if (out_full) {
 			ring_publish(in, s, total - (zin.size - zin.pos));
@@ -387,6 +479,7 @@ static bool start_producer(struct input *in, char **cause)
 		if ((in->zds = ZSTD_createDStream()) == NULL)
 			fatal("out of memory (ZSTD_createDStream)");
 		ZSTD_initDStream(in->zds);
+		ZSTD_DCtx_setParameter(in->zds, ZSTD_d_windowLogMax, 27);
 	}
 	in->src = xmalloc(SRC_BUF_SIZE);
 	for (i = 0; i < RING_SLOTS; i++)
@@ -452,31 +545,18 @@ struct input *input_open_mem(const char *path, const char *buf, size_t len, uint
 	return in;
 }
 
-struct input *input_open(const char *path, char **cause)
+/* Sets up IN over its open fd: the file's kind, the codec, the producer. Frees IN and
+ * returns NULL with *cause on failure. */
+static struct input *open_fd(struct input *in, char **cause)
 {
-	struct input *in;
 	struct stat st;
 	ssize_t n;
 
-	in = xcalloc(1, sizeof *in);
-	in->path = xstrdup(path);
-	in->wake[0] = in->wake[1] = -1;
-	if (strcmp(path, "-") == 0) {
-		in->name = "stdin";
-		in->fd = STDIN_FILENO;
-	} else {
-		in->name = in->path;
-		in->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (in->fd < 0) {
-			*cause = xasprintf("cannot open %s: %s", path, strerror(errno));
-			free_input(in);
-			return NULL;
-		}
-		in->own_fd = true;
-	}
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		in->is_reg = true;
 		in->file_size = (uint64_t)st.st_size;
+		in->dev = (uint64_t)st.st_dev;
+		in->ino = (uint64_t)st.st_ino;
 #ifdef POSIX_FADV_SEQUENTIAL
 		posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -500,6 +580,103 @@ struct input *input_open(const char *path, char **cause)
 		return NULL;
 	}
 	return in;
+}
+
+struct input *input_open(const char *path, char **cause)
+{
+	struct input *in;
+
+	in = xcalloc(1, sizeof *in);
+	in->path = xstrdup(path);
+	in->wake[0] = in->wake[1] = -1;
+	if (strcmp(path, "-") == 0) {
+		in->name = "stdin";
+		in->fd = STDIN_FILENO;
+	} else {
+		in->name = in->path;
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			*cause = xasprintf("cannot open %s: %s", path, strerror(errno));
+			free_input(in);
+			return NULL;
+		}
+		in->own_fd = true;
+	}
+	return open_fd(in, cause);
+}
+
+struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **cause)
+{
+	struct input *in;
+	struct stat st;
+	int fd, fl;
+
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		*cause = xasprintf("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_dev != dev ||
+	    (uint64_t)st.st_ino != ino) {
+		close(fd);
+		*cause = xasprintf("%s is no longer the file that was loaded (has the file changed?)", path);
+		return NULL;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	in = xcalloc(1, sizeof *in);
+	in->path = xstrdup(path);
+	in->name = in->path;
+	in->wake[0] = in->wake[1] = -1;
+	in->fd = fd;
+	in->own_fd = true;
+	return open_fd(in, cause);
+}
+
+bool input_file_id(const struct input *in, uint64_t *dev, uint64_t *ino)
+{
+	if (!in->is_reg || !in->own_fd) /* stdin cannot be opened again by its name */
+		return false;
+	*dev = in->dev;
+	*ino = in->ino;
+	return true;
+}
+
+int input_hold_large(struct input *in)
+{
+	int rc;
+
+	if (in->mem != NULL)
+		return -1;
+	pthread_mutex_lock(&large_lock);
+	while (!in->large && !in->closing && large_used >= large_slots)
+		pthread_cond_wait(&large_cond, &large_lock);
+	if (!in->large && !in->closing) {
+		in->large = true;
+		large_used++;
+	}
+	rc = in->large ? 0 : -1;
+	pthread_mutex_unlock(&large_lock);
+	return rc;
+}
+
+bool input_holds_large(const struct input *in)
+{
+	bool b;
+
+	pthread_mutex_lock(&large_lock);
+	b = in->large;
+	pthread_mutex_unlock(&large_lock);
+	return b;
+}
+
+void input_set_large_slots(unsigned n)
+{
+	pthread_mutex_lock(&large_lock);
+	large_slots = n > 0 ? n : 1;
+	pthread_cond_broadcast(&large_cond);
+	pthread_mutex_unlock(&large_lock);
 }
 
 static ssize_t fail(struct input *in, char **cause)
@@ -627,6 +804,10 @@ void input_close(struct input *in)
 
 	if (in == NULL)
 		return;
+	pthread_mutex_lock(&large_lock);
+	in->closing = true;
+	pthread_cond_broadcast(&large_cond);
+	pthread_mutex_unlock(&large_lock);
 	if (in->threaded) {
 		pthread_mutex_lock(&in->lock);
 		in->stop = true;
@@ -636,6 +817,13 @@ void input_close(struct input *in)
 			BUG("cannot wake the input thread: %s", strerror(errno));
 		pthread_join(in->thread, NULL);
 	}
+	pthread_mutex_lock(&large_lock);
+	if (in->large) {
+		in->large = false;
+		large_used--;
+		pthread_cond_broadcast(&large_cond);
+	}
+	pthread_mutex_unlock(&large_lock);
 	free_input(in);
 }
 

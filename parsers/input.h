@@ -3,7 +3,14 @@
  * The codec is sniffed from magic bytes, never from the name: gzip (1f 8b), zstd
  * (28 b5 2f fd), else plain. Compressed input is inflated on a background thread into
  * a small ring of buffers, so decompression runs beside the parser; memory stays
- * bounded (a few MB) whatever the file size. Input files are only ever read. */
+ * bounded (a few MB) whatever the file size. Input files are only ever read.
+ *
+ * Memory: a zstd frame may ask for a window of up to INPUT_ZSTD_WINDOW_MAX (a frame that
+ * asks for more fails, with its offset and window in the message). Windows up to
+ * INPUT_ZSTD_WINDOW_SMALL (what zstd -1 to -19 write) are free; a bigger one, like a
+ * scanner window past its small size, first takes one of the few process-wide large
+ * grants (input_hold_large), waiting for one to be given back. So however many files
+ * load at once, at most INPUT_LARGE_SLOTS of them hold large buffers. */
 #ifndef TT_INPUT_H
 #define TT_INPUT_H
 
@@ -13,11 +20,25 @@
 
 enum input_codec { INPUT_PLAIN, INPUT_GZIP, INPUT_ZSTD };
 
+#define INPUT_ZSTD_WINDOW_SMALL ((uint64_t)8 << 20)
+#define INPUT_ZSTD_WINDOW_MAX ((uint64_t)1 << 27)
+#define INPUT_LARGE_SLOTS 2
+
 struct input;
 
 /* Opens PATH ("-" means stdin) for reading. Returns the input, or NULL with *cause set
  * to an allocated message naming the file ("cannot open x.json: No such file..."). */
 struct input *input_open(const char *path, char **cause);
+
+/* As input_open, for a file opened before: opens PATH only if it is still the regular
+ * file DEV/INO (input_file_id), without ever blocking (a FIFO put in its place is not
+ * opened for reading). Returns NULL with *cause otherwise ("has the file changed?"). */
+struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **cause);
+
+/* True when IN reads a regular file by its name (not stdin, a pipe, a FIFO, a device, nor
+ * memory): then
+ * *DEV and *INO identify it, for input_reopen. */
+bool input_file_id(const struct input *in, uint64_t *dev, uint64_t *ino);
 
 /* Returns an input over the LEN bytes at BUF (not copied: they must outlive the input),
  * whose stream offsets start at BASE, named PATH in messages. At its end it reports a
@@ -55,6 +76,17 @@ int input_seek(struct input *in, uint64_t offset);
 /* Seekable inputs only: copies up to LEN bytes at OFFSET into BUF without moving the
  * read position. Returns the count (short only at the end of the file) or -1. */
 ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset);
+
+/* Waits until IN holds one of the large grants; at once when it holds one already (the
+ * producer thread and the reader of an input share its grant). The grant is given back
+ * by input_close. Returns 0, or -1 when IN is a memory input (they never hold one) or
+ * is being closed. Holders must not wait on anything that waits for a grant. */
+int input_hold_large(struct input *in);
+/* True when IN holds a large grant. */
+bool input_holds_large(const struct input *in);
+/* Sets how many large grants there are (INPUT_LARGE_SLOTS by default, at least 1); for
+ * tests, while no input holds one. */
+void input_set_large_slots(unsigned n);
 
 /* Stops the background thread, closes the file and frees everything. NULL is a no-op. */
 void input_close(struct input *in);

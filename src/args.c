@@ -1,4 +1,7 @@
-/* args.c: lazy args: read an event's args bytes back from its file and parse them. */
+/* args.c: lazy args: read an event's args bytes back from its file and parse them.
+ * Only a regular file is read back, and only while it is the same file (device and inode)
+ * that was loaded: reopening standard input, a pipe or a FIFO would read other bytes or
+ * wait forever. */
 #include "src/args.h"
 
 #include <stdlib.h>
@@ -7,17 +10,18 @@
 #include "parsers/input.h"
 #include "src/xalloc.h"
 
-/* Reads LEN bytes at stream OFFSET of PATH into BUF. Returns 0 or -1 with *cause. */
-static int read_range(const char *path, uint64_t offset, size_t len, char *buf, char **cause)
+/* Reads LEN bytes at stream OFFSET of T's file into BUF. Returns 0 or -1 with *cause. */
+static int read_range(const struct trace *t, uint64_t offset, size_t len, char *buf, char **cause)
 {
+	const char *path = t->path;
 	char *err = NULL;
 	struct input *in;
 
-	if (strcmp(path, "-") == 0) {
-		*cause = xstrdup("the args of events read from standard input cannot be read back");
+	if (!t->regular) {
+		*cause = xstrdup("args unavailable: input was not a regular file");
 		return -1;
 	}
-	in = input_open(path, &err);
+	in = input_reopen(path, t->file_dev, t->file_ino, &err);
 	if (in == NULL) {
 		*cause = err;
 		return -1;
@@ -124,7 +128,7 @@ int event_args_read(const struct trace *t, const struct slice *s, struct event_a
 		return -1;
 	}
 	out->text = xmalloc(len + 1);
-	if (read_range(t->path, offset, len, out->text, cause) < 0) {
+	if (read_range(t, offset, len, out->text, cause) < 0) {
 		free(out->text);
 		out->text = NULL;
 		return -1;

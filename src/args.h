@@ -19,7 +19,8 @@ struct event_args {
 
 /* Reads and parses the args of slice S of trace T. Returns 0 and fills OUT (free it with
  * event_args_free), or -1 with *cause set (allocated) when the slice has no args or the
- * file cannot be read back (changed, gone, or standard input). */
+ * file cannot be read back (changed, gone, or not a regular file: standard input, a pipe,
+ * a FIFO, a device). */
 int event_args_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause);
 void event_args_free(struct event_args *a);
 

@@ -47,6 +47,8 @@ struct builder {
 	char last_pid_buf[64], last_tid_buf[64];
 	/* pid -> process */
 	uint32_t processes_cap;
+	uint32_t *process_slots;   /* open addressing: process index + 1, 0 when free */
+	uint32_t nprocess_slots;
 	struct bstack *stacks;     /* by track */
 	uint32_t nstacks;
 	uint32_t counters_cap;
@@ -129,12 +131,45 @@ static void grow_track_slots(struct builder *b)
 	b->nslots = ns;
 }
 
+static uint32_t process_hash(bool is_str, int64_t pid)
+{
+	uint64_t h = ((uint64_t)pid ^ (uint64_t)is_str << 63) + 0x9e3779b97f4a7c15ull;
+	h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ h >> 27) * 0x94d049bb133111ebull;
+	return (uint32_t)(h ^ h >> 31);
+}
+
+static void grow_process_slots(struct builder *b)
+{
+	uint32_t ns = b->nprocess_slots ? b->nprocess_slots * 2 : 64;
+	uint32_t *slots = xcalloc(ns, sizeof *slots);
+	for (uint32_t i = 0; i < b->t->nprocesses; i++) {
+		const struct process *p = &b->t->processes[i];
+		uint32_t h = process_hash(p->pid_is_str, p->pid) & (ns - 1);
+		while (slots[h])
+			h = (h + 1) & (ns - 1);
+		slots[h] = i + 1;
+	}
+	free(b->process_slots);
+	b->process_slots = slots;
+	b->nprocess_slots = ns;
+}
+
 static uint32_t process_lookup(struct builder *b, bool is_str, int64_t pid)
 {
 	struct trace *t = b->t;
-	for (uint32_t i = 0; i < t->nprocesses; i++)
-		if (t->processes[i].pid == pid && t->processes[i].pid_is_str == is_str)
-			return i;
+	uint32_t h;
+
+	if ((uint64_t)(t->nprocesses + 1) * 2 > b->nprocess_slots)
+		grow_process_slots(b);
+	h = process_hash(is_str, pid) & (b->nprocess_slots - 1);
+	for (;; h = (h + 1) & (b->nprocess_slots - 1)) {
+		uint32_t s = b->process_slots[h];
+		if (s == 0)
+			break;
+		if (t->processes[s - 1].pid == pid && t->processes[s - 1].pid_is_str == is_str)
+			return s - 1;
+	}
 	if (t->nprocesses == b->processes_cap) {
 		b->processes_cap = b->processes_cap ? b->processes_cap * 2 : 16;
 		t->processes = xreallocarray(t->processes, b->processes_cap, sizeof *t->processes);
@@ -144,6 +179,7 @@ static uint32_t process_lookup(struct builder *b, bool is_str, int64_t pid)
 	p->pid_is_str = is_str;
 	p->pid = pid;
 	p->sort_index = INT64_MIN;
+	b->process_slots[h] = t->nprocesses + 1;
 	return t->nprocesses++;
 }
 
@@ -261,7 +297,8 @@ static void push_slice(struct builder *b, uint32_t ti, const struct scan_event *
 	enum slice_class cls = model_classify(strtab_get(&b->t->strings, cat), strtab_len(&b->t->strings, cat));
 
 	if (tr->nslices == tr->cap) {
-		tr->cap = tr->cap ? tr->cap + tr->cap / 2 + 16 : 64;
+		/* small at first: a file may hold a track per pid for 200k pids */
+		tr->cap = tr->cap ? tr->cap + tr->cap / 2 + 16 : 4;
 		tr->slices = xreallocarray(tr->slices, tr->cap, sizeof *tr->slices);
 	}
 	if (tr->nslices > 0) {
@@ -926,6 +963,7 @@ void builder_merge(struct builder *dst, struct builder *src)
 	free(src->stacks);
 	free(src->orphans);
 	free(src->track_slots);
+	free(src->process_slots);
 	free(src);
 	trace_free(s);
 	free(smap);
@@ -959,6 +997,7 @@ void builder_abort(struct builder *b)
 	free(b->stacks);
 	free(b->orphans);
 	free(b->track_slots);
+	free(b->process_slots);
 	free(b);
 }
 
@@ -986,6 +1025,7 @@ void builder_finish(struct builder *b)
 	free(b->orphans);
 	t->legacy = !b->saw_cat && t->events > 0;
 	free(b->track_slots);
+	free(b->process_slots);
 	free(b);
 	index_build(t);
 }

@@ -7,6 +7,7 @@
 #include "src/index.h"
 #include "src/sort.h"
 #include "src/spans.h"
+#include "src/tmath.h"
 #include "src/xalloc.h"
 
 #define HTA_KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30, compared as us */
@@ -165,7 +166,7 @@ static const struct hint *best_hint(const struct hint *h, uint32_t n, int64_t lo
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) { /* first hint starting at or after a - longest */
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (h[mid].start < a - longest)
+		if (h[mid].start < tt_sub(a, longest))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -195,51 +196,108 @@ static inline bool gap_less(const struct gap *a, const struct gap *b)
 }
 SORT_DEFINE(sort_gaps, struct gap, gap_less)
 
-/* The first GPU operation of DEVICE starting at or after TS. */
-static struct slice_ref first_op_after(const struct trace *t, int32_t device, int64_t ts)
+/* A GPU operation of one device, for finding the first one after a time. */
+struct gpu_op {
+	int64_t ts;
+	struct slice_ref ref;
+};
+
+static inline bool gpu_op_less(const struct gpu_op *a, const struct gpu_op *b)
 {
-	struct slice_ref best = { TT_NONE, TT_NONE };
-	int64_t best_ts = INT64_MAX;
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-		const struct track *tr = &t->tracks[ti];
-		if (!is_gpu_track(tr) || tr->device != device)
-			continue;
-		uint32_t lo = 0, hi = tr->nslices;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (tr->slices[mid].ts < ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (uint32_t i = lo; i < tr->nslices; i++) {
-			if (!is_gpu_op(tr->slices[i].cls))
-				continue;
-			if (tr->slices[i].ts < best_ts) {
-				best_ts = tr->slices[i].ts;
-				best = (struct slice_ref){ ti, i };
-			}
-			break;
-		}
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->ref.track != b->ref.track)
+		return a->ref.track < b->ref.track;
+	return a->ref.idx < b->ref.idx;
+}
+SORT_DEFINE(sort_gpu_ops, struct gpu_op, gpu_op_less)
+
+/* The first of the device's operations OPS (sorted) starting at or after TS; on equal
+ * starts the one of the first track. */
+static struct slice_ref first_op_after(const struct gpu_op *ops, uint32_t n, int64_t ts)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ops[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	return lo < n ? ops[lo].ref : (struct slice_ref){ TT_NONE, TT_NONE };
 }
 
-static int64_t step_of(const struct gap_report *r, int64_t ts)
+/* A time and a position, sorted by time then position. */
+struct at {
+	int64_t ts;
+	uint32_t i;
+};
+
+static inline bool at_less(const struct at *a, const struct at *b)
 {
-	for (uint32_t i = 0; i < r->nsteps; i++)
-		if (ts >= r->steps[i].start && ts < r->steps[i].end)
-			return r->steps[i].number;
-	return -1;
+	return a->ts != b->ts ? a->ts < b->ts : a->i < b->i;
+}
+SORT_DEFINE(sort_ats, struct at, at_less)
+
+/* Sets the step of each of the N gaps G: the first TensorBoard step (in step order) that
+ * holds its start, or -1. One sweep over the gaps in time order with a min-heap of the
+ * steps begun so far, so that many steps and many gaps stay O(n log n). */
+static void assign_steps(const struct gap_report *r, struct gap *g, uint32_t n)
+{
+	if (n == 0)
+		return;
+	uint32_t ns = r->nsteps, nh = 0, next = 0;
+	struct at *by_start = xmalloc((ns ? ns : 1) * sizeof *by_start);
+	struct at *by_ts = xmalloc((size_t)n * sizeof *by_ts);
+	uint32_t *heap = xmalloc((ns ? ns : 1) * sizeof *heap);
+	for (uint32_t i = 0; i < ns; i++)
+		by_start[i] = (struct at){ r->steps[i].start, i };
+	for (uint32_t i = 0; i < n; i++)
+		by_ts[i] = (struct at){ g[i].start, i };
+	sort_ats(by_start, ns);
+	sort_ats(by_ts, n);
+	for (uint32_t q = 0; q < n; q++) {
+		int64_t ts = by_ts[q].ts;
+		for (; next < ns && by_start[next].ts <= ts; next++) {
+			uint32_t k = nh++, v = by_start[next].i;
+			while (k > 0 && heap[(k - 1) / 2] > v) {
+				heap[k] = heap[(k - 1) / 2];
+				k = (k - 1) / 2;
+			}
+			heap[k] = v;
+		}
+		/* a step that has ended holds no later gap either */
+		while (nh > 0 && r->steps[heap[0]].end <= ts) {
+			uint32_t v = heap[--nh], k = 0;
+			for (;;) {
+				uint32_t c = 2 * k + 1;
+				if (c >= nh)
+					break;
+				if (c + 1 < nh && heap[c + 1] < heap[c])
+					c++;
+				if (heap[c] >= v)
+					break;
+				heap[k] = heap[c];
+				k = c;
+			}
+			if (nh > 0)
+				heap[k] = v;
+		}
+		g[by_ts[q].i].step = nh > 0 ? r->steps[heap[0]].number : -1;
+	}
+	free(by_start);
+	free(by_ts);
+	free(heap);
 }
 
-static void explain(const struct trace *t, const struct hint *h, uint32_t nh, int64_t longest, struct gap *g)
+static void explain(const struct trace *t, const struct hint *h, uint32_t nh, int64_t longest,
+                    const struct gpu_op *ops, uint32_t nops, struct gap *g)
 {
 	int64_t len = g->end - g->start;
 	const struct hint *x;
 	struct slice_ref launch = { TT_NONE, TT_NONE };
 
-	g->next = first_op_after(t, g->device, g->end);
+	g->next = first_op_after(ops, nops, g->end);
 	g->cpu.track = g->cpu.idx = TT_NONE;
 	if (g->next.track != TT_NONE) {
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
@@ -332,30 +390,35 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 	}
 	sort_hints(h, nh);
 
-	uint32_t gcap = 0, scap = 0;
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-		const struct track *tr = &t->tracks[ti];
-		if (!is_gpu_track(tr))
-			continue;
-		uint32_t d;
-		for (d = 0; d < r->ndevices; d++)
-			if (r->devices[d].device == tr->device)
-				break;
-		if (d == r->ndevices) {
-			r->devices = xreallocarray(r->devices, r->ndevices + 1, sizeof *r->devices);
-			memset(&r->devices[d], 0, sizeof r->devices[d]);
-			r->devices[d].device = tr->device;
-			r->ndevices++;
-		}
-	}
+	/* GPU tracks grouped by device (then track order); devices in order of first track */
+	uint32_t ngt = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		ngt += is_gpu_track(&t->tracks[ti]);
+	struct at *gt = xmalloc((ngt ? ngt : 1) * sizeof *gt);
+	ngt = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		if (is_gpu_track(&t->tracks[ti]))
+			gt[ngt++] = (struct at){ t->tracks[ti].device, ti };
+	sort_ats(gt, ngt);
+	struct at *first = xmalloc((ngt ? ngt : 1) * sizeof *first); /* (first track, its position in gt) */
+	for (uint32_t k = 0; k < ngt; k++)
+		if (k == 0 || gt[k].ts != gt[k - 1].ts)
+			first[r->ndevices++] = (struct at){ gt[k].i, k };
+	sort_ats(first, r->ndevices);
+	r->devices = xcalloc(r->ndevices ? r->ndevices : 1, sizeof *r->devices);
+	for (uint32_t d = 0; d < r->ndevices; d++)
+		r->devices[d].device = t->tracks[first[d].ts].device;
+
+	/* scratch, reused from device to device */
+	struct span *all = NULL, *kern = NULL;
+	struct gpu_op *ops = NULL;
+	uint32_t gcap = 0, scap = 0, acap = 0, kcap = 0, opcap = 0;
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		struct device_gaps *dg = &r->devices[d];
-		struct span *all = NULL, *kern = NULL;
-		uint32_t na = 0, nk = 0, acap = 0, kcap = 0;
-		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		uint32_t na = 0, nk = 0, nops = 0;
+		for (uint32_t k = first[d].i; k < ngt && gt[k].ts == dg->device; k++) {
+			uint32_t ti = gt[k].i;
 			const struct track *tr = &t->tracks[ti];
-			if (!is_gpu_track(tr) || tr->device != dg->device)
-				continue;
 			int64_t prev_end = INT64_MIN;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *s = &tr->slices[i];
@@ -364,6 +427,9 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 				if (na == acap)
 					all = xreallocarray(all, acap = acap ? acap * 2 : 1024, sizeof *all);
 				all[na++] = (struct span){ s->ts, s->ts + s->dur };
+				if (nops == opcap)
+					ops = xreallocarray(ops, opcap = opcap ? opcap * 2 : 1024, sizeof *ops);
+				ops[nops++] = (struct gpu_op){ s->ts, { ti, i } };
 				if (s->cls == SC_KERNEL) {
 					if (nk == kcap)
 						kern = xreallocarray(kern, kcap = kcap ? kcap * 2 : 1024, sizeof *kern);
@@ -389,7 +455,6 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 						sg->track = ti;
 						sg->start = a;
 						sg->end = b;
-						sg->step = step_of(r, a);
 						sg->cause = GC_OTHER;
 						sg->hta = c;
 						sg->cpu.track = sg->cpu.idx = TT_NONE;
@@ -402,17 +467,19 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 		}
 		na = spans_merge(all, na);
 		nk = spans_merge(kern, nk);
-		dg->kernel_busy = spans_within(kern, nk, r->tb_start, r->tb_end);
+		sort_gpu_ops(ops, nops);
+		int64_t *kern_prefix = spans_prefix(kern, nk);
+		dg->kernel_busy = spans_within_prefix(kern, kern_prefix, nk, r->tb_start, r->tb_end);
 		dg->step_kernel_busy = xcalloc(r->nsteps ? r->nsteps : 1, sizeof *dg->step_kernel_busy);
 		for (uint32_t k = 0; k < r->nsteps; k++)
-			dg->step_kernel_busy[k] = spans_within(kern, nk, r->steps[k].start, r->steps[k].end);
-		dg->busy = spans_within(all, na, r->start, r->end);
-		dg->busy_spans = all;
+			dg->step_kernel_busy[k] = spans_within_prefix(kern, kern_prefix, nk, r->steps[k].start, r->steps[k].end);
+		free(kern_prefix);
+		dg->busy_spans = xmalloc((na ? na : 1) * sizeof *dg->busy_spans);
+		if (na > 0)
+			memcpy(dg->busy_spans, all, na * sizeof *all);
 		dg->nbusy = na;
-		dg->busy_prefix = xmalloc(((size_t)na + 1) * sizeof *dg->busy_prefix);
-		dg->busy_prefix[0] = 0;
-		for (uint32_t i = 0; i < na; i++)
-			dg->busy_prefix[i + 1] = dg->busy_prefix[i] + (all[i].end - all[i].start);
+		dg->busy_prefix = spans_prefix(all, na);
+		dg->busy = spans_within_prefix(all, dg->busy_prefix, na, r->start, r->end);
 		dg->idle = (r->end - r->start) - dg->busy;
 		/* device gaps: the complement of the union inside the window */
 		int64_t cur = r->start;
@@ -429,8 +496,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 				g->track = TT_NONE;
 				g->start = cur;
 				g->end = next_start;
-				g->step = step_of(r, cur);
-				explain(t, h, nh, longest, g);
+				explain(t, h, nh, longest, ops, nops, g);
 				dg->idle_by_cause[g->cause] += g->end - g->start;
 			}
 			if (i < na && all[i].end > cur)
@@ -438,44 +504,23 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 			if (cur >= r->end)
 				break;
 		}
-		free(kern);
 	}
+	free(all);
+	free(kern);
+	assign_steps(r, r->gaps, r->ngaps);
+	assign_steps(r, r->stream_gaps, r->nstream_gaps);
 	sort_gaps(r->gaps, r->ngaps);
 	sort_gaps(r->stream_gaps, r->nstream_gaps);
+	free(ops);
+	free(first);
+	free(gt);
 	free(h);
 	free(names);
 }
 
 int64_t gaps_device_busy(const struct device_gaps *d, int64_t t0, int64_t t1)
 {
-	uint32_t lo = 0, hi = d->nbusy, a, b;
-	if (t1 <= t0 || d->nbusy == 0)
-		return 0;
-	while (lo < hi) { /* first span ending after t0 */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (d->busy_spans[mid].end > t0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	a = lo;
-	hi = d->nbusy;
-	while (lo < hi) { /* first span starting at or after t1 */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (d->busy_spans[mid].start >= t1)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	b = lo;
-	if (a >= b)
-		return 0;
-	int64_t s = d->busy_prefix[b] - d->busy_prefix[a];
-	if (d->busy_spans[a].start < t0)
-		s -= t0 - d->busy_spans[a].start;
-	if (d->busy_spans[b - 1].end > t1)
-		s -= d->busy_spans[b - 1].end - t1;
-	return s;
+	return spans_within_prefix(d->busy_spans, d->busy_prefix, d->nbusy, t0, t1);
 }
 
 void gaps_free(struct gap_report *r)

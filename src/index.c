@@ -363,7 +363,7 @@ static void build_busy(struct track *tr)
 		if (s->dur == 0)
 			continue;
 		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
+			cap = cap ? cap * 2 : tr->nslices < 64 ? tr->nslices : 64;
 			v = xreallocarray(v, cap, sizeof *v);
 		}
 		v[n].start = s->ts;
@@ -404,10 +404,28 @@ static inline bool is_gpu_activity(uint8_t cls)
 	return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET;
 }
 
+/* A runtime call by correlation id; the first in gpu order wins when several share one. */
+struct launch_key {
+	int64_t correlation;
+	uint32_t g;
+};
+
+static inline bool launch_key_less(const struct launch_key *a, const struct launch_key *b)
+{
+	if (a->correlation != b->correlation)
+		return a->correlation < b->correlation;
+	return a->g < b->g;
+}
+
+SORT_DEFINE(sort_launch_keys, struct launch_key, launch_key_less)
+
+/* Links each kernel, memcpy and memset to the runtime call of the same correlation id:
+ * the calls sorted by id (then gpu order), one binary search per GPU operation, so a file
+ * whose calls all share one id stays O(n log n). */
 static void link_launches(struct trace *t)
 {
-	uint32_t nslots = 1024, nrt = 0;
-	uint32_t *slots;
+	uint32_t nrt = 0, nkeys = 0;
+	struct launch_key *keys;
 
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
@@ -416,19 +434,19 @@ static void link_launches(struct trace *t)
 		if (!is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			nrt++;
 	}
-	while (nslots < nrt * 2)
-		nslots *= 2;
-	slots = xcalloc(nslots, sizeof *slots);
+	keys = xmalloc((nrt ? nrt : 1) * sizeof *keys);
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
 		if (gi->self.track == TT_NONE || gi->correlation < 0 ||
 		    is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			continue;
-		uint32_t h = (uint32_t)(((uint64_t)gi->correlation * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
-		while (slots[h] != 0)
-			h = (h + 1) & (nslots - 1);
-		slots[h] = g + 1;
+		keys[nkeys++] = (struct launch_key){ gi->correlation, g };
 	}
+	sort_launch_keys(keys, nkeys);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < nkeys; i++)
+		if (m == 0 || keys[m - 1].correlation != keys[i].correlation)
+			keys[m++] = keys[i];
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		struct gpu_info *gi = &t->gpu[g];
 		if (gi->self.track == TT_NONE ||
@@ -436,13 +454,16 @@ static void link_launches(struct trace *t)
 			continue;
 		uint32_t found = TT_NONE;
 		if (gi->correlation >= 0) {
-			uint32_t h = (uint32_t)(((uint64_t)gi->correlation * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
-			for (; slots[h] != 0; h = (h + 1) & (nslots - 1)) {
-				if (t->gpu[slots[h] - 1].correlation == gi->correlation) {
-					found = slots[h] - 1;
-					break;
-				}
+			uint32_t lo = 0, hi = m;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (keys[mid].correlation < gi->correlation)
+					lo = mid + 1;
+				else
+					hi = mid;
 			}
+			if (lo < m && keys[lo].correlation == gi->correlation)
+				found = keys[lo].g;
 		}
 		if (found == TT_NONE) {
 			if (nrt > 0) {
@@ -461,7 +482,7 @@ static void link_launches(struct trace *t)
 		gi->peer = t->gpu[found].self;
 		t->gpu[found].peer = gi->self;
 	}
-	free(slots);
+	free(keys);
 }
 
 static inline bool flow_end_less(const struct flow_end *x, const struct flow_end *y)

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,13 @@ struct progress_shared {
 /* Compressed files this big are parsed in chunks of about STREAM_CHUNK bytes of JSON. */
 #define STREAM_MIN_FILE (1u << 20)
 #define STREAM_CHUNK (1u << 20)
+/* A chunk with no event boundary in this many bytes ends the chunked parse: the file is
+ * parsed again in one piece, where big elements have the room they need. */
+#define STREAM_CHUNK_MAX (8u << 20)
+/* Threads loading at once, whatever the number of cores: with the scanner's and the
+ * inputs' bounds (parsers/input.h, parsers/chrome_scan.h) this bounds the memory of
+ * loading, apart from the traces themselves. */
+#define LOAD_MAX_THREADS 64
 
 struct job {
 	const char *path;
@@ -200,6 +208,7 @@ static struct input *start_again(struct job *j, struct trace **tp, struct input 
 		return NULL;
 	}
 	(*tp)->codec = input_codec_name(input_codec(in));
+	(*tp)->regular = input_file_id(in, &(*tp)->file_dev, &(*tp)->file_ino);
 	return in;
 }
 
@@ -227,6 +236,7 @@ static void run_job(struct job *j)
 		return;
 	}
 	t->codec = input_codec_name(input_codec(in));
+	t->regular = input_file_id(in, &t->file_dev, &t->file_ino);
 	memset(parts, 0, sizeof parts);
 	{
 		/* a compressed file: parse its stream in chunks on several threads, when at
@@ -234,7 +244,7 @@ static void run_job(struct job *j)
 		 * cores, chunks only add contention) */
 		const char *force_s = getenv("TTRACE_PARTS");
 		int w = force_s != NULL ? atoi(force_s) : j->parts - 1;
-		if (w > 1 && input_codec(in) != INPUT_PLAIN && strcmp(j->path, "-") != 0 &&
+		if (w > 1 && input_codec(in) != INPUT_PLAIN && t->regular && /* start_again reopens it */
 		    (force_s != NULL || input_file_size(in) >= STREAM_MIN_FILE)) {
 			struct builder *b = NULL;
 			if (run_stream(j, t, in, w, &b, &stats, &res, &cause) == 0) {
@@ -291,7 +301,8 @@ static void run_job(struct job *j)
 		scan_part(&parts[0]);
 		for (int k = 1; k <= started; k++)
 			pthread_join(parts[k].thread, NULL);
-		bool whole = started == nsplit;
+		/* a part whose element outgrew its window ends with SCAN_MISSED_STOP, the last too */
+		bool whole = started == nsplit && parts[nsplit].res != SCAN_MISSED_STOP;
 		for (int k = 0; k < nsplit && whole; k++)
 			whole = parts[k].res == SCAN_STOPPED;
 		if (nsplit > 0 && !whole && parts[0].res != SCAN_NOT_TRACE && parts[0].res != SCAN_IO_ERROR) {
@@ -348,6 +359,33 @@ static void run_job(struct job *j)
 	finish_job(j, t, parts[0].b, in, &stats, res, cause, t0);
 }
 
+/* A file is not a trace when its events array has elements and none of them is a trace
+ * event (an object with a "ph"), as in [1, 2] or [{"id": 1}]; nor when it is cut before
+ * its first trace event. An empty array, or an object whose traceEvents is empty, is an
+ * empty trace. Marks T failed, saying why. */
+static void no_trace_event(struct trace *t)
+{
+	uint64_t not_events = t->quality.count[Q_NOT_OBJECT] + t->quality.count[Q_MALFORMED_EVENT];
+	if (t->status == LOAD_FAILED || t->events > t->count_by_ph[0])
+		return;
+	if (t->status == LOAD_TRUNCATED) {
+		char *e = xasprintf("%s; no trace event before the cut", t->error);
+		free(t->error);
+		t->error = e;
+	} else if (t->events + not_events > 0) {
+		uint64_t n = t->events + not_events;
+		if (n == 1)
+			t->error = xasprintf("%s: not a Chrome trace: the only element of its events array is not a trace "
+			                     "event (an object with \"ph\")", t->path);
+		else
+			t->error = xasprintf("%s: not a Chrome trace: none of the %llu elements of its events array is a "
+			                     "trace event (an object with \"ph\")", t->path, (unsigned long long)n);
+	} else {
+		return;
+	}
+	t->status = LOAD_FAILED;
+}
+
 /* Ends a load: stats and status into T, then the index. Closes IN, frees CAUSE. */
 static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
                        struct scan_stats *st, enum scan_result res, char *cause, double t0)
@@ -376,6 +414,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 		BUG("a whole-file scan ended with a part result");
 	}
 	free(cause);
+	no_trace_event(t);
 	builder_finish(b);
 	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0)
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
@@ -418,7 +457,7 @@ static void parse_chunk(struct stream *st, struct chunk *c)
 	p->t = c->first ? st->t : new_trace(st->job->path);
 	p->b = c->first ? builder_new(p->t) : builder_new_part(p->t);
 	p->in = input_open_mem(st->job->path, c->buf, c->len, c->start, c->end_cause);
-	p->ranged = !(c->first && c->last);
+	p->ranged = true; /* a range scan even when whole: it never waits for a large grant */
 	p->range.start = c->first ? 0 : c->start;
 	p->range.stop = c->last ? 0 : c->start + c->len;
 	p->range.top_is_object = st->top_is_object;
@@ -446,7 +485,7 @@ static void *stream_worker(void *arg)
 		parse_chunk(st, c);
 		pthread_mutex_lock(&st->lock);
 		c->done = true;
-		if (!c->last && c->part.res != SCAN_STOPPED)
+		if ((!c->last && c->part.res != SCAN_STOPPED) || c->part.res == SCAN_MISSED_STOP)
 			st->failed = true;
 		pthread_cond_broadcast(&st->cond);
 	}
@@ -549,6 +588,7 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		char *buf = xmalloc(cap);
 		char *err = NULL;
 		size_t cut = 0;
+		bool too_big = false;
 		if (carry_len > 0)
 			memcpy(buf, carry, carry_len);
 		free(carry);
@@ -568,8 +608,21 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 			cut = last_boundary(buf, fill);
 			if (cut > 0)
 				break;
+			if (cap * 2 > STREAM_CHUNK_MAX) {
+				too_big = true;
+				break;
+			}
 			cap *= 2; /* no boundary yet: a bigger chunk */
 			buf = xrealloc(buf, cap);
+		}
+		if (too_big) {
+			free(buf);
+			free(err);
+			pthread_mutex_lock(&st.lock);
+			st.failed = true;
+			pthread_cond_broadcast(&st.cond);
+			pthread_mutex_unlock(&st.lock);
+			break;
 		}
 		struct chunk *c = xcalloc(1, sizeof *c);
 		c->buf = buf;
@@ -719,13 +772,13 @@ void load_traces(char *const *paths, int n, const struct load_options *opt, stru
 	bool shown = false;
 
 	memset(&shared, 0, sizeof shared);
+	if (ncpu > LOAD_MAX_THREADS)
+		ncpu = LOAD_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
-		FILE *f = strcmp(paths[i], "-") == 0 ? NULL : fopen(paths[i], "rb");
-		if (f != NULL) {
-			if (fseeko(f, 0, SEEK_END) == 0)
-				shared.total_file_bytes += (uint64_t)ftello(f);
-			fclose(f);
-		}
+		/* stat, not open: opening a FIFO would wait for, then cut off, its writer */
+		struct stat sb;
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode))
+			shared.total_file_bytes += (uint64_t)sb.st_size;
 	}
 	pool.jobs = xcalloc((size_t)n, sizeof *pool.jobs);
 	pool.n = n;

@@ -237,6 +237,8 @@ struct device_props {
 struct trace {
 	char *path;
 	const char *codec;
+	bool regular;              /* read from a regular file, the one file_dev/file_ino name */
+	uint64_t file_dev, file_ino;
 	enum load_status status;
 	char *error;               /* why it failed or was truncated, or NULL */
 	char **warnings;

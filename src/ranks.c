@@ -1,11 +1,14 @@
 /* ranks.c: alignment, collectives and the distributed figures (see ranks.h). */
 #include "src/ranks.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/sort.h"
 #include "src/spans.h"
+#include "src/tmath.h"
 #include "src/xalloc.h"
 
 const char *align_mode_name(enum align_mode m)
@@ -51,6 +54,23 @@ static int rank_from_name(const char *path, int fallback)
 	return fallback;
 }
 
+/* Appends one warning to R's list (separated by "; "; cut at the buffer's end). */
+static void warn(struct rank_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct rank_report *r, const char *fmt, ...)
+{
+	size_t l = strlen(r->warnings);
+	if (l + 2 >= sizeof r->warnings)
+		return;
+	if (l > 0) {
+		memcpy(r->warnings + l, "; ", 3);
+		l += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->warnings + l, sizeof r->warnings - l, fmt, ap);
+	va_end(ap);
+}
+
 static int64_t base_of(const struct trace *t) { return t->has_base ? t->base_ns : 0; }
 
 /* One collective as found on one rank, before matching. */
@@ -58,7 +78,17 @@ struct found {
 	char kind[48];
 	struct slice_ref ref;
 	int64_t start, end; /* absolute, unaligned */
+	uint32_t kid;       /* the kind as a number, the same on every rank */
+	uint32_t nth;       /* how many of that kind come before it on its rank */
 };
+
+/* A slice's start and end in absolute time (saturated: two ranks' time bases may lie
+ * centuries apart). */
+static int64_t abs_start(const struct trace *t, const struct slice *s) { return tt_add(base_of(t), s->ts); }
+static int64_t abs_end(const struct trace *t, const struct slice *s)
+{
+	return tt_add(tt_add(base_of(t), s->ts), s->dur);
+}
 
 static bool is_gpu(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
 
@@ -118,8 +148,8 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, t->gpu[s->gpu].pg));
 			}
 			v[n].ref = (struct slice_ref){ ti, i };
-			v[n].start = base_of(t) + s->ts;
-			v[n].end = base_of(t) + s->ts + s->dur;
+			v[n].start = abs_start(t, s);
+			v[n].end = abs_end(t, s);
 			n++;
 		}
 	}
@@ -127,6 +157,71 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 		qsort(v, n, sizeof *v, found_cmp);
 	*nout = n;
 	return v;
+}
+
+/* A collective in the order of (kind, rank, position): the key of the matching. */
+struct kind_ref {
+	const char *kind;
+	uint32_t rank, k;
+};
+
+static inline bool kind_ref_less(const struct kind_ref *a, const struct kind_ref *b)
+{
+	int c = strcmp(a->kind, b->kind);
+	if (c != 0)
+		return c < 0;
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	return a->k < b->k;
+}
+SORT_DEFINE(sort_kind_refs, struct kind_ref, kind_ref_less)
+
+/* Numbers the kinds of the N ranks' collectives F (NF each) and counts each one's
+ * predecessors of its kind on its rank (found.kid, found.nth). Returns the collectives
+ * sorted by (kind, rank, position), *NOUT of them, for find_nth (free with free()). */
+static struct kind_ref *number_kinds(struct found **f, const uint32_t *nf, int n, uint32_t *nout)
+{
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += nf[i];
+	struct kind_ref *v = xmalloc((total ? total : 1) * sizeof *v);
+	uint32_t m = 0;
+	for (int i = 0; i < n; i++)
+		for (uint32_t k = 0; k < nf[i]; k++)
+			v[m++] = (struct kind_ref){ f[i][k].kind, (uint32_t)i, k };
+	sort_kind_refs(v, m);
+	uint32_t kid = 0, nth = 0;
+	for (uint32_t j = 0; j < m; j++) {
+		if (j > 0 && strcmp(v[j].kind, v[j - 1].kind) != 0) {
+			kid++;
+			nth = 0;
+		} else if (j > 0 && v[j].rank != v[j - 1].rank) {
+			nth = 0;
+		}
+		f[v[j].rank][v[j].k].kid = kid;
+		f[v[j].rank][v[j].k].nth = nth++;
+	}
+	*nout = m;
+	return v;
+}
+
+/* The position on rank RANK of its NTH collective of kind KID, or UINT32_MAX. */
+static uint32_t find_nth(const struct kind_ref *v, uint32_t m, struct found *const *f, uint32_t kid, uint32_t rank,
+                         uint32_t nth)
+{
+	uint32_t lo = 0, hi = m;
+	while (lo < hi) { /* the first of (kid, rank) */
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct found *x = &f[v[mid].rank][v[mid].k];
+		if (x->kid < kid || (x->kid == kid && v[mid].rank < rank))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (nth >= m - lo)
+		return UINT32_MAX;
+	const struct kind_ref *r = &v[lo + nth];
+	return r->rank == rank && f[r->rank][r->k].kid == kid ? r->k : UINT32_MAX;
 }
 
 static bool is_reduction(const char *kind)
@@ -156,7 +251,7 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
-			struct span sp = { base_of(t) + s->ts, base_of(t) + s->ts + s->dur };
+			struct span sp = { abs_start(t, s), abs_end(t, s) };
 			bool comm = kernels ? (s->cls == SC_KERNEL && model_is_comm_kernel(nm))
 			                    : (tr->kind == TRACK_CPU && strncmp(nm, "gloo:", 5) == 0);
 			bool compute;
@@ -196,19 +291,14 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 	for (int i = 0; i < n; i++) {
 		r->ranks[i].rank = traces[i]->rank >= 0 ? traces[i]->rank : rank_from_name(traces[i]->path, i);
 		for (int j = 0; j < i; j++)
-			if (r->ranks[j].rank == r->ranks[i].rank) {
-				size_t l = strlen(r->warnings);
-				snprintf(r->warnings + l, sizeof r->warnings - l, "%srank %d appears twice (files %d and %d)",
-				         l ? "; " : "", r->ranks[i].rank, j + 1, i + 1);
-			}
+			if (r->ranks[j].rank == r->ranks[i].rank)
+				warn(r, "rank %d appears twice (files %d and %d)", r->ranks[i].rank, j + 1, i + 1);
 	}
 	/* files of different jobs: their world sizes disagree */
 	for (int i = 1; i < n; i++)
 		if (traces[i]->world_size >= 0 && traces[0]->world_size >= 0 && traces[i]->world_size != traces[0]->world_size) {
-			size_t l = strlen(r->warnings);
-			snprintf(r->warnings + l, sizeof r->warnings - l,
-			         "%sfiles of different jobs? world size %d (file 1) and %d (file %d)", l ? "; " : "",
-			         traces[0]->world_size, traces[i]->world_size, i + 1);
+			warn(r, "files of different jobs? world size %d (file 1) and %d (file %d)", traces[0]->world_size,
+			     traces[i]->world_size, i + 1);
 			break;
 		}
 	for (int i = 0; i < n; i++)
@@ -219,23 +309,19 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		f[i] = find_collectives(traces[i], r->comm_from_kernels, &nf[i]);
 
 	/* match collectives by kind and order: the k-th of a kind on each rank */
-	uint32_t cap = 0;
+	uint32_t cap = 0, nrefs;
 	uint32_t *next = xcalloc((size_t)n, sizeof *next);
-	for (;;) {
+	struct kind_ref *refs = number_kinds(f, nf, n, &nrefs);
+	for (int lead = 0;;) {
 		/* the earliest unmatched collective of rank 0 (or the first rank that has one) leads */
-		int lead = -1;
-		for (int i = 0; i < n; i++)
-			if (next[i] < nf[i]) {
-				lead = i;
-				break;
-			}
-		if (lead < 0)
+		while (lead < n && next[lead] >= nf[lead])
+			lead++;
+		if (lead >= n)
 			break;
 		const char *kind = f[lead][next[lead]].kind;
+		uint32_t kid = f[lead][next[lead]].kid;
 		/* its index among collectives of that kind on the lead rank */
-		uint32_t idx = 0;
-		for (uint32_t k = 0; k < next[lead]; k++)
-			idx += strcmp(f[lead][k].kind, kind) == 0;
+		uint32_t idx = f[lead][next[lead]].nth;
 		if (r->ncolls == cap)
 			r->colls = xreallocarray(r->colls, cap = cap ? cap * 2 : 32, sizeof *r->colls);
 		struct collective *c = &r->colls[r->ncolls++];
@@ -245,12 +331,9 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		c->per = xcalloc((size_t)n, sizeof *c->per);
 		for (int i = 0; i < n; i++) {
 			/* the idx-th collective of that kind on rank i */
-			uint32_t seen = 0, k;
+			uint32_t k = find_nth(refs, nrefs, f, kid, (uint32_t)i, idx);
 			c->per[i].ref.track = c->per[i].ref.idx = TT_NONE;
-			for (k = 0; k < nf[i]; k++)
-				if (strcmp(f[i][k].kind, kind) == 0 && seen++ == idx)
-					break;
-			if (k < nf[i]) {
+			if (k != UINT32_MAX) {
 				c->per[i].ref = f[i][k].ref;
 				c->per[i].start = f[i][k].start;
 				c->per[i].end = f[i][k].end;
@@ -261,6 +344,7 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		}
 	}
 	free(next);
+	free(refs);
 
 	/* offsets */
 	for (int i = 0; i < n; i++)
@@ -269,33 +353,46 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		for (int i = 0; i < n; i++)
 			r->ranks[i].offset = manual[i];
 	} else if (mode == ALIGN_STEP && n > 0) {
-		/* the first ProfilerStep number that every rank has */
+		/* the first ProfilerStep number that every rank has (each rank's numbers sorted) */
 		int64_t common = INT64_MIN;
+		int64_t **nums = xcalloc((size_t)n, sizeof *nums);
+		uint32_t *nnums = xcalloc((size_t)n, sizeof *nnums);
+		for (int i = 1; i < n; i++) {
+			nums[i] = xmalloc((traces[i]->nsteps ? traces[i]->nsteps : 1) * sizeof **nums);
+			for (uint32_t q = 0; q < traces[i]->nsteps; q++)
+				if (!traces[i]->steps[q].gpu)
+					nums[i][nnums[i]++] = traces[i]->steps[q].number;
+			if (nnums[i] > 0)
+				qsort(nums[i], nnums[i], sizeof **nums, cmp_i64);
+		}
 		for (uint32_t k = 0; k < traces[0]->nsteps && common == INT64_MIN; k++) {
 			int64_t num = traces[0]->steps[k].number;
 			bool all = !traces[0]->steps[k].gpu;
-			for (int i = 1; i < n && all; i++) {
-				bool has = false;
-				for (uint32_t q = 0; q < traces[i]->nsteps; q++)
-					has |= !traces[i]->steps[q].gpu && traces[i]->steps[q].number == num;
-				all = has;
-			}
+			for (int i = 1; i < n && all; i++)
+				all = nnums[i] > 0 && bsearch(&num, nums[i], nnums[i], sizeof **nums, cmp_i64) != NULL;
 			if (all)
 				common = num;
 		}
+		for (int i = 1; i < n; i++)
+			free(nums[i]);
+		free(nums);
+		free(nnums);
 		if (common == INT64_MIN) {
-			size_t l = strlen(r->warnings);
-			snprintf(r->warnings + l, sizeof r->warnings - l, "%sno ProfilerStep common to all ranks: raw alignment",
-			         l ? "; " : "");
+			warn(r, "no ProfilerStep common to all ranks: raw alignment");
 		} else {
 			int64_t ref = 0;
 			for (int i = 0; i < n; i++)
 				for (uint32_t q = 0; q < traces[i]->nsteps; q++)
 					if (!traces[i]->steps[q].gpu && traces[i]->steps[q].number == common) {
-						int64_t s = base_of(traces[i]) + traces[i]->steps[q].ts;
+						int64_t s = tt_add(base_of(traces[i]), traces[i]->steps[q].ts);
 						if (i == 0)
 							ref = s;
-						r->ranks[i].offset = ref - s;
+						r->ranks[i].offset = tt_sub(ref, s);
+						if (r->ranks[i].offset == INT64_MIN || r->ranks[i].offset == INT64_MAX) {
+							warn(r, "rank %d's clock lies too far from rank %d's (292 years or more): not aligned",
+							     r->ranks[i].rank, r->ranks[0].rank);
+							r->ranks[i].offset = 0;
+						}
 						break;
 					}
 		}
@@ -311,20 +408,25 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 			for (uint32_t k = 0; k < r->ncolls; k++)
 				if (r->colls[k].per[0].ref.track != TT_NONE && r->colls[k].per[i].ref.track != TT_NONE &&
 				    (!any_reduce || is_reduction(r->colls[k].kind)))
-					d[m++] = r->colls[k].per[0].end - r->colls[k].per[i].end;
+					d[m++] = tt_sub(r->colls[k].per[0].end, r->colls[k].per[i].end);
 			if (m == 0) {
-				size_t l = strlen(r->warnings);
-				snprintf(r->warnings + l, sizeof r->warnings - l,
-				         "%srank %d shares no collective with rank %d: not aligned", l ? "; " : "", r->ranks[i].rank,
-				         r->ranks[0].rank);
+				warn(r, "rank %d shares no collective with rank %d: not aligned", r->ranks[i].rank, r->ranks[0].rank);
 				continue;
 			}
 			qsort(d, m, sizeof *d, cmp_i64);
-			r->ranks[i].offset = m % 2 ? d[m / 2] : d[m / 2 - 1] + (d[m / 2] - d[m / 2 - 1]) / 2;
+			/* the median; of two middle values, their midpoint rounded down (d sorted: no overflow) */
+			r->ranks[i].offset = m % 2 ? d[m / 2]
+			                           : d[m / 2 - 1] + (int64_t)(((uint64_t)d[m / 2] - (uint64_t)d[m / 2 - 1]) / 2);
+			if (r->ranks[i].offset == INT64_MIN || r->ranks[i].offset == INT64_MAX) {
+				warn(r, "rank %d's clock lies too far from rank %d's (292 years or more): not aligned",
+				     r->ranks[i].rank, r->ranks[0].rank);
+				r->ranks[i].offset = 0;
+			}
 		}
 		free(d);
 	}
 	/* aligned times, waits, the last to arrive */
+	bool clamped = false;
 	for (uint32_t k = 0; k < r->ncolls; k++) {
 		struct collective *c = &r->colls[k];
 		int64_t latest = INT64_MIN, earliest = INT64_MAX, emin = INT64_MAX, emax = INT64_MIN;
@@ -334,8 +436,8 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 			struct coll_rank *p = &c->per[i];
 			if (p->ref.track == TT_NONE)
 				continue;
-			p->start += r->ranks[i].offset;
-			p->end += r->ranks[i].offset;
+			p->start = tt_add(p->start, r->ranks[i].offset);
+			p->end = tt_add(p->end, r->ranks[i].offset);
 			if (p->start > latest) {
 				latest = p->start;
 				c->last = i;
@@ -346,16 +448,20 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 				emin = p->end;
 			if (p->end > emax)
 				emax = p->end;
-			if (p->end - p->start < c->transfer)
-				c->transfer = p->end - p->start;
+			if (tt_sub(p->end, p->start) < c->transfer)
+				c->transfer = tt_sub(p->end, p->start);
 		}
-		c->skew = latest - earliest;
+		c->skew = tt_sub(latest, earliest);
+		if (c->skew == INT64_MAX)
+			clamped = true;
 		for (int i = 0; i < n; i++)
 			if (c->per[i].ref.track != TT_NONE)
-				c->per[i].wait = latest - c->per[i].start;
+				c->per[i].wait = tt_sub(latest, c->per[i].start);
 		if (c->nranks_present >= 2) {
-			if (emax - emin > r->residual)
-				r->residual = emax - emin;
+			if (tt_sub(emax, emin) > r->residual)
+				r->residual = tt_sub(emax, emin);
+			if (r->residual == INT64_MAX)
+				clamped = true;
 			r->ranks[c->last].arrived_last++;
 		}
 	}
@@ -365,6 +471,7 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		struct span *cu, *co;
 		uint32_t ncu, nco;
 		unions(traces[i], r->comm_from_kernels, &cu, &ncu, &co, &nco);
+		int64_t *cu_prefix = spans_prefix(cu, ncu);
 		st->compute = spans_length(cu, ncu);
 		st->comm = spans_length(co, nco);
 		st->overlap = spans_intersection(cu, ncu, co, nco);
@@ -374,12 +481,19 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 			struct coll_rank *p = &r->colls[k].per[i];
 			if (p->ref.track == TT_NONE || r->colls[k].nranks_present < 2)
 				continue;
-			st->waiting += p->wait;
-			p->overlap = spans_within(cu, ncu, p->start - st->offset, p->end - st->offset);
+			st->waiting = tt_add(st->waiting, p->wait);
+			if (st->waiting == INT64_MAX)
+				clamped = true;
+			/* in the rank's own (unaligned) time, as the unions are */
+			const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
+			p->overlap = spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl), abs_end(traces[i], sl));
 		}
+		free(cu_prefix);
 		free(cu);
 		free(co);
 	}
+	if (clamped)
+		warn(r, "times of 292 years or more (clocks far apart?) are clamped to that");
 	/* the straggler: arrived last most often; ties go to the one that waited least */
 	for (int i = 0; i < n; i++) {
 		if (r->ranks[i].arrived_last == 0)

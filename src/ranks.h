@@ -11,7 +11,11 @@
  *   manual      offsets given by the user.
  * Collectives are NCCL/RCCL kernels on GPU streams, else gloo:* CPU ops; they are
  * matched by kind (AllReduce, SendRecv, all_reduce, broadcast...) and order, so ranks
- * with missing or extra collectives are tolerated. */
+ * with missing or extra collectives are tolerated; the matching is O(n log n) per rank
+ * (kinds numbered by sorting, the k-th of a kind found by binary search), since the
+ * timeline redoes it whenever the alignment changes.
+ * Times, offsets and sums saturate at the int64 range: an offset that does not fit (clocks
+ * 292 years apart or more) is not applied, with a warning, as are clamped figures. */
 #ifndef TT_RANKS_H
 #define TT_RANKS_H
 

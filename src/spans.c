@@ -2,6 +2,7 @@
 #include "src/spans.h"
 
 #include "src/sort.h"
+#include "src/xalloc.h"
 
 static inline bool span_less(const struct span *a, const struct span *b) { return a->start < b->start; }
 SORT_DEFINE(sort_spans, struct span, span_less)
@@ -31,6 +32,47 @@ int64_t spans_within(const struct span *u, uint32_t n, int64_t a, int64_t b)
 		if (y > x)
 			s += y - x;
 	}
+	return s;
+}
+
+int64_t *spans_prefix(const struct span *u, uint32_t n)
+{
+	int64_t *p = xmalloc(((size_t)n + 1) * sizeof *p);
+	p[0] = 0;
+	for (uint32_t i = 0; i < n; i++)
+		p[i + 1] = p[i] + (u[i].end - u[i].start);
+	return p;
+}
+
+int64_t spans_within_prefix(const struct span *u, const int64_t *prefix, uint32_t n, int64_t a, int64_t b)
+{
+	uint32_t lo = 0, hi = n, first, last;
+	if (b <= a || n == 0)
+		return 0;
+	while (lo < hi) { /* first span ending after a */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (u[mid].end > a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	first = lo;
+	hi = n;
+	while (lo < hi) { /* first span starting at or after b */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (u[mid].start >= b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	last = lo;
+	if (first >= last)
+		return 0;
+	int64_t s = prefix[last] - prefix[first];
+	if (u[first].start < a)
+		s -= a - u[first].start;
+	if (u[last - 1].end > b)
+		s -= u[last - 1].end - b;
 	return s;
 }
 

@@ -51,6 +51,42 @@ is "$("$JSONQ" files.0.events files.0.path <"$TMP/stdin.json" | tr '\n' ' ')" "3
 "$TTRACE" --report=summary --json - <"$EX" >"$TMP/stdin2.json" 2>/dev/null
 is "$("$JSONQ" files.0.codec <"$TMP/stdin2.json")" gzip "compressed stdin is sniffed too"
 
+run - - </dev/null
+is "$rc" 2 "standard input twice is a usage error"
+is "$err" "ttrace: standard input (-) can be given only once" "and says so in one sentence"
+run --report=summary - "$EX" - </dev/null
+is "$rc" 2 "standard input twice, apart, is a usage error"
+
+# getopt's complaints are ours, and escaped
+run --json=1 "$EX"
+is "$rc" 2 "a value for a flag is a usage error"
+like "$err" "ttrace: option '--json' takes no value" "and says which"
+run --frob "$EX"
+like "$err" "ttrace: unknown or ambiguous option '--frob'" "an unknown long option is named"
+run -Z "$EX"
+like "$err" "ttrace: unknown option '-Z'" "an unknown short option is named"
+run "$EX" --size
+is "$rc" 2 "a missing value is a usage error"
+like "$err" "ttrace: option '--size' needs a value" "and says which"
+
+# More ranks than the timeline shows: said on stderr.
+mkdir "$TMP/many"
+i=0
+while [ $i -lt 1001 ]; do
+	printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": %d, "dur": 5}]}\n' $i \
+		>"$TMP/many/r$i.json"
+	i=$((i + 1))
+done
+run --dump-screen --size=80x24 "$TMP/many"
+is "$rc" 0 "1001 ranks: the timeline draws"
+like "$err" "ttrace: warning: 1001 traces: the timeline shows only the first 1000" "1001 ranks: the cut is said"
+like "$out" "1000 ranks" "1001 ranks: 1000 shown"
+run --dump-screen --size=80x24 -q "$TMP/many"
+is "$err" "" "1001 ranks, -q: nothing on stderr"
+rm "$TMP/many/r1000.json"
+run --dump-screen --size=80x24 "$TMP/many"
+unlike "$err" "shows only" "1000 ranks: no warning"
+
 run --report=none "$EX"
 is "$rc" 0 "--report=none exits 0"
 is "$out" "" "--report=none prints nothing"

@@ -63,6 +63,49 @@ is "$rc" 1 "an object without traceEvents: exit 1"
 run --report=summary "$srcdir/tests/fixtures/q-empty-events.json"
 is "$rc" 0 "an empty traceEvents is a valid, empty trace"
 
+# Not traces: an events array with elements but no trace event (an object with "ph"), a cut
+# before the first trace event, {} and null: exit 1, one sentence naming the file. An empty
+# events array, bare or under traceEvents, is an empty trace.
+for j in '[1,2,3]' '["a"]' '[{"id":1}]' '[' '{}' 'null' '{"traceEvents": [1]}' '{"traceEvents": [' '[{"id":1},'; do
+	printf '%s' "$j" >"$TMP/nt.json"
+	run --report=summary "$TMP/nt.json"
+	is "$rc" 1 "$j: not a trace, exit 1"
+	is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "$j: one line on stderr"
+	like "$err" "ttrace: $TMP/nt.json: " "$j: the line names the file"
+	is "$out" "" "$j: no report"
+done
+run --report=summary "$TMP/nt.json"
+like "$err" "kept 1 complete events; no trace event before the cut" "a cut before any trace event: said so"
+printf '[1, {"id": 1}]' >"$TMP/nt.json"
+run --report=summary "$TMP/nt.json"
+like "$err" 'not a Chrome trace: none of the 2 elements of its events array is a trace event (an object with "ph")' \
+	"elements without trace events: said so"
+for j in '[]' '{"traceEvents": []}' '[{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}, 7]'; do
+	printf '%s' "$j" >"$TMP/et.json"
+	run --report=summary "$TMP/et.json"
+	is "$rc" 0 "$j: a trace, exit 0"
+done
+
+# A directory whose .json files are all empty or not traces: "no trace file found", exit 1,
+# and no report, not even one of 0 ranks.
+mkdir "$TMP/side"
+: >"$TMP/side/empty.json"
+printf '{"config": 1}' >"$TMP/side/config.json"
+printf '[1, 2]' >"$TMP/side/list.json"
+for r in summary gaps distributed; do
+	run --report=$r "$TMP/side"
+	is "$rc" 1 "directory of sidecars, --report=$r: exit 1"
+	like "$err" "ttrace: no trace file found" "directory of sidecars, --report=$r: no trace file found"
+	is "$out" "" "directory of sidecars, --report=$r: no report"
+done
+run -q --report=distributed --json "$TMP/side"
+is "$rc" 1 "directory of sidecars, quiet JSON: exit 1"
+is "$err" "ttrace: no trace file found" "directory of sidecars, quiet: only that line"
+is "$out" "" "directory of sidecars, distributed JSON: no report"
+cp "$srcdir/tests/fixtures/q-int-epoch.json" "$TMP/side/trace.json"
+run --report=summary "$TMP/side"
+is "$rc" 0 "sidecars beside a trace: exit 0"
+
 # One bad file among good ones: the good ones are still reported, the status is 1.
 run --report=summary --json "$B/empty.json" "$srcdir/tests/fixtures/q-int-epoch.json"
 is "$rc" 1 "a bad file among good ones gives exit 1"

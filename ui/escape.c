@@ -1,8 +1,12 @@
 /* escape.c: terminal- and JSON-safe output of untrusted text. */
 #include "ui/escape.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "src/xalloc.h"
 
 int utf8_seq_len(const unsigned char *p, const unsigned char *end)
 {
@@ -33,7 +37,22 @@ int utf8_seq_len(const unsigned char *p, const unsigned char *end)
 	return n;
 }
 
-/* Emits one unit of escaped text through PUT; returns bytes consumed from P. */
+static uint32_t utf8_decode(const unsigned char *p, int n)
+{
+	uint32_t cp = n == 1 ? *p : (uint32_t)(*p & (0xff >> (n + 1)));
+	for (int k = 1; k < n; k++)
+		cp = cp << 6 | (p[k] & 0x3f);
+	return cp;
+}
+
+bool escape_cp_is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Writes into OUT the escaped form of the unit at P (a byte, or a whole UTF-8 character);
+ * returns the bytes consumed from P. */
 static size_t term_unit(const unsigned char *p, const unsigned char *end, char out[8], size_t *outn)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -51,20 +70,20 @@ static size_t term_unit(const unsigned char *p, const unsigned char *end, char o
 		return 1;
 	}
 	n = c >= 0x80 ? utf8_seq_len(p, end) : 0;
-	if (n >= 2 && !(n == 2 && c == 0xc2 && p[1] < 0xa0)) { /* C1 controls are U+0080..U+009F */
-		memcpy(out, p, (size_t)n);
-		*outn = (size_t)n;
-		return (size_t)n;
-	}
-	if (n == 2) { /* a C1 control: escape its code point */
+	if (n >= 2) {
+		uint32_t cp = utf8_decode(p, n);
+		if (!escape_cp_is_control(cp)) {
+			memcpy(out, p, (size_t)n);
+			*outn = (size_t)n;
+			return (size_t)n;
+		}
+		/* a C1 or bidi control: its code point */
 		out[0] = '\\';
 		out[1] = 'u';
-		out[2] = '0';
-		out[3] = '0';
-		out[4] = hex[p[1] >> 4 & 0xf];
-		out[5] = hex[p[1] & 0xf];
+		for (int k = 0; k < 4; k++)
+			out[2 + k] = hex[cp >> (12 - 4 * k) & 0xf];
 		*outn = 6;
-		return 2;
+		return (size_t)n;
 	}
 	out[0] = '\\';
 	out[1] = 'x';
@@ -144,7 +163,11 @@ void escape_json(FILE *f, const char *p, size_t n)
 			u++;
 		} else {
 			int k = utf8_seq_len(u, end);
-			if (k > 0) {
+			if (k > 0 && escape_cp_is_control(utf8_decode(u, k))) {
+				uint32_t cp = utf8_decode(u, k);
+				fprintf(f, "\\u%c%c%c%c", hex[cp >> 12 & 0xf], hex[cp >> 8 & 0xf], hex[cp >> 4 & 0xf], hex[cp & 0xf]);
+				u += k;
+			} else if (k > 0) {
 				fwrite(u, 1, (size_t)k, f);
 				u += k;
 			} else {
@@ -154,4 +177,15 @@ void escape_json(FILE *f, const char *p, size_t n)
 		}
 	}
 	fputc('"', f);
+}
+
+void escape_say(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	escape_term(f, s, strlen(s));
+	fputc('\n', f);
+	free(s);
 }

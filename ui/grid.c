@@ -45,6 +45,9 @@ void grid_set(struct grid *g, int x, int y, uint32_t ch, enum cell_style style, 
 	if (x < 0 || y < 0 || x >= g->w || y >= g->h)
 		return;
 	struct cell *c = &g->cells[y * g->w + x];
+	/* whatever a caller passes, no control reaches the terminal from a cell */
+	if (ch != 0 && (escape_cp_is_control(ch) || ch > 0x10ffff || (ch >= 0xd800 && ch < 0xe000)))
+		ch = '?';
 	c->ch = ch;
 	c->style = (uint8_t)style;
 	c->color = color;
@@ -68,8 +71,6 @@ int grid_text(struct grid *g, int x, int y, int maxx, const char *s, enum cell_s
 			for (int k = 1; k < n; k++)
 				cp = cp << 6 | (p[k] & 0x3f);
 		}
-		if (cp < 0x20 || cp == 0x7f)
-			cp = '?';
 		grid_set(g, x++, y, cp, style, color);
 		p += n;
 	}

@@ -57,9 +57,10 @@ static char **expand_paths(char **paths, int n, int *nout)
 				out[m++] = xasprintf("%.*s/%s", (int)pl, paths[i], e->d_name);
 			}
 			closedir(d);
-			qsort(out + first, (size_t)(m - first), sizeof *out, name_cmp);
+			if (m - first > 1)
+				qsort(out + first, (size_t)(m - first), sizeof *out, name_cmp);
 			if (m == first)
-				fprintf(stderr, "ttrace: warning: %s holds no .json, .json.gz or .json.zst file\n", paths[i]);
+				escape_say(stderr, "ttrace: warning: %s holds no .json, .json.gz or .json.zst file", paths[i]);
 			continue;
 		}
 		if (m == cap)
@@ -95,13 +96,13 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h
 	char *cause = NULL;
 
 	if (keys != NULL && (nk = view_parse_keys(keys, &k, &cause)) < 0) {
-		fprintf(stderr, "ttrace: %s\n", cause);
+		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
 		return 2;
 	}
 	view_init(&v, ts, nts, (enum align_mode)align, w, h);
 	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
-		fprintf(stderr, "ttrace: %s\n", cause);
+		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
 		free(k);
 		view_free(&v);
@@ -216,6 +217,25 @@ static void print_warnings(const struct trace *t)
 	}
 }
 
+/* Says what getopt_long rejected: BAD is the argument it last stepped over, OPT its optopt
+ * (0 for an unknown long option, the option's letter for a short one or for a long one
+ * given a value it does not take). */
+static void bad_option(const char *bad, int opt, const struct option *longopts)
+{
+	if (opt == 0) {
+		escape_say(stderr, "ttrace: unknown or ambiguous option '%s'", bad);
+		return;
+	}
+	size_t len = strcspn(bad, "=");
+	for (const struct option *o = longopts; o->name != NULL; o++)
+		if (o->val == opt && o->has_arg == no_argument && strncmp(bad, "--", 2) == 0 && bad[len] == '=' &&
+		    len > 2 && strncmp(o->name, bad + 2, len - 2) == 0) {
+			escape_say(stderr, "ttrace: option '--%s' takes no value", o->name);
+			return;
+		}
+	escape_say(stderr, "ttrace: unknown option '-%c'", opt);
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
@@ -242,7 +262,8 @@ int main(int argc, char **argv)
 	 * would otherwise raise this threshold after the first large free. */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 
-	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+	opterr = 0; /* getopt would echo a bad option raw: say it here, escaped */
+	while ((c = getopt_long(argc, argv, ":qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (strcmp(optarg, "summary") == 0) {
@@ -254,7 +275,7 @@ int main(int argc, char **argv)
 			} else if (strcmp(optarg, "distributed") == 0) {
 				mode = MODE_DISTRIBUTED;
 			} else {
-				fprintf(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, none)\n", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, none)", optarg);
 				return 2;
 			}
 			break;
@@ -279,7 +300,7 @@ int main(int argc, char **argv)
 		case 'z':
 			if (sscanf(optarg, "%dx%d", &scr_w, &scr_h) != 2 || scr_w < 20 || scr_h < 8 || scr_w > 1000 ||
 			    scr_h > 1000) {
-				fprintf(stderr, "ttrace: --size wants WxH, at least 20x8 (got '%s')\n", optarg);
+				escape_say(stderr, "ttrace: --size wants WxH, at least 20x8 (got '%s')", optarg);
 				return 2;
 			}
 			break;
@@ -298,13 +319,13 @@ int main(int argc, char **argv)
 		case 'L':
 			align = align_mode_parse(optarg);
 			if (align < 0 || align == ALIGN_MANUAL) {
-				fprintf(stderr, "ttrace: --align wants raw, step or collective (got '%s')\n", optarg);
+				escape_say(stderr, "ttrace: --align wants raw, step or collective (got '%s')", optarg);
 				return 2;
 			}
 			break;
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
-				fprintf(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')\n", optarg);
+				escape_say(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')", optarg);
 				return 2;
 			}
 			break;
@@ -314,7 +335,12 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("ttrace %s\n", PACKAGE_VERSION);
 			return 0;
+		case ':':
+			escape_say(stderr, "ttrace: option '%s' needs a value", argv[optind - 1]);
+			fputs("Try 'ttrace --help' for more information.\n", stderr);
+			return 2;
 		default:
+			bad_option(argv[optind - 1], optopt, longopts);
 			fputs("Try 'ttrace --help' for more information.\n", stderr);
 			return 2;
 		}
@@ -325,6 +351,14 @@ int main(int argc, char **argv)
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_DEFAULT) {
 		fputs("ttrace: --json goes with --report=summary, gaps or distributed\n", stderr);
+		return 2;
+	}
+
+	int nstdin = 0;
+	for (int i = optind; i < argc; i++)
+		nstdin += strcmp(argv[i], "-") == 0;
+	if (nstdin > 1) {
+		fputs("ttrace: standard input (-) can be given only once\n", stderr);
 		return 2;
 	}
 
@@ -376,6 +410,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		if (traces[i]->status != LOAD_FAILED)
 			usable[nusable++] = traces[i];
+	if (nusable == 0 && status == 0) {
+		/* every file was a sidecar, skipped above */
+		fputs("ttrace: no trace file found\n", stderr);
+		status = 1;
+	}
+	if (nusable > VIEW_MAX_RANKS && !quiet &&
+	    (mode == MODE_SCREEN || (mode == MODE_DEFAULT && !json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	                             strcmp(files[0], "-") != 0)))
+		fprintf(stderr, "ttrace: warning: %d traces: the timeline shows only the first %d\n", nusable,
+		        VIEW_MAX_RANKS);
 	switch (mode) {
 	case MODE_NONE:
 		break;
@@ -425,7 +469,8 @@ int main(int argc, char **argv)
 		report_gaps(stdout, traces, n, json, gap_min);
 		break;
 	case MODE_DISTRIBUTED:
-		report_distributed(stdout, traces, n, json, align);
+		if (nusable > 0)
+			report_distributed(stdout, traces, n, json, align);
 		break;
 	}
 	free(usable);

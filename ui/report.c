@@ -13,6 +13,7 @@
 #include "src/index.h"
 #include "src/tables.h"
 #include "src/timefmt.h"
+#include "src/tmath.h"
 #include "src/xalloc.h"
 #include "ui/escape.h"
 #include "ui/jsonw.h"
@@ -68,17 +69,22 @@ static void summary_text(FILE *f, const struct trace *t)
 		escape_term(f, t->error, strlen(t->error));
 		fputc('\n', f);
 	}
-	if (t->rank >= 0)
-		fprintf(f, "   rank %d of %d%s%s%s\n", t->rank, t->world_size, t->backend ? " (" : "",
-		        t->backend ? str(t, t->backend) : "", t->backend ? ")" : "");
-	else
+	if (t->rank >= 0) {
+		fprintf(f, "   rank %d of %d", t->rank, t->world_size);
+		if (t->backend) {
+			fputs(" (", f);
+			escape_term(f, str(t, t->backend), strtab_len(&t->strings, t->backend));
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	} else
 		fprintf(f, "   rank: unknown (no distributedInfo)\n");
 	if (t->has_base)
 		fprintf(f, "   time base: baseTimeNanoseconds %" PRId64 " (file times below are ns after it)\n",
 		        t->base_ns);
 	{
 		/* absolute times that look like the Unix epoch (2001 to 2096) are shown as UTC */
-		int64_t abs_start = (t->has_base ? t->base_ns : 0) + t->start;
+		int64_t abs_start = tt_add(t->has_base ? t->base_ns : 0, t->start);
 		char when[64] = "";
 		if (abs_start >= 1000000000000000000ll && abs_start < 4000000000000000000ll) {
 			time_t secs = (time_t)(abs_start / 1000000000);
@@ -713,8 +719,11 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 		fprintf(f, " (the same collective ends at the same time on every rank; residual spread %s)",
 		        timefmt_dur(r->residual, a, sizeof a));
 	fputc('\n', f);
-	if (r->warnings[0])
-		fprintf(f, "   warning: %s\n", r->warnings);
+	if (r->warnings[0]) {
+		fputs("   warning: ", f);
+		escape_term(f, r->warnings, strlen(r->warnings));
+		fputc('\n', f);
+	}
 	fprintf(f, "   collectives: %u matched by kind (and process group) and order (%s)\n\n", r->ncolls,
 	        r->comm_from_kernels ? "NCCL/RCCL kernels" : "gloo CPU ops");
 	fprintf(f, "   %4s %14s %11s %11s %11s %11s %11s %6s  %s\n", "rank", "clock offset", "compute", "comm", "overlap",
@@ -738,7 +747,7 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 		int no = 0;
 		for (int i = 0; i < r->nranks; i++)
 			if (i != r->straggler) {
-				others += r->ranks[i].waiting;
+				others = tt_add(others, r->ranks[i].waiting);
 				no++;
 			}
 		uint32_t shared = 0; /* collectives that two ranks or more have: the only ones with a last arrival */
@@ -754,7 +763,9 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 	fputs("\n   collectives (aligned; arrival = start; wait = latest arrival - own arrival)\n", f);
 	for (uint32_t k = 0; k < r->ncolls && k < 40; k++) {
 		const struct collective *cl = &r->colls[k];
-		fprintf(f, "   #%-3u %-14s %u/%d ranks, last rank %d, skew %s, transfer %s\n", k, cl->kind, cl->nranks_present,
+		char kind[4 * sizeof cl->kind + 8];
+		escape_term_buf(cl->kind, strlen(cl->kind), kind, sizeof kind);
+		fprintf(f, "   #%-3u %-14s %u/%d ranks, last rank %d, skew %s, transfer %s\n", k, kind, cl->nranks_present,
 		        r->nranks, cl->last >= 0 ? r->ranks[cl->last].rank : -1, timefmt_dur(cl->skew, a, sizeof a),
 		        timefmt_dur(cl->transfer, b, sizeof b));
 	}

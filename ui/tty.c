@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "src/xalloc.h"
+#include "ui/escape.h"
 #include "ui/render.h"
 #include "ui/view.h"
 
@@ -225,7 +226,7 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 
 	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
 	if (initscr() == NULL) {
-		fprintf(stderr, "ttrace: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
+		escape_say(stderr, "ttrace: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
 		return 1;
 	}
 	tty_active = 1;
@@ -245,7 +246,7 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	view_init(&v, ts, nts, align, COLS, LINES);
 	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
 		tty_restore();
-		fprintf(stderr, "ttrace: %s\n", cause);
+		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
 		view_free(&v);
 		return 2;

@@ -339,7 +339,7 @@ static void build_groups(struct view *v)
 			v->order[k] = view_id(r, ord[i]);
 			if (prev == NULL || !same_group(prev, tr)) {
 				struct view_group *g = &v->groups[v->ngroups++];
-				char pid[64], name[80], rk[24] = "";
+				char pid[64], spid[64], name[80], rk[24] = "";
 				g->first_track_order = k;
 				g->rank = r;
 				g->device = is_gpu(tr) ? tr->device : -1;
@@ -352,7 +352,9 @@ static void build_groups(struct view *v)
 				else if (tr->kind == TRACK_OTHER)
 					snprintf(g->title, sizeof g->title, "%sother", rk);
 				else if (snprintf(g->title, sizeof g->title, "%s%s %s", rk, name[0] ? name : "process",
-				                  track_pid_text(t, tr, pid, sizeof pid)) >= (int)sizeof g->title)
+				                  escape_term_buf(track_pid_text(t, tr, pid, sizeof pid),
+				                                  strlen(track_pid_text(t, tr, pid, sizeof pid)), spid,
+				                                  sizeof spid)) >= (int)sizeof g->title)
 					g->title[sizeof g->title - 1] = '\0'; /* a long process name is cut */
 			}
 			v->groups[v->ngroups - 1].ntracks++;

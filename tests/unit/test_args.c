@@ -1,6 +1,10 @@
-/* test_args.c: args read back lazily from plain and compressed files. */
+/* test_args.c: args read back lazily from plain and compressed files; never from a
+ * FIFO, nor from another file put in the loaded one's place. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -59,6 +63,63 @@ static void check(const char *path, const char *what)
 	trace_free(t);
 }
 
+/* A trace loaded from a FIFO that a child writes: its args are unavailable, at once. */
+static void test_fifo(void)
+{
+	char *fifo = xasprintf("%s/fifo", tmpdir);
+	struct load_options opt = { 0 };
+	struct event_args a;
+	char *cause = NULL;
+	pid_t pid;
+
+	if (mkfifo(fifo, 0600) != 0) {
+		ok(1, "# SKIP mkfifo failed");
+		free(fifo);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		FILE *w = fopen(fifo, "w");
+		if (w != NULL) {
+			fputs(doc, w);
+			fclose(w);
+		}
+		_exit(0);
+	}
+	struct trace *t = load_trace(fifo, &opt);
+	waitpid(pid, NULL, 0);
+	ok(t->status == LOAD_OK && !t->regular, "a FIFO loads, and is not a regular file");
+	alarm(60); /* reopening the FIFO by name would block: fail rather than hang */
+	int rc = event_args_read(t, find(t, "k"), &a, &cause);
+	alarm(0);
+	ok(rc < 0 && cause && strstr(cause, "args unavailable: input was not a regular file") != NULL,
+	   "its args are unavailable: %s", cause ? cause : "(none)");
+	free(cause);
+	trace_free(t);
+	unlink(fifo);
+	free(fifo);
+}
+
+/* A file replaced (renamed over) after loading: not read back. */
+static void test_replaced(const char *plain)
+{
+	struct load_options opt = { 0 };
+	struct trace *t = load_trace(plain, &opt);
+	char *other = xasprintf("%s/b.json", tmpdir), *cause = NULL;
+	struct event_args a;
+	FILE *f = fopen(other, "w");
+
+	fputs(doc, f); /* the same bytes: only the file's identity differs */
+	fclose(f);
+	rename(other, plain);
+	int rc = event_args_read(t, find(t, "k"), &a, &cause);
+	ok(rc < 0 && cause && strstr(cause, "changed"),
+	   "a file renamed over the loaded one is not read: %s", cause ? cause : "(none)");
+	free(cause);
+	trace_free(t);
+	free(other);
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
@@ -72,6 +133,8 @@ int main(void)
 	gzclose(g);
 	check(plain, "plain");
 	check(gz, "gzip");
+	test_fifo();
+	test_replaced(plain);
 
 	/* a file changed after loading: an error, not garbage */
 	struct load_options opt = { 0 };

@@ -1,6 +1,7 @@
 /* test_input.c: parsers/input.c against files written to a temporary directory: every
  * codec read back byte for byte, magic over name, truncated and corrupt streams (good
- * prefix, then -1 with an offset), stdin through a pipe, and closing early. */
+ * prefix, then -1 with an offset), stdin through a pipe, closing early, zstd windows
+ * over the limit and the large grants, and reopening a file only while it is the same. */
 #include "parsers/input.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,6 +131,27 @@ static struct buf zst_frame(const void *p, size_t len, int checksum)
 		fatal("ZSTD_compress2: %s", ZSTD_getErrorName(r));
 	b.len = b.cap = r;
 	ZSTD_freeCCtx(c);
+	return b;
+}
+
+/* A zstd frame of raw blocks holding P, whose header asks for a window of 2^WLOG bytes
+ * and gives no content size (hand-made: a compressor would shrink the window to fit). */
+static struct buf raw_frame(const void *p, size_t len, unsigned wlog)
+{
+	const unsigned char hdr[6] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, (unsigned char)((wlog - 10) << 3) };
+	struct buf b = { NULL, 0, 0 };
+	size_t off = 0, n;
+	uint32_t bh;
+
+	cat(&b, hdr, sizeof hdr);
+	do {
+		n = len - off > 65536 ? 65536 : len - off;
+		bh = (uint32_t)(n << 3) | (off + n == len ? 1u : 0u); /* raw block, last bit */
+		unsigned char h[3] = { (unsigned char)bh, (unsigned char)(bh >> 8), (unsigned char)(bh >> 16) };
+		cat(&b, h, 3);
+		cat(&b, (const unsigned char *)p + off, n);
+		off += n;
+	} while (off < len);
 	return b;
 }
 
@@ -347,6 +370,126 @@ static void test_close_early(const char *what, const char *path, const struct bu
 	ok(1, "%s: closed without reading", what);
 }
 
+/* Reads IN to its end into a buffer; returns what input_read returned last. */
+static int drain(struct input *in, struct buf *out, char **cause)
+{
+	unsigned char tmp[8192];
+	ssize_t n;
+
+	while ((n = input_read(in, tmp, sizeof tmp, cause)) > 0)
+		cat(out, tmp, (size_t)n);
+	return (int)n;
+}
+
+static void test_windows(const struct buf *small)
+{
+	struct buf b = { NULL, 0, 0 }, f, got = { NULL, 0, 0 };
+	struct input *in, *other;
+	char *p, *p2, *want, *cause = NULL;
+	int rc;
+
+	/* a small frame, then one asking for 2^28: the first's bytes, then a clear error */
+	f = zst_frame(small->p, small->len, 0);
+	cat(&b, f.p, f.len);
+	free(f.p);
+	f = raw_frame(small->p, small->len, 28);
+	cat(&b, f.p, f.len);
+	free(f.p);
+	p = write_file("window28.zst", b.p, b.len);
+	want = xasprintf("zstd frame at compressed byte %zu asks for a 256 MiB window", b.len - f.len);
+	check_bad("zstd window 2^28 in a second frame", p, small, small->len, want, "over the 128 MiB limit");
+	free(want);
+	free(p);
+	free(b.p);
+	memset(&b, 0, sizeof b);
+
+	/* 2^27 is allowed, and takes a large grant; 2^20 does not */
+	f = raw_frame(small->p, small->len, 27);
+	p = write_file("window27.zst", f.p, f.len);
+	free(f.p);
+	check_roundtrip("zstd window 2^27", p, small, INPUT_ZSTD, 4096);
+	in = input_open(p, &cause);
+	rc = drain(in, &got, &cause);
+	ok(rc == 0 && input_holds_large(in), "a 128 MiB window holds a large grant");
+	input_close(in);
+	free(got.p);
+	memset(&got, 0, sizeof got);
+	f = raw_frame(small->p, small->len, 20);
+	p2 = write_file("window20.zst", f.p, f.len);
+	free(f.p);
+	in = input_open(p2, &cause);
+	rc = drain(in, &got, &cause);
+	ok(rc == 0 && got.len == small->len && !input_holds_large(in), "a 1 MiB window needs no grant");
+	input_close(in);
+	free(got.p);
+	memset(&got, 0, sizeof got);
+
+	/* one grant: a second big window waits for it, and can be closed while it waits */
+	input_set_large_slots(1);
+	in = input_open(p, &cause);
+	rc = drain(in, &got, &cause);
+	ok(rc == 0 && input_holds_large(in), "one grant: the first input holds it");
+	is_int(input_hold_large(in), 0, "asking again for a held grant returns at once");
+	other = input_open(p, &cause);
+	ok(other != NULL && !input_holds_large(other), "the second input does not hold it");
+	input_close(other); /* its producer is waiting for the grant: closing must not hang */
+	ok(1, "an input waiting for a grant closes");
+	input_close(in);
+	free(got.p);
+	memset(&got, 0, sizeof got);
+	other = input_open(p, &cause);
+	rc = drain(other, &got, &cause);
+	ok(rc == 0 && got.len == small->len && input_holds_large(other), "once given back, the grant goes to the next");
+	input_close(other);
+	free(got.p);
+	memset(&got, 0, sizeof got);
+	input_set_large_slots(INPUT_LARGE_SLOTS);
+
+	/* memory inputs never hold one */
+	in = input_open_mem("mem", (const char *)small->p, small->len, 0, NULL);
+	is_int(input_hold_large(in), -1, "a memory input gets no grant");
+	input_close(in);
+	free(p2);
+	free(p);
+}
+
+static void test_reopen(const struct buf *small)
+{
+	char *p = write_file("same.json", small->p, small->len), *fifo = tpath("fifo"), *cause = NULL;
+	struct buf got = { NULL, 0, 0 };
+	uint64_t dev = 0, ino = 0, d2, i2;
+	struct input *in;
+
+	in = input_open(p, &cause);
+	ok(input_file_id(in, &dev, &ino), "a regular file has an identity");
+	input_close(in);
+	in = input_reopen(p, dev, ino, &cause);
+	ok(in != NULL && drain(in, &got, &cause) == 0 && same(&got, small), "reopened while it is the same file");
+	input_close(in);
+	free(got.p);
+
+	in = input_reopen(p, dev, ino + 1, &cause);
+	ok(in == NULL && cause != NULL && strstr(cause, "changed") != NULL, "another inode: refused: %s",
+	   cause ? cause : "(none)");
+	free(cause);
+	cause = NULL;
+
+	if (mkfifo(fifo, 0600) == 0) {
+		in = input_reopen(fifo, dev, ino, &cause); /* would block in open() without O_NONBLOCK */
+		ok(in == NULL && cause != NULL, "a FIFO in its place: refused at once: %s", cause ? cause : "(none)");
+		free(cause);
+		cause = NULL;
+		unlink(fifo);
+	} else {
+		ok(1, "# SKIP mkfifo: %s", strerror(errno));
+	}
+	in = input_open_mem("mem", "{}", 2, 0, NULL);
+	ok(!input_file_id(in, &d2, &i2), "a memory input has no file identity");
+	input_close(in);
+	free(fifo);
+	free(p);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -523,6 +666,8 @@ int main(void)
 
 	test_stdin(&small, &big);
 	test_stdin_stalled(&big);
+	test_windows(&small);
+	test_reopen(&small);
 
 	p = write_file("early.json.gz", gz.p, gz.len);
 	test_close_early("gzip close early", p, &big);

@@ -1,5 +1,6 @@
 /* test_scan.c: the streaming scanner on small documents and on ones larger than its
- * window, where events straddle refills. */
+ * window, where events straddle refills; and its bounds, at reduced limits: an element
+ * past the largest window, values nested too deep, range scans that give up. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct got {
 	char header_json[8][128];
 	int problems;
 	uint64_t last_problem_offset, last_problem_line, last_problem_col;
+	char last_problem_msg[160];
 	/* for the big document */
 	uint64_t big_count, big_bad;
 	int64_t big_expect_ts;
@@ -69,8 +71,8 @@ static void on_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64
 	g->last_problem_offset = offset;
 	g->last_problem_line = line;
 	g->last_problem_col = col;
+	snprintf(g->last_problem_msg, sizeof g->last_problem_msg, "%s", msg);
 	(void)kind;
-	(void)msg;
 }
 
 static char tmpdir[] = "/tmp/ttrace-test-scan-XXXXXX";
@@ -337,6 +339,143 @@ static void test_locations(void)
 	is_int(g.last_problem_offset, 18 + 42 + 24, "its byte offset");
 }
 
+/* A document of three events whose middle one holds a string of LEN bytes of 'a' (with an
+ * escaped quote and a "}, {" inside, which must not end the skip); *MID is its offset. */
+static char *long_string_doc(size_t len, size_t *n, size_t *mid)
+{
+	static const char ev[] = "{\"ph\": \"X\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 1}";
+	char *doc = xmalloc(len + 512);
+	size_t k = (size_t)sprintf(doc, "{\"traceEvents\": [\n");
+	k += (size_t)sprintf(doc + k, ev, "first", 1);
+	k += (size_t)sprintf(doc + k, ",\n");
+	*mid = k;
+	k += (size_t)sprintf(doc + k, "{\"ph\": \"X\", \"name\": \"x\\\"}, {\\\"");
+	memset(doc + k, 'a', len);
+	k += len;
+	k += (size_t)sprintf(doc + k, "\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 1},\n");
+	k += (size_t)sprintf(doc + k, ev, "last", 3);
+	k += (size_t)sprintf(doc + k, "]}\n");
+	*n = k;
+	return doc;
+}
+
+static enum scan_result scan_file(const char *path, const struct scan_range *range, struct got *g,
+                                  struct scan_stats *st, char **cause)
+{
+	struct scan_sink sink = { g, on_event, on_header, on_problem, NULL };
+	char *err = NULL;
+	struct input *in = input_open(path, &err);
+	enum scan_result r;
+	memset(g, 0, sizeof *g);
+	if (in == NULL)
+		fatal("open: %s", err);
+	*cause = NULL;
+	r = scan_run_range(in, &sink, range, st, cause);
+	input_close(in);
+	return r;
+}
+
+static void test_limits(void)
+{
+	const struct scan_limits lim = { 16u << 10, 64u << 10, 40 };
+	struct got g;
+	struct scan_stats st;
+	struct scan_range whole;
+	char *cause = NULL, *doc, *path;
+	size_t n, mid;
+	enum scan_result r;
+
+	scan_set_limits(&lim);
+	memset(&whole, 0, sizeof whole);
+
+	/* an element between the small and the largest window: kept */
+	doc = long_string_doc(40u << 10, &n, &mid);
+	path = write_tmp("mid.json", doc, n);
+	r = scan_file(path, NULL, &g, &st, &cause);
+	ok(r == SCAN_OK && g.n == 3 && st.count[SO_MALFORMED_EVENT] == 0,
+	   "a 40 KiB event with a 16 KiB small window: kept (result %d, %d events)", r, g.n);
+	free(cause);
+	/* a range scan never grows past the small window: it asks for a scan in one piece */
+	r = scan_file(path, &whole, &g, &st, &cause);
+	is_int(r, SCAN_MISSED_STOP, "the same in a range scan: SCAN_MISSED_STOP");
+	free(cause);
+	unlink(path);
+	free(path);
+	free(doc);
+
+	/* past the largest window: skipped, counted, reported at its start; the rest kept */
+	doc = long_string_doc(1u << 20, &n, &mid);
+	path = write_tmp("long.json", doc, n);
+	r = scan_file(path, NULL, &g, &st, &cause);
+	is_int(r, SCAN_OK, "a 1 MiB string with a 64 KiB limit: the scan goes on");
+	ok(g.n == 2 && strcmp(g.names[0], "first") == 0 && strcmp(g.names[1], "last") == 0,
+	   "the events around it are kept (%d events)", g.n);
+	is_int(st.count[SO_MALFORMED_EVENT], 1, "the big one is counted as skipped");
+	is_int(g.last_problem_offset, mid, "reported at its start");
+	ok(strstr(g.last_problem_msg, "larger than 64 KiB") != NULL, "the message gives the limit: %s",
+	   g.last_problem_msg);
+	free(cause);
+	unlink(path);
+	free(path);
+
+	/* a string that never ends: truncated, the event before it kept */
+	path = write_tmp("endless.json", doc, mid + (1u << 20));
+	r = scan_file(path, NULL, &g, &st, &cause);
+	ok(r == SCAN_TRUNCATED && g.n == 1 && st.count[SO_MALFORMED_EVENT] == 1,
+	   "an endless string: truncated, 1 event kept (result %d, %d events)", r, g.n);
+	ok(cause != NULL && strstr(cause, path) != NULL, "the cause names the file: %s", cause ? cause : "(none)");
+	free(cause);
+	unlink(path);
+	free(path);
+	free(doc);
+
+	/* nesting: 40 levels pass, 41 stop the file, with its location */
+	doc = xmalloc(4096);
+	n = (size_t)sprintf(doc, "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"x\": ");
+	memset(doc + n, '[', 40);
+	memset(doc + n + 40, ']', 40);
+	n += 80;
+	n += (size_t)sprintf(doc + n, "}},\n{\"ph\": \"X\", \"name\": \"b\", \"args\": {\"x\": ");
+	mid = n + 40;
+	memset(doc + n, '[', 200);
+	n += 200;
+	path = write_tmp("deep.json", doc, n);
+	r = scan_file(path, NULL, &g, &st, &cause);
+	is_int(r, SCAN_TRUNCATED, "41 levels after an event: truncated");
+	is_int(g.n, 1, "the event before is kept");
+	ok(cause != NULL && strstr(cause, "nested too deep") != NULL && strstr(cause, path) != NULL,
+	   "the cause says why and names the file: %s", cause ? cause : "(none)");
+	{
+		char want[64];
+		snprintf(want, sizeof want, "(byte %zu)", mid);
+		ok(cause != NULL && strstr(cause, want) != NULL, "the cause has the byte offset of level 41 (%s)", want);
+	}
+	free(cause);
+	unlink(path);
+	free(path);
+	/* a bare array of brackets, and a header value nested too deep: not a trace */
+	memset(doc, '[', 4000);
+	path = write_tmp("brackets.json", doc, 4000);
+	r = scan_file(path, NULL, &g, &st, &cause);
+	ok(r == SCAN_NOT_TRACE && cause != NULL && strstr(cause, "nested too deep") != NULL,
+	   "4000 '[': not a trace, nested too deep: %s", cause ? cause : "(none)");
+	free(cause);
+	unlink(path);
+	free(path);
+	n = (size_t)sprintf(doc, "{\"x\": ");
+	memset(doc + n, '{', 100);
+	path = write_tmp("deephdr.json", doc, n + 100);
+	r = scan_file(path, NULL, &g, &st, &cause);
+	ok(r == SCAN_NOT_TRACE && cause != NULL && strstr(cause, "nested too deep") != NULL,
+	   "a header value nested too deep: stopped: %s", cause ? cause : "(none)");
+	free(cause);
+	unlink(path);
+	free(path);
+	free(doc);
+
+	scan_set_limits(NULL);
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
@@ -348,6 +487,7 @@ int main(void)
 	test_not_trace();
 	test_locations();
 	test_big_document();
+	test_limits();
 	rmdir(tmpdir);
 	return done_testing();
 }

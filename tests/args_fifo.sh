@@ -1,0 +1,46 @@
+#!/bin/sh
+# args_fifo.sh: the args of a trace read from a FIFO or standard input are not read back
+# by reopening its name (that would wait forever for a writer): the details panel says
+# they are unavailable, and the program ends. A regular file still shows them.
+. "$srcdir/tests/lib.sh"
+
+F="$srcdir/tests/fixtures/q-nonfinite.json"
+KEYS='/aten::copy_<Enter>'
+command -v timeout >/dev/null 2>&1 || skip_all "no timeout(1)"
+command -v mkfifo >/dev/null 2>&1 || skip_all "no mkfifo(1)"
+
+run --dump-screen --size=120x30 --keys="$KEYS" "$F"
+is "$rc" 0 "regular file: exit 0"
+like "$out" 'args {"External id":1' "regular file: args read back"
+
+mkfifo "$TMP/fifo"
+cat "$F" >"$TMP/fifo" &
+writer=$!
+timeout 30 "$TTRACE" --dump-screen --size=120x30 --keys="$KEYS" "$TMP/fifo" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+out=$(cat "$TMP/out")
+wait "$writer"
+is "$rc" 0 "FIFO: ends with exit 0 (124 is a hang cut by timeout)"
+like "$out" "args unavailable: input was not a regular file" "FIFO: args said to be unavailable"
+like "$out" "aten::copy_" "FIFO: the slice is selected"
+
+# loading alone never opens the FIFO a second time (which would wait for a writer)
+cat "$F" >"$TMP/fifo" &
+writer=$!
+timeout 30 "$TTRACE" --report=summary "$TMP/fifo" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+wait "$writer"
+is "$rc" 0 "FIFO: a report ends with exit 0"
+
+cat "$F" | timeout 30 "$TTRACE" --dump-screen --size=120x30 --keys="$KEYS" - >"$TMP/out" 2>"$TMP/err"
+rc=$?
+out=$(cat "$TMP/out")
+is "$rc" 0 "stdin pipe: ends with exit 0"
+like "$out" "args unavailable: input was not a regular file" "stdin pipe: args said to be unavailable"
+
+timeout 30 "$TTRACE" --dump-screen --size=120x30 --keys="$KEYS" - <"$F" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+out=$(cat "$TMP/out")
+is "$rc" 0 "stdin redirected from a file: ends with exit 0"
+like "$out" "args unavailable: input was not a regular file" "stdin redirected from a file: args unavailable, not 'cannot open -'"
+finish

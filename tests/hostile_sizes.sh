@@ -1,0 +1,96 @@
+#!/bin/sh
+# hostile_sizes.sh: the shapes of bench/hostile (one correlation id shared by many runtime
+# calls, many pids, many GPU devices, many collectives) at a size that runs in a moment.
+# The answers must stay right whatever the data structure behind them; bench/hostile
+# measures the time at full size.
+. "$srcdir/tests/lib.sh"
+
+# 2000 runtime calls share correlation id 7, in an order that is not time order: the first
+# in the file starts at 10 ms. Then 200 kernels: half with id 7, half with ids no call has.
+awk 'BEGIN {
+	printf "{\"traceEvents\": [\n"
+	for (i = 0; i < 2000; i++)
+		printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 5, \"args\": {\"correlation\": 7}},\n", ((i * 7919 + 1000) % 2000) * 10
+	for (i = 0; i < 200; i++)
+		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d}},\n", 30000 + i * 100, i % 2 ? 7 : 1000000 + i
+	print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+}' >"$TMP/corr.json"
+run --dump-model "$TMP/corr.json"
+is "$rc" 0 "2000 calls sharing one correlation id load"
+is "$(printf '%s\n' "$out" | grep -c 'kernel "k" cat "kernel" corr 7 peer t0@10000000:"cudaLaunchKernel"$')" 100 \
+	"every kernel of that id links to the first call of the file (10 ms), not the earliest"
+like "$out" "quality gpu_without_launch 100" "the kernels of the other ids have no launch"
+is "$(printf '%s\n' "$out" | grep -c 'runtime "cudaLaunchKernel" cat "cuda_runtime" corr 7 peer -$')" 1999 \
+	"the other 1999 calls of that id stay unlinked"
+like "$out" '    10000000 +5000 runtime "cudaLaunchKernel" cat "cuda_runtime" corr 7 peer t1@' \
+	"the first call links to a kernel"
+
+# 2000 distinct pids; their process_name events come after all their ops, in reverse order.
+awk 'BEGIN {
+	printf "{\"traceEvents\": [\n"
+	for (i = 0; i < 2000; i++)
+		printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": %d, \"tid\": 1, \"ts\": %d, \"dur\": 3},\n", 1000 + i, i * 2
+	for (i = 1999; i >= 0; i--)
+		printf "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"p%d\"}}%s\n", 1000 + i, 1000 + i, i ? "," : ""
+	print "]}"
+}' >"$TMP/pids.json"
+run --dump-model "$TMP/pids.json"
+is "$rc" 0 "2000 pids load"
+is "$(printf '%s\n' "$out" | awk '$1 == "process" && $3 == "name" && $4 == "\"p" $2 "\"" { n++ } END { print n + 0 }')" 2000 \
+	"each of the 2000 processes has its own name"
+run --report=summary "$TMP/pids.json"
+is "$(printf '%s\n' "$out" | awk '$1 == "cpu_thread" && $7 == "[pid" && $6 == "p" substr($8, 1, length($8) - 1) { n++ } END { print n + 0 }')" 2000 \
+	"each of the 2000 threads is shown under its process's name"
+
+# 300 GPU devices; device d runs a kernel at [0, 10) us and one at [1000 + d, 2000) us,
+# each launched just before it: one gap per device, 990 + d us long.
+awk 'BEGIN {
+	printf "{\"traceEvents\": [\n"
+	for (d = 0; d < 300; d++) {
+		printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": -1.%03d, \"dur\": 0.001, \"args\": {\"correlation\": %d}},\n", d * 2, 2 * d + 1
+		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": %d, \"tid\": 7, \"ts\": 0, \"dur\": 10, \"args\": {\"device\": %d, \"stream\": 7, \"correlation\": %d}},\n", 100 + d, d, 2 * d + 1
+		printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": %d.5, \"dur\": 0.1, \"args\": {\"correlation\": %d}},\n", 999 + d, 2 * d + 2
+		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k2\", \"pid\": %d, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": %d, \"stream\": 7, \"correlation\": %d}},\n", 100 + d, 1000 + d, 1000 - d, d, 2 * d + 2
+	}
+	print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+}' >"$TMP/devices.json"
+"$TTRACE" --report=gaps --json "$TMP/devices.json" >"$TMP/g.json" 2>"$TMP/err"
+is "$?" 0 "300 devices: the gap report runs"
+is "$("$JSONQ" files.0.devices.# files.0.gaps.# files.0.stream_gaps.# <"$TMP/g.json" | tr '\n' ' ')" "300 300 300 " \
+	"300 devices, one device gap and one stream gap each"
+paths=$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "files.0.gaps.%d.device files.0.gaps.%d.dur_ns files.0.gaps.%d.next_gpu_op.start_ns files.0.gaps.%d.next_gpu_op.name\n", i, i, i, i }')
+# shellcheck disable=SC2086
+is "$("$JSONQ" $paths <"$TMP/g.json" | paste - - - - |
+	awk '$2 == (990 + $1) * 1000 && $3 == (1000 + $1) * 1000 && $4 == "k2" { seen[$1]++ } END { n = 0; for (d in seen) n++; print n }')" 300 \
+	"each device has its own gap, 990 + d us long, followed by its own second kernel"
+
+# Two ranks of 500 collectives (AllReduce and Broadcast in turn); rank 1 runs 123456 us
+# ahead and lacks its 11th Broadcast, so it pairs the later ones by order, one short.
+for r in 0 1; do
+	awk -v r=$r 'BEGIN {
+		shift = r ? 123456 : 0
+		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n\"traceEvents\": [\n", r
+		for (i = 0; i < 500; i++) {
+			if (r == 1 && i == 21)
+				continue
+			t0 = i * 100 + shift
+			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 30, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d}},\n", t0, 2 * i + 1
+			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_%s_Sum_f32_RING_LL(x)\", \"pid\": 0, \"tid\": 20, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 20, \"correlation\": %d}},\n", i % 2 ? "Broadcast" : "AllReduce", t0 + 40 + r * 10, 40 - r * 10, 2 * i + 2
+		}
+		print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+	}' >"$TMP/rank$r.json"
+done
+"$TTRACE" --report=distributed --json "$TMP/rank0.json" "$TMP/rank1.json" >"$TMP/d.json" 2>"$TMP/err"
+is "$?" 0 "two ranks of 500 collectives: the distributed report runs"
+is "$("$JSONQ" collectives.# ranks.1.offset_ns alignment.residual_ns ranks.1.collectives <"$TMP/d.json" | tr '\n' ' ')" \
+	"500 -123456000 200000 499 " \
+	"500 collectives listed; rank 1's offset recovered exactly from the AllReduces; the later Broadcasts pair one off (200 us)"
+paths=$(awk 'BEGIN { for (i = 0; i < 500; i++) printf "collectives.%d.kind collectives.%d.index collectives.%d.per_rank.1.present\n", i, i, i }')
+# shellcheck disable=SC2086
+is "$("$JSONQ" $paths <"$TMP/d.json" | paste - - - | awk '
+	{ want = NR % 2 ? "AllReduce" : "Broadcast"; if ($1 != want || $2 != int((NR - 1) / 2)) bad++ }
+	$3 == "false" { missing = missing " " $1 $2 }
+	END { print bad + 0 missing }')" "0 Broadcast249" \
+	"collectives in order, each kind numbered in turn; only the last Broadcast is missing on rank 1"
+
+finish
