@@ -13,6 +13,8 @@
  *                                                             -> --report=gaps
  *   colls    N collectives per rank (AllReduce and Broadcast in turn) between compute
  *            kernels, on two ranks whose clocks differ        -> --report=distributed
+ *   hints    one host sync spanning the whole trace, N short ones, N kernels with a gap
+ *            before each: every gap used to scan every sync   -> --report=gaps
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,10 +117,31 @@ static void gen_colls(const char *dir, long n)
 	printf("--report=distributed rank0.json rank1.json\n");
 }
 
+static void gen_hints(const char *dir, long n)
+{
+	FILE *f = open_out(dir, "hints.json");
+	fputs("{\"traceEvents\": [\n", f);
+	fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, "
+	           "\"tid\": 1, \"ts\": 0, \"dur\": %ld},\n", n * 300 + 1000);
+	for (long i = 0; i < n; i++) {
+		long t = i * 300;
+		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, "
+		           "\"tid\": 1, \"ts\": %ld, \"dur\": 2},\n", t + 1);
+		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+		           "\"tid\": 2, \"ts\": %ld, \"dur\": 2, \"args\": {\"correlation\": %ld}},\n", t + 5, i + 1);
+		fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+		           "\"dur\": 10, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}}%s\n",
+		        t + 150, i + 1, i + 1 < n ? "," : "");
+	}
+	fputs("]}\n", f);
+	close_out(f);
+	printf("--report=gaps hints.json\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 || atol(argv[2]) <= 0) {
-		fprintf(stderr, "usage: hostile corr|pids|devices|colls N DIR\n");
+		fprintf(stderr, "usage: hostile corr|pids|devices|colls|hints N DIR\n");
 		return 2;
 	}
 	long n = atol(argv[2]);
@@ -130,6 +153,8 @@ int main(int argc, char **argv)
 		gen_devices(argv[3], n);
 	else if (strcmp(argv[1], "colls") == 0)
 		gen_colls(argv[3], n);
+	else if (strcmp(argv[1], "hints") == 0)
+		gen_hints(argv[3], n);
 	else {
 		fprintf(stderr, "hostile: unknown case %s\n", argv[1]);
 		return 2;

@@ -157,26 +157,75 @@ struct hint {
 static inline bool hint_less(const struct hint *a, const struct hint *b) { return a->start < b->start; }
 SORT_DEFINE(sort_hints, struct hint, hint_less)
 
-/* The hint with FLAG that overlaps [a, b) the most (at least MIN_OVER ns), or NULL. */
-static const struct hint *best_hint(const struct hint *h, uint32_t n, int64_t longest, uint8_t flag, int64_t a,
-                                    int64_t b, int64_t min_over)
+/* The hints in start order, and for each flag bit the running maximum of the ends of the
+ * hints with that flag (INT64_MIN before the first): the hints that start before a gap are
+ * judged by one binary search, however long some of them are. */
+struct hints {
+	const struct hint *h;
+	uint32_t n;
+	int64_t *max_end[4];
+};
+
+static void hints_index(struct hints *x, const struct hint *h, uint32_t n)
 {
-	const struct hint *best = NULL;
+	x->h = h;
+	x->n = n;
+	for (int f = 0; f < 4; f++) {
+		int64_t m = INT64_MIN;
+		x->max_end[f] = xmalloc((n ? n : 1) * sizeof *x->max_end[f]);
+		for (uint32_t i = 0; i < n; i++) {
+			if (h[i].flags & 1u << f && h[i].end > m)
+				m = h[i].end;
+			x->max_end[f][i] = m;
+		}
+	}
+}
+
+static void hints_free(struct hints *x)
+{
+	for (int f = 0; f < 4; f++)
+		free(x->max_end[f]);
+}
+
+/* The hint with FLAG (one bit) that overlaps [a, b) the most (at least MIN_OVER >= 1 ns),
+ * the first in start order among equals, or NULL. */
+static const struct hint *best_hint(const struct hints *x, uint8_t flag, int64_t a, int64_t b, int64_t min_over)
+{
+	const struct hint *h = x->h, *best = NULL;
+	const int64_t *me = x->max_end[__builtin_ctz(flag)];
 	int64_t best_over = min_over - 1;
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) { /* first hint starting at or after a - longest */
+	uint32_t lo = 0, hi = x->n;
+	while (lo < hi) { /* the first hint starting at or after a */
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (h[mid].start < tt_sub(a, longest))
+		if (h[mid].start < a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (uint32_t i = lo; i < n && h[i].start < b; i++) {
+	/* those starting before a overlap by min(end, b) - a: the first whose end reaches the
+	 * best such value is the one a scan in start order would keep */
+	uint32_t before = lo;
+	if (before > 0 && me[before - 1] > a) {
+		int64_t reach = me[before - 1] < b ? me[before - 1] : b;
+		uint32_t l = 0, r = before - 1;
+		while (l < r) {
+			uint32_t mid = l + (r - l) / 2;
+			if (me[mid] >= reach)
+				r = mid;
+			else
+				l = mid + 1;
+		}
+		if (reach - a > best_over) {
+			best_over = reach - a;
+			best = &h[l];
+		}
+	}
+	for (uint32_t i = before; i < x->n && h[i].start < b; i++) {
 		if (!(h[i].flags & flag))
 			continue;
-		int64_t x = h[i].start > a ? h[i].start : a, y = h[i].end < b ? h[i].end : b;
-		if (y - x > best_over) {
-			best_over = y - x;
+		int64_t y = h[i].end < b ? h[i].end : b;
+		if (y - h[i].start > best_over) {
+			best_over = y - h[i].start;
 			best = &h[i];
 		}
 	}
@@ -290,8 +339,8 @@ static void assign_steps(const struct gap_report *r, struct gap *g, uint32_t n)
 	free(heap);
 }
 
-static void explain(const struct trace *t, const struct hint *h, uint32_t nh, int64_t longest,
-                    const struct gpu_op *ops, uint32_t nops, struct gap *g)
+static void explain(const struct trace *t, const struct hints *hx, const struct gpu_op *ops, uint32_t nops,
+                    struct gap *g)
 {
 	int64_t len = g->end - g->start;
 	const struct hint *x;
@@ -307,7 +356,7 @@ static void explain(const struct trace *t, const struct hint *h, uint32_t nh, in
 	const struct slice *rt = launch.track != TT_NONE ? &t->tracks[launch.track].slices[launch.idx] : NULL;
 	g->hta = rt != NULL && rt->ts > g->start ? HTA_HOST_WAIT : len < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT : HTA_OTHER;
 
-	if ((x = best_hint(h, nh, longest, N_DATALOADER, g->start, g->end, len / 2 + 1)) != NULL) {
+	if ((x = best_hint(hx, N_DATALOADER, g->start, g->end, len / 2 + 1)) != NULL) {
 		g->cause = GC_DATALOADER;
 		g->cpu = x->ref;
 		return;
@@ -327,12 +376,12 @@ static void explain(const struct trace *t, const struct hint *h, uint32_t nh, in
 		}
 	}
 	/* a sync that was still running at the gap's start, or overlaps it */
-	if ((x = best_hint(h, nh, longest, N_SYNC, g->start - 1000, g->end, 1)) != NULL) {
+	if ((x = best_hint(hx, N_SYNC, tt_sub(g->start, 1000), g->end, 1)) != NULL) {
 		g->cause = GC_SYNC;
 		g->cpu = x->ref;
 		return;
 	}
-	if ((x = best_hint(h, nh, longest, N_WAIT, g->start, g->end, 1)) != NULL) {
+	if ((x = best_hint(hx, N_WAIT, g->start, g->end, 1)) != NULL) {
 		g->cause = GC_WAIT;
 		g->cpu = x->ref;
 		return;
@@ -372,7 +421,6 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 	uint8_t *names = classify_names(t);
 	struct hint *h = NULL;
 	uint32_t nh = 0, hcap = 0;
-	int64_t longest = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_CPU)
@@ -384,11 +432,11 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 			if (nh == hcap)
 				h = xreallocarray(h, hcap = hcap ? hcap * 2 : 256, sizeof *h);
 			h[nh++] = (struct hint){ tr->slices[i].ts, tr->slices[i].ts + tr->slices[i].dur, { ti, i }, f };
-			if (tr->slices[i].dur > longest)
-				longest = tr->slices[i].dur;
 		}
 	}
 	sort_hints(h, nh);
+	struct hints hx;
+	hints_index(&hx, h, nh);
 
 	/* GPU tracks grouped by device (then track order); devices in order of first track */
 	uint32_t ngt = 0;
@@ -496,7 +544,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 				g->track = TT_NONE;
 				g->start = cur;
 				g->end = next_start;
-				explain(t, h, nh, longest, ops, nops, g);
+				explain(t, &hx, ops, nops, g);
 				dg->idle_by_cause[g->cause] += g->end - g->start;
 			}
 			if (i < na && all[i].end > cur)
@@ -514,6 +562,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 	free(ops);
 	free(first);
 	free(gt);
+	hints_free(&hx);
 	free(h);
 	free(names);
 }

@@ -93,4 +93,27 @@ is "$("$JSONQ" $paths <"$TMP/d.json" | paste - - - | awk '
 	END { print bad + 0 missing }')" "0 Broadcast249" \
 	"collectives in order, each kind numbered in turn; only the last Broadcast is missing on rank 1"
 
+# One host sync spanning the whole trace, 300 short ones, and a 290 us gap before each of
+# 300 kernels: every gap is explained by the long sync (it covers the gap, the short ones
+# only 2 us of it), found without scanning every sync for every gap.
+awk 'BEGIN {
+	n = 300
+	printf "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": %d},\n", n * 300 + 1000
+	for (i = 0; i < n; i++) {
+		t = i * 300
+		printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 2},\n", t + 1
+		printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 2, \"ts\": %d, \"dur\": 2, \"args\": {\"correlation\": %d}},\n", t + 5, i + 1
+		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 10, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d}}%s\n", t + 150, i + 1, i + 1 < n ? "," : ""
+	}
+	print "]}"
+}' >"$TMP/hints.json"
+"$TTRACE" --report=gaps --json --gap-min=50us "$TMP/hints.json" >"$TMP/h.json" 2>"$TMP/err"
+is "$?" 0 "a long sync over 300 gaps: the gaps report runs"
+paths=$(awk 'BEGIN { for (i = 0; i < 301; i++) printf "files.0.gaps.%d.cause files.0.gaps.%d.cpu_slice.start_ns files.0.gaps.%d.cpu_slice.dur_ns\n", i, i, i }')
+# shellcheck disable=SC2086
+is "$("$JSONQ" files.0.gaps.# $paths <"$TMP/h.json" | awk 'NR == 1 { n = $1; next } { v[(NR - 2) % 3] = $1 }
+	(NR - 1) % 3 == 0 && !(v[0] == "sync" && v[1] == 0 && v[2] == 91000000) { bad++ }
+	END { print n, bad + 0 }')" "301 0" \
+	"301 gaps (one before each kernel, one at the end), each a host sync explained by the long cudaStreamSynchronize at 0"
+
 finish
