@@ -15,6 +15,10 @@
  *            kernels, on two ranks whose clocks differ        -> --report=distributed
  *   hints    one host sync spanning the whole trace, N short ones, N kernels with a gap
  *            before each: every gap used to scan every sync   -> --report=gaps
+ *   overlap  N kernels on one stream, each overlapping all the others: N rows, each
+ *            placed by scanning every row                     -> --report=summary
+ *   deep     N CPU slices nested N deep on one thread, N flows ending inside them: each
+ *            flow end was sought on every row                 -> --report=summary
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,10 +142,38 @@ static void gen_hints(const char *dir, long n)
 	printf("--report=gaps hints.json\n");
 }
 
+static void gen_overlap(const char *dir, long n)
+{
+	FILE *f = open_out(dir, "overlap.json");
+	fputs("{\"traceEvents\": [\n", f);
+	for (long i = 0; i < n; i++)
+		fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+		           "\"dur\": %ld, \"args\": {\"device\": 0, \"stream\": 7}}%s\n", i, 2 * n, i + 1 < n ? "," : "");
+	fputs("]}\n", f);
+	close_out(f);
+	printf("--report=summary overlap.json\n");
+}
+
+static void gen_deep(const char *dir, long n)
+{
+	FILE *f = open_out(dir, "deep.json");
+	fputs("{\"traceEvents\": [\n", f);
+	for (long i = 0; i < n; i++)
+		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+		           "\"dur\": %ld},\n", i, 4 * n - 2 * i);
+	for (long i = 0; i < n; i++)
+		fprintf(f, "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %ld, \"pid\": 1, \"tid\": 1, "
+		           "\"ts\": %ld.5},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %ld, "
+		           "\"pid\": 1, \"tid\": 1, \"ts\": %ld.5}%s\n", i, i, i, i, i + 1 < n ? "," : "");
+	fputs("]}\n", f);
+	close_out(f);
+	printf("--report=summary deep.json\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 || atol(argv[2]) <= 0) {
-		fprintf(stderr, "usage: hostile corr|pids|devices|colls|hints N DIR\n");
+		fprintf(stderr, "usage: hostile corr|pids|devices|colls|hints|overlap|deep N DIR\n");
 		return 2;
 	}
 	long n = atol(argv[2]);
@@ -155,6 +187,10 @@ int main(int argc, char **argv)
 		gen_colls(argv[3], n);
 	else if (strcmp(argv[1], "hints") == 0)
 		gen_hints(argv[3], n);
+	else if (strcmp(argv[1], "overlap") == 0)
+		gen_overlap(argv[3], n);
+	else if (strcmp(argv[1], "deep") == 0)
+		gen_deep(argv[3], n);
 	else {
 		fprintf(stderr, "hostile: unknown case %s\n", argv[1]);
 		return 2;

@@ -204,6 +204,7 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	uint32_t sn = 0, scap = 0;
 	uint16_t maxd = 0;
 
+	tr->nested = true;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
 		int64_t end = slice_end(s);
@@ -219,8 +220,11 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].track = ti;
 			}
 			s->flags |= SF_PARTIAL;
+			tr->nested = false;
 		}
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
+		if (sn >= 65535)
+			tr->nested = false; /* the deepest row holds several levels */
 		depths[i] = d;
 		if (d + 1 > maxd)
 			maxd = (uint16_t)(d + 1);
@@ -232,6 +236,61 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	}
 	free(stack);
 	*nrows = maxd;
+}
+
+/* Binary heaps of row numbers: by KEY[row] (smallest first), or by the row number itself. */
+static void heap_up(uint32_t *h, uint32_t i, const int64_t *key)
+{
+	while (i > 0 && key[h[(i - 1) / 2]] > key[h[i]]) {
+		uint32_t p = (i - 1) / 2, x = h[p];
+		h[p] = h[i];
+		h[i] = x;
+		i = p;
+	}
+}
+
+static void heap_down(uint32_t *h, uint32_t n, const int64_t *key, uint32_t i)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, x;
+		if (c >= n)
+			return;
+		if (c + 1 < n && key[h[c + 1]] < key[h[c]])
+			c++;
+		if (key[h[i]] <= key[h[c]])
+			return;
+		x = h[c];
+		h[c] = h[i];
+		h[i] = x;
+		i = c;
+	}
+}
+
+static void heap_up_u32(uint32_t *h, uint32_t i)
+{
+	while (i > 0 && h[(i - 1) / 2] > h[i]) {
+		uint32_t p = (i - 1) / 2, x = h[p];
+		h[p] = h[i];
+		h[i] = x;
+		i = p;
+	}
+}
+
+static void heap_down_u32(uint32_t *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, x;
+		if (c >= n)
+			return;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[i] <= h[c])
+			return;
+		x = h[c];
+		h[c] = h[i];
+		h[i] = x;
+		i = c;
+	}
 }
 
 static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *depths, uint16_t *nrows)
@@ -257,25 +316,41 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 		stack[sn++] = i;
 	}
 	free(stack);
-	/* pass 2: everything else, lowest free row */
+	/* pass 2: everything else, lowest free row. Slices come in start order, so a row whose
+	 * last slice ended by the current start stays free: rows move from BUSY (a heap by
+	 * end) to FREE (a heap by row number) as the starts pass their ends, and each slice
+	 * takes the lowest free row: O(n log rows) however many overlap. */
 	int64_t *last_end = NULL;
+	uint32_t *busy = NULL, *free_rows = NULL, nbusy = 0, nfree = 0;
 	uint32_t nr = 0, rcap = 0;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
 		uint32_t r;
 		if (s->cls == SC_GPU_ANNOTATION)
 			continue;
-		for (r = 0; r < nr; r++)
-			if (last_end[r] <= s->ts)
-				break;
-		if (r == nr) {
+		while (nbusy > 0 && last_end[busy[0]] <= s->ts) {
+			uint32_t row = busy[0];
+			busy[0] = busy[--nbusy];
+			heap_down(busy, nbusy, last_end, 0);
+			free_rows[nfree++] = row;
+			heap_up_u32(free_rows, nfree - 1);
+		}
+		if (nfree > 0) {
+			r = free_rows[0];
+			free_rows[0] = free_rows[--nfree];
+			heap_down_u32(free_rows, nfree, 0);
+		} else {
 			if (nr == rcap) {
 				rcap = rcap ? rcap * 2 : 4;
 				last_end = xreallocarray(last_end, rcap, sizeof *last_end);
+				busy = xreallocarray(busy, rcap, sizeof *busy);
+				free_rows = xreallocarray(free_rows, rcap, sizeof *free_rows);
 			}
-			nr++;
+			r = nr++;
 		}
 		last_end[r] = slice_end(s);
+		busy[nbusy++] = r;
+		heap_up(busy, nbusy - 1, last_end);
 		if (r > 0) {
 			struct quality *q = &t->quality;
 			uint64_t k = q->count[Q_GPU_OVERLAP]++;
@@ -291,6 +366,9 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 		depths[i] = d < 65535 ? (uint16_t)d : 65534;
 	}
 	free(last_end);
+	free(busy);
+	free(free_rows);
+	tr->nested = false;
 	tr->annotation_rows = arows;
 	*nrows = (uint16_t)(arows + nr < 65535 ? arows + nr : 65535);
 }
@@ -910,22 +988,46 @@ uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int6
 	return row->idx[best];
 }
 
+/* The slice of row R that contains ts (ends included), or TT_NONE. */
+static uint32_t row_slice_at(const struct track *tr, uint16_t r, int64_t ts)
+{
+	const struct row *row = &tr->rows[r];
+	uint32_t i = row_lower(tr, row, ts);
+	if (i < row->n) {
+		const struct slice *s = row_slice(tr, row, i);
+		if (s->ts <= ts && ts <= slice_end(s))
+			return row->idx[i];
+	}
+	/* a slice ending exactly at ts */
+	if (i > 0) {
+		const struct slice *s = row_slice(tr, row, i - 1);
+		if (s->ts <= ts && ts <= slice_end(s))
+			return row->idx[i - 1];
+	}
+	return TT_NONE;
+}
+
 uint32_t index_slice_at(const struct track *tr, int64_t ts)
 {
+	if (tr->nested && tr->nrows > 0) {
+		/* a slice's parent contains it, so the rows containing ts are 0..D: find D by
+		 * binary search, O(log depth) rows instead of every row of a deep thread */
+		if (row_slice_at(tr, 0, ts) == TT_NONE)
+			return TT_NONE;
+		uint16_t lo = 0, hi = (uint16_t)(tr->nrows - 1); /* row lo contains ts */
+		while (lo < hi) {
+			uint16_t mid = (uint16_t)(lo + (hi - lo + 1) / 2);
+			if (row_slice_at(tr, mid, ts) != TT_NONE)
+				lo = mid;
+			else
+				hi = (uint16_t)(mid - 1);
+		}
+		return row_slice_at(tr, lo, ts);
+	}
 	for (uint16_t r = tr->nrows; r-- > 0;) {
-		const struct row *row = &tr->rows[r];
-		uint32_t i = row_lower(tr, row, ts);
-		if (i < row->n) {
-			const struct slice *s = row_slice(tr, row, i);
-			if (s->ts <= ts && ts <= slice_end(s))
-				return row->idx[i];
-		}
-		/* a slice ending exactly at ts */
-		if (i > 0) {
-			const struct slice *s = row_slice(tr, row, i - 1);
-			if (s->ts <= ts && ts <= slice_end(s))
-				return row->idx[i - 1];
-		}
+		uint32_t i = row_slice_at(tr, r, ts);
+		if (i != TT_NONE)
+			return i;
 	}
 	return TT_NONE;
 }

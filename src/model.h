@@ -112,6 +112,7 @@ struct track {
 	struct row *rows;
 	uint16_t nrows;
 	uint16_t annotation_rows;  /* GPU tracks: rows 0..n-1 hold gpu_user_annotation */
+	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
 
 	struct span *busy;         /* merged union of all slices */
 	uint32_t nbusy;

@@ -116,4 +116,32 @@ is "$("$JSONQ" files.0.gaps.# $paths <"$TMP/h.json" | awk 'NR == 1 { n = $1; nex
 	END { print n, bad + 0 }')" "301 0" \
 	"301 gaps (one before each kernel, one at the end), each a host sync explained by the long cudaStreamSynchronize at 0"
 
+# 2000 kernels on one stream, each overlapping every other: none dropped, each on its own
+# overflow row (found through heaps, not by scanning every row).
+awk 'BEGIN { n = 2000; print "{\"traceEvents\": ["
+	for (i = 0; i < n; i++) printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 7}}%s\n", i, 2 * n, i + 1 < n ? "," : ""
+	print "]}" }' >"$TMP/overlap.json"
+"$TTRACE" --dump-model "$TMP/overlap.json" >"$TMP/o.txt" 2>"$TMP/err"
+is "$?" 0 "2000 kernels overlapping on one stream load"
+is "$(grep -c '^  row [0-9]* n 1$' "$TMP/o.txt") $(grep -o 'slices [0-9]* rows [0-9]*' "$TMP/o.txt")" "2000 slices 2000 rows 2000" \
+	"none dropped: 2000 rows of one kernel each"
+# Back-to-back kernels reuse the lowest free row: 1000 pairs overlapping by 1 us take 2 rows.
+awk 'BEGIN { print "{\"traceEvents\": ["
+	for (i = 0; i < 2000; i++) printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 11, \"args\": {\"device\": 0, \"stream\": 7}}%s\n", i * 10, i + 1 < 2000 ? "," : ""
+	print "]}" }' >"$TMP/pairs.json"
+"$TTRACE" --dump-model "$TMP/pairs.json" >"$TMP/p.txt" 2>"$TMP/err"
+is "$(grep -o 'rows [0-9]*' "$TMP/p.txt") $(grep '^  row' "$TMP/p.txt" | tr '\n' ' ')" "rows 2   row 0 n 1000   row 1 n 1000 " \
+	"kernels overlapping their neighbour by 1 us alternate between two rows"
+
+# 2000 CPU slices nested 2000 deep, a flow ending inside each: every flow binds to the
+# innermost slice containing it (found by binary search over the rows).
+awk 'BEGIN { n = 2000; print "{\"traceEvents\": ["
+	for (i = 0; i < n; i++) printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d},\n", i, i, 4 * n - 2 * i
+	for (i = 0; i < n; i++) printf "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %d, \"pid\": 1, \"tid\": 1, \"ts\": %d.5},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %d, \"pid\": 1, \"tid\": 1, \"ts\": %d.5}%s\n", i, i, i, i, i + 1 < n ? "," : ""
+	print "]}" }' >"$TMP/deep.json"
+"$TTRACE" --dump-model "$TMP/deep.json" >"$TMP/d.txt" 2>"$TMP/err"
+is "$?" 0 "2000 nested slices with 2000 flows load"
+is "$(grep -o 'rows [0-9]*' "$TMP/d.txt") $(grep '^flow' "$TMP/d.txt" | awk '{ want = "t0@" ($5 - 500) ":\"op" ($5 - 500) / 1000 "\""; if ($9 != want || $11 != want) bad++; n++ } END { print n, bad + 0 }')" \
+	"rows 2000 2000 0" "each flow starts and ends on the innermost slice around it"
+
 finish
