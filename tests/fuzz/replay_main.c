@@ -1,20 +1,40 @@
 /* replay_main.c: replays saved fuzz inputs through LLVMFuzzerTestOneInput without
  * libFuzzer, as a TAP test: each argument is a file, or a directory whose files (and
  * subdirectories, recursively) are replayed in sorted (byte-wise) order. A crash or
- * sanitizer report fails the run. */
+ * sanitizer report fails the run. A watchdog aborts an input that runs longer than
+ * FUZZ_REPLAY_TIMEOUT seconds (60 by default; 0 for none), naming it, with a stack
+ * under the sanitizers. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* The sanitizers' stack printer, when linked with them. */
+void __sanitizer_print_stack_trace(void) __attribute__((weak));
 
 static int tests_run, tests_failed;
+static unsigned timeout_s = 60;
+static char current[4096]; /* the input being replayed, for the watchdog */
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "fuzz replay: timeout: the input ran too long: ";
+	(void)sig;
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+	(void)!write(STDERR_FILENO, current, strlen(current));
+	(void)!write(STDERR_FILENO, "\n", 1);
+	if (__sanitizer_print_stack_trace != NULL)
+		__sanitizer_print_stack_trace();
+	abort();
+}
 
 static int name_cmp(const void *a, const void *b)
 {
@@ -66,7 +86,10 @@ static void replay_file(const char *path)
 		fflush(stdout);
 		return;
 	}
+	snprintf(current, sizeof current, "%s", path);
+	alarm(timeout_s);
 	LLVMFuzzerTestOneInput(data, size);
+	alarm(0);
 	free(data);
 	printf("ok %d - %s\n", tests_run, path);
 	fflush(stdout);
@@ -114,6 +137,10 @@ static void replay_dir(const char *dir)
 
 int main(int argc, char **argv)
 {
+	const char *t = getenv("FUZZ_REPLAY_TIMEOUT");
+	if (t != NULL && t[0] != '\0')
+		timeout_s = (unsigned)strtoul(t, NULL, 10);
+	signal(SIGALRM, on_alarm);
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
