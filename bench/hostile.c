@@ -19,7 +19,11 @@
  *            placed by scanning every row                     -> --report=summary
  *   deep     N CPU slices nested N deep on one thread, N flows ending inside them: each
  *            flow end was sought on every row                 -> --report=summary
+ *   names    N distinct 16-byte slice names that all have the same strtab_hash (the
+ *            second 8 bytes cancel the state the first left): an unseeded table would
+ *            probe every earlier name on each insertion      -> --report=summary
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,10 +174,40 @@ static void gen_deep(const char *dir, long n)
 	printf("--report=summary deep.json\n");
 }
 
+static void gen_names(const char *dir, long n)
+{
+	const uint64_t m = 0x9e3779b97f4a7c15ull, h0 = 0x243f6a8885a308d3ull ^ (16 * m), k = 0x4141414141414141ull;
+	FILE *f = open_out(dir, "names.json");
+	fputs("{\"traceEvents\": [\n", f);
+	for (long i = 0; i < n; i++) {
+		unsigned char b[16];
+		char first[16];
+		uint64_t w, st;
+		snprintf(first, sizeof first, "n%07ld", i % 10000000);
+		memcpy(b, first, 8);
+		memcpy(&w, first, 8);
+		st = (h0 ^ w) * m;
+		st ^= st >> 29;
+		w = st ^ k;
+		memcpy(b + 8, &w, 8);
+		fputs("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"", f);
+		for (int j = 0; j < 16; j++) {
+			if (b[j] < 0x20 || b[j] == '"' || b[j] == '\\')
+				fprintf(f, "\\u%04x", b[j]);
+			else
+				fputc(b[j], f); /* bytes from 0x80 stay raw: invalid UTF-8 is kept as it is */
+		}
+		fprintf(f, "\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, \"dur\": 1}%s\n", 2 * i, i + 1 < n ? "," : "");
+	}
+	fputs("]}\n", f);
+	close_out(f);
+	printf("--report=summary names.json\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 || atol(argv[2]) <= 0) {
-		fprintf(stderr, "usage: hostile corr|pids|devices|colls|hints|overlap|deep N DIR\n");
+		fprintf(stderr, "usage: hostile corr|pids|devices|colls|hints|overlap|deep|names N DIR\n");
 		return 2;
 	}
 	long n = atol(argv[2]);
@@ -191,6 +225,8 @@ int main(int argc, char **argv)
 		gen_overlap(argv[3], n);
 	else if (strcmp(argv[1], "deep") == 0)
 		gen_deep(argv[3], n);
+	else if (strcmp(argv[1], "names") == 0)
+		gen_names(argv[3], n);
 	else {
 		fprintf(stderr, "hostile: unknown case %s\n", argv[1]);
 		return 2;

@@ -38,6 +38,7 @@ struct orphan_e {
 
 struct builder {
 	struct trace *t;
+	uint64_t seed;            /* strtab_seed(): pids and tids from a file cannot be made to collide */
 	/* (pid, tid) -> track */
 	uint32_t *track_slots;
 	uint32_t nslots;
@@ -65,6 +66,7 @@ struct builder *builder_new(struct trace *t)
 {
 	struct builder *b = xcalloc(1, sizeof *b);
 	b->t = t;
+	b->seed = strtab_seed();
 	b->last_track = TT_NONE;
 	b->last_counter = TT_NONE;
 	b->max_end = INT64_MIN;
@@ -107,12 +109,13 @@ static void id_key(struct builder *b, const struct scan_id *id, bool *is_str, in
 	}
 }
 
-static uint64_t track_hash(bool ps, int64_t p, bool ts, int64_t t)
+static uint64_t track_hash(uint64_t seed, bool ps, int64_t p, bool ts, int64_t t)
 {
-	uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull ^ ((uint64_t)t + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+	uint64_t h = ((uint64_t)p ^ seed) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)t + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
 	h ^= (uint64_t)ps << 1 | (uint64_t)ts;
 	h ^= h >> 31;
-	return h * 0x94d049bb133111ebull;
+	h *= 0x94d049bb133111ebull;
+	return h ^ h >> 29;
 }
 
 static void grow_track_slots(struct builder *b)
@@ -121,7 +124,7 @@ static void grow_track_slots(struct builder *b)
 	uint32_t *slots = xcalloc(ns, sizeof *slots);
 	for (uint32_t i = 0; i < b->t->ntracks; i++) {
 		struct track *tr = &b->t->tracks[i];
-		uint32_t h = (uint32_t)track_hash(tr->pid_is_str, tr->pid, tr->tid_is_str, tr->tid) & (ns - 1);
+		uint32_t h = (uint32_t)track_hash(b->seed, tr->pid_is_str, tr->pid, tr->tid_is_str, tr->tid) & (ns - 1);
 		while (slots[h])
 			h = (h + 1) & (ns - 1);
 		slots[h] = i + 1;
@@ -131,9 +134,9 @@ static void grow_track_slots(struct builder *b)
 	b->nslots = ns;
 }
 
-static uint32_t process_hash(bool is_str, int64_t pid)
+static uint32_t process_hash(uint64_t seed, bool is_str, int64_t pid)
 {
-	uint64_t h = ((uint64_t)pid ^ (uint64_t)is_str << 63) + 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)pid ^ (uint64_t)is_str << 63 ^ seed) + 0x9e3779b97f4a7c15ull;
 	h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
 	h = (h ^ h >> 27) * 0x94d049bb133111ebull;
 	return (uint32_t)(h ^ h >> 31);
@@ -145,7 +148,7 @@ static void grow_process_slots(struct builder *b)
 	uint32_t *slots = xcalloc(ns, sizeof *slots);
 	for (uint32_t i = 0; i < b->t->nprocesses; i++) {
 		const struct process *p = &b->t->processes[i];
-		uint32_t h = process_hash(p->pid_is_str, p->pid) & (ns - 1);
+		uint32_t h = process_hash(b->seed, p->pid_is_str, p->pid) & (ns - 1);
 		while (slots[h])
 			h = (h + 1) & (ns - 1);
 		slots[h] = i + 1;
@@ -162,7 +165,7 @@ static uint32_t process_lookup(struct builder *b, bool is_str, int64_t pid)
 
 	if ((uint64_t)(t->nprocesses + 1) * 2 > b->nprocess_slots)
 		grow_process_slots(b);
-	h = process_hash(is_str, pid) & (b->nprocess_slots - 1);
+	h = process_hash(b->seed, is_str, pid) & (b->nprocess_slots - 1);
 	for (;; h = (h + 1) & (b->nprocess_slots - 1)) {
 		uint32_t s = b->process_slots[h];
 		if (s == 0)
@@ -190,7 +193,7 @@ static uint32_t track_lookup_key(struct builder *b, bool ps, int64_t p, bool ts,
 
 	if ((uint64_t)(t->ntracks + 1) * 2 > b->nslots)
 		grow_track_slots(b);
-	h = (uint32_t)track_hash(ps, p, ts, tid) & (b->nslots - 1);
+	h = (uint32_t)track_hash(b->seed, ps, p, ts, tid) & (b->nslots - 1);
 	for (;; h = (h + 1) & (b->nslots - 1)) {
 		uint32_t s = b->track_slots[h];
 		if (s == 0)

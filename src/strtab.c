@@ -1,8 +1,12 @@
 /* strtab.c: string interning with open addressing over a chunked arena. */
 #include "src/strtab.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "src/xalloc.h"
 
@@ -14,10 +18,32 @@ struct strtab_chunk {
 	char data[];
 };
 
-uint64_t strtab_hash(const char *p, size_t n)
+static uint64_t seed_value;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void)
+{
+	uint64_t s = 0;
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s = ((uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 32) ^
+		    (uint64_t)(uintptr_t)&s;
+	}
+	seed_value = s;
+}
+
+uint64_t strtab_seed(void)
+{
+	pthread_once(&seed_once, seed_init);
+	return seed_value;
+}
+
+/* The hash of N bytes at P from the start state H0. */
+static uint64_t hash_from(uint64_t h0, const char *p, size_t n)
 {
 	const uint64_t m = 0x9e3779b97f4a7c15ull;
-	uint64_t h = 0x243f6a8885a308d3ull ^ (n * m);
+	uint64_t h = h0 ^ (n * m);
 	while (n >= 8) {
 		uint64_t w;
 		memcpy(&w, p, 8);
@@ -35,6 +61,14 @@ uint64_t strtab_hash(const char *p, size_t n)
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
 	return h;
+}
+
+uint64_t strtab_hash(const char *p, size_t n) { return hash_from(0x243f6a8885a308d3ull, p, n); }
+
+/* The slots' hash: seeded, so that colliding strings cannot be written in advance. */
+static uint64_t slot_hash(const struct strtab *t, const char *p, size_t n)
+{
+	return hash_from(0x243f6a8885a308d3ull ^ t->seed, p, n);
 }
 
 static char *arena_alloc(struct strtab *t, size_t n)
@@ -79,6 +113,7 @@ static void grow_slots(struct strtab *t)
 void strtab_init(struct strtab *t)
 {
 	memset(t, 0, sizeof *t);
+	t->seed = strtab_seed();
 	strtab_intern(t, "", 0);
 }
 
@@ -99,7 +134,7 @@ void strtab_free(struct strtab *t)
 
 uint32_t strtab_find(const struct strtab *t, const char *p, size_t n)
 {
-	uint64_t h = strtab_hash(p, n);
+	uint64_t h = slot_hash(t, p, n);
 	if (t->nslots == 0)
 		return UINT32_MAX;
 	for (uint32_t i = (uint32_t)h & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
@@ -113,7 +148,7 @@ uint32_t strtab_find(const struct strtab *t, const char *p, size_t n)
 
 uint32_t strtab_intern(struct strtab *t, const char *p, size_t n)
 {
-	uint64_t h = strtab_hash(p, n);
+	uint64_t h = slot_hash(t, p, n);
 	uint32_t i;
 
 	if (n > UINT32_MAX - 1)

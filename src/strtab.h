@@ -16,6 +16,7 @@ struct strtab {
 	uint32_t *slots;      /* open addressing: id + 1, 0 = empty */
 	uint64_t *hashes;     /* by id */
 	uint32_t nslots;
+	uint64_t seed;        /* strtab_seed(): the slots' hash is not predictable from a file */
 	struct strtab_chunk *chunks;
 	size_t bytes;         /* arena bytes in use */
 };
@@ -28,7 +29,11 @@ uint32_t strtab_intern(struct strtab *t, const char *p, size_t n);
 uint32_t strtab_find(const struct strtab *t, const char *p, size_t n);
 static inline const char *strtab_get(const struct strtab *t, uint32_t id) { return t->str[id]; }
 static inline uint32_t strtab_len(const struct strtab *t, uint32_t id) { return t->len[id]; }
-/* A 64-bit hash of N bytes (also used for flow ids given as strings). */
+/* A 64-bit hash of N bytes, the same in every run (colours are chosen by it). */
 uint64_t strtab_hash(const char *p, size_t n);
+/* A random number drawn once per process, for hash tables whose keys come from a file:
+ * a trace crafted so that its strings or ids collide under a fixed hash would otherwise
+ * make every insertion probe every earlier key. Tables only: no output depends on it. */
+uint64_t strtab_seed(void);
 
 #endif

@@ -42,5 +42,36 @@ int main(void)
 	is_str(strtab_get(&t, a), "aten::mm", "earlier pointers still valid after a big string");
 	ok(strtab_hash("abcdefgh1", 9) != strtab_hash("abcdefgh2", 9), "hash sees the tail");
 	strtab_free(&t);
+
+	/* Hash flooding: 16-byte strings whose second block cancels the state the first left,
+	 * so that all of them have the same strtab_hash (the construction mirrors the hash's
+	 * rounds). Interned in one table they must not all share one slot hash: the table's
+	 * hash is seeded per process, so such a file cannot be written in advance. */
+	enum { NCOLL = 4000 };
+	const uint64_t m = 0x9e3779b97f4a7c15ull, h0 = 0x243f6a8885a308d3ull ^ (16 * m), k = 0x4141414141414141ull;
+	static char coll[NCOLL][16];
+	int all_collide = 1, slot_spread = 0, found_all = 1;
+	strtab_init(&t);
+	for (int i = 0; i < NCOLL; i++) {
+		char first[9];
+		uint64_t w, st;
+		snprintf(first, sizeof first, "n%07d", i);
+		memcpy(coll[i], first, 8);
+		memcpy(&w, first, 8);
+		st = (h0 ^ w) * m;
+		st ^= st >> 29;
+		w = st ^ k;
+		memcpy(coll[i] + 8, &w, 8);
+		all_collide &= strtab_hash(coll[i], 16) == strtab_hash(coll[0], 16);
+		ids[i] = strtab_intern(&t, coll[i], 16);
+	}
+	for (int i = 0; i < NCOLL; i++) {
+		found_all &= strtab_find(&t, coll[i], 16) == ids[i] && memcmp(strtab_get(&t, ids[i]), coll[i], 16) == 0;
+		slot_spread |= t.hashes[ids[i]] != t.hashes[ids[0]];
+	}
+	ok(all_collide, "4000 crafted strings share one strtab_hash");
+	ok(found_all, "each is interned once and found again");
+	ok(slot_spread, "the table's seeded hash tells them apart");
+	strtab_free(&t);
 	return done_testing();
 }
