@@ -373,6 +373,86 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	*nrows = (uint16_t)(arows + nr < 65535 ? arows + nr : 65535);
 }
 
+/* The row tree of a track deeper than ROW_TREE_MIN_ROWS whose slices do not nest (GPU
+ * overflow rows, CPU partial overlaps), where the rows holding a time need not be 0..D:
+ * a complete binary tree over the rows (leaf r = row r, padded to a power of two) whose
+ * every node holds the union of its rows' slices as closed, disjoint spans in time order.
+ * The deepest row holding a time is found by descending, deeper child first, through the
+ * nodes whose union holds it: O(log rows) nodes, each a binary search. Memory: each
+ * slice's span once per level. */
+#define ROW_TREE_MIN_ROWS 256
+
+/* Appends to SPANS (holding *N of *CAP) the union of the closed spans A[0..na) and
+ * B[0..nb), both in time order and disjoint. */
+static void union_into(struct span **spans, uint32_t *n, uint32_t *cap, const struct span *a, uint32_t na,
+                       const struct span *b, uint32_t nb)
+{
+	uint32_t i = 0, j = 0, start = *n;
+	while (i < na || j < nb) {
+		struct span s = j >= nb || (i < na && a[i].start <= b[j].start) ? a[i++] : b[j++];
+		if (*n > start && s.start <= (*spans)[*n - 1].end) {
+			if (s.end > (*spans)[*n - 1].end)
+				(*spans)[*n - 1].end = s.end;
+			continue;
+		}
+		if (*n == *cap)
+			*spans = xreallocarray(*spans, *cap = *cap ? *cap * 2 : 1024, sizeof **spans);
+		(*spans)[(*n)++] = s;
+	}
+}
+
+static struct row_tree *build_row_tree(const struct track *tr)
+{
+	struct row_tree *rt = xcalloc(1, sizeof *rt);
+	uint32_t cap = 0, n = 0;
+	rt->leaves = 1;
+	while (rt->leaves < tr->nrows)
+		rt->leaves *= 2;
+	rt->first = xcalloc(2 * (size_t)rt->leaves, sizeof *rt->first);
+	rt->n = xcalloc(2 * (size_t)rt->leaves, sizeof *rt->n);
+	for (uint32_t r = 0; r < tr->nrows; r++) {
+		const struct row *row = &tr->rows[r];
+		uint32_t node = rt->leaves + r;
+		struct span *tmp = xmalloc((row->n ? row->n : 1) * sizeof *tmp);
+		for (uint32_t i = 0; i < row->n; i++) {
+			const struct slice *sl = &tr->slices[row->idx[i]];
+			tmp[i] = (struct span){ sl->ts, slice_end(sl) };
+		}
+		rt->first[node] = n;
+		union_into(&rt->spans, &n, &cap, tmp, row->n, NULL, 0); /* touching slices merge */
+		rt->n[node] = n - rt->first[node];
+		free(tmp);
+	}
+	for (uint32_t node = rt->leaves; node-- > 1;) {
+		uint32_t l = 2 * node, r = 2 * node + 1, start = n;
+		/* the children's spans live in rt->spans, which union_into may move: copy offsets */
+		uint32_t lf = rt->first[l], ln = rt->n[l], rf = rt->first[r], rn = rt->n[r];
+		struct span *tmp = xmalloc(((size_t)ln + rn + 1) * sizeof *tmp);
+		memcpy(tmp, rt->spans + lf, ln * sizeof *tmp);
+		memcpy(tmp + ln, rt->spans + rf, rn * sizeof *tmp);
+		union_into(&rt->spans, &n, &cap, tmp, ln, tmp + ln, rn);
+		free(tmp);
+		rt->first[node] = start;
+		rt->n[node] = n - start;
+	}
+	return rt;
+}
+
+/* True when a span of node NODE holds ts (ends included). */
+static bool row_tree_holds(const struct row_tree *rt, uint32_t node, int64_t ts)
+{
+	const struct span *s = rt->spans + rt->first[node];
+	uint32_t lo = 0, hi = rt->n[node];
+	while (lo < hi) { /* the first span starting after ts */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s[mid].start <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && ts <= s[lo - 1].end;
+}
+
 static void build_rows(struct trace *t, uint32_t ti, struct track *tr)
 {
 	uint16_t nrows = 0;
@@ -419,6 +499,8 @@ static void build_rows(struct trace *t, uint32_t ti, struct track *tr)
 		}
 		row->max_tree = node;
 	}
+	if (!tr->nested && nrows > ROW_TREE_MIN_ROWS)
+		tr->row_tree = build_row_tree(tr);
 }
 
 static void build_busy(struct track *tr)
@@ -1023,6 +1105,15 @@ uint32_t index_slice_at(const struct track *tr, int64_t ts)
 				hi = (uint16_t)(mid - 1);
 		}
 		return row_slice_at(tr, lo, ts);
+	}
+	if (tr->row_tree != NULL) {
+		const struct row_tree *rt = tr->row_tree;
+		uint32_t node = 1;
+		if (!row_tree_holds(rt, 1, ts))
+			return TT_NONE;
+		while (node < rt->leaves)
+			node = row_tree_holds(rt, 2 * node + 1, ts) ? 2 * node + 1 : 2 * node;
+		return row_slice_at(tr, (uint16_t)(node - rt->leaves), ts);
 	}
 	for (uint16_t r = tr->nrows; r-- > 0;) {
 		uint32_t i = row_slice_at(tr, r, ts);

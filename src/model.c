@@ -204,6 +204,12 @@ void trace_free(struct trace *t)
 			free(tr->rows[r].max_tree);
 		}
 		free(tr->rows);
+		if (tr->row_tree != NULL) {
+			free(tr->row_tree->first);
+			free(tr->row_tree->n);
+			free(tr->row_tree->spans);
+			free(tr->row_tree);
+		}
 		free(tr->slices);
 		free(tr->busy);
 		free(tr->busy_block_sum);

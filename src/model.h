@@ -95,6 +95,14 @@ struct span {
 	int64_t start, end;
 };
 
+/* Which rows of a deep track hold a time, when its rows do not nest: built and read by
+ * src/index.c (index_slice_at), freed with the trace. */
+struct row_tree {
+	uint32_t leaves;     /* a power of two, at least nrows */
+	uint32_t *first, *n; /* by node (1-based, children 2i and 2i+1): its spans */
+	struct span *spans;
+};
+
 struct track {
 	enum track_kind kind;
 	bool pid_is_str, tid_is_str;
@@ -113,6 +121,7 @@ struct track {
 	uint16_t nrows;
 	uint16_t annotation_rows;  /* GPU tracks: rows 0..n-1 hold gpu_user_annotation */
 	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
+	struct row_tree *row_tree; /* deep tracks that do not nest: which rows hold a time (src/index.c) */
 
 	struct span *busy;         /* merged union of all slices */
 	uint32_t nbusy;

@@ -144,4 +144,21 @@ is "$?" 0 "2000 nested slices with 2000 flows load"
 is "$(grep -o 'rows [0-9]*' "$TMP/d.txt") $(grep '^flow' "$TMP/d.txt" | awk '{ want = "t0@" ($5 - 500) ":\"op" ($5 - 500) / 1000 "\""; if ($9 != want || $11 != want) bad++; n++ } END { print n, bad + 0 }')" \
 	"rows 2000 2000 0" "each flow starts and ends on the innermost slice around it"
 
+# The same nesting, 600 deep, broken by one slice that starts inside op300 and outlives
+# every op (a partial overlap, so the rows holding a time are no longer 0..D): flows still
+# bind to the innermost slice around them, the partial one at 300.5 us and at 3000 us
+# (where no op is left), through the row tree of deep tracks that do not nest.
+awk 'BEGIN { n = 600; print "{\"traceEvents\": ["
+	for (i = 0; i < n; i++) printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d},\n", i, i, 4 * n - 2 * i
+	printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"partial\", \"pid\": 1, \"tid\": 1, \"ts\": 300.25, \"dur\": 6000},\n"
+	for (i = 0; i < n; i++) printf "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %d, \"pid\": 1, \"tid\": 1, \"ts\": %d.5},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %d, \"pid\": 1, \"tid\": 1, \"ts\": %d.5},\n", i, i, i, i
+	printf "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": 9999, \"pid\": 1, \"tid\": 1, \"ts\": 3000},\n"
+	printf "{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": 9999, \"pid\": 1, \"tid\": 1, \"ts\": 3000}\n"
+	print "]}" }' >"$TMP/partial.json"
+"$TTRACE" --dump-model "$TMP/partial.json" >"$TMP/pa.txt" 2>"$TMP/err"
+is "$?" 0 "600 nested slices and a partial overlap load"
+is "$(grep -o 'rows [0-9]*' "$TMP/pa.txt") $(grep '^flow' "$TMP/pa.txt" | awk '
+	{ t = $5; want = t == 300500 || t == 3000000 ? "\"partial\"" : "\"op" (t - 500) / 1000 "\""; sub(/^t0@[0-9]*:/, "", $9); sub(/^t0@[0-9]*:/, "", $11); if ($9 != want || $11 != want) { bad++; print "#", $0 > "/dev/stderr" } n++ }
+	END { print n, bad + 0 }')" "rows 601 601 0" "each flow binds to the innermost slice around it, the partial one included"
+
 finish
