@@ -68,8 +68,10 @@ char *xstrndup(const char *s, size_t n)
 }
 
 /* GCC's UBSan instrumentation makes -Wformat-truncation see a NULL fmt here: it cannot be. */
+#if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning, and warns of that */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 char *xvasprintf(const char *fmt, va_list ap)
 {
 	va_list aq;
@@ -85,7 +87,9 @@ char *xvasprintf(const char *fmt, va_list ap)
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 char *xasprintf(const char *fmt, ...)
 {
