@@ -31,7 +31,6 @@
 
 #define WINDOW_INITIAL ((size_t)1 << 20)
 #define PAD 64
-#define PROBLEMS_REPORTED 5
 
 enum step { ST_OK, ST_NEED_MORE, ST_ERROR, ST_STOPPED, ST_MISSED, ST_FATAL };
 
@@ -220,7 +219,7 @@ static void problem(struct scanner *s, enum scan_oddity kind, const char *at, co
 	uint64_t line, col;
 
 	s->stats->count[kind]++;
-	if (s->sink->problem == NULL || s->reported[kind] >= PROBLEMS_REPORTED)
+	if (s->sink->problem == NULL || s->reported[kind] >= SCAN_PROBLEMS_REPORTED)
 		return;
 	s->reported[kind]++;
 	locate(s, at, &line, &col);

@@ -113,6 +113,9 @@ struct scan_event {
 };
 
 /* Kinds of oddity the scanner counts (indices into scan_stats.count). */
+/* The problems of each kind a scan reports through the sink (the rest are only counted). */
+#define SCAN_PROBLEMS_REPORTED 5
+
 enum scan_oddity {
 	SO_MALFORMED_EVENT,   /* skipped: could not be parsed */
 	SO_CONTROL_CHAR,      /* raw byte < 0x20 inside a string, kept */

@@ -954,8 +954,18 @@ void builder_merge(struct builder *dst, struct builder *src)
 		s->devices = NULL;
 		s->ndevices = 0;
 	}
-	for (uint32_t i = 0; i < s->nwarnings; i++)
-		trace_warn(d, "%s", s->warnings[i]);
+	for (uint32_t i = 0; i < s->nwarnings; i++) {
+		struct warning_tag tag = s->warning_tags[i];
+		uint32_t have = 0;
+		if (tag.group == 0) {
+			trace_warn(d, "%s", s->warnings[i]);
+			continue;
+		}
+		for (uint32_t k = 0; k < d->nwarnings; k++)
+			have += d->warning_tags[k].group == tag.group;
+		if (have < tag.max) /* the first MAX of the group in file order, as one part shows */
+			trace_warn_group(d, tag.group, tag.max, "%s", s->warnings[i]);
+	}
 	if (src->max_end > dst->max_end)
 		dst->max_end = src->max_end;
 	dst->saw_cat |= src->saw_cat;

@@ -102,9 +102,10 @@ static void relay_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uin
                           const char *message)
 {
 	struct relay *r = ctx;
-	trace_warn(r->part->t, "%s:%llu:%llu: byte %llu: %s", r->part->job->path, (unsigned long long)line,
-	           (unsigned long long)col, (unsigned long long)offset, message);
-	(void)kind;
+	/* grouped by kind: parts merged keep the first few of each, as one scan reports them */
+	trace_warn_group(r->part->t, (uint8_t)(1 + kind), SCAN_PROBLEMS_REPORTED, "%s:%llu:%llu: byte %llu: %s",
+	                 r->part->job->path, (unsigned long long)line, (unsigned long long)col,
+	                 (unsigned long long)offset, message);
 }
 
 static struct trace *new_trace(const char *path)

@@ -183,12 +183,27 @@ uint32_t *trace_track_order(const struct trace *t)
 	return o;
 }
 
+static void add_warning(struct trace *t, uint8_t group, uint8_t max, const char *fmt, va_list ap)
+{
+	t->warnings = xreallocarray(t->warnings, t->nwarnings + 1, sizeof *t->warnings);
+	t->warning_tags = xreallocarray(t->warning_tags, t->nwarnings + 1, sizeof *t->warning_tags);
+	t->warning_tags[t->nwarnings] = (struct warning_tag){ group, max };
+	t->warnings[t->nwarnings++] = xvasprintf(fmt, ap);
+}
+
 void trace_warn(struct trace *t, const char *fmt, ...)
 {
 	va_list ap;
-	t->warnings = xreallocarray(t->warnings, t->nwarnings + 1, sizeof *t->warnings);
 	va_start(ap, fmt);
-	t->warnings[t->nwarnings++] = xvasprintf(fmt, ap);
+	add_warning(t, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void trace_warn_group(struct trace *t, uint8_t group, uint8_t max, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_warning(t, group, max, fmt, ap);
 	va_end(ap);
 }
 
@@ -221,6 +236,7 @@ void trace_free(struct trace *t)
 	for (uint32_t i = 0; i < t->nwarnings; i++)
 		free(t->warnings[i]);
 	free(t->warnings);
+	free(t->warning_tags);
 	free(t->tracks);
 	free(t->processes);
 	free(t->gpu);

@@ -97,6 +97,10 @@ struct span {
 
 /* Which rows of a deep track hold a time, when its rows do not nest: built and read by
  * src/index.c (index_slice_at), freed with the trace. */
+struct warning_tag {
+	uint8_t group, max;  /* group 0: not grouped */
+};
+
 struct row_tree {
 	uint32_t leaves;     /* a power of two, at least nrows */
 	uint32_t *first, *n; /* by node (1-based, children 2i and 2i+1): its spans */
@@ -253,6 +257,7 @@ struct trace {
 	char *error;               /* why it failed or was truncated, or NULL */
 	char **warnings;
 	uint32_t nwarnings;
+	struct warning_tag *warning_tags; /* by warning */
 
 	struct strtab strings;
 	uint64_t bytes;            /* decompressed JSON bytes */
@@ -320,6 +325,11 @@ const char *track_process_name(const struct trace *t, const struct track *tr);
 uint32_t *trace_track_order(const struct trace *t);
 /* Appends an allocated warning to the trace. */
 void trace_warn(struct trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a warning of GROUP (1-255), of which a file shows the first MAX: the parser of
+ * one part reports at most MAX of a group, and merging parts keeps the first MAX in file
+ * order, so that a file shows the same warnings whatever the number of parts. */
+void trace_warn_group(struct trace *t, uint8_t group, uint8_t max, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void trace_free(struct trace *t);
 

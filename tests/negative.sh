@@ -112,4 +112,19 @@ is "$rc" 1 "a bad file among good ones gives exit 1"
 printf '%s' "$out" >"$TMP/mix.json"
 is "$("$JSONQ" files.# <"$TMP/mix.json")" 1 "the good file is still reported"
 
+# 60 raw control characters spread over the file: the first 5 are listed, whatever the
+# number of parts it is parsed in (each part's scanner lists its first 5; merging keeps the
+# first 5 of the file), plain and gzip.
+awk 'BEGIN { printf "{\"traceEvents\": [\n"; for (i = 0; i < 60; i++) printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%c%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 1}%s\n", 1, i, i * 10, i + 1 < 60 ? "," : ""; print "]}" }' >"$TMP/ctl.json"
+gzip -c "$TMP/ctl.json" >"$TMP/ctl.json.gz"
+for f in ctl.json ctl.json.gz; do
+	TTRACE_PARTS=1 "$TTRACE" --dump-model "$TMP/$f" >"$TMP/one" 2>/dev/null
+	is "$(grep -c '^warning.*raw control character' "$TMP/one")" 5 "$f in one part: the first 5 control characters listed"
+	for p in 3 5; do
+		TTRACE_PARTS=$p "$TTRACE" --dump-model "$TMP/$f" >"$TMP/many" 2>/dev/null
+		cmp -s "$TMP/one" "$TMP/many"
+		ok $? "$f in $p parts: the same model and the same 5 warnings"
+	done
+done
+
 finish
