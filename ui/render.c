@@ -218,7 +218,8 @@ static const struct device_gaps *device_of(const struct view *v, int rank, int32
 }
 
 /* The utilization line of a GPU group: each cell's shade is how busy the device is. */
-static void util_line(struct grid *g, struct view *v, const struct render_opts *o, int y, int rank, int32_t device)
+static void util_line(struct grid *g, struct view *v, const struct render_opts *o, const int64_t *colt, int y, int rank,
+                      int32_t device)
 {
 	static const uint32_t shades[5] = { ' ', 0x2591, 0x2592, 0x2593, 0x2588 };
 	static const char ascii[5] = { ' ', '.', ':', '+', '#' };
@@ -228,7 +229,7 @@ static void util_line(struct grid *g, struct view *v, const struct render_opts *
 	if (dg == NULL)
 		return;
 	for (int x = 0; x < tw; x++) {
-		int64_t a = tt_sub(view_col_time(v, x), sh), b = tt_sub(view_col_time(v, x + 1), sh);
+		int64_t a = tt_sub(colt[x], sh), b = tt_sub(colt[x + 1], sh);
 		if (b <= a)
 			b = tt_add(a, 1);
 		int64_t busy = gaps_device_busy(dg, a, b), len = tt_sub(b, a);
@@ -242,7 +243,7 @@ static void util_line(struct grid *g, struct view *v, const struct render_opts *
 	}
 }
 
-static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, int y,
+static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, const int64_t *colt, int y,
                           const struct view_line *l)
 {
 	const struct trace *t = view_trace_of(v, l->track);
@@ -254,12 +255,13 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 	uint32_t run_slice = TT_NONE;
 	int run_start = 0;
 	int cx = col_of(v, v->cursor);
+	int m0 = v->has_mark ? col_of(v, v->mark0) : -2, m1 = v->has_mark ? col_of(v, v->mark1) : -2;
 
 	for (int x = 0; x <= tw; x++) {
 		uint32_t s = TT_NONE;
 		bool full = false;
 		if (x < tw && l->row < tr->nrows) {
-			int64_t a = tt_sub(view_col_time(v, x), sh), b = tt_sub(view_col_time(v, x + 1), sh);
+			int64_t a = tt_sub(colt[x], sh), b = tt_sub(colt[x + 1], sh);
 			if (b <= a)
 				b = tt_add(a, 1);
 			s = index_row_dominant(tr, l->row, a, b);
@@ -282,7 +284,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 			} else {
 				uint32_t ch = ' ';
 				enum cell_style st = CS_EMPTY;
-				int64_t ga = tt_sub(view_col_time(v, x), sh), gb = tt_sub(view_col_time(v, x + 1), sh);
+				int64_t ga = tt_sub(colt[x], sh), gb = tt_sub(colt[x + 1], sh);
 				if ((tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) &&
 				    in_gap(v, rank, tr->device, ga, gb > ga ? gb : tt_add(ga, 1))) {
 					ch = o->ascii ? '.' : 0x2591;
@@ -291,7 +293,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				if (x == cx) {
 					ch = o->ascii ? ':' : 0x2506;
 					st = CS_CURSOR;
-				} else if (v->has_mark && (x == col_of(v, v->mark0) || x == col_of(v, v->mark1))) {
+				} else if (v->has_mark && (x == m0 || x == m1)) {
 					ch = o->ascii ? '!' : 0x2502;
 					st = CS_MARK;
 				}
@@ -317,7 +319,11 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 
 static void track_area(struct grid *g, struct view *v, const struct render_opts *o)
 {
-	int y0 = view_area_y(v), ah = view_area_h(v), tcw = view_track_col_width(v);
+	int y0 = view_area_y(v), ah = view_area_h(v), tcw = view_track_col_width(v), tw = view_timeline_w(v);
+	/* every column's start time, once per frame: the same for every line */
+	int64_t *colt = xmalloc(((size_t)tw + 2) * sizeof *colt);
+	for (int x = 0; x <= tw + 1; x++)
+		colt[x] = view_col_time(v, x);
 	for (int i = 0; i < ah; i++) {
 		int li = v->top + i, y = y0 + i;
 		fill(g, 0, g->w, y, ' ', CS_EMPTY);
@@ -334,7 +340,7 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 			const struct view_group *gr = &v->groups[l->group];
 			fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
 			grid_text(g, 0, y, tcw, "  utilization", sel ? CS_HILITE : CS_TRACK, 0);
-			util_line(g, v, o, y, gr->rank, gr->device);
+			util_line(g, v, o, colt, y, gr->rank, gr->device);
 			continue;
 		}
 		if (l->track == TT_NONE) {
@@ -353,8 +359,9 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		else
 			snprintf(label, sizeof label, "    %u", l->row);
 		grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_TRACK, 0);
-		timeline_line(g, v, o, y, l);
+		timeline_line(g, v, o, colt, y, l);
 	}
+	free(colt);
 }
 
 /* The parent slice of I on its track (one row up, containing its start), or TT_NONE. */
