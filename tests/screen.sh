@@ -41,7 +41,7 @@ search-typing|EX|120x40|/all_re|
 search|EX|120x40|/nccl<Enter>|
 search-next|EX|120x40|/nccl<Enter>nn|
 search-prev|EX|120x40|/nccl<Enter>N|
-search-enter-next|EX|120x40|/nccl<Enter><Enter>|
+search-then-enter|EX|120x40|/nccl<Enter><Enter>|
 search-cancel|EX|120x40|/nccl<Enter><Esc>|
 next-slice|EX|120x40|jj..|
 prev-slice|EX|120x40|jj...,|

@@ -37,7 +37,7 @@ static const struct {
 	[A_PAGE_DOWN] = { "page-down", "scroll a page down" },
 	[A_HOME] = { "home", "go to the start of the trace" },
 	[A_END] = { "end", "go to the end of the trace" },
-	[A_SELECT] = { "select", "select the slice under the cursor (next match while searching)" },
+	[A_SELECT] = { "select", "select the slice under the cursor" },
 	[A_FIT] = { "fit", "fit the selection, the mark or the whole trace" },
 	[A_MARK] = { "mark", "mark the selected slice or range" },
 	[A_CLEAR_MARKS] = { "clear-marks", "clear the mark" },
@@ -1187,10 +1187,7 @@ void view_act(struct view *v, enum action a)
 		move_cursor(v, 0);
 		break;
 	case A_SELECT:
-		if (v->nmatches > 0)
-			step_match(v, 1);
-		else
-			select_under_cursor(v);
+		select_under_cursor(v); /* once the prompt has closed, n and N move between matches */
 		break;
 	case A_FIT:
 		if (v->sel.track != TT_NONE) {
