@@ -415,9 +415,10 @@ int main(int argc, char **argv)
 		fputs("ttrace: no trace file found\n", stderr);
 		status = 1;
 	}
-	if (nusable > VIEW_MAX_RANKS && !quiet &&
-	    (mode == MODE_SCREEN || (mode == MODE_DEFAULT && !json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
-	                             strcmp(files[0], "-") != 0)))
+	/* the default mode opens the timeline when both ends are a terminal, else the summary */
+	bool interactive = mode == MODE_DEFAULT && !json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	                   nusable > 0 && strcmp(files[0], "-") != 0;
+	if (nusable > VIEW_MAX_RANKS && !quiet && (mode == MODE_SCREEN || interactive))
 		fprintf(stderr, "ttrace: warning: %d traces: the timeline shows only the first %d\n", nusable,
 		        VIEW_MAX_RANKS);
 	switch (mode) {
@@ -440,8 +441,7 @@ int main(int argc, char **argv)
 		break;
 	case MODE_DEFAULT:
 		/* the timeline when both ends are a terminal, else the summary */
-		if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && nusable > 0 &&
-		    strcmp(files[0], "-") != 0) {
+		if (interactive) {
 			/* the user's key map, when there is one */
 			char *home_map = NULL;
 			if (keymap == NULL) {

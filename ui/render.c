@@ -138,7 +138,7 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	/* the first tick shows its time from the start; the others, when the step is small
 	 * next to it, how far they are from the first ("+2.00 us") so that labels differ */
 	bool relative = first > tt_mul(step, 1000);
-	int64_t first_shown = -1;
+	int64_t first_shown = 0; /* the first labelled tick, once shown */
 	bool shown = false;
 	for (int64_t rel = first, k = 0; rel < to && k <= tw + 1; rel = tt_add(rel, step), k++) {
 		int x = col_of(v, tt_add(rel, v->start));
