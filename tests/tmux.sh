@@ -45,7 +45,7 @@ T resize-window -t "$S" -x 90 -y 28 2>/dev/null || T resize-pane -t "$S" -x 90 -
 wait_for "2/16"
 ok $? "still drawn after a resize"
 T send-keys -t "$S" '?'
-wait_for "Keys (Esc or any key closes this)"
+wait_for "Keys: timeline"
 ok $? "? shows the key help"
 T send-keys -t "$S" Escape q
 wait_for "EXIT=0"

@@ -15,8 +15,8 @@
 #include "src/xalloc.h"
 #include "src/ranks.h"
 #include "src/timefmt.h"
+#include "ui/app.h"
 #include "ui/dump.h"
-#include "ui/render.h"
 #include "ui/view.h"
 #include "ui/escape.h"
 #include "ui/report.h"
@@ -71,17 +71,50 @@ static char **expand_paths(char **paths, int n, int *nout)
 	return out;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* The headless frontend: keys from a script, frames kept in the grid, times noted. */
+struct script_frontend {
+	struct frontend fe;
+	const int *keys;
+	int nk, at;
+	double *frame, worst_key;
+	int nf, worst_key_at;
+	int w, h;
+};
+
+static int script_next_key(struct frontend *fe)
+{
+	struct script_frontend *s = (struct script_frontend *)fe;
+	return s->at < s->nk ? s->keys[s->at++] : -2;
+}
+
+static void script_present(struct frontend *fe, const struct grid *g)
+{
+	(void)fe;
+	(void)g;
+}
+
+static void script_size(struct frontend *fe, int *w, int *h)
+{
+	struct script_frontend *s = (struct script_frontend *)fe;
+	*w = s->w; /* a script's <Resize> keeps the size given */
+	*h = s->h;
+}
+
+static void script_timing(struct frontend *fe, int key, double action_ms, double frame_ms)
+{
+	struct script_frontend *s = (struct script_frontend *)fe;
+	(void)key;
+	s->frame[s->nf++] = frame_ms;
+	if (action_ms > s->worst_key) {
+		s->worst_key = action_ms;
+		s->worst_key_at = s->at - 1;
+	}
 }
 
 /* --dump-screen: replays KEYS through the key table headless and prints the screen.
@@ -89,52 +122,39 @@ static int cmp_double(const void *a, const void *b)
  * the slowest key action (a search, typically). */
 static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h, const char *keys, const char *keymap, bool ascii, bool times)
 {
-	struct view v;
+	struct app app;
 	struct grid g;
-	struct render_opts ro = { ascii };
 	int *k = NULL, nk = 0;
 	char *cause = NULL;
 
-	if (keys != NULL && (nk = view_parse_keys(keys, &k, &cause)) < 0) {
+	if (keys != NULL && (nk = keys_parse(keys, &k, &cause)) < 0) {
 		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
 		return 2;
 	}
-	view_init(&v, ts, nts, (enum align_mode)align, w, h);
-	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
+	app_init(&app, ts, nts, (enum align_mode)align, w, h, ascii);
+	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
 		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
 		free(k);
-		view_free(&v);
+		app_free(&app);
 		return 2;
 	}
 	grid_init(&g, w, h);
-	double *frame = xcalloc((size_t)nk + 1, sizeof *frame), worst_key = 0;
-	int nf = 0, worst_key_at = -1;
-	for (int i = 0; i < nk && !v.quit; i++) {
-		double t0 = now_ms();
-		view_key(&v, k[i]);
-		double t1 = now_ms();
-		render(&g, &v, &ro); /* every key draws a frame, as the terminal would */
-		frame[nf++] = now_ms() - t1;
-		if (t1 - t0 > worst_key) {
-			worst_key = t1 - t0;
-			worst_key_at = i;
-		}
-	}
-	double t2 = now_ms();
-	render(&g, &v, &ro);
-	frame[nf++] = now_ms() - t2;
+	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing }, k, nk, 0,
+		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, -1, w, h };
+	app_run(&app, &sf.fe, &g);
 	if (times) {
-		qsort(frame, (size_t)nf, sizeof *frame, cmp_double);
+		int nf = sf.nf;
+		qsort(sf.frame, (size_t)nf, sizeof *sf.frame, cmp_double);
 		fprintf(stderr, "frames %d median_ms %.3f p90_ms %.3f worst_ms %.3f slowest_action_ms %.3f (key %d, %s)\n", nf,
-		        frame[nf / 2], frame[nf * 9 / 10], frame[nf - 1], worst_key, worst_key_at,
-		        worst_key_at >= 0 ? key_name(k[worst_key_at]) : "-");
+		        sf.frame[nf / 2], sf.frame[nf * 9 / 10], sf.frame[nf - 1], sf.worst_key, sf.worst_key_at,
+		        sf.worst_key_at >= 0 ? key_name(k[sf.worst_key_at]) : "-");
 	}
-	free(frame);
+	free(sf.frame);
 	grid_dump(&g, stdout);
 	grid_free(&g);
-	view_free(&v);
+	app_free(&app);
 	free(k);
 	return 0;
 }

@@ -478,19 +478,21 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	}
 }
 
-static void status(struct grid *g, const struct view *v, const struct render_opts *o)
+void render_timeline(struct grid *g, struct view *v, const struct render_opts *o)
+{
+	header(g, v, o);
+	ruler(g, v, o);
+	track_area(g, v, o);
+	details(g, v, o);
+}
+
+void render_status(struct grid *g, const struct view *v, const char *hints)
 {
 	int y = g->h - 1;
 	char line[512], a[48];
+	if (hints == NULL)
+		hints = "";
 	fill(g, 0, g->w, y, ' ', CS_STATUS);
-	if (v->typing) {
-		char q[256];
-		escape_term_buf(v->query, strlen(v->query), q, sizeof q);
-		snprintf(line, sizeof line, "/%s", q);
-		int x = grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
-		grid_set(g, x, y, o->ascii ? '_' : 0x2588, CS_STATUS, 0);
-		return;
-	}
 	if (v->status[0])
 		snprintf(line, sizeof line, "%s", v->status);
 	else if (v->has_mark)
@@ -505,147 +507,9 @@ static void status(struct grid *g, const struct view *v, const struct render_opt
 		                     a, sizeof a));
 	}
 	grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
-	char hints[160], k1[16], k2[16], k3[16], k4[16], k5[16], k6[16];
-	snprintf(k1, sizeof k1, "%s", view_key_for(v, A_ZOOM_IN));
-	snprintf(k2, sizeof k2, "%s", view_key_for(v, A_ZOOM_OUT));
-	snprintf(k3, sizeof k3, "%s", view_key_for(v, A_PAN_LEFT));
-	snprintf(k4, sizeof k4, "%s", view_key_for(v, A_PAN_RIGHT));
-	snprintf(k5, sizeof k5, "%s", view_key_for(v, A_SEARCH));
-	snprintf(k6, sizeof k6, "%s", view_key_for(v, A_HELP));
-	snprintf(hints, sizeof hints, "%s/%s zoom  %s/%s pan  %s select  %s search  %s help  %s quit", k1, k2, k3, k4,
-	         view_key_for(v, A_SELECT), k5, k6, view_key_for(v, A_QUIT));
 	int hx = g->w - (int)strlen(hints);
 	if (hx > (int)strlen(line) + 2)
 		grid_text(g, hx, y, g->w, hints, CS_STATUS, 0);
 }
 
-static void help(struct grid *g, const struct view *v, const struct render_opts *o)
-{
-	int y0 = view_area_y(v), h = view_area_h(v), x0 = 2, w = g->w - 4;
-	char line[256];
-	for (int y = y0; y < y0 + h; y++)
-		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
-	grid_text(g, x0 + 1, y0, x0 + w, "Keys (Esc or any key closes this):", CS_HILITE, 0);
-	int y = y0 + 1, col = 0, colw = w / 2;
-	for (int a = 1; a < A__COUNT; a++) {
-		char keys[64] = "";
-		for (size_t i = 0; v->bindings[i].key != 0; i++) {
-			if (v->bindings[i].action != (enum action)a)
-				continue;
-			size_t n = strlen(keys);
-			snprintf(keys + n, sizeof keys - n, "%s%s", n ? " " : "", key_name(v->bindings[i].key));
-		}
-		if (!keys[0])
-			continue;
-		snprintf(line, sizeof line, "%-12s %s", keys, action_text((enum action)a));
-		grid_text(g, x0 + 1 + col * colw, y, x0 + (col + 1) * colw, line, CS_DETAILS, 0);
-		if (++y >= y0 + h) {
-			y = y0 + 1;
-			col++;
-			if (col > 1)
-				break;
-		}
-	}
-	(void)o;
-}
 
-static void gap_list(struct grid *g, const struct view *v, const struct render_opts *o)
-{
-	int y0 = view_area_y(v), h = view_area_h(v), x0 = 1, w = g->w - 2;
-	char line[512], a[48], b[48], name[200];
-	uint32_t n = view_gap_list(v, 0, &(const struct gap *){ NULL });
-	for (int y = y0; y < y0 + h; y++)
-		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
-	char dev[32] = "";
-	if (v->gap_device != INT32_MIN)
-		snprintf(dev, sizeof dev, ", GPU %d only", v->gap_device);
-	snprintf(line, sizeof line, "%u gaps of %s or more, %s%s%s%s  (Enter jumps, t: %s, c: cause, d: device, Esc closes)",
-	         n, timefmt_dur(v->gap_min, a, sizeof a), v->gap_list_by_time ? "in time order" : "longest first",
-	         v->gap_filter >= 0 ? ", only " : "", v->gap_filter >= 0 ? gap_cause_text((enum gap_cause)v->gap_filter) : "",
-	         dev, v->gap_list_by_time ? "by length" : "by time");
-	grid_text(g, x0 + 1, y0, x0 + w, line, CS_HILITE, 0);
-	for (int i = 0; i < h - 1; i++) {
-		const struct gap *gp = NULL;
-		int k = v->gap_top + i;
-		view_gap_list(v, (uint32_t)k, &gp);
-		if (gp == NULL)
-			break;
-		name[0] = '\0';
-		if (gp->cpu.track != TT_NONE) {
-			const struct trace *st = view_trace_of(v, gp->cpu.track);
-			const struct slice *s = &view_track(v, gp->cpu.track)->slices[gp->cpu.idx];
-			escape_term_buf(strtab_get(&st->strings, s->name), strtab_len(&st->strings, s->name), name, sizeof name);
-		}
-		char rk[16] = "";
-		if (v->nts > 1)
-			snprintf(rk, sizeof rk, "r%-3d ", view_rank_label(v, gp->rank));
-		snprintf(line, sizeof line, "%5d  %sGPU %-2d %14s %10s  %-22s %s", k + 1, rk, gp->device,
-		         timefmt_offset(tt_sub(gp->start, v->start), a, sizeof a), timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b),
-		         gap_cause_text(gp->cause), name);
-		grid_text(g, x0 + 1, y0 + 1 + i, x0 + w, line, k == v->gap_sel ? CS_HILITE : CS_DETAILS, 0);
-	}
-	(void)o;
-}
-
-/* The distributed view: each rank's figures (the straggler first), then the collectives. */
-static void dist_view(struct grid *g, const struct view *v, const struct render_opts *o)
-{
-	int y0 = view_area_y(v), h = view_area_h(v), x0 = 1, w = g->w - 2;
-	char line[512], a[24], b[24], c[24], d[24], e[24], f[24], st[64] = "no straggler";
-	const struct rank_report *rr = &v->rr;
-	for (int y = y0; y < y0 + h; y++)
-		fill(g, x0, x0 + w, y, ' ', CS_DETAILS);
-	if (rr->straggler >= 0)
-		snprintf(st, sizeof st, "straggler rank %d", rr->ranks[rr->straggler].rank);
-	snprintf(line, sizeof line, "%d ranks, align %s, %u collectives, %s  (Enter jumps, Esc closes; see man: DEFINITIONS)",
-	         v->nts, align_mode_name(v->align), rr->ncolls, st);
-	grid_text(g, x0 + 1, y0, x0 + w, line, CS_HILITE, 0);
-	grid_text(g, x0 + 1, y0 + 1, x0 + w,
-	          " rank       offset    compute       comm    overlap    exposed    waiting  last | collectives: kind, "
-	          "ranks, last, skew, transfer",
-	          CS_DETAILS, 0);
-	for (int i = 0; i < h - 2; i++) {
-		int k = v->dist_top + i;
-		if (k >= view_dist_rows(v))
-			break;
-		if (k < v->nts) {
-			const struct rank_stats *s = &rr->ranks[v->dist_order[k]];
-			char off[32];
-			timefmt_offset(s->offset, off, sizeof off);
-			snprintf(line, sizeof line, "%5d %12s %10s %10s %10s %10s %10s %5u%s", s->rank, off,
-			         timefmt_dur(s->compute, a, sizeof a), timefmt_dur(s->comm, b, sizeof b),
-			         timefmt_dur(s->overlap, c, sizeof c), timefmt_dur(s->exposed, d, sizeof d),
-			         timefmt_dur(s->waiting, e, sizeof e), s->arrived_last,
-			         v->dist_order[k] == rr->straggler ? "  <- straggler" : "");
-		} else {
-			const struct collective *cl = &rr->colls[k - v->nts];
-			char kind[64];
-			escape_term_buf(cl->kind, strlen(cl->kind), kind, sizeof kind);
-			snprintf(line, sizeof line, "  #%-4u %-14s %u/%d ranks, last rank %d, skew %s, transfer %s", cl->index, kind,
-			         cl->nranks_present, v->nts, cl->last >= 0 ? rr->ranks[cl->last].rank : -1,
-			         timefmt_dur(cl->skew, a, sizeof a), timefmt_dur(cl->transfer, f, sizeof f));
-		}
-		grid_text(g, x0 + 1, y0 + 2 + i, x0 + w, line, k == v->dist_sel ? CS_HILITE : CS_DETAILS,
-		          k < v->nts ? rank_color(v->dist_order[k]) : 0);
-	}
-	(void)o;
-}
-
-void render(struct grid *g, struct view *v, const struct render_opts *o)
-{
-	if (g->w != v->w || g->h != v->h) {
-		grid_free(g);
-		grid_init(g, v->w, v->h);
-	}
-	header(g, v, o);
-	ruler(g, v, o);
-	track_area(g, v, o);
-	if (v->gap_list)
-		gap_list(g, v, o);
-	if (v->dist)
-		dist_view(g, v, o);
-	if (v->help)
-		help(g, v, o);
-	details(g, v, o);
-	status(g, v, o);
-}

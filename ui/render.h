@@ -1,19 +1,18 @@
-/* render.h: draws a view (ui/view.h) into a cell grid (ui/grid.h). No curses here. */
+/* render.h: draws the timeline (ui/view.h) into a cell grid (ui/grid.h). No curses here. */
 #ifndef TT_RENDER_H
 #define TT_RENDER_H
 
 #include <stdbool.h>
 
 #include "ui/grid.h"
+#include "ui/panel.h"
 #include "ui/view.h"
 
-struct render_opts {
-	bool ascii;      /* no Unicode block glyphs (the locale is not UTF-8) */
-};
-
-/* Redraws the whole screen of V into G (resized to the view's size when needed). V's
+/* Draws the timeline V into G (of V's size): header, ruler, track area, details. V's
  * args cache may be filled (the selected slice's args are read on demand). */
-void render(struct grid *g, struct view *v, const struct render_opts *o);
+void render_timeline(struct grid *g, struct view *v, const struct render_opts *o);
+/* Draws the status line: V's message, mark or range on the left, HINTS on the right. */
+void render_status(struct grid *g, const struct view *v, const char *hints);
 /* The palette index (1..12) of a slice name: the same name, the same colour. */
 uint8_t render_color_of(const struct trace *t, uint32_t name);
 

@@ -22,8 +22,8 @@
 
 #include "src/xalloc.h"
 #include "ui/escape.h"
-#include "ui/render.h"
-#include "ui/view.h"
+#include "ui/app.h"
+#include "ui/keys.h"
 
 static volatile sig_atomic_t tty_active;
 static volatile sig_atomic_t stop_signal;
@@ -202,16 +202,67 @@ static int map_key(wint_t ch, int code)
 	}
 }
 
+/* The terminal frontend of the main loop (ui/app.h). */
+struct tty_frontend {
+	struct frontend fe;
+	long busy_ms;
+};
+
+static int tty_next_key(struct frontend *fe)
+{
+	(void)fe;
+	if (stop_signal)
+		return -2;
+	busy = 0;
+	wint_t ch;
+	int code = get_wch(&ch);
+	busy = 1;
+	if (stop_signal)
+		return -2;
+	if (code == ERR)
+		return -1; /* halfdelay woke up: look at the signals again */
+	if (code == KEY_CODE_YES && ch == KEY_MOUSE) {
+		MEVENT me;
+		if (getmouse(&me) != OK || me.x < 0 || me.y < 0)
+			return -1;
+		int kind = me.bstate & BUTTON4_PRESSED   ? TT_WHEEL_UP
+		           : me.bstate & BUTTON5_PRESSED ? TT_WHEEL_DOWN
+		           : me.bstate & BUTTON1_PRESSED ? TT_PRESS
+		           : me.bstate & BUTTON1_RELEASED ? TT_RELEASE
+		           : me.bstate & BUTTON1_CLICKED ? TT_CLICK
+		                                         : 0;
+		return kind != 0 ? TT_MOUSE(kind, me.x, me.y) : -1;
+	}
+	int key = map_key(ch, code);
+	return key >= 0 ? key : -1;
+}
+
+static void tty_present(struct frontend *fe, const struct grid *g)
+{
+	struct tty_frontend *t = (struct tty_frontend *)fe;
+	blit(g);
+	busy = 0;
+	refresh();
+	busy = 1;
+	test_busy(t->busy_ms);
+}
+
+static void tty_size(struct frontend *fe, int *w, int *h)
+{
+	(void)fe;
+	*w = COLS;
+	*h = LINES;
+}
+
 int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii)
 {
-	struct view v;
+	struct app app;
 	struct grid g;
-	struct render_opts ro;
 	struct sigaction sa;
 	char *cause = NULL;
 
 	setlocale(LC_ALL, "");
-	ro.ascii = ascii || strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	ascii = ascii || strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
@@ -223,7 +274,6 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	signal(SIGFPE, on_crash);
 	fatal_set_hook(tty_restore);
 	atexit(tty_restore);
-
 	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
 	if (initscr() == NULL) {
 		escape_say(stderr, "ttrace: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
@@ -241,58 +291,23 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	mouseinterval(0);
 	setup_colors();
 	prepare_reset();
-
 	busy = 1;
-	view_init(&v, ts, nts, align, COLS, LINES);
-	if (keymap != NULL && view_load_keymap(&v, keymap, &cause) < 0) {
+	app_init(&app, ts, nts, align, COLS, LINES, ascii);
+	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
 		tty_restore();
 		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
-		view_free(&v);
+		app_free(&app);
 		return 2;
 	}
 	grid_init(&g, COLS, LINES);
 	const char *busy_env = getenv("TTRACE_TEST_BUSY_MS");
-	long busy_ms = busy_env != NULL ? strtol(busy_env, NULL, 10) : 0;
-	while (!v.quit && !stop_signal) {
-		busy = 1;
-		render(&g, &v, &ro);
-		blit(&g);
-		busy = 0;
-		refresh();
-		busy = 1;
-		test_busy(busy_ms);
-		busy = 0;
-		wint_t ch;
-		int code = get_wch(&ch);
-		busy = 1;
-		if (code == ERR)
-			continue;
-		if (code == KEY_CODE_YES && ch == KEY_MOUSE) {
-			MEVENT me;
-			if (getmouse(&me) != OK || me.x < 0 || me.y < 0)
-				continue;
-			int kind = me.bstate & BUTTON4_PRESSED   ? TT_WHEEL_UP
-			           : me.bstate & BUTTON5_PRESSED ? TT_WHEEL_DOWN
-			           : me.bstate & BUTTON1_PRESSED ? TT_PRESS
-			           : me.bstate & BUTTON1_RELEASED ? TT_RELEASE
-			           : me.bstate & BUTTON1_CLICKED ? TT_CLICK
-			                                         : 0;
-			if (kind != 0)
-				view_key(&v, TT_MOUSE(kind, me.x, me.y));
-			continue;
-		}
-		int key = map_key(ch, code);
-		if (key == TT_KEY_RESIZE) {
-			view_resize(&v, COLS, LINES);
-			continue;
-		}
-		if (key >= 0)
-			view_key(&v, key);
-	}
+	struct tty_frontend tf = { { tty_next_key, tty_present, tty_size, NULL },
+		                   busy_env != NULL ? strtol(busy_env, NULL, 10) : 0 };
+	app_run(&app, &tf.fe, &g);
 	busy = 0;
 	tty_restore();
 	grid_free(&g);
-	view_free(&v);
+	app_free(&app);
 	return stop_signal ? 128 + stop_signal : 0;
 }

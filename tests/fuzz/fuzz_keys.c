@@ -1,7 +1,7 @@
 /* fuzz_keys.c: the libFuzzer target for the timeline. The input is a small trace and a
  * key script: the trace is loaded as the program loads it (a memfd through load_trace),
  * opened in a headless view (ui/view.h) at a screen size the input picks, and every key
- * goes through view_key (the real key table), view_resize or the mouse, then render
+ * goes through app_key (the real key table and panel stack), app_resize or the mouse, then app_draw
  * draws the screen into a cell grid (ui/render.h), as the terminal would after each key.
  * After every frame no cell may hold a control character (C0, DEL, C1, a bidi control)
  * or a code point no terminal can show; a violation aborts, so it is a crash to the
@@ -25,7 +25,7 @@
 #include "src/load.h"
 #include "src/model.h"
 #include "ui/grid.h"
-#include "ui/render.h"
+#include "ui/app.h"
 #include "ui/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,9 +55,8 @@ struct key_step {
 
 static int nbound(void)
 {
-	int n = 0;
-	while (view_default_bindings[n].key != 0)
-		n++;
+	int n;
+	keymap_defaults(&n);
 	return n;
 }
 
@@ -100,7 +99,8 @@ static struct key_step next_key(const uint8_t **p, const uint8_t *end, int w, in
 		*p += *p < end;
 		*p += *p < end;
 	} else {
-		s.key = view_default_bindings[(b - KEY_BOUND_FIRST) % nbound()].key;
+		int n;
+		s.key = keymap_defaults(&n)[(b - KEY_BOUND_FIRST) % nbound()].key;
 	}
 	return s;
 }
@@ -180,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int w = sizes[conf & 7].w, h = sizes[conf & 7].h;
 	nranks = conf & 8 ? 2 : 1;
 	enum align_mode align = (conf >> 4 & 3) == 3 ? ALIGN_RAW : (enum align_mode)(conf >> 4 & 3);
-	struct render_opts ro = { (conf & 0x40) != 0 };
+	bool ascii = (conf & 0x40) != 0;
 
 	part[0] = part[1] = body;
 	part_len[0] = part_len[1] = nbody;
@@ -198,31 +198,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			usable[nusable++] = loaded[r];
 	}
 	if (nusable > 0) {
-		struct view v;
+		struct app app;
 		struct grid g;
 		int step = 0;
 
-		view_init(&v, usable, nusable, align, w, h);
+		app_init(&app, usable, nusable, align, w, h, ascii);
 		grid_init(&g, w, h);
-		render(&g, &v, &ro);
+		app_draw(&app, &g);
 		check_grid(&g, step, "the first frame");
-		for (const uint8_t *p = keys; p < keys_end && !v.quit;) {
-			struct key_step s = next_key(&p, keys_end, v.w, v.h);
+		for (const uint8_t *p = keys; p < keys_end && !app.quit;) {
+			struct key_step s = next_key(&p, keys_end, app.w, app.h);
 			step++;
 			if (s.resize)
-				view_resize(&v, s.w, s.h);
+				app_resize(&app, s.w, s.h);
 			else
-				view_key(&v, s.key);
-			render(&g, &v, &ro);
+				app_key(&app, s.key);
+			app_draw(&app, &g);
 			check_grid(&g, step, s.resize ? "resize" : key_name(s.key));
-			if (g.w != v.w || g.h != v.h) {
-				fprintf(stderr, "fuzz_keys: after step %d the grid is %dx%d for a %dx%d view\n", step,
-				        g.w, g.h, v.w, v.h);
+			if (g.w != app.w || g.h != app.h || app.tl->w != app.w || app.tl->h != app.h) {
+				fprintf(stderr, "fuzz_keys: after step %d the grid is %dx%d for a %dx%d app\n", step,
+				        g.w, g.h, app.w, app.h);
 				abort();
 			}
 		}
 		grid_free(&g);
-		view_free(&v);
+		app_free(&app);
 	}
 	for (int r = 0; r < nranks; r++) {
 		trace_free(loaded[r]);

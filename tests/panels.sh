@@ -1,0 +1,100 @@
+#!/bin/sh
+# panels.sh: the stack of panels: the table panel (sort, filter, Enter, mouse, the detail
+# line), keys in contexts and remapping them with a key map, the help of the panel on
+# top, overlays covering what lies below them, and the prompt taking every printable key.
+. "$srcdir/tests/lib.sh"
+
+EX="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
+scr() { # scr SIZE KEYS [OPTIONS...]
+	size=$1 keys=$2
+	shift 2
+	"$TTRACE" -q --dump-screen --size="$size" --keys="$keys" "$@" "$EX"
+}
+text() { sed '/^--$/,$d'; } # the screen's text, without the style lines
+rlike() { # rlike TEXT REGEX DESCRIPTION: a line of TEXT matches the extended REGEX
+	printf '%s\n' "$1" | grep -qE -- "$2"
+	ok $? "$3"
+}
+runlike() { # runlike TEXT REGEX DESCRIPTION: no line of TEXT matches
+	! printf '%s\n' "$1" | grep -qE -- "$2"
+	ok $? "$3"
+}
+
+# a key of the gap list remapped through a key map, in both forms of a line
+printf 'C gap-cause\n' >"$TMP/k1"
+printf 'table C gap-cause\ntable c none\n' >"$TMP/k2"
+want=$(scr 120x40 'occ' | text)
+like "$want" "only host sync" "c c: the gap list shows only the second cause"
+is "$(scr 120x40 'oCC' --keymap="$TMP/k1" | text)" "$want" "a key map gives the cause filter to C (KEY ACTION)"
+is "$(scr 120x40 'oCC' --keymap="$TMP/k2" | text)" "$want" "a key map gives it to C in the table context (CONTEXT KEY ACTION)"
+unlike "$(scr 120x40 'occ' --keymap="$TMP/k2" | text)" "only host sync" "c unbound in tables by 'table c none'"
+rlike "$(scr 120x40 'o?' --keymap="$TMP/k2" | text)" "^  C +gap list: only the next cause" "the help lists the remapped key"
+printf 'table x gap-cause\n' >"$TMP/k3"
+like "$(scr 120x40 'x' --keymap="$TMP/k3" | text)" "cleared" "a key bound in the table context keeps its timeline action (x clears the mark)"
+printf 'nowhere x gap-cause\n' >"$TMP/k4"
+"$TTRACE" -q --dump-screen --keymap="$TMP/k4" "$EX" >/dev/null 2>"$TMP/err"
+is "$?" 2 "an unknown context in a key map is a usage error"
+like "$(cat "$TMP/err")" "k4:1: expected [CONTEXT] KEY ACTION" "and says where"
+
+# sort: s cycles the column, r reverses; the rows follow
+starts() { text | sed -n '5,17p' | awk '{print $3}' | tr -d '+'; }
+s1=$(scr 120x40 'osss' | starts)
+is "$(printf '%s\n' "$s1" | sort -g -r | tr '\n' ' ')" "$(printf '%s\n' "$s1" | tr '\n' ' ')" "s s s: by start, latest first"
+like "$(scr 120x40 'osss' | text)" ", by start (largest first)" "the title says the sort"
+s2=$(scr 120x40 'osssr' | starts)
+is "$(printf '%s\n' "$s2" | sort -g | tr '\n' ' ')" "$(printf '%s\n' "$s2" | tr '\n' ' ')" "r: earliest first"
+is "$(printf '%s\n' "$s2" | head -1)" "$(printf '%s\n' "$s1" | tail -1)" "reversed: the last row comes first"
+like "$(scr 120x40 'or')" "choose a column to sort by first" "r before any sort says what to do"
+is "$(scr 120x40 'ot' | starts | tr '\n' ' ')" "$(printf '%s\n' "$s2" | tr '\n' ' ')" "t (gap-order) sorts by start too"
+
+# filter: / takes text live; Enter keeps it, Esc clears it
+out=$(scr 120x40 'o/nosuchgap<Enter>' | text)
+like "$out" 'filter "nosuchgap": 0 rows' "a filter with no match says so"
+like "$out" "(no row holds the filter text)" "and the table says why it is empty"
+out=$(scr 120x40 'o/StreamWait<Enter>' | text)
+like "$out" 'filter "StreamWait": 5 rows' "the filter ignores case and counts the rows"
+is "$(printf '%s\n' "$out" | sed -n '5,9p' | grep -c cudaStreamWaitEvent)" 5 "every row shown holds the text"
+unlike "$(scr 120x40 'o/StreamWait<Esc>' | text)" 'filter "' "Esc clears the filter"
+like "$(scr 120x40 'o/synchronize' | text)" 'filter "synchronize": 2 rows' "the filter applies while typing"
+rlike "$(scr 120x40 'o/sync' | text)" '^filter: sync' "the prompt takes the status line"
+
+# Enter, the mouse, the detail line
+rlike "$(scr 120x40 'o<Click:10,6>' | text)" " 3/13 $" "a click selects the row under it"
+like "$(scr 120x40 'o' | text)" "CPU slice: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" "the detail line shows whole what a column cut"
+like "$(scr 120x40 'o' | text | sed -n 5p)" "#_Si…sDataLoader" "(the column itself elides it in the middle)"
+like "$(scr 120x40 'ojj<Enter>' | text)" "gap: 316 us gap on GPU 0" "Enter jumps to the selected gap and closes the list"
+rlike "$(scr 120x40 'oj<End>' | text)" " 13/13 $" "End goes to the last row"
+
+# overlays cover what lies below them: no slice glyph or group arrow shows through
+for k in o '?'; do
+	lines=$(scr 120x40 "$k" | text | sed -n '3,30p')
+	runlike "$lines" "[█▌▏▾▸░]" "'$k': nothing of the timeline shows through the overlay"
+done
+
+# the help: the panel on top's keys, grouped, scrolling; at 80x24 nothing is cut
+all=""
+for p in '' '<PgDn>' '<PgDn><PgDn>' '<PgDn><PgDn><PgDn>' '<PgDn><PgDn><PgDn><PgDn>'; do
+	all="$all
+$(scr 80x24 "?$p" | text)"
+done
+for k in g b o p R t Tab q '\?' Esc; do
+	rlike "$all" "^  ([^ ]+ )*$k +[a-z]" "help at 80x24 lists '$k'"
+done
+like "$all" "show the window in absolute time (UTC) or from the trace start" "a long help line is whole at 80 columns"
+like "$(scr 80x24 '?' | text)" "Keys: timeline" "the help says whose keys it lists"
+rlike "$(scr 80x24 '?<End>' | text)" " [0-9]+-([0-9]+) of \\1 *$" "End scrolls to the last lines"
+like "$(scr 120x40 'o?' | text)" "Keys: table" "? over a table lists the table's keys"
+like "$(scr 120x40 'o?' | text)" "sort by the next column" "the table's own actions"
+unlike "$(scr 120x40 'o?' | text)" "zoom in around the cursor" "and not the timeline's"
+like "$(scr 120x40 '?x' | text)" "cursor at" "any other key closes the help"
+unlike "$(scr 120x40 '?x' | text)" "mark cleared" "and does nothing else"
+
+# the prompt takes every printable key, even those bound to views
+out=$(scr 120x40 '/opq?<Enter>' | text)
+like "$out" 'no slice name contains "opq?"' "o p q ? typed into the search, not acted on"
+unlike "$out" "gaps of" "no gap list opened from the prompt"
+
+# a view's key closes it; a view opened twice comes back on top instead
+unlike "$(scr 120x40 'oo' | text)" "gaps of" "o again closes the gap list"
+like "$(scr 120x40 'o?o' | text)" "gaps of" "o from the help over the list brings the list back"
+finish

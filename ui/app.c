@@ -1,0 +1,190 @@
+/* app.c: the app, its stack of panels and the main loop (see app.h). */
+#include "ui/app.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/xalloc.h"
+#include "ui/panels.h"
+#include "ui/render.h"
+#include "ui/view.h"
+
+void panel_clear(struct grid *g, struct rect r, enum cell_style style)
+{
+	for (int y = r.y; y < r.y + r.h; y++)
+		for (int x = r.x; x < r.x + r.w; x++)
+			grid_set(g, x, y, ' ', style, 0);
+}
+
+static void layout(struct app *app, struct panel *p)
+{
+	if (p->ops->layout != NULL)
+		p->ops->layout(p, app);
+	else
+		p->r = (struct rect){ 0, 0, app->w, app->h };
+}
+
+void app_init(struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h, bool ascii)
+{
+	memset(app, 0, sizeof *app);
+	app->ts = ts;
+	app->nts = n;
+	app->ro.ascii = ascii;
+	app->w = w > 20 ? w : 20; /* a smaller terminal shows the top left */
+	app->h = h > 8 ? h : 8;
+	keymap_init(&app->keys);
+	app->tl = xcalloc(1, sizeof *app->tl);
+	view_init(app->tl, app, ts, n, align, app->w, app->h);
+	app->stack[app->depth++] = &app->tl->base;
+	layout(app, &app->tl->base);
+}
+
+void app_free(struct app *app)
+{
+	while (app->depth > 0) {
+		struct panel *p = app->stack[--app->depth];
+		p->ops->free(p);
+	}
+	memset(app, 0, sizeof *app);
+}
+
+int app_load_keymap(struct app *app, const char *path, char **cause) { return keymap_load(&app->keys, path, cause); }
+
+struct panel *app_top(const struct app *app) { return app->stack[app->depth - 1]; }
+
+void app_push(struct app *app, struct panel *p)
+{
+	if (app->depth == APP_MAX_PANELS) {
+		p->ops->free(p);
+		app_status(app, "too many panels open: Esc closes one");
+		return;
+	}
+	app->stack[app->depth++] = p;
+	layout(app, p);
+}
+
+void app_pop(struct app *app)
+{
+	if (app->depth <= 1)
+		return;
+	struct panel *p = app->stack[--app->depth];
+	p->ops->free(p);
+}
+
+void app_status(struct app *app, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(app->tl->status, sizeof app->tl->status, fmt, ap);
+	va_end(ap);
+}
+
+/* An action the top panel left: a view to open or close, quitting. */
+static void app_act(struct app *app, enum action a)
+{
+	const struct panel_entry *e = panels_find(a);
+	if (e != NULL) {
+		struct panel *top = app_top(app);
+		if (app->depth > 1 && strcmp(top->ops->name, e->name) == 0) {
+			app_pop(app); /* its own key closes it */
+			return;
+		}
+		/* a view already open lower in the stack comes back on top, not twice */
+		for (int i = app->depth - 1; i >= 1; i--)
+			if (strcmp(app->stack[i]->ops->name, e->name) == 0) {
+				struct panel *p = app->stack[i];
+				memmove(&app->stack[i], &app->stack[i + 1], (size_t)(app->depth - 1 - i) * sizeof *app->stack);
+				app->stack[app->depth - 1] = p;
+				return;
+			}
+		struct panel *p = e->open(app);
+		if (p != NULL)
+			app_push(app, p);
+		return;
+	}
+	if (a == A_QUIT)
+		app->quit = true;
+	else if (a == A_CLOSE || a == A_CANCEL)
+		app_pop(app);
+}
+
+void app_key(struct app *app, int key)
+{
+	struct panel *top = app_top(app);
+	if (key == TT_KEY_RESIZE)
+		return;
+	if (TT_IS_MOUSE(key)) {
+		/* only the top panel gets the mouse: a click on a list does not reach the timeline */
+		if (top->ops->mouse != NULL)
+			top->ops->mouse(top, app, TT_MOUSE_KIND(key), TT_MOUSE_X(key), TT_MOUSE_Y(key));
+		return;
+	}
+	enum action a = keymap_action(&app->keys, top->ops->ctx, key);
+	if (!top->ops->act(top, app, a, key))
+		app_act(app, a);
+}
+
+void app_resize(struct app *app, int w, int h)
+{
+	app->w = w > 20 ? w : 20;
+	app->h = h > 8 ? h : 8;
+	for (int i = 0; i < app->depth; i++)
+		layout(app, app->stack[i]);
+}
+
+void app_draw(struct app *app, struct grid *g)
+{
+	if (g->w != app->w || g->h != app->h) {
+		grid_free(g);
+		grid_init(g, app->w, app->h);
+	}
+	/* bottom first; the status line goes over all but the top panel, so that a prompt
+	 * on top can take its place */
+	for (int i = 0; i < app->depth - 1; i++)
+		app->stack[i]->ops->draw(app->stack[i], app, g, &app->ro);
+	char hints[200] = "";
+	struct panel *top = app_top(app);
+	if (top->ops->hints != NULL)
+		top->ops->hints(top, app, hints, sizeof hints);
+	render_status(g, app->tl, hints);
+	top->ops->draw(top, app, g, &app->ro);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void app_run(struct app *app, struct frontend *fe, struct grid *g)
+{
+	int key = -1;
+	double action_ms = 0;
+	for (;;) {
+		double t0 = now_ms();
+		app_draw(app, g);
+		if (fe->timing != NULL)
+			fe->timing(fe, key, action_ms, now_ms() - t0);
+		fe->present(fe, g);
+		if (app->quit)
+			break;
+		while ((key = fe->next_key(fe)) == -1)
+			;
+		if (key == -2)
+			break;
+		if (key == TT_KEY_RESIZE) {
+			int w, h;
+			fe->size(fe, &w, &h);
+			app_resize(app, w, h);
+			key = -1;
+			continue;
+		}
+		double t1 = now_ms();
+		app_key(app, key);
+		action_ms = now_ms() - t1;
+	}
+}

@@ -1,0 +1,72 @@
+/* app.h: the app: the loaded traces, their shared analyses, the key table and the stack
+ * of panels (ui/panel.h), and the one main loop that serves the terminal (ui/tty.c) and
+ * the headless key script (--dump-screen) alike, the frontend being the only difference.
+ *
+ * The timeline (ui/view.h) is always at the bottom of the stack. Views are opened by name
+ * through their action (ui/views.c registers them); an action the top panel leaves is
+ * looked up there, then quits or is ignored. */
+#ifndef TT_APP_H
+#define TT_APP_H
+
+#include <stdbool.h>
+
+#include "src/model.h"
+#include "src/ranks.h"
+#include "ui/grid.h"
+#include "ui/keys.h"
+#include "ui/panel.h"
+
+#define APP_MAX_PANELS 16
+
+struct view;
+
+struct app {
+	struct trace *const *ts;   /* every rank's trace */
+	int nts;
+	struct keymap keys;
+	struct render_opts ro;
+	int w, h;                  /* screen size */
+	struct panel *stack[APP_MAX_PANELS];
+	int depth;
+	struct view *tl;           /* the timeline: stack[0] */
+	bool quit;
+};
+
+/* Sets up the app over the N traces TS at size W x H with the timeline open. */
+void app_init(struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h, bool ascii);
+void app_free(struct app *app);
+/* Reads a key map into the key table (keys.h). Returns 0 or -1 with *cause. */
+int app_load_keymap(struct app *app, const char *path, char **cause);
+
+struct panel *app_top(const struct app *app);
+/* Pushes P (allocated; the app frees it when it closes) on top of the stack. */
+void app_push(struct app *app, struct panel *p);
+/* Closes and frees the top panel (never the timeline). */
+void app_pop(struct app *app);
+/* Sets the status line's message (printf-like). */
+void app_status(struct app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One key, mouse event or resize (TT_KEY_RESIZE is handled by app_resize). */
+void app_key(struct app *app, int key);
+void app_resize(struct app *app, int w, int h);
+/* Draws every panel and the status line into G (resized to the app's size). */
+void app_draw(struct app *app, struct grid *g);
+
+/* What the main loop needs from where the keys come from and the frames go to. */
+struct frontend {
+	/* The next key: a key code, a mouse code, TT_KEY_RESIZE, -1 for nothing yet (poll
+	 * again), or -2 when the input has ended (the script is done, a signal arrived). */
+	int (*next_key)(struct frontend *fe);
+	/* Shows the frame just drawn. */
+	void (*present)(struct frontend *fe, const struct grid *g);
+	/* The screen size after a TT_KEY_RESIZE. */
+	void (*size)(struct frontend *fe, int *w, int *h);
+	/* Called with how long each action and each frame took (ms); may be NULL. */
+	void (*timing)(struct frontend *fe, int key, double action_ms, double frame_ms);
+};
+
+/* The main loop: draw, present, read a key, act, until quit or the input ends. The last
+ * frame drawn stays in G. */
+void app_run(struct app *app, struct frontend *fe, struct grid *g);
+
+#endif

@@ -1,0 +1,175 @@
+/* gap_list.c: the gap table and the gap list panel (see gap_list.h). */
+#include "ui/gap_list.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/timefmt.h"
+#include "src/tmath.h"
+#include "src/xalloc.h"
+#include "ui/app.h"
+#include "ui/table_panel.h"
+#include "ui/view.h"
+
+int gap_table_columns(struct column *cols, bool ranks)
+{
+	int n = 0;
+	cols[n++] = (struct column){ "n", "#", COL_INT, 0 };
+	if (ranks)
+		cols[n++] = (struct column){ "rank", "rank", COL_INT, 0 };
+	cols[n++] = (struct column){ "device", "GPU", COL_INT, 0 };
+	cols[n++] = (struct column){ "start_ns", "start", COL_TIME, 0 };
+	cols[n++] = (struct column){ "duration_ns", "duration", COL_DUR, 0 };
+	cols[n++] = (struct column){ "step", "step", COL_INT, 0 };
+	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0 };
+	cols[n++] = (struct column){ "hta_class", "HTA class", COL_TEXT, 0 };
+	cols[n++] = (struct column){ "cpu_slice", "CPU slice", COL_TEXT, 1 };
+	return n;
+}
+
+void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t, struct slice_ref cpu, uint32_t n,
+                   int rank, int64_t origin, uint64_t tag)
+{
+	uint32_t r = table_add_row(tb, tag);
+	int c = 0;
+	table_set_int(tb, r, c++, n);
+	if (table_col(tb, "rank") >= 0)
+		table_set_int(tb, r, c++, rank);
+	table_set_int(tb, r, c++, g->device);
+	table_set_int(tb, r, c++, tt_sub(g->start, origin));
+	table_set_int(tb, r, c++, tt_sub(g->end, g->start));
+	if (g->step >= 0)
+		table_set_int(tb, r, c, g->step);
+	c++;
+	table_set_str(tb, r, c++, gap_cause_text(g->cause));
+	table_set_str(tb, r, c++, hta_class_key(g->hta));
+	if (cpu.track != TT_NONE) {
+		const struct slice *s = &t->tracks[cpu.track].slices[cpu.idx];
+		table_set_text(tb, r, c, strtab_get(&t->strings, s->name), strtab_len(&t->strings, s->name));
+	}
+}
+
+/* ---- the panel ------------------------------------------------------------------- */
+
+struct gap_list {
+	struct table t;
+	struct column cols[GAP_TABLE_MAX_COLS];
+	struct view *v;
+	uint32_t version;        /* the view's gaps_version the table was built from */
+	bool by_time;
+	int cause;               /* -1: every cause, else only this enum gap_cause */
+	int32_t device;          /* INT32_MIN: every device, else only this one */
+};
+
+static void build(struct table_panel *tp)
+{
+	struct gap_list *gl = tp->owner;
+	struct view *v = gl->v;
+	table_clear(&gl->t);
+	for (uint32_t i = 0; i < v->nnav; i++) {
+		const struct gap *g = &v->nav[i];
+		if ((gl->cause >= 0 && (int)g->cause != gl->cause) || (gl->device != INT32_MIN && g->device != gl->device))
+			continue;
+		struct slice_ref cpu = g->cpu;
+		const struct trace *t = v->ts[g->rank];
+		if (cpu.track != TT_NONE)
+			cpu.track &= VIEW_TRACK_MASK;
+		gap_table_add(&gl->t, g, t, cpu, i + 1, view_rank_label(v, g->rank), v->start, i);
+	}
+	gl->version = v->gaps_version;
+	table_panel_sort(tp, gl->by_time ? table_col(&gl->t, "start_ns") : -1, false);
+}
+
+static void update(struct table_panel *tp, struct app *app)
+{
+	struct gap_list *gl = tp->owner;
+	(void)app;
+	if (gl->version != gl->v->gaps_version)
+		build(tp); /* the minimum length or the alignment changed */
+}
+
+static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
+{
+	struct gap_list *gl = tp->owner;
+	char a[48], dev[32] = "";
+	(void)app;
+	if (gl->device != INT32_MIN)
+		snprintf(dev, sizeof dev, ", GPU %d only", gl->device);
+	snprintf(buf, n, "%u gaps of %s or more%s%s%s", gl->t.nrows, timefmt_dur(gl->v->gap_min, a, sizeof a),
+	         gl->cause >= 0 ? ", only " : "", gl->cause >= 0 ? gap_cause_text((enum gap_cause)gl->cause) : "", dev);
+	if (tp->sort_col < 0) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, n > l ? n - l : 0, ", longest first");
+	}
+}
+
+static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
+{
+	struct view *v = ((struct gap_list *)tp->owner)->v;
+	app_pop(app);
+	if (tag < v->nnav)
+		view_go_to_gap(v, &v->nav[tag], "gap");
+}
+
+static bool act(struct table_panel *tp, struct app *app, enum action a)
+{
+	struct gap_list *gl = tp->owner;
+	const struct gap_report *g0 = &gl->v->rank_gaps[0];
+	(void)app;
+	switch (a) {
+	case A_GAP_ORDER:
+		gl->by_time = !gl->by_time;
+		table_panel_sort(tp, gl->by_time ? table_col(&gl->t, "start_ns") : -1, false);
+		tp->sel = tp->top = 0;
+		return true;
+	case A_GAP_CAUSE:
+		gl->cause = gl->cause + 1 >= GC__COUNT ? -1 : gl->cause + 1;
+		break;
+	case A_GAP_DEVICE: {
+		/* every device, then each of the first rank's in turn */
+		uint32_t k = 0;
+		if (gl->device != INT32_MIN)
+			while (k < g0->ndevices && g0->devices[k].device != gl->device)
+				k++;
+		if (gl->device == INT32_MIN)
+			gl->device = g0->ndevices ? g0->devices[0].device : INT32_MIN;
+		else
+			gl->device = k + 1 < g0->ndevices ? g0->devices[k + 1].device : INT32_MIN;
+		break;
+	}
+	default:
+		return false;
+	}
+	build(tp);
+	tp->sel = tp->top = 0;
+	return true;
+}
+
+static void owner_free(struct table_panel *tp)
+{
+	struct gap_list *gl = tp->owner;
+	table_free(&gl->t);
+	free(gl);
+}
+
+static const struct table_owner gap_list_owner = {
+	.name = "gap list",
+	.title = title,
+	.jump = jump,
+	.act = act,
+	.update = update,
+	.free = owner_free,
+};
+
+struct panel *gap_list_open(struct app *app)
+{
+	struct gap_list *gl = xcalloc(1, sizeof *gl);
+	gl->v = app->tl;
+	gl->cause = -1;
+	gl->device = INT32_MIN;
+	table_init(&gl->t, gl->cols, gap_table_columns(gl->cols, app->nts > 1));
+	struct panel *p = table_panel_new(&gl->t, &gap_list_owner, gl);
+	build((struct table_panel *)p);
+	return p;
+}

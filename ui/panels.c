@@ -1,0 +1,22 @@
+/* panels.c: the table of views a key opens (see panels.h). */
+#include "ui/panels.h"
+
+#include <stddef.h>
+
+#include "ui/dist_view.h"
+#include "ui/gap_list.h"
+#include "ui/help.h"
+
+static const struct panel_entry entries[] = {
+	{ A_HELP, "help", help_open },
+	{ A_GAP_LIST, "gap list", gap_list_open },
+	{ A_DIST_VIEW, "distributed", dist_view_open },
+};
+
+const struct panel_entry *panels_find(enum action a)
+{
+	for (size_t i = 0; i < sizeof entries / sizeof *entries; i++)
+		if (entries[i].action == a)
+			return &entries[i];
+	return NULL;
+}

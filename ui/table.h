@@ -1,0 +1,100 @@
+/* table.h: a table of typed columns and rows, written as aligned text or as JSON, and
+ * shown on screen by the table panel (ui/table_panel.h).
+ *
+ * A view that is a table describes it once: its columns (a key, a title, a kind, a width
+ * policy) and its rows (typed values, plus a tag the owner uses to find what a row stands
+ * for). The report writer, the JSON writer and the panel all read that one definition, so
+ * `--report=... --json` and the screen cannot disagree. Values are raw: text as the trace
+ * holds it (escaped only when written), times and durations in integer nanoseconds. */
+#ifndef TT_TABLE_H
+#define TT_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ui/jsonw.h"
+
+enum col_kind {
+	COL_TEXT,  /* a string */
+	COL_DUR,   /* a duration in ns: "12.3 us" */
+	COL_TIME,  /* a time in ns from the trace start: "+1234.567 us" */
+	COL_PCT,   /* a percentage, 0-100: "56.2%" */
+	COL_COUNT, /* a count: "1234" */
+	COL_BYTES, /* a byte count: "12.3 MB" (exact in JSON) */
+	COL_INT,   /* an identifier: a rank, a device, a step number */
+};
+
+struct column {
+	const char *key;    /* JSON key and name in messages ("duration_ns") */
+	const char *title;  /* heading ("duration") */
+	enum col_kind kind;
+	int flex;           /* 0: as wide as its widest value; else it shares what room is left (by
+	                     * weight) and a longer value is elided in the middle with "…" */
+};
+
+struct tvalue {
+	bool null;       /* no value: "-" in text, null in JSON */
+	int64_t i;       /* COL_DUR, COL_TIME, COL_COUNT, COL_BYTES, COL_INT */
+	double d;        /* COL_PCT */
+	uint32_t s, n;   /* COL_TEXT: offset and length in the table's text */
+};
+
+struct table {
+	const struct column *cols;
+	int ncols;
+	uint32_t nrows, cap;
+	struct tvalue *v;   /* nrows x ncols, row-major */
+	uint64_t *tag;      /* by row: what the row stands for, for its owner */
+	char *text;
+	size_t tlen, tcap;
+};
+
+void table_init(struct table *t, const struct column *cols, int ncols);
+void table_free(struct table *t);
+/* Empties T, keeping its columns. */
+void table_clear(struct table *t);
+/* Appends a row of nulls tagged TAG; returns its index. */
+uint32_t table_add_row(struct table *t, uint64_t tag);
+void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_t n);
+void table_set_str(struct table *t, uint32_t row, int col, const char *s);
+void table_set_int(struct table *t, uint32_t row, int col, int64_t v);
+void table_set_pct(struct table *t, uint32_t row, int col, double v);
+/* The column whose key is KEY, or -1. */
+int table_col(const struct table *t, const char *key);
+static inline const struct tvalue *table_value(const struct table *t, uint32_t row, int col)
+{
+	return &t->v[(size_t)row * (size_t)t->ncols + (size_t)col];
+}
+/* The raw text of a text cell (not NUL-terminated: *N bytes). */
+const char *table_text(const struct table *t, uint32_t row, int col, size_t *n);
+
+/* Formats a cell as shown, escaped for a terminal, into BUF; returns its width in columns. */
+int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t n);
+/* Orders rows A and B by column COL: text by bytes, numbers by value, nulls last. */
+int table_cmp(const struct table *t, int col, uint32_t a, uint32_t b);
+/* Sorts ROWS (N row indices) by COL, descending when DESC; ties keep their order. */
+void table_sort(const struct table *t, uint32_t *rows, uint32_t n, int col, bool desc);
+/* Whether a text cell of ROW holds NEEDLE, ignoring ASCII case. */
+bool table_row_matches(const struct table *t, uint32_t row, const char *needle);
+
+/* The width of each column (COLW[ncols]) for the rows listed, fitting WIDTH columns in
+ * all with one space between columns: fixed columns as wide as their title and widest
+ * value; flex columns share what is left (at least their title). Returns the total. */
+int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, int width, int *colw);
+/* Writes VALUE (escaped text, WIDTH columns at most) into BUF, elided in the middle with
+ * "…" (or "..." when ASCII) when longer. Returns its width. */
+int table_elide(const char *value, int width, bool ascii, char *buf, size_t n);
+/* Whether a column is written right-aligned (numbers). */
+bool table_col_right(const struct column *c);
+
+/* Writes the rows listed (all when ROWS is NULL) as aligned text: a heading line, then a
+ * line per row, each line starting with INDENT and fitting WIDTH columns; flex columns
+ * are elided in the middle, never cut silently (the JSON has them whole). */
+void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, int width, const char *indent);
+/* Writes the rows listed (all when ROWS is NULL) as a JSON array of objects keyed by
+ * column key; times and durations as integer ns, nulls as null. */
+void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *rows, uint32_t n);
+
+#endif

@@ -1,0 +1,288 @@
+/* table_panel.c: the table panel (see table_panel.h).
+ *
+ * Its rectangle is the timeline's track area: line 0 the title with the sort and filter in
+ * force, line 1 the column titles, then the rows, and at the bottom the detail line. */
+#include "ui/table_panel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+#include "ui/app.h"
+#include "ui/escape.h"
+#include "ui/prompt.h"
+#include "ui/view.h"
+
+static int page_rows(const struct table_panel *tp)
+{
+	int n = tp->base.r.h - 3;
+	return n > 1 ? n : 1;
+}
+
+static void clamp(struct table_panel *tp)
+{
+	int page = page_rows(tp);
+	if (tp->sel >= (int)tp->nrows)
+		tp->sel = (int)tp->nrows - 1;
+	if (tp->sel < 0)
+		tp->sel = 0;
+	if (tp->sel < tp->top)
+		tp->top = tp->sel;
+	if (tp->sel >= tp->top + page)
+		tp->top = tp->sel - page + 1;
+	if (tp->top < 0)
+		tp->top = 0;
+}
+
+bool table_panel_selected(const struct table_panel *tp, uint64_t *tag)
+{
+	if (tp->sel < 0 || (uint32_t)tp->sel >= tp->nrows)
+		return false;
+	*tag = tp->t->tag[tp->rows[tp->sel]];
+	return true;
+}
+
+void table_panel_refresh(struct table_panel *tp)
+{
+	uint64_t tag = 0;
+	bool had = table_panel_selected(tp, &tag);
+	free(tp->rows);
+	tp->rows = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *tp->rows);
+	tp->nrows = 0;
+	for (uint32_t r = 0; r < tp->t->nrows; r++)
+		if (table_row_matches(tp->t, r, tp->filter))
+			tp->rows[tp->nrows++] = r;
+	if (tp->sort_col >= 0)
+		table_sort(tp->t, tp->rows, tp->nrows, tp->sort_col, tp->desc);
+	tp->sel = 0;
+	if (had)
+		for (uint32_t k = 0; k < tp->nrows; k++)
+			if (tp->t->tag[tp->rows[k]] == tag) {
+				tp->sel = (int)k;
+				break;
+			}
+	clamp(tp);
+}
+
+void table_panel_sort(struct table_panel *tp, int col, bool desc)
+{
+	tp->sort_col = col < tp->t->ncols ? col : -1;
+	tp->desc = desc;
+	table_panel_refresh(tp);
+}
+
+static void filter_change(void *ctx, struct app *app, const char *text, bool accepted)
+{
+	struct table_panel *tp = ctx;
+	(void)app;
+	(void)accepted;
+	snprintf(tp->filter, sizeof tp->filter, "%s", text);
+	table_panel_refresh(tp);
+}
+
+static void filter_done(void *ctx, struct app *app, const char *text, bool accepted)
+{
+	/* Esc clears the filter; Enter keeps what was typed */
+	filter_change(ctx, app, accepted ? text : "", accepted);
+}
+
+static bool table_act(struct panel *p, struct app *app, enum action a, int key)
+{
+	struct table_panel *tp = (struct table_panel *)p;
+	int page = page_rows(tp);
+	(void)key;
+	if (tp->own->act != NULL && tp->own->act(tp, app, a))
+		return true;
+	switch (a) {
+	case A_ROW_UP: tp->sel--; break;
+	case A_ROW_DOWN: tp->sel++; break;
+	case A_PAGE_UP: tp->sel -= page; break;
+	case A_PAGE_DOWN: tp->sel += page; break;
+	case A_HOME: tp->sel = 0; break;
+	case A_END: tp->sel = (int)tp->nrows - 1; break;
+	case A_SORT_NEXT:
+	case A_SORT_PREV: {
+		/* the table's own order, then each column in turn; numbers largest first */
+		int n = tp->t->ncols, c = tp->sort_col + (a == A_SORT_NEXT ? 1 : -1);
+		if (c >= n)
+			c = -1;
+		if (c < -1)
+			c = n - 1;
+		table_panel_sort(tp, c, c >= 0 && tp->t->cols[c].kind != COL_TEXT);
+		app_status(app, "sorted by %s", c >= 0 ? tp->t->cols[c].title : "the table's own order");
+		break;
+	}
+	case A_SORT_REVERSE:
+		if (tp->sort_col < 0) {
+			app_status(app, "choose a column to sort by first (%s)", keymap_key_for(&app->keys, CTX_TABLE, A_SORT_NEXT));
+			break;
+		}
+		table_panel_sort(tp, tp->sort_col, !tp->desc);
+		break;
+	case A_FILTER:
+		app_push(app, prompt_new_live("filter: ", tp->filter, filter_done, filter_change, tp));
+		break;
+	case A_JUMP: {
+		uint64_t tag;
+		if (table_panel_selected(tp, &tag))
+			tp->own->jump(tp, app, tag);
+		return true; /* the owner may have closed the panel: touch nothing more */
+	}
+	default:
+		return false;
+	}
+	clamp(tp);
+	return true;
+}
+
+static void table_mouse(struct panel *p, struct app *app, enum mouse_kind kind, int x, int y)
+{
+	struct table_panel *tp = (struct table_panel *)p;
+	(void)app;
+	(void)x;
+	if (kind == TT_WHEEL_UP)
+		tp->sel -= 3;
+	else if (kind == TT_WHEEL_DOWN)
+		tp->sel += 3;
+	else if (kind == TT_CLICK && y >= p->r.y + 2 && y < p->r.y + 2 + page_rows(tp))
+		tp->sel = tp->top + (y - p->r.y - 2);
+	clamp(tp);
+}
+
+static void table_draw(struct panel *p, struct app *app, struct grid *g, const struct render_opts *o)
+{
+	struct table_panel *tp = (struct table_panel *)p;
+	struct rect r = p->r;
+	struct table *t;
+	char title[400], line[512], raw[2048], shown[2048];
+	if (tp->own->update != NULL)
+		tp->own->update(tp, app);
+	t = tp->t;
+	clamp(tp);
+	panel_clear(g, r, CS_DETAILS);
+	tp->own->title(tp, app, title, sizeof title);
+	size_t n = strlen(title);
+	if (tp->sort_col >= 0)
+		n += (size_t)snprintf(title + n, n < sizeof title ? sizeof title - n : 0, ", by %s%s",
+		                      t->cols[tp->sort_col].title, tp->desc ? " (largest first)" : "");
+	if (tp->filter[0] && n < sizeof title) {
+		char f[160];
+		escape_term_buf(tp->filter, strlen(tp->filter), f, sizeof f);
+		n += (size_t)snprintf(title + n, sizeof title - n, ", filter \"%s\": %u rows", f, tp->nrows);
+	}
+	grid_text(g, r.x + 1, r.y, r.x + r.w, title, CS_HILITE, 0);
+
+	/* widths from every row shown, so that scrolling does not move the columns */
+	int *colw = xcalloc((size_t)t->ncols, sizeof *colw);
+	int avail = r.w - 2;
+	table_layout(t, tp->rows, tp->nrows, avail, colw);
+	int x = r.x + 1;
+	for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
+		int sw = table_elide(t->cols[c].title, colw[c], o->ascii, shown, sizeof shown);
+		int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
+		grid_text(g, x + pad, r.y + 1, r.x + r.w, shown, c == tp->sort_col ? CS_HILITE : CS_RULER, 0);
+		x += colw[c] + 1;
+	}
+	int page = page_rows(tp);
+	for (int i = 0; i < page; i++) {
+		int k = tp->top + i;
+		if (k >= (int)tp->nrows)
+			break;
+		uint32_t row = tp->rows[k];
+		int y = r.y + 2 + i;
+		enum cell_style st = k == tp->sel ? CS_HILITE : CS_DETAILS;
+		uint8_t color = tp->own->row_color != NULL && k != tp->sel ? tp->own->row_color(tp, app, t->tag[row]) : 0;
+		if (k == tp->sel)
+			for (int xx = r.x; xx < r.x + r.w; xx++)
+				grid_set(g, xx, y, ' ', CS_HILITE, 0);
+		x = r.x + 1;
+		for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
+			table_format(t, row, c, raw, sizeof raw);
+			int sw = table_elide(raw, colw[c], o->ascii, shown, sizeof shown);
+			int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
+			grid_text(g, x + pad, y, r.x + r.w, shown, st, color);
+			x += colw[c] + 1;
+		}
+	}
+	if (tp->nrows == 0)
+		grid_text(g, r.x + 1, r.y + 2, r.x + r.w, tp->filter[0] ? "(no row holds the filter text)" : "(empty)",
+		          CS_DETAILS, 0);
+	/* the detail line: whole, what the columns cut of the selected row */
+	int yd = r.y + r.h - 1;
+	for (int xx = r.x; xx < r.x + r.w; xx++)
+		grid_set(g, xx, yd, ' ', CS_RULER, 0);
+	if (tp->nrows > 0) {
+		uint32_t row = tp->rows[tp->sel];
+		size_t ln = 0;
+		line[0] = '\0';
+		for (int c = 0; c < t->ncols; c++) {
+			int w = table_format(t, row, c, raw, sizeof raw);
+			if (w <= colw[c])
+				continue;
+			ln += (size_t)snprintf(line + ln, ln < sizeof line ? sizeof line - ln : 0, "%s%s: %s", ln ? "  " : "",
+			                       t->cols[c].title, raw);
+			if (ln >= sizeof line)
+				break;
+		}
+		char pos[48];
+		snprintf(pos, sizeof pos, "%d/%u ", tp->sel + 1, tp->nrows);
+		int px = r.x + r.w - (int)strlen(pos);
+		grid_text(g, r.x + 1, yd, px - 1, line, CS_RULER, 0);
+		grid_text(g, px, yd, r.x + r.w, pos, CS_RULER, 0);
+	}
+	free(colw);
+}
+
+static void table_hints(struct panel *p, struct app *app, char *buf, size_t n)
+{
+	const struct keymap *km = &app->keys;
+	char k[6][16];
+	static const enum action shown[6] = { A_JUMP, A_SORT_NEXT, A_SORT_REVERSE, A_FILTER, A_CLOSE, A_HELP };
+	(void)p;
+	for (int i = 0; i < 6; i++)
+		snprintf(k[i], sizeof k[i], "%s", keymap_key_for(km, CTX_TABLE, shown[i]));
+	snprintf(buf, n, "%s jump  %s sort  %s reverse  %s filter  %s close  %s help", k[0], k[1], k[2], k[3], k[4], k[5]);
+}
+
+static void table_layout_fn(struct panel *p, struct app *app)
+{
+	/* over the timeline's track area: the header, the details and the status stay */
+	p->r = (struct rect){ 0, view_area_y(app->tl), app->w, view_area_h(app->tl) };
+	clamp((struct table_panel *)p);
+}
+
+static void table_panel_free(struct panel *p)
+{
+	struct table_panel *tp = (struct table_panel *)p;
+	if (tp->own->free != NULL)
+		tp->own->free(tp);
+	free(tp->rows);
+	free(tp);
+}
+
+static const struct panel_ops table_ops = {
+	.name = "table",
+	.ctx = CTX_TABLE,
+	.act = table_act,
+	.mouse = table_mouse,
+	.draw = table_draw,
+	.hints = table_hints,
+	.layout = table_layout_fn,
+	.free = table_panel_free,
+};
+
+struct panel *table_panel_new(struct table *t, const struct table_owner *own, void *owner)
+{
+	struct table_panel *tp = xcalloc(1, sizeof *tp);
+	/* each table view has its own name (for the app's toggling) */
+	tp->ops = table_ops;
+	tp->ops.name = own->name;
+	tp->base.ops = &tp->ops;
+	tp->t = t;
+	tp->own = own;
+	tp->owner = owner;
+	tp->sort_col = -1;
+	table_panel_refresh(tp);
+	return &tp->base;
+}

@@ -1,0 +1,61 @@
+/* table_panel.h: the one panel that shows a table (ui/table.h).
+ *
+ * It gives every table view selection, scrolling, sort by any column (sort-next cycles
+ * the column, sort-reverse flips the order), a filter by text (/), Enter calling back into
+ * the owner (to jump to the timeline), and a detail line for the selected row that shows
+ * whole what the columns had to cut. The owner (a view file such as ui/gap_list.c) fills
+ * the table, names the panel and may take actions of its own (the gap list's cause
+ * filter); after changing the table it calls table_panel_refresh. */
+#ifndef TT_TABLE_PANEL_H
+#define TT_TABLE_PANEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ui/panel.h"
+#include "ui/table.h"
+
+struct table_panel;
+
+struct table_owner {
+	const char *name; /* the panel's name (ui/panels.c) */
+	/* The title line: what the table shows ("13 gaps of 100 us or more"). */
+	void (*title)(struct table_panel *tp, struct app *app, char *buf, size_t n);
+	/* Enter on the row tagged TAG; the owner usually closes the panel and jumps. */
+	void (*jump)(struct table_panel *tp, struct app *app, uint64_t tag);
+	/* An action of the owner's own; returns whether it took it. May be NULL. */
+	bool (*act)(struct table_panel *tp, struct app *app, enum action a);
+	/* Called before each frame: the owner may rebuild a table that went stale. May be NULL. */
+	void (*update)(struct table_panel *tp, struct app *app);
+	/* A tint for the row tagged TAG (0: none). May be NULL. */
+	uint8_t (*row_color)(struct table_panel *tp, struct app *app, uint64_t tag);
+	/* Frees the owner's state (and the table when it owns it). */
+	void (*free)(struct table_panel *tp);
+};
+
+struct table_panel {
+	struct panel base;
+	struct panel_ops ops;   /* the table panel's, named after the owner */
+	struct table *t;
+	const struct table_owner *own;
+	void *owner;
+	uint32_t *rows;        /* the rows shown: filtered, then sorted */
+	uint32_t nrows;
+	int sort_col;          /* -1: the table's own order */
+	bool desc;
+	char filter[128];
+	int sel, top;          /* positions in rows */
+};
+
+/* A panel over table T (the owner keeps it alive), in T's own order. */
+struct panel *table_panel_new(struct table *t, const struct table_owner *own, void *owner);
+/* Applies the filter and the sort again after T changed; keeps the selection on the same
+ * tag when it is still shown. */
+void table_panel_refresh(struct table_panel *tp);
+/* Sorts by column COL (-1: the table's own order), descending when DESC. */
+void table_panel_sort(struct table_panel *tp, int col, bool desc);
+/* The tag of the selected row; false when the table shows no row. */
+bool table_panel_selected(const struct table_panel *tp, uint64_t *tag);
+
+#endif
