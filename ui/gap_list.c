@@ -24,7 +24,8 @@ int gap_table_columns(struct column *cols, bool ranks)
 	cols[n++] = (struct column){ "step", "step", COL_INT, 0 };
 	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0 };
 	cols[n++] = (struct column){ "hta_class", "HTA class", COL_TEXT, 0 };
-	cols[n++] = (struct column){ "cpu_slice", "CPU slice", COL_TEXT, 1 };
+	cols[n++] = (struct column){ "cpu_slice", "CPU slice", COL_TEXT, 2 };
+	cols[n++] = (struct column){ "cpu_track", "on", COL_TEXT, 1 };
 	return n;
 }
 
@@ -46,7 +47,9 @@ void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t,
 	table_set_str(tb, r, c++, hta_class_key(g->hta));
 	if (cpu.track != TT_NONE) {
 		const struct slice *s = &t->tracks[cpu.track].slices[cpu.idx];
+		const struct track *tr = &t->tracks[cpu.track];
 		table_set_text(tb, r, c, strtab_get(&t->strings, s->name), strtab_len(&t->strings, s->name));
+		table_set_text(tb, r, c + 1, strtab_get(&t->strings, tr->name), strtab_len(&t->strings, tr->name));
 	}
 }
 

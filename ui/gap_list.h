@@ -13,7 +13,7 @@
 #include "ui/panel.h"
 #include "ui/table.h"
 
-#define GAP_TABLE_MAX_COLS 9
+#define GAP_TABLE_MAX_COLS 10
 
 /* Fills COLS with the gap table's columns (a rank column when RANKS); returns how many. */
 int gap_table_columns(struct column *cols, bool ranks);

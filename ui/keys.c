@@ -230,12 +230,13 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 		lineno++;
 		if (line[0] == '#' || (nw = sscanf(line, "%63s %63s %63s", w1, w2, w3)) < 2)
 			continue;
-		const char *key = nw == 3 ? w2 : w1, *act = nw == 3 ? w3 : w2;
 		int ctx = -1;
 		if (nw == 3)
 			for (int c = 0; c < CTX__COUNT; c++)
 				if (strcmp(context_names[c], w1) == 0)
 					ctx = c;
+		/* "KEY ACTION anything": the words after the action are a comment, as they were */
+		const char *key = ctx >= 0 ? w2 : w1, *act = ctx >= 0 ? w3 : w2;
 		nk = keys_parse(key, &keys, &err);
 		enum action a = A__COUNT;
 		for (int i = 1; i < A__COUNT; i++)
@@ -243,7 +244,7 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 				a = (enum action)i;
 		if (strcmp(act, "none") == 0)
 			a = A_NONE;
-		if (nk != 1 || a == A__COUNT || (nw == 3 && ctx < 0)) {
+		if (nk != 1 || a == A__COUNT) {
 			*cause = xasprintf("%s:%d: expected [CONTEXT] KEY ACTION (e.g. \"z zoom-in\" or \"table x close\")",
 			                   path, lineno);
 			free(err);

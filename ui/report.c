@@ -2,6 +2,11 @@
  * string taken from a trace goes through ui/escape.h. */
 #include "config.h"
 #include "ui/report.h"
+#include "ui/gap_list.h"
+#include "ui/table.h"
+
+/* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
+#define REPORT_WIDTH 120
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -423,23 +428,9 @@ void report_check(FILE *f, struct trace *const *traces, int n)
 
 /* ---- gaps ------------------------------------------------------------------------------ */
 
-static void slice_desc(const struct trace *t, struct slice_ref r, char *buf, size_t n)
-{
-	char name[256], tname[128];
-	if (r.track == TT_NONE) {
-		snprintf(buf, n, "-");
-		return;
-	}
-	const struct track *tr = &t->tracks[r.track];
-	escape_term_buf(str(t, tr->slices[r.idx].name), strtab_len(&t->strings, tr->slices[r.idx].name), name,
-	                sizeof name);
-	escape_term_buf(str(t, tr->name), strtab_len(&t->strings, tr->name), tname, sizeof tname);
-	snprintf(buf, n, "%s (%s)", name, tname);
-}
-
 static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r)
 {
-	char a[48], b[48], c[64], line[600];
+	char a[48], b[48], c[64];
 	fputs("== ", f);
 	escape_term(f, t->path, strlen(t->path));
 	fputc('\n', f);
@@ -493,18 +484,15 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	}
 	fprintf(f, "\n   %u gaps of %s or more with every stream of the device idle, longest first\n", r->ngaps,
 	        timefmt_dur(r->min_gap, a, sizeof a));
-	if (r->ngaps > 0)
-		fprintf(f, "   %-6s %14s %11s %7s  %-22s %-11s  %s\n", "device", "start", "duration", "step", "cause", "HTA class",
-		        "CPU slice");
-	for (uint32_t i = 0; i < r->ngaps && i < 50; i++) {
-		const struct gap *g = &r->gaps[i];
-		char step[24] = "-";
-		if (g->step >= 0)
-			snprintf(step, sizeof step, "#%lld", (long long)g->step);
-		slice_desc(t, g->cpu, line, sizeof line);
-		fprintf(f, "   GPU %-2d %14s %11s %7s  %-22s %-11s  %s\n", g->device,
-		        timefmt_offset(g->start - t->start, a, sizeof a), timefmt_dur(g->end - g->start, b, sizeof b), step,
-		        gap_cause_text(g->cause), hta_class_key(g->hta), line);
+	if (r->ngaps > 0) {
+		/* the gap list's own table (ui/gap_list.h): the screen and this report agree */
+		struct column cols[GAP_TABLE_MAX_COLS];
+		struct table tb;
+		table_init(&tb, cols, gap_table_columns(cols, false));
+		for (uint32_t i = 0; i < r->ngaps && i < 50; i++)
+			gap_table_add(&tb, &r->gaps[i], t, r->gaps[i].cpu, i + 1, 0, t->start, i);
+		table_write_text(f, &tb, NULL, 0, REPORT_WIDTH, "   ");
+		table_free(&tb);
 	}
 	if (r->ngaps > 50)
 		fprintf(f, "   ... and %u more (--json lists them all)\n", r->ngaps - 50);

@@ -210,19 +210,45 @@ int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, int wi
 		fixed += colw[c];
 	}
 	int room = width - fixed - (t->ncols - 1);
-	for (int c = 0; c < t->ncols; c++) {
+	/* flex columns: each as wide as its widest value when that fits; the room left is
+	 * shared by weight among the others (water-filling), never below their title */
+	int widest[64] = { 0 };
+	bool done[64] = { false };
+	for (int c = 0; c < t->ncols && c < 64; c++) {
 		if (t->cols[c].flex <= 0)
 			continue;
-		/* as wide as the widest value when it fits, else its share of the room */
-		int widest = colw[c];
+		widest[c] = colw[c];
 		for (uint32_t k = 0; k < n; k++) {
 			int w = table_format(t, rows ? rows[k] : k, c, buf, sizeof buf);
-			if (w > widest)
-				widest = w;
+			if (w > widest[c])
+				widest[c] = w;
 		}
-		int share = weights > 0 ? room * t->cols[c].flex / weights : 0;
-		colw[c] = widest < share ? widest : share > colw[c] ? share : colw[c];
 	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		int wsum = 0;
+		for (int c = 0; c < t->ncols && c < 64; c++)
+			if (t->cols[c].flex > 0 && !done[c])
+				wsum += t->cols[c].flex;
+		for (int c = 0; c < t->ncols && c < 64 && wsum > 0; c++)
+			if (t->cols[c].flex > 0 && !done[c] && widest[c] <= room * t->cols[c].flex / wsum) {
+				colw[c] = widest[c];
+				room -= widest[c];
+				done[c] = true;
+				changed = true;
+				break;
+			}
+	}
+	int wsum = 0;
+	for (int c = 0; c < t->ncols && c < 64; c++)
+		if (t->cols[c].flex > 0 && !done[c])
+			wsum += t->cols[c].flex;
+	for (int c = 0; c < t->ncols && c < 64; c++)
+		if (t->cols[c].flex > 0 && !done[c]) {
+			int share = wsum > 0 ? room * t->cols[c].flex / wsum : 0;
+			colw[c] = share > colw[c] ? share : colw[c];
+		}
+	(void)weights;
 	for (int c = 0; c < t->ncols; c++)
 		total += colw[c] + (c > 0);
 	return total;
