@@ -248,6 +248,8 @@ void trace_free(struct trace *t)
 	free(t->counters);
 	free(t->steps);
 	free(t->devices);
+	if (t->analyses != NULL)
+		t->free_analyses(t->analyses);
 	free(t->path);
 	free(t->error);
 	strtab_free(&t->strings);

@@ -304,6 +304,10 @@ struct trace {
 
 	uint64_t async_events;
 	struct quality quality;
+
+	/* analyses computed on first use (src/analysis.h), freed with the trace */
+	struct analysis_cache *analyses;
+	void (*free_analyses)(struct analysis_cache *);
 };
 
 /* Returns the class of a slice of category CAT (may be empty) and name NAME. */

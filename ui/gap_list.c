@@ -118,7 +118,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 static bool act(struct table_panel *tp, struct app *app, enum action a)
 {
 	struct gap_list *gl = tp->owner;
-	const struct gap_report *g0 = &gl->v->rank_gaps[0];
+	const struct gap_report *g0 = &gl->v->rank_gaps[0]->r;
 	(void)app;
 	switch (a) {
 	case A_GAP_ORDER:

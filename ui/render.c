@@ -189,8 +189,8 @@ static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
 /* True when [a, b) (RANK's file time) touches a gap of DEVICE on RANK (O(log n)). */
 static bool in_gap(const struct view *v, int rank, int32_t device, int64_t a, int64_t b)
 {
-	const struct gap *bd = v->rank_gaps_by_device[rank];
-	uint32_t lo = 0, hi = v->rank_gaps[rank].ngaps;
+	const struct gap *bd = v->rank_gaps[rank]->by_device;
+	uint32_t lo = 0, hi = v->rank_gaps[rank]->r.ngaps;
 	while (lo < hi) { /* the first gap of a later device, or of DEVICE ending after a */
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (bd[mid].device > device || (bd[mid].device == device && bd[mid].end > a))
@@ -199,13 +199,13 @@ static bool in_gap(const struct view *v, int rank, int32_t device, int64_t a, in
 			lo = mid + 1;
 	}
 	/* a device's gaps do not overlap: the first one ending after a is the only candidate */
-	return lo < v->rank_gaps[rank].ngaps && bd[lo].device == device && bd[lo].start < b;
+	return lo < v->rank_gaps[rank]->r.ngaps && bd[lo].device == device && bd[lo].start < b;
 }
 
 static const struct device_gaps *device_of(const struct view *v, int rank, int32_t device)
 {
-	const struct gap_report *gr = &v->rank_gaps[rank];
-	const uint32_t *o = v->rank_devices[rank];
+	const struct gap_report *gr = &v->rank_gaps[rank]->r;
+	const uint32_t *o = v->rank_gaps[rank]->devices;
 	uint32_t lo = 0, hi = gr->ndevices;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

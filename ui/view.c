@@ -51,44 +51,6 @@ static struct gap *gaps_in_time_order(const struct gap_report *g)
 	return out;
 }
 
-static int gap_cmp_device(const void *a, const void *b)
-{
-	const struct gap *x = a, *y = b;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* G's device gaps by device, then by start: the renderer finds a device's gap at a time
- * by binary search, however many devices the trace has. */
-static struct gap *gaps_by_device(const struct gap_report *g)
-{
-	struct gap *out = xmalloc((g->ngaps ? g->ngaps : 1) * sizeof *out);
-	if (g->ngaps > 0) {
-		memcpy(out, g->gaps, g->ngaps * sizeof *out);
-		qsort(out, g->ngaps, sizeof *out, gap_cmp_device);
-	}
-	return out;
-}
-
-static int device_cmp(const void *a, const void *b, void *arg)
-{
-	const struct device_gaps *d = arg;
-	int32_t x = d[*(const uint32_t *)a].device, y = d[*(const uint32_t *)b].device;
-	return x < y ? -1 : x > y;
-}
-
-/* The positions of G's devices, by device number. */
-static uint32_t *devices_by_number(const struct gap_report *g)
-{
-	uint32_t *o = xcalloc(g->ndevices ? g->ndevices : 1, sizeof *o);
-	for (uint32_t i = 0; i < g->ndevices; i++)
-		o[i] = i;
-	if (g->ndevices > 1)
-		qsort_r(o, g->ndevices, sizeof *o, device_cmp, g->devices);
-	return o;
-}
-
 static int gap_cmp_len(const void *a, const void *b)
 {
 	const struct gap *x = a, *y = b;
@@ -106,13 +68,13 @@ static void build_nav(struct view *v)
 {
 	uint32_t n = 0;
 	for (int r = 0; r < v->nts; r++)
-		n += v->rank_gaps[r].ngaps;
+		n += v->rank_gaps[r]->r.ngaps;
 	free(v->nav);
 	free(v->gaps_by_time);
 	v->nav = xmalloc((n ? n : 1) * sizeof *v->nav);
 	v->nnav = 0;
 	for (int r = 0; r < v->nts; r++) {
-		const struct gap_report *gr = &v->rank_gaps[r];
+		const struct gap_report *gr = &v->rank_gaps[r]->r;
 		for (uint32_t i = 0; i < gr->ngaps; i++) {
 			struct gap g = gr->gaps[i];
 			g.rank = r;
@@ -135,14 +97,8 @@ static void build_nav(struct view *v)
 
 static void compute_gaps(struct view *v)
 {
-	for (int r = 0; r < v->nts; r++) {
-		gaps_free(&v->rank_gaps[r]);
-		free(v->rank_gaps_by_device[r]);
-		free(v->rank_devices[r]);
-		gaps_analyse(v->ts[r], v->gap_min, &v->rank_gaps[r]);
-		v->rank_gaps_by_device[r] = gaps_by_device(&v->rank_gaps[r]);
-		v->rank_devices[r] = devices_by_number(&v->rank_gaps[r]);
-	}
+	for (int r = 0; r < v->nts; r++)
+		v->rank_gaps[r] = trace_gaps(v->ts[r], v->gap_min); /* computed once per trace and length */
 	build_nav(v);
 	v->gap_at = v->gap_rank = 0;
 }
@@ -206,8 +162,6 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	v->dist_order = xcalloc((size_t)n, sizeof *v->dist_order);
 	v->manual = xcalloc((size_t)n, sizeof *v->manual);
 	v->rank_gaps = xcalloc((size_t)n, sizeof *v->rank_gaps);
-	v->rank_gaps_by_device = xcalloc((size_t)n, sizeof *v->rank_gaps_by_device);
-	v->rank_devices = xcalloc((size_t)n, sizeof *v->rank_devices);
 	v->name_matches = xcalloc((size_t)n, sizeof *v->name_matches);
 	v->w = w > 20 ? w : 20; /* as view_resize: a smaller terminal shows the top left */
 	v->h = h > 8 ? h : 8;
@@ -236,15 +190,8 @@ void view_free(struct view *v)
 	search_free(v);
 	free(v->args_text);
 	free(v->gaps_by_time);
-	for (int r = 0; r < v->nts; r++) {
-		gaps_free(&v->rank_gaps[r]);
-		free(v->rank_gaps_by_device[r]);
-		free(v->rank_devices[r]);
-	}
 	free(v->nav);
 	free(v->rank_gaps);
-	free(v->rank_gaps_by_device);
-	free(v->rank_devices);
 	free(v->shift);
 	free(v->manual);
 	ranks_free(&v->rr);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/analysis.h"
 #include "src/gaps.h"
 #include "src/model.h"
 #include "src/ranks.h"
@@ -54,9 +55,7 @@ struct view {
 	enum align_mode align;
 	int64_t *manual;             /* manual mode: each rank's offset */
 	bool by_role;                /* layout: by role (else by rank) */
-	struct gap_report *rank_gaps;    /* each rank's gaps, by rank position, in its own file time */
-	struct gap **rank_gaps_by_device; /* each rank's gaps by device, then start, in its own file time */
-	uint32_t **rank_devices;     /* each rank's rank_gaps[r].devices positions, by device number */
+	const struct gap_analysis **rank_gaps; /* each rank's gaps (src/analysis.h), by rank position, in its own file time */
 	struct rank_report rr;       /* several ranks: the comparison under the alignment in force */
 	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
 	int *dist_order;             /* rank positions, the straggler first */

@@ -1,0 +1,92 @@
+/* analysis.c: the per-trace cache of analyses (see analysis.h). */
+#include "src/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/xalloc.h"
+
+struct analysis_cache {
+	struct gap_analysis gaps[ANALYSIS_GAPS_KEPT];
+	int ngaps;
+	uint64_t clock;    /* ticks at every request, for LRU */
+	uint64_t computed; /* analyses computed */
+};
+
+static void free_gap_analysis(struct gap_analysis *g)
+{
+	gaps_free(&g->r);
+	free(g->by_device);
+	free(g->devices);
+	memset(g, 0, sizeof *g);
+}
+
+static void cache_free(struct analysis_cache *c)
+{
+	for (int i = 0; i < c->ngaps; i++)
+		free_gap_analysis(&c->gaps[i]);
+	free(c);
+}
+
+static struct analysis_cache *cache_of(struct trace *t)
+{
+	if (t->analyses == NULL) {
+		t->analyses = xcalloc(1, sizeof *t->analyses);
+		t->free_analyses = cache_free;
+	}
+	return t->analyses;
+}
+
+static int gap_cmp_device(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int device_cmp(const void *a, const void *b, void *arg)
+{
+	const struct device_gaps *d = arg;
+	int32_t x = d[*(const uint32_t *)a].device, y = d[*(const uint32_t *)b].device;
+	return x < y ? -1 : x > y;
+}
+
+const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap)
+{
+	struct analysis_cache *c = cache_of(t);
+	struct gap_analysis *g = NULL;
+	c->clock++;
+	for (int i = 0; i < c->ngaps; i++)
+		if (c->gaps[i].min_gap == min_gap) {
+			c->gaps[i].used = c->clock;
+			return &c->gaps[i];
+		}
+	if (c->ngaps < ANALYSIS_GAPS_KEPT) {
+		g = &c->gaps[c->ngaps++];
+	} else {
+		g = &c->gaps[0]; /* the least recently asked makes room */
+		for (int i = 1; i < c->ngaps; i++)
+			if (c->gaps[i].used < g->used)
+				g = &c->gaps[i];
+		free_gap_analysis(g);
+	}
+	g->min_gap = min_gap;
+	g->used = c->clock;
+	gaps_analyse(t, min_gap, &g->r);
+	/* the renderer finds a device's gap at a time by binary search, however many devices */
+	g->by_device = xmalloc((g->r.ngaps ? g->r.ngaps : 1) * sizeof *g->by_device);
+	if (g->r.ngaps > 0) {
+		memcpy(g->by_device, g->r.gaps, g->r.ngaps * sizeof *g->by_device);
+		qsort(g->by_device, g->r.ngaps, sizeof *g->by_device, gap_cmp_device);
+	}
+	g->devices = xcalloc(g->r.ndevices ? g->r.ndevices : 1, sizeof *g->devices);
+	for (uint32_t i = 0; i < g->r.ndevices; i++)
+		g->devices[i] = i;
+	if (g->r.ndevices > 1)
+		qsort_r(g->devices, g->r.ndevices, sizeof *g->devices, device_cmp, g->r.devices);
+	c->computed++;
+	return g;
+}
+
+uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }

@@ -1,0 +1,33 @@
+/* analysis.h: analyses computed once per trace, on first use, and shared by every panel
+ * and report that asks (the gaps today; the step breakdown and the operator and kernel
+ * tables of the views to come).
+ *
+ * The trace owns its cache and frees it with itself. A result stays valid until the trace
+ * is freed or, for the gaps, until ANALYSIS_GAPS_KEPT other minimum lengths have been
+ * asked of the same trace since it was last asked: a panel asks again (a cache hit, O(1))
+ * whenever it changes its minimum, rather than keeping results of its own. Not thread-safe:
+ * one thread (the app's, or a report's) asks. */
+#ifndef TT_ANALYSIS_H
+#define TT_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "src/gaps.h"
+#include "src/model.h"
+
+#define ANALYSIS_GAPS_KEPT 8
+
+struct gap_analysis {
+	int64_t min_gap;
+	struct gap_report r;      /* src/gaps.h */
+	struct gap *by_device;    /* r's device gaps by device, then start (for lookups by time) */
+	uint32_t *devices;        /* r.devices positions, by device number */
+	uint64_t used;            /* when it was last asked (LRU) */
+};
+
+/* The gaps of T of at least MIN_GAP ns, computed on the first call for that length. */
+const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap);
+/* How many times an analysis was computed rather than found (for tests). */
+uint64_t analysis_computed(const struct trace *t);
+
+#endif

@@ -1,0 +1,52 @@
+/* test_analysis.c: analyses are computed once per trace and length, shared, and a result
+ * is recomputed after being evicted, equal to the first. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/analysis.h"
+#include "src/load.h"
+#include "tests/unit/tap.h"
+
+int main(void)
+{
+	const char *dir = getenv("srcdir");
+	char path[4096];
+	struct load_options opt = { 0 };
+	snprintf(path, sizeof path, "%s/tests/fixtures/gaps/causes.json", dir ? dir : ".");
+	struct trace *t = load_trace(path, &opt);
+	ok(t->status != LOAD_FAILED, "the gaps fixture loads");
+	is_int(analysis_computed(t), 0, "nothing computed before it is asked");
+
+	const struct gap_analysis *a = trace_gaps(t, 100000);
+	ok(a != NULL && a->r.ngaps > 0, "gaps of 100 us found (%u)", a ? a->r.ngaps : 0);
+	uint32_t n100 = a->r.ngaps;
+	int64_t first_start = a->r.gaps[0].start;
+	is_int(analysis_computed(t), 1, "computed once");
+	ok(trace_gaps(t, 100000) == a, "asked again: the same result, not computed again");
+	is_int(analysis_computed(t), 1, "still computed once");
+
+	const struct gap_analysis *b = trace_gaps(t, 1000);
+	ok(b != a && b->r.ngaps >= n100, "a shorter minimum finds at least as many gaps (%u)", b->r.ngaps);
+	is_int(analysis_computed(t), 2, "another length: computed");
+	ok(trace_gaps(t, 100000) == a, "the first length is still kept");
+
+	/* device order and by-device lists agree with the report */
+	ok(a->r.ndevices == 0 || a->r.devices[a->devices[0]].device <= a->r.devices[a->devices[a->r.ndevices - 1]].device,
+	   "devices listed by number");
+	int sorted = 1;
+	for (uint32_t i = 1; i < a->r.ngaps; i++)
+		if (a->by_device[i - 1].device > a->by_device[i].device ||
+		    (a->by_device[i - 1].device == a->by_device[i].device && a->by_device[i - 1].start > a->by_device[i].start))
+			sorted = 0;
+	ok(sorted, "gaps by device, then start");
+
+	/* more lengths than the cache keeps: the least recently asked goes, and comes back equal */
+	for (int k = 0; k < ANALYSIS_GAPS_KEPT + 2; k++)
+		trace_gaps(t, 200000 + k);
+	uint64_t before = analysis_computed(t);
+	const struct gap_analysis *c = trace_gaps(t, 100000);
+	is_int(analysis_computed(t), before + 1, "evicted, then computed again");
+	ok(c->r.ngaps == n100 && c->r.gaps[0].start == first_start, "the same gaps as the first time");
+	trace_free(t);
+	return done_testing();
+}
