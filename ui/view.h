@@ -147,7 +147,31 @@ void search_run(struct view *v);
 void search_step(struct view *v, int dir);
 void search_free(struct view *v);
 
-/* Moving the selection (ui/view.c), for search: selects slice R and scrolls to it. */
+/* Moving the selection (ui/view.c): selects slice R and scrolls to it; the selected line. */
 void view_go_to(struct view *v, struct slice_ref r);
+const struct view_line *view_cur_line(const struct view *v);
+
+/* The time window (ui/window.c): its width; set to start at T0, W wide, or to [T0, T1),
+ * bounded as view.h says; the whole trace; zoom by FACTOR around the cursor; pan by a
+ * fraction of a screen; move the cursor by columns; select and show a line. */
+int64_t view_width(const struct view *v);
+void view_set_window(struct view *v, int64_t t0, int64_t w);
+void view_set_window_range(struct view *v, int64_t t0, int64_t t1);
+void view_fit_all(struct view *v);
+void view_zoom(struct view *v, double factor);
+void view_pan(struct view *v, double screens);
+void view_move_cursor(struct view *v, int cols);
+void view_scroll_to_line(struct view *v, int line);
+
+/* Gaps (ui/gap_nav.c): every rank's gaps for v->gap_min; the list the gap keys visit;
+ * the gap keys' actions (false for another action). */
+void view_compute_gaps(struct view *v);
+void view_build_gap_nav(struct view *v);
+bool gap_nav_act(struct view *v, enum action a);
+
+/* Several ranks (ui/align.c): the shifts from the alignment in force; the layout,
+ * alignment and shift actions (false for another action). */
+void view_align_ranks(struct view *v);
+bool align_act(struct view *v, enum action a);
 
 #endif
