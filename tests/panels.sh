@@ -86,6 +86,7 @@ rlike "$(scr 80x24 '?<End>' | text)" " [0-9]+-([0-9]+) of \\1 *$" "End scrolls t
 like "$(scr 120x40 'o?' | text)" "Keys: table" "? over a table lists the table's keys"
 like "$(scr 120x40 'o?' | text)" "sort by the next column" "the table's own actions"
 unlike "$(scr 120x40 'o?' | text)" "zoom in around the cursor" "and not the timeline's"
+rlike "$(scr 80x24 '?<WheelDown:10,10><WheelDown:10,10>' | text)" "Keys: timeline .* 7-26 of" "the wheel scrolls the help three lines a notch"
 like "$(scr 120x40 '?x' | text)" "cursor at" "any other key closes the help"
 unlike "$(scr 120x40 '?x' | text)" "mark cleared" "and does nothing else"
 

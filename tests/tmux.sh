@@ -47,7 +47,19 @@ ok $? "still drawn after a resize"
 T send-keys -t "$S" '?'
 wait_for "Keys: timeline"
 ok $? "? shows the key help"
-T send-keys -t "$S" Escape q
+T send-keys -t "$S" Escape o
+wait_for "13 gaps of 100 us or more"
+ok $? "o opens the gap list (a table panel)"
+T send-keys -t "$S" s s s
+wait_for "by start (largest first)"
+ok $? "s sorts the table by its next column"
+T send-keys -t "$S" / s y n c
+wait_for 'filter "sync"'
+ok $? "/ filters the rows as the text is typed"
+T send-keys -t "$S" Enter Escape
+wait_for "w/s zoom"
+ok $? "Esc closes the table: the timeline has the keyboard again"
+T send-keys -t "$S" q
 wait_for "EXIT=0"
 ok $? "q quits with status 0"
 sleep 0.2

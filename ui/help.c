@@ -146,6 +146,18 @@ static bool help_act(struct panel *p, struct app *app, enum action a, int key)
 	return true;
 }
 
+static void help_mouse(struct panel *p, struct app *app, enum mouse_kind kind, int x, int y)
+{
+	struct help *h = (struct help *)p;
+	(void)app;
+	(void)x;
+	(void)y;
+	if (kind == TT_WHEEL_UP || kind == TT_WHEEL_DOWN) {
+		h->top += kind == TT_WHEEL_UP ? -3 : 3;
+		clamp(h);
+	}
+}
+
 static void help_draw(struct panel *p, struct app *app, struct grid *g, const struct render_opts *o)
 {
 	struct help *h = (struct help *)p;
@@ -195,6 +207,7 @@ static const struct panel_ops help_ops = {
 	.name = "help",
 	.ctx = CTX_HELP,
 	.act = help_act,
+	.mouse = help_mouse,
 	.draw = help_draw,
 	.hints = help_hints,
 	.layout = help_layout,
