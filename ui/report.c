@@ -1,10 +1,10 @@
-/* report.c: the non-interactive reports (--report=summary [--json], --check). Every
- * string taken from a trace goes through ui/escape.h. */
+/* report.c: the non-interactive reports (--report=summary|gaps|distributed [--json],
+ * --check). Every list in them is a table view defined once (ui/op_table.h,
+ * ui/track_table.h, ui/step_table.h, ui/gpu_table.h, ui/gap_list.h, ui/dist_view.h) and
+ * written by ui/table.h as text or as JSON; this file adds the sentences around them.
+ * Every string taken from a trace goes through ui/escape.h. */
 #include "config.h"
 #include "ui/report.h"
-
-/* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
-#define REPORT_WIDTH 120
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -29,6 +29,8 @@
 #include "ui/table.h"
 #include "ui/track_table.h"
 
+/* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
+#define REPORT_WIDTH 120
 #define TOP_N 20
 #define NAME_COLS 100
 

@@ -235,13 +235,15 @@ void table_sort(const struct table *t, uint32_t *rows, uint32_t n, int col, bool
 		qsort_r(rows, n, sizeof *rows, row_cmp, &s);
 }
 
-bool table_row_matches(const struct table *t, uint32_t row, const char *needle)
+bool table_row_matches(const struct table *t, uint32_t row, uint64_t cols, const char *needle)
 {
 	size_t nl = strlen(needle);
 	if (nl == 0)
 		return true;
 	for (int c = 0; c < t->ncols; c++) {
 		size_t n;
+		if (!table_col_shown(t, c, cols))
+			continue;
 		const char *s = table_text(t, row, c, &n);
 		for (size_t i = 0; i + nl <= n; i++)
 			if (strncasecmp(s + i, needle, nl) == 0)

@@ -112,8 +112,9 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 int table_cmp(const struct table *t, int col, uint32_t a, uint32_t b);
 /* Sorts ROWS (N row indices) by COL, descending when DESC; ties keep their order. */
 void table_sort(const struct table *t, uint32_t *rows, uint32_t n, int col, bool desc);
-/* Whether a text cell of ROW holds NEEDLE, ignoring ASCII case. */
-bool table_row_matches(const struct table *t, uint32_t row, const char *needle);
+/* Whether a text cell of ROW in a column shown of the set COLS holds NEEDLE, ignoring
+ * ASCII case (a filter finds what the screen shows, not what only JSON has). */
+bool table_row_matches(const struct table *t, uint32_t row, uint64_t cols, const char *needle);
 
 /* The width of each column (COLW[ncols]) for the rows listed, fitting WIDTH columns in
  * all with one space between the columns shown (table_col_shown of COLS; the others get

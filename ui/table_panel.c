@@ -51,7 +51,7 @@ void table_panel_refresh(struct table_panel *tp)
 	tp->rows = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *tp->rows);
 	tp->nrows = 0;
 	for (uint32_t r = 0; r < tp->t->nrows; r++)
-		if (table_row_matches(tp->t, r, tp->filter))
+		if (table_row_matches(tp->t, r, tp->cols, tp->filter))
 			tp->rows[tp->nrows++] = r;
 	if (tp->sort_col >= 0)
 		table_sort(tp->t, tp->rows, tp->nrows, tp->sort_col, tp->desc);

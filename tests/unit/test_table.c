@@ -107,7 +107,10 @@ static void rich(void)
 	size_t n;
 	ok(table_text(&t, r1, 1, &n) != NULL && n == 11, "the text of a text cell in a number column");
 	is_int(table_cmp(&t, 1, r0, r1) < 0, 1, "numbers sort before text in one column");
-	ok(table_row_matches(&t, r1, "AS-TEXT"), "the filter finds text in a number column");
+	ok(table_row_matches(&t, r1, TABLE_ALL, "AS-TEXT"), "the filter finds text in a number column");
+	ok(table_row_matches(&t, r0, TABLE_ALL, "loading"), "the filter finds the words shown");
+	ok(!table_row_matches(&t, r0, TABLE_ALL, "dataloader"), "the filter does not find what only JSON has");
+	ok(!table_row_matches(&t, r1, table_cols_of(&t, "start_ns"), "as-text"), "nor what the column set leaves out");
 
 	const char *j = json_cols(&t, TABLE_ALL);
 	ok(strstr(j, "\"n\"") == NULL, "a text-only column is not in JSON");
@@ -211,9 +214,9 @@ int main(void)
 	table_sort(&t, rows, 3, 0, false);
 	ok(rows[0] == 2 && rows[1] == 1 && rows[2] == 0, "sorted by name bytes");
 
-	ok(table_row_matches(&t, r1, "SGEMM"), "filter ignores case");
-	ok(!table_row_matches(&t, r0, "sgemm"), "filter rejects a row without the text");
-	ok(table_row_matches(&t, r0, ""), "an empty filter passes every row");
+	ok(table_row_matches(&t, r1, TABLE_ALL, "SGEMM"), "filter ignores case");
+	ok(!table_row_matches(&t, r0, TABLE_ALL, "sgemm"), "filter rejects a row without the text");
+	ok(table_row_matches(&t, r0, TABLE_ALL, ""), "an empty filter passes every row");
 
 	is_int(table_elide("abcdefghij", 5, true, b, sizeof b), 5, "elided to the width");
 	is_str(b, "a...j", "ASCII elision keeps head and tail");
