@@ -40,8 +40,10 @@ is "$(q files.0.devices.0.stream_idle_by_hta_class_ns.kernel_wait)" 0 "HTA per-s
 is "$("$JSONQ" files.0.gaps.# <"$TMP/g100.json")" 4 "the default minimum (100 us) keeps the four gaps of 100 us or more"
 run --report=gaps --gap-min=abc "$F"
 is "$rc" 2 "a bad --gap-min is a usage error"
+# the GPU utilization of the text report: the first row of its GPU table
+gpu_utilization() { printf '%s\n' "$1" | awk '/^ +GPU +utilization / { getline; print $2; exit }'; }
 run --report=gaps "$F"
-like "$out" "utilization 39.00%" "text report: utilization"
+is "$(gpu_utilization "$out")" "39.00%" "text report: utilization, in the GPU table"
 like "$out" "data loading" "text report: causes"
 
 # A generated trace: 500 steps of 20 back-to-back 100 us kernels (10,000 kernels); every
@@ -79,7 +81,7 @@ if [ -d "$S" ]; then
 		"multirank-dlrm-v100x8-nccl/worker0_step_12.1694128201545.pt.trace.json 45.46"; do
 		set -- $pair
 		run --report=gaps "$S/$1"
-		like "$out" "utilization $2%" "$1: GPU utilization $2% as the TensorBoard plugin reports"
+		is "$(gpu_utilization "$out")" "$2%" "$1: GPU utilization $2% as the TensorBoard plugin reports"
 	done
 	# HTA's per-stream idle breakdown (REFERENCE-FIGURES.md), DLRM rank 0 summed over its
 	# four streams: host wait 11,448 + 145 + 5,906 + 4,740 = 22,239 us, kernel wait 144 us,

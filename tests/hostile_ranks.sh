@@ -23,14 +23,20 @@ done
 # the time base at INT64_MAX, the events after it
 sed -e 's/"baseTimeNanoseconds": [-0-9]*/"baseTimeNanoseconds": 9223372036854775807/' "$TMP/far/rank1.json" >"$TMP/top.json"
 
-# durations in the text report: the rank table (compute .. waiting) and the collective lines
+# durations in the text report: the rank table (compute .. waiting), the collectives table
+# (skew, transfer) and the sentences
 negative_figures() {
 	printf '%s\n' "$1" | awk '
-		/^   rank +clock offset/ { table = 1; next }
+		/^   rank +offset +compute/ { table = 1; next }
 		table && NF >= 8 && $1 ~ /^[0-9]+$/ { for (i = 3; i <= 11; i++) if ($i ~ /^-[0-9]/) print }
-		table && NF < 8 { table = 0 }
-		/skew -|transfer -|waited -|average -|spread -/ { print }'
+		table && $1 !~ /^[0-9]+$/ { table = 0 }
+		/^   collective +ranks +last rank +skew +transfer/ { colls = 1; next }
+		colls && $1 ~ /^#[0-9]+$/ { for (i = 3; i <= NF; i++) if ($i ~ /^-[0-9]/) print }
+		/waited -|average -|spread -/ { print }'
 }
+# the tables must be found, or the check above proves nothing
+run --report=distributed "$TMP/far"
+is "$(printf '%s\n' "$out" | grep -cE '^   (rank +offset +compute|collective +ranks +last rank)')" 2 "the rank and collective tables are there"
 
 for align in collective raw step; do
 	run --report=distributed --align=$align "$TMP/far"

@@ -11,36 +11,62 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { C_RANK, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_COLL, C_PRESENT, C_LAST_RANK,
-       C_SKEW, C_TRANSFER };
+enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_FILE,
+       C_COLL, C_KIND, C_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
 
 int dist_table_columns(struct column *cols)
 {
 	static const struct column c[DIST_TABLE_COLS] = {
-		[C_RANK] = { "rank", "rank", COL_INT, 0 },
-		[C_OFFSET] = { "offset_ns", "offset", COL_TIME, 0 },
-		[C_COMPUTE] = { "compute_ns", "compute", COL_DUR, 0 },
-		[C_COMM] = { "comm_ns", "comm", COL_DUR, 0 },
-		[C_OVERLAP] = { "overlap_ns", "overlap", COL_DUR, 0 },
-		[C_EXPOSED] = { "exposed_ns", "exposed", COL_DUR, 0 },
-		[C_WAITING] = { "waiting_ns", "waiting", COL_DUR, 0 },
-		[C_LAST] = { "arrived_last", "last", COL_COUNT, 0 },
-		[C_COLL] = { "collective", "collective", COL_TEXT, 1 },
-		[C_PRESENT] = { "ranks_present", "ranks", COL_COUNT, 0 },
-		[C_LAST_RANK] = { "last_rank", "last rank", COL_INT, 0 },
-		[C_SKEW] = { "skew_ns", "skew", COL_DUR, 0 },
-		[C_TRANSFER] = { "transfer_ns", "transfer", COL_DUR, 0 },
+		/* a rank's row */
+		[C_RANK] = { "rank", "rank", COL_INT, 0, 0 },
+		[C_PATH] = { "path", "file", COL_TEXT, 1, COL_JSON_ONLY },
+		[C_OFFSET] = { "offset_ns", "offset", COL_TIME, 0, 0 },
+		[C_COMPUTE] = { "compute_ns", "compute", COL_DUR, 0, 0 },
+		[C_COMM] = { "comm_ns", "comm", COL_DUR, 0, 0 },
+		[C_OVERLAP] = { "overlap_ns", "overlap", COL_DUR, 0, 0 },
+		[C_EXPOSED] = { "exposed_comm_ns", "exposed", COL_DUR, 0, 0 },
+		[C_WAITING] = { "waiting_ns", "waiting", COL_DUR, 0, 0 },
+		[C_LAST] = { "arrived_last", "last", COL_COUNT, 0, 0 },
+		[C_NCOLLS] = { "collectives", "collectives", COL_COUNT, 0, COL_JSON_ONLY },
+		[C_FILE] = { "file", "file", COL_TEXT, 1, COL_TEXT_ONLY },
+		/* a collective's row */
+		[C_COLL] = { "collective", "collective", COL_TEXT, 1, COL_TEXT_ONLY },
+		[C_KIND] = { "kind", "kind", COL_TEXT, 0, COL_JSON_ONLY },
+		[C_INDEX] = { "index", "index", COL_COUNT, 0, COL_JSON_ONLY },
+		[C_PRESENT] = { "ranks_present", "ranks", COL_COUNT, 0, COL_TEXT_ONLY },
+		[C_LAST_RANK] = { "last_rank", "last rank", COL_INT, 0, 0 },
+		[C_SKEW] = { "skew_ns", "skew", COL_DUR, 0, 0 },
+		[C_TRANSFER] = { "transfer_ns", "transfer", COL_DUR, 0, 0 },
+		[C_PER_RANK] = { "per_rank", "per rank", COL_ROWS, 0, COL_JSON_ONLY },
 	};
 	memcpy(cols, c, sizeof c);
 	return DIST_TABLE_COLS;
 }
 
-void dist_table_fill(struct table *tb, const struct rank_report *rr, const int *order, int nts)
+uint64_t dist_table_rank_cols(const struct table *tb) { return table_cols_between(tb, "rank", "file"); }
+uint64_t dist_table_coll_cols(const struct table *tb) { return table_cols_between(tb, "collective", "per_rank"); }
+
+static const struct column per_rank_cols[] = {
+	{ "rank", "rank", COL_INT, 0, 0 },
+	{ "present", "present", COL_BOOL, 0, 0 },
+	{ "start_ns", "start", COL_TIME, 0, COL_OMIT_NULL },
+	{ "end_ns", "end", COL_TIME, 0, COL_OMIT_NULL },
+	{ "wait_ns", "wait", COL_DUR, 0, COL_OMIT_NULL },
+	{ "overlap_ns", "overlap", COL_DUR, 0, COL_OMIT_NULL },
+};
+
+void dist_per_rank_init(struct table *tb) { table_init(tb, per_rank_cols, 6); }
+
+void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank_report *rr, const int *order, int nts)
 {
+	if (per_rank != NULL)
+		table_set_child(tb, C_PER_RANK, per_rank);
 	for (int k = 0; k < nts; k++) {
 		const struct rank_stats *s = &rr->ranks[order[k]];
+		const char *path = rr->traces[order[k]]->path;
 		uint32_t r = table_add_row(tb, (uint64_t)order[k]);
 		table_set_int(tb, r, C_RANK, s->rank);
+		table_set_str(tb, r, C_PATH, path);
 		table_set_int(tb, r, C_OFFSET, s->offset);
 		table_set_int(tb, r, C_COMPUTE, s->compute);
 		table_set_int(tb, r, C_COMM, s->comm);
@@ -48,6 +74,8 @@ void dist_table_fill(struct table *tb, const struct rank_report *rr, const int *
 		table_set_int(tb, r, C_EXPOSED, s->exposed);
 		table_set_int(tb, r, C_WAITING, s->waiting);
 		table_set_int(tb, r, C_LAST, s->arrived_last);
+		table_set_int(tb, r, C_NCOLLS, s->collectives);
+		table_set_str(tb, r, C_FILE, path);
 	}
 	for (uint32_t i = 0; i < rr->ncolls; i++) {
 		const struct collective *c = &rr->colls[i];
@@ -55,11 +83,30 @@ void dist_table_fill(struct table *tb, const struct rank_report *rr, const int *
 		uint32_t r = table_add_row(tb, (uint64_t)nts + i);
 		snprintf(name, sizeof name, "#%u %s", c->index, c->kind);
 		table_set_str(tb, r, C_COLL, name);
+		table_set_str(tb, r, C_KIND, c->kind);
+		table_set_int(tb, r, C_INDEX, c->index);
 		table_set_int(tb, r, C_PRESENT, c->nranks_present);
 		if (c->last >= 0)
 			table_set_int(tb, r, C_LAST_RANK, rr->ranks[c->last].rank);
 		table_set_int(tb, r, C_SKEW, c->skew);
 		table_set_int(tb, r, C_TRANSFER, c->transfer);
+		if (per_rank == NULL)
+			continue;
+		/* each rank's part, by rank position (the report's order) */
+		uint32_t first = per_rank->nrows;
+		for (int k = 0; k < rr->nranks; k++) {
+			const struct coll_rank *p = &c->per[k];
+			uint32_t pr = table_add_row(per_rank, (uint64_t)k);
+			table_set_int(per_rank, pr, 0, rr->ranks[k].rank);
+			table_set_int(per_rank, pr, 1, p->ref.track != TT_NONE);
+			if (p->ref.track != TT_NONE) {
+				table_set_int(per_rank, pr, 2, p->start);
+				table_set_int(per_rank, pr, 3, p->end);
+				table_set_int(per_rank, pr, 4, p->wait);
+				table_set_int(per_rank, pr, 5, p->overlap);
+			}
+		}
+		table_set_rows(tb, r, C_PER_RANK, first, (uint32_t)rr->nranks);
 	}
 }
 
@@ -76,7 +123,7 @@ static void build(struct table_panel *tp)
 {
 	struct dist_view *d = tp->owner;
 	table_clear(&d->t);
-	dist_table_fill(&d->t, &d->v->rr, d->v->dist_order, d->v->nts);
+	dist_table_fill(&d->t, NULL, &d->v->rr, d->v->dist_order, d->v->nts);
 	d->version = d->v->gaps_version;
 	table_panel_refresh(tp);
 }
@@ -155,6 +202,7 @@ struct panel *dist_view_open(struct app *app)
 	d->v = v;
 	table_init(&d->t, d->cols, dist_table_columns(d->cols));
 	struct panel *p = table_panel_new(&d->t, &dist_owner, d);
+	((struct table_panel *)p)->cols = TABLE_ALL & ~table_cols_of(&d->t, "file"); /* the title names the job */
 	build((struct table_panel *)p);
 	return p;
 }

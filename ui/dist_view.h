@@ -10,13 +10,21 @@
 #include "ui/panel.h"
 #include "ui/table.h"
 
-#define DIST_TABLE_COLS 13
+#define DIST_TABLE_COLS 19
 
 /* Fills COLS with the distributed table's columns; returns how many. */
 int dist_table_columns(struct column *cols);
+/* The columns of a rank's row, and of a collective's row, of table TB. */
+uint64_t dist_table_rank_cols(const struct table *tb);
+uint64_t dist_table_coll_cols(const struct table *tb);
+/* Sets TB up as the table of each collective's part on each rank (free with table_free). */
+void dist_per_rank_init(struct table *tb);
 /* Fills TB from RR: a row per rank in ORDER (rank positions, NTS of them), tagged with its
- * position; then a row per collective, tagged NTS + its index in RR's collectives. */
-void dist_table_fill(struct table *tb, const struct rank_report *rr, const int *order, int nts);
+ * position; then a row per collective, tagged NTS + its index in RR's collectives. With
+ * PER_RANK (set up by dist_per_rank_init), each collective's part on every rank goes
+ * there too (JSON's per_rank), else that column stays empty. */
+void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank_report *rr, const int *order,
+                     int nts);
 
 /* The distributed view over APP's timeline; NULL (saying why) for one trace. */
 struct panel *dist_view_open(struct app *app);

@@ -8,6 +8,7 @@
 #include "src/timefmt.h"
 #include "src/tmath.h"
 #include "src/xalloc.h"
+#include "ui/names.h"
 #include "ui/app.h"
 #include "ui/table_panel.h"
 #include "ui/view.h"
@@ -15,22 +16,53 @@
 int gap_table_columns(struct column *cols, bool ranks)
 {
 	int n = 0;
-	cols[n++] = (struct column){ "n", "#", COL_INT, 0 };
+	cols[n++] = (struct column){ "n", "#", COL_INT, 0, COL_TEXT_ONLY };
 	if (ranks)
-		cols[n++] = (struct column){ "rank", "rank", COL_INT, 0 };
-	cols[n++] = (struct column){ "device", "GPU", COL_INT, 0 };
-	cols[n++] = (struct column){ "start_ns", "start", COL_TIME, 0 };
-	cols[n++] = (struct column){ "duration_ns", "duration", COL_DUR, 0 };
-	cols[n++] = (struct column){ "step", "step", COL_INT, 0 };
-	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0 };
-	cols[n++] = (struct column){ "hta_class", "HTA class", COL_TEXT, 0 };
-	cols[n++] = (struct column){ "cpu_slice", "CPU slice", COL_TEXT, 2 };
-	cols[n++] = (struct column){ "cpu_track", "on", COL_TEXT, 1 };
+		cols[n++] = (struct column){ "rank", "rank", COL_INT, 0, 0 };
+	cols[n++] = (struct column){ "device", "GPU", COL_INT, 0, 0 };
+	cols[n++] = (struct column){ "stream", "stream", COL_INT, 0, 0 };
+	cols[n++] = (struct column){ "start_ns", "start", COL_TIME, 0, 0 };
+	cols[n++] = (struct column){ "end_ns", "end", COL_TIME, 0, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "dur_ns", "duration", COL_DUR, 0, 0 };
+	cols[n++] = (struct column){ "step", "step", COL_INT, 0, 0 };
+	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_TEXT_ONLY };  /* "data loading" */
+	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_JSON_ONLY };  /* "dataloader" */
+	cols[n++] = (struct column){ "hta_class", "HTA class", COL_TEXT, 0, 0 };
+	cols[n++] = (struct column){ "cpu_slice.name", "CPU slice", COL_TEXT, 2, 0 };
+	cols[n++] = (struct column){ "cpu_slice.track", "on", COL_TEXT, 1, 0 };
+	cols[n++] = (struct column){ "cpu_slice.start_ns", "CPU slice start", COL_TIME, 0, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "cpu_slice.dur_ns", "CPU slice duration", COL_DUR, 0, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "next_gpu_op.name", "next GPU op", COL_TEXT, 1, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "next_gpu_op.track", "its stream", COL_TEXT, 1, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "next_gpu_op.start_ns", "its start", COL_TIME, 0, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "next_gpu_op.dur_ns", "its duration", COL_DUR, 0, COL_JSON_ONLY };
 	return n;
 }
 
-void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t, struct slice_ref cpu, uint32_t n,
-                   int rank, int64_t origin, uint64_t tag)
+uint64_t gap_table_device_cols(const struct table *tb) { return TABLE_ALL & ~table_cols_of(tb, "stream"); }
+
+uint64_t gap_table_stream_cols(const struct table *tb)
+{
+	uint64_t head = table_cols_between(tb, "n", "dur_ns") & ~table_cols_of(tb, "end_ns") & ~table_cols_of(tb, "rank");
+	return head | table_cols_of(tb, "step") | table_cols_of(tb, "hta_class") |
+	       table_cols_between(tb, "next_gpu_op.name", "next_gpu_op.dur_ns");
+}
+
+/* Sets the four cells from COL on: the name, track, start and duration of slice REF of T. */
+static void set_slice(struct table *tb, uint32_t r, int col, const struct trace *t, struct slice_ref ref)
+{
+	if (ref.track == TT_NONE)
+		return;
+	const struct track *tr = &t->tracks[ref.track];
+	const struct slice *s = &tr->slices[ref.idx];
+	table_set_trace_str(tb, r, col, t, s->name);
+	table_set_trace_str(tb, r, col + 1, t, tr->name);
+	table_set_int(tb, r, col + 2, s->ts);
+	table_set_int(tb, r, col + 3, s->dur);
+}
+
+void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t, struct slice_ref cpu,
+                   struct slice_ref next, uint32_t n, int rank, uint64_t tag)
 {
 	uint32_t r = table_add_row(tb, tag);
 	int c = 0;
@@ -38,19 +70,20 @@ void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t,
 	if (table_col(tb, "rank") >= 0)
 		table_set_int(tb, r, c++, rank);
 	table_set_int(tb, r, c++, g->device);
-	table_set_int(tb, r, c++, tt_sub(g->start, origin));
+	if (g->track != TT_NONE)
+		table_set_int(tb, r, c, t->tracks[g->track].stream);
+	c++;
+	table_set_int(tb, r, c++, g->start);
+	table_set_int(tb, r, c++, g->end);
 	table_set_int(tb, r, c++, tt_sub(g->end, g->start));
 	if (g->step >= 0)
 		table_set_int(tb, r, c, g->step);
 	c++;
 	table_set_str(tb, r, c++, gap_cause_text(g->cause));
+	table_set_str(tb, r, c++, gap_cause_key(g->cause));
 	table_set_str(tb, r, c++, hta_class_key(g->hta));
-	if (cpu.track != TT_NONE) {
-		const struct slice *s = &t->tracks[cpu.track].slices[cpu.idx];
-		const struct track *tr = &t->tracks[cpu.track];
-		table_set_text(tb, r, c, strtab_get(&t->strings, s->name), strtab_len(&t->strings, s->name));
-		table_set_text(tb, r, c + 1, strtab_get(&t->strings, tr->name), strtab_len(&t->strings, tr->name));
-	}
+	set_slice(tb, r, c, t, cpu);
+	set_slice(tb, r, c + 4, t, next);
 }
 
 /* ---- the panel ------------------------------------------------------------------- */
@@ -70,15 +103,21 @@ static void build(struct table_panel *tp)
 	struct gap_list *gl = tp->owner;
 	struct view *v = gl->v;
 	table_clear(&gl->t);
+	gl->t.origin = v->start;
 	for (uint32_t i = 0; i < v->nnav; i++) {
 		const struct gap *g = &v->nav[i];
 		if ((gl->cause >= 0 && (int)g->cause != gl->cause) || (gl->device != INT32_MIN && g->device != gl->device))
 			continue;
-		struct slice_ref cpu = g->cpu;
+		struct slice_ref cpu = g->cpu, next = g->next;
+		struct gap local = *g;
 		const struct trace *t = v->ts[g->rank];
 		if (cpu.track != TT_NONE)
 			cpu.track &= VIEW_TRACK_MASK;
-		gap_table_add(&gl->t, g, t, cpu, i + 1, view_rank_label(v, g->rank), v->start, i);
+		if (next.track != TT_NONE)
+			next.track &= VIEW_TRACK_MASK;
+		if (local.track != TT_NONE)
+			local.track &= VIEW_TRACK_MASK;
+		gap_table_add(&gl->t, &local, t, cpu, next, i + 1, view_rank_label(v, g->rank), i);
 	}
 	gl->version = v->gaps_version;
 	table_panel_sort(tp, gl->by_time ? table_col(&gl->t, "start_ns") : -1, false);
@@ -173,6 +212,7 @@ struct panel *gap_list_open(struct app *app)
 	gl->device = INT32_MIN;
 	table_init(&gl->t, gl->cols, gap_table_columns(gl->cols, app->nts > 1));
 	struct panel *p = table_panel_new(&gl->t, &gap_list_owner, gl);
+	((struct table_panel *)p)->cols = gap_table_device_cols(&gl->t);
 	build((struct table_panel *)p);
 	return p;
 }

@@ -20,19 +20,13 @@
 #include "src/tmath.h"
 #include "src/xalloc.h"
 #include "ui/escape.h"
+#include "ui/names.h"
 
 #define PALETTE 12
 
-static const char *str(const struct trace *t, uint32_t id) { return strtab_get(&t->strings, id); }
-
-static void safe(const struct trace *t, uint32_t id, char *buf, size_t n)
-{
-	escape_term_buf(str(t, id), strtab_len(&t->strings, id), buf, n);
-}
-
 uint8_t render_color_of(const struct trace *t, uint32_t name)
 {
-	return (uint8_t)(1 + strtab_hash(str(t, name), strtab_len(&t->strings, name)) % PALETTE);
+	return (uint8_t)(1 + strtab_hash(trace_str(t, name), strtab_len(&t->strings, name)) % PALETTE);
 }
 
 static void fill(struct grid *g, int x0, int x1, int y, uint32_t ch, enum cell_style st)
@@ -175,12 +169,12 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 /* A rank's tint: the palette colour of its position. */
 static uint8_t rank_color(int rank) { return (uint8_t)(1 + rank % PALETTE); }
 
-static void track_label(const struct view *v, uint32_t id, char *buf, size_t n)
+static void row_label(const struct view *v, uint32_t id, char *buf, size_t n)
 {
 	char name[96], rk[24] = "";
 	const struct trace *t = view_trace_of(v, id);
 	const struct track *tr = view_track(v, id);
-	safe(t, tr->name, name, sizeof name);
+	trace_str_escaped(t, tr->name, name, sizeof name);
 	if (v->nts > 1 && v->by_role)
 		snprintf(rk, sizeof rk, "r%d ", view_rank_label(v, view_rank_of(id)));
 	snprintf(buf, n, "  %s%s%s", rk, name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
@@ -307,7 +301,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 			if (run_slice != TT_NONE && len >= 3) {
 				char name[256];
 				const struct slice *sl = &tr->slices[run_slice];
-				safe(t, sl->name, name, sizeof name);
+				trace_str_escaped(t, sl->name, name, sizeof name);
 				const struct cell *c0 = &g->cells[y * g->w + x0 + run_start];
 				grid_text(g, x0 + run_start, y, x0 + x, name, (enum cell_style)c0->style, c0->color);
 			}
@@ -355,7 +349,7 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		}
 		fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
 		if (l->row == 0)
-			track_label(v, l->track, label, sizeof label);
+			row_label(v, l->track, label, sizeof label);
 		else
 			snprintf(label, sizeof label, "    %u", l->row);
 		grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_TRACK, 0);
@@ -412,9 +406,9 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, view_rank_of(v->sel.track)));
 	const struct slice *s = &tr->slices[v->sel.idx];
 	char tname[96], cat[64];
-	safe(t, s->name, name, sizeof name);
-	safe(t, tr->name, tname, sizeof tname);
-	safe(t, s->cat, cat, sizeof cat);
+	trace_str_escaped(t, s->name, name, sizeof name);
+	trace_str_escaped(t, tr->name, tname, sizeof tname);
+	trace_str_escaped(t, s->cat, cat, sizeof cat);
 	grid_text(g, 1, y0 + 1, g->w, name, CS_HILITE, 0);
 	int64_t self = s->dur;
 	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
@@ -431,10 +425,10 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		if (gi->peer.track != TT_NONE) {
 			const struct track *pt = &t->tracks[gi->peer.track];
 			const struct slice *ps = &pt->slices[gi->peer.idx];
-			safe(t, ps->name, peer, sizeof peer);
+			trace_str_escaped(t, ps->name, peer, sizeof peer);
 			uint32_t par = parent_of(pt, gi->peer.idx);
 			if (par != TT_NONE)
-				safe(t, pt->slices[par].name, op, sizeof op);
+				trace_str_escaped(t, pt->slices[par].name, op, sizeof op);
 		}
 		if (s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
 			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",

@@ -1,12 +1,10 @@
-/* report.c: the non-interactive reports (--report=summary [--json], --check). Every
- * string taken from a trace goes through ui/escape.h. */
+/* report.c: the non-interactive reports (--report=summary|gaps|distributed [--json],
+ * --check). Every list in them is a table view defined once (ui/op_table.h,
+ * ui/track_table.h, ui/step_table.h, ui/gpu_table.h, ui/gap_list.h, ui/dist_view.h) and
+ * written by ui/table.h as text or as JSON; this file adds the sentences around them.
+ * Every string taken from a trace goes through ui/escape.h. */
 #include "config.h"
 #include "ui/report.h"
-#include "ui/gap_list.h"
-#include "ui/table.h"
-
-/* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
-#define REPORT_WIDTH 120
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,18 +18,26 @@
 #include "src/timefmt.h"
 #include "src/tmath.h"
 #include "src/xalloc.h"
+#include "ui/dist_view.h"
 #include "ui/escape.h"
+#include "ui/gap_list.h"
+#include "ui/gpu_table.h"
 #include "ui/jsonw.h"
+#include "ui/names.h"
+#include "ui/op_table.h"
+#include "ui/step_table.h"
+#include "ui/table.h"
+#include "ui/track_table.h"
 
+/* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
+#define REPORT_WIDTH 120
 #define TOP_N 20
 #define NAME_COLS 100
-
-static const char *str(const struct trace *t, uint32_t id) { return strtab_get(&t->strings, id); }
 
 static void put_name(FILE *f, const struct trace *t, uint32_t id, size_t max)
 {
 	char buf[4 * NAME_COLS + 64];
-	const char *s = str(t, id);
+	const char *s = trace_str(t, id);
 	uint32_t n = strtab_len(&t->strings, id);
 	if (max > NAME_COLS)
 		max = NAME_COLS;
@@ -39,26 +45,6 @@ static void put_name(FILE *f, const struct trace *t, uint32_t id, size_t max)
 	fputs(buf, f);
 	if (strlen(buf) < n && strlen(buf) >= max)
 		fputs("...", f);
-}
-
-static void track_label(const struct trace *t, const struct track *tr, char *buf, size_t n)
-{
-	char pid[64], tid[64], name[160], proc[96];
-	escape_term_buf(str(t, tr->name), strtab_len(&t->strings, tr->name), name, sizeof name);
-	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) {
-		snprintf(buf, n, "GPU %d %s", tr->device, name);
-		return;
-	}
-	track_pid_text(t, tr, pid, sizeof pid);
-	track_tid_text(t, tr, tid, sizeof tid);
-	const char *pn = track_process_name(t, tr);
-	escape_term_buf(pn, strlen(pn), proc, sizeof proc);
-	char epid[96];
-	escape_term_buf(pid, strlen(pid), epid, sizeof epid);
-	if (proc[0])
-		snprintf(buf, n, "%s [pid %s] %s", proc, epid, name);
-	else
-		snprintf(buf, n, "[pid %s] %s", epid, name);
 }
 
 static void summary_text(FILE *f, const struct trace *t)
@@ -78,7 +64,7 @@ static void summary_text(FILE *f, const struct trace *t)
 		fprintf(f, "   rank %d of %d", t->rank, t->world_size);
 		if (t->backend) {
 			fputs(" (", f);
-			escape_term(f, str(t, t->backend), strtab_len(&t->strings, t->backend));
+			escape_term(f, trace_str(t, t->backend), strtab_len(&t->strings, t->backend));
 			fputc(')', f);
 		}
 		fputc('\n', f);
@@ -120,47 +106,31 @@ static void summary_text(FILE *f, const struct trace *t)
 	        t->count_by_ph['i'] + t->count_by_ph['I'], t->count_by_ph['C'],
 	        t->count_by_ph['s'] + t->count_by_ph['t'] + t->count_by_ph['f'], t->count_by_ph['M'], t->async_events);
 
+	struct table tb;
 	fprintf(f, "\n   Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)\n");
-	fprintf(f, "   %-12s %10s %8s %12s  %s\n", "kind", "events", "rows", "busy", "track");
-	uint32_t *order = trace_track_order(t);
-	for (uint32_t k = 0; k < t->ntracks; k++) {
-		const struct track *tr = &t->tracks[order[k]];
-		char label[400];
-		track_label(t, tr, label, sizeof label);
-		fprintf(f, "   %-12s %10u %8u %12s  %s\n", track_kind_name(tr->kind), tr->events, tr->nrows,
-		        timefmt_dur(tr->busy_total, a, sizeof a), label);
-	}
-	free(order);
+	track_table_init(&tb, t);
+	table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
+	table_free(&tb);
 
 	uint32_t nops, nk;
 	struct op_stat *ops = tables_ops(t, &nops);
 	fprintf(f, "\n   Top %d operators by self CPU time (self = duration minus direct children on the thread)\n",
 	        TOP_N);
+	op_table_init(&tb, t, ops, nops < TOP_N ? nops : TOP_N);
 	if (nops == 0)
 		fprintf(f, "   (no operators)\n");
 	else
-		fprintf(f, "   %12s %12s %8s  %s\n", "self", "total", "calls", "name");
-	for (uint32_t i = 0; i < nops && i < TOP_N; i++) {
-		fprintf(f, "   %12s %12s %8" PRIu64 "  ", timefmt_dur(ops[i].self, a, sizeof a),
-		        timefmt_dur(ops[i].total, b, sizeof b), ops[i].calls);
-		put_name(f, t, ops[i].name, 80);
-		fputc('\n', f);
-	}
+		table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
+	table_free(&tb);
 	free(ops);
 	struct kernel_stat *ks = tables_kernels(t, &nk);
 	fprintf(f, "\n   Top %d kernels by total GPU time (sum of durations)\n", TOP_N);
+	kernel_table_init(&tb, t, ks, nk < TOP_N ? nk : TOP_N);
 	if (nk == 0)
 		fprintf(f, "   (no kernels)\n");
 	else
-		fprintf(f, "   %12s %8s %12s %12s %12s  %s\n", "total", "calls", "mean", "min", "max", "name");
-	for (uint32_t i = 0; i < nk && i < TOP_N; i++) {
-		char d[64], e[64];
-		fprintf(f, "   %12s %8" PRIu64 " %12s %12s %12s  ", timefmt_dur(ks[i].total, a, sizeof a), ks[i].calls,
-		        timefmt_dur(ks[i].total / (int64_t)ks[i].calls, b, sizeof b), timefmt_dur(ks[i].min, d, sizeof d),
-		        timefmt_dur(ks[i].max, e, sizeof e));
-		put_name(f, t, ks[i].name, 60);
-		fputc('\n', f);
-	}
+		table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
+	table_free(&tb);
 	free(ks);
 
 	fprintf(f, "\n   Data quality\n");
@@ -233,101 +203,28 @@ static void summary_json(struct jsonw *w, const struct trace *t)
 	jsonw_int(w, t->end - t->start);
 	jsonw_key(w, "legacy_format");
 	jsonw_bool(w, t->legacy);
+	struct table tb;
 	jsonw_key(w, "steps");
-	jsonw_array(w);
-	for (uint32_t i = 0; i < t->nsteps; i++) {
-		jsonw_object(w);
-		jsonw_key(w, "number");
-		jsonw_int(w, t->steps[i].number);
-		jsonw_key(w, "side");
-		jsonw_str(w, t->steps[i].gpu ? "gpu" : "cpu");
-		jsonw_key(w, "start_ns");
-		jsonw_int(w, t->steps[i].ts);
-		jsonw_key(w, "dur_ns");
-		jsonw_int(w, t->steps[i].dur);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-
+	step_table_init(&tb, t);
+	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	table_free(&tb);
 	jsonw_key(w, "tracks");
-	jsonw_array(w);
-	uint32_t *order = trace_track_order(t);
-	for (uint32_t k = 0; k < t->ntracks; k++) {
-		const struct track *tr = &t->tracks[order[k]];
-		jsonw_object(w);
-		jsonw_key(w, "kind");
-		jsonw_str(w, track_kind_name(tr->kind));
-		jsonw_key(w, "pid");
-		if (tr->pid_is_str)
-			jsonw_str(w, str(t, (uint32_t)tr->pid));
-		else
-			jsonw_int(w, tr->pid);
-		jsonw_key(w, "tid");
-		if (tr->tid_is_str)
-			jsonw_str(w, str(t, (uint32_t)tr->tid));
-		else
-			jsonw_int(w, tr->tid);
-		jsonw_key(w, "name");
-		jsonw_strn(w, str(t, tr->name), strtab_len(&t->strings, tr->name));
-		jsonw_key(w, "process");
-		jsonw_str(w, track_process_name(t, tr));
-		if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) {
-			jsonw_key(w, "device");
-			jsonw_int(w, tr->device);
-			jsonw_key(w, "stream");
-			jsonw_int(w, tr->stream);
-		}
-		jsonw_key(w, "events");
-		jsonw_uint(w, tr->events);
-		jsonw_key(w, "slices");
-		jsonw_uint(w, tr->nslices);
-		jsonw_key(w, "rows");
-		jsonw_uint(w, tr->nrows);
-		jsonw_key(w, "busy_ns");
-		jsonw_int(w, tr->busy_total);
-		jsonw_end_object(w);
-	}
-	free(order);
-	jsonw_end_array(w);
+	track_table_init(&tb, t);
+	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	table_free(&tb);
 
 	uint32_t nops, nk;
 	struct op_stat *ops = tables_ops(t, &nops);
 	jsonw_key(w, "top_operators");
-	jsonw_array(w);
-	for (uint32_t i = 0; i < nops && i < TOP_N; i++) {
-		jsonw_object(w);
-		jsonw_key(w, "name");
-		jsonw_strn(w, str(t, ops[i].name), strtab_len(&t->strings, ops[i].name));
-		jsonw_key(w, "calls");
-		jsonw_uint(w, ops[i].calls);
-		jsonw_key(w, "self_ns");
-		jsonw_int(w, ops[i].self);
-		jsonw_key(w, "total_ns");
-		jsonw_int(w, ops[i].total);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	op_table_init(&tb, t, ops, nops < TOP_N ? nops : TOP_N);
+	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	table_free(&tb);
 	free(ops);
 	struct kernel_stat *ks = tables_kernels(t, &nk);
 	jsonw_key(w, "top_kernels");
-	jsonw_array(w);
-	for (uint32_t i = 0; i < nk && i < TOP_N; i++) {
-		jsonw_object(w);
-		jsonw_key(w, "name");
-		jsonw_strn(w, str(t, ks[i].name), strtab_len(&t->strings, ks[i].name));
-		jsonw_key(w, "calls");
-		jsonw_uint(w, ks[i].calls);
-		jsonw_key(w, "total_ns");
-		jsonw_int(w, ks[i].total);
-		jsonw_key(w, "mean_ns");
-		jsonw_int(w, ks[i].total / (int64_t)ks[i].calls);
-		jsonw_key(w, "min_ns");
-		jsonw_int(w, ks[i].min);
-		jsonw_key(w, "max_ns");
-		jsonw_int(w, ks[i].max);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	kernel_table_init(&tb, t, ks, nk < TOP_N ? nk : TOP_N);
+	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	table_free(&tb);
 	free(ks);
 
 	jsonw_key(w, "quality");
@@ -428,9 +325,19 @@ void report_check(FILE *f, struct trace *const *traces, int n)
 
 /* ---- gaps ------------------------------------------------------------------------------ */
 
+/* Sets TB up (over COLS) as the gap table of the N gaps G of T, times from T's start. */
+static void gap_table_init(struct table *tb, struct column *cols, const struct trace *t, const struct gap *g,
+                           uint32_t n)
+{
+	table_init(tb, cols, gap_table_columns(cols, false));
+	tb->origin = t->start;
+	for (uint32_t i = 0; i < n; i++)
+		gap_table_add(tb, &g[i], t, g[i].cpu, g[i].next, i + 1, 0, i);
+}
+
 static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r)
 {
-	char a[48], b[48], c[64];
+	char a[48];
 	fputs("== ", f);
 	escape_term(f, t->path, strlen(t->path));
 	fputc('\n', f);
@@ -445,13 +352,20 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 		fputs("   no GPU activity\n\n", f);
 		return;
 	}
+	/* the per-device figures: the table, then what a column cannot hold */
+	struct gpu_table gt;
+	gpu_table_init(&gt, r);
+	fputc('\n', f);
+	table_write_text(f, &gt.t, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
+	gpu_table_free(&gt);
+	fputs("   (utilization: the TensorBoard plugin's, kernels only, union of streams, over its steps; kernels: that\n"
+	      "   union; busy: kernels, memcpys and memsets on any stream; idle: the window minus busy; host wait, kernel\n"
+	      "   wait, other wait: HTA's breakdown of per-stream idle, summed over streams)\n",
+	      f);
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		const struct device_gaps *dg = &r->devices[d];
-		int64_t win = r->end - r->start, tbw = r->tb_end - r->tb_start;
-		fprintf(f, "   GPU %d: utilization %.2f%% (TensorBoard plugin: kernels only, union of streams, over its steps)\n",
-		        dg->device, tbw > 0 ? 100.0 * (double)dg->kernel_busy / (double)tbw : 0.0);
 		if (r->from_steps && r->nsteps > 1) {
-			fputs("          per step:", f);
+			fprintf(f, "   GPU %d utilization per step:", dg->device);
 			for (uint32_t k = 0; k < r->nsteps; k++) {
 				int64_t sw = r->steps[k].end - r->steps[k].start;
 				fprintf(f, " #%lld %.1f%%", (long long)r->steps[k].number,
@@ -459,39 +373,28 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 			}
 			fputc('\n', f);
 		}
-		int64_t in_gaps = 0;
-		for (int c2 = 0; c2 < GC__COUNT; c2++)
-			in_gaps += dg->idle_by_cause[c2];
-		fprintf(f, "          idle %.1f%% of the window (nothing on any stream, memcpy/memset count as busy)",
-		        win > 0 ? 100.0 * (double)dg->idle / (double)win : 0.0);
 		if (dg->idle > 0) {
-			fputs(":", f);
-			for (int c2 = 0; c2 < GC__COUNT; c2++)
-				if (dg->idle_by_cause[c2] > 0)
-					fprintf(f, " %.0f%% %s,", 100.0 * (double)dg->idle_by_cause[c2] / (double)dg->idle,
-					        gap_cause_text((enum gap_cause)c2));
-			fprintf(f, " %.0f%% in gaps under %s", 100.0 * (double)(dg->idle - in_gaps) / (double)dg->idle,
+			int64_t in_gaps = 0;
+			fprintf(f, "   GPU %d idle by cause:", dg->device);
+			for (int c = 0; c < GC__COUNT; c++) {
+				in_gaps += dg->idle_by_cause[c];
+				if (dg->idle_by_cause[c] > 0)
+					fprintf(f, " %.0f%% %s,", 100.0 * (double)dg->idle_by_cause[c] / (double)dg->idle,
+					        gap_cause_text((enum gap_cause)c));
+			}
+			fprintf(f, " %.0f%% in gaps under %s\n", 100.0 * (double)(dg->idle - in_gaps) / (double)dg->idle,
 			        timefmt_dur(r->min_gap, a, sizeof a));
 		}
-		fputc('\n', f);
-		int64_t hta_total = dg->idle_by_hta[0] + dg->idle_by_hta[1] + dg->idle_by_hta[2];
-		fprintf(f, "          per-stream idle (HTA's breakdown, summed over streams): host wait %s, kernel wait %s, "
-		           "other %s\n",
-		        timefmt_dur(dg->idle_by_hta[HTA_HOST_WAIT], a, sizeof a),
-		        timefmt_dur(dg->idle_by_hta[HTA_KERNEL_WAIT], b, sizeof b),
-		        timefmt_dur(dg->idle_by_hta[HTA_OTHER], c, sizeof c));
-		(void)hta_total;
 	}
+
+	struct column cols[GAP_TABLE_MAX_COLS];
+	struct table tb;
 	fprintf(f, "\n   %u gaps of %s or more with every stream of the device idle, longest first\n", r->ngaps,
 	        timefmt_dur(r->min_gap, a, sizeof a));
 	if (r->ngaps > 0) {
 		/* the gap list's own table (ui/gap_list.h): the screen and this report agree */
-		struct column cols[GAP_TABLE_MAX_COLS];
-		struct table tb;
-		table_init(&tb, cols, gap_table_columns(cols, false));
-		for (uint32_t i = 0; i < r->ngaps && i < 50; i++)
-			gap_table_add(&tb, &r->gaps[i], t, r->gaps[i].cpu, i + 1, 0, t->start, i);
-		table_write_text(f, &tb, NULL, 0, REPORT_WIDTH, "   ");
+		gap_table_init(&tb, cols, t, r->gaps, r->ngaps < 50 ? r->ngaps : 50);
+		table_write_text(f, &tb, NULL, 0, gap_table_device_cols(&tb), REPORT_WIDTH, "   ");
 		table_free(&tb);
 	}
 	if (r->ngaps > 50)
@@ -499,41 +402,21 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	fprintf(f, "\n   %u per-stream gaps of %s or more (HTA's view: one stream idle, others may be busy), "
 	           "longest first\n",
 	        r->nstream_gaps, timefmt_dur(r->min_gap, a, sizeof a));
-	for (uint32_t i = 0; i < r->nstream_gaps && i < 10; i++) {
-		const struct gap *g = &r->stream_gaps[i];
-		char tname[96], step[24] = "-";
-		escape_term_buf(str(t, t->tracks[g->track].name), strtab_len(&t->strings, t->tracks[g->track].name), tname,
-		                sizeof tname);
-		if (g->step >= 0)
-			snprintf(step, sizeof step, "#%lld", (long long)g->step);
-		fprintf(f, "   GPU %-2d %-12s %14s %11s %7s  %s\n", g->device, tname, timefmt_offset(g->start - t->start, a, sizeof a),
-		        timefmt_dur(g->end - g->start, b, sizeof b), step, hta_class_key(g->hta));
+	if (r->nstream_gaps > 0) {
+		gap_table_init(&tb, cols, t, r->stream_gaps, r->nstream_gaps < 10 ? r->nstream_gaps : 10);
+		table_write_text(f, &tb, NULL, 0, gap_table_stream_cols(&tb), REPORT_WIDTH, "   ");
+		table_free(&tb);
 	}
+	if (r->nstream_gaps > 10)
+		fprintf(f, "   ... and %u more (--json lists them all)\n", r->nstream_gaps - 10);
 	fputc('\n', f);
-}
-
-static void ref_json(struct jsonw *w, const struct trace *t, struct slice_ref r)
-{
-	if (r.track == TT_NONE) {
-		jsonw_null(w);
-		return;
-	}
-	const struct track *tr = &t->tracks[r.track];
-	const struct slice *s = &tr->slices[r.idx];
-	jsonw_object(w);
-	jsonw_key(w, "name");
-	jsonw_strn(w, str(t, s->name), strtab_len(&t->strings, s->name));
-	jsonw_key(w, "track");
-	jsonw_strn(w, str(t, tr->name), strtab_len(&t->strings, tr->name));
-	jsonw_key(w, "start_ns");
-	jsonw_int(w, s->ts);
-	jsonw_key(w, "dur_ns");
-	jsonw_int(w, s->dur);
-	jsonw_end_object(w);
 }
 
 static void gaps_json(struct jsonw *w, const struct trace *t, const struct gap_report *r)
 {
+	struct table tb;
+	struct column cols[GAP_TABLE_MAX_COLS];
+	struct gpu_table gt;
 	jsonw_object(w);
 	jsonw_key(w, "path");
 	jsonw_str(w, t->path);
@@ -549,122 +432,21 @@ static void gaps_json(struct jsonw *w, const struct trace *t, const struct gap_r
 	jsonw_bool(w, r->from_steps);
 	jsonw_end_object(w);
 	jsonw_key(w, "tensorboard_steps");
-	jsonw_array(w);
-	for (uint32_t k = 0; k < r->nsteps; k++) {
-		jsonw_object(w);
-		jsonw_key(w, "number");
-		jsonw_int(w, r->steps[k].number);
-		jsonw_key(w, "start_ns");
-		jsonw_int(w, r->steps[k].start);
-		jsonw_key(w, "end_ns");
-		jsonw_int(w, r->steps[k].end);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	tb_step_table_init(&tb, r);
+	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	table_free(&tb);
 	jsonw_key(w, "devices");
-	jsonw_array(w);
-	for (uint32_t d = 0; d < r->ndevices; d++) {
-		const struct device_gaps *dg = &r->devices[d];
-		int64_t tbw = r->tb_end - r->tb_start;
-		jsonw_object(w);
-		jsonw_key(w, "device");
-		jsonw_int(w, dg->device);
-		jsonw_key(w, "gpu_utilization");
-		jsonw_object(w);
-		jsonw_key(w, "definition");
-		jsonw_str(w, "tensorboard_plugin");
-		jsonw_key(w, "value");
-		jsonw_double(w, tbw > 0 ? (double)dg->kernel_busy / (double)tbw : 0.0);
-		jsonw_key(w, "kernel_busy_ns");
-		jsonw_int(w, dg->kernel_busy);
-		jsonw_key(w, "steps");
-		jsonw_array(w);
-		for (uint32_t k = 0; k < r->nsteps; k++) {
-			int64_t sw = r->steps[k].end - r->steps[k].start;
-			jsonw_object(w);
-			jsonw_key(w, "number");
-			jsonw_int(w, r->steps[k].number);
-			jsonw_key(w, "value");
-			jsonw_double(w, sw > 0 ? (double)dg->step_kernel_busy[k] / (double)sw : 0.0);
-			jsonw_end_object(w);
-		}
-		jsonw_end_array(w);
-		jsonw_end_object(w);
-		jsonw_key(w, "busy_ns");
-		jsonw_int(w, dg->busy);
-		jsonw_key(w, "idle_ns");
-		jsonw_int(w, dg->idle);
-		jsonw_key(w, "idle_by_cause_ns");
-		jsonw_object(w);
-		for (int c = 0; c < GC__COUNT; c++) {
-			jsonw_key(w, gap_cause_key((enum gap_cause)c));
-			jsonw_int(w, dg->idle_by_cause[c]);
-		}
-		jsonw_end_object(w);
-		jsonw_key(w, "stream_idle_by_hta_class_ns");
-		jsonw_object(w);
-		for (int c = 0; c < HTA__COUNT; c++) {
-			jsonw_key(w, hta_class_key((enum hta_class)c));
-			jsonw_int(w, dg->idle_by_hta[c]);
-		}
-		jsonw_end_object(w);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	gpu_table_init(&gt, r);
+	table_write_json(w, &gt.t, NULL, 0, TABLE_ALL);
+	gpu_table_free(&gt);
 	jsonw_key(w, "gaps");
-	jsonw_array(w);
-	for (uint32_t i = 0; i < r->ngaps; i++) {
-		const struct gap *g = &r->gaps[i];
-		jsonw_object(w);
-		jsonw_key(w, "device");
-		jsonw_int(w, g->device);
-		jsonw_key(w, "start_ns");
-		jsonw_int(w, g->start);
-		jsonw_key(w, "end_ns");
-		jsonw_int(w, g->end);
-		jsonw_key(w, "dur_ns");
-		jsonw_int(w, g->end - g->start);
-		jsonw_key(w, "step");
-		if (g->step >= 0)
-			jsonw_int(w, g->step);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "cause");
-		jsonw_str(w, gap_cause_key(g->cause));
-		jsonw_key(w, "hta_class");
-		jsonw_str(w, hta_class_key(g->hta));
-		jsonw_key(w, "cpu_slice");
-		ref_json(w, t, g->cpu);
-		jsonw_key(w, "next_gpu_op");
-		ref_json(w, t, g->next);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	gap_table_init(&tb, cols, t, r->gaps, r->ngaps);
+	table_write_json(w, &tb, NULL, 0, gap_table_device_cols(&tb));
+	table_free(&tb);
 	jsonw_key(w, "stream_gaps");
-	jsonw_array(w);
-	for (uint32_t i = 0; i < r->nstream_gaps; i++) {
-		const struct gap *g = &r->stream_gaps[i];
-		jsonw_object(w);
-		jsonw_key(w, "device");
-		jsonw_int(w, g->device);
-		jsonw_key(w, "stream");
-		jsonw_int(w, t->tracks[g->track].stream);
-		jsonw_key(w, "start_ns");
-		jsonw_int(w, g->start);
-		jsonw_key(w, "dur_ns");
-		jsonw_int(w, g->end - g->start);
-		jsonw_key(w, "step");
-		if (g->step >= 0)
-			jsonw_int(w, g->step);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "hta_class");
-		jsonw_str(w, hta_class_key(g->hta));
-		jsonw_key(w, "next_gpu_op");
-		ref_json(w, t, g->next);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	gap_table_init(&tb, cols, t, r->stream_gaps, r->nstream_gaps);
+	table_write_json(w, &tb, NULL, 0, gap_table_stream_cols(&tb));
+	table_free(&tb);
 	jsonw_end_object(w);
 }
 
@@ -699,9 +481,23 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
 
 /* ---- several ranks ------------------------------------------------------------------------- */
 
+/* Sets TB (over COLS) and PER_RANK up as the distributed table of R, ranks in their order. */
+static void dist_table_init(struct table *tb, struct column *cols, struct table *per_rank, const struct rank_report *r)
+{
+	int *order = xcalloc((size_t)r->nranks + 1, sizeof *order);
+	for (int i = 0; i < r->nranks; i++)
+		order[i] = i;
+	table_init(tb, cols, dist_table_columns(cols));
+	dist_per_rank_init(per_rank);
+	dist_table_fill(tb, per_rank, r, order, r->nranks);
+	free(order);
+}
+
 static void distributed_text(FILE *f, const struct rank_report *r)
 {
-	char a[48], b[48], c[48], d[48], e[48], w8[48];
+	char a[48], b[48];
+	struct column cols[DIST_TABLE_COLS];
+	struct table tb, per_rank;
 	fprintf(f, "== %d ranks, alignment: %s", r->nranks, align_mode_name(r->mode));
 	if (r->mode == ALIGN_COLLECTIVE)
 		fprintf(f, " (the same collective ends at the same time on every rank; residual spread %s)",
@@ -714,20 +510,16 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 	}
 	fprintf(f, "   collectives: %u matched by kind (and process group) and order (%s)\n\n", r->ncolls,
 	        r->comm_from_kernels ? "NCCL/RCCL kernels" : "gloo CPU ops");
-	fprintf(f, "   %4s %14s %11s %11s %11s %11s %11s %6s  %s\n", "rank", "clock offset", "compute", "comm", "overlap",
-	        "exposed", "waiting", "last", "file");
-	for (int i = 0; i < r->nranks; i++) {
-		const struct rank_stats *s = &r->ranks[i];
-		fprintf(f, "   %4d %14s %11s %11s %11s %11s %11s %6u  ", s->rank, timefmt_offset(s->offset, a, sizeof a),
-		        timefmt_dur(s->compute, b, sizeof b), timefmt_dur(s->comm, c, sizeof c),
-		        timefmt_dur(s->overlap, d, sizeof d), timefmt_dur(s->exposed, e, sizeof e),
-		        timefmt_dur(s->waiting, w8, sizeof w8), s->arrived_last);
-		escape_term(f, r->traces[i]->path, strlen(r->traces[i]->path));
-		fputc('\n', f);
-	}
-	fputs("   (compute: union of non-communication kernels, or of CPU ops without kernels; comm: union of the\n"
-	      "   collectives; overlap: their intersection (HTA); exposed: comm not hidden by compute; waiting: the\n"
-	      "   latest arrival minus own arrival, summed over collectives (TraceLens); last: times arrived last)\n",
+	/* the distributed view's own table (ui/dist_view.h): its rank rows, then its collective rows */
+	dist_table_init(&tb, cols, &per_rank, r);
+	uint32_t *rows = xcalloc((size_t)tb.nrows + 1, sizeof *rows);
+	for (uint32_t k = 0; k < tb.nrows; k++)
+		rows[k] = k;
+	table_write_text(f, &tb, rows, (uint32_t)r->nranks, dist_table_rank_cols(&tb), REPORT_WIDTH, "   ");
+	fputs("   (offset: added to the rank's clock; compute: union of non-communication kernels, or of CPU ops\n"
+	      "   without kernels; comm: union of the collectives; overlap: their intersection (HTA); exposed: comm not\n"
+	      "   hidden by compute; waiting: the latest arrival minus own arrival, summed over collectives (TraceLens);\n"
+	      "   last: times arrived last)\n",
 	      f);
 	if (r->straggler >= 0) {
 		const struct rank_stats *s = &r->ranks[r->straggler];
@@ -748,20 +540,24 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
 	}
-	fputs("\n   collectives (aligned; arrival = start; wait = latest arrival - own arrival)\n", f);
-	for (uint32_t k = 0; k < r->ncolls && k < 40; k++) {
-		const struct collective *cl = &r->colls[k];
-		char kind[4 * sizeof cl->kind + 8];
-		escape_term_buf(cl->kind, strlen(cl->kind), kind, sizeof kind);
-		fprintf(f, "   #%-3u %-14s %u/%d ranks, last rank %d, skew %s, transfer %s\n", k, kind, cl->nranks_present,
-		        r->nranks, cl->last >= 0 ? r->ranks[cl->last].rank : -1, timefmt_dur(cl->skew, a, sizeof a),
-		        timefmt_dur(cl->transfer, b, sizeof b));
-	}
+	fprintf(f, "\n   collectives (aligned; arrival = start; ranks: how many of the %d have it; skew: latest arrival -\n"
+	           "   earliest; transfer: the shortest duration over ranks)\n",
+	        r->nranks);
+	uint32_t ncolls = r->ncolls < 40 ? r->ncolls : 40;
+	if (ncolls > 0)
+		table_write_text(f, &tb, rows + r->nranks, ncolls, dist_table_coll_cols(&tb), REPORT_WIDTH, "   ");
+	if (r->ncolls > 40)
+		fprintf(f, "   ... and %u more (--json lists them all)\n", r->ncolls - 40);
 	fputc('\n', f);
+	free(rows);
+	table_free(&tb);
+	table_free(&per_rank);
 }
 
 static void distributed_json(struct jsonw *w, const struct rank_report *r)
 {
+	struct column cols[DIST_TABLE_COLS];
+	struct table tb, per_rank;
 	jsonw_object(w);
 	jsonw_key(w, "ttrace_version");
 	jsonw_str(w, PACKAGE_VERSION);
@@ -781,78 +577,18 @@ static void distributed_json(struct jsonw *w, const struct rank_report *r)
 		jsonw_int(w, r->ranks[r->straggler].rank);
 	else
 		jsonw_null(w);
+	dist_table_init(&tb, cols, &per_rank, r);
+	uint32_t *rows = xcalloc((size_t)tb.nrows + 1, sizeof *rows);
+	for (uint32_t k = 0; k < tb.nrows; k++)
+		rows[k] = k;
 	jsonw_key(w, "ranks");
-	jsonw_array(w);
-	for (int i = 0; i < r->nranks; i++) {
-		const struct rank_stats *s = &r->ranks[i];
-		jsonw_object(w);
-		jsonw_key(w, "rank");
-		jsonw_int(w, s->rank);
-		jsonw_key(w, "path");
-		jsonw_str(w, r->traces[i]->path);
-		jsonw_key(w, "offset_ns");
-		jsonw_int(w, s->offset);
-		jsonw_key(w, "compute_ns");
-		jsonw_int(w, s->compute);
-		jsonw_key(w, "comm_ns");
-		jsonw_int(w, s->comm);
-		jsonw_key(w, "overlap_ns");
-		jsonw_int(w, s->overlap);
-		jsonw_key(w, "exposed_comm_ns");
-		jsonw_int(w, s->exposed);
-		jsonw_key(w, "waiting_ns");
-		jsonw_int(w, s->waiting);
-		jsonw_key(w, "arrived_last");
-		jsonw_uint(w, s->arrived_last);
-		jsonw_key(w, "collectives");
-		jsonw_uint(w, s->collectives);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	table_write_json(w, &tb, rows, (uint32_t)r->nranks, dist_table_rank_cols(&tb));
 	jsonw_key(w, "collectives");
-	jsonw_array(w);
-	for (uint32_t k = 0; k < r->ncolls; k++) {
-		const struct collective *cl = &r->colls[k];
-		jsonw_object(w);
-		jsonw_key(w, "kind");
-		jsonw_str(w, cl->kind);
-		jsonw_key(w, "index");
-		jsonw_uint(w, cl->index);
-		jsonw_key(w, "last_rank");
-		if (cl->last >= 0)
-			jsonw_int(w, r->ranks[cl->last].rank);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "skew_ns");
-		jsonw_int(w, cl->skew);
-		jsonw_key(w, "transfer_ns");
-		jsonw_int(w, cl->transfer);
-		jsonw_key(w, "per_rank");
-		jsonw_array(w);
-		for (int i = 0; i < r->nranks; i++) {
-			const struct coll_rank *p = &cl->per[i];
-			jsonw_object(w);
-			jsonw_key(w, "rank");
-			jsonw_int(w, r->ranks[i].rank);
-			jsonw_key(w, "present");
-			jsonw_bool(w, p->ref.track != TT_NONE);
-			if (p->ref.track != TT_NONE) {
-				jsonw_key(w, "start_ns");
-				jsonw_int(w, p->start);
-				jsonw_key(w, "end_ns");
-				jsonw_int(w, p->end);
-				jsonw_key(w, "wait_ns");
-				jsonw_int(w, p->wait);
-				jsonw_key(w, "overlap_ns");
-				jsonw_int(w, p->overlap);
-			}
-			jsonw_end_object(w);
-		}
-		jsonw_end_array(w);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	table_write_json(w, &tb, rows + r->nranks, r->ncolls, dist_table_coll_cols(&tb));
 	jsonw_end_object(w);
+	free(rows);
+	table_free(&tb);
+	table_free(&per_rank);
 }
 
 void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align)

@@ -7,11 +7,13 @@
 #include <strings.h>
 
 #include "src/timefmt.h"
+#include "src/tmath.h"
 #include "src/xalloc.h"
 #include "ui/escape.h"
 
 void table_init(struct table *t, const struct column *cols, int ncols)
 {
+	BUG_ON(ncols > TABLE_MAX_COLS);
 	memset(t, 0, sizeof *t);
 	t->cols = cols;
 	t->ncols = ncols;
@@ -62,6 +64,7 @@ void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_
 	memcpy(t->text + t->tlen, s, n);
 	struct tvalue *v = cell(t, row, col);
 	v->null = false;
+	v->text = true;
 	v->s = (uint32_t)t->tlen;
 	v->n = (uint32_t)n;
 	t->tlen += n;
@@ -74,6 +77,7 @@ void table_set_int(struct table *t, uint32_t row, int col, int64_t v)
 {
 	struct tvalue *c = cell(t, row, col);
 	c->null = false;
+	c->text = false;
 	c->i = v;
 }
 
@@ -81,7 +85,24 @@ void table_set_pct(struct table *t, uint32_t row, int col, double v)
 {
 	struct tvalue *c = cell(t, row, col);
 	c->null = v != v; /* NaN: unknown */
+	c->text = false;
 	c->d = v;
+}
+
+void table_set_rows(struct table *t, uint32_t row, int col, uint32_t first, uint32_t n)
+{
+	struct tvalue *c = cell(t, row, col);
+	c->null = false;
+	c->text = false;
+	c->s = first;
+	c->n = n;
+	c->i = n;
+}
+
+void table_set_child(struct table *t, int col, const struct table *child)
+{
+	BUG_ON(col < 0 || col >= t->ncols);
+	t->child[col] = child;
 }
 
 int table_col(const struct table *t, const char *key)
@@ -92,10 +113,38 @@ int table_col(const struct table *t, const char *key)
 	return -1;
 }
 
+uint64_t table_cols_between(const struct table *t, const char *first, const char *last)
+{
+	int a = table_col(t, first), b = table_col(t, last);
+	uint64_t set = 0;
+	if (a < 0 || b < 0)
+		BUG("no column %s or %s", first, last);
+	for (int c = a; c <= b; c++)
+		set |= UINT64_C(1) << c;
+	return set;
+}
+
+uint64_t table_cols_of(const struct table *t, const char *key)
+{
+	int c = table_col(t, key);
+	return c >= 0 ? UINT64_C(1) << c : 0;
+}
+
+bool table_col_shown(const struct table *t, int col, uint64_t cols)
+{
+	return (cols >> col & 1) && !(t->cols[col].flags & COL_JSON_ONLY);
+}
+
+/* Whether column COL of the set COLS is written in JSON. */
+static bool col_in_json(const struct table *t, int col, uint64_t cols)
+{
+	return (cols >> col & 1) && !(t->cols[col].flags & COL_TEXT_ONLY);
+}
+
 const char *table_text(const struct table *t, uint32_t row, int col, size_t *n)
 {
 	const struct tvalue *v = table_value(t, row, col);
-	if (v->null || t->cols[col].kind != COL_TEXT) {
+	if (v->null || !v->text) {
 		*n = 0;
 		return "";
 	}
@@ -121,14 +170,21 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 		snprintf(buf, n, "-");
 		return 1;
 	}
+	if (v->text) {
+		escape_term_buf(t->text + v->s, v->n, buf, n);
+		return width_of(buf);
+	}
 	switch (t->cols[col].kind) {
-	case COL_TEXT: escape_term_buf(t->text + v->s, v->n, buf, n); break;
+	case COL_TEXT: snprintf(buf, n, "-"); break;
 	case COL_DUR: timefmt_dur(v->i, buf, n); break;
-	case COL_TIME: timefmt_offset(v->i, buf, n); break;
+	case COL_TIME: timefmt_offset(tt_sub(v->i, t->origin), buf, n); break;
 	case COL_PCT: snprintf(buf, n, "%.1f%%", v->d); break;
+	case COL_RATIO: snprintf(buf, n, "%.2f%%", 100.0 * v->d); break;
 	case COL_COUNT:
 	case COL_INT: snprintf(buf, n, "%" PRId64, v->i); break;
 	case COL_BYTES: timefmt_bytes((double)v->i, buf, n); break;
+	case COL_BOOL: snprintf(buf, n, "%s", v->i ? "yes" : "no"); break;
+	case COL_ROWS: snprintf(buf, n, "%" PRIu32, v->n); break;
 	}
 	return width_of(buf);
 }
@@ -138,13 +194,17 @@ int table_cmp(const struct table *t, int col, uint32_t a, uint32_t b)
 	const struct tvalue *x = table_value(t, a, col), *y = table_value(t, b, col);
 	if (x->null || y->null)
 		return x->null - y->null;
-	switch (t->cols[col].kind) {
-	case COL_TEXT: {
+	if (x->text || y->text) { /* numbers before text in a column that holds both */
+		if (!x->text || !y->text)
+			return x->text - y->text;
 		uint32_t n = x->n < y->n ? x->n : y->n;
 		int c = memcmp(t->text + x->s, t->text + y->s, n);
 		return c != 0 ? c : (x->n > y->n) - (x->n < y->n);
 	}
-	case COL_PCT: return (x->d > y->d) - (x->d < y->d);
+	switch (t->cols[col].kind) {
+	case COL_TEXT: return 0;
+	case COL_PCT:
+	case COL_RATIO: return (x->d > y->d) - (x->d < y->d);
 	default: return (x->i > y->i) - (x->i < y->i);
 	}
 }
@@ -175,13 +235,15 @@ void table_sort(const struct table *t, uint32_t *rows, uint32_t n, int col, bool
 		qsort_r(rows, n, sizeof *rows, row_cmp, &s);
 }
 
-bool table_row_matches(const struct table *t, uint32_t row, const char *needle)
+bool table_row_matches(const struct table *t, uint32_t row, uint64_t cols, const char *needle)
 {
 	size_t nl = strlen(needle);
 	if (nl == 0)
 		return true;
 	for (int c = 0; c < t->ncols; c++) {
 		size_t n;
+		if (!table_col_shown(t, c, cols))
+			continue;
 		const char *s = table_text(t, row, c, &n);
 		for (size_t i = 0; i + nl <= n; i++)
 			if (strncasecmp(s + i, needle, nl) == 0)
@@ -192,46 +254,42 @@ bool table_row_matches(const struct table *t, uint32_t row, const char *needle)
 
 bool table_col_right(const struct column *c) { return c->kind != COL_TEXT; }
 
-int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, int width, int *colw)
+int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width, int *colw)
 {
 	char buf[1024];
-	int fixed = 0, weights = 0, total = 0;
+	int fixed = 0, nshown = 0, total = 0;
+	int widest[TABLE_MAX_COLS] = { 0 };
+	bool done[TABLE_MAX_COLS] = { false };
 	for (int c = 0; c < t->ncols; c++) {
-		colw[c] = width_of(t->cols[c].title);
-		if (t->cols[c].flex > 0) {
-			weights += t->cols[c].flex;
+		colw[c] = 0;
+		if (!table_col_shown(t, c, cols))
 			continue;
-		}
+		nshown++;
+		colw[c] = width_of(t->cols[c].title);
 		for (uint32_t k = 0; k < n; k++) {
 			int w = table_format(t, rows ? rows[k] : k, c, buf, sizeof buf);
 			if (w > colw[c])
 				colw[c] = w;
 		}
-		fixed += colw[c];
-	}
-	int room = width - fixed - (t->ncols - 1);
-	/* flex columns: each as wide as its widest value when that fits; the room left is
-	 * shared by weight among the others (water-filling), never below their title */
-	int widest[64] = { 0 };
-	bool done[64] = { false };
-	for (int c = 0; c < t->ncols && c < 64; c++) {
-		if (t->cols[c].flex <= 0)
-			continue;
-		widest[c] = colw[c];
-		for (uint32_t k = 0; k < n; k++) {
-			int w = table_format(t, rows ? rows[k] : k, c, buf, sizeof buf);
-			if (w > widest[c])
-				widest[c] = w;
+		if (t->cols[c].flex > 0) {
+			widest[c] = colw[c];
+			colw[c] = width_of(t->cols[c].title);
+		} else {
+			fixed += colw[c];
 		}
 	}
+	int room = width - fixed - (nshown > 0 ? nshown - 1 : 0);
+	/* flex columns: each as wide as its widest value when that fits; the room left is
+	 * shared by weight among the others (water-filling), never below their title */
 	for (bool changed = true; changed;) {
 		changed = false;
 		int wsum = 0;
-		for (int c = 0; c < t->ncols && c < 64; c++)
-			if (t->cols[c].flex > 0 && !done[c])
+		for (int c = 0; c < t->ncols; c++)
+			if (t->cols[c].flex > 0 && !done[c] && table_col_shown(t, c, cols))
 				wsum += t->cols[c].flex;
-		for (int c = 0; c < t->ncols && c < 64 && wsum > 0; c++)
-			if (t->cols[c].flex > 0 && !done[c] && widest[c] <= room * t->cols[c].flex / wsum) {
+		for (int c = 0; c < t->ncols && wsum > 0; c++)
+			if (t->cols[c].flex > 0 && !done[c] && table_col_shown(t, c, cols) &&
+			    widest[c] <= room * t->cols[c].flex / wsum) {
 				colw[c] = widest[c];
 				room -= widest[c];
 				done[c] = true;
@@ -240,17 +298,17 @@ int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, int wi
 			}
 	}
 	int wsum = 0;
-	for (int c = 0; c < t->ncols && c < 64; c++)
-		if (t->cols[c].flex > 0 && !done[c])
+	for (int c = 0; c < t->ncols; c++)
+		if (t->cols[c].flex > 0 && !done[c] && table_col_shown(t, c, cols))
 			wsum += t->cols[c].flex;
-	for (int c = 0; c < t->ncols && c < 64; c++)
-		if (t->cols[c].flex > 0 && !done[c]) {
+	for (int c = 0; c < t->ncols; c++)
+		if (t->cols[c].flex > 0 && !done[c] && table_col_shown(t, c, cols)) {
 			int share = wsum > 0 ? room * t->cols[c].flex / wsum : 0;
 			colw[c] = share > colw[c] ? share : colw[c];
 		}
-	(void)weights;
-	for (int c = 0; c < t->ncols; c++)
-		total += colw[c] + (c > 0);
+	for (int c = 0, k = 0; c < t->ncols; c++)
+		if (table_col_shown(t, c, cols))
+			total += colw[c] + (k++ > 0);
 	return total;
 }
 
@@ -301,60 +359,126 @@ static void put_padded(FILE *f, const char *s, int sw, int w, bool right)
 			fputc(' ', f);
 }
 
-void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, int width, const char *indent)
+void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width,
+                      const char *indent)
 {
 	if (rows == NULL)
 		n = t->nrows;
 	int *colw = xcalloc((size_t)t->ncols, sizeof *colw);
 	char raw[4096], shown[4096];
-	table_layout(t, rows, n, width - width_of(indent), colw);
-	fputs(indent, f);
-	for (int c = 0; c < t->ncols; c++) {
-		bool last = c == t->ncols - 1;
-		if (c > 0)
-			fputc(' ', f);
-		int sw = table_elide(t->cols[c].title, colw[c], false, shown, sizeof shown);
-		put_padded(f, shown, sw, last && !table_col_right(&t->cols[c]) ? sw : colw[c], table_col_right(&t->cols[c]));
-	}
-	fputc('\n', f);
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t r = rows ? rows[k] : k;
+	int last = -1;
+	for (int c = 0; c < t->ncols; c++)
+		if (table_col_shown(t, c, cols))
+			last = c;
+	table_layout(t, rows, n, cols, width - width_of(indent), colw);
+	/* the heading (row -1), then the rows */
+	for (int64_t k = -1; k < (int64_t)n; k++) {
+		uint32_t r = k < 0 ? 0 : rows ? rows[k] : (uint32_t)k;
+		bool first = true;
 		fputs(indent, f);
 		for (int c = 0; c < t->ncols; c++) {
-			bool last = c == t->ncols - 1;
-			if (c > 0)
+			if (!table_col_shown(t, c, cols))
+				continue;
+			bool right = table_col_right(&t->cols[c]);
+			if (!first)
 				fputc(' ', f);
-			table_format(t, r, c, raw, sizeof raw);
-			int sw = table_elide(raw, colw[c], false, shown, sizeof shown);
-			put_padded(f, shown, sw, last && !table_col_right(&t->cols[c]) ? sw : colw[c],
-			           table_col_right(&t->cols[c]));
+			first = false;
+			if (k >= 0)
+				table_format(t, r, c, raw, sizeof raw);
+			int sw = table_elide(k < 0 ? t->cols[c].title : raw, colw[c], false, shown, sizeof shown);
+			put_padded(f, shown, sw, c == last && !right ? sw : colw[c], right);
 		}
 		fputc('\n', f);
 	}
 	free(colw);
 }
 
-void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *rows, uint32_t n)
+/* Writes the value of ROW's cell COL. */
+static void write_json_value(struct jsonw *w, const struct table *t, uint32_t row, int col)
+{
+	const struct tvalue *v = table_value(t, row, col);
+	if (v->null) {
+		jsonw_null(w);
+		return;
+	}
+	if (v->text) {
+		jsonw_strn(w, t->text + v->s, v->n);
+		return;
+	}
+	switch (t->cols[col].kind) {
+	case COL_PCT:
+	case COL_RATIO: jsonw_double(w, v->d); break;
+	case COL_BOOL: jsonw_bool(w, v->i != 0); break;
+	case COL_ROWS: {
+		const struct table *ch = t->child[col];
+		BUG_ON(ch == NULL || v->s > ch->nrows || v->n > ch->nrows - v->s);
+		jsonw_array(w);
+		for (uint32_t k = 0; k < v->n; k++)
+			table_write_json_row(w, ch, v->s + k, TABLE_ALL);
+		jsonw_end_array(w);
+		break;
+	}
+	case COL_TEXT: jsonw_null(w); break;
+	default: jsonw_int(w, v->i); break;
+	}
+}
+
+/* The length of the part of KEY before its dot (0: no dot). */
+static size_t group_len(const char *key)
+{
+	const char *dot = strchr(key, '.');
+	return dot ? (size_t)(dot - key) : 0;
+}
+
+void table_write_json_row(struct jsonw *w, const struct table *t, uint32_t row, uint64_t cols)
+{
+	jsonw_object(w);
+	for (int c = 0; c < t->ncols; c++) {
+		if (!col_in_json(t, c, cols))
+			continue;
+		size_t g = group_len(t->cols[c].key);
+		if (g == 0) {
+			if (table_value(t, row, c)->null && (t->cols[c].flags & COL_OMIT_NULL))
+				continue;
+			jsonw_key(w, t->cols[c].key);
+			write_json_value(w, t, row, c);
+			continue;
+		}
+		/* the group: the following columns whose key has the same part before the dot */
+		int end = c + 1;
+		bool all_null = table_value(t, row, c)->null;
+		while (end < t->ncols && group_len(t->cols[end].key) == g && memcmp(t->cols[end].key, t->cols[c].key, g + 1) == 0) {
+			if (col_in_json(t, end, cols))
+				all_null &= table_value(t, row, end)->null;
+			end++;
+		}
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)g, t->cols[c].key);
+		jsonw_key(w, name);
+		if (all_null) {
+			jsonw_null(w);
+		} else {
+			jsonw_object(w);
+			for (int m = c; m < end; m++) {
+				if (!col_in_json(t, m, cols) ||
+				    (table_value(t, row, m)->null && (t->cols[m].flags & COL_OMIT_NULL)))
+					continue;
+				jsonw_key(w, t->cols[m].key + g + 1);
+				write_json_value(w, t, row, m);
+			}
+			jsonw_end_object(w);
+		}
+		c = end - 1;
+	}
+	jsonw_end_object(w);
+}
+
+void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols)
 {
 	if (rows == NULL)
 		n = t->nrows;
 	jsonw_array(w);
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t r = rows ? rows[k] : k;
-		jsonw_object(w);
-		for (int c = 0; c < t->ncols; c++) {
-			const struct tvalue *v = table_value(t, r, c);
-			jsonw_key(w, t->cols[c].key);
-			if (v->null)
-				jsonw_null(w);
-			else if (t->cols[c].kind == COL_TEXT)
-				jsonw_strn(w, t->text + v->s, v->n);
-			else if (t->cols[c].kind == COL_PCT)
-				jsonw_double(w, v->d);
-			else
-				jsonw_int(w, v->i);
-		}
-		jsonw_end_object(w);
-	}
+	for (uint32_t k = 0; k < n; k++)
+		table_write_json_row(w, t, rows ? rows[k] : k, cols);
 	jsonw_end_array(w);
 }

@@ -19,26 +19,48 @@
 enum col_kind {
 	COL_TEXT,  /* a string */
 	COL_DUR,   /* a duration in ns: "12.3 us" */
-	COL_TIME,  /* a time in ns from the trace start: "+1234.567 us" */
+	COL_TIME,  /* a time in ns, shown from the table's origin: "+1234.567 us"; as is in JSON */
 	COL_PCT,   /* a percentage, 0-100: "56.2%" */
+	COL_RATIO, /* a fraction, 0-1: "56.23%" on screen, 0.5623 in JSON */
 	COL_COUNT, /* a count: "1234" */
 	COL_BYTES, /* a byte count: "12.3 MB" (exact in JSON) */
 	COL_INT,   /* an identifier: a rank, a device, a step number */
+	COL_BOOL,  /* yes or no: true or false in JSON */
+	COL_ROWS,  /* rows of the column's child table (table_set_child): an array in JSON, a count on screen */
 };
 
+/* Column flags. A view may write more in JSON than it shows (the exact end of a gap, the
+ * slice behind it), or show a value as words that JSON gives as a stable key: a pair of a
+ * COL_TEXT_ONLY and a COL_JSON_ONLY column with the same key does that. */
+enum col_flag {
+	COL_JSON_ONLY = 1, /* written in JSON only: not in text, not on screen */
+	COL_TEXT_ONLY = 2, /* shown in text and on screen only */
+	COL_OMIT_NULL = 4, /* in JSON, no key at all when the value is null */
+};
+
+/* The most columns a table has (column sets are bit masks). */
+#define TABLE_MAX_COLS 64
+/* Every column of a table, for the writers' column set. */
+#define TABLE_ALL UINT64_MAX
+
+/* A key with a dot ("cpu_slice.name") is a member of an object in JSON: consecutive
+ * columns with the same part before the dot make one object ("cpu_slice": {"name": ...}),
+ * written as null when all its values are null. One level of nesting. */
 struct column {
-	const char *key;    /* JSON key and name in messages ("duration_ns") */
+	const char *key;    /* JSON key and name in messages ("dur_ns") */
 	const char *title;  /* heading ("duration") */
 	enum col_kind kind;
 	int flex;           /* 0: as wide as its widest value; else it shares what room is left (by
 	                     * weight) and a longer value is elided in the middle with "…" */
+	unsigned flags;     /* enum col_flag */
 };
 
 struct tvalue {
 	bool null;       /* no value: "-" in text, null in JSON */
-	int64_t i;       /* COL_DUR, COL_TIME, COL_COUNT, COL_BYTES, COL_INT */
-	double d;        /* COL_PCT */
-	uint32_t s, n;   /* COL_TEXT: offset and length in the table's text */
+	bool text;       /* holds text whatever the column's kind (a pid that is a string) */
+	int64_t i;       /* COL_DUR, COL_TIME, COL_COUNT, COL_BYTES, COL_INT, COL_BOOL */
+	double d;        /* COL_PCT, COL_RATIO */
+	uint32_t s, n;   /* text: offset and length in the table's text; COL_ROWS: first child row, count */
 };
 
 struct table {
@@ -49,8 +71,12 @@ struct table {
 	uint64_t *tag;      /* by row: what the row stands for, for its owner */
 	char *text;
 	size_t tlen, tcap;
+	int64_t origin;     /* COL_TIME values are shown from this time (0 unless set) */
+	const struct table *child[TABLE_MAX_COLS]; /* by column: the table COL_ROWS cells point into */
 };
 
+/* Sets T up, empty, over COLS (NCOLS of them, at most TABLE_MAX_COLS; the caller keeps
+ * them alive). */
 void table_init(struct table *t, const struct column *cols, int ncols);
 void table_free(struct table *t);
 /* Empties T, keeping its columns. */
@@ -60,14 +86,24 @@ uint32_t table_add_row(struct table *t, uint64_t tag);
 void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_t n);
 void table_set_str(struct table *t, uint32_t row, int col, const char *s);
 void table_set_int(struct table *t, uint32_t row, int col, int64_t v);
-void table_set_pct(struct table *t, uint32_t row, int col, double v);
-/* The column whose key is KEY, or -1. */
+void table_set_pct(struct table *t, uint32_t row, int col, double v); /* COL_PCT, COL_RATIO; NaN: null */
+/* COL_ROWS: the cell is rows FIRST to FIRST + N - 1 of the column's child table. */
+void table_set_rows(struct table *t, uint32_t row, int col, uint32_t first, uint32_t n);
+/* The table CHILD (kept alive by the caller) holds the rows of column COL's cells. */
+void table_set_child(struct table *t, int col, const struct table *child);
+/* The (first) column whose key is KEY, or -1. */
 int table_col(const struct table *t, const char *key);
+/* The set of columns FIRST to LAST (keys; the first of each), for the writers. */
+uint64_t table_cols_between(const struct table *t, const char *first, const char *last);
+/* The set holding the column KEY (empty when there is none). */
+uint64_t table_cols_of(const struct table *t, const char *key);
+/* Whether column COL of the set COLS is shown as text (on screen, in text reports). */
+bool table_col_shown(const struct table *t, int col, uint64_t cols);
 static inline const struct tvalue *table_value(const struct table *t, uint32_t row, int col)
 {
 	return &t->v[(size_t)row * (size_t)t->ncols + (size_t)col];
 }
-/* The raw text of a text cell (not NUL-terminated: *N bytes). */
+/* The raw text of a text cell, or of a cell holding text (not NUL-terminated: *N bytes). */
 const char *table_text(const struct table *t, uint32_t row, int col, size_t *n);
 
 /* Formats a cell as shown, escaped for a terminal, into BUF; returns its width in columns. */
@@ -76,25 +112,32 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 int table_cmp(const struct table *t, int col, uint32_t a, uint32_t b);
 /* Sorts ROWS (N row indices) by COL, descending when DESC; ties keep their order. */
 void table_sort(const struct table *t, uint32_t *rows, uint32_t n, int col, bool desc);
-/* Whether a text cell of ROW holds NEEDLE, ignoring ASCII case. */
-bool table_row_matches(const struct table *t, uint32_t row, const char *needle);
+/* Whether a text cell of ROW in a column shown of the set COLS holds NEEDLE, ignoring
+ * ASCII case (a filter finds what the screen shows, not what only JSON has). */
+bool table_row_matches(const struct table *t, uint32_t row, uint64_t cols, const char *needle);
 
 /* The width of each column (COLW[ncols]) for the rows listed, fitting WIDTH columns in
- * all with one space between columns: fixed columns as wide as their title and widest
- * value; flex columns share what is left (at least their title). Returns the total. */
-int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, int width, int *colw);
+ * all with one space between the columns shown (table_col_shown of COLS; the others get
+ * 0): fixed columns as wide as their title and widest value; flex columns share what is
+ * left (at least their title). Returns the total. */
+int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width, int *colw);
 /* Writes VALUE (escaped text, WIDTH columns at most) into BUF, elided in the middle with
  * "…" (or "..." when ASCII) when longer. Returns its width. */
 int table_elide(const char *value, int width, bool ascii, char *buf, size_t n);
 /* Whether a column is written right-aligned (numbers). */
 bool table_col_right(const struct column *c);
 
-/* Writes the rows listed (all when ROWS is NULL) as aligned text: a heading line, then a
- * line per row, each line starting with INDENT and fitting WIDTH columns; flex columns
- * are elided in the middle, never cut silently (the JSON has them whole). */
-void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, int width, const char *indent);
+/* Writes the rows listed (all when ROWS is NULL) as aligned text, the columns of the set
+ * COLS that are shown (TABLE_ALL: every one): a heading line, then a line per row, each
+ * line starting with INDENT and fitting WIDTH columns; flex columns are elided in the
+ * middle, never cut silently (the JSON has them whole). */
+void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width,
+                      const char *indent);
 /* Writes the rows listed (all when ROWS is NULL) as a JSON array of objects keyed by
- * column key; times and durations as integer ns, nulls as null. */
-void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *rows, uint32_t n);
+ * column key, the columns of the set COLS that JSON has (not COL_TEXT_ONLY), in column
+ * order; times and durations as integer ns, nulls as null, dotted keys nested. */
+void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols);
+/* Writes row ROW alone as a JSON object (as table_write_json writes each row). */
+void table_write_json_row(struct jsonw *w, const struct table *t, uint32_t row, uint64_t cols);
 
 #endif

@@ -51,7 +51,7 @@ void table_panel_refresh(struct table_panel *tp)
 	tp->rows = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *tp->rows);
 	tp->nrows = 0;
 	for (uint32_t r = 0; r < tp->t->nrows; r++)
-		if (table_row_matches(tp->t, r, tp->filter))
+		if (table_row_matches(tp->t, r, tp->cols, tp->filter))
 			tp->rows[tp->nrows++] = r;
 	if (tp->sort_col >= 0)
 		table_sort(tp->t, tp->rows, tp->nrows, tp->sort_col, tp->desc);
@@ -104,11 +104,14 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 	case A_SORT_NEXT:
 	case A_SORT_PREV: {
 		/* the table's own order, then each column in turn; numbers largest first */
-		int n = tp->t->ncols, c = tp->sort_col + (a == A_SORT_NEXT ? 1 : -1);
-		if (c >= n)
-			c = -1;
-		if (c < -1)
-			c = n - 1;
+		int n = tp->t->ncols, step = a == A_SORT_NEXT ? 1 : -1, c = tp->sort_col;
+		do {
+			c += step;
+			if (c >= n)
+				c = -1;
+			if (c < -1)
+				c = n - 1;
+		} while (c >= 0 && !table_col_shown(tp->t, c, tp->cols));
 		table_panel_sort(tp, c, c >= 0 && tp->t->cols[c].kind != COL_TEXT);
 		app_status(app, "sorted by %s", c >= 0 ? tp->t->cols[c].title : "the table's own order");
 		break;
@@ -176,9 +179,11 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 	/* widths from every row shown, so that scrolling does not move the columns */
 	int *colw = xcalloc((size_t)t->ncols, sizeof *colw);
 	int avail = r.w - 2;
-	table_layout(t, tp->rows, tp->nrows, avail, colw);
+	table_layout(t, tp->rows, tp->nrows, tp->cols, avail, colw);
 	int x = r.x + 1;
 	for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
+		if (!table_col_shown(t, c, tp->cols))
+			continue;
 		int sw = table_elide(t->cols[c].title, colw[c], o->ascii, shown, sizeof shown);
 		int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
 		grid_text(g, x + pad, r.y + 1, r.x + r.w, shown, c == tp->sort_col ? CS_HILITE : CS_RULER, 0);
@@ -198,6 +203,8 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 				grid_set(g, xx, y, ' ', CS_HILITE, 0);
 		x = r.x + 1;
 		for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
+			if (!table_col_shown(t, c, tp->cols))
+				continue;
 			table_format(t, row, c, raw, sizeof raw);
 			int sw = table_elide(raw, colw[c], o->ascii, shown, sizeof shown);
 			int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
@@ -217,6 +224,8 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		size_t ln = 0;
 		line[0] = '\0';
 		for (int c = 0; c < t->ncols; c++) {
+			if (!table_col_shown(t, c, tp->cols))
+				continue;
 			int w = table_format(t, row, c, raw, sizeof raw);
 			if (w <= colw[c])
 				continue;
@@ -280,6 +289,7 @@ struct panel *table_panel_new(struct table *t, const struct table_owner *own, vo
 	tp->ops.name = own->name;
 	tp->base.ops = &tp->ops;
 	tp->t = t;
+	tp->cols = TABLE_ALL;
 	tp->own = own;
 	tp->owner = owner;
 	tp->sort_col = -1;

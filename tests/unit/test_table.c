@@ -1,4 +1,5 @@
 /* test_table.c: the table's values, sort, filter, layout, elision and both writers. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,19 +7,154 @@
 #include "tests/unit/tap.h"
 
 static const struct column cols[] = {
-	{ "name", "name", COL_TEXT, 1 },
-	{ "duration_ns", "duration", COL_DUR, 0 },
-	{ "share_pct", "share", COL_PCT, 0 },
-	{ "calls", "calls", COL_COUNT, 0 },
-	{ "bytes", "bytes", COL_BYTES, 0 },
+	{ "name", "name", COL_TEXT, 1, 0 },
+	{ "duration_ns", "duration", COL_DUR, 0, 0 },
+	{ "share_pct", "share", COL_PCT, 0, 0 },
+	{ "calls", "calls", COL_COUNT, 0, 0 },
+	{ "bytes", "bytes", COL_BYTES, 0, 0 },
 };
 
 static char out[8192];
 
+/* A table that writes more in JSON than it shows, nests dotted keys and holds child rows. */
+static const struct column rich_cols[] = {
+	{ "n", "#", COL_INT, 0, COL_TEXT_ONLY },
+	{ "pid", "pid", COL_INT, 0, 0 },
+	{ "start_ns", "start", COL_TIME, 0, 0 },
+	{ "end_ns", "end", COL_TIME, 0, COL_JSON_ONLY },
+	{ "cause", "cause", COL_TEXT, 0, COL_TEXT_ONLY },
+	{ "cause", "cause", COL_TEXT, 0, COL_JSON_ONLY },
+	{ "slice.name", "slice", COL_TEXT, 1, 0 },
+	{ "slice.dur_ns", "slice duration", COL_DUR, 0, COL_JSON_ONLY },
+	{ "device", "GPU", COL_INT, 0, COL_OMIT_NULL },
+	{ "util", "utilization", COL_RATIO, 0, 0 },
+	{ "ok", "ok", COL_BOOL, 0, 0 },
+	{ "parts", "parts", COL_ROWS, 0, COL_JSON_ONLY },
+};
+static const struct column part_cols[] = {
+	{ "rank", "rank", COL_INT, 0, 0 },
+	{ "wait_ns", "wait", COL_DUR, 0, COL_OMIT_NULL },
+};
+
+/* The JSON of T's rows with the columns COLS, on one line (jsonw indents: squeezed out). */
+static const char *json_cols(const struct table *t, uint64_t set)
+{
+	static char flat[8192];
+	FILE *f = fmemopen(out, sizeof out, "w");
+	struct jsonw w;
+	jsonw_init(&w, f);
+	table_write_json(&w, t, NULL, 0, set);
+	jsonw_finish(&w);
+	fclose(f);
+	size_t k = 0;
+	bool in_str = false;
+	for (const char *p = out; *p && k + 1 < sizeof flat; p++) {
+		if (*p == '"' && (p == out || p[-1] != '\\'))
+			in_str = !in_str;
+		if (in_str || (*p != ' ' && *p != '\n'))
+			flat[k++] = *p;
+	}
+	flat[k] = '\0';
+	return flat;
+}
+
+static const char *text_cols(const struct table *t, uint64_t set, int width)
+{
+	FILE *f = fmemopen(out, sizeof out, "w");
+	table_write_text(f, t, NULL, 0, set, width, "");
+	fclose(f);
+	return out;
+}
+
+static void rich(void)
+{
+	struct table t, parts;
+	char b[256];
+	table_init(&t, rich_cols, 12);
+	table_init(&parts, part_cols, 2);
+	table_set_child(&t, 11, &parts);
+	t.origin = 1000;
+	uint32_t r0 = table_add_row(&t, 0), r1 = table_add_row(&t, 1);
+	table_set_int(&t, r0, 0, 1);
+	table_set_int(&t, r0, 1, 42);
+	table_set_int(&t, r0, 2, 3000);
+	table_set_int(&t, r0, 3, 4000);
+	table_set_str(&t, r0, 4, "data loading");
+	table_set_str(&t, r0, 5, "dataloader");
+	table_set_str(&t, r0, 6, "next");
+	table_set_int(&t, r0, 7, 500);
+	table_set_int(&t, r0, 8, 3);
+	table_set_pct(&t, r0, 9, 0.3912);
+	table_set_int(&t, r0, 10, 1);
+	uint32_t p0 = table_add_row(&parts, 0), p1 = table_add_row(&parts, 1);
+	table_set_int(&parts, p0, 0, 0);
+	table_set_int(&parts, p0, 1, 70);
+	table_set_int(&parts, p1, 0, 1);
+	table_set_rows(&t, r0, 11, p0, 2);
+	table_set_int(&t, r1, 0, 2);
+	table_set_str(&t, r1, 1, "pid-as-text");
+	table_set_int(&t, r1, 2, 1000);
+	table_set_int(&t, r1, 10, 0);
+
+	table_format(&t, r0, 2, b, sizeof b);
+	is_str(b, "+2.000 us", "a time shown from the table's origin");
+	table_format(&t, r0, 9, b, sizeof b);
+	is_str(b, "39.12%", "a ratio shown as a percentage, two decimals");
+	table_format(&t, r1, 10, b, sizeof b);
+	is_str(b, "no", "a boolean shown as yes or no");
+	table_format(&t, r1, 1, b, sizeof b);
+	is_str(b, "pid-as-text", "a number column may hold text");
+	size_t n;
+	ok(table_text(&t, r1, 1, &n) != NULL && n == 11, "the text of a text cell in a number column");
+	is_int(table_cmp(&t, 1, r0, r1) < 0, 1, "numbers sort before text in one column");
+	ok(table_row_matches(&t, r1, TABLE_ALL, "AS-TEXT"), "the filter finds text in a number column");
+	ok(table_row_matches(&t, r0, TABLE_ALL, "loading"), "the filter finds the words shown");
+	ok(!table_row_matches(&t, r0, TABLE_ALL, "dataloader"), "the filter does not find what only JSON has");
+	ok(!table_row_matches(&t, r1, table_cols_of(&t, "start_ns"), "as-text"), "nor what the column set leaves out");
+
+	const char *j = json_cols(&t, TABLE_ALL);
+	ok(strstr(j, "\"n\"") == NULL, "a text-only column is not in JSON");
+	ok(strstr(j, "\"end_ns\":4000") != NULL, "a JSON-only column is in JSON");
+	ok(strstr(j, "\"start_ns\":3000") != NULL, "times in JSON as they are, not from the origin");
+	ok(strstr(j, "\"cause\":\"dataloader\"") != NULL && strstr(j, "data loading") == NULL,
+	   "JSON has the key where the text shows the words");
+	ok(strstr(j, "\"slice\":{\"name\":\"next\",\"dur_ns\":500}") != NULL, "dotted keys nest as an object");
+	ok(strstr(j, "\"slice\":null") != NULL, "an object whose values are all null is null");
+	ok(strstr(j, "\"device\":3") != NULL, "an omit-null column with a value is written");
+	ok(strstr(j, "\"pid\":\"pid-as-text\",\"start_ns\":1000,\"end_ns\":null,\"cause\":null,\"slice\":null,"
+	              "\"util\":null,\"ok\":false,\"parts\":null}") != NULL,
+	   "an omit-null column without a value has no key; text in a number column is a JSON string");
+	ok(strstr(j, "\"util\":0.3912") != NULL, "a ratio in JSON as the fraction");
+	ok(strstr(j, "\"ok\":true") != NULL, "a boolean in JSON");
+	ok(strstr(j, "\"parts\":[{\"rank\":0,\"wait_ns\":70},{\"rank\":1}]") != NULL,
+	   "child rows as an array of objects, in the child's own columns");
+	j = json_cols(&t, table_cols_between(&t, "pid", "start_ns"));
+	is_str(j, "[{\"pid\":42,\"start_ns\":3000},{\"pid\":\"pid-as-text\",\"start_ns\":1000}]",
+	       "a column set writes only its columns");
+	is_int(table_cols_between(&t, "start_ns", "cause"), 0x1c, "the set of the columns between two keys");
+	is_int(table_cols_of(&t, "nope"), 0, "no column, an empty set");
+
+	const char *s = text_cols(&t, TABLE_ALL, 120);
+	ok(s[0] == '#' && strstr(s, " pid ") != NULL, "a text-only column heads the text");
+	ok(strstr(s, "end") == NULL && strstr(s, "slice duration") == NULL && strstr(s, "parts") == NULL,
+	   "JSON-only columns are not in the text");
+	ok(strstr(s, "data loading") != NULL && strstr(s, "dataloader") == NULL, "the text shows the words");
+	s = text_cols(&t, table_cols_of(&t, "pid") | table_cols_of(&t, "util"), 120);
+	is_str(s, "        pid utilization\n         42      39.12%\npid-as-text           -\n",
+	       "a column set shows only its columns");
+	int colw[12];
+	is_int(table_layout(&t, NULL, 2, table_cols_of(&t, "pid") | table_cols_of(&t, "ok"), 80, colw), 15,
+	       "the layout counts only the columns shown");
+	is_int(colw[3] + colw[0], 0, "columns not shown get no width");
+	table_free(&t);
+	table_free(&parts);
+}
+
+
 static const char *text(const struct table *t, const uint32_t *rows, uint32_t n, int width)
 {
 	FILE *f = fmemopen(out, sizeof out, "w");
-	table_write_text(f, t, rows, n, width, "  ");
+	table_write_text(f, t, rows, n, TABLE_ALL, width, "  ");
 	fclose(f);
 	return out;
 }
@@ -28,7 +164,7 @@ static const char *json(const struct table *t)
 	FILE *f = fmemopen(out, sizeof out, "w");
 	struct jsonw w;
 	jsonw_init(&w, f);
-	table_write_json(&w, t, NULL, 0);
+	table_write_json(&w, t, NULL, 0, TABLE_ALL);
 	jsonw_finish(&w);
 	fclose(f);
 	return out;
@@ -78,9 +214,9 @@ int main(void)
 	table_sort(&t, rows, 3, 0, false);
 	ok(rows[0] == 2 && rows[1] == 1 && rows[2] == 0, "sorted by name bytes");
 
-	ok(table_row_matches(&t, r1, "SGEMM"), "filter ignores case");
-	ok(!table_row_matches(&t, r0, "sgemm"), "filter rejects a row without the text");
-	ok(table_row_matches(&t, r0, ""), "an empty filter passes every row");
+	ok(table_row_matches(&t, r1, TABLE_ALL, "SGEMM"), "filter ignores case");
+	ok(!table_row_matches(&t, r0, TABLE_ALL, "sgemm"), "filter rejects a row without the text");
+	ok(table_row_matches(&t, r0, TABLE_ALL, ""), "an empty filter passes every row");
 
 	is_int(table_elide("abcdefghij", 5, true, b, sizeof b), 5, "elided to the width");
 	is_str(b, "a...j", "ASCII elision keeps head and tail");
@@ -92,11 +228,11 @@ int main(void)
 	is_str(b, "ca\xe2\x80\xa6yz", "elision counts code points, not bytes");
 
 	int colw[5];
-	table_layout(&t, NULL, 3, 60, colw);
+	table_layout(&t, NULL, 3, TABLE_ALL, 60, colw);
 	is_int(colw[1], 8, "a fixed column as wide as its widest value");
 	ok(colw[0] + colw[1] + colw[2] + colw[3] + colw[4] + 4 <= 60, "the layout fits the width");
 	ok(colw[0] >= 4, "a flex column at least as wide as its title");
-	table_layout(&t, NULL, 3, 500, colw);
+	table_layout(&t, NULL, 3, TABLE_ALL, 500, colw);
 	is_int(colw[0], (int)strlen("ampere_sgemm_128x64_nn_with_a_very_long_kernel_name_that_will_not_fit"), "a flex column no wider than its widest value");
 
 	const char *s = text(&t, NULL, 0, 60);
@@ -127,5 +263,6 @@ int main(void)
 	table_clear(&t);
 	is_int(t.nrows, 0, "cleared");
 	table_free(&t);
+	rich();
 	return done_testing();
 }
