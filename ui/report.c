@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/analysis.h"
 #include "src/gaps.h"
 #include "src/ranks.h"
 #include "src/index.h"
@@ -462,15 +463,13 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
 		jsonw_array(&w);
 	}
 	for (int i = 0; i < n; i++) {
-		struct gap_report r;
 		if (traces[i]->status == LOAD_FAILED)
 			continue;
-		gaps_analyse(traces[i], min_gap, &r);
+		const struct gap_report *r = &trace_gaps(traces[i], min_gap)->r; /* shared with any other user */
 		if (json)
-			gaps_json(&w, traces[i], &r);
+			gaps_json(&w, traces[i], r);
 		else
-			gaps_text(f, traces[i], &r);
-		gaps_free(&r);
+			gaps_text(f, traces[i], r);
 	}
 	if (json) {
 		jsonw_end_array(&w);
