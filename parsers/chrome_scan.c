@@ -1216,6 +1216,7 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 done:
 	ev->args_offset = offset_of(s, open);
 	ev->args_len = (uint32_t)(p - open);
+	ev->args_text = open;
 	*pp = p;
 	return ST_OK;
 }
