@@ -18,6 +18,11 @@
  * pipe together with a wake-up pipe that input_close writes to, so closing never hangs on
  * a stalled writer.
  *
+ * A regular compressed file also gets a seek index (parsers/seekindex.h), which only the
+ * producer writes: gzip inflates with Z_BLOCK so that it stops at deflate block
+ * boundaries, where points are recorded; zstd notes where each frame starts. The loader
+ * takes the index once the producer is stopped (input_take_index).
+ *
  * Large grants: a count of free grants under one process-wide lock. An input takes at
  * most one, from its producer (a zstd frame with a big window, seen by reading the frame
  * header before the decoder does) or from its reader (a scanner window past its small
