@@ -1216,6 +1216,7 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 done:
 	ev->args_offset = offset_of(s, open);
 	ev->args_len = (uint32_t)(p - open);
+	ev->args_text = open;
 	*pp = p;
 	return ST_OK;
 }
@@ -1394,6 +1395,10 @@ static enum step scan_events(struct scanner *s, size_t *posp)
 			pos = (size_t)(p - s->buf);
 			if (!refill(s, pos)) {
 				*posp = 0;
+				/* a part of a stream (load.c's chunks) ends just before the element
+				 * that begins the next part: that is its stop */
+				if (s->range != NULL && s->range->stop != 0 && s->len == 0 && s->base == s->range->stop)
+					return ST_STOPPED;
 				return ST_NEED_MORE;
 			}
 			pos = 0;

@@ -98,6 +98,7 @@ struct scan_event {
 	uint64_t offset;  /* byte offset of the event's '{' in the decompressed stream */
 	uint64_t args_offset; /* byte offset of the args object's '{', 0 when none */
 	uint32_t args_len;    /* its length in bytes, 0 when none */
+	const char *args_text; /* its bytes (args_len of them, not NUL-terminated), NULL when none */
 	uint32_t have;    /* SA_* bits */
 	int64_t correlation, external_id, device, stream;
 	int32_t grid[3], block[3];

@@ -18,6 +18,11 @@
  * pipe together with a wake-up pipe that input_close writes to, so closing never hangs on
  * a stalled writer.
  *
+ * A regular compressed file also gets a seek index (parsers/seekindex.h), which only the
+ * producer writes: gzip inflates with Z_BLOCK so that it stops at deflate block
+ * boundaries, where points are recorded; zstd notes where each frame starts. The loader
+ * takes the index once the producer is stopped (input_take_index).
+ *
  * Large grants: a count of free grants under one process-wide lock. An input takes at
  * most one, from its producer (a zstd frame with a big window, seen by reading the frame
  * header before the decoder does) or from its reader (a scanner window past its small
@@ -40,6 +45,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "parsers/seekindex.h"
 #include "src/xalloc.h"
 
 #define RING_SLOTS 4
@@ -65,6 +71,7 @@ struct input {
 	bool own_fd;
 	bool is_reg;
 	uint64_t dev, ino;
+	int64_t mtime_ns;
 	enum input_codec codec;
 	uint64_t file_size;
 
@@ -107,6 +114,8 @@ struct input {
 	bool holding; /* consumer: ring[head] is published and being read */
 
 	unsigned int tail; /* producer: slot being filled */
+	uint64_t produced; /* producer: bytes published */
+	struct seek_index *index; /* producer: seek points of a regular file, or NULL */
 };
 
 const char *input_codec_name(enum input_codec c)
@@ -194,6 +203,7 @@ static struct slot *ring_claim(struct input *in)
 static void ring_publish(struct input *in, struct slot *s, uint64_t src_off)
 {
 	s->src_off = src_off;
+	in->produced += s->len;
 	pthread_mutex_lock(&in->lock);
 	if (in->filled++ == 0)
 		pthread_cond_signal(&in->nonempty);
@@ -275,8 +285,11 @@ static void gzip_run(struct input *in)
 			z->next_out = s->buf;
 			z->avail_out = (uInt)SLOT_SIZE;
 		}
-		ret = inflate(z, Z_NO_FLUSH);
+		/* Z_BLOCK stops at block boundaries too: the places to record seek points */
+		ret = inflate(z, in->index != NULL ? Z_BLOCK : Z_NO_FLUSH);
 		s->len = SLOT_SIZE - z->avail_out;
+		if (in->index != NULL)
+			seek_index_gzip(in->index, z, total - z->avail_in, in->produced + s->len);
 		if (ret == Z_STREAM_END) {
 			in_member = false;
 		} else if (ret == Z_MEM_ERROR) {
@@ -434,8 +447,11 @@ static void zstd_run(struct input *in)
 			err = zstd_error(in, ret, total - (zin.size - zin.pos));
 			break;
 		}
-		if (ret == 0)
+		if (ret == 0) {
 			frame_start = true;
+			if (in->index != NULL)
+				seek_index_zstd_frame(in->index, total - (zin.size - zin.pos), in->produced + zout.pos);
+		}
 		out_full = zout.pos == zout.size;
 		if (out_full) {
 			ring_publish(in, s, total - (zin.size - zin.pos));
@@ -481,6 +497,8 @@ static bool start_producer(struct input *in, char **cause)
 		ZSTD_initDStream(in->zds);
 		ZSTD_DCtx_setParameter(in->zds, ZSTD_d_windowLogMax, 27);
 	}
+	if (in->is_reg)
+		in->index = seek_index_new(in->codec);
 	in->src = xmalloc(SRC_BUF_SIZE);
 	for (i = 0; i < RING_SLOTS; i++)
 		in->ring[i].buf = xmalloc(SLOT_SIZE);
@@ -509,6 +527,7 @@ static void free_input(struct input *in)
 	if (in->codec == INPUT_GZIP && in->src != NULL)
 		inflateEnd(&in->z);
 	ZSTD_freeDStream(in->zds);
+	seek_index_free(in->index);
 	free(in->src);
 	for (i = 0; i < RING_SLOTS; i++)
 		free(in->ring[i].buf);
@@ -557,6 +576,7 @@ static struct input *open_fd(struct input *in, char **cause)
 		in->file_size = (uint64_t)st.st_size;
 		in->dev = (uint64_t)st.st_dev;
 		in->ino = (uint64_t)st.st_ino;
+		in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 #ifdef POSIX_FADV_SEQUENTIAL
 		posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -605,9 +625,10 @@ struct input *input_open(const char *path, char **cause)
 	return open_fd(in, cause);
 }
 
-struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **cause)
+/* Opens PATH if it is still the regular file ID; with CONTENT, only if its size and
+ * modification time are the same too. Returns the descriptor or -1 with *cause. */
+static int open_same(const char *path, const struct input_file *id, bool content, char **cause)
 {
-	struct input *in;
 	struct stat st;
 	int fd, fl;
 
@@ -615,16 +636,38 @@ struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		*cause = xasprintf("cannot open %s: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_dev != dev ||
-	    (uint64_t)st.st_ino != ino) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_dev != id->dev ||
+	    (uint64_t)st.st_ino != id->ino) {
 		close(fd);
 		*cause = xasprintf("%s is no longer the file that was loaded (has the file changed?)", path);
-		return NULL;
+		return -1;
+	}
+	if (content && ((uint64_t)st.st_size != id->size ||
+	                (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != id->mtime_ns)) {
+		close(fd);
+		*cause = xasprintf("%s has been modified since it was loaded (has the file changed?)", path);
+		return -1;
 	}
 	if ((fl = fcntl(fd, F_GETFL)) >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int input_open_same(const char *path, const struct input_file *id, char **cause)
+{
+	return open_same(path, id, true, cause);
+}
+
+struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **cause)
+{
+	struct input_file id = { dev, ino, 0, 0 };
+	struct input *in;
+	int fd = open_same(path, &id, false, cause);
+
+	if (fd < 0)
+		return NULL;
 	in = xcalloc(1, sizeof *in);
 	in->path = xstrdup(path);
 	in->name = in->path;
@@ -640,6 +683,15 @@ bool input_file_id(const struct input *in, uint64_t *dev, uint64_t *ino)
 		return false;
 	*dev = in->dev;
 	*ino = in->ino;
+	return true;
+}
+
+bool input_file_identity(const struct input *in, struct input_file *id)
+{
+	if (!input_file_id(in, &id->dev, &id->ino))
+		return false;
+	id->size = in->file_size;
+	id->mtime_ns = in->mtime_ns;
 	return true;
 }
 
@@ -798,12 +850,11 @@ ssize_t input_read(struct input *in, void *buf, size_t len, char **cause)
 	return n;
 }
 
-void input_close(struct input *in)
+/* Stops the producer, if any, waking it wherever it waits. */
+static void stop_producer(struct input *in)
 {
 	char c = 0;
 
-	if (in == NULL)
-		return;
 	pthread_mutex_lock(&large_lock);
 	in->closing = true;
 	pthread_cond_broadcast(&large_cond);
@@ -816,7 +867,27 @@ void input_close(struct input *in)
 		if (in->wake[1] >= 0 && write(in->wake[1], &c, 1) != 1)
 			BUG("cannot wake the input thread: %s", strerror(errno));
 		pthread_join(in->thread, NULL);
+		in->threaded = false;
 	}
+}
+
+struct seek_index *input_take_index(struct input *in)
+{
+	struct seek_index *x;
+
+	stop_producer(in);
+	x = in->index;
+	in->index = NULL;
+	if (x != NULL)
+		seek_index_end(x, in->produced);
+	return x;
+}
+
+void input_close(struct input *in)
+{
+	if (in == NULL)
+		return;
+	stop_producer(in);
 	pthread_mutex_lock(&large_lock);
 	if (in->large) {
 		in->large = false;

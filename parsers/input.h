@@ -25,6 +25,7 @@ enum input_codec { INPUT_PLAIN, INPUT_GZIP, INPUT_ZSTD };
 #define INPUT_LARGE_SLOTS 2
 
 struct input;
+struct seek_index;
 
 /* Opens PATH ("-" means stdin) for reading. Returns the input, or NULL with *cause set
  * to an allocated message naming the file ("cannot open x.json: No such file..."). */
@@ -39,6 +40,25 @@ struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **
  * memory): then
  * *DEV and *INO identify it, for input_reopen. */
 bool input_file_id(const struct input *in, uint64_t *dev, uint64_t *ino);
+
+/* What a regular file was when it was opened: reading it back later goes on only while
+ * all of it still holds. */
+struct input_file {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+};
+/* As input_file_id, filling *ID. */
+bool input_file_identity(const struct input *in, struct input_file *id);
+/* Opens PATH for reading, without ever blocking, only if it is still the regular file ID
+ * (same device, inode, size and modification time). Returns the descriptor (the caller
+ * closes it), or -1 with *cause set ("... has the file changed?"). */
+int input_open_same(const char *path, const struct input_file *id, char **cause);
+
+/* A compressed regular file records seek points while it is decompressed
+ * (parsers/seekindex.h). This stops IN's decompression (no read is valid after it; close
+ * IN as usual) and hands over the index, which covers at least every byte read; NULL
+ * when IN keeps none (plain, stdin, a pipe). */
+struct seek_index *input_take_index(struct input *in);
 
 /* Returns an input over the LEN bytes at BUF (not copied: they must outlive the input),
  * whose stream offsets start at BASE, named PATH in messages. At its end it reports a

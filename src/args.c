@@ -1,70 +1,12 @@
-/* args.c: lazy args: read an event's args bytes back from its file and parse them.
- * Only a regular file is read back, and only while it is the same file (device and inode)
- * that was loaded: reopening standard input, a pipe or a FIFO would read other bytes or
- * wait forever. */
+/* args.c: lazy args: an event's args bytes fetched through its trace's store and parsed;
+ * and the store that keeps nothing, only says why. */
 #include "src/args.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/input.h"
 #include "src/xalloc.h"
-
-/* Reads LEN bytes at stream OFFSET of T's file into BUF. Returns 0 or -1 with *cause. */
-static int read_range(const struct trace *t, uint64_t offset, size_t len, char *buf, char **cause)
-{
-	const char *path = t->path;
-	char *err = NULL;
-	struct input *in;
-
-	if (!t->regular) {
-		*cause = xstrdup("args unavailable: input was not a regular file");
-		return -1;
-	}
-	in = input_reopen(path, t->file_dev, t->file_ino, &err);
-	if (in == NULL) {
-		*cause = err;
-		return -1;
-	}
-	if (input_is_seekable(in)) {
-		ssize_t n = input_pread(in, buf, len, offset);
-		input_close(in);
-		if (n != (ssize_t)len) {
-			*cause = xasprintf("%s: cannot read %zu bytes at byte %llu (has the file changed?)", path, len,
-			                   (unsigned long long)offset);
-			return -1;
-		}
-		return 0;
-	}
-	/* compressed: decompress up to the range (cost grows with the offset) */
-	char *skip = xmalloc(1u << 16);
-	uint64_t at = 0;
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n;
-		if (at < offset) {
-			size_t want = offset - at < (1u << 16) ? (size_t)(offset - at) : (1u << 16);
-			n = input_read(in, skip, want, &err);
-			if (n > 0)
-				at += (uint64_t)n;
-		} else {
-			n = input_read(in, buf + got, len - got, &err);
-			if (n > 0)
-				got += (size_t)n;
-		}
-		if (n <= 0) {
-			free(skip);
-			input_close(in);
-			*cause = err ? err
-			             : xasprintf("%s: ends before byte %llu (has the file changed?)", path,
-			                         (unsigned long long)(offset + len));
-			return -1;
-		}
-	}
-	free(skip);
-	input_close(in);
-	return 0;
-}
 
 /* Copies TEXT, turning bare inf/-inf/nan/Infinity/NaN tokens outside strings into null. */
 static char *finite_copy(const char *text, size_t n, int *count)
@@ -112,7 +54,7 @@ static char *finite_copy(const char *text, size_t n, int *count)
 	return o;
 }
 
-int event_args_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause)
+int args_store_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause)
 {
 	uint64_t offset = s->args >> 24;
 	size_t len = (size_t)(s->args & 0xffffff);
@@ -127,8 +69,12 @@ int event_args_read(const struct trace *t, const struct slice *s, struct event_a
 		*cause = xstrdup("this event's args are 16 MB or more: not read back");
 		return -1;
 	}
+	if (t->args == NULL) {
+		*cause = xstrdup("args unavailable: this trace has no args store");
+		return -1;
+	}
 	out->text = xmalloc(len + 1);
-	if (read_range(t, offset, len, out->text, cause) < 0) {
+	if (t->args->ops->read(t->args, offset, len, out->text, cause) < 0) {
 		free(out->text);
 		out->text = NULL;
 		return -1;
@@ -152,4 +98,49 @@ void event_args_free(struct event_args *a)
 	cJSON_Delete(a->json);
 	free(a->text);
 	memset(a, 0, sizeof *a);
+}
+
+struct unavailable {
+	struct args_store store;
+	char *why;
+};
+
+static int unavailable_read(struct args_store *st, uint64_t offset, size_t len, char *buf, char **cause)
+{
+	(void)offset, (void)len, (void)buf;
+	*cause = xstrdup(((struct unavailable *)st)->why);
+	return -1;
+}
+
+static uint64_t unavailable_memory(const struct args_store *st)
+{
+	return sizeof(struct unavailable) + strlen(((const struct unavailable *)st)->why) + 1;
+}
+
+static void unavailable_free(struct args_store *st)
+{
+	free(((struct unavailable *)st)->why);
+	free(st);
+}
+
+static const struct args_store_ops unavailable_ops = { unavailable_read, unavailable_memory, unavailable_free };
+
+struct args_store *args_store_unavailable(const char *why)
+{
+	struct unavailable *u = xcalloc(1, sizeof *u);
+	u->store.ops = &unavailable_ops;
+	u->store.kind = "not kept";
+	u->why = xstrdup(why);
+	return &u->store;
+}
+
+uint64_t args_store_memory(const struct args_store *st)
+{
+	return st != NULL ? st->ops->memory(st) : 0;
+}
+
+void args_store_free(struct args_store *st)
+{
+	if (st != NULL)
+		st->ops->free(st);
 }

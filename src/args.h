@@ -1,15 +1,43 @@
-/* args.h: an event's full `args`, read back from the file and parsed on demand.
+/* args.h: an event's full `args`, read through the args store its trace owns and parsed
+ * on demand.
  *
- * The loader keeps only the byte range of each event's args object; this reads those
- * bytes again (pread for plain files, a re-read of the stream for compressed ones) and
- * parses them with cJSON. Bare inf/nan (which Kineto once wrote) are read as null, and
- * the raw text is returned too, so nothing is hidden. */
+ * The model keeps only where each slice's args object lies in the decompressed stream
+ * (slice.args: offset and length). The trace's store turns such a range back into bytes;
+ * which store a trace gets is the loader's choice: a plain file is read at the offset, a
+ * compressed file from its nearest seek point (parsers/seekindex.h), a big single-frame
+ * zstd file and standard input from a copy of their args kept in memory, compressed
+ * (src/args_side.h). Nothing here does I/O itself. The bytes are parsed with cJSON; bare
+ * inf/nan (which Kineto once wrote) are read as null, and the raw text is returned too,
+ * so nothing is hidden. */
 #ifndef TT_ARGS_H
 #define TT_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "src/model.h"
+
+struct args_store;
+
+/* What a store does. Reads are independent of one another (each keeps its own state), so
+ * a store may be read from any thread once the load is over. */
+struct args_store_ops {
+	/* Copies the LEN bytes at offset OFFSET of the decompressed stream into BUF.
+	 * Returns 0, or -1 with *cause set to an allocated message (the file changed or
+	 * vanished, the args were not kept, ...). */
+	int (*read)(struct args_store *st, uint64_t offset, size_t len, char *buf, char **cause);
+	/* Bytes of memory the store holds. */
+	uint64_t (*memory)(const struct args_store *st);
+	void (*free)(struct args_store *st);
+};
+
+/* A store: each kind embeds this as its first member. */
+struct args_store {
+	const struct args_store_ops *ops;
+	const char *kind; /* for reports: "file", "gzip checkpoints", "in memory", ... */
+};
 
 struct event_args {
 	char *text;      /* the raw args text as in the file (allocated, NUL-terminated) */
@@ -17,11 +45,18 @@ struct event_args {
 	int nonfinite;   /* bare inf/nan tokens read as null */
 };
 
-/* Reads and parses the args of slice S of trace T. Returns 0 and fills OUT (free it with
- * event_args_free), or -1 with *cause set (allocated) when the slice has no args or the
- * file cannot be read back (changed, gone, or not a regular file: standard input, a pipe,
- * a FIFO, a device). */
-int event_args_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause);
+/* Reads and parses the args of slice S of trace T through T's store. Returns 0 and fills
+ * OUT (free it with event_args_free), or -1 with *cause set (allocated) when the slice has
+ * no args, the trace has no store, or the store cannot give them back (file changed or
+ * gone, args of a large standard input not kept). */
+int args_store_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause);
 void event_args_free(struct event_args *a);
+
+/* Returns a store whose every read fails with a copy of WHY (copied); the caller owns it. */
+struct args_store *args_store_unavailable(const char *why);
+/* Bytes of memory ST holds (0 for NULL). */
+uint64_t args_store_memory(const struct args_store *st);
+/* Frees ST. NULL is a no-op. */
+void args_store_free(struct args_store *st);
 
 #endif

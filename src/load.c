@@ -12,6 +12,8 @@
 
 #include "parsers/chrome_scan.h"
 #include "parsers/input.h"
+#include "parsers/seekindex.h"
+#include "src/args_side.h"
 #include "src/builder.h"
 #include "src/xalloc.h"
 
@@ -56,6 +58,7 @@ struct part {
 	struct scan_stats stats;
 	enum scan_result res;
 	char *cause;
+	struct args_side *side;        /* args kept aside (see side_for), or NULL */
 	pthread_t thread;
 };
 
@@ -76,6 +79,9 @@ struct relay {
 static void relay_event(void *ctx, const struct scan_event *ev)
 {
 	struct relay *r = ctx;
+	/* only slices (X, and B whose args the slice keeps) show args */
+	if (r->part->side != NULL && ev->args_len > 0 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
+		args_side_add(r->part->side, ev->args_offset, ev->args_text, ev->args_len);
 	r->builder.event(r->builder.ctx, ev);
 }
 
@@ -118,6 +124,59 @@ static struct trace *new_trace(const char *path)
 	t->world_size = -1;
 	t->schema_version = -1;
 	return t;
+}
+
+/* Args of standard input, a pipe or a FIFO are kept up to this many bytes (tests lower it). */
+static uint64_t stdin_args_max = LOAD_STDIN_ARGS_MAX;
+
+void load_set_stdin_args_max(uint64_t bytes) { stdin_args_max = bytes; }
+
+/* Args are kept aside for input that cannot be read back at an offset quickly (zstd: a
+ * frame cannot be entered in its middle; a file of small frames drops them at the end) or
+ * at all (not a regular file); plain and gzip regular files are read back. */
+static bool keeps_args_aside(const struct trace *t, const struct input *in)
+{
+	return !t->regular || input_codec(in) == INPUT_ZSTD;
+}
+
+/* The side store of a part that scans IN for T, or NULL. BACKGROUND: compress on a thread
+ * of its own, when a core is spare beside the scanner. */
+static struct args_side *side_for(const struct job *j, const struct trace *t, const struct input *in, bool background)
+{
+	if (!keeps_args_aside(t, in))
+		return NULL;
+	return args_side_new(t->regular ? 0 : stdin_args_max, background && j->parts >= 2);
+}
+
+/* Gives T its args store, read back from the file when that is quick (plain; gzip through
+ * its checkpoints; zstd of small frames), else SIDE. Takes SIDE; stops IN's decompression. */
+static void set_args_store(struct trace *t, struct input *in, struct args_side *side)
+{
+	struct seek_index *x = input_take_index(in);
+	struct input_file id;
+
+	if (input_file_identity(in, &id) && (x != NULL ? seek_index_quick(x) : input_codec(in) == INPUT_PLAIN)) {
+		t->args = seek_store_new(t->path, &id, x);
+		args_side_free(side);
+		return;
+	}
+	seek_index_free(x);
+	if (side != NULL && args_side_finish(side)) {
+		t->args = args_side_store(side);
+		return;
+	}
+	if (side != NULL) {
+		char *why = stdin_args_max >= (1u << 20)
+		                    ? xasprintf("args not kept for standard input or a pipe with over %llu MB of args "
+		                                "(load it from a file to see them)",
+		                                (unsigned long long)(stdin_args_max >> 20))
+		                    : xasprintf("args not kept for standard input or a pipe with over %llu bytes of args "
+		                                "(load it from a file to see them)",
+		                                (unsigned long long)stdin_args_max);
+		t->args = args_store_unavailable(why);
+		free(why);
+	}
+	args_side_free(side);
 }
 
 static void scan_part(struct part *p)
@@ -190,7 +249,7 @@ static int find_splits(struct input *in, uint64_t size, int parts, uint64_t *spl
 }
 
 static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
-                       struct scan_stats *st, enum scan_result res, char *cause, double t0);
+                       struct args_side *side, struct scan_stats *st, enum scan_result res, char *cause, double t0);
 
 /* Starts a load again in one piece after a parallel parse was abandoned: frees *TP and
  * IN, gives the job a fresh trace in *TP and returns the reopened input, or NULL (the
@@ -214,7 +273,7 @@ static struct input *start_again(struct job *j, struct trace **tp, struct input 
 }
 
 static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
-                      struct scan_stats *stats, enum scan_result *res, char **cause);
+                      struct args_side **sidep, struct scan_stats *stats, enum scan_result *res, char **cause);
 
 static void run_job(struct job *j)
 {
@@ -248,8 +307,9 @@ static void run_job(struct job *j)
 		if (w > 1 && input_codec(in) != INPUT_PLAIN && t->regular && /* start_again reopens it */
 		    (force_s != NULL || input_file_size(in) >= STREAM_MIN_FILE)) {
 			struct builder *b = NULL;
-			if (run_stream(j, t, in, w, &b, &stats, &res, &cause) == 0) {
-				finish_job(j, t, b, in, &stats, res, cause, t0);
+			struct args_side *side = NULL;
+			if (run_stream(j, t, in, w, &b, &side, &stats, &res, &cause) == 0) {
+				finish_job(j, t, b, in, side, &stats, res, cause, t0);
 				return;
 			}
 			/* a chunk boundary was not an event boundary: start again in one piece */
@@ -265,6 +325,7 @@ static void run_job(struct job *j)
 	parts[0].t = t;
 	parts[0].b = builder_new(t);
 	parts[0].in = in;
+	parts[0].side = side_for(j, t, in, true);
 	if (nsplit > 0) {
 		int started = 0;
 		parts[0].ranged = true;
@@ -317,6 +378,7 @@ static void run_job(struct job *j)
 				free(parts[k].cause);
 			}
 			builder_abort(parts[0].b);
+			args_side_free(parts[0].side);
 			memset(parts, 0, sizeof parts);
 			if ((in = start_again(j, &t, in)) == NULL)
 				return;
@@ -324,6 +386,7 @@ static void run_job(struct job *j)
 			parts[0].t = t;
 			parts[0].b = builder_new(t);
 			parts[0].in = in;
+			parts[0].side = side_for(j, t, in, true);
 			nsplit = 0;
 			if (j->shared != NULL) {
 				/* progress restarts */
@@ -357,7 +420,7 @@ static void run_job(struct job *j)
 		cause = p->cause;
 		input_close(p->in);
 	}
-	finish_job(j, t, parts[0].b, in, &stats, res, cause, t0);
+	finish_job(j, t, parts[0].b, in, parts[0].side, &stats, res, cause, t0);
 }
 
 /* A file is not a trace when its events array has elements and none of them is a trace
@@ -387,14 +450,16 @@ static void no_trace_event(struct trace *t)
 	t->status = LOAD_FAILED;
 }
 
-/* Ends a load: stats and status into T, then the index. Closes IN, frees CAUSE. */
+/* Ends a load: stats, args store and status into T, then the index. Closes IN, takes SIDE,
+ * frees CAUSE. */
 static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
-                       struct scan_stats *st, enum scan_result res, char *cause, double t0)
+                       struct args_side *side, struct scan_stats *st, enum scan_result res, char *cause, double t0)
 {
 	struct scan_stats stats = *st;
 	(void)j;
 	builder_add_scan_stats(b, &stats);
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
+	set_args_store(t, in, side);
 	input_close(in);
 	switch (res) {
 	case SCAN_OK:
@@ -447,6 +512,7 @@ struct stream {
 	int nchunks, cap;
 	int next_to_parse, merged;
 	bool produced_all, top_is_object, failed;
+	bool keep_args;            /* each chunk keeps its args aside (side_for) */
 	struct job *job;
 	struct trace *t;
 };
@@ -465,6 +531,7 @@ static void parse_chunk(struct stream *st, struct chunk *c)
 	p->range.lines_known = true;
 	p->range.lines_before = c->lines_before;
 	p->range.last_nl_before = c->last_nl_before;
+	p->side = st->keep_args ? args_side_new(0, false) : NULL;
 	scan_part(p); /* st->job has no progress: the reader counts it */
 	input_close(p->in);
 	p->in = NULL;
@@ -506,6 +573,9 @@ static void merge_ready(struct stream *st, struct scan_stats *stats, enum scan_r
 		} else {
 			builder_merge(st->chunks[0]->part.b, c->part.b);
 			c->part.b = NULL;
+			if (c->part.side != NULL)
+				args_side_append(st->chunks[0]->part.side, c->part.side);
+			c->part.side = NULL;
 			for (int k = 0; k < SO__COUNT; k++)
 				stats->count[k] += c->part.stats.count[k];
 			stats->events += c->part.stats.events;
@@ -555,7 +625,7 @@ static uint64_t newlines_in(const char *p, size_t n, uint64_t base, uint64_t *la
 /* Returns 0 with the merged builder in *BP (on T) and the results, or -1 when a chunk
  * boundary proved not to be an event boundary (T must then be discarded). */
 static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
-                      struct scan_stats *stats, enum scan_result *res, char **cause)
+                      struct args_side **sidep, struct scan_stats *stats, enum scan_result *res, char **cause)
 {
 	struct stream st;
 	struct job quiet = *j;
@@ -577,6 +647,7 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 	st.job = &quiet;
 	st.t = t;
 	st.top_is_object = true;
+	st.keep_args = keeps_args_aside(t, in);
 	if (workers > MAX_PARTS)
 		workers = MAX_PARTS;
 	for (int k = 0; k < workers; k++)
@@ -697,11 +768,14 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		/* merged chunks gave their builder and trace away; chunk 0's trace is T */
 		if (k == 0 && rc == 0) {
 			*bp = c->part.b;
+			*sidep = c->part.side;
+			c->part.side = NULL;
 		} else if (c->part.b != NULL) {
 			builder_abort(c->part.b);
 			if (k > 0)
 				trace_free(c->part.t);
 		}
+		args_side_free(c->part.side);
 		free(c->part.cause);
 		free(c->buf);
 		free(c->end_cause);

@@ -7,6 +7,7 @@
 #define TT_LOAD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "src/model.h"
@@ -24,5 +25,11 @@ struct trace *load_trace(const char *path, const struct load_options *opt);
 
 /* Loads N files in parallel into OUT[0..n) (each as load_trace would). */
 void load_traces(char *const *paths, int n, const struct load_options *opt, struct trace **out);
+
+/* The args of standard input, a pipe or a FIFO, which cannot be read again, are kept in
+ * memory (compressed) up to this many bytes of args text; past it, none are. */
+#define LOAD_STDIN_ARGS_MAX ((uint64_t)64 << 20)
+/* Sets that bound for loads started after the call; for tests. */
+void load_set_stdin_args_max(uint64_t bytes);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "src/args.h"
 #include "src/xalloc.h"
 
 enum slice_class model_classify(const char *cat, uint32_t n)
@@ -211,6 +212,7 @@ void trace_free(struct trace *t)
 {
 	if (t == NULL)
 		return;
+	args_store_free(t->args);
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
 		for (uint16_t r = 0; r < tr->nrows; r++) {

@@ -21,6 +21,8 @@
 
 #define TT_NONE UINT32_MAX
 
+struct args_store;
+
 enum track_kind {
 	TRACK_CPU,          /* a CPU thread */
 	TRACK_GPU_COMPUTE,  /* a GPU stream of kernels/memcpy/memset */
@@ -253,6 +255,7 @@ struct trace {
 	const char *codec;
 	bool regular;              /* read from a regular file, the one file_dev/file_ino name */
 	uint64_t file_dev, file_ino;
+	struct args_store *args;   /* reads slices' args back (src/args.h); set by the loader, or NULL */
 	enum load_status status;
 	char *error;               /* why it failed or was truncated, or NULL */
 	char **warnings;

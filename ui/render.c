@@ -454,7 +454,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			free(v->args_text);
 			v->args_text = NULL;
 			v->args_for = v->sel;
-			if (event_args_read(t, s, &ea, &cause) == 0) {
+			if (args_store_read(t, s, &ea, &cause) == 0) {
 				char *flat = ea.json != NULL ? cJSON_PrintUnformatted(ea.json) : NULL;
 				const char *src = flat != NULL ? flat : ea.text;
 				size_t n = strlen(src);

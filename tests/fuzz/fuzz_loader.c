@@ -123,7 +123,7 @@ static void read_args(const struct trace *t)
 			if (tr->slices[i].args == 0)
 				continue;
 			n++;
-			if (event_args_read(t, &tr->slices[i], &a, &cause) == 0) {
+			if (args_store_read(t, &tr->slices[i], &a, &cause) == 0) {
 				CHECK(a.text != NULL && a.text[0] == '{');
 				event_args_free(&a);
 			} else {

@@ -1,5 +1,8 @@
-/* test_args.c: args read back lazily from plain and compressed files; never from a
- * FIFO, nor from another file put in the loaded one's place. */
+/* test_args.c: args read back through the trace's store: from plain, gzip (one member or
+ * several) and zstd (one frame or several) files, equal to the plain file's; kept in
+ * memory for a FIFO up to a bound, and said not kept past it; never read from another
+ * file put in the loaded one's place, nor from one changed since. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +11,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "parsers/seekindex.h"
 #include "src/args.h"
 #include "src/load.h"
 #include "src/xalloc.h"
+#include "tests/unit/compress.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[] = "/tmp/ttrace-test-args-XXXXXX";
@@ -46,38 +51,28 @@ static void check(const char *path, const char *what)
 		trace_free(t);
 		return;
 	}
-	ok(event_args_read(t, k, &a, &cause) == 0 && a.json != NULL, "%s: kernel args read back", what);
+	ok(args_store_read(t, k, &a, &cause) == 0 && a.json != NULL, "%s: kernel args read back", what);
 	ok(cJSON_GetObjectItem(a.json, "correlation") && cJSON_GetObjectItem(a.json, "correlation")->valueint == 42,
 	   "%s: correlation 42", what);
 	ok(cJSON_GetArraySize(cJSON_GetObjectItem(a.json, "grid")) == 3, "%s: grid array", what);
 	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(a.json, "note")), "a \"q\" b", "%s: escaped string", what);
 	ok(a.text[0] == '{' && a.text[strlen(a.text) - 1] == '}', "%s: raw text is the args object", what);
 	event_args_free(&a);
-	ok(event_args_read(t, m, &a, &cause) == 0 && a.json != NULL, "%s: args with bare inf parse", what);
+	ok(args_store_read(t, m, &a, &cause) == 0 && a.json != NULL, "%s: args with bare inf parse", what);
 	is_int(a.nonfinite, 3, "%s: three non-finite tokens read as null", what);
 	ok(strstr(a.text, "inf") != NULL, "%s: the raw text keeps inf", what);
 	ok(cJSON_IsNull(cJSON_GetObjectItem(a.json, "memory bandwidth (GB/s)")), "%s: inf became null", what);
 	event_args_free(&a);
-	ok(event_args_read(t, n, &a, &cause) < 0 && cause && strstr(cause, "no args"), "%s: no args said so", what);
+	ok(args_store_read(t, n, &a, &cause) < 0 && cause && strstr(cause, "no args"), "%s: no args said so", what);
 	free(cause);
 	trace_free(t);
 }
 
-/* A trace loaded from a FIFO that a child writes: its args are unavailable, at once. */
-static void test_fifo(void)
+/* Loads a trace from a FIFO that a child writes DOC into. */
+static struct trace *load_fifo(const char *fifo)
 {
-	char *fifo = xasprintf("%s/fifo", tmpdir);
 	struct load_options opt = { 0 };
-	struct event_args a;
-	char *cause = NULL;
-	pid_t pid;
-
-	if (mkfifo(fifo, 0600) != 0) {
-		ok(1, "# SKIP mkfifo failed");
-		free(fifo);
-		return;
-	}
-	pid = fork();
+	pid_t pid = fork();
 	if (pid == 0) {
 		FILE *w = fopen(fifo, "w");
 		if (w != NULL) {
@@ -88,12 +83,43 @@ static void test_fifo(void)
 	}
 	struct trace *t = load_trace(fifo, &opt);
 	waitpid(pid, NULL, 0);
+	return t;
+}
+
+/* A trace loaded from a FIFO: never reopened by its name (that would block); its args are
+ * kept in memory while it loads, up to a bound past which it says they are not kept. */
+static void test_fifo(void)
+{
+	char *fifo = xasprintf("%s/fifo", tmpdir);
+	struct event_args a;
+	char *cause = NULL;
+
+	if (mkfifo(fifo, 0600) != 0) {
+		ok(1, "# SKIP mkfifo failed");
+		free(fifo);
+		return;
+	}
+	struct trace *t = load_fifo(fifo);
 	ok(t->status == LOAD_OK && !t->regular, "a FIFO loads, and is not a regular file");
 	alarm(60); /* reopening the FIFO by name would block: fail rather than hang */
-	int rc = event_args_read(t, find(t, "k"), &a, &cause);
+	int rc = args_store_read(t, find(t, "k"), &a, &cause);
 	alarm(0);
-	ok(rc < 0 && cause && strstr(cause, "args unavailable: input was not a regular file") != NULL,
-	   "its args are unavailable: %s", cause ? cause : "(none)");
+	ok(rc == 0 && a.json != NULL && cJSON_GetObjectItem(a.json, "correlation") != NULL,
+	   "its args were kept while it loaded: %s", rc == 0 ? a.text : cause);
+	ok(strcmp(t->args->kind, "in memory") == 0, "in the side store");
+	if (rc == 0)
+		event_args_free(&a);
+	free(cause);
+	cause = NULL;
+	trace_free(t);
+
+	/* past the bound (here 100 bytes of args text; the doc has about 180) */
+	load_set_stdin_args_max(100);
+	t = load_fifo(fifo);
+	load_set_stdin_args_max(LOAD_STDIN_ARGS_MAX);
+	rc = args_store_read(t, find(t, "k"), &a, &cause);
+	ok(t->status == LOAD_OK && rc < 0 && cause && strstr(cause, "args not kept for standard input or a pipe with over 100 bytes of args"),
+	   "past the bound, args are said not kept: %s", cause ? cause : "(none)");
 	free(cause);
 	trace_free(t);
 	unlink(fifo);
@@ -112,12 +138,165 @@ static void test_replaced(const char *plain)
 	fputs(doc, f); /* the same bytes: only the file's identity differs */
 	fclose(f);
 	rename(other, plain);
-	int rc = event_args_read(t, find(t, "k"), &a, &cause);
+	int rc = args_store_read(t, find(t, "k"), &a, &cause);
 	ok(rc < 0 && cause && strstr(cause, "changed"),
 	   "a file renamed over the loaded one is not read: %s", cause ? cause : "(none)");
 	free(cause);
 	trace_free(t);
 	free(other);
+}
+
+/* A trace of N slices named e000000.., each with args of its own; *LEN its size. */
+static char *make_trace(int n, size_t *len)
+{
+	size_t cap = (size_t)n * 200 + 64, at = 0;
+	char *t = xmalloc(cap);
+	uint32_t r = 99;
+	at += (size_t)snprintf(t, cap, "{\"traceEvents\": [\n");
+	for (int i = 0; i < n; i++) {
+		r = r * 1103515245u + 12345u;
+		at += (size_t)snprintf(t + at, cap - at,
+		                       "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"e%06d\", \"pid\": 1, "
+		                       "\"tid\": %d, \"ts\": %d, \"dur\": 1, \"args\": {\"i\": %d, \"h\": "
+		                       "\"%08x\", \"v\": [%u, %u]}}%s\n",
+		                       i, 1 + i % 3, i * 2, i, r * 2654435761u, r >> 16, r & 0xffff, i + 1 < n ? "," : "");
+	}
+	at += (size_t)snprintf(t + at, cap - at, "]}\n");
+	*len = at;
+	return t;
+}
+
+static const struct slice *find_in(const struct trace *t, const char *name)
+{
+	return find(t, name);
+}
+
+/* Loads PATH and compares the args text of sample slices (the first, middle and last in
+ * the file, and every 97th) with those of the plain trace REF. */
+static void same_args(const struct trace *ref, const char *path, const char *what, const char *kind)
+{
+	struct load_options opt = { 0 };
+	struct trace *t = load_trace(path, &opt);
+	uint32_t n = ref->tracks[0].nslices, tried = 0, bad = 0;
+
+	ok(t->status == LOAD_OK && t->args != NULL && strcmp(t->args->kind, kind) == 0, "%s: loads, store '%s' (%s)",
+	   what, kind, t->args != NULL ? t->args->kind : "none");
+	/* the 3 tracks are tids 1, 2, 3: slice i of e.g. track 0 is e{3i} */
+	for (uint32_t ti = 0; ti < ref->ntracks; ti++) {
+		n = ref->tracks[ti].nslices;
+		for (uint32_t i = 0; i < n; i++) {
+			if (!(i == 0 || i == n / 2 || i == n - 1 || i % 97 == 0))
+				continue;
+			const struct slice *rs = &ref->tracks[ti].slices[i];
+			const char *name = strtab_get(&ref->strings, rs->name);
+			const struct slice *s = find_in(t, name);
+			struct event_args a, b;
+			char *c1 = NULL, *c2 = NULL;
+			int r1 = args_store_read(ref, rs, &a, &c1), r2 = s != NULL ? args_store_read(t, s, &b, &c2) : -1;
+			tried++;
+			if (r1 != 0 || r2 != 0 || strcmp(a.text, b.text) != 0) {
+				bad++;
+				printf("#   %s: %s differs: %s / %s\n", what, name, r1 == 0 ? a.text : c1,
+				       r2 == 0 ? b.text : c2 ? c2 : "(no slice)");
+			}
+			if (r1 == 0)
+				event_args_free(&a);
+			if (r2 == 0)
+				event_args_free(&b);
+			free(c1);
+			free(c2);
+		}
+	}
+	ok(tried > 20 && bad == 0, "%s: args of %u slices (first, middle, last of each track...) equal the plain file's",
+	   what, tried);
+	trace_free(t);
+}
+
+/* Every kind of compressed file and of store, against the plain file. */
+static void test_stores(void)
+{
+	size_t n, zlen = 0;
+	char *text = make_trace(15000, &n), *z = NULL, *path;
+	struct load_options opt = { 0 };
+	char *plain = xasprintf("%s/big.json", tmpdir);
+	FILE *f = fopen(plain, "wb");
+
+	fwrite(text, 1, n, f);
+	fclose(f);
+	/* small spans and frames, so that a 2.4 MB file has many points, and a 64 KB frame
+	 * is the largest read back from the file */
+	seek_set_limits(16 << 10, 64 << 10);
+	struct trace *ref = load_trace(plain, &opt);
+	ok(ref->status == LOAD_OK && ref->ntracks == 3 && strcmp(ref->args->kind, "file") == 0, "plain: loads, read at offsets");
+
+	gzip_member(text, n, 1, &z, &zlen);
+	path = xasprintf("%s/one.json.gz", tmpdir);
+	f = fopen(path, "wb");
+	fwrite(z, 1, zlen, f);
+	fclose(f);
+	same_args(ref, path, "gzip, one member", "gzip checkpoints");
+	unlink(path);
+	free(path);
+
+	zlen = 0;
+	gzip_member(text, n / 3, 8, &z, &zlen);
+	gzip_member(text + n / 3, n / 3, 1, &z, &zlen);
+	gzip_member(text + 2 * (n / 3), n - 2 * (n / 3), 8, &z, &zlen);
+	path = xasprintf("%s/three.json.gz", tmpdir);
+	f = fopen(path, "wb");
+	fwrite(z, 1, zlen, f);
+	fclose(f);
+	same_args(ref, path, "gzip, three members", "gzip checkpoints");
+	unlink(path);
+	free(path);
+
+	zlen = 0;
+	zstd_frame(text, n, &z, &zlen);
+	path = xasprintf("%s/one.json.zst", tmpdir);
+	f = fopen(path, "wb");
+	fwrite(z, 1, zlen, f);
+	fclose(f);
+	same_args(ref, path, "zstd, one frame", "in memory");
+	/* the same parsed in parts of the stream on several threads: their side stores append */
+	setenv("TTRACE_PARTS", "3", 1);
+	same_args(ref, path, "zstd, one frame, in 3 parts", "in memory");
+	unsetenv("TTRACE_PARTS");
+	unlink(path);
+	free(path);
+
+	zlen = 0;
+	for (size_t off = 0; off < n; off += 60000) {
+		zstd_skippable(&z, &zlen);
+		zstd_frame(text + off, off + 60000 <= n ? 60000 : n - off, &z, &zlen);
+	}
+	path = xasprintf("%s/frames.json.zst", tmpdir);
+	f = fopen(path, "wb");
+	fwrite(z, 1, zlen, f);
+	fclose(f);
+	same_args(ref, path, "zstd, frames of 60 KB", "zstd frames");
+
+	/* a compressed file changed in place after loading (same bytes, new time): not read */
+	{
+		struct trace *t = load_trace(path, &opt);
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
+		struct event_args a;
+		char *cause = NULL;
+		utimensat(AT_FDCWD, path, ts, 0);
+		int rc = args_store_read(t, find(t, "e007000"), &a, &cause);
+		ok(rc < 0 && cause && strstr(cause, "changed"), "zstd frames: a file modified since loading is not read: %s",
+		   cause ? cause : "(none)");
+		free(cause);
+		trace_free(t);
+	}
+	unlink(path);
+	free(path);
+	seek_set_limits(0, 0);
+
+	trace_free(ref);
+	unlink(plain);
+	free(plain);
+	free(z);
+	free(text);
 }
 
 int main(void)
@@ -135,6 +314,7 @@ int main(void)
 	check(gz, "gzip");
 	test_fifo();
 	test_replaced(plain);
+	test_stores();
 
 	/* a file changed after loading: an error, not garbage */
 	struct load_options opt = { 0 };
@@ -144,7 +324,7 @@ int main(void)
 	fclose(f);
 	struct event_args a;
 	char *cause = NULL;
-	ok(event_args_read(t, find(t, "k"), &a, &cause) < 0 && cause && strstr(cause, "changed"),
+	ok(args_store_read(t, find(t, "k"), &a, &cause) < 0 && cause && strstr(cause, "changed"),
 	   "a changed file gives a clear error: %s", cause ? cause : "(none)");
 	free(cause);
 	trace_free(t);
