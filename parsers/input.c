@@ -40,7 +40,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 #define RING_SLOTS 4
 #define SLOT_SIZE ((size_t)256 << 10)

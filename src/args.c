@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "parsers/input.h"
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 /* Reads LEN bytes at stream OFFSET of T's file into BUF. Returns 0 or -1 with *cause. */
 static int read_range(const struct trace *t, uint64_t offset, size_t len, char *buf, char **cause)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "src/index.h"
-#include "src/xalloc.h"
 
 /* Times must lie within this many ns (146 years) of the time base, so that slice ends
  * (ts + dur) and spans (end - start) never overflow int64. */

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "parsers/chrome_scan.h"
 #include "parsers/input.h"
 #include "src/builder.h"
-#include "src/xalloc.h"
 
 struct progress_shared {
 	_Atomic uint64_t data_bytes;   /* decompressed bytes scanned, all files */

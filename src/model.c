@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 enum slice_class model_classify(const char *cat, uint32_t n)
 {

@@ -12,9 +12,9 @@
 
 #include "config.h"
 #include "src/load.h"
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "src/ranks.h"
-#include "src/timefmt.h"
+#include "lib/timefmt.h"
 #include "ui/dump.h"
 #include "ui/render.h"
 #include "ui/view.h"

@@ -10,9 +10,9 @@
 
 #include "src/index.h"
 #include "src/ranks.h"
-#include "src/timefmt.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 
 static const struct {
@@ -675,7 +675,7 @@ int view_load_keymap(struct view *v, const char *path, char **cause)
 
 /* The window [t0, t1) always satisfies t0 < t1 with t1 - t0 at most INT64_MAX, at least
  * one ns per column, and at most four times the span of the traces: every width below
- * fits an int64. Times outside it are moved with saturating arithmetic (src/tmath.h), so
+ * fits an int64. Times outside it are moved with saturating arithmetic (lib/tmath.h), so
  * that no key, however often pressed, and no trace, however far its times, overflows. */
 static int64_t width(const struct view *v) { return v->t1 - v->t0; }
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/xalloc.h"
 #include "src/args.h"
 #include "src/load.h"
-#include "src/xalloc.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[] = "/tmp/ttrace-test-args-XXXXXX";
