@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "src/load.h"
+#include "parsers/load.h"
 #include "lib/xalloc.h"
 #include "src/ranks.h"
 #include "lib/timefmt.h"

@@ -9,8 +9,8 @@
 #include <zlib.h>
 
 #include "lib/xalloc.h"
+#include "parsers/load.h"
 #include "src/args.h"
-#include "src/load.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[] = "/tmp/ttrace-test-args-XXXXXX";
