@@ -94,20 +94,42 @@ static uint64_t pack_args(const struct scan_event *ev)
 
 static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 {
-	g->has_correlation = ev->have & SA_CORRELATION;
-	g->correlation = g->has_correlation ? ev->correlation : -1;
-	g->external_id = ev->have & SA_EXTERNAL_ID ? ev->external_id : -1;
-	g->stream = ev->have & SA_STREAM ? ev->stream : -1;
-	g->bytes = ev->have & SA_BYTES ? ev->bytes : -1;
-	g->device = ev->have & SA_DEVICE ? (int32_t)ev->device : -1;
-	for (int i = 0; i < 3; i++) {
-		g->grid[i] = ev->have & SA_GRID ? ev->grid[i] : 0;
-		g->block[i] = ev->have & SA_BLOCK ? ev->block[i] : 0;
+	/* most X events carry one of these args (Kineto's cpu_ops carry "External id"), and
+	 * most of them keep no facts: fill from a template, then only what is there */
+	static const struct builder_gpu absent = {
+		.correlation = -1, .external_id = -1, .stream = -1, .bytes = -1, .device = -1,
+		.blocks_per_sm = NAN, .occupancy = NAN,
+	};
+	uint32_t have = ev->have;
+
+	*g = absent;
+	if (have & SA_CORRELATION) {
+		g->has_correlation = true;
+		g->correlation = ev->correlation;
 	}
-	g->blocks_per_sm = ev->have & SA_BLOCKS_PER_SM ? (float)ev->blocks_per_sm : NAN;
-	g->occupancy = ev->have & SA_OCCUPANCY ? (float)ev->occupancy : NAN;
-	g->pg = ev->have & SA_PG_NAME ? (ev->pg_name.p != NULL ? ev->pg_name.p : "") : NULL;
-	g->pg_len = ev->have & SA_PG_NAME ? ev->pg_name.len : 0;
+	if (have & SA_EXTERNAL_ID)
+		g->external_id = ev->external_id;
+	if (have & (SA_STREAM | SA_BYTES | SA_DEVICE | SA_GRID | SA_BLOCK | SA_BLOCKS_PER_SM | SA_OCCUPANCY |
+	            SA_PG_NAME)) {
+		if (have & SA_STREAM)
+			g->stream = ev->stream;
+		if (have & SA_BYTES)
+			g->bytes = ev->bytes;
+		if (have & SA_DEVICE)
+			g->device = (int32_t)ev->device;
+		if (have & SA_GRID)
+			memcpy(g->grid, ev->grid, sizeof g->grid);
+		if (have & SA_BLOCK)
+			memcpy(g->block, ev->block, sizeof g->block);
+		if (have & SA_BLOCKS_PER_SM)
+			g->blocks_per_sm = (float)ev->blocks_per_sm;
+		if (have & SA_OCCUPANCY)
+			g->occupancy = (float)ev->occupancy;
+		if (have & SA_PG_NAME) {
+			g->pg = ev->pg_name.p != NULL ? ev->pg_name.p : "";
+			g->pg_len = ev->pg_name.len;
+		}
+	}
 }
 
 static void on_slice(struct chrome_build *cb, const struct scan_event *ev)
