@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "src/args.h"
-#include "src/load.h"
+#include "parsers/load.h"
 
 static double now(void)
 {

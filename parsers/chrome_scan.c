@@ -27,7 +27,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 #define WINDOW_INITIAL ((size_t)1 << 20)
 #define PAD 64

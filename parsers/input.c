@@ -46,7 +46,7 @@
 #include <zstd_errors.h>
 
 #include "parsers/seekindex.h"
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 #define RING_SLOTS 4
 #define SLOT_SIZE ((size_t)256 << 10)

@@ -16,7 +16,7 @@
 
 #include <zstd.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 #define WINDOW_SIZE 32768u  /* deflate's window */
 /* zstd level for stored windows: on the benchmark trace a 32 KB window takes about 30 us

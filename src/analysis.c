@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 struct analysis_cache {
 	struct gap_analysis gaps[ANALYSIS_GAPS_KEPT];

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 /* Copies TEXT, turning bare inf/-inf/nan/Infinity/NaN tokens outside strings into null. */
 static char *finite_copy(const char *text, size_t n, int *count)

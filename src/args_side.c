@@ -16,7 +16,7 @@
 
 #include <zstd.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 /* On the 1 GB benchmark trace's slice args (400 MB) in 1 MB chunks, zstd level -3 ran at
  * about 1.3 GB/s and kept 5.3% (21 MB); level 1 about 0.9 GB/s for 4.3%, level -5 1.1-1.7

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sort.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "src/index.h"
-#include "src/sort.h"
 #include "src/spans.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
 
 #define HTA_KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30, compared as us */
 

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/sort.h"
-#include "src/xalloc.h"
+#include "lib/sort.h"
+#include "lib/xalloc.h"
 
 /* Outliers: events at ts 0 while the rest of the file lies this far from 0. */
 #define OUTLIER_DISTANCE_NS 1000000000000ll /* 1000 s */

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "src/args.h"
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 enum slice_class model_classify(const char *cat, uint32_t n)
 {

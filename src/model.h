@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/strtab.h"
+#include "lib/strtab.h"
 
 #define TT_NONE UINT32_MAX
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/sort.h"
+#include "lib/sort.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "src/spans.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
 
 const char *align_mode_name(enum align_mode m)
 {

@@ -1,8 +1,8 @@
 /* spans.c: interval unions. */
 #include "src/spans.h"
 
-#include "src/sort.h"
-#include "src/xalloc.h"
+#include "lib/sort.h"
+#include "lib/xalloc.h"
 
 static inline bool span_less(const struct span *a, const struct span *b) { return a->start < b->start; }
 SORT_DEFINE(sort_spans, struct span, span_less)

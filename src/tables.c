@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 /* a + b for non-negative durations, saturating: totals over overlapping slices (nested
  * calls, kernels on several streams) may pass int64 where no single span does. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/timefmt.h"
-#include "src/tmath.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
 #include "ui/escape.h"
 #include "ui/view.h"
 

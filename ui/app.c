@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/panels.h"
 #include "ui/render.h"
 #include "ui/view.h"

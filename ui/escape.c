@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 int utf8_seq_len(const unsigned char *p, const unsigned char *end)
 {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/timefmt.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/names.h"
 #include "ui/app.h"
 #include "ui/table_panel.h"

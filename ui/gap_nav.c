@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/timefmt.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 #include "ui/view.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 
 static const char style_letters[CS__COUNT] = {

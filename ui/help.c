@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/app.h"
 
 struct help_line {

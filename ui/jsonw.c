@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 
 void jsonw_init(struct jsonw *w, FILE *f)

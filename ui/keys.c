@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 static const struct {
 	const char *name, *text, *group;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "src/index.h"
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 #include "ui/view.h"
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "src/load.h"
-#include "src/xalloc.h"
+#include "parsers/load.h"
+#include "lib/xalloc.h"
 #include "src/ranks.h"
-#include "src/timefmt.h"
+#include "lib/timefmt.h"
 #include "ui/app.h"
 #include "ui/dump.h"
 #include "ui/view.h"

@@ -16,9 +16,9 @@
 #include "src/args.h"
 #include "src/gaps.h"
 #include "src/index.h"
-#include "src/timefmt.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 #include "ui/names.h"
 

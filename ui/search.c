@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/view.h"
 
 static void free_name_matches(struct view *v)

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/timefmt.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 
 void table_init(struct table *t, const struct column *cols, int ncols)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/app.h"
 #include "ui/escape.h"
 #include "ui/prompt.h"

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "ui/escape.h"
 #include "ui/app.h"
 #include "ui/keys.h"

@@ -12,9 +12,9 @@
 
 #include "src/index.h"
 #include "src/ranks.h"
-#include "src/timefmt.h"
-#include "src/tmath.h"
-#include "src/xalloc.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
 #include "ui/app.h"
 #include "ui/escape.h"
 #include "ui/prompt.h"

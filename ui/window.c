@@ -2,8 +2,8 @@
  * every width and time within int64 whatever the keys or the trace (see view.h). */
 #include <stdio.h>
 
-#include "src/timefmt.h"
-#include "src/tmath.h"
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
 #include "ui/view.h"
 
 void view_fit_all(struct view *v) { view_set_window(v, v->start, tt_sub(v->end, v->start)); }

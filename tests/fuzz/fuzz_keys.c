@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "src/load.h"
+#include "parsers/load.h"
 #include "src/model.h"
 #include "ui/grid.h"
 #include "ui/app.h"

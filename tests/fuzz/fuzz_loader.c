@@ -12,9 +12,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "parsers/load.h"
 #include "src/args.h"
 #include "src/index.h"
-#include "src/load.h"
 #include "src/model.h"
 #include "ui/dump.h"
 #include "ui/report.h"

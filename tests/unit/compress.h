@@ -8,7 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 /* The gzip member of SRC[0..n). A small MEM_LEVEL makes small deflate blocks (gzip's 8
  * makes blocks of about 100 KB of trace text): many places for seek points. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "src/analysis.h"
-#include "src/load.h"
+#include "parsers/load.h"
 #include "tests/unit/tap.h"
 
 int main(void)

@@ -13,8 +13,8 @@
 
 #include "parsers/seekindex.h"
 #include "src/args.h"
-#include "src/load.h"
-#include "src/xalloc.h"
+#include "parsers/load.h"
+#include "lib/xalloc.h"
 #include "tests/unit/compress.h"
 #include "tests/unit/tap.h"
 

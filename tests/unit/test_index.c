@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
+#include "parsers/load.h"
 #include "src/index.h"
-#include "src/load.h"
-#include "src/xalloc.h"
 #include "tests/unit/tap.h"
 
 static uint64_t rng = 88172645463325252ull;

@@ -17,7 +17,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
 #define BIG_LEN ((size_t)5000003)

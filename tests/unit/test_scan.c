@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "parsers/chrome_scan.h"
-#include "src/xalloc.h"
 #include "tests/unit/tap.h"
 
 #define MAXEV 64

@@ -9,7 +9,7 @@
 
 #include "parsers/input.h"
 #include "parsers/seekindex.h"
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 #include "tests/unit/compress.h"
 #include "tests/unit/tap.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/strtab.h"
+#include "lib/strtab.h"
 #include "tests/unit/tap.h"
 
 int main(void)

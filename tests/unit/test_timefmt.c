@@ -1,5 +1,5 @@
 /* test_timefmt.c: durations, offsets and sizes as text. */
-#include "src/timefmt.h"
+#include "lib/timefmt.h"
 #include "tests/unit/tap.h"
 
 int main(void)

@@ -1,6 +1,6 @@
-/* load.c: drives input -> scanner -> builder -> index for one file, and runs several
- * files on worker threads while the calling thread draws progress. */
-#include "src/load.h"
+/* load.c: drives input -> scanner -> Chrome rules -> builder -> index for one file, and
+ * runs several files on worker threads while the calling thread draws progress. */
+#include "parsers/load.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,12 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
+#include "parsers/chrome_build.h"
 #include "parsers/chrome_scan.h"
 #include "parsers/input.h"
 #include "parsers/seekindex.h"
 #include "src/args_side.h"
 #include "src/builder.h"
-#include "src/xalloc.h"
 
 struct progress_shared {
 	_Atomic uint64_t data_bytes;   /* decompressed bytes scanned, all files */
@@ -70,9 +71,9 @@ static double now_seconds(void)
 }
 
 /* The scanner has one sink context: this forwards events and header keys to the
- * builder and keeps progress and problems for the part. */
+ * Chrome rules and keeps progress and problems for the part. */
 struct relay {
-	struct scan_sink builder;
+	struct scan_sink rules;
 	struct part *part;
 };
 
@@ -82,13 +83,13 @@ static void relay_event(void *ctx, const struct scan_event *ev)
 	/* only slices (X, and B whose args the slice keeps) show args */
 	if (r->part->side != NULL && ev->args_len > 0 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
 		args_side_add(r->part->side, ev->args_offset, ev->args_text, ev->args_len);
-	r->builder.event(r->builder.ctx, ev);
+	r->rules.event(r->rules.ctx, ev);
 }
 
 static void relay_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
 {
 	struct relay *r = ctx;
-	r->builder.header(r->builder.ctx, key, keylen, json, len);
+	r->rules.header(r->rules.ctx, key, keylen, json, len);
 }
 
 static void relay_progress(void *ctx, uint64_t data_bytes, uint64_t file_bytes)
@@ -181,10 +182,12 @@ static void set_args_store(struct trace *t, struct input *in, struct args_side *
 
 static void scan_part(struct part *p)
 {
+	struct chrome_build cb;
 	struct relay relay;
 	struct scan_sink sink;
 
-	builder_sink(p->b, &relay.builder);
+	chrome_build_init(&cb, p->b);
+	chrome_build_sink(&cb, &relay.rules);
 	relay.part = p;
 	memset(&sink, 0, sizeof sink);
 	sink.ctx = &relay;
@@ -457,7 +460,8 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 {
 	struct scan_stats stats = *st;
 	(void)j;
-	builder_add_scan_stats(b, &stats);
+	chrome_build_add_stats(b, &stats);
+	t->bytes = stats.bytes;
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
 	set_args_store(t, in, side);
 	input_close(in);

@@ -1,5 +1,5 @@
 /* xalloc.c: checked allocation and the fatal exit path. */
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* strtab.c: string interning with open addressing over a chunked arena. */
-#include "src/strtab.h"
+#include "lib/strtab.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/xalloc.h"
+#include "lib/xalloc.h"
 
 #define CHUNK_SIZE (256u << 10)
 

@@ -1,5 +1,5 @@
 /* timefmt.c: durations, offsets and sizes as text. */
-#include "src/timefmt.h"
+#include "lib/timefmt.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,0 +1,250 @@
+/* test_builder.c: a model built through the builder API alone, as a recorder that never
+ * writes JSON would build it: a CPU thread with nested slices, a GPU stream with
+ * overlapping kernels, a flow and a launch from a runtime call to a kernel, a counter,
+ * memory, device properties and metadata; then what the finished model and its index
+ * say. A second model is built in two parts whose begin and end lie in different parts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "src/builder.h"
+#include "src/index.h"
+#include "tests/unit/tap.h"
+
+static struct trace *new_trace(void)
+{
+	struct trace *t = xcalloc(1, sizeof *t);
+	strtab_init(&t->strings);
+	t->path = xstrdup("(built)");
+	t->codec = "none";
+	return t;
+}
+
+static uint32_t str(struct builder *b, const char *s)
+{
+	return builder_string(b, s, strlen(s));
+}
+
+static struct builder_id num(int64_t v)
+{
+	return (struct builder_id){ false, v };
+}
+
+static const char *text(const struct trace *t, uint32_t id)
+{
+	return strtab_get(&t->strings, id);
+}
+
+/* The index of the slice named NAME on TR, or TT_NONE. */
+static uint32_t slice_named(const struct trace *t, const struct track *tr, const char *name)
+{
+	for (uint32_t i = 0; i < tr->nslices; i++)
+		if (strcmp(text(t, tr->slices[i].name), name) == 0)
+			return i;
+	return TT_NONE;
+}
+
+static struct builder_gpu no_gpu_facts(void)
+{
+	struct builder_gpu g;
+	memset(&g, 0, sizeof g);
+	g.external_id = g.stream = g.bytes = -1;
+	g.device = -1;
+	g.blocks_per_sm = g.occupancy = NAN;
+	return g;
+}
+
+static void add(struct builder *b, uint32_t track, int64_t ts, int64_t dur, const char *name, const char *cat,
+                const struct builder_gpu *gpu)
+{
+	struct builder_slice s = { ts, dur, str(b, name), str(b, cat), 0, 0 };
+	builder_slice(b, track, &s, gpu);
+}
+
+static void test_one_model(void)
+{
+	struct trace *t = new_trace();
+	struct builder *b = builder_new(t);
+
+	/* a CPU thread: a step holding an op holding a launch and a begin/end pair */
+	uint32_t cpu = builder_track(b, num(100), num(1));
+	builder_track_name(b, cpu, str(b, "main thread"), 0, 0);
+	builder_process_name(b, builder_process(b, num(100)), str(b, "python"), 0, 0);
+	add(b, cpu, 0, 1000, "ProfilerStep#3", "user_annotation", NULL);
+	add(b, cpu, 100, 500, "aten::mm", "cpu_op", NULL);
+	struct builder_gpu launch = no_gpu_facts();
+	launch.has_correlation = true;
+	launch.correlation = 7;
+	add(b, cpu, 200, 50, "cudaLaunchKernel", "cuda_runtime", &launch);
+	builder_begin(b, cpu, 300, str(b, "inner"), str(b, "cpu_op"), 0, 0);
+	ok(builder_end(b, cpu, 400, 0), "an end closes the open begin");
+
+	/* a GPU stream: gemm (launched above), relu overlapping it, then a memcpy */
+	uint32_t gpu = builder_track(b, num(0), num(7));
+	struct builder_gpu k = no_gpu_facts();
+	k.has_correlation = true;
+	k.correlation = 7;
+	k.device = 0;
+	k.stream = 7;
+	k.grid[0] = 80, k.grid[1] = k.grid[2] = 1;
+	k.block[0] = 128, k.block[1] = k.block[2] = 1;
+	k.occupancy = 50;
+	add(b, gpu, 260, 300, "gemm", "kernel", &k);
+	k.correlation = 8; /* no runtime call has it */
+	add(b, gpu, 500, 200, "relu", "kernel", &k);
+	struct builder_gpu m = no_gpu_facts();
+	m.bytes = 4096;
+	add(b, gpu, 800, 100, "Memcpy HtoD", "gpu_memcpy", &m);
+
+	/* the flow from the launch to its kernel */
+	builder_flow(b, cpu, 200, 7, str(b, "ac2g"), FLOW_START, false);
+	builder_flow(b, gpu, 260, 7, str(b, "ac2g"), FLOW_FINISH, true);
+
+	/* a counter, a memory sample, a global instant */
+	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 0, 1.0);
+	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 500, 2.5);
+	struct mem_sample ms = { 450, 1 << 20, 2 << 20, 4096, 1, 0 };
+	builder_memory(b, TT_NONE, &ms);
+	builder_instant(b, TT_NONE, 950, str(b, "checkpoint"), str(b, "marker"), 'g');
+
+	/* what is odd is counted */
+	uint32_t other = builder_track(b, num(100), num(2));
+	ok(!builder_end(b, other, 10, 0), "an end with nothing open says so");
+	add(b, other, 20, -1, "no duration", "cpu_op", NULL);
+
+	/* the header */
+	struct device_props dev = { .id = 0, .name = str(b, "NVIDIA H100"), .num_sms = 132 };
+	builder_devices(b, &dev, 1);
+	builder_base_time(b, 1700000000000000000);
+	builder_distributed(b, 3, 8, str(b, "nccl"));
+	builder_schema_version(b, 1);
+	builder_display_time_unit(b, str(b, "ns"));
+	builder_finish(b);
+
+	is_int(t->ntracks, 3, "three tracks");
+	const struct track *c = &t->tracks[cpu], *g = &t->tracks[gpu];
+	is_int(c->kind, TRACK_CPU, "the thread is a CPU track");
+	is_int(g->kind, TRACK_GPU_COMPUTE, "the stream is a GPU compute track");
+	is_str(text(t, c->name), "main thread", "the thread keeps its name");
+	is_str(text(t, g->name), "stream 7", "the unnamed stream is named after its stream");
+	is_str(track_process_name(t, c), "python", "the thread's process is named");
+	is_int(g->device, 0, "the stream's device comes from its kernels");
+	is_int(c->events, 5, "events counted on the thread (a begin/end pair counts two)");
+
+	/* depths: nesting on the CPU, overflow rows on the GPU */
+	uint32_t step = slice_named(t, c, "ProfilerStep#3"), mm = slice_named(t, c, "aten::mm");
+	uint32_t rt = slice_named(t, c, "cudaLaunchKernel"), inner = slice_named(t, c, "inner");
+	ok(step != TT_NONE && mm != TT_NONE && rt != TT_NONE && inner != TT_NONE, "every CPU slice is there");
+	is_int(c->slices[step].depth, 0, "the step is at depth 0");
+	is_int(c->slices[mm].depth, 1, "the op is inside the step");
+	is_int(c->slices[rt].depth, 2, "the launch is inside the op");
+	is_int(c->slices[inner].depth, 2, "the begin/end pair is inside the op");
+	is_int(c->slices[inner].dur, 100, "the pair lasts from begin to end");
+	ok(c->slices[inner].flags & SF_FROM_BE, "the pair is marked as one");
+	is_int(c->nrows, 3, "three rows on the thread");
+	uint32_t gemm = slice_named(t, g, "gemm"), relu = slice_named(t, g, "relu");
+	uint32_t copy = slice_named(t, g, "Memcpy HtoD");
+	is_int(g->slices[gemm].depth, 0, "the first kernel on row 0");
+	is_int(g->slices[relu].depth, 1, "the overlapping kernel on an overflow row");
+	is_int(g->slices[copy].depth, 0, "the memcpy back on row 0");
+	is_int(t->quality.count[Q_GPU_OVERLAP], 1, "the overlap is counted");
+
+	/* index queries */
+	is_int(index_slice_at(c, 350), inner, "at 350 the deepest CPU slice is the pair");
+	is_int(index_slice_at(c, 650), step, "at 650 only the step runs");
+	is_int(index_slice_at(g, 750), TT_NONE, "nothing runs on the GPU at 750");
+	is_int(index_track_busy(g, 0, 1000), 440 + 100, "GPU busy time is the union of its slices");
+	is_int(index_row_busy(c, 0, 0, 1000), 1000, "row 0 of the thread is busy throughout");
+	is_int(index_row_dominant(c, 1, 0, 1000), mm, "the op covers most of row 1");
+
+	/* GPU facts, the launch and the flow */
+	ok(g->slices[gemm].gpu != TT_NONE, "the kernel keeps its GPU facts");
+	const struct gpu_info *gi = &t->gpu[g->slices[gemm].gpu];
+	is_int(gi->grid[0], 80, "grid kept");
+	is_int(gi->block[0], 128, "block kept");
+	ok(gi->occupancy == 50.0f, "occupancy kept");
+	is_int(gi->peer.track, cpu, "the kernel is linked to its launch's thread");
+	is_int(gi->peer.idx, rt, "and to the launch itself");
+	is_int(t->gpu[c->slices[rt].gpu].peer.idx, gemm, "the launch is linked back to its kernel");
+	is_int(t->gpu[g->slices[copy].gpu].bytes, 4096, "the memcpy keeps its bytes");
+	is_int(t->quality.count[Q_KERNEL_NO_LAUNCH], 2, "the kernel and the memcpy with no launch are counted");
+	is_int(c->slices[mm].gpu, TT_NONE, "a CPU op keeps no GPU facts");
+	is_int(t->nflows, 1, "one flow");
+	is_int(t->flows[0].from.track, cpu, "the flow starts on the thread");
+	is_int(t->flows[0].from.idx, rt, "at the launch");
+	is_int(t->flows[0].to.track, gpu, "and ends on the stream");
+	is_int(t->flows[0].to.idx, gemm, "at the kernel");
+
+	/* counters, memory, instants, steps, header facts, quality */
+	is_int(t->ncounters, 1, "one counter series");
+	is_int(t->counters[0].n, 2, "with two samples");
+	ok(t->counters[0].value[1] == 2.5, "values kept");
+	is_int(t->nmem, 1, "one memory sample");
+	is_int(t->mem[0].total_reserved, 2 << 20, "memory sample kept");
+	is_int(t->ninstants, 1, "one instant");
+	is_int(t->instants[0].track, TT_NONE, "a global instant is on no track");
+	is_int(t->nsteps, 1, "one step");
+	is_int(t->steps[0].number, 3, "numbered from its name");
+	ok(!t->steps[0].gpu, "on the CPU");
+	is_int(t->start, 0, "span starts at the first slice");
+	is_int(t->end, 1000, "span ends at the last slice");
+	is_int(t->ndevices, 1, "one device");
+	is_str(text(t, t->devices[0].name), "NVIDIA H100", "device named");
+	is_int(t->devices[0].num_sms, 132, "device SMs");
+	ok(t->has_base && t->base_ns == 1700000000000000000, "base time");
+	is_int(t->rank, 3, "rank");
+	is_int(t->world_size, 8, "world size");
+	is_str(text(t, t->backend), "nccl", "backend");
+	is_int(t->schema_version, 1, "schema version");
+	is_str(text(t, t->display_time_unit), "ns", "display time unit");
+	is_int(t->quality.count[Q_NEGATIVE_DUR], 1, "a negative duration is counted");
+	is_int(t->tracks[other].slices[0].dur, 0, "and taken as 0");
+	ok(!t->legacy, "no source events: not the legacy exporter");
+	trace_free(t);
+}
+
+/* A begin in part 1 closed in part 2; a warning group split over both parts. */
+static void test_parts(void)
+{
+	struct trace *t1 = new_trace(), *t2 = new_trace();
+	struct builder *b1 = builder_new(t1), *b2 = builder_new_part(t2);
+	struct builder_id pid = { true, (int64_t)builder_string(b2, "worker", 6) };
+
+	builder_begin(b1, builder_track(b1, num(1), num(1)), 10, str(b1, "outer"), str(b1, "cpu_op"), 0, 0);
+	builder_begin(b1, builder_track(b1, num(1), num(1)), 20, str(b1, "open"), str(b1, "cpu_op"), 0, 0);
+	trace_warn_group(t1, 1, 3, "one");
+	trace_warn_group(t1, 1, 3, "two");
+	/* part 2 sees strings in another order: ids must be mapped */
+	uint32_t tr2 = builder_track(b2, pid, num(5));
+	add(b2, tr2, 30, 5, "later", "cpu_op", NULL);
+	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 50, 0), "a later part keeps an end it cannot match");
+	trace_warn_group(t2, 1, 3, "three");
+	trace_warn_group(t2, 1, 3, "four");
+	builder_merge(b1, b2);
+	builder_finish(b1);
+
+	is_int(t1->ntracks, 2, "tracks of both parts");
+	const struct track *tr = &t1->tracks[0];
+	uint32_t open = slice_named(t1, tr, "open"), outer = slice_named(t1, tr, "outer");
+	ok(open != TT_NONE && outer != TT_NONE, "both begins became slices");
+	is_int(tr->slices[open].dur, 30, "the end of part 2 closed the innermost begin of part 1");
+	ok(!(tr->slices[open].flags & SF_UNCLOSED), "which is not left unclosed");
+	ok(tr->slices[outer].flags & SF_UNCLOSED, "the outer begin is never closed");
+	is_int(tr->slices[outer].dur, 40, "and ends at the last time seen");
+	is_int(t1->quality.count[Q_UNMATCHED_END], 0, "no unmatched end");
+	is_int(t1->quality.count[Q_UNCLOSED_BEGIN], 1, "one unclosed begin");
+	ok(t1->tracks[1].pid_is_str, "the string pid survives the merge");
+	is_str(text(t1, (uint32_t)t1->tracks[1].pid), "worker", "with its text");
+	is_str(text(t1, t1->tracks[1].slices[0].name), "later", "slice names are mapped");
+	is_int(t1->nwarnings, 3, "a warning group keeps its first 3 over both parts");
+	is_str(t1->warnings[2], "three", "in source order");
+	trace_free(t1);
+}
+
+int main(void)
+{
+	test_one_model();
+	test_parts();
+	return done_testing();
+}
