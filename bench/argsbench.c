@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/args.h"
+#include "parsers/args_json.h"
 #include "parsers/load.h"
 
 static double now(void)

@@ -6,16 +6,13 @@
  * which store a trace gets is the loader's choice: a plain file is read at the offset, a
  * compressed file from its nearest seek point (parsers/seekindex.h), a big single-frame
  * zstd file and standard input from a copy of their args kept in memory, compressed
- * (src/args_side.h). Nothing here does I/O itself. The bytes are parsed with cJSON; bare
- * inf/nan (which Kineto once wrote) are read as null, and the raw text is returned too,
- * so nothing is hidden. */
+ * (src/args_side.h). Nothing here does I/O itself, nor parses JSON: the args text is
+ * parsed by parsers/args_json.h. */
 #ifndef TT_ARGS_H
 #define TT_ARGS_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <cjson/cJSON.h>
 
 #include "src/model.h"
 
@@ -39,18 +36,11 @@ struct args_store {
 	const char *kind; /* for reports: "file", "gzip checkpoints", "in memory", ... */
 };
 
-struct event_args {
-	char *text;      /* the raw args text as in the file (allocated, NUL-terminated) */
-	cJSON *json;     /* the parsed object, or NULL when it could not be parsed */
-	int nonfinite;   /* bare inf/nan tokens read as null */
-};
-
-/* Reads and parses the args of slice S of trace T through T's store. Returns 0 and fills
- * OUT (free it with event_args_free), or -1 with *cause set (allocated) when the slice has
- * no args, the trace has no store, or the store cannot give them back (file changed or
- * gone, args of a large standard input not kept). */
-int args_store_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause);
-void event_args_free(struct event_args *a);
+/* Reads the raw args text of slice S of trace T through T's store into *TEXT (allocated,
+ * NUL-terminated, starting with '{'). Returns 0, or -1 with *cause set (allocated) when
+ * the slice has no args, the trace has no store, or the store cannot give them back (file
+ * changed or gone, args of a large standard input not kept). */
+int args_store_text(const struct trace *t, const struct slice *s, char **text, char **cause);
 
 /* Returns a store whose every read fails with a copy of WHY (copied); the caller owns it. */
 struct args_store *args_store_unavailable(const char *why);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/args.h"
+#include "parsers/args_json.h"
 #include "src/gaps.h"
 #include "src/index.h"
 #include "lib/timefmt.h"
@@ -449,19 +449,15 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (yl < y0 + dh) {
 		/* args, parsed on demand and kept for the selected slice */
 		if (v->args_for.track != v->sel.track || v->args_for.idx != v->sel.idx) {
-			struct event_args ea;
-			char *cause = NULL;
+			char *cause = NULL, *flat;
 			free(v->args_text);
 			v->args_text = NULL;
 			v->args_for = v->sel;
-			if (args_store_read(t, s, &ea, &cause) == 0) {
-				char *flat = ea.json != NULL ? cJSON_PrintUnformatted(ea.json) : NULL;
-				const char *src = flat != NULL ? flat : ea.text;
-				size_t n = strlen(src);
+			if ((flat = args_one_line(t, s, &cause)) != NULL) {
+				size_t n = strlen(flat);
 				v->args_text = xmalloc(n * 4 + 8);
-				escape_term_buf(src, n, v->args_text, n * 4 + 8);
+				escape_term_buf(flat, n, v->args_text, n * 4 + 8);
 				free(flat);
-				event_args_free(&ea);
 			} else {
 				v->args_text = xasprintf("(%s)", cause ? cause : "no args");
 				free(cause);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "parsers/load.h"
-#include "src/args.h"
+#include "parsers/args_json.h"
 #include "src/index.h"
 #include "src/model.h"
 #include "ui/dump.h"

@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "parsers/seekindex.h"
-#include "src/args.h"
+#include "parsers/args_json.h"
 #include "parsers/load.h"
 #include "lib/xalloc.h"
 #include "tests/unit/compress.h"

@@ -1,0 +1,84 @@
+/* args_json.c: parsing an event's args text with cJSON (see args_json.h). */
+#include "parsers/args_json.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+
+/* Copies TEXT, turning bare inf/-inf/nan/Infinity/NaN tokens outside strings into null. */
+static char *finite_copy(const char *text, size_t n, int *count)
+{
+	char *o = xmalloc(n * 2 + 8), *q = o;
+	bool in_str = false, esc = false;
+	*count = 0;
+	for (size_t i = 0; i < n;) {
+		char c = text[i];
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				in_str = false;
+			*q++ = c;
+			i++;
+			continue;
+		}
+		if (c == '"') {
+			in_str = true;
+			*q++ = c;
+			i++;
+			continue;
+		}
+		static const char *const words[] = { "-Infinity", "Infinity", "-inf", "inf", "-nan", "nan", "NaN" };
+		bool replaced = false;
+		for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+			size_t k = strlen(words[w]);
+			if (i + k <= n && memcmp(text + i, words[w], k) == 0 &&
+			    (i == 0 || strchr(" \t\r\n:,[", text[i - 1]) != NULL)) {
+				memcpy(q, "null", 4);
+				q += 4;
+				i += k;
+				(*count)++;
+				replaced = true;
+				break;
+			}
+		}
+		if (!replaced)
+			*q++ = text[i++];
+	}
+	*q = '\0';
+	return o;
+}
+
+int args_store_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause)
+{
+	memset(out, 0, sizeof *out);
+	if (args_store_text(t, s, &out->text, cause) < 0)
+		return -1;
+	char *fixed = finite_copy(out->text, strlen(out->text), &out->nonfinite);
+	out->json = cJSON_ParseWithLength(fixed, strlen(fixed));
+	free(fixed);
+	return 0;
+}
+
+void event_args_free(struct event_args *a)
+{
+	cJSON_Delete(a->json);
+	free(a->text);
+	memset(a, 0, sizeof *a);
+}
+
+char *args_one_line(const struct trace *t, const struct slice *s, char **cause)
+{
+	struct event_args ea;
+	if (args_store_read(t, s, &ea, cause) < 0)
+		return NULL;
+	char *flat = ea.json != NULL ? cJSON_PrintUnformatted(ea.json) : NULL;
+	char *out = xstrdup(flat != NULL ? flat : ea.text);
+	free(flat);
+	event_args_free(&ea);
+	return out;
+}
