@@ -82,7 +82,7 @@ struct script_frontend {
 	struct frontend fe;
 	const int *keys;
 	int nk, at;
-	double *frame, worst_key;
+	double *frame, worst_key, first_frame;
 	int nf, worst_key_at;
 	int w, h;
 };
@@ -109,7 +109,10 @@ static void script_size(struct frontend *fe, int *w, int *h)
 static void script_timing(struct frontend *fe, int key, double action_ms, double frame_ms)
 {
 	struct script_frontend *s = (struct script_frontend *)fe;
-	(void)key;
+	if (key == -1) {
+		s->first_frame = frame_ms; /* the whole trace, before any key: reported apart */
+		return;
+	}
 	s->frame[s->nf++] = frame_ms;
 	if (action_ms > s->worst_key) {
 		s->worst_key = action_ms;
@@ -142,14 +145,17 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h
 	}
 	grid_init(&g, w, h);
 	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing }, k, nk, 0,
-		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, -1, w, h };
+		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, 0, -1, w, h };
 	app_run(&app, &sf.fe, &g);
 	if (times) {
 		int nf = sf.nf;
+		if (nf == 0)
+			sf.frame[nf++] = sf.first_frame; /* no key: the first frame is the only one */
 		qsort(sf.frame, (size_t)nf, sizeof *sf.frame, cmp_double);
-		fprintf(stderr, "frames %d median_ms %.3f p90_ms %.3f worst_ms %.3f slowest_action_ms %.3f (key %d, %s)\n", nf,
-		        sf.frame[nf / 2], sf.frame[nf * 9 / 10], sf.frame[nf - 1], sf.worst_key, sf.worst_key_at,
-		        sf.worst_key_at >= 0 ? key_name(k[sf.worst_key_at]) : "-");
+		fprintf(stderr,
+		        "frames %d median_ms %.3f p90_ms %.3f worst_ms %.3f slowest_action_ms %.3f (key %d, %s) first_frame_ms %.3f\n",
+		        nf, sf.frame[nf / 2], sf.frame[nf * 9 / 10], sf.frame[nf - 1], sf.worst_key, sf.worst_key_at,
+		        sf.worst_key_at >= 0 ? key_name(k[sf.worst_key_at]) : "-", sf.first_frame);
 	}
 	free(sf.frame);
 	grid_dump(&g, stdout);

@@ -45,6 +45,7 @@ bool table_panel_selected(const struct table_panel *tp, uint64_t *tag)
 
 void table_panel_refresh(struct table_panel *tp)
 {
+	tp->colw_for = -1; /* widths follow the rows shown */
 	uint64_t tag = 0;
 	bool had = table_panel_selected(tp, &tag);
 	free(tp->rows);
@@ -176,10 +177,16 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 	}
 	grid_text(g, r.x + 1, r.y, r.x + r.w, title, CS_HILITE, 0);
 
-	/* widths from every row shown, so that scrolling does not move the columns */
-	int *colw = xcalloc((size_t)t->ncols, sizeof *colw);
+	/* widths from every row shown, so that scrolling does not move the columns; laid out
+	 * once per change rather than every frame (100k gaps are 100k rows to format) */
 	int avail = r.w - 2;
-	table_layout(t, tp->rows, tp->nrows, tp->cols, avail, colw);
+	if (tp->colw_for != avail || tp->colw == NULL) {
+		free(tp->colw);
+		tp->colw = xcalloc((size_t)t->ncols, sizeof *tp->colw);
+		table_layout(t, tp->rows, tp->nrows, tp->cols, avail, tp->colw);
+		tp->colw_for = avail;
+	}
+	int *colw = tp->colw;
 	int x = r.x + 1;
 	for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
 		if (!table_col_shown(t, c, tp->cols))
@@ -240,7 +247,6 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		grid_text(g, r.x + 1, yd, px - 1, line, CS_RULER, 0);
 		grid_text(g, px, yd, r.x + r.w, pos, CS_RULER, 0);
 	}
-	free(colw);
 }
 
 static void table_hints(struct panel *p, struct app *app, char *buf, size_t n)
@@ -267,6 +273,7 @@ static void table_panel_free(struct panel *p)
 	if (tp->own->free != NULL)
 		tp->own->free(tp);
 	free(tp->rows);
+	free(tp->colw);
 	free(tp);
 }
 

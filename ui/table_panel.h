@@ -47,6 +47,8 @@ struct table_panel {
 	bool desc;
 	char filter[128];
 	int sel, top;          /* positions in rows */
+	int *colw;             /* column widths for the rows shown, laid out for colw_for columns */
+	int colw_for;          /* -1: stale (rows, columns or values changed) */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */
