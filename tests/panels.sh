@@ -65,6 +65,17 @@ like "$(scr 120x40 'o' | text | sed -n 5p)" "enumerate(DataLo…" "(the column i
 like "$(scr 120x40 'ojj<Enter>' | text)" "gap: 316 us gap on GPU 0" "Enter jumps to the selected gap and closes the list"
 rlike "$(scr 120x40 'oj<End>' | text)" " 13/13 $" "End goes to the last row"
 
+# columns past the right edge: a mark, and Right (l) scrolls them in, the first column staying
+out=$(scr 60x20 'o' | text | sed -n 4p)
+rlike "$out" "›$" "60 columns: the heading marks columns past the right edge"
+unlike "$out" "HTA class" "(the HTA class column is past it)"
+out=$(scr 60x20 'oll' | text | sed -n 4p)
+rlike "$out" "^‹ # " "l l: columns scrolled off the left are marked; the first column stays"
+like "$out" "HTA class" "and the columns past the right edge come in"
+is "$(scr 60x20 'olllllllllll' | text | sed -n 4p)" "$(scr 60x20 'oll<Right>l' | text | sed -n 4p)" "Right stops once the last column is in"
+is "$(scr 60x20 'ollh' | text | sed -n 4p)" "$(scr 60x20 'ol' | text | sed -n 4p)" "h scrolls back"
+unlike "$(scr 120x40 'ol' | text | sed -n 4p)" "‹" "nothing scrolls when every column fits"
+
 # overlays cover what lies below them: no slice glyph or group arrow shows through
 for k in o '?'; do
 	lines=$(scr 120x40 "$k" | text | sed -n '3,30p')

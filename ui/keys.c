@@ -66,6 +66,8 @@ static const struct {
 	[A_SORT_REVERSE] = { "sort-reverse", "reverse the order", "Sort and filter" },
 	[A_FILTER] = { "filter", "show only rows holding a text (empty: all)", "Sort and filter" },
 	[A_CLOSE] = { "close", "close this panel", "General" },
+	[A_COLS_LEFT] = { "columns-left", "show the columns to the left (the first stays)", "Columns" },
+	[A_COLS_RIGHT] = { "columns-right", "show the columns to the right (the first stays)", "Columns" },
 	[A_GAP_ORDER] = { "gap-order", "gap list: longest first or in time order", "Gap list" },
 	[A_GAP_CAUSE] = { "gap-cause", "gap list: only the next cause (then every cause)", "Gap list" },
 	[A_GAP_DEVICE] = { "gap-device", "gap list: only the next GPU (then every GPU)", "Gap list" },
@@ -116,6 +118,8 @@ static const struct binding default_bindings[] = {
 	{ TT_KEY_HOME, A_HOME, L },      { TT_KEY_END, A_END, L },       { TT_KEY_ENTER, A_JUMP, L },
 	{ 's', A_SORT_NEXT, L },         { 'S', A_SORT_PREV, L },        { 'r', A_SORT_REVERSE, L },
 	{ '/', A_FILTER, L },            { TT_KEY_ESC, A_CLOSE, L },     { 'q', A_CLOSE, L },
+	{ TT_KEY_LEFT, A_COLS_LEFT, L }, { 'h', A_COLS_LEFT, L },        { TT_KEY_RIGHT, A_COLS_RIGHT, L },
+	{ 'l', A_COLS_RIGHT, L },
 	{ 't', A_GAP_ORDER, L },         { 'c', A_GAP_CAUSE, L },        { 'd', A_GAP_DEVICE, L },
 	/* help */
 	{ TT_KEY_UP, A_ROW_UP, H },      { 'k', A_ROW_UP, H },           { TT_KEY_DOWN, A_ROW_DOWN, H },

@@ -60,7 +60,7 @@ enum action {
 	/* views (global: each opens or closes a panel) */
 	A_DIST_VIEW, A_GAP_LIST, A_HELP,
 	/* tables */
-	A_JUMP, A_SORT_NEXT, A_SORT_PREV, A_SORT_REVERSE, A_FILTER, A_CLOSE,
+	A_JUMP, A_SORT_NEXT, A_SORT_PREV, A_SORT_REVERSE, A_FILTER, A_CLOSE, A_COLS_LEFT, A_COLS_RIGHT,
 	A_GAP_ORDER, A_GAP_CAUSE, A_GAP_DEVICE,
 	/* prompt */
 	A_ACCEPT, A_ERASE,

@@ -35,6 +35,30 @@ static void clamp(struct table_panel *tp)
 		tp->top = 0;
 }
 
+/* The columns drawn: those shown, less the HSCROLL after the first shown (which stays, so
+ * that a row keeps its name whatever is scrolled). */
+static uint64_t visible_cols(const struct table_panel *tp)
+{
+	uint64_t vis = tp->cols;
+	int seen = 0;
+	for (int c = 0; c < tp->t->ncols && c < 64; c++) {
+		if (!table_col_shown(tp->t, c, tp->cols))
+			continue;
+		if (seen > 0 && seen <= tp->hscroll)
+			vis &= ~((uint64_t)1 << c);
+		seen++;
+	}
+	return vis;
+}
+
+static int shown_count(const struct table_panel *tp)
+{
+	int n = 0;
+	for (int c = 0; c < tp->t->ncols; c++)
+		n += table_col_shown(tp->t, c, tp->cols);
+	return n;
+}
+
 bool table_panel_selected(const struct table_panel *tp, uint64_t *tag)
 {
 	if (tp->sel < 0 || (uint32_t)tp->sel >= tp->nrows)
@@ -124,6 +148,15 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 		}
 		table_panel_sort(tp, tp->sort_col, !tp->desc);
 		break;
+	case A_COLS_LEFT:
+		if (tp->hscroll > 0)
+			tp->hscroll--;
+		break;
+	case A_COLS_RIGHT:
+		/* while columns lie off the right edge, and always keeping the first and one more */
+		if (tp->more_right && tp->hscroll < shown_count(tp) - 2)
+			tp->hscroll++;
+		break;
 	case A_FILTER:
 		app_push(app, prompt_new_live("filter: ", tp->filter, filter_done, filter_change, tp));
 		break;
@@ -180,22 +213,32 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 	/* widths from every row shown, so that scrolling does not move the columns; laid out
 	 * once per change rather than every frame (100k gaps are 100k rows to format) */
 	int avail = r.w - 2;
-	if (tp->colw_for != avail || tp->colw == NULL) {
+	uint64_t vis = visible_cols(tp);
+	if (tp->colw_for != avail || tp->colw_hscroll != tp->hscroll || tp->colw == NULL) {
 		free(tp->colw);
 		tp->colw = xcalloc((size_t)t->ncols, sizeof *tp->colw);
-		table_layout(t, tp->rows, tp->nrows, tp->cols, avail, tp->colw);
+		table_layout(t, tp->rows, tp->nrows, vis, avail, tp->colw);
 		tp->colw_for = avail;
+		tp->colw_hscroll = tp->hscroll;
 	}
 	int *colw = tp->colw;
 	int x = r.x + 1;
-	for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
-		if (!table_col_shown(t, c, tp->cols))
+	for (int c = 0; c < t->ncols; c++) {
+		if (!table_col_shown(t, c, vis))
 			continue;
-		int sw = table_elide(t->cols[c].title, colw[c], o->ascii, shown, sizeof shown);
-		int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
-		grid_text(g, x + pad, r.y + 1, r.x + r.w, shown, c == tp->sort_col ? CS_HILITE : CS_RULER, 0);
+		if (x < r.x + r.w) {
+			int sw = table_elide(t->cols[c].title, colw[c], o->ascii, shown, sizeof shown);
+			int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
+			grid_text(g, x + pad, r.y + 1, r.x + r.w, shown, c == tp->sort_col ? CS_HILITE : CS_RULER, 0);
+		}
 		x += colw[c] + 1;
 	}
+	/* columns off either edge: a mark says so (Left and Right scroll them) */
+	tp->more_right = x - 1 > r.x + r.w;
+	if (tp->hscroll > 0)
+		grid_set(g, r.x, r.y + 1, o->ascii ? '<' : 0x2039, CS_HILITE, 0);
+	if (tp->more_right)
+		grid_set(g, r.x + r.w - 1, r.y + 1, o->ascii ? '>' : 0x203a, CS_HILITE, 0);
 	int page = page_rows(tp);
 	for (int i = 0; i < page; i++) {
 		int k = tp->top + i;
@@ -210,7 +253,7 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 				grid_set(g, xx, y, ' ', CS_HILITE, 0);
 		x = r.x + 1;
 		for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
-			if (!table_col_shown(t, c, tp->cols))
+			if (!table_col_shown(t, c, vis))
 				continue;
 			table_format(t, row, c, raw, sizeof raw);
 			int sw = table_elide(raw, colw[c], o->ascii, shown, sizeof shown);
@@ -231,7 +274,7 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		size_t ln = 0;
 		line[0] = '\0';
 		for (int c = 0; c < t->ncols; c++) {
-			if (!table_col_shown(t, c, tp->cols))
+			if (!table_col_shown(t, c, vis))
 				continue;
 			int w = table_format(t, row, c, raw, sizeof raw);
 			if (w <= colw[c])

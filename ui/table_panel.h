@@ -47,8 +47,11 @@ struct table_panel {
 	bool desc;
 	char filter[128];
 	int sel, top;          /* positions in rows */
+	int hscroll;           /* shown columns after the first that are scrolled off to the left */
 	int *colw;             /* column widths for the rows shown, laid out for colw_for columns */
 	int colw_for;          /* -1: stale (rows, columns or values changed) */
+	int colw_hscroll;      /* the hscroll colw was laid out for */
+	bool more_right;       /* the last frame had columns past the right edge */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */
