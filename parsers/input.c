@@ -913,13 +913,11 @@ int input_seek(struct input *in, uint64_t offset)
 	return 0;
 }
 
-ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset)
+ssize_t input_pread_fd(int fd, void *buf, size_t len, uint64_t offset)
 {
 	size_t got = 0;
-	if (!input_is_seekable(in))
-		return -1;
 	while (got < len) {
-		ssize_t n = pread(in->fd, (char *)buf + got, len - got, (off_t)(offset + got));
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(offset + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -929,4 +927,11 @@ ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset)
 		got += (size_t)n;
 	}
 	return (ssize_t)got;
+}
+
+ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset)
+{
+	if (!input_is_seekable(in))
+		return -1;
+	return input_pread_fd(in->fd, buf, len, offset);
 }

@@ -96,6 +96,9 @@ int input_seek(struct input *in, uint64_t offset);
 /* Seekable inputs only: copies up to LEN bytes at OFFSET into BUF without moving the
  * read position. Returns the count (short only at the end of the file) or -1. */
 ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset);
+/* pread of LEN bytes at OFFSET of FD, retried on EINTR and short reads: the bytes read
+ * (fewer at the end of the file), or -1. */
+ssize_t input_pread_fd(int fd, void *buf, size_t len, uint64_t offset);
 
 /* Waits until IN holds one of the large grants; at once when it holds one already (the
  * producer thread and the reader of an input share its grant). The grant is given back

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "lib/xalloc.h"
+#include "parsers/input.h"
 
 #define WINDOW_SIZE 32768u  /* deflate's window */
 /* zstd level for stored windows: on the benchmark trace a 32 KB window takes about 30 us
@@ -197,21 +198,6 @@ static const struct seek_point *point_before(const struct seek_index *x, uint64_
 	return &x->p[lo - 1];
 }
 
-static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
 
 /* Copies the part of OUT[0..n), which holds the stream from *AT, that falls in
  * [offset, offset + len) into BUF; advances *AT. Returns true once BUF is full. */
@@ -245,7 +231,7 @@ static int gzip_read(const struct seek_store *st, int fd, uint64_t offset, size_
 		fatal("out of memory (inflateInit2)");
 	if (pt->bits > 0) {
 		unsigned char c;
-		if (pread_full(fd, &c, 1, pos - 1) != 1) {
+		if (input_pread_fd(fd, &c, 1, pos - 1) != 1) {
 			err = changed(st, "it is shorter than it was");
 			goto out;
 		}
@@ -259,7 +245,7 @@ static int gzip_read(const struct seek_store *st, int fd, uint64_t offset, size_
 	}
 	while (!done) {
 		if (z.avail_in == 0) {
-			ssize_t n = pread_full(fd, in, READ_IN, pos);
+			ssize_t n = input_pread_fd(fd, in, READ_IN, pos);
 			if (n <= 0) {
 				err = changed(st, n < 0 ? strerror(errno) : "it ends before the args");
 				break;
@@ -322,7 +308,7 @@ static int zstd_read(const struct seek_store *st, int fd, uint64_t offset, size_
 	ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, 27);
 	for (;;) {
 		if (zin.pos == zin.size) {
-			ssize_t n = pread_full(fd, in, READ_IN, pos);
+			ssize_t n = input_pread_fd(fd, in, READ_IN, pos);
 			if (n <= 0) {
 				err = changed(st, n < 0 ? strerror(errno) : "it ends before the args");
 				break;
@@ -358,7 +344,7 @@ static int store_read(struct args_store *base, uint64_t offset, size_t len, char
 	if (fd < 0)
 		return -1;
 	if (st->x == NULL) {
-		ssize_t n = pread_full(fd, buf, len, offset);
+		ssize_t n = input_pread_fd(fd, buf, len, offset);
 		if (n != (ssize_t)len) {
 			*cause = xasprintf("%s: cannot read %zu bytes at byte %llu (has the file changed?)", st->path, len,
 			                   (unsigned long long)offset);
