@@ -6,9 +6,20 @@
 
 #include "lib/xalloc.h"
 
+struct ranks_entry {
+	enum align_mode mode;
+	int n;
+	struct trace **ts;        /* the set, in order */
+	struct rank_report rr;
+};
+
 struct analysis_cache {
 	struct gap_analysis gaps[ANALYSIS_GAPS_KEPT];
 	int ngaps;
+	/* never evicted: a caller may keep a shallow copy; there are as many as the sets and
+	 * modes asked (three at most for the timeline, one for a report) */
+	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
+	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
 };
@@ -25,6 +36,12 @@ static void cache_free(struct analysis_cache *c)
 {
 	for (int i = 0; i < c->ngaps; i++)
 		free_gap_analysis(&c->gaps[i]);
+	for (int i = 0; i < c->nranks; i++) {
+		ranks_free(&c->ranks[i]->rr);
+		free(c->ranks[i]->ts);
+		free(c->ranks[i]);
+	}
+	free(c->ranks);
 	free(c);
 }
 
@@ -87,6 +104,24 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap)
 		qsort_r(g->devices, g->r.ndevices, sizeof *g->devices, device_cmp, g->r.devices);
 	c->computed++;
 	return g;
+}
+
+const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode)
+{
+	struct analysis_cache *c = cache_of(ts[0]);
+	for (int i = 0; i < c->nranks; i++)
+		if (c->ranks[i]->mode == mode && c->ranks[i]->n == n &&
+		    memcmp(c->ranks[i]->ts, ts, (size_t)n * sizeof *ts) == 0)
+			return &c->ranks[i]->rr;
+	c->ranks = xreallocarray(c->ranks, (size_t)c->nranks + 1, sizeof *c->ranks);
+	struct ranks_entry *e = c->ranks[c->nranks++] = xcalloc(1, sizeof *e);
+	e->mode = mode;
+	e->n = n;
+	e->ts = xmalloc((size_t)n * sizeof *e->ts);
+	memcpy(e->ts, ts, (size_t)n * sizeof *ts);
+	ranks_analyse(e->ts, n, mode, NULL, &e->rr);
+	c->computed++;
+	return &e->rr;
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }

@@ -1,6 +1,6 @@
 /* analysis.h: analyses computed once per trace, on first use, and shared by every panel
  * and report that asks (the gaps today; the step breakdown and the operator and kernel
- * tables of the views to come).
+ * tables of the views to come), and the comparison of several ranks.
  *
  * The trace owns its cache and frees it with itself. A result stays valid until the trace
  * is freed or, for the gaps, until ANALYSIS_GAPS_KEPT other minimum lengths have been
@@ -14,6 +14,7 @@
 
 #include "src/gaps.h"
 #include "src/model.h"
+#include "src/ranks.h"
 
 #define ANALYSIS_GAPS_KEPT 8
 
@@ -27,6 +28,10 @@ struct gap_analysis {
 
 /* The gaps of T of at least MIN_GAP ns, computed on the first call for that length. */
 const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap);
+/* The comparison of the N traces TS (one per rank, in this order) aligned by MODE (any but
+ * ALIGN_MANUAL, whose offsets are the user's), computed once per set and mode; kept by
+ * TS[0]'s cache until TS[0] is freed (the other traces must live as long). */
+const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

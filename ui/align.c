@@ -8,6 +8,7 @@
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "ui/escape.h"
+#include "src/analysis.h"
 #include "ui/view.h"
 
 static int dist_cmp(const void *a, const void *b, void *arg)
@@ -26,8 +27,15 @@ void view_align_ranks(struct view *v)
 {
 	if (v->nts > 1) {
 		struct rank_report *rr = &v->rr;
-		ranks_free(rr);
-		ranks_analyse(v->ts, v->nts, v->align, v->manual, rr);
+		if (v->rr_owned)
+			ranks_free(rr);
+		/* raw, step and collective are computed once per trace set (y cycles through
+		 * them); manual offsets are the user's, computed each time */
+		v->rr_owned = v->align == ALIGN_MANUAL;
+		if (v->rr_owned)
+			ranks_analyse(v->ts, v->nts, v->align, v->manual, rr);
+		else
+			*rr = *traces_ranks(v->ts, v->nts, v->align);
 		int64_t ref = tt_add(v->t->has_base ? v->t->base_ns : 0, rr->ranks[0].offset);
 		for (int r = 0; r < v->nts; r++) {
 			const struct trace *t = v->ts[r];

@@ -597,16 +597,15 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 	for (int i = 0; i < n; i++)
 		if (traces[i]->status != LOAD_FAILED)
 			ok[m++] = traces[i];
-	struct rank_report r;
-	ranks_analyse(ok, m, (enum align_mode)align, NULL, &r);
+	/* the comparison is cached by the first trace (src/analysis.h): it keeps the set */
+	const struct rank_report *r = traces_ranks(ok, m, (enum align_mode)align);
 	if (json) {
 		struct jsonw w;
 		jsonw_init(&w, f);
-		distributed_json(&w, &r);
+		distributed_json(&w, r);
 		jsonw_finish(&w);
 	} else {
-		distributed_text(f, &r);
+		distributed_text(f, r);
 	}
-	ranks_free(&r);
 	free(ok);
 }

@@ -79,7 +79,8 @@ void view_free(struct view *v)
 	free(v->rank_gaps);
 	free(v->shift);
 	free(v->manual);
-	ranks_free(&v->rr);
+	if (v->rr_owned)
+		ranks_free(&v->rr);
 	free(v->dist_order);
 	memset(v, 0, sizeof *v);
 }

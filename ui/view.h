@@ -56,7 +56,10 @@ struct view {
 	int64_t *manual;             /* manual mode: each rank's offset */
 	bool by_role;                /* layout: by role (else by rank) */
 	const struct gap_analysis **rank_gaps; /* each rank's gaps (src/analysis.h), by rank position, in its own file time */
-	struct rank_report rr;       /* several ranks: the comparison under the alignment in force */
+	struct rank_report rr;       /* several ranks: the comparison under the alignment in force: a
+	                              * shallow copy of the cached one (src/analysis.h), or, in manual
+	                              * mode, the view's own (rr_owned) */
+	bool rr_owned;
 	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
 	int *dist_order;             /* rank positions, the straggler first */
 	int w, h;                    /* screen size */

@@ -47,6 +47,22 @@ int main(void)
 	const struct gap_analysis *c = trace_gaps(t, 100000);
 	is_int(analysis_computed(t), before + 1, "evicted, then computed again");
 	ok(c->r.ngaps == n100 && c->r.gaps[0].start == first_start, "the same gaps as the first time");
-	trace_free(t);
+
+	/* the comparison of several ranks: once per set and mode, kept by the first trace */
+	struct trace *u = load_trace(path, &opt);
+	struct trace *set[2] = { t, u }, *other[2] = { u, t };
+	uint64_t c0 = analysis_computed(t);
+	const struct rank_report *r1 = traces_ranks(set, 2, ALIGN_RAW);
+	ok(r1 != NULL && r1->nranks == 2, "two ranks compared");
+	is_int(analysis_computed(t), c0 + 1, "computed once");
+	ok(traces_ranks(set, 2, ALIGN_RAW) == r1, "asked again: the same comparison");
+	const struct rank_report *r2 = traces_ranks(set, 2, ALIGN_STEP);
+	ok(r2 != r1 && r2->mode == ALIGN_STEP, "another mode: another comparison");
+	ok(traces_ranks(set, 2, ALIGN_RAW) == r1, "the first still kept, at the same address");
+	is_int(analysis_computed(t), c0 + 2, "two computed in all");
+	const struct rank_report *r3 = traces_ranks(other, 2, ALIGN_RAW);
+	ok(r3 != r1, "another order of the ranks is another set");
+	trace_free(t); /* frees the cache, with the comparisons it keeps */
+	trace_free(u);
 	return done_testing();
 }
