@@ -19,6 +19,7 @@ struct analysis_cache {
 	/* never evicted: a caller may keep a shallow copy; there are as many as the sets and
 	 * modes asked (three at most for the timeline, one for a report) */
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
+	struct kernel_report *kernels;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -42,6 +43,9 @@ static void cache_free(struct analysis_cache *c)
 		free(c->ranks[i]);
 	}
 	free(c->ranks);
+	if (c->kernels != NULL)
+		kernels_free(c->kernels);
+	free(c->kernels);
 	free(c);
 }
 
@@ -122,6 +126,17 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 	ranks_analyse(e->ts, n, mode, NULL, &e->rr);
 	c->computed++;
 	return &e->rr;
+}
+
+const struct kernel_report *trace_kernels(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->kernels == NULL) {
+		c->kernels = xcalloc(1, sizeof *c->kernels);
+		kernels_analyse(t, c->kernels);
+		c->computed++;
+	}
+	return c->kernels;
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }

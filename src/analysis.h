@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "src/gaps.h"
+#include "src/kernels.h"
 #include "src/model.h"
 #include "src/ranks.h"
 
@@ -32,6 +33,8 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap);
  * ALIGN_MANUAL, whose offsets are the user's), computed once per set and mode; kept by
  * TS[0]'s cache until TS[0] is freed (the other traces must live as long). */
 const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode);
+/* The Kernels view's figures of T (src/kernels.h), computed on the first call. */
+const struct kernel_report *trace_kernels(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

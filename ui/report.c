@@ -22,6 +22,7 @@
 #include "ui/dist_view.h"
 #include "ui/escape.h"
 #include "ui/gap_list.h"
+#include "ui/kernel_view.h"
 #include "ui/gpu_table.h"
 #include "ui/jsonw.h"
 #include "ui/names.h"
@@ -264,6 +265,70 @@ void report_summary(FILE *f, struct trace *const *traces, int n, bool json)
 	for (int i = 0; i < n; i++)
 		if (traces[i]->status != LOAD_FAILED)
 			summary_text(f, traces[i]);
+}
+
+void report_kernels(FILE *f, struct trace *const *traces, int n, bool json)
+{
+	struct jsonw w;
+	if (json) {
+		jsonw_init(&w, f);
+		jsonw_object(&w);
+		jsonw_key(&w, "ttrace_version");
+		jsonw_str(&w, PACKAGE_VERSION);
+		jsonw_key(&w, "files");
+		jsonw_array(&w);
+	}
+	for (int i = 0; i < n; i++) {
+		struct trace *t = traces[i];
+		if (t->status == LOAD_FAILED)
+			continue;
+		const struct kernel_report *r = trace_kernels(t); /* shared with the K view */
+		struct column cols[KERNEL_TABLE_COLS];
+		struct table tb;
+		char a[48];
+		table_init(&tb, cols, kernel_view_columns(cols));
+		kernel_view_fill(&tb, t, r);
+		if (json) {
+			jsonw_object(&w);
+			jsonw_key(&w, "path");
+			jsonw_str(&w, t->path);
+			jsonw_key(&w, "kernel_time_ns");
+			jsonw_int(&w, r->total);
+			jsonw_key(&w, "tensor_core_time_ns");
+			jsonw_int(&w, r->tc_total);
+			jsonw_key(&w, "kernels");
+			table_write_json(&w, &tb, NULL, 0, TABLE_ALL);
+			jsonw_end_object(&w);
+		} else {
+			fputs("== ", f);
+			escape_term(f, t->path, strlen(t->path));
+			fputc('\n', f);
+			if (r->n == 0) {
+				fputs("   no GPU kernel in this trace (record with ProfilerActivity.CUDA)\n\n", f);
+				table_free(&tb);
+				continue;
+			}
+			fprintf(f, "   %u kernels, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
+			           "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
+			        r->n, timefmt_dur(r->total, a, sizeof a),
+			        r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
+			uint32_t shown = r->n < 50 ? r->n : 50;
+			uint32_t *rows = xmalloc(shown * sizeof *rows);
+			for (uint32_t k = 0; k < shown; k++)
+				rows[k] = k;
+			table_write_text(f, &tb, rows, shown, kernel_view_text_cols(), REPORT_WIDTH, "   ");
+			free(rows);
+			if (r->n > shown)
+				fprintf(f, "   ... and %u more (--json lists them all)\n", r->n - shown);
+			fputc('\n', f);
+		}
+		table_free(&tb);
+	}
+	if (json) {
+		jsonw_end_array(&w);
+		jsonw_end_object(&w);
+		jsonw_finish(&w);
+	}
 }
 
 void report_check(FILE *f, struct trace *const *traces, int n)

@@ -17,6 +17,9 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
 /* Writes the distributed report of the usable traces, one per rank: alignment (mode
  * ALIGN, offsets, residual), the per-rank table, the straggler and the collectives. */
 void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align);
+/* Writes the kernels of each usable trace (ui/kernel_view.h: the Kernels view's table),
+ * longest total first: the first 50 as text, every one in JSON. */
+void report_kernels(FILE *f, struct trace *const *traces, int n, bool json);
 /* Writes the data-quality findings of each trace, with up to three examples each. */
 void report_check(FILE *f, struct trace *const *traces, int n);
 

@@ -180,6 +180,7 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 	case COL_TIME: timefmt_offset(tt_sub(v->i, t->origin), buf, n); break;
 	case COL_PCT: snprintf(buf, n, "%.1f%%", v->d); break;
 	case COL_RATIO: snprintf(buf, n, "%.2f%%", 100.0 * v->d); break;
+	case COL_REAL: snprintf(buf, n, "%.3g", v->d); break;
 	case COL_COUNT:
 	case COL_INT: snprintf(buf, n, "%" PRId64, v->i); break;
 	case COL_BYTES: timefmt_bytes((double)v->i, buf, n); break;
@@ -204,7 +205,8 @@ int table_cmp(const struct table *t, int col, uint32_t a, uint32_t b)
 	switch (t->cols[col].kind) {
 	case COL_TEXT: return 0;
 	case COL_PCT:
-	case COL_RATIO: return (x->d > y->d) - (x->d < y->d);
+	case COL_RATIO:
+	case COL_REAL: return (x->d > y->d) - (x->d < y->d);
 	default: return (x->i > y->i) - (x->i < y->i);
 	}
 }
@@ -407,7 +409,8 @@ static void write_json_value(struct jsonw *w, const struct table *t, uint32_t ro
 	}
 	switch (t->cols[col].kind) {
 	case COL_PCT:
-	case COL_RATIO: jsonw_double(w, v->d); break;
+	case COL_RATIO:
+	case COL_REAL: jsonw_double(w, v->d); break;
 	case COL_BOOL: jsonw_bool(w, v->i != 0); break;
 	case COL_ROWS: {
 		const struct table *ch = t->child[col];

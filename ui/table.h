@@ -27,6 +27,7 @@ enum col_kind {
 	COL_INT,   /* an identifier: a rank, a device, a step number */
 	COL_BOOL,  /* yes or no: true or false in JSON */
 	COL_ROWS,  /* rows of the column's child table (table_set_child): an array in JSON, a count on screen */
+	COL_REAL,  /* a real number: 3 significant digits on screen, as is in JSON */
 };
 
 /* Column flags. A view may write more in JSON than it shows (the exact end of a gap, the
@@ -86,7 +87,7 @@ uint32_t table_add_row(struct table *t, uint64_t tag);
 void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_t n);
 void table_set_str(struct table *t, uint32_t row, int col, const char *s);
 void table_set_int(struct table *t, uint32_t row, int col, int64_t v);
-void table_set_pct(struct table *t, uint32_t row, int col, double v); /* COL_PCT, COL_RATIO; NaN: null */
+void table_set_pct(struct table *t, uint32_t row, int col, double v); /* COL_PCT, COL_RATIO, COL_REAL; NaN: null */
 /* COL_ROWS: the cell is rows FIRST to FIRST + N - 1 of the column's child table. */
 void table_set_rows(struct table *t, uint32_t row, int col, uint32_t first, uint32_t n);
 /* The table CHILD (kept alive by the caller) holds the rows of column COL's cells. */

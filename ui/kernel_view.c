@@ -1,0 +1,150 @@
+/* kernel_view.c: the kernel table and its panel (see kernel_view.h). */
+#include "ui/kernel_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/timefmt.h"
+#include "lib/xalloc.h"
+#include "src/analysis.h"
+#include "ui/app.h"
+#include "ui/names.h"
+#include "ui/table_panel.h"
+#include "ui/view.h"
+
+enum { K_NAME, K_CALLS, K_TOTAL, K_MEAN, K_MIN, K_MAX, K_BPS, K_OCC, K_GRID, K_BLOCK, K_TC, K_NO_TC, K_OP, K_OP_CALLS,
+       K_LONGEST };
+
+int kernel_view_columns(struct column *cols)
+{
+	static const struct column c[KERNEL_TABLE_COLS] = {
+		[K_NAME] = { "name", "kernel", COL_TEXT, 2, 0 },
+		[K_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
+		[K_TOTAL] = { "total_ns", "total", COL_DUR, 0, 0 },
+		[K_MEAN] = { "mean_ns", "mean", COL_DUR, 0, 0 },
+		[K_MIN] = { "min_ns", "min", COL_DUR, 0, 0 },
+		[K_MAX] = { "max_ns", "max", COL_DUR, 0, 0 },
+		[K_BPS] = { "mean_blocks_per_sm", "blocks/SM", COL_REAL, 0, 0 },
+		[K_OCC] = { "mean_est_achieved_occupancy_pct", "occupancy", COL_PCT, 0, 0 },
+		[K_GRID] = { "grid", "grid", COL_TEXT, 0, 0 },
+		[K_BLOCK] = { "block", "block", COL_TEXT, 0, 0 },
+		[K_TC] = { "tensor_cores", "TC", COL_BOOL, 0, 0 },
+		[K_NO_TC] = { "matmul_without_tensor_cores", "GEMM no TC", COL_BOOL, 0, 0 },
+		[K_OP] = { "launched_by", "launched by", COL_TEXT, 1, 0 },
+		[K_OP_CALLS] = { "launched_by_calls", "of calls", COL_COUNT, 0, COL_JSON_ONLY },
+		[K_LONGEST] = { "longest_start_ns", "longest at", COL_TIME, 0, COL_JSON_ONLY },
+	};
+	memcpy(cols, c, sizeof c);
+	return KERNEL_TABLE_COLS;
+}
+
+uint64_t kernel_view_text_cols(void)
+{
+	/* the text report leaves the launch shape and occupancy to JSON and the screen, so
+	 * that the names keep room at 120 columns */
+	return (1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) |
+	       (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP);
+}
+
+static void set_shape(struct table *tb, uint32_t r, int col, const int32_t v[3], bool varies)
+{
+	char buf[48];
+	if (varies)
+		snprintf(buf, sizeof buf, "varies");
+	else if (v[0] <= 0 && v[1] <= 0 && v[2] <= 0)
+		return; /* not in the trace: null */
+	else
+		snprintf(buf, sizeof buf, "%d,%d,%d", v[0], v[1], v[2]);
+	table_set_str(tb, r, col, buf);
+}
+
+void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r)
+{
+	tb->origin = t->start;
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct kernel_row *k = &r->rows[i];
+		uint32_t row = table_add_row(tb, i);
+		table_set_trace_str(tb, row, K_NAME, t, k->name);
+		table_set_int(tb, row, K_CALLS, (int64_t)k->calls);
+		table_set_int(tb, row, K_TOTAL, k->total);
+		table_set_int(tb, row, K_MEAN, k->calls ? k->total / (int64_t)k->calls : 0);
+		table_set_int(tb, row, K_MIN, k->min);
+		table_set_int(tb, row, K_MAX, k->max);
+		if (k->bps_n > 0)
+			table_set_pct(tb, row, K_BPS, k->bps_sum / (double)k->bps_n);
+		if (k->occ_n > 0)
+			table_set_pct(tb, row, K_OCC, k->occ_sum / (double)k->occ_n);
+		set_shape(tb, row, K_GRID, k->grid, k->grid_varies);
+		set_shape(tb, row, K_BLOCK, k->block, k->block_varies);
+		table_set_int(tb, row, K_TC, k->tensor_cores);
+		table_set_int(tb, row, K_NO_TC, k->matmul_like && !k->tensor_cores);
+		if (k->op != TT_NONE) {
+			table_set_trace_str(tb, row, K_OP, t, k->op);
+			table_set_int(tb, row, K_OP_CALLS, (int64_t)k->op_calls);
+		}
+		table_set_int(tb, row, K_LONGEST, t->tracks[k->longest.track].slices[k->longest.idx].ts);
+	}
+}
+
+/* ---- the panel ------------------------------------------------------------------- */
+
+struct kernel_view {
+	struct table t;
+	struct column cols[KERNEL_TABLE_COLS];
+	struct view *v;
+	const struct kernel_report *r;
+};
+
+static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
+{
+	const struct kernel_view *k = tp->owner;
+	char a[48];
+	(void)app;
+	snprintf(buf, n, "%u kernels, %s of kernel time, %.1f%% of it on Tensor Cores%s", k->r->n,
+	         timefmt_dur(k->r->total, a, sizeof a), k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
+	         tp->sort_col < 0 ? ", by total time" : "");
+}
+
+static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
+{
+	const struct kernel_view *k = tp->owner;
+	struct view *v = k->v;
+	const struct kernel_report *r = k->r; /* the cache's: it outlives the panel */
+	app_pop(app);                          /* frees the panel and K */
+	if (tag < r->n) {
+		struct slice_ref s = r->rows[tag].longest;
+		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
+		view_status(v, "the longest call of this kernel (] [ follow its launch)");
+	}
+}
+
+static void owner_free(struct table_panel *tp)
+{
+	struct kernel_view *k = tp->owner;
+	table_free(&k->t);
+	free(k);
+}
+
+static const struct table_owner kernel_owner = {
+	.name = "kernels",
+	.title = title,
+	.jump = jump,
+	.free = owner_free,
+};
+
+struct panel *kernel_view_open(struct app *app)
+{
+	struct view *v = app->tl;
+	const struct kernel_report *r = trace_kernels(v->ts[0]);
+	if (r->n == 0) {
+		view_status(v, "no GPU kernel in this trace (record with ProfilerActivity.CUDA)");
+		return NULL;
+	}
+	struct kernel_view *k = xcalloc(1, sizeof *k);
+	k->v = v;
+	k->r = r;
+	table_init(&k->t, k->cols, kernel_view_columns(k->cols));
+	kernel_view_fill(&k->t, v->ts[0], r);
+	return table_panel_new(&k->t, &kernel_owner, k);
+}

@@ -1,0 +1,25 @@
+/* kernel_view.h: the Kernels view: every kernel of a trace as a table (src/kernels.h), on
+ * screen (K) and as --report=kernels. */
+#ifndef TT_KERNEL_VIEW_H
+#define TT_KERNEL_VIEW_H
+
+#include <stdint.h>
+
+#include "src/kernels.h"
+#include "ui/panel.h"
+#include "ui/table.h"
+
+#define KERNEL_TABLE_COLS 15
+
+/* Fills COLS with the kernel table's columns; returns how many. */
+int kernel_view_columns(struct column *cols);
+/* The columns the text report writes (a column set, ui/table.h). */
+uint64_t kernel_view_text_cols(void);
+/* Fills TB (initialised with those columns) from T's kernel report R, a row per kernel
+ * tagged with its position in R. */
+void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r);
+
+/* The Kernels view over APP's first trace; NULL (saying why) when it has no kernel. */
+struct panel *kernel_view_open(struct app *app);
+
+#endif
