@@ -20,6 +20,7 @@ struct analysis_cache {
 	 * modes asked (three at most for the timeline, one for a report) */
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
 	struct kernel_report *kernels;
+	struct op_report *ops;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -46,6 +47,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->kernels != NULL)
 		kernels_free(c->kernels);
 	free(c->kernels);
+	if (c->ops != NULL)
+		ops_free(c->ops);
+	free(c->ops);
 	free(c);
 }
 
@@ -137,6 +141,17 @@ const struct kernel_report *trace_kernels(struct trace *t)
 		c->computed++;
 	}
 	return c->kernels;
+}
+
+const struct op_report *trace_ops(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->ops == NULL) {
+		c->ops = xcalloc(1, sizeof *c->ops);
+		ops_analyse(t, c->ops);
+		c->computed++;
+	}
+	return c->ops;
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }

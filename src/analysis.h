@@ -14,6 +14,7 @@
 
 #include "src/gaps.h"
 #include "src/kernels.h"
+#include "src/ops.h"
 #include "src/model.h"
 #include "src/ranks.h"
 
@@ -35,6 +36,8 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap);
 const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode);
 /* The Kernels view's figures of T (src/kernels.h), computed on the first call. */
 const struct kernel_report *trace_kernels(struct trace *t);
+/* The Operators view's figures of T (src/ops.h), computed on the first call. */
+const struct op_report *trace_ops(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

@@ -13,7 +13,7 @@ static int64_t add_sat(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-static bool counts_as_op(const struct trace *t, const struct slice *s)
+bool tables_counts_as_op(const struct trace *t, const struct slice *s)
 {
 	if (s->cls == SC_CPU_OP)
 		return true;
@@ -65,7 +65,7 @@ struct op_stat *tables_ops(const struct trace *t, uint32_t *n)
 				const struct slice *top = &tr->slices[stack[sn - 1].idx];
 				if (s != NULL && top->ts + top->dur > s->ts)
 					break;
-				if (counts_as_op(t, top)) {
+				if (tables_counts_as_op(t, top)) {
 					struct op_stat *o = &by_name[top->name];
 					int64_t self = top->dur - stack[sn - 1].child;
 					o->calls++;

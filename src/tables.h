@@ -22,6 +22,8 @@ struct kernel_stat {
 	int64_t total, min, max;
 };
 
+/* Whether slice S of T counts as an operator (the definition above). */
+bool tables_counts_as_op(const struct trace *t, const struct slice *s);
 /* Returns an allocated array of *N operator stats, by self time descending (ties by
  * name). The caller frees it. */
 struct op_stat *tables_ops(const struct trace *t, uint32_t *n);

@@ -22,7 +22,7 @@
 #include "ui/report.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -181,10 +181,12 @@ static void usage(FILE *f)
 	      "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"
 	      "                         communication, overlap, waiting, the straggler, collectives\n"
 	      "      --align=MODE       raw, step or collective (default) for --report=distributed\n"
+	      "      --report=operators per file: every operator's calls, self and total CPU and device\n"
+	      "                         time (the O view)\n"
 	      "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
 	      "                         Tensor Cores and launching operator (the K view)\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
-	      "      --json             write the summary, gaps, distributed or kernels report as JSON\n"
+	      "      --json             write the report (summary, gaps, distributed, operators, kernels) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -304,8 +306,10 @@ int main(int argc, char **argv)
 				mode = MODE_DISTRIBUTED;
 			} else if (strcmp(optarg, "kernels") == 0) {
 				mode = MODE_KERNELS;
+			} else if (strcmp(optarg, "operators") == 0) {
+				mode = MODE_OPERATORS;
 			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, kernels, none)", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, operators, kernels, none)", optarg);
 				return 2;
 			}
 			break;
@@ -380,8 +384,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, gaps, distributed or kernels\n", stderr);
+	    mode != MODE_OPERATORS && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, gaps, distributed, operators or kernels\n", stderr);
 		return 2;
 	}
 
@@ -505,6 +509,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_KERNELS:
 		report_kernels(stdout, traces, n, json);
+		break;
+	case MODE_OPERATORS:
+		report_operators(stdout, traces, n, json);
 		break;
 	}
 	free(usable);

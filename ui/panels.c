@@ -7,11 +7,13 @@
 #include "ui/gap_list.h"
 #include "ui/help.h"
 #include "ui/kernel_view.h"
+#include "ui/op_view.h"
 
 static const struct panel_entry entries[] = {
 	{ A_HELP, "help", help_open },
 	{ A_GAP_LIST, "gap list", gap_list_open },
 	{ A_DIST_VIEW, "distributed", dist_view_open },
+	{ A_OP_VIEW, "operators", op_view_open },
 	{ A_KERNEL_VIEW, "kernels", kernel_view_open },
 };
 

@@ -23,6 +23,7 @@
 #include "ui/escape.h"
 #include "ui/gap_list.h"
 #include "ui/kernel_view.h"
+#include "ui/op_view.h"
 #include "ui/gpu_table.h"
 #include "ui/jsonw.h"
 #include "ui/names.h"
@@ -317,6 +318,68 @@ void report_kernels(FILE *f, struct trace *const *traces, int n, bool json)
 			for (uint32_t k = 0; k < shown; k++)
 				rows[k] = k;
 			table_write_text(f, &tb, rows, shown, kernel_view_text_cols(), REPORT_WIDTH, "   ");
+			free(rows);
+			if (r->n > shown)
+				fprintf(f, "   ... and %u more (--json lists them all)\n", r->n - shown);
+			fputc('\n', f);
+		}
+		table_free(&tb);
+	}
+	if (json) {
+		jsonw_end_array(&w);
+		jsonw_end_object(&w);
+		jsonw_finish(&w);
+	}
+}
+
+void report_operators(FILE *f, struct trace *const *traces, int n, bool json)
+{
+	struct jsonw w;
+	if (json) {
+		jsonw_init(&w, f);
+		jsonw_object(&w);
+		jsonw_key(&w, "ttrace_version");
+		jsonw_str(&w, PACKAGE_VERSION);
+		jsonw_key(&w, "files");
+		jsonw_array(&w);
+	}
+	for (int i = 0; i < n; i++) {
+		struct trace *t = traces[i];
+		if (t->status == LOAD_FAILED)
+			continue;
+		const struct op_report *r = trace_ops(t); /* shared with the O view */
+		struct column cols[OP_TABLE_COLS];
+		struct table tb;
+		table_init(&tb, cols, op_view_columns(cols));
+		op_view_fill(&tb, t, r);
+		if (json) {
+			jsonw_object(&w);
+			jsonw_key(&w, "path");
+			jsonw_str(&w, t->path);
+			jsonw_key(&w, "gpu_activities");
+			jsonw_uint(&w, r->gpu_ops);
+			jsonw_key(&w, "gpu_activities_linked");
+			jsonw_uint(&w, r->gpu_ops_linked);
+			jsonw_key(&w, "operators");
+			table_write_json(&w, &tb, NULL, 0, TABLE_ALL);
+			jsonw_end_object(&w);
+		} else {
+			fputs("== ", f);
+			escape_term(f, t->path, strlen(t->path));
+			fputc('\n', f);
+			if (r->n == 0) {
+				fputs("   no operator in this trace (record with ProfilerActivity.CPU)\n\n", f);
+				table_free(&tb);
+				continue;
+			}
+			fprintf(f, "   %u operators by device total; %llu of %llu GPU activities reach an operator (self device: "
+			           "launched by the operator's own runtime calls; total: and its children's)\n",
+			        r->n, (unsigned long long)r->gpu_ops_linked, (unsigned long long)r->gpu_ops);
+			uint32_t shown = r->n < 20 ? r->n : 20;
+			uint32_t *rows = xmalloc(shown * sizeof *rows);
+			for (uint32_t k = 0; k < shown; k++)
+				rows[k] = k;
+			table_write_text(f, &tb, rows, shown, TABLE_ALL, REPORT_WIDTH, "   ");
 			free(rows);
 			if (r->n > shown)
 				fprintf(f, "   ... and %u more (--json lists them all)\n", r->n - shown);

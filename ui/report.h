@@ -20,6 +20,9 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 /* Writes the kernels of each usable trace (ui/kernel_view.h: the Kernels view's table),
  * longest total first: the first 50 as text, every one in JSON. */
 void report_kernels(FILE *f, struct trace *const *traces, int n, bool json);
+/* Writes the operators of each usable trace (ui/op_view.h: the Operators view's table),
+ * by device total: the first 20 as text, every one in JSON. */
+void report_operators(FILE *f, struct trace *const *traces, int n, bool json);
 /* Writes the data-quality findings of each trace, with up to three examples each. */
 void report_check(FILE *f, struct trace *const *traces, int n);
 
