@@ -52,6 +52,20 @@ out=$("$TTRACE" --report=operators "$TMP/o.json")
 like "$out" "3 operators by device total; 5 of 6 GPU activities reach an operator" "text report: the count and the linking"
 like "$out" "aten::addmm" "text: the names"
 
+# --top and --sort (text and JSON), and their usage errors
+out=$("$TTRACE" --report=operators --top=1 --sort=self_cpu_ns "$TMP/o.json")
+like "$out" "3 operators by self_cpu_ns" "--sort names the column in the heading"
+like "$out" "aten::linear" "--sort=self_cpu_ns: linear (116 us) first"
+unlike "$out" "aten::addmm" "--top=1: one row"
+like "$out" "... and 2 more" "and says how many more"
+is "$("$TTRACE" --report=operators --json --sort=self_cpu_ns --top=2 "$TMP/o.json" | "$JSONQ" files.0.operators.# files.0.operators.1.name | tr '\n' ' ')" \
+	"2 aten::addmm " "JSON: --top limits it, in the --sort order (addmm's 76 us second)"
+run --report=operators --sort=nope "$TMP/o.json"
+is "$rc" 2 "an unknown --sort column is a usage error"
+like "$err" "no column 'nope' (columns: name, calls, self_cpu_ns" "and lists the columns"
+run --report=kernels --top=-1 "$TMP/o.json"
+is "$rc" 2 "a negative --top is a usage error"
+
 scr() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$TMP/o.json" | sed '/^--$/,$d'; }
 out=$(scr O)
 like "$out" "3 operators; 5 of 6 GPU activities reach an operator, by device total" "O opens the Operators view"

@@ -185,6 +185,9 @@ static void usage(FILE *f)
 	      "                         time (the O view)\n"
 	      "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
 	      "                         Tensor Cores and launching operator (the K view)\n"
+	      "      --top=N            operators and kernels: list N rows (0: all; default 20 and 50\n"
+	      "                         in text, all in JSON)\n"
+	      "      --sort=COLUMN      operators and kernels: by the column with this JSON key\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
 	      "      --json             write the report (summary, gaps, distributed, operators, kernels) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
@@ -273,7 +276,8 @@ int main(int argc, char **argv)
 	int scr_w = 120, scr_h = 40;
 	int64_t gap_min = 100000; /* 100 us */
 	int align = ALIGN_COLLECTIVE;
-	const char *keys = NULL, *keymap = NULL;
+	const char *keys = NULL, *keymap = NULL, *sort = NULL;
+	int top = -1; /* the report's own default */
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },        { "dump-model", no_argument, NULL, 'D' },
@@ -283,6 +287,7 @@ int main(int argc, char **argv)
 		{ "keys", required_argument, NULL, 'k' },   { "keymap", required_argument, NULL, 'K' },
 		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
 		{ "gap-min", required_argument, NULL, 'g' },      { "align", required_argument, NULL, 'L' },
+		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -356,6 +361,19 @@ int main(int argc, char **argv)
 				escape_say(stderr, "ttrace: --align wants raw, step or collective (got '%s')", optarg);
 				return 2;
 			}
+			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end != '\0' || v < 0 || v > 1000000000) {
+				escape_say(stderr, "ttrace: --top wants a count, 0 for all (got '%s')", optarg);
+				return 2;
+			}
+			top = (int)v;
+			break;
+		}
+		case 'o':
+			sort = optarg;
 			break;
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
@@ -508,11 +526,13 @@ int main(int argc, char **argv)
 			report_distributed(stdout, traces, n, json, align);
 		break;
 	case MODE_KERNELS:
-		report_kernels(stdout, traces, n, json);
+	case MODE_OPERATORS: {
+		int rc = mode == MODE_KERNELS ? report_kernels(stdout, traces, n, json, top, sort)
+		                              : report_operators(stdout, traces, n, json, top, sort);
+		if (rc != 0)
+			status = rc;
 		break;
-	case MODE_OPERATORS:
-		report_operators(stdout, traces, n, json);
-		break;
+	}
 	}
 	free(usable);
 	for (int i = 0; i < n; i++) {

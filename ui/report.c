@@ -268,9 +268,44 @@ void report_summary(FILE *f, struct trace *const *traces, int n, bool json)
 			summary_text(f, traces[i]);
 }
 
-void report_kernels(FILE *f, struct trace *const *traces, int n, bool json)
+/* The rows of TB in the order a report lists them: by the column whose key is SORT
+ * (numbers largest first, text in byte order) when given, else as filled; *SHOWN of them:
+ * TOP when it is positive, all for 0, else DFLT (0: all). Allocated. */
+static uint32_t *report_rows(const struct table *tb, const char *sort, int top, uint32_t dflt, uint32_t *shown)
+{
+	uint32_t *rows = xmalloc((tb->nrows ? tb->nrows : 1) * sizeof *rows);
+	for (uint32_t k = 0; k < tb->nrows; k++)
+		rows[k] = k;
+	int col = sort != NULL ? table_col(tb, sort) : -1;
+	if (col >= 0)
+		table_sort(tb, rows, tb->nrows, col, tb->cols[col].kind != COL_TEXT);
+	uint32_t lim = top > 0 ? (uint32_t)top : top == 0 ? 0 : dflt;
+	*shown = lim == 0 || lim > tb->nrows ? tb->nrows : lim;
+	return rows;
+}
+
+/* Whether SORT (or NULL) names a column of COLS; says which ones do when not. */
+static bool sort_ok(const char *sort, const struct column *cols, int n, const char *report)
+{
+	if (sort == NULL)
+		return true;
+	for (int c = 0; c < n; c++)
+		if (strcmp(cols[c].key, sort) == 0)
+			return true;
+	char list[1024] = "";
+	size_t l = 0;
+	for (int c = 0; c < n && l < sizeof list; c++)
+		l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", c ? ", " : "", cols[c].key);
+	escape_say(stderr, "ttrace: --sort: the %s report has no column '%s' (columns: %s)", report, sort, list);
+	return false;
+}
+
+int report_kernels(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort)
 {
 	struct jsonw w;
+	struct column check[KERNEL_TABLE_COLS];
+	if (!sort_ok(sort, check, kernel_view_columns(check), "kernels"))
+		return 2;
 	if (json) {
 		jsonw_init(&w, f);
 		jsonw_object(&w);
@@ -298,7 +333,9 @@ void report_kernels(FILE *f, struct trace *const *traces, int n, bool json)
 			jsonw_key(&w, "tensor_core_time_ns");
 			jsonw_int(&w, r->tc_total);
 			jsonw_key(&w, "kernels");
-			table_write_json(&w, &tb, NULL, 0, TABLE_ALL);
+			uint32_t nj, *jrows = report_rows(&tb, sort, top, 0, &nj); /* JSON: all unless --top */
+			table_write_json(&w, &tb, jrows, nj, TABLE_ALL);
+			free(jrows);
 			jsonw_end_object(&w);
 		} else {
 			fputs("== ", f);
@@ -313,10 +350,7 @@ void report_kernels(FILE *f, struct trace *const *traces, int n, bool json)
 			           "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
 			        r->n, timefmt_dur(r->total, a, sizeof a),
 			        r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
-			uint32_t shown = r->n < 50 ? r->n : 50;
-			uint32_t *rows = xmalloc(shown * sizeof *rows);
-			for (uint32_t k = 0; k < shown; k++)
-				rows[k] = k;
+			uint32_t shown, *rows = report_rows(&tb, sort, top, 50, &shown);
 			table_write_text(f, &tb, rows, shown, kernel_view_text_cols(), REPORT_WIDTH, "   ");
 			free(rows);
 			if (r->n > shown)
@@ -330,11 +364,15 @@ void report_kernels(FILE *f, struct trace *const *traces, int n, bool json)
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	}
+	return 0;
 }
 
-void report_operators(FILE *f, struct trace *const *traces, int n, bool json)
+int report_operators(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort)
 {
 	struct jsonw w;
+	struct column check[OP_TABLE_COLS];
+	if (!sort_ok(sort, check, op_view_columns(check), "operators"))
+		return 2;
 	if (json) {
 		jsonw_init(&w, f);
 		jsonw_object(&w);
@@ -361,7 +399,9 @@ void report_operators(FILE *f, struct trace *const *traces, int n, bool json)
 			jsonw_key(&w, "gpu_activities_linked");
 			jsonw_uint(&w, r->gpu_ops_linked);
 			jsonw_key(&w, "operators");
-			table_write_json(&w, &tb, NULL, 0, TABLE_ALL);
+			uint32_t nj, *jrows = report_rows(&tb, sort, top, 0, &nj); /* JSON: all unless --top */
+			table_write_json(&w, &tb, jrows, nj, TABLE_ALL);
+			free(jrows);
 			jsonw_end_object(&w);
 		} else {
 			fputs("== ", f);
@@ -372,13 +412,11 @@ void report_operators(FILE *f, struct trace *const *traces, int n, bool json)
 				table_free(&tb);
 				continue;
 			}
-			fprintf(f, "   %u operators by device total; %llu of %llu GPU activities reach an operator (self device: "
+			fprintf(f, "   %u operators by %s; %llu of %llu GPU activities reach an operator (self device: "
 			           "launched by the operator's own runtime calls; total: and its children's)\n",
-			        r->n, (unsigned long long)r->gpu_ops_linked, (unsigned long long)r->gpu_ops);
-			uint32_t shown = r->n < 20 ? r->n : 20;
-			uint32_t *rows = xmalloc(shown * sizeof *rows);
-			for (uint32_t k = 0; k < shown; k++)
-				rows[k] = k;
+			        r->n, sort != NULL ? sort : "device total", (unsigned long long)r->gpu_ops_linked,
+			        (unsigned long long)r->gpu_ops);
+			uint32_t shown, *rows = report_rows(&tb, sort, top, 20, &shown);
 			table_write_text(f, &tb, rows, shown, TABLE_ALL, REPORT_WIDTH, "   ");
 			free(rows);
 			if (r->n > shown)
@@ -392,6 +430,7 @@ void report_operators(FILE *f, struct trace *const *traces, int n, bool json)
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	}
+	return 0;
 }
 
 void report_check(FILE *f, struct trace *const *traces, int n)

@@ -18,11 +18,14 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
  * ALIGN, offsets, residual), the per-rank table, the straggler and the collectives. */
 void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align);
 /* Writes the kernels of each usable trace (ui/kernel_view.h: the Kernels view's table),
- * longest total first: the first 50 as text, every one in JSON. */
-void report_kernels(FILE *f, struct trace *const *traces, int n, bool json);
+ * longest total first, or by the column keyed SORT: the first TOP (0: all; negative: 50)
+ * as text; in JSON all, or the first TOP when TOP > 0. Returns 0, or 2 (said on stderr)
+ * for an unknown SORT. */
+int report_kernels(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort);
 /* Writes the operators of each usable trace (ui/op_view.h: the Operators view's table),
- * by device total: the first 20 as text, every one in JSON. */
-void report_operators(FILE *f, struct trace *const *traces, int n, bool json);
+ * by device total, or by the column keyed SORT: the first TOP (0: all; negative: 20) as
+ * text; in JSON all, or the first TOP when TOP > 0. Returns 0, or 2 for an unknown SORT. */
+int report_operators(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort);
 /* Writes the data-quality findings of each trace, with up to three examples each. */
 void report_check(FILE *f, struct trace *const *traces, int n);
 
