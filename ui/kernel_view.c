@@ -10,6 +10,7 @@
 #include "src/analysis.h"
 #include "ui/app.h"
 #include "ui/names.h"
+#include "ui/report.h"
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
@@ -37,14 +38,6 @@ int kernel_view_columns(struct column *cols)
 	};
 	memcpy(cols, c, sizeof c);
 	return KERNEL_TABLE_COLS;
-}
-
-uint64_t kernel_view_text_cols(void)
-{
-	/* the text report leaves the launch shape and occupancy to JSON and the screen, so
-	 * that the names keep room at 120 columns */
-	return (1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) |
-	       (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP);
 }
 
 static void set_shape(struct table *tb, uint32_t r, int col, const int32_t v[3], bool varies)
@@ -86,6 +79,43 @@ void kernel_view_fill(struct table *tb, const struct trace *t, const struct kern
 		table_set_int(tb, row, K_LONGEST, t->tracks[k->longest.track].slices[k->longest.idx].ts);
 	}
 }
+
+/* ---- the report (ui/report.h) -------------------------------------------------- */
+
+static void report_fill(struct table *tb, struct trace *t) { kernel_view_fill(tb, t, trace_kernels(t)); }
+
+static void report_json_head(struct jsonw *w, struct trace *t)
+{
+	const struct kernel_report *r = trace_kernels(t);
+	jsonw_key(w, "kernel_time_ns");
+	jsonw_int(w, r->total);
+	jsonw_key(w, "tensor_core_time_ns");
+	jsonw_int(w, r->tc_total);
+}
+
+static void report_text_head(FILE *f, struct trace *t, const char *sort)
+{
+	const struct kernel_report *r = trace_kernels(t);
+	char a[48];
+	(void)sort;
+	fprintf(f, "   %u kernels, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
+	           "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
+	        r->n, timefmt_dur(r->total, a, sizeof a), r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
+}
+
+const struct table_report kernels_report = {
+	.name = "kernels",
+	.columns = kernel_view_columns,
+	.fill = report_fill,
+	.json_head = report_json_head,
+	.text_head = report_text_head,
+	/* the text leaves the launch shape and occupancy to JSON and the screen, so that the
+	 * names keep room at 120 columns */
+	.text_cols = (1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) |
+	             (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP),
+	.text_rows = 50,
+	.empty = "no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
+};
 
 /* ---- the panel ------------------------------------------------------------------- */
 

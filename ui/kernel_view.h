@@ -7,17 +7,19 @@
 
 #include "src/kernels.h"
 #include "ui/panel.h"
+#include "ui/report.h"
 #include "ui/table.h"
 
 #define KERNEL_TABLE_COLS 15
 
 /* Fills COLS with the kernel table's columns; returns how many. */
 int kernel_view_columns(struct column *cols);
-/* The columns the text report writes (a column set, ui/table.h). */
-uint64_t kernel_view_text_cols(void);
 /* Fills TB (initialised with those columns) from T's kernel report R, a row per kernel
  * tagged with its position in R. */
 void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r);
+
+/* --report=kernels (ui/report.h). */
+extern const struct table_report kernels_report;
 
 /* The Kernels view over APP's first trace; NULL (saying why) when it has no kernel. */
 struct panel *kernel_view_open(struct app *app);

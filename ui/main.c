@@ -20,6 +20,8 @@
 #include "ui/view.h"
 #include "ui/escape.h"
 #include "ui/report.h"
+#include "ui/kernel_view.h"
+#include "ui/op_view.h"
 #include "ui/tty.h"
 
 enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
@@ -527,8 +529,8 @@ int main(int argc, char **argv)
 		break;
 	case MODE_KERNELS:
 	case MODE_OPERATORS: {
-		int rc = mode == MODE_KERNELS ? report_kernels(stdout, traces, n, json, top, sort)
-		                              : report_operators(stdout, traces, n, json, top, sort);
+		int rc = report_table(stdout, traces, n, json, top, sort,
+		                      mode == MODE_KERNELS ? &kernels_report : &operators_report);
 		if (rc != 0)
 			status = rc;
 		break;

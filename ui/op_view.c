@@ -10,6 +10,7 @@
 #include "src/analysis.h"
 #include "ui/app.h"
 #include "ui/names.h"
+#include "ui/report.h"
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
@@ -52,6 +53,39 @@ void op_view_fill(struct table *tb, const struct trace *t, const struct op_repor
 		table_set_int(tb, row, O_LONGEST_DUR, l->dur);
 	}
 }
+
+/* ---- the report (ui/report.h) -------------------------------------------------- */
+
+static void report_fill(struct table *tb, struct trace *t) { op_view_fill(tb, t, trace_ops(t)); }
+
+static void report_json_head(struct jsonw *w, struct trace *t)
+{
+	const struct op_report *r = trace_ops(t);
+	jsonw_key(w, "gpu_activities");
+	jsonw_uint(w, r->gpu_ops);
+	jsonw_key(w, "gpu_activities_linked");
+	jsonw_uint(w, r->gpu_ops_linked);
+}
+
+static void report_text_head(FILE *f, struct trace *t, const char *sort)
+{
+	const struct op_report *r = trace_ops(t);
+	fprintf(f, "   %u operators by %s; %llu of %llu GPU activities reach an operator (self device: "
+	           "launched by the operator's own runtime calls; total: and its children's)\n",
+	        r->n, sort != NULL ? sort : "device total", (unsigned long long)r->gpu_ops_linked,
+	        (unsigned long long)r->gpu_ops);
+}
+
+const struct table_report operators_report = {
+	.name = "operators",
+	.columns = op_view_columns,
+	.fill = report_fill,
+	.json_head = report_json_head,
+	.text_head = report_text_head,
+	.text_cols = TABLE_ALL,
+	.text_rows = 20,
+	.empty = "no operator in this trace (record with ProfilerActivity.CPU)",
+};
 
 /* ---- the panel ------------------------------------------------------------------- */
 

@@ -22,8 +22,6 @@
 #include "ui/dist_view.h"
 #include "ui/escape.h"
 #include "ui/gap_list.h"
-#include "ui/kernel_view.h"
-#include "ui/op_view.h"
 #include "ui/gpu_table.h"
 #include "ui/jsonw.h"
 #include "ui/names.h"
@@ -300,11 +298,13 @@ static bool sort_ok(const char *sort, const struct column *cols, int n, const ch
 	return false;
 }
 
-int report_kernels(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort)
+int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort,
+                 const struct table_report *def)
 {
 	struct jsonw w;
-	struct column check[KERNEL_TABLE_COLS];
-	if (!sort_ok(sort, check, kernel_view_columns(check), "kernels"))
+	struct column cols[TABLE_MAX_COLS];
+	int ncols = def->columns(cols);
+	if (!sort_ok(sort, cols, ncols, def->name))
 		return 2;
 	if (json) {
 		jsonw_init(&w, f);
@@ -318,21 +318,15 @@ int report_kernels(FILE *f, struct trace *const *traces, int n, bool json, int t
 		struct trace *t = traces[i];
 		if (t->status == LOAD_FAILED)
 			continue;
-		const struct kernel_report *r = trace_kernels(t); /* shared with the K view */
-		struct column cols[KERNEL_TABLE_COLS];
 		struct table tb;
-		char a[48];
-		table_init(&tb, cols, kernel_view_columns(cols));
-		kernel_view_fill(&tb, t, r);
+		table_init(&tb, cols, ncols);
+		def->fill(&tb, t); /* from the analysis the view shares (src/analysis.h) */
 		if (json) {
 			jsonw_object(&w);
 			jsonw_key(&w, "path");
 			jsonw_str(&w, t->path);
-			jsonw_key(&w, "kernel_time_ns");
-			jsonw_int(&w, r->total);
-			jsonw_key(&w, "tensor_core_time_ns");
-			jsonw_int(&w, r->tc_total);
-			jsonw_key(&w, "kernels");
+			def->json_head(&w, t);
+			jsonw_key(&w, def->name);
 			uint32_t nj, *jrows = report_rows(&tb, sort, top, 0, &nj); /* JSON: all unless --top */
 			table_write_json(&w, &tb, jrows, nj, TABLE_ALL);
 			free(jrows);
@@ -341,87 +335,17 @@ int report_kernels(FILE *f, struct trace *const *traces, int n, bool json, int t
 			fputs("== ", f);
 			escape_term(f, t->path, strlen(t->path));
 			fputc('\n', f);
-			if (r->n == 0) {
-				fputs("   no GPU kernel in this trace (record with ProfilerActivity.CUDA)\n\n", f);
-				table_free(&tb);
-				continue;
+			if (tb.nrows == 0) {
+				fprintf(f, "   %s\n\n", def->empty);
+			} else {
+				def->text_head(f, t, sort);
+				uint32_t shown, *rows = report_rows(&tb, sort, top, def->text_rows, &shown);
+				table_write_text(f, &tb, rows, shown, def->text_cols, REPORT_WIDTH, "   ");
+				free(rows);
+				if (tb.nrows > shown)
+					fprintf(f, "   ... and %u more (--json lists them all)\n", tb.nrows - shown);
+				fputc('\n', f);
 			}
-			fprintf(f, "   %u kernels, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
-			           "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
-			        r->n, timefmt_dur(r->total, a, sizeof a),
-			        r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
-			uint32_t shown, *rows = report_rows(&tb, sort, top, 50, &shown);
-			table_write_text(f, &tb, rows, shown, kernel_view_text_cols(), REPORT_WIDTH, "   ");
-			free(rows);
-			if (r->n > shown)
-				fprintf(f, "   ... and %u more (--json lists them all)\n", r->n - shown);
-			fputc('\n', f);
-		}
-		table_free(&tb);
-	}
-	if (json) {
-		jsonw_end_array(&w);
-		jsonw_end_object(&w);
-		jsonw_finish(&w);
-	}
-	return 0;
-}
-
-int report_operators(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort)
-{
-	struct jsonw w;
-	struct column check[OP_TABLE_COLS];
-	if (!sort_ok(sort, check, op_view_columns(check), "operators"))
-		return 2;
-	if (json) {
-		jsonw_init(&w, f);
-		jsonw_object(&w);
-		jsonw_key(&w, "ttrace_version");
-		jsonw_str(&w, PACKAGE_VERSION);
-		jsonw_key(&w, "files");
-		jsonw_array(&w);
-	}
-	for (int i = 0; i < n; i++) {
-		struct trace *t = traces[i];
-		if (t->status == LOAD_FAILED)
-			continue;
-		const struct op_report *r = trace_ops(t); /* shared with the O view */
-		struct column cols[OP_TABLE_COLS];
-		struct table tb;
-		table_init(&tb, cols, op_view_columns(cols));
-		op_view_fill(&tb, t, r);
-		if (json) {
-			jsonw_object(&w);
-			jsonw_key(&w, "path");
-			jsonw_str(&w, t->path);
-			jsonw_key(&w, "gpu_activities");
-			jsonw_uint(&w, r->gpu_ops);
-			jsonw_key(&w, "gpu_activities_linked");
-			jsonw_uint(&w, r->gpu_ops_linked);
-			jsonw_key(&w, "operators");
-			uint32_t nj, *jrows = report_rows(&tb, sort, top, 0, &nj); /* JSON: all unless --top */
-			table_write_json(&w, &tb, jrows, nj, TABLE_ALL);
-			free(jrows);
-			jsonw_end_object(&w);
-		} else {
-			fputs("== ", f);
-			escape_term(f, t->path, strlen(t->path));
-			fputc('\n', f);
-			if (r->n == 0) {
-				fputs("   no operator in this trace (record with ProfilerActivity.CPU)\n\n", f);
-				table_free(&tb);
-				continue;
-			}
-			fprintf(f, "   %u operators by %s; %llu of %llu GPU activities reach an operator (self device: "
-			           "launched by the operator's own runtime calls; total: and its children's)\n",
-			        r->n, sort != NULL ? sort : "device total", (unsigned long long)r->gpu_ops_linked,
-			        (unsigned long long)r->gpu_ops);
-			uint32_t shown, *rows = report_rows(&tb, sort, top, 20, &shown);
-			table_write_text(f, &tb, rows, shown, TABLE_ALL, REPORT_WIDTH, "   ");
-			free(rows);
-			if (r->n > shown)
-				fprintf(f, "   ... and %u more (--json lists them all)\n", r->n - shown);
-			fputc('\n', f);
 		}
 		table_free(&tb);
 	}

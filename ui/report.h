@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "src/model.h"
+#include "ui/jsonw.h"
+#include "ui/table.h"
 
 /* Writes the summary of each usable trace (rank, span, events, tracks, top operators by
  * self CPU time, top kernels by total GPU time, data-quality counts) as text, or as one
@@ -17,15 +19,23 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
 /* Writes the distributed report of the usable traces, one per rank: alignment (mode
  * ALIGN, offsets, residual), the per-rank table, the straggler and the collectives. */
 void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align);
-/* Writes the kernels of each usable trace (ui/kernel_view.h: the Kernels view's table),
- * longest total first, or by the column keyed SORT: the first TOP (0: all; negative: 50)
- * as text; in JSON all, or the first TOP when TOP > 0. Returns 0, or 2 (said on stderr)
- * for an unknown SORT. */
-int report_kernels(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort);
-/* Writes the operators of each usable trace (ui/op_view.h: the Operators view's table),
- * by device total, or by the column keyed SORT: the first TOP (0: all; negative: 20) as
- * text; in JSON all, or the first TOP when TOP > 0. Returns 0, or 2 for an unknown SORT. */
-int report_operators(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort);
+/* A report that is one table view's table per file (the operators, the kernels): the view
+ * file defines it (ui/op_view.c, ui/kernel_view.c) and report_table writes it. */
+struct table_report {
+	const char *name;                       /* --report=NAME, and the JSON key of the rows */
+	int (*columns)(struct column *cols);    /* the view's columns; returns how many */
+	void (*fill)(struct table *tb, struct trace *t);          /* the rows of T */
+	void (*json_head)(struct jsonw *w, struct trace *t);      /* keys before the rows */
+	void (*text_head)(FILE *f, struct trace *t, const char *sort); /* lines before the rows */
+	uint64_t text_cols;                     /* the columns of the text (a column set) */
+	uint32_t text_rows;                     /* rows in text without --top */
+	const char *empty;                      /* said when a file has no row */
+};
+/* Writes DEF's table for each usable trace, in its own order or by the column keyed SORT:
+ * the first TOP rows (0: all; negative: DEF's text_rows) as text; in JSON all, or the
+ * first TOP when TOP > 0. Returns 0, or 2 (said on stderr) for an unknown SORT. */
+int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort,
+                 const struct table_report *def);
 /* Writes the data-quality findings of each trace, with up to three examples each. */
 void report_check(FILE *f, struct trace *const *traces, int n);
 
