@@ -36,92 +36,6 @@ static inline bool is_gpu_track(const struct track *tr)
 	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
 }
 
-/* ---- the TensorBoard plugin's steps ------------------------------------------------- */
-
-static void tb_steps(const struct trace *t, struct gap_report *r)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < t->nsteps; i++)
-		n += !t->steps[i].gpu;
-	struct tb_step *s = xcalloc(n ? n : 1, sizeof *s);
-	int64_t *dev_end = xcalloc(n ? n : 1, sizeof *dev_end);
-	uint32_t *launched = xcalloc(n ? n : 1, sizeof *launched);
-	if (n == 0) {
-		/* one step "0": the span of the cpu_op (Operator) events, as the plugin computes it
-		 * on the reference traces (b200: 86,429 us) */
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-			const struct track *tr = &t->tracks[ti];
-			for (uint32_t i = 0; i < tr->nslices; i++) {
-				const struct slice *sl = &tr->slices[i];
-				if (sl->cls != SC_CPU_OP)
-					continue;
-				if (sl->ts < lo)
-					lo = sl->ts;
-				if (sl->ts + sl->dur > hi)
-					hi = sl->ts + sl->dur;
-			}
-		}
-		if (lo == INT64_MAX) {
-			lo = t->start;
-			hi = t->end;
-		}
-		s[0] = (struct tb_step){ 0, lo, hi };
-		n = 1;
-	} else {
-		uint32_t k = 0;
-		for (uint32_t i = 0; i < t->nsteps; i++)
-			if (!t->steps[i].gpu)
-				s[k++] = (struct tb_step){ t->steps[i].number, t->steps[i].ts, t->steps[i].ts + t->steps[i].dur };
-	}
-	for (uint32_t i = 0; i < n; i++)
-		dev_end[i] = INT64_MIN;
-	/* device work launched by runtime calls inside each host step */
-	for (uint32_t g = 0; g < t->ngpu; g++) {
-		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
-			continue;
-		const struct slice *rt = &t->tracks[gi->self.track].slices[gi->self.idx];
-		if (is_gpu_op(rt->cls))
-			continue; /* the GPU side of a link */
-		const struct slice *op = &t->tracks[gi->peer.track].slices[gi->peer.idx];
-		uint32_t lo = 0, hi = n;
-		while (lo < hi) { /* last step starting at or before the call */
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (s[mid].start <= rt->ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == 0 || rt->ts > s[lo - 1].end)
-			continue;
-		if (op->ts + op->dur > dev_end[lo - 1])
-			dev_end[lo - 1] = op->ts + op->dur;
-		launched[lo - 1]++;
-	}
-	int64_t prev_end = INT64_MIN;
-	for (uint32_t i = 0; i < n; i++) {
-		if (s[i].start < prev_end)
-			s[i].start = prev_end;
-		if (dev_end[i] > s[i].end)
-			s[i].end = dev_end[i];
-		prev_end = s[i].end;
-	}
-	/* trailing steps that launched nothing go; so does a last step below 80% of the one before */
-	if (t->nsteps > 0) {
-		while (n > 1 && launched[n - 1] == 0)
-			n--;
-		if (n > 1 && (uint64_t)launched[n - 1] * 5 < (uint64_t)launched[n - 2] * 4)
-			n--;
-	}
-	r->steps = s;
-	r->nsteps = n;
-	r->tb_start = s[0].start;
-	r->tb_end = s[n - 1].end;
-	free(dev_end);
-	free(launched);
-}
-
 /* ---- names that explain a gap --------------------------------------------------------- */
 
 enum { N_DATALOADER = 1, N_SYNC = 2, N_WAIT = 4, N_BLOCKING_COPY = 8 };
@@ -405,7 +319,9 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 {
 	memset(r, 0, sizeof *r);
 	r->min_gap = min_gap;
-	tb_steps(t, r);
+	r->steps = tb_steps_find(t, &r->nsteps);
+	r->tb_start = r->steps[0].start;
+	r->tb_end = r->steps[r->nsteps - 1].end;
 	r->from_steps = false;
 	for (uint32_t i = 0; i < t->nsteps; i++)
 		r->from_steps |= !t->steps[i].gpu;

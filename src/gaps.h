@@ -11,6 +11,7 @@
 #define TT_GAPS_H
 
 #include "src/model.h"
+#include "src/tb_steps.h"
 
 enum gap_cause {
 	GC_DATALOADER,  /* a DataLoader __next__ or pin-memory work covers the gap */
@@ -36,11 +37,6 @@ struct gap {
 	int32_t rank;            /* 0 here; a view of several ranks sets the rank position */
 };
 
-struct tb_step {
-	int64_t number;
-	int64_t start, end;      /* device-adjusted, as the TensorBoard plugin computes them */
-};
-
 struct device_gaps {
 	int32_t device;
 	int64_t kernel_busy;     /* |union of kernels| inside the TB window */
@@ -58,7 +54,7 @@ struct gap_report {
 	int64_t min_gap;
 	int64_t start, end;      /* the analysed window */
 	bool from_steps;         /* the window is the span of the ProfilerSteps */
-	struct tb_step *steps;   /* the TensorBoard plugin's steps (kept ones) */
+	struct tb_step *steps;   /* the TensorBoard plugin's steps (kept ones; src/tb_steps.h) */
 	uint32_t nsteps;
 	int64_t tb_start, tb_end; /* first step start, last step end: utilization's denominator */
 	struct device_gaps *devices;

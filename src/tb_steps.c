@@ -1,0 +1,92 @@
+/* tb_steps.c: the TensorBoard plugin's steps (see tb_steps.h). */
+#include "src/tb_steps.h"
+
+#include <stdlib.h>
+
+#include "lib/xalloc.h"
+
+static inline bool is_gpu_op(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
+
+struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->nsteps; i++)
+		n += !t->steps[i].gpu;
+	struct tb_step *s = xcalloc(n ? n : 1, sizeof *s);
+	int64_t *dev_end = xcalloc(n ? n : 1, sizeof *dev_end);
+	if (n == 0) {
+		/* one step "0": the span of the cpu_op (Operator) events, as the plugin computes it
+		 * on the reference traces (b200: 86,429 us) */
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				const struct slice *sl = &tr->slices[i];
+				if (sl->cls != SC_CPU_OP)
+					continue;
+				if (sl->ts < lo)
+					lo = sl->ts;
+				if (sl->ts + sl->dur > hi)
+					hi = sl->ts + sl->dur;
+			}
+		}
+		if (lo == INT64_MAX) {
+			lo = t->start;
+			hi = t->end;
+		}
+		s[0] = (struct tb_step){ .number = 0, .start = lo, .end = hi };
+		n = 1;
+	} else {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < t->nsteps; i++)
+			if (!t->steps[i].gpu)
+				s[k++] = (struct tb_step){ .number = t->steps[i].number, .start = t->steps[i].ts,
+				                           .end = t->steps[i].ts + t->steps[i].dur };
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		dev_end[i] = INT64_MIN;
+		s[i].host_start = s[i].start;
+		s[i].host_end = s[i].end;
+	}
+	/* device work launched by runtime calls inside each host step */
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
+			continue;
+		const struct slice *rt = &t->tracks[gi->self.track].slices[gi->self.idx];
+		if (is_gpu_op(rt->cls))
+			continue; /* the GPU side of a link */
+		const struct slice *op = &t->tracks[gi->peer.track].slices[gi->peer.idx];
+		uint32_t lo = 0, hi = n;
+		while (lo < hi) { /* last step starting at or before the call */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (s[mid].start <= rt->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || rt->ts > s[lo - 1].end)
+			continue;
+		if (op->ts + op->dur > dev_end[lo - 1])
+			dev_end[lo - 1] = op->ts + op->dur;
+		s[lo - 1].launched++;
+	}
+	int64_t prev_end = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].start < prev_end)
+			s[i].start = prev_end;
+		if (dev_end[i] > s[i].end)
+			s[i].end = dev_end[i];
+		prev_end = s[i].end;
+	}
+	/* trailing steps that launched nothing go; so does a last step below 80% of the one before */
+	if (t->nsteps > 0) {
+		while (n > 1 && s[n - 1].launched == 0)
+			n--;
+		if (n > 1 && (uint64_t)s[n - 1].launched * 5 < (uint64_t)s[n - 2].launched * 4)
+			n--;
+	}
+	free(dev_end);
+	*nout = n;
+	return s;
+}
