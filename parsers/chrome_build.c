@@ -148,6 +148,13 @@ static void on_slice(struct chrome_build *cb, const struct scan_event *ev)
 	if (ev->have & GPU_ARGS)
 		gpu_facts(ev, &g);
 	builder_slice(cb->b, ti, &s, ev->have & GPU_ARGS ? &g : NULL);
+	if (ev->have & SA_FLOPS && ev->flops > 0)
+		builder_flops(cb->b, s.ts, ev->flops);
+	/* a collective's op: the plugin finds its kernels by External id, which the model keeps
+	 * for GPU work and launches only */
+	if (ev->have & SA_EXTERNAL_ID && ev->name.len > 5 &&
+	    (memcmp(ev->name.p, "nccl:", 5) == 0 || memcmp(ev->name.p, "gloo:", 5) == 0))
+		builder_comm_op(cb->b, s.name, s.cat, ev->external_id);
 }
 
 static void on_begin(struct chrome_build *cb, const struct scan_event *ev)

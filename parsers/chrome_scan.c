@@ -1090,6 +1090,9 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 			} else if ((KEY(&k, "bytes") || KEY(&k, "Bytes")) && *p != '"' && *p != '{' && *p != '[') {
 				st = lex_int(s, &p, &ev->bytes, &u, &nf);
 				if (!nf) ev->have |= SA_BYTES;
+			} else if (!counter && KEY(&k, "flops") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->flops, &u, &nf);
+				if (!nf) ev->have |= SA_FLOPS;
 			} else {
 				handled = false;
 			}

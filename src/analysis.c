@@ -21,6 +21,7 @@ struct analysis_cache {
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
 	struct kernel_report *kernels;
 	struct op_report *ops;
+	struct step_report *steps;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -50,6 +51,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->ops != NULL)
 		ops_free(c->ops);
 	free(c->ops);
+	if (c->steps != NULL)
+		steps_free(c->steps);
+	free(c->steps);
 	free(c);
 }
 
@@ -152,6 +156,17 @@ const struct op_report *trace_ops(struct trace *t)
 		c->computed++;
 	}
 	return c->ops;
+}
+
+const struct step_report *trace_steps(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->steps == NULL) {
+		c->steps = xcalloc(1, sizeof *c->steps);
+		steps_analyse(t, c->steps);
+		c->computed++;
+	}
+	return c->steps;
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }

@@ -1,6 +1,6 @@
 /* analysis.h: analyses computed once per trace, on first use, and shared by every panel
- * and report that asks (the gaps today; the step breakdown and the operator and kernel
- * tables of the views to come), and the comparison of several ranks.
+ * and report that asks (the gaps, the steps and their breakdowns, the operator and kernel
+ * tables), and the comparison of several ranks.
  *
  * The trace owns its cache and frees it with itself. A result stays valid until the trace
  * is freed or, for the gaps, until ANALYSIS_GAPS_KEPT other minimum lengths have been
@@ -17,6 +17,7 @@
 #include "src/ops.h"
 #include "src/model.h"
 #include "src/ranks.h"
+#include "src/steps.h"
 
 #define ANALYSIS_GAPS_KEPT 8
 
@@ -38,6 +39,8 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 const struct kernel_report *trace_kernels(struct trace *t);
 /* The Operators view's figures of T (src/ops.h), computed on the first call. */
 const struct op_report *trace_ops(struct trace *t);
+/* The Overview's step figures of T (src/steps.h), computed on the first call. */
+const struct step_report *trace_steps(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

@@ -491,6 +491,29 @@ void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *
 		t->tracks[track].events++;
 }
 
+void builder_flops(struct builder *b, int64_t ts, int64_t flops)
+{
+	struct trace *t = b->t;
+
+	check_time(ts);
+	if (t->nflops == t->flops_cap) {
+		t->flops_cap = t->flops_cap ? t->flops_cap * 2 : 256;
+		t->flops = xreallocarray(t->flops, t->flops_cap, sizeof *t->flops);
+	}
+	t->flops[t->nflops++] = (struct flop_count){ ts, flops };
+}
+
+void builder_comm_op(struct builder *b, uint32_t name, uint32_t cat, int64_t external_id)
+{
+	struct trace *t = b->t;
+
+	if (t->ncomm_ops == t->comm_ops_cap) {
+		t->comm_ops_cap = t->comm_ops_cap ? t->comm_ops_cap * 2 : 64;
+		t->comm_ops = xreallocarray(t->comm_ops, t->comm_ops_cap, sizeof *t->comm_ops);
+	}
+	t->comm_ops[t->ncomm_ops++] = (struct comm_op){ external_id, name, cat };
+}
+
 static bool counter_is(const struct counter *c, struct builder_id pid, uint32_t name, uint32_t key)
 {
 	return c->pid == pid.v && c->pid_is_str == pid.is_str && c->name == name && c->key == key;
@@ -727,6 +750,20 @@ void builder_merge(struct builder *dst, struct builder *src)
 	append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
 	free(s->mem);
 	s->mem = NULL;
+	append((void **)&d->flops, &d->nflops, &d->flops_cap, s->flops, s->nflops, sizeof *s->flops);
+	free(s->flops);
+	s->flops = NULL;
+	{
+		uint32_t first = d->ncomm_ops;
+		append((void **)&d->comm_ops, &d->ncomm_ops, &d->comm_ops_cap, s->comm_ops, s->ncomm_ops,
+		       sizeof *s->comm_ops);
+		for (uint32_t k = first; k < d->ncomm_ops; k++) {
+			d->comm_ops[k].name = smap[d->comm_ops[k].name];
+			d->comm_ops[k].cat = smap[d->comm_ops[k].cat];
+		}
+		free(s->comm_ops);
+		s->comm_ops = NULL;
+	}
 	for (uint32_t i = 0; i < s->ncounters; i++) {
 		struct counter *sc = &s->counters[i];
 		struct builder_id pid = ID(sc->pid_is_str, sc->pid);

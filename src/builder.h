@@ -132,6 +132,12 @@ void builder_instant(struct builder *b, uint32_t track, int64_t ts, uint32_t nam
 /* Adds a sample of memory use (fields absent from the source are -1); TRACK, when not
  * TT_NONE, is the thread it came from (counted only). */
 void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *m);
+/* Records that the operator starting at TS counted FLOPS floating-point operations
+ * (with_flops=True); kept apart from the slices, which stay 40 bytes. */
+void builder_flops(struct builder *b, int64_t ts, int64_t flops);
+/* Records that a complete event named NAME (nccl:... or gloo:...) of category CAT carries
+ * External id EXTERNAL_ID: the kernels with the same External id are its communication. */
+void builder_comm_op(struct builder *b, uint32_t name, uint32_t cat, int64_t external_id);
 /* Appends (TS, VALUE) to the counter series (PID, NAME, KEY), adding it when new. */
 void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, uint32_t key, int64_t ts,
                      double value);

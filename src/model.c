@@ -247,6 +247,8 @@ void trace_free(struct trace *t)
 	free(t->flow_ends);
 	free(t->instants);
 	free(t->mem);
+	free(t->flops);
+	free(t->comm_ops);
 	free(t->counters);
 	free(t->steps);
 	free(t->devices);

@@ -174,6 +174,20 @@ struct mem_sample {
 	int32_t device_type, device_id;                  /* -1 when absent */
 };
 
+/* The FLOP count of one operator (`"flops"` in its args: with_flops=True), at its start. */
+struct flop_count {
+	int64_t ts;
+	int64_t flops;
+};
+
+/* A collective's CPU op (named nccl:... or gloo:...) and its External id, for finding the
+ * kernels it launched as the TensorBoard plugin does (by equal External ids). */
+struct comm_op {
+	int64_t external_id;
+	uint32_t name;             /* string id */
+	uint32_t cat;              /* string id */
+};
+
 /* A counter series ("C" events): one per (pid, name, key). */
 struct counter {
 	bool pid_is_str;
@@ -300,6 +314,10 @@ struct trace {
 	uint32_t ninstants, instants_cap;
 	struct mem_sample *mem;
 	uint32_t nmem, mem_cap;
+	struct flop_count *flops;  /* slices with a "flops" arg, in source order */
+	uint32_t nflops, flops_cap;
+	struct comm_op *comm_ops;  /* complete events named nccl:.../gloo:... with an External id */
+	uint32_t ncomm_ops, comm_ops_cap;
 	struct counter *counters;
 	uint32_t ncounters;
 	struct step *steps;        /* CPU steps first, then GPU, each in time order */

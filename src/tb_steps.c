@@ -7,8 +7,10 @@
 
 static inline bool is_gpu_op(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
 
-struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
+struct tb_step *tb_steps_find(const struct trace *t, unsigned flags, uint32_t *nout)
 {
+	int64_t first_dev_start = INT64_MAX; /* the first step's first GPU work */
+	uint8_t *matched = flags & TB_STEPS_FIRST_AFTER_EARLIER_WORK ? xcalloc(t->ngpu ? t->ngpu : 1, 1) : NULL;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < t->nsteps; i++)
 		n += !t->steps[i].gpu;
@@ -70,8 +72,29 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 		if (op->ts + op->dur > dev_end[lo - 1])
 			dev_end[lo - 1] = op->ts + op->dur;
 		s[lo - 1].launched++;
+		if (matched != NULL && op->gpu != TT_NONE && op->gpu < t->ngpu)
+			matched[op->gpu] = 1;
+		if (lo == 1 && op->ts < first_dev_start)
+			first_dev_start = op->ts;
 	}
 	int64_t prev_end = INT64_MIN;
+	if (matched != NULL && first_dev_start != INT64_MAX) {
+		/* GPU work no step launched that ends before the first step's own: the first step
+		 * starts after it */
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			if (tr->gpu_slices == 0)
+				continue;
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				const struct slice *op = &tr->slices[i];
+				if (!is_gpu_op(op->cls) || (op->gpu != TT_NONE && op->gpu < t->ngpu && matched[op->gpu]))
+					continue;
+				if (op->ts + op->dur < first_dev_start && op->ts + op->dur > prev_end)
+					prev_end = op->ts + op->dur;
+			}
+		}
+	}
+	free(matched);
 	for (uint32_t i = 0; i < n; i++) {
 		if (s[i].start < prev_end)
 			s[i].start = prev_end;

@@ -8,7 +8,13 @@
  * the host step). Trailing steps that launched nothing are dropped, and so is a last step
  * that launched fewer than 80% of the step before it. Without ProfilerStep#N there is one
  * step "0": the span of the cpu_op (Operator) slices, or of the whole trace when it has
- * none, stretched the same way. */
+ * none, stretched the same way.
+ *
+ * The plugin also starts the first step no earlier than the end of the GPU work that no
+ * step launched and that ends before the first step's own GPU work starts (its
+ * prev_step_end_time): TB_STEPS_FIRST_AFTER_EARLIER_WORK asks for that too. It changes the
+ * first step only where work launched before it still runs when it starts (mi300x in
+ * ../shared/traces: the GPU runs 30 ms behind). */
 #ifndef TT_TB_STEPS_H
 #define TT_TB_STEPS_H
 
@@ -23,7 +29,12 @@ struct tb_step {
 	uint32_t launched;            /* GPU operations launched by runtime calls inside the host step */
 };
 
-/* Returns T's steps (at least one; allocated, the caller frees them) and their count in *N. */
-struct tb_step *tb_steps_find(const struct trace *t, uint32_t *n);
+enum tb_steps_flag {
+	TB_STEPS_FIRST_AFTER_EARLIER_WORK = 1,
+};
+
+/* Returns T's steps (at least one; allocated, the caller frees them) and their count in *N;
+ * FLAGS: enum tb_steps_flag bits. */
+struct tb_step *tb_steps_find(const struct trace *t, unsigned flags, uint32_t *n);
 
 #endif

@@ -1,0 +1,612 @@
+/* steps.c: the Overview's step figures (see steps.h).
+ *
+ * Both breakdowns are one operation: given span lists in priority order (each merged) and
+ * windows, give each instant of a window to the first list that covers it (priority_sweep).
+ * The role lists are built once from every complete event, as the TensorBoard plugin
+ * classifies them; the phase lists from the markers on CPU threads. */
+#include "src/steps.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
+#include "src/spans.h"
+#include "src/tb_steps.h"
+
+static const char *const role_titles[ROLE__COUNT] = { "Kernel", "Memcpy", "Memset", "Communication",
+	                                              "Runtime", "DataLoader", "CPU Exec", "Other" };
+static const char *const role_keys[ROLE__COUNT] = { "kernel", "memcpy", "memset", "communication",
+	                                            "runtime", "dataloader", "cpu_exec", "other" };
+static const char *const phase_titles[PHASE__COUNT] = { "DataLoader", "Forward", "Backward", "Optimizer", "Other" };
+static const char *const phase_keys[PHASE__COUNT] = { "dataloader", "forward", "backward", "optimizer", "other" };
+static const char *const source_names[PSRC__COUNT] = { "label",         "enumerate(DataLoader)",
+	                                               "DDP.forward",   "nn.Module",
+	                                               "autograd::engine::evaluate_function",
+	                                               "autograd nodes", "Optimizer.step",
+	                                               "before backward" };
+
+const char *step_role_title(enum step_role r) { return r < ROLE__COUNT ? role_titles[r] : "?"; }
+const char *step_role_key(enum step_role r) { return r < ROLE__COUNT ? role_keys[r] : "?"; }
+const char *step_phase_title(enum step_phase p) { return p < PHASE__COUNT ? phase_titles[p] : "?"; }
+const char *step_phase_key(enum step_phase p) { return p < PHASE__COUNT ? phase_keys[p] : "?"; }
+
+const char *phase_source_text(unsigned src, char *buf, size_t n)
+{
+	size_t len = 0;
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	if (src == 0) {
+		snprintf(buf, n, "unknown");
+		return buf;
+	}
+	for (int i = 0; i < PSRC__COUNT; i++)
+		if (src & 1u << i) {
+			int w = snprintf(buf + len, n - len, "%s%s", len ? "+" : "", source_names[i]);
+			if (w < 0 || (size_t)w >= n - len)
+				break;
+			len += (size_t)w;
+		}
+	return buf;
+}
+
+double step_tflops(const struct step_stats *s)
+{
+	if (s->flop_ops == 0 || s->end <= s->start)
+		return NAN;
+	return (double)s->flops / (double)(s->end - s->start) / 1e3; /* flop/ns = GFLOP/s */
+}
+
+/* ---- what the plugin makes of an event's category ------------------------------------ */
+
+enum plugin_type { PT_NONE, PT_OPERATOR, PT_USER_ANNOTATION, PT_PYTHON, PT_RUNTIME, PT_KERNEL, PT_MEMCPY, PT_MEMSET,
+	           PT_UNSEEN = 0xff };
+
+/* torch_tb_profiler's EventTypeMap, which lowercases the category first */
+static enum plugin_type plugin_type_of(const char *cat, uint32_t n)
+{
+	static const struct {
+		const char *cat;
+		enum plugin_type type;
+	} map[] = {
+		{ "cpu_op", PT_OPERATOR },          { "operator", PT_OPERATOR },
+		{ "user_annotation", PT_USER_ANNOTATION }, { "gpu_user_annotation", PT_USER_ANNOTATION },
+		{ "python", PT_PYTHON },            { "runtime", PT_RUNTIME },
+		{ "cuda_runtime", PT_RUNTIME },     { "mtia_runtime", PT_RUNTIME },
+		{ "glow_runtime", PT_RUNTIME },     { "xpu_runtime", PT_RUNTIME },
+		{ "privateuse1_runtime", PT_RUNTIME }, { "kernel", PT_KERNEL },
+		{ "memcpy", PT_MEMCPY },            { "gpu_memcpy", PT_MEMCPY },
+		{ "memset", PT_MEMSET },            { "gpu_memset", PT_MEMSET },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (strlen(map[i].cat) == n && strncasecmp(map[i].cat, cat, n) == 0)
+			return map[i].type;
+	return PT_NONE;
+}
+
+/* ---- what a name marks ----------------------------------------------------------------- */
+
+enum {
+	NF_COMM = 1 << 0,            /* nccl:/gloo: broadcast, reduce, all_reduce, all_gather, reduce_scatter */
+	NF_DATALOADER_TB = 1 << 1,   /* the plugin's DataLoader role */
+	NF_DATALOADER = 1 << 2,      /* enumerate(DataLoader)#... / enumerate(DataPipe)#... */
+	NF_PROFILER_STEP = 1 << 3,
+	NF_LABEL_DATALOADER = 1 << 4,
+	NF_LABEL_FORWARD = 1 << 5,
+	NF_LABEL_BACKWARD = 1 << 6,
+	NF_LABEL_OPTIMIZER = 1 << 7,
+	NF_DDP_FORWARD = 1 << 8,
+	NF_MODULE = 1 << 9,
+	NF_AUTOGRAD = 1 << 10,
+	NF_AUTOGRAD_NODE = 1 << 11,
+	NF_OPTIMIZER = 1 << 12,
+	NF_UNSEEN = 1 << 15,
+};
+
+static bool starts(const char *s, uint32_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+static bool ends(const char *s, uint32_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Which phase a record_function label names: its text without surrounding '#' and spaces,
+ * in lower case, is one of the words below. */
+static unsigned label_flags(const char *s, uint32_t n)
+{
+	static const struct {
+		unsigned flag;
+		const char *words[12];
+	} labels[] = {
+		{ NF_LABEL_DATALOADER, { "dataloader", "data_loader", "data loader", "data_loading", "data loading",
+		                         "dataloading", "load_data", "load data", "copy_batch_to_gpu", "wait_for_batch" } },
+		{ NF_LABEL_FORWARD, { "forward", "fwd", "forward_pass", "forward pass", "model_forward" } },
+		{ NF_LABEL_BACKWARD, { "backward", "bwd", "backward_pass", "backward pass", "loss.backward" } },
+		{ NF_LABEL_OPTIMIZER, { "optimizer", "optim", "optimizer_step", "optimizer step", "optimizer.step",
+		                        "opt_step", "zero_grad", "optimizer.zero_grad", "optimizer_zero_grad" } },
+	};
+	char low[32];
+	while (n > 0 && (*s == '#' || *s == ' '))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == '#' || s[n - 1] == ' '))
+		n--;
+	if (n == 0 || n >= sizeof low)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[n] = '\0';
+	for (size_t k = 0; k < sizeof labels / sizeof *labels; k++)
+		for (size_t w = 0; w < 12 && labels[k].words[w] != NULL; w++)
+			if (strcmp(low, labels[k].words[w]) == 0)
+				return labels[k].flag;
+	return 0;
+}
+
+static unsigned name_flags_of(const char *s, uint32_t n)
+{
+	static const char *const comm[] = { "broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter" };
+	unsigned f = 0;
+	if (starts(s, n, "nccl:") || starts(s, n, "gloo:"))
+		for (size_t i = 0; i < sizeof comm / sizeof *comm; i++)
+			if (n - 5 == strlen(comm[i]) && memcmp(s + 5, comm[i], n - 5) == 0)
+				f |= NF_COMM;
+	if (starts(s, n, "enumerate(DataLoader)#") || starts(s, n, "enumerate(DataPipe)#")) {
+		f |= NF_DATALOADER;
+		if (starts(s, n, "enumerate(DataPipe)#") || ends(s, n, ".__next__"))
+			f |= NF_DATALOADER_TB;
+	}
+	if (starts(s, n, "ProfilerStep#"))
+		f |= NF_PROFILER_STEP;
+	if ((n == strlen("DistributedDataParallel.forward") && starts(s, n, "DistributedDataParallel.forward")) ||
+	    (n == strlen("DataParallel.forward") && starts(s, n, "DataParallel.forward")))
+		f |= NF_DDP_FORWARD;
+	if (starts(s, n, "nn.Module: "))
+		f |= NF_MODULE;
+	if (starts(s, n, "autograd::engine::evaluate_function: "))
+		f |= NF_AUTOGRAD;
+	else {
+		/* an autograd node: AddmmBackward0, CudnnConvolutionBackward, ... */
+		uint32_t k = n;
+		while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+			k--;
+		if (k > 8 && memcmp(s + k - 8, "Backward", 8) == 0 && memchr(s, ' ', n) == NULL)
+			f |= NF_AUTOGRAD_NODE;
+	}
+	if (starts(s, n, "Optimizer.step#") || starts(s, n, "Optimizer.zero_grad#"))
+		f |= NF_OPTIMIZER;
+	f |= label_flags(s, n);
+	return f;
+}
+
+/* Lazily filled tables by string id: categories' plugin types, names' flags. */
+struct names {
+	const struct trace *t;
+	uint8_t *type;
+	uint16_t *flags;
+};
+
+static enum plugin_type type_of(struct names *nm, uint32_t cat)
+{
+	if (nm->type[cat] == PT_UNSEEN)
+		nm->type[cat] = (uint8_t)plugin_type_of(strtab_get(&nm->t->strings, cat), strtab_len(&nm->t->strings, cat));
+	return (enum plugin_type)nm->type[cat];
+}
+
+static unsigned flags_of(struct names *nm, uint32_t name)
+{
+	if (nm->flags[name] & NF_UNSEEN)
+		nm->flags[name] =
+			(uint16_t)name_flags_of(strtab_get(&nm->t->strings, name), strtab_len(&nm->t->strings, name));
+	return nm->flags[name];
+}
+
+/* ---- span lists ------------------------------------------------------------------------ */
+
+struct spanv {
+	struct span *v;
+	uint32_t n, cap;
+};
+
+static void spanv_add(struct spanv *s, int64_t a, int64_t b)
+{
+	if (s->n == s->cap)
+		s->v = xreallocarray(s->v, s->cap = s->cap ? s->cap * 2 : 256, sizeof *s->v);
+	s->v[s->n++] = (struct span){ a, b };
+}
+
+/* The first span of U (merged, N) that ends after T. */
+static uint32_t first_ending_after(const struct span *u, uint32_t n, int64_t t)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (u[mid].end > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* For each window W[i], the time of each instant in it given to the first of the K lists
+ * L (merged) that covers it, or to slot K when none: COST[i * (K + 1) + k] (added to). */
+static void priority_sweep(const struct spanv *l, int k, const struct span *w, uint32_t nw, int64_t *cost)
+{
+	uint32_t idx[16];
+	for (uint32_t i = 0; i < nw; i++) {
+		int64_t x = w[i].start, b = w[i].end;
+		int64_t *c = &cost[(size_t)i * (size_t)(k + 1)];
+		for (int r = 0; r < k; r++)
+			idx[r] = first_ending_after(l[r].v, l[r].n, x);
+		while (x < b) {
+			int best = k;
+			int64_t next = b;
+			for (int r = 0; r < k; r++) {
+				while (idx[r] < l[r].n && l[r].v[idx[r]].end <= x)
+					idx[r]++;
+				if (idx[r] == l[r].n)
+					continue;
+				const struct span *s = &l[r].v[idx[r]];
+				if (s->start <= x) {
+					best = r; /* the first that covers x wins until it ends or a better one starts */
+					if (s->end < next)
+						next = s->end;
+					break;
+				}
+				if (s->start < next)
+					next = s->start;
+			}
+			c[best] += next - x;
+			x = next;
+		}
+	}
+}
+
+/* The first of the K lists L (merged) with a span holding T (start <= t < end), or K. */
+static int first_covering(const struct spanv *l, int k, int64_t t)
+{
+	for (int r = 0; r < k; r++) {
+		uint32_t i = first_ending_after(l[r].v, l[r].n, t);
+		if (i < l[r].n && l[r].v[i].start <= t)
+			return r;
+	}
+	return k;
+}
+
+/* The step of S (N, host spans in start order) whose host span holds T, or N. */
+static uint32_t host_step_of(const struct step_stats *s, uint32_t n, int64_t t)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) { /* last step starting at or before t */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s[mid].host_start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t >= s[lo - 1].host_end)
+		return n;
+	return lo - 1;
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The External ids of the communication ops (the plugin's: PYTHON, OPERATOR or
+ * USER_ANNOTATION events named nccl:/gloo: broadcast, reduce, ...), sorted. */
+static int64_t *comm_external_ids(const struct trace *t, struct names *nm, uint32_t *nout)
+{
+	int64_t *v = xmalloc((t->ncomm_ops ? t->ncomm_ops : 1) * sizeof *v);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->ncomm_ops; i++) {
+		const struct comm_op *c = &t->comm_ops[i];
+		enum plugin_type ty = type_of(nm, c->cat);
+		if ((ty == PT_OPERATOR || ty == PT_USER_ANNOTATION || ty == PT_PYTHON) && flags_of(nm, c->name) & NF_COMM)
+			v[n++] = c->external_id;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, i64_cmp);
+	*nout = n;
+	return v;
+}
+
+static bool has_id(const int64_t *v, uint32_t n, int64_t id)
+{
+	return n > 0 && id >= 0 && bsearch(&id, v, n, sizeof *v, i64_cmp) != NULL;
+}
+
+/* ---- the analysis -------------------------------------------------------------------- */
+
+static void roles(const struct trace *t, struct names *nm, struct step_report *r)
+{
+	struct spanv l[ROLE_OTHER] = { { 0 } };
+	uint32_t ncomm;
+	int64_t *comm = comm_external_ids(t, nm, &ncomm);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			int role = -1;
+			if (s->flags & SF_FROM_BE)
+				continue; /* the plugin reads complete (X) events only */
+			switch (type_of(nm, s->cat)) {
+			case PT_KERNEL:
+				role = s->gpu != TT_NONE && has_id(comm, ncomm, t->gpu[s->gpu].external_id) ? ROLE_COMM
+				                                                                             : ROLE_KERNEL;
+				break;
+			case PT_MEMCPY: role = ROLE_MEMCPY; break;
+			case PT_MEMSET: role = ROLE_MEMSET; break;
+			case PT_RUNTIME: role = ROLE_RUNTIME; break;
+			case PT_OPERATOR:
+			case PT_USER_ANNOTATION: {
+				unsigned f = flags_of(nm, s->name);
+				role = f & NF_PROFILER_STEP ? -1 : f & NF_DATALOADER_TB ? ROLE_DATALOADER
+				       : f & NF_COMM                                   ? ROLE_COMM
+				                                                       : ROLE_CPU_EXEC;
+				break;
+			}
+			case PT_PYTHON: role = flags_of(nm, s->name) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC; break;
+			default: break;
+			}
+			if (role >= 0)
+				spanv_add(&l[role], s->ts, tt_add(s->ts, s->dur));
+		}
+	}
+	for (int k = 0; k < ROLE_OTHER; k++)
+		l[k].n = spans_merge(l[k].v, l[k].n);
+	r->has_communication = l[ROLE_COMM].n > 0;
+	struct span *w = xmalloc((r->n ? r->n : 1) * sizeof *w);
+	int64_t *cost = xcalloc((size_t)(r->n ? r->n : 1) * ROLE__COUNT, sizeof *cost);
+	for (uint32_t i = 0; i < r->n; i++)
+		w[i] = (struct span){ r->steps[i].start, r->steps[i].end };
+	priority_sweep(l, ROLE_OTHER, w, r->n, cost);
+	for (uint32_t i = 0; i < r->n; i++)
+		memcpy(r->steps[i].role, &cost[(size_t)i * ROLE__COUNT], sizeof r->steps[i].role);
+	for (int k = 0; k < ROLE_OTHER; k++)
+		free(l[k].v);
+	free(w);
+	free(cost);
+	free(comm);
+}
+
+/* Each phase's spans in priority order: DataLoader, Optimizer, Backward, Forward. */
+enum { PL_DATALOADER, PL_OPTIMIZER, PL_BACKWARD, PL_FORWARD, PL__COUNT };
+static const enum step_phase phase_of_list[PL__COUNT + 1] = { PHASE_DATALOADER, PHASE_OPTIMIZER, PHASE_BACKWARD,
+	                                                      PHASE_FORWARD, PHASE_OTHER };
+
+static void phases(const struct trace *t, struct names *nm, struct step_report *r)
+{
+	struct spanv l[PL__COUNT] = { { 0 } };
+	unsigned src[PL__COUNT] = { 0 };
+	uint32_t n = r->n;
+	bool any_autograd = false;
+	/* backward from the autograd engine: per host step, from the first function to the end of the last */
+	struct span *hull = xmalloc((n ? n : 1) * sizeof *hull);
+	for (uint32_t i = 0; i < n; i++)
+		hull[i] = (struct span){ INT64_MAX, INT64_MIN };
+	for (int pass = 0; pass < 2; pass++) {
+		/* the first pass learns whether evaluate_function is there; autograd nodes serve only without it */
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			if (tr->kind != TRACK_CPU)
+				continue;
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				const struct slice *s = &tr->slices[i];
+				unsigned f = flags_of(nm, s->name);
+				int64_t end = tt_add(s->ts, s->dur);
+				bool op = s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION;
+				if (pass == 0) {
+					any_autograd |= (f & NF_AUTOGRAD) != 0;
+					continue;
+				}
+				if (op && f & NF_DATALOADER) {
+					spanv_add(&l[PL_DATALOADER], s->ts, end);
+					src[PL_DATALOADER] |= PSRC_DATALOADER;
+				}
+				if (op && f & NF_LABEL_DATALOADER) {
+					spanv_add(&l[PL_DATALOADER], s->ts, end);
+					src[PL_DATALOADER] |= PSRC_LABEL;
+				}
+				if (op && f & NF_OPTIMIZER) {
+					spanv_add(&l[PL_OPTIMIZER], s->ts, end);
+					src[PL_OPTIMIZER] |= PSRC_OPTIMIZER;
+				}
+				if (op && f & NF_LABEL_OPTIMIZER) {
+					spanv_add(&l[PL_OPTIMIZER], s->ts, end);
+					src[PL_OPTIMIZER] |= PSRC_LABEL;
+				}
+				if (op && f & NF_LABEL_BACKWARD) {
+					spanv_add(&l[PL_BACKWARD], s->ts, end);
+					src[PL_BACKWARD] |= PSRC_LABEL;
+				}
+				if (op && f & NF_LABEL_FORWARD) {
+					spanv_add(&l[PL_FORWARD], s->ts, end);
+					src[PL_FORWARD] |= PSRC_LABEL;
+				}
+				if (op && f & NF_DDP_FORWARD) {
+					spanv_add(&l[PL_FORWARD], s->ts, end);
+					src[PL_FORWARD] |= PSRC_DDP_FORWARD;
+				}
+				if (s->cls == SC_PYTHON && f & NF_MODULE) {
+					spanv_add(&l[PL_FORWARD], s->ts, end);
+					src[PL_FORWARD] |= PSRC_MODULE;
+				}
+				if ((f & NF_AUTOGRAD) || (!any_autograd && s->cls == SC_CPU_OP && f & NF_AUTOGRAD_NODE)) {
+					uint32_t k = host_step_of(r->steps, n, s->ts);
+					if (k == n)
+						continue;
+					if (s->ts < hull[k].start)
+						hull[k].start = s->ts;
+					if (end > hull[k].end)
+						hull[k].end = end < r->steps[k].host_end ? end : r->steps[k].host_end;
+					src[PL_BACKWARD] |= f & NF_AUTOGRAD ? PSRC_AUTOGRAD : PSRC_AUTOGRAD_NODE;
+				}
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (hull[i].start < hull[i].end)
+			spanv_add(&l[PL_BACKWARD], hull[i].start, hull[i].end);
+	l[PL_BACKWARD].n = spans_merge(l[PL_BACKWARD].v, l[PL_BACKWARD].n);
+	/* forward without a marker of its own: each step up to its first backward */
+	bool inferred = false;
+	uint8_t *fwd_known = xcalloc(n ? n : 1, 1);
+	if (src[PL_FORWARD] == 0 && src[PL_BACKWARD] != 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t j = first_ending_after(l[PL_BACKWARD].v, l[PL_BACKWARD].n, r->steps[i].host_start);
+			if (j == l[PL_BACKWARD].n || l[PL_BACKWARD].v[j].start >= r->steps[i].host_end)
+				continue;
+			int64_t b = l[PL_BACKWARD].v[j].start;
+			if (b > r->steps[i].host_start)
+				spanv_add(&l[PL_FORWARD], r->steps[i].host_start, b);
+			fwd_known[i] = 1;
+			inferred = true;
+		}
+		if (inferred)
+			src[PL_FORWARD] = PSRC_BEFORE_BACKWARD;
+	}
+	for (int k = 0; k < PL__COUNT; k++)
+		if (k != PL_BACKWARD)
+			l[k].n = spans_merge(l[k].v, l[k].n);
+
+	/* CPU time: the host step's instants by priority */
+	struct span *w = xmalloc((n ? n : 1) * sizeof *w);
+	int64_t *cost = xcalloc((size_t)(n ? n : 1) * (PL__COUNT + 1), sizeof *cost);
+	for (uint32_t i = 0; i < n; i++)
+		w[i] = (struct span){ r->steps[i].host_start, r->steps[i].host_end };
+	priority_sweep(l, PL__COUNT, w, n, cost);
+	for (int k = 0; k < PL__COUNT; k++)
+		r->phase_source[phase_of_list[k]] = src[k];
+	for (uint32_t i = 0; i < n; i++) {
+		struct step_stats *s = &r->steps[i];
+		for (int k = 0; k <= PL__COUNT; k++)
+			s->phase_cpu[phase_of_list[k]] = cost[(size_t)i * (PL__COUNT + 1) + (size_t)k];
+		s->phase_known = 1u << PHASE_OTHER;
+		for (int k = 0; k < PL__COUNT; k++)
+			if (src[k] != 0 && (src[k] != PSRC_BEFORE_BACKWARD || fwd_known[i]))
+				s->phase_known |= (uint8_t)(1u << phase_of_list[k]);
+	}
+	/* GPU time: each GPU operation to the phase its launch starts in */
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks)
+			continue;
+		const struct slice *op = &t->tracks[gi->self.track].slices[gi->self.idx];
+		if (op->cls != SC_KERNEL && op->cls != SC_MEMCPY && op->cls != SC_MEMSET)
+			continue;
+		const struct slice *rt = &t->tracks[gi->peer.track].slices[gi->peer.idx];
+		uint32_t k = host_step_of(r->steps, n, rt->ts);
+		if (k == n)
+			continue;
+		int p = first_covering(l, PL__COUNT, rt->ts);
+		r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], op->dur);
+		r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, op->dur);
+	}
+	for (int k = 0; k < PL__COUNT; k++)
+		free(l[k].v);
+	free(w);
+	free(cost);
+	free(hull);
+	free(fwd_known);
+}
+
+static void flops(const struct trace *t, struct step_report *r)
+{
+	r->has_flops = t->nflops > 0;
+	for (uint32_t i = 0; i < t->nflops; i++) {
+		uint32_t k = host_step_of(r->steps, r->n, t->flops[i].ts);
+		if (k == r->n)
+			continue;
+		r->steps[k].flops = tt_add(r->steps[k].flops, t->flops[i].flops);
+		r->steps[k].flop_ops++;
+	}
+}
+
+void steps_analyse(const struct trace *t, struct step_report *r)
+{
+	struct names nm = { t, xmalloc(t->strings.n ? t->strings.n : 1),
+		            xmalloc((t->strings.n ? t->strings.n : 1) * sizeof *nm.flags) };
+	memset(r, 0, sizeof *r);
+	memset(nm.type, PT_UNSEEN, t->strings.n);
+	for (uint32_t i = 0; i < t->strings.n; i++)
+		nm.flags[i] = NF_UNSEEN;
+
+	uint32_t n;
+	struct tb_step *tb = tb_steps_find(t, TB_STEPS_FIRST_AFTER_EARLIER_WORK, &n);
+	r->steps = xcalloc(n, sizeof *r->steps);
+	r->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct step_stats *s = &r->steps[i];
+		s->number = tb[i].number;
+		s->start = tb[i].start;
+		s->end = tb[i].end;
+		s->host_start = tb[i].host_start;
+		s->host_end = tb[i].host_end;
+	}
+	free(tb);
+	for (uint32_t i = 0; i < t->nsteps; i++) {
+		r->from_profiler_steps |= !t->steps[i].gpu;
+		r->gpu_side_steps += t->steps[i].gpu;
+	}
+	roles(t, &nm, r);
+	phases(t, &nm, r);
+	flops(t, r);
+
+	/* averages over the steps (the plugin's: every kept step counts) */
+	int64_t dur_sum = 0;
+	double host_sum = 0, gpu_sum = 0, phase_host[PHASE__COUNT] = { 0 }, phase_launched[PHASE__COUNT] = { 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		const struct step_stats *s = &r->steps[i];
+		dur_sum = tt_add(dur_sum, s->end - s->start);
+		host_sum += (double)(s->host_end - s->host_start);
+		gpu_sum += (double)s->gpu_launched;
+		for (int k = 0; k < ROLE__COUNT; k++)
+			r->role_avg[k] += (double)s->role[k];
+		for (int p = 0; p < PHASE__COUNT; p++)
+			if (s->phase_known & 1u << p) {
+				r->phase_steps[p]++;
+				r->phase_cpu_avg[p] += (double)s->phase_cpu[p];
+				r->phase_gpu_avg[p] += (double)s->phase_gpu[p];
+				phase_host[p] += (double)(s->host_end - s->host_start);
+				phase_launched[p] += (double)s->gpu_launched;
+			}
+		r->flops_total = tt_add(r->flops_total, s->flops);
+	}
+	r->dur_avg = (double)dur_sum / n;
+	r->host_avg = host_sum / n;
+	r->gpu_launched_avg = gpu_sum / n;
+	for (int k = 0; k < ROLE__COUNT; k++)
+		r->role_avg[k] /= n;
+	for (int p = 0; p < PHASE__COUNT; p++) {
+		if (r->phase_steps[p] == 0) {
+			r->phase_cpu_avg[p] = r->phase_gpu_avg[p] = r->phase_cpu_share[p] = r->phase_gpu_share[p] = NAN;
+			continue;
+		}
+		r->phase_cpu_share[p] = phase_host[p] > 0 ? r->phase_cpu_avg[p] / phase_host[p] : NAN;
+		r->phase_gpu_share[p] = phase_launched[p] > 0 ? r->phase_gpu_avg[p] / phase_launched[p] : NAN;
+		r->phase_cpu_avg[p] /= r->phase_steps[p];
+		r->phase_gpu_avg[p] /= r->phase_steps[p];
+	}
+	r->tflops_avg = r->has_flops && dur_sum > 0 ? (double)r->flops_total / (double)dur_sum / 1e3 : NAN;
+	free(nm.type);
+	free(nm.flags);
+}
+
+void steps_free(struct step_report *r)
+{
+	free(r->steps);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,48 @@
+/* overview_report.h: the Overview's step tables (src/steps.h) and --report=overview.
+ *
+ * Three tables, each defined once (columns and a fill function) for the report and for a
+ * panel: the steps (a row per step: its window, the plugin's breakdown, the phases, the
+ * TFLOP/s), the mean breakdown (a row per role) and the mean phases (a row per phase).
+ * The mean tables carry a text-only bar column ("██████░░░░") beside the percentage. */
+#ifndef TT_OVERVIEW_REPORT_H
+#define TT_OVERVIEW_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "src/steps.h"
+#include "ui/table.h"
+
+#define OVERVIEW_STEP_COLS 32
+#define OVERVIEW_ROLE_COLS 5
+#define OVERVIEW_PHASE_COLS 9
+#define OVERVIEW_BAR_WIDTH 10
+
+/* The step table: fills COLS (OVERVIEW_STEP_COLS of room) and returns how many; fills TB
+ * (initialised with them) with a row per step of R, tagged with its position in R. */
+int overview_step_columns(struct column *cols);
+void overview_step_fill(struct table *tb, const struct trace *t, const struct step_report *r);
+/* The column sets of the step table's two text listings: the breakdown per step, and the
+ * phases per step. */
+uint64_t overview_step_breakdown_cols(const struct table *tb, const struct step_report *r);
+uint64_t overview_step_phase_cols(const struct table *tb);
+
+/* The mean breakdown: a row per role (tag: enum step_role). */
+int overview_role_columns(struct column *cols);
+void overview_role_fill(struct table *tb, const struct step_report *r);
+/* The mean phases: a row per phase (tag: enum step_phase). */
+int overview_phase_columns(struct column *cols);
+void overview_phase_fill(struct table *tb, const struct step_report *r);
+
+/* A bar of WIDTH cells for FRACTION (0-1, clamped; NaN: empty) into BUF: full blocks, then
+ * light shade. Returns BUF. */
+const char *overview_bar(double fraction, int width, char *buf, size_t n);
+
+/* Writes the Overview of each usable trace of the N TRACES: the steps with their breakdown
+ * and phases, the mean breakdown with bars, the mean phases with their sources and the
+ * TFLOP/s, as text or as one JSON object {"ttrace_version", "files": [...]}. */
+void report_overview(FILE *f, struct trace *const *traces, int n, bool json);
+
+#endif
