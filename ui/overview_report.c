@@ -171,7 +171,7 @@ int overview_phase_columns(struct column *cols)
 		[PH_BAR] = { "bar", "", COL_TEXT, 0, COL_TEXT_ONLY },
 		[PH_CPU_PCT] = { "cpu_pct", "of host step", COL_PCT, 0, 0 },
 		[PH_CPU_MEAN] = { "cpu_mean_ns", "host time", COL_DUR, 0, 0 },
-		[PH_GPU_PCT] = { "gpu_pct", "of its GPU", COL_PCT, 0, 0 },
+		[PH_GPU_PCT] = { "gpu_pct", "of GPU", COL_PCT, 0, 0 },
 		[PH_GPU_MEAN] = { "gpu_mean_ns", "GPU time", COL_DUR, 0, 0 },
 	};
 	memcpy(cols, c, sizeof c);
@@ -212,9 +212,9 @@ static void overview_text(FILE *f, struct trace *t)
 	escape_term(f, t->path, strlen(t->path));
 	fputc('\n', f);
 	if (r->from_profiler_steps)
-		fprintf(f, "   %u steps (ProfilerStep#N, stretched to the end of the GPU work each launched, as the "
-		           "TensorBoard plugin does), mean %s\n",
-		        r->n, timefmt_dur(llround(r->dur_avg), a, sizeof a));
+		fprintf(f, "   %u step%s: ProfilerStep#N stretched to the GPU work each launched (the TensorBoard plugin's "
+		           "steps), mean %s\n",
+		        r->n, r->n == 1 ? "" : "s", timefmt_dur(llround(r->dur_avg), a, sizeof a));
 	else
 		fprintf(f, "   no ProfilerStep#N: one step \"0\", the span of the CPU ops stretched to the GPU work, %s\n",
 		        timefmt_dur(llround(r->dur_avg), a, sizeof a));
@@ -241,17 +241,18 @@ static void overview_text(FILE *f, struct trace *t)
 
 	table_init(&pt, pcols, overview_phase_columns(pcols));
 	overview_phase_fill(&pt, r);
-	fprintf(f, "\n   Phases of the host step (ProfilerStep#N, mean %s): DataLoader > Optimizer > Backward > Forward >\n"
-	           "   Other, from the markers found; unknown: nothing in the trace marks it (its time is in Other).\n"
-	           "   GPU time: GPU operations by the phase their launch starts in (mean launched per step %s)\n",
-	        timefmt_dur(llround(r->host_avg), a, sizeof a), timefmt_dur(llround(r->gpu_launched_avg), b, sizeof b));
+	fprintf(f, "\n   Phases of the host step (%s, mean %s): DataLoader > Optimizer > Backward > Forward > Other,\n"
+	           "   from the markers found; unknown: nothing in the trace marks it (its time is in Other). GPU\n"
+	           "   time: GPU operations by the phase their launch starts in (mean launched per step %s)\n",
+	        r->from_profiler_steps ? "ProfilerStep#N" : "the CPU ops' span", timefmt_dur(llround(r->host_avg), a, sizeof a),
+	        timefmt_dur(llround(r->gpu_launched_avg), b, sizeof b));
 	table_write_text(f, &pt, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
 	fprintf(f, "\n   Phases per step (host time, then GPU time; -: unknown)\n");
 	table_write_text(f, &st, NULL, 0, overview_step_phase_cols(&st), REPORT_WIDTH, "   ");
 
 	if (r->has_flops)
-		fprintf(f, "\n   Achieved %.3g TFLOP/s over the steps (the \"flops\" of the operators in each host step / "
-		           "the step's duration; %" PRId64 " FLOPs)\n",
+		fprintf(f, "\n   Achieved %.3g TFLOP/s over the steps (%" PRId64 " FLOPs: the \"flops\" args of the operators\n"
+		           "   in each host step, over the step's duration)\n",
 		        r->tflops_avg, r->flops_total);
 	else
 		fprintf(f, "\n   TFLOP/s: no FLOP counts in this trace (record with with_flops=True)\n");
