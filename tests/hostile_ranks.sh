@@ -56,7 +56,7 @@ like "$out" "rank 1's clock lies too far from rank 0's (292 years or more): not 
 run --report=distributed --align=step "$TMP/far"
 like "$out" "rank 1's clock lies too far from rank 0's (292 years or more): not aligned" "likewise for step alignment"
 
-for report in summary gaps; do
+for report in summary gaps overview; do
 	run --report=$report "$TMP/far/rank0.json" "$TMP/far/rank1.json" "$TMP/top.json"
 	no_crash "--report=$report with far time bases"
 	is "$rc" 0 "--report=$report with far time bases runs"

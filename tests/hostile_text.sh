@@ -86,6 +86,10 @@ like "$out" '\u001b]0;PWNED\u0007\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u001b[31m\u
 	"summary --json: controls as \\u escapes"
 like "$out" '\u0085\u009b\ufffd\ufffd\ufffd\u202e\u2067\u200e\u061c' "summary --json: raw C1 bytes as U+FFFD"
 
+check "overview" --report=overview "$R0" "$R1"
+check "overview --json" --report=overview --json "$R0" "$R1"
+printf '%s' "$out" | "$JSONQ" >/dev/null
+is "$?" 0 "overview --json: valid JSON"
 check "gaps" --report=gaps --gap-min=10us "$R0" "$R1"
 like "$out" 'Optimizer.step \x1' "gaps: the CPU slice in a gap is named, escaped (elided in the middle: the JSON has it whole)"
 check "gaps --json" --report=gaps --json --gap-min=10us "$R0" "$R1"
