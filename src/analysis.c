@@ -21,6 +21,7 @@ struct analysis_cache {
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
 	struct kernel_report *kernels;
 	struct op_report *ops;
+	struct gpu_metrics *gpu;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -50,6 +51,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->ops != NULL)
 		ops_free(c->ops);
 	free(c->ops);
+	if (c->gpu != NULL)
+		gpu_metrics_free(c->gpu);
+	free(c->gpu);
 	free(c);
 }
 
@@ -152,6 +156,19 @@ const struct op_report *trace_ops(struct trace *t)
 		c->computed++;
 	}
 	return c->ops;
+}
+
+const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->gpu == NULL) {
+		/* the plugin's window: its device-adjusted steps, whatever the gap length */
+		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		c->gpu = xcalloc(1, sizeof *c->gpu);
+		gpu_metrics_analyse(t, g->tb_start, g->tb_end, c->gpu);
+		c->computed++;
+	}
+	return c->gpu;
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }

@@ -13,12 +13,15 @@
 #include <stdint.h>
 
 #include "src/gaps.h"
+#include "src/gpu_metrics.h"
 #include "src/kernels.h"
 #include "src/ops.h"
 #include "src/model.h"
 #include "src/ranks.h"
 
 #define ANALYSIS_GAPS_KEPT 8
+/* The gap length the views and reports start with: 100 us. */
+#define ANALYSIS_DEFAULT_MIN_GAP 100000
 
 struct gap_analysis {
 	int64_t min_gap;
@@ -38,6 +41,9 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 const struct kernel_report *trace_kernels(struct trace *t);
 /* The Operators view's figures of T (src/ops.h), computed on the first call. */
 const struct op_report *trace_ops(struct trace *t);
+/* The GPU Summary figures of T over the plugin's steps (src/gpu_metrics.h), computed on
+ * the first call. */
+const struct gpu_metrics *trace_gpu_metrics(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

@@ -38,6 +38,12 @@ static inline bool is_gpu_track(const struct track *tr)
 
 /* ---- the TensorBoard plugin's steps ------------------------------------------------- */
 
+/* cuLaunchKernel and the other driver calls: not runtime events to the plugin. */
+static bool is_driver_call(const struct trace *t, const struct slice *s)
+{
+	return strcmp(strtab_get(&t->strings, s->cat), "cuda_driver") == 0;
+}
+
 static void tb_steps(const struct trace *t, struct gap_report *r)
 {
 	uint32_t n = 0;
@@ -76,7 +82,11 @@ static void tb_steps(const struct trace *t, struct gap_report *r)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		dev_end[i] = INT64_MIN;
-	/* device work launched by runtime calls inside each host step */
+	/* device work launched by runtime calls lying wholly inside each host step (the
+	 * plugin's runtimes: not cuda_driver calls) */
+	uint8_t *matched = xcalloc(t->ngpu ? t->ngpu : 1, 1);
+	int64_t first_dev_start = INT64_MAX; /* of the work the first step launched */
+	uint64_t nmatched = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
 		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
@@ -93,13 +103,35 @@ static void tb_steps(const struct trace *t, struct gap_report *r)
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts > s[lo - 1].end)
+		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(t, rt))
 			continue;
 		if (op->ts + op->dur > dev_end[lo - 1])
 			dev_end[lo - 1] = op->ts + op->dur;
 		launched[lo - 1]++;
+		if (lo == 1 && op->ts < first_dev_start)
+			first_dev_start = op->ts;
+		if (op->gpu != TT_NONE)
+			matched[op->gpu] = 1;
+		nmatched++;
 	}
+	/* the first step starts no earlier than device work launched outside every step that
+	 * ends before the first step's own device work begins (the plugin's
+	 * _find_device_steps: work launched before the profiler's first step) */
 	int64_t prev_end = INT64_MIN;
+	if (nmatched > 0 && first_dev_start != INT64_MAX)
+		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+			const struct track *tr = &t->tracks[ti];
+			if (!is_gpu_track(tr))
+				continue;
+			for (uint32_t i = 0; i < tr->nslices; i++) {
+				const struct slice *sl = &tr->slices[i];
+				int64_t end = sl->ts + sl->dur;
+				if (is_gpu_op(sl->cls) && (sl->gpu == TT_NONE || !matched[sl->gpu]) && end < first_dev_start &&
+				    end > prev_end)
+					prev_end = end;
+			}
+		}
+	free(matched);
 	for (uint32_t i = 0; i < n; i++) {
 		if (s[i].start < prev_end)
 			s[i].start = prev_end;

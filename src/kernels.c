@@ -10,18 +10,25 @@
 #include "lib/xalloc.h"
 #include "src/index.h"
 
-bool kernel_uses_tensor_cores(const char *name)
+bool kernel_on_plugin_tc_list(const char *name)
 {
 	static const char *const plugin[] = { "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
 		                              "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
 		                              "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
 		                              "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
 		                              "c1688" };
-	static const char *const newer[] = { "wgmma", "gmma", "tensorop", "cutlass3x", "nvjet", "sm80_xmma",
-		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha", "tcgen05" };
 	for (size_t i = 0; i < sizeof plugin / sizeof *plugin; i++)
 		if (strstr(name, plugin[i]) != NULL)
 			return true;
+	return false;
+}
+
+bool kernel_uses_tensor_cores(const char *name)
+{
+	static const char *const newer[] = { "wgmma", "gmma", "tensorop", "cutlass3x", "nvjet", "sm80_xmma",
+		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha", "tcgen05" };
+	if (kernel_on_plugin_tc_list(name))
+		return true;
 	for (size_t i = 0; i < sizeof newer / sizeof *newer; i++)
 		if (strcasestr(name, newer[i]) != NULL)
 			return true;

@@ -45,6 +45,8 @@ void kernels_free(struct kernel_report *r);
  * tensor-op kernels (tensorop, cutlass3x, nvjet), flash and fused multi-head attention
  * (flash_fwd, flash_bwd, fmha). */
 bool kernel_uses_tensor_cores(const char *name);
+/* Whether the name is on the plugin's list alone (its "Tensor Cores" figures). */
+bool kernel_on_plugin_tc_list(const char *name);
 /* Whether the name says GEMM or convolution (gemm, conv, matmul, dot): work that Tensor
  * Cores could take. */
 bool kernel_is_matmul_like(const char *name);

@@ -22,9 +22,10 @@
 #include "ui/report.h"
 #include "ui/kernel_view.h"
 #include "ui/op_view.h"
+#include "ui/overview.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -177,6 +178,8 @@ static void usage(FILE *f)
 	      "Reports (written without a terminal):\n"
 	      "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
 	      "                         self CPU time, top kernels by GPU time, data quality\n"
+	      "      --report=overview  per file: per GPU utilization, est. SM efficiency, est. achieved\n"
+	      "                         occupancy, Tensor Cores, with the TensorBoard plugin's definitions\n"
 	      "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
 	      "                         what the CPU was doing (see --gap-min)\n"
 	      "      --gap-min=DURATION shortest gap listed (default 100us; ns, us, ms, s)\n"
@@ -191,7 +194,7 @@ static void usage(FILE *f)
 	      "                         in text, all in JSON)\n"
 	      "      --sort=COLUMN      operators and kernels: by the column with this JSON key\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
-	      "      --json             write the report (summary, gaps, distributed, operators, kernels) as JSON\n"
+	      "      --json             write the report (any but none) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -315,8 +318,10 @@ int main(int argc, char **argv)
 				mode = MODE_KERNELS;
 			} else if (strcmp(optarg, "operators") == 0) {
 				mode = MODE_OPERATORS;
+			} else if (strcmp(optarg, "overview") == 0) {
+				mode = MODE_OVERVIEW;
 			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, operators, kernels, none)", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, gaps, distributed, operators, kernels, none)", optarg);
 				return 2;
 			}
 			break;
@@ -404,8 +409,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_OPERATORS && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, gaps, distributed, operators or kernels\n", stderr);
+	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, overview, gaps, distributed, operators or kernels\n", stderr);
 		return 2;
 	}
 
@@ -526,6 +531,9 @@ int main(int argc, char **argv)
 	case MODE_DISTRIBUTED:
 		if (nusable > 0)
 			report_distributed(stdout, traces, n, json, align);
+		break;
+	case MODE_OVERVIEW:
+		report_overview(stdout, traces, n, json);
 		break;
 	case MODE_KERNELS:
 	case MODE_OPERATORS: {

@@ -31,7 +31,6 @@
 #include "ui/track_table.h"
 
 /* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
-#define REPORT_WIDTH 120
 #define TOP_N 20
 #define NAME_COLS 100
 

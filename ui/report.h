@@ -9,6 +9,9 @@
 #include "ui/jsonw.h"
 #include "ui/table.h"
 
+/* The width of text reports. */
+#define REPORT_WIDTH 120
+
 /* Writes the summary of each usable trace (rank, span, events, tracks, top operators by
  * self CPU time, top kernels by total GPU time, data-quality counts) as text, or as one
  * JSON object {"ttrace_version", "files": [...]} when JSON is set. */
