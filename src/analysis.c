@@ -19,7 +19,7 @@ struct analysis_cache {
 	/* never evicted: a caller may keep a shallow copy; there are as many as the sets and
 	 * modes asked (three at most for the timeline, one for a report) */
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
-	struct kernel_report *kernels;
+	struct kernel_report *kernels[KG__COUNT];
 	struct op_report *ops;
 	struct gpu_metrics *gpu;
 	int nranks;
@@ -45,9 +45,11 @@ static void cache_free(struct analysis_cache *c)
 		free(c->ranks[i]);
 	}
 	free(c->ranks);
-	if (c->kernels != NULL)
-		kernels_free(c->kernels);
-	free(c->kernels);
+	for (int g = 0; g < KG__COUNT; g++) {
+		if (c->kernels[g] != NULL)
+			kernels_free(c->kernels[g]);
+		free(c->kernels[g]);
+	}
 	if (c->ops != NULL)
 		ops_free(c->ops);
 	free(c->ops);
@@ -136,15 +138,17 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 	return &e->rr;
 }
 
-const struct kernel_report *trace_kernels(struct trace *t)
+const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group group)
 {
 	struct analysis_cache *c = cache_of(t);
-	if (c->kernels == NULL) {
-		c->kernels = xcalloc(1, sizeof *c->kernels);
-		kernels_analyse(t, c->kernels);
+	if (group < 0 || group >= KG__COUNT)
+		group = KG_NAME;
+	if (c->kernels[group] == NULL) {
+		c->kernels[group] = xcalloc(1, sizeof *c->kernels[group]);
+		kernels_analyse(t, group, c->kernels[group]);
 		c->computed++;
 	}
-	return c->kernels;
+	return c->kernels[group];
 }
 
 const struct op_report *trace_ops(struct trace *t)

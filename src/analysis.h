@@ -37,8 +37,9 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap);
  * ALIGN_MANUAL, whose offsets are the user's), computed once per set and mode; kept by
  * TS[0]'s cache until TS[0] is freed (the other traces must live as long). */
 const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode);
-/* The Kernels view's figures of T (src/kernels.h), computed on the first call. */
-const struct kernel_report *trace_kernels(struct trace *t);
+/* The Kernels view's figures of T grouped by GROUP (src/kernels.h), computed on the first
+ * call for that grouping. */
+const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group group);
 /* The Operators view's figures of T (src/ops.h), computed on the first call. */
 const struct op_report *trace_ops(struct trace *t);
 /* The GPU Summary figures of T over the plugin's steps (src/gpu_metrics.h), computed on

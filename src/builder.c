@@ -322,6 +322,8 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		}
 		g->blocks_per_sm = in->blocks_per_sm;
 		g->occupancy = in->occupancy;
+		g->regs = in->regs;
+		g->smem = in->smem;
 		g->pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
 	} else {
 		g->correlation = g->external_id = g->stream = g->bytes = -1;
@@ -329,6 +331,7 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		for (int i = 0; i < 3; i++)
 			g->grid[i] = g->block[i] = 0;
 		g->blocks_per_sm = g->occupancy = NAN;
+		g->regs = g->smem = -1;
 		g->pg = 0;
 	}
 	g->self.track = g->peer.track = TT_NONE;

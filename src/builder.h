@@ -66,6 +66,7 @@ struct builder_gpu {
 	int32_t grid[3], block[3];  /* 0 when absent */
 	float blocks_per_sm;   /* NAN when absent, as is occupancy */
 	float occupancy;       /* est. achieved occupancy % */
+	int32_t regs, smem;    /* registers per thread, shared memory bytes; -1 when absent */
 	const char *pg;        /* collectives: the process group's name (PG_LEN bytes), NULL when
 	                        * absent; read during the call, interned only when kept */
 	uint32_t pg_len;

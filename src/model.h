@@ -78,6 +78,8 @@ struct gpu_info {
 	int32_t grid[3], block[3];
 	float blocks_per_sm;   /* NAN when absent */
 	float occupancy;       /* est. achieved occupancy %, NAN when absent */
+	int32_t regs;          /* registers per thread, -1 when absent */
+	int32_t smem;          /* shared memory per block (static + dynamic) bytes, -1 when absent */
 	uint32_t pg;           /* collectives: "Process Group Name" string id, 0 when absent */
 	struct slice_ref self; /* the slice this belongs to */
 	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */

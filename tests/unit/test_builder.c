@@ -52,6 +52,7 @@ static struct builder_gpu no_gpu_facts(void)
 	g.external_id = g.stream = g.bytes = -1;
 	g.device = -1;
 	g.blocks_per_sm = g.occupancy = NAN;
+	g.regs = g.smem = -1;
 	return g;
 }
 
