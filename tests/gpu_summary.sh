@@ -51,10 +51,25 @@ sed 's|"ts": 4, "dur": 1,|"ts": 4, "dur": 97,|; s|"ts": 80, "dur": 10,|"ts": 80,
 is "$("$JSONQ" files.0.window.end_ns files.0.devices.0.utilization <"$TMP/l.json" | tr '\n' ' ')" "100000 0.6 " \
 	"a launch outlasting the step does not stretch it"
 
+# the panel (V): the summary above the table of steps; Enter shows the step
+scr() { "$TTRACE" -q --dump-screen --size=160x30 --keys="$1" "$2" | sed '/^--$/,$d'; }
+out=$(scr V "$F")
+like "$out" "Overview: ProfilerStep#1 as the TensorBoard plugin stretches it to the device, 100 us" "V opens the Overview"
+like "$out" "GPU 0: utilization 50.00%  est. SM efficiency 33.00%  est. occupancy 60.00%  Tensor Cores 57.14% (plugin's list 42.86%)" \
+	"its header: device 0's summary"
+like "$out" "GPU 1: utilization 50.00%" "and device 1's"
+like "$out" "    1 +0.000 us   100 us          50.00%" "the step's row: start, duration, utilization of the first GPU"
+out=$(scr 'V<Enter>' "$F")
+like "$out" "step 1 as the TensorBoard plugin stretches it to the device, 100 us" "Enter shows the step in the timeline"
+like "$out" "+0.000 us .. +100.000 us" "the window is the step"
+like "$(scr V "$TMP/early.json")" "+8.000 us" "the step's start as stretched"
+like "$(scr 'VV' "$F")" "cursor at" "V again closes it"
+
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}\n' >"$TMP/cpu.json"
 like "$("$TTRACE" --report=overview "$TMP/cpu.json")" "no GPU kernel in this trace (record with ProfilerActivity.CUDA)" \
 	"a trace without kernels says so and names the option"
 is "$("$TTRACE" --report=overview --json "$TMP/cpu.json" | "$JSONQ" files.0.devices.#)" 0 "and JSON has no device"
+like "$(scr V "$TMP/cpu.json")" "no GPU kernel in this trace (record with ProfilerActivity.CUDA)" "and so does the panel"
 
 # The plugin's GPU Summary on the shared traces (REFERENCE-FIGURES.md, "GPU summary"):
 # file, utilization, SM efficiency, occupancy, Tensor Cores (its list), in percent.

@@ -50,6 +50,7 @@ static const struct {
 	[A_ALIGN_NEXT] = { "align-next", "ranks: next alignment: raw, step, collective", "Ranks" },
 	[A_SHIFT_EARLIER] = { "shift-earlier", "ranks: shift the selected rank earlier", "Ranks" },
 	[A_SHIFT_LATER] = { "shift-later", "ranks: shift the selected rank later", "Ranks" },
+	[A_OVERVIEW] = { "overview", "the overview: GPU utilization, SM efficiency, occupancy, Tensor Cores; the steps", "Views" },
 	[A_OP_VIEW] = { "operators", "the operators: CPU and device time, self and total (Enter jumps)", "Views" },
 	[A_KERNEL_VIEW] = { "kernels", "the kernels: time, launch shape, occupancy, Tensor Cores (Enter jumps)", "Views" },
 	[A_DIST_VIEW] = { "distributed", "the distributed view: ranks and collectives (Enter jumps)", "Views" },
@@ -98,6 +99,7 @@ const char *context_name(enum key_context c) { return c < CTX__COUNT ? context_n
 static const struct binding default_bindings[] = {
 	/* global: the views and quitting, wherever the keyboard is */
 	{ '?', A_HELP, G }, { 'o', A_GAP_LIST, G }, { 'p', A_DIST_VIEW, G }, { 'O', A_OP_VIEW, G }, { 'K', A_KERNEL_VIEW, G },
+	{ 'V', A_OVERVIEW, G },
 	{ 'q', A_QUIT, G },
 	/* the timeline: Perfetto's keys, arrows and vi keys */
 	{ 'w', A_ZOOM_IN, T },           { 's', A_ZOOM_OUT, T },         { 'W', A_ZOOM_IN_BIG, T },

@@ -2,9 +2,14 @@
 #include "ui/overview.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "lib/xalloc.h"
+#include "ui/app.h"
+#include "ui/table_panel.h"
+#include "ui/view.h"
 #include "lib/timefmt.h"
 #include "src/analysis.h"
 #include "ui/escape.h"
@@ -116,4 +121,142 @@ void report_overview(FILE *f, struct trace *const *traces, int n, bool json)
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	}
+}
+
+/* ---- the panel ------------------------------------------------------------------- */
+
+enum { S_STEP, S_START, S_DUR, S_UTIL, S_COLS };
+
+static int step_columns(struct column *cols)
+{
+	static const struct column c[S_COLS] = {
+		[S_STEP] = { "step", "step", COL_INT, 0, 0 },
+		[S_START] = { "start_ns", "start", COL_TIME, 0, 0 },
+		[S_DUR] = { "dur_ns", "duration", COL_DUR, 0, 0 },
+		[S_UTIL] = { "utilization", "GPU utilization", COL_RATIO, 0, 0 },
+	};
+	memcpy(cols, c, sizeof c);
+	return S_COLS;
+}
+
+struct overview_view {
+	struct table t;
+	struct column cols[S_COLS];
+	struct view *v;
+	struct trace *tr;
+	const struct gap_report *g;     /* the cache's */
+	const struct gpu_metrics *m;    /* the cache's */
+};
+
+static void fill_steps(struct overview_view *ov)
+{
+	const struct gap_report *g = ov->g;
+	ov->t.origin = ov->tr->start;
+	for (uint32_t i = 0; i < g->nsteps; i++) {
+		const struct tb_step *s = &g->steps[i];
+		uint32_t row = table_add_row(&ov->t, i);
+		table_set_int(&ov->t, row, S_STEP, s->number);
+		table_set_int(&ov->t, row, S_START, s->start);
+		table_set_int(&ov->t, row, S_DUR, s->end - s->start);
+		/* the first device's: the one a single-GPU rank has */
+		if (g->ndevices > 0 && s->end > s->start)
+			table_set_pct(&ov->t, row, S_UTIL,
+			              (double)g->devices[0].step_kernel_busy[i] / (double)(s->end - s->start));
+	}
+}
+
+static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t n)
+{
+	const struct overview_view *ov = tp->owner;
+	char w[256];
+	(void)app;
+	snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
+}
+
+static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
+{
+	const struct overview_view *ov = tp->owner;
+	(void)app;
+	(void)h;
+	return (int)(ov->m->n ? ov->m->n : 1) + 1; /* a line per device, then a blank one */
+}
+
+static void pct_text(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f%%", 100 * v);
+}
+
+static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, struct rect r,
+                      const struct render_opts *o)
+{
+	const struct overview_view *ov = tp->owner;
+	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16];
+	(void)app;
+	(void)o;
+	if (ov->m->n == 0) {
+		grid_text(g, r.x + 1, r.y, r.x + r.w, "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
+		          CS_DETAILS, 0);
+		return;
+	}
+	for (uint32_t i = 0; i < ov->m->n && (int)i < r.h; i++) {
+		const struct gpu_metrics_device *d = &ov->m->devices[i];
+		pct_text(u, sizeof u, d->utilization);
+		pct_text(s, sizeof s, d->sm_efficiency);
+		pct_text(oc, sizeof oc, d->occupancy / 100);
+		pct_text(tc, sizeof tc, d->tensor_cores);
+		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
+		snprintf(line, sizeof line,
+		         "GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (plugin's list %s)  "
+		         "%llu kernels, %s",
+		         d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, timefmt_dur(d->kernel_time, a, sizeof a));
+		grid_text(g, r.x + 1, r.y + (int)i, r.x + r.w, line, CS_DETAILS, 0);
+	}
+}
+
+static void ov_jump(struct table_panel *tp, struct app *app, uint64_t tag)
+{
+	const struct overview_view *ov = tp->owner;
+	struct view *v = ov->v;
+	const struct gap_report *g = ov->g; /* the cache's: it outlives the panel */
+	app_pop(app);                       /* frees the panel and OV */
+	if (tag < g->nsteps) {
+		const struct tb_step *s = &g->steps[tag];
+		char d[48];
+		view_set_window_range(v, s->start, s->end);
+		v->cursor = s->start;
+		view_status(v, "step %lld as the TensorBoard plugin stretches it to the device, %s", (long long)s->number,
+		            timefmt_dur(s->end - s->start, d, sizeof d));
+	}
+}
+
+static void ov_free(struct table_panel *tp)
+{
+	struct overview_view *ov = tp->owner;
+	table_free(&ov->t);
+	free(ov);
+}
+
+static const struct table_owner overview_owner = {
+	.name = "overview",
+	.title = ov_title,
+	.jump = ov_jump,
+	.header_rows = ov_header_rows,
+	.header = ov_header,
+	.free = ov_free,
+};
+
+struct panel *overview_open(struct app *app)
+{
+	struct view *v = app->tl;
+	struct overview_view *ov = xcalloc(1, sizeof *ov);
+	ov->v = v;
+	ov->tr = v->ts[0];
+	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
+	ov->m = trace_gpu_metrics(ov->tr);
+	table_init(&ov->t, ov->cols, step_columns(ov->cols));
+	fill_steps(ov);
+	return table_panel_new(&ov->t, &overview_owner, ov);
 }

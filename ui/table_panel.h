@@ -28,6 +28,11 @@ struct table_owner {
 	bool (*act)(struct table_panel *tp, struct app *app, enum action a);
 	/* Called before each frame: the owner may rebuild a table that went stale. May be NULL. */
 	void (*update)(struct table_panel *tp, struct app *app);
+	/* Lines the owner draws between the title and the column headings (a summary, a
+	 * curve) in a panel H lines high; the table keeps at least one row. May be NULL. */
+	int (*header_rows)(struct table_panel *tp, struct app *app, int h);
+	/* Draws those lines into R of G. May be NULL when header_rows is. */
+	void (*header)(struct table_panel *tp, struct app *app, struct grid *g, struct rect r, const struct render_opts *o);
 	/* A tint for the row tagged TAG (0: none). May be NULL. */
 	uint8_t (*row_color)(struct table_panel *tp, struct app *app, uint64_t tag);
 	/* Frees the owner's state (and the table when it owns it). */
@@ -52,6 +57,7 @@ struct table_panel {
 	int colw_for;          /* -1: stale (rows, columns or values changed) */
 	int colw_hscroll;      /* the hscroll colw was laid out for */
 	bool more_right;       /* the last frame had columns past the right edge */
+	int hdr;               /* lines of the owner's header (header_rows), laid out with the panel */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */
