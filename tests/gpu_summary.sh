@@ -64,6 +64,16 @@ like "$out" "step 1 as the TensorBoard plugin stretches it to the device, 100 us
 like "$out" "+0.000 us .. +100.000 us" "the window is the step"
 like "$(scr V "$TMP/early.json")" "+8.000 us" "the step's start as stretched"
 like "$(scr 'VV' "$F")" "cursor at" "V again closes it"
+# several ranks: the views open on the rank of the selection (here found by a search)
+out=$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>V' "$F" "$TMP/early.json" | sed '/^--$/,$d')
+like "$out" "Overview of rank 1: ProfilerStep#1 as the TensorBoard plugin stretches it to the device, 92.0 us" \
+	"two ranks: V opens on the selected slice's rank"
+like "$out" "6 kernels, 78.0 us" "with that rank's figures"
+out=$("$TTRACE" -q --dump-screen --size=160x30 --keys='V' "$F" "$TMP/early.json" | sed '/^--$/,$d')
+like "$out" "Overview of rank 0: ProfilerStep#1 as the TensorBoard plugin stretches it to the device, 100 us" \
+	"nothing selected: rank 0"
+out=$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>K' "$F" "$TMP/early.json" | sed '/^--$/,$d')
+like "$out" "rank 1: 6 rows by name" "K too opens on the selected rank"
 
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}\n' >"$TMP/cpu.json"
 like "$("$TTRACE" --report=overview "$TMP/cpu.json")" "no GPU kernel in this trace (record with ProfilerActivity.CUDA)" \

@@ -144,6 +144,7 @@ struct kernel_view {
 	struct table t;
 	struct column cols[KERNEL_TABLE_COLS];
 	struct view *v;
+	int rank;                      /* the rank position it shows */
 	enum kernel_group group;
 	bool short_names;
 	const struct kernel_report *r; /* the cache's, of GROUP */
@@ -156,16 +157,19 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	const struct kernel_view *k = tp->owner;
 	char a[48];
 	(void)app;
-	snprintf(buf, n, "%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", k->r->n, group_text[k->group],
+	char rk[32] = "";
+	if (k->v->nts > 1)
+		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(k->v, k->rank));
+	snprintf(buf, n, "%s%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n, group_text[k->group],
 	         timefmt_dur(k->r->total, a, sizeof a), k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
 	         tp->sort_col < 0 ? ", by total time" : "");
 }
 
 static void build(struct kernel_view *k)
 {
-	k->r = trace_kernels(k->v->ts[0], k->group);
+	k->r = trace_kernels(k->v->ts[k->rank], k->group);
 	table_clear(&k->t);
-	kernel_view_fill(&k->t, k->v->ts[0], k->r, k->short_names);
+	kernel_view_fill(&k->t, k->v->ts[k->rank], k->r, k->short_names);
 }
 
 static bool act(struct table_panel *tp, struct app *app, enum action a)
@@ -193,11 +197,12 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct kernel_view *k = tp->owner;
 	struct view *v = k->v;
+	int rank = k->rank;
 	const struct kernel_report *r = k->r; /* the cache's: it outlives the panel */
 	app_pop(app);                          /* frees the panel and K */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
-		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
+		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
 		view_status(v, "the longest call of this kernel (] [ follow its launch)");
 	}
 }
@@ -220,13 +225,15 @@ static const struct table_owner kernel_owner = {
 struct panel *kernel_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	const struct kernel_report *r = trace_kernels(v->ts[0], KG_NAME);
+	int rank = view_focus_rank(v);
+	const struct kernel_report *r = trace_kernels(v->ts[rank], KG_NAME);
 	if (r->n == 0) {
 		view_status(v, "no GPU kernel in this trace (record with ProfilerActivity.CUDA)");
 		return NULL;
 	}
 	struct kernel_view *k = xcalloc(1, sizeof *k);
 	k->v = v;
+	k->rank = rank;
 	table_init(&k->t, k->cols, kernel_view_columns(k->cols));
 	build(k);
 	return table_panel_new(&k->t, &kernel_owner, k);

@@ -143,6 +143,7 @@ struct overview_view {
 	struct table t;
 	struct column cols[S_COLS];
 	struct view *v;
+	int rank;                       /* the rank position it shows */
 	struct trace *tr;
 	const struct gap_report *g;     /* the cache's */
 	const struct gpu_metrics *m;    /* the cache's */
@@ -170,7 +171,10 @@ static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t 
 	const struct overview_view *ov = tp->owner;
 	char w[256];
 	(void)app;
-	snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
+	if (ov->v->nts > 1)
+		snprintf(buf, n, "Overview of rank %d: %s", view_rank_label(ov->v, ov->rank), window_text(ov->g, w, sizeof w));
+	else
+		snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
 }
 
 static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
@@ -210,8 +214,9 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
 		snprintf(line, sizeof line,
 		         "GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (plugin's list %s)  "
-		         "%llu kernels, %s",
-		         d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, timefmt_dur(d->kernel_time, a, sizeof a));
+		         "%llu kernel%s, %s",
+		         d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
+		         timefmt_dur(d->kernel_time, a, sizeof a));
 		grid_text(g, r.x + 1, r.y + (int)i, r.x + r.w, line, CS_DETAILS, 0);
 	}
 }
@@ -221,12 +226,13 @@ static void ov_jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	const struct overview_view *ov = tp->owner;
 	struct view *v = ov->v;
 	const struct gap_report *g = ov->g; /* the cache's: it outlives the panel */
+	int64_t shift = v->shift[ov->rank];  /* the rank's file time to view time */
 	app_pop(app);                       /* frees the panel and OV */
 	if (tag < g->nsteps) {
 		const struct tb_step *s = &g->steps[tag];
 		char d[48];
-		view_set_window_range(v, s->start, s->end);
-		v->cursor = s->start;
+		view_set_window_range(v, s->start + shift, s->end + shift);
+		v->cursor = s->start + shift;
 		view_status(v, "step %lld as the TensorBoard plugin stretches it to the device, %s", (long long)s->number,
 		            timefmt_dur(s->end - s->start, d, sizeof d));
 	}
@@ -253,7 +259,8 @@ struct panel *overview_open(struct app *app)
 	struct view *v = app->tl;
 	struct overview_view *ov = xcalloc(1, sizeof *ov);
 	ov->v = v;
-	ov->tr = v->ts[0];
+	ov->rank = view_focus_rank(v);
+	ov->tr = v->ts[ov->rank];
 	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
 	ov->m = trace_gpu_metrics(ov->tr);
 	table_init(&ov->t, ov->cols, step_columns(ov->cols));

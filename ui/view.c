@@ -125,6 +125,18 @@ const struct view_line *view_cur_line(const struct view *v)
 	return v->sel_line >= 0 && (uint32_t)v->sel_line < v->nlines ? &v->lines[v->sel_line] : NULL;
 }
 
+int view_focus_rank(const struct view *v)
+{
+	if (v->sel.track != TT_NONE)
+		return view_rank_of(v->sel.track);
+	const struct view_line *l = view_cur_line(v);
+	if (l != NULL && l->track != TT_NONE)
+		return view_rank_of(l->track);
+	if (l != NULL && l->group < v->ngroups && v->groups[l->group].rank >= 0)
+		return v->groups[l->group].rank;
+	return 0;
+}
+
 static void select_under_cursor(struct view *v)
 {
 	const struct view_line *l = view_cur_line(v);
