@@ -20,7 +20,7 @@ enum { K_NAME, K_CALLS, K_TOTAL, K_MEAN, K_MIN, K_MAX, K_BPS, K_OCC, K_GRID, K_B
 int kernel_view_columns(struct column *cols)
 {
 	static const struct column c[KERNEL_TABLE_COLS] = {
-		[K_NAME] = { "name", "kernel", COL_TEXT, 2, 0 },
+		[K_NAME] = { "name", "kernel", COL_TEXT, 2, COL_WIDE },
 		[K_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
 		[K_TOTAL] = { "total_ns", "total", COL_DUR, 0, 0 },
 		[K_MEAN] = { "mean_ns", "mean", COL_DUR, 0, 0 },
