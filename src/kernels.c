@@ -113,6 +113,8 @@ static int row_cmp(const void *a, const void *b)
 		return x->total > y->total ? -1 : 1;
 	if (x->name != y->name)
 		return (x->name > y->name) - (x->name < y->name);
+	if (x->op != y->op)
+		return (x->op > y->op) - (x->op < y->op);
 	const int32_t u[8] = { x->grid[0], x->grid[1], x->grid[2], x->block[0], x->block[1], x->block[2], x->regs, x->smem };
 	const int32_t v[8] = { y->grid[0], y->grid[1], y->grid[2], y->block[0], y->block[1], y->block[2], y->regs, y->smem };
 	for (int i = 0; i < 8; i++)
@@ -123,14 +125,14 @@ static int row_cmp(const void *a, const void *b)
 
 /* What a call of kernel S is grouped by under G. */
 struct key {
-	uint32_t name;
+	uint32_t name, op;
 	int32_t grid[3], block[3], regs, smem;
 };
 
-static struct key key_of(const struct slice *s, const struct gpu_info *g, enum kernel_group group)
+static struct key key_of(const struct slice *s, const struct gpu_info *g, uint32_t op, enum kernel_group group)
 {
-	struct key k = { .name = s->name, .regs = -1, .smem = -1 };
-	if (group == KG_SHAPE && g != NULL) {
+	struct key k = { .name = s->name, .op = group == KG_OP ? op : TT_NONE, .regs = -1, .smem = -1 };
+	if ((group == KG_SHAPE || group == KG_OP) && g != NULL) {
 		memcpy(k.grid, g->grid, sizeof k.grid);
 		memcpy(k.block, g->block, sizeof k.block);
 		k.regs = g->regs;
@@ -142,7 +144,7 @@ static struct key key_of(const struct slice *s, const struct gpu_info *g, enum k
 static uint32_t key_hash(const struct key *k)
 {
 	const int32_t v[8] = { k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->regs, k->smem };
-	uint32_t h = k->name * 2654435761u;
+	uint32_t h = k->name * 2654435761u ^ k->op * 40503u;
 	for (int i = 0; i < 8; i++)
 		h = (h ^ (uint32_t)v[i]) * 16777619u;
 	return h;
@@ -150,7 +152,7 @@ static uint32_t key_hash(const struct key *k)
 
 static bool key_eq(const struct key *a, const struct key *b)
 {
-	return a->name == b->name && memcmp(a->grid, b->grid, sizeof a->grid) == 0 &&
+	return a->name == b->name && a->op == b->op && memcmp(a->grid, b->grid, sizeof a->grid) == 0 &&
 	       memcmp(a->block, b->block, sizeof a->block) == 0 && a->regs == b->regs && a->smem == b->smem;
 }
 
@@ -234,7 +236,15 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
 			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
-			struct key key = key_of(s, g, group);
+			/* the operator above the runtime call that launched it */
+			uint32_t opn = TT_NONE;
+			if (g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
+				const struct track *pt = &t->tracks[g->peer.track];
+				uint32_t op = g->peer.idx < pt->nslices ? parent_of(pt, g->peer.idx) : TT_NONE;
+				if (op != TT_NONE)
+					opn = pt->slices[op].name;
+			}
+			struct key key = key_of(s, g, opn, group);
 			uint32_t *slot = rowmap_find(&map, r, keys, &key);
 			if (*slot == TT_NONE) {
 				if (r->n == cap) {
@@ -282,13 +292,8 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 				k->occ_sum += (double)g->occupancy * (double)s->dur;
 				k->occ_n++;
 			}
-			/* the operator above the runtime call that launched it */
-			if (g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
-				const struct track *pt = &t->tracks[g->peer.track];
-				uint32_t op = g->peer.idx < pt->nslices ? parent_of(pt, g->peer.idx) : TT_NONE;
-				if (op != TT_NONE)
-					count_op(&h, &hcap, &hn, row, pt->slices[op].name);
-			}
+			if (opn != TT_NONE)
+				count_op(&h, &hcap, &hn, row, opn);
 		}
 	}
 	for (uint32_t j = 0; j < hcap; j++) {

@@ -14,9 +14,10 @@
 
 #include "src/model.h"
 
-/* How calls make rows: by kernel name, or by name and launch shape (grid, block,
- * registers per thread, shared memory), as the plugin's second kernel table does. */
-enum kernel_group { KG_NAME, KG_SHAPE, KG__COUNT };
+/* How calls make rows: by kernel name; by name and launch shape (grid, block, registers
+ * per thread, shared memory); or by name, launching operator and launch shape, as the
+ * plugin's second kernel table does. */
+enum kernel_group { KG_NAME, KG_SHAPE, KG_OP, KG__COUNT };
 
 struct kernel_row {
 	uint32_t name;

@@ -77,7 +77,10 @@ like "$out" "varies" "the view shows the launch shape"
 out=$(scr Kg)
 like "$out" "6 rows by name and launch shape" "g groups by name and launch shape: the ampere calls make 3 rows"
 out=$(scr Kgg)
-like "$out" "4 rows by name," "g again: by name"
+like "$out" "6 rows by name, launching operator and launch shape" "g again: by name, operator and shape"
+like "$out" "aten::addmm" "the ampere call under aten::addmm is a row of its own"
+out=$(scr Kggg)
+like "$out" "4 rows by name," "and again: by name"
 like "$(scr K)" "void at::native::el" "names whole at first (elided in the middle to fit)"
 # a narrow terminal: the name keeps 40 columns (elided in the middle), the launch shape and
 # the rest scroll off to the right (marked)

@@ -150,7 +150,11 @@ struct kernel_view {
 	const struct kernel_report *r; /* the cache's, of GROUP */
 };
 
-static const char *const group_text[KG__COUNT] = { "by name", "by name and launch shape (grid, block, registers, shared memory)" };
+static const char *const group_text[KG__COUNT] = {
+	"by name",
+	"by name and launch shape (grid, block, registers, shared memory)",
+	"by name, launching operator and launch shape",
+};
 
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
