@@ -128,7 +128,7 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL)
+			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
 			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
 			int32_t dev = g && g->device >= 0 ? g->device : tr->device;
@@ -148,7 +148,10 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 		return;
 	}
 	sort_kcalls(k, n);
-	m->devices = xcalloc(n, sizeof *m->devices);
+	uint32_t ndev = 1;
+	for (uint32_t i = 1; i < n; i++)
+		ndev += k[i].device != k[i - 1].device;
+	m->devices = xcalloc(ndev, sizeof *m->devices);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i;
 		struct gpu_metrics_device *d = &m->devices[m->n++];
