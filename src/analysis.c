@@ -21,6 +21,7 @@ struct analysis_cache {
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
 	struct kernel_report *kernels;
 	struct op_report *ops;
+	struct memory_report *memory;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -50,6 +51,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->ops != NULL)
 		ops_free(c->ops);
 	free(c->ops);
+	if (c->memory != NULL)
+		memory_free(c->memory);
+	free(c->memory);
 	free(c);
 }
 
@@ -155,3 +159,14 @@ const struct op_report *trace_ops(struct trace *t)
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }
+
+const struct memory_report *trace_memory(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->memory == NULL) {
+		c->memory = xcalloc(1, sizeof *c->memory);
+		memory_analyse(t, c->memory);
+		c->computed++;
+	}
+	return c->memory;
+}

@@ -14,6 +14,7 @@
 
 #include "src/gaps.h"
 #include "src/kernels.h"
+#include "src/memory.h"
 #include "src/ops.h"
 #include "src/model.h"
 #include "src/ranks.h"
@@ -38,6 +39,8 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 const struct kernel_report *trace_kernels(struct trace *t);
 /* The Operators view's figures of T (src/ops.h), computed on the first call. */
 const struct op_report *trace_ops(struct trace *t);
+/* The Memory view's figures of T (src/memory.h), computed on the first call. */
+const struct memory_report *trace_memory(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

@@ -21,10 +21,11 @@
 #include "ui/escape.h"
 #include "ui/report.h"
 #include "ui/kernel_view.h"
+#include "ui/memory_view.h"
 #include "ui/op_view.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_MEMORY, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -187,11 +188,15 @@ static void usage(FILE *f)
 	      "                         time (the O view)\n"
 	      "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
 	      "                         Tensor Cores and launching operator (the K view)\n"
-	      "      --top=N            operators and kernels: list N rows (0: all; default 20 and 50\n"
-	      "                         in text, all in JSON)\n"
-	      "      --sort=COLUMN      operators and kernels: by the column with this JSON key\n"
+	      "      --report=memory    per file: each device's peak allocated and reserved memory,\n"
+	      "                         fragmentation, memory at each step, operators by bytes\n"
+	      "                         allocated (the U view; needs profile_memory=True)\n"
+	      "      --top=N            operators, kernels and memory: list N rows (0: all; default\n"
+	      "                         20, 50, 20 in text, all in JSON)\n"
+	      "      --sort=COLUMN      operators, kernels and memory: by the column with this JSON key\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
-	      "      --json             write the report (summary, gaps, distributed, operators, kernels) as JSON\n"
+	      "      --json             write the report (summary, gaps, distributed, operators, kernels,\n"
+	      "                         memory) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -315,8 +320,10 @@ int main(int argc, char **argv)
 				mode = MODE_KERNELS;
 			} else if (strcmp(optarg, "operators") == 0) {
 				mode = MODE_OPERATORS;
+			} else if (strcmp(optarg, "memory") == 0) {
+				mode = MODE_MEMORY;
 			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, operators, kernels, none)", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, gaps, distributed, operators, kernels, memory, none)", optarg);
 				return 2;
 			}
 			break;
@@ -404,8 +411,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_OPERATORS && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, gaps, distributed, operators or kernels\n", stderr);
+	    mode != MODE_OPERATORS && mode != MODE_MEMORY && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, gaps, distributed, operators, kernels or memory\n", stderr);
 		return 2;
 	}
 
@@ -528,9 +535,12 @@ int main(int argc, char **argv)
 			report_distributed(stdout, traces, n, json, align);
 		break;
 	case MODE_KERNELS:
-	case MODE_OPERATORS: {
+	case MODE_OPERATORS:
+	case MODE_MEMORY: {
 		int rc = report_table(stdout, traces, n, json, top, sort,
-		                      mode == MODE_KERNELS ? &kernels_report : &operators_report);
+		                      mode == MODE_KERNELS   ? &kernels_report
+		                      : mode == MODE_MEMORY ? &memory_table_report
+		                                            : &operators_report);
 		if (rc != 0)
 			status = rc;
 		break;

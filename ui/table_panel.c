@@ -1,7 +1,8 @@
 /* table_panel.c: the table panel (see table_panel.h).
  *
  * Its rectangle is the timeline's track area: line 0 the title with the sort and filter in
- * force, line 1 the column titles, then the rows, and at the bottom the detail line. */
+ * force, then the owner's header when it has one (header_h lines), the column titles, then
+ * the rows, and at the bottom the detail line. */
 #include "ui/table_panel.h"
 
 #include <stdio.h>
@@ -14,9 +15,21 @@
 #include "ui/prompt.h"
 #include "ui/view.h"
 
+/* The lines the owner's header may take of a panel H lines high: what it asks, leaving
+ * the title, the column titles, three rows and the detail line. */
+static int header_lines(struct table_panel *tp, struct app *app, int h)
+{
+	if (tp->own->header_rows == NULL || tp->own->draw_header == NULL)
+		return 0;
+	int want = tp->own->header_rows(tp, app, h), room = h - 6;
+	if (want > room)
+		want = room;
+	return want > 0 ? want : 0;
+}
+
 static int page_rows(const struct table_panel *tp)
 {
-	int n = tp->base.r.h - 3;
+	int n = tp->base.r.h - 3 - tp->header_h;
 	return n > 1 ? n : 1;
 }
 
@@ -182,8 +195,8 @@ static void table_mouse(struct panel *p, struct app *app, enum mouse_kind kind, 
 		tp->sel -= 3;
 	else if (kind == TT_WHEEL_DOWN)
 		tp->sel += 3;
-	else if (kind == TT_CLICK && y >= p->r.y + 2 && y < p->r.y + 2 + page_rows(tp))
-		tp->sel = tp->top + (y - p->r.y - 2);
+	else if (kind == TT_CLICK && y >= p->r.y + 2 + tp->header_h && y < p->r.y + 2 + tp->header_h + page_rows(tp))
+		tp->sel = tp->top + (y - p->r.y - 2 - tp->header_h);
 	clamp(tp);
 }
 
@@ -196,6 +209,7 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 	if (tp->own->update != NULL)
 		tp->own->update(tp, app);
 	t = tp->t;
+	tp->header_h = header_lines(tp, app, r.h);
 	clamp(tp);
 	panel_clear(g, r, CS_DETAILS);
 	tp->own->title(tp, app, title, sizeof title);
@@ -209,6 +223,11 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		n += (size_t)snprintf(title + n, sizeof title - n, ", filter \"%s\": %u rows", f, tp->nrows);
 	}
 	grid_text(g, r.x + 1, r.y, r.x + r.w, title, CS_HILITE, 0);
+	if (tp->header_h > 0) {
+		tp->own->draw_header(tp, app, g, (struct rect){ r.x, r.y + 1, r.w, tp->header_h }, o);
+		r.y += tp->header_h; /* the table below it */
+		r.h -= tp->header_h;
+	}
 
 	/* widths from every row shown, so that scrolling does not move the columns; laid out
 	 * once per change rather than every frame (100k gaps are 100k rows to format) */
@@ -307,6 +326,7 @@ static void table_layout_fn(struct panel *p, struct app *app)
 {
 	/* over the timeline's track area: the header, the details and the status stay */
 	p->r = (struct rect){ 0, view_area_y(app->tl), app->w, view_area_h(app->tl) };
+	((struct table_panel *)p)->header_h = header_lines((struct table_panel *)p, app, p->r.h);
 	clamp((struct table_panel *)p);
 }
 

@@ -5,7 +5,9 @@
  * the owner (to jump to the timeline), and a detail line for the selected row that shows
  * whole what the columns had to cut. The owner (a view file such as ui/gap_list.c) fills
  * the table, names the panel and may take actions of its own (the gap list's cause
- * filter); after changing the table it calls table_panel_refresh. */
+ * filter); after changing the table it calls table_panel_refresh. An owner may also draw
+ * a header of its own between the title and the column titles (the Memory view's curve
+ * and peaks). */
 #ifndef TT_TABLE_PANEL_H
 #define TT_TABLE_PANEL_H
 
@@ -32,6 +34,11 @@ struct table_owner {
 	uint8_t (*row_color)(struct table_panel *tp, struct app *app, uint64_t tag);
 	/* Frees the owner's state (and the table when it owns it). */
 	void (*free)(struct table_panel *tp);
+	/* The lines of header the owner wants in a panel of H lines (0: none; the panel keeps
+	 * at least a few rows of table), and drawing it into R. Both NULL: no header. */
+	int (*header_rows)(struct table_panel *tp, struct app *app, int h);
+	void (*draw_header)(struct table_panel *tp, struct app *app, struct grid *g, struct rect r,
+	                    const struct render_opts *o);
 };
 
 struct table_panel {
@@ -52,6 +59,7 @@ struct table_panel {
 	int colw_for;          /* -1: stale (rows, columns or values changed) */
 	int colw_hscroll;      /* the hscroll colw was laid out for */
 	bool more_right;       /* the last frame had columns past the right edge */
+	int header_h;          /* lines of the owner's header (set at layout and before drawing) */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */
