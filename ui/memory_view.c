@@ -103,6 +103,8 @@ static void report_json_head(struct jsonw *w, struct trace *t)
 {
 	const struct memory_report *r = trace_memory(t);
 	char dev[32];
+	jsonw_key(w, "start_ns"); /* the trace's start: times below are file times, as the rows' */
+	jsonw_int(w, t->start);
 	jsonw_key(w, "memory_samples");
 	jsonw_uint(w, r->samples);
 	if (r->samples == 0) {
