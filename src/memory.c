@@ -1,11 +1,11 @@
 /* memory.c: the Memory view's figures (see memory.h).
  *
  * One pass over the samples sorts them into devices; each device's curve is sorted by
- * time and scanned for its peaks. Each sample with a thread is then placed in its
- * thread's slices (src/index.h: the deepest row holding its time, then the rows below
- * it), and its bytes go to the operator names above it through a hash keyed by (device,
- * name); a second hash keyed by (device, instance) finds the instance that allocated
- * most for Enter. */
+ * time and scanned for its peaks (the operator running at a peak is found in the index,
+ * src/index.h). The samples are then sorted by thread and time and swept with the
+ * thread's slices, so that each meets the slices open at its time, and its bytes go to
+ * the operator names among them through a hash keyed by (device, name); a second hash
+ * keyed by (device, instance) finds the instance that allocated most for Enter. */
 #include "src/memory.h"
 
 #include <stdio.h>
@@ -32,8 +32,11 @@ struct hash {
 
 static uint32_t hash_of(uint64_t a, uint64_t b)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
-	return (uint32_t)(h ^ h >> 29);
+	/* splitmix64's finaliser: every key bit reaches the low bits the table uses */
+	uint64_t h = a ^ b * 0x9e3779b97f4a7c15ull;
+	h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ h >> 27) * 0x94d049bb133111ebull;
+	return (uint32_t)(h ^ h >> 31);
 }
 
 /* The row of (A, B), adding it as row NEXT when new (*ADDED says which). */
@@ -236,6 +239,7 @@ static uint32_t device_of(struct memory_report *r, const struct mem_sample *m)
 
 static void analyse_curve(const struct trace *t, const struct memory_report *r, struct mem_device *d)
 {
+	uint32_t peak_a = 0, peak_r = 0;
 	for (uint32_t k = 0; k < d->n; k++) {
 		const struct mem_sample *m = &t->mem[d->sample[k]];
 		d->ts[k] = m->ts;
@@ -245,18 +249,23 @@ static void analyse_curve(const struct trace *t, const struct memory_report *r, 
 			d->peak_allocated = m->total_allocated;
 			d->peak_allocated_ts = m->ts;
 			d->reserved_at_peak = m->total_reserved;
-			d->peak_allocated_op = op_running(t, m);
+			peak_a = k;
 		}
 		if (k == 0 || m->total_reserved > d->peak_reserved) {
 			d->peak_reserved = m->total_reserved;
 			d->peak_reserved_ts = m->ts;
-			d->peak_reserved_op = op_running(t, m);
+			peak_r = k;
 		}
 		int64_t unused = tt_sub(m->total_reserved, m->total_allocated);
 		if (k == 0 || unused > d->max_unused) {
 			d->max_unused = unused;
 			d->max_unused_ts = m->ts;
 		}
+	}
+	d->peak_allocated_op = d->peak_reserved_op = (struct slice_ref){ TT_NONE, TT_NONE };
+	if (d->n > 0) {
+		d->peak_allocated_op = op_running(t, &t->mem[d->sample[peak_a]]);
+		d->peak_reserved_op = op_running(t, &t->mem[d->sample[peak_r]]);
 	}
 	d->step_allocated = xmalloc((r->nsteps ? r->nsteps : 1) * sizeof *d->step_allocated);
 	for (uint32_t s = 0; s < r->nsteps; s++) {
@@ -267,61 +276,155 @@ static void analyse_curve(const struct trace *t, const struct memory_report *r, 
 	}
 }
 
-/* Adds sample M (of device DEV, its Bytes B) to the operators holding it. */
-static void attach(const struct trace *t, struct memory_report *r, struct hash *rows, struct hash *inst,
-                   int64_t **inst_bytes, uint32_t *ninst, uint32_t *rows_cap, uint32_t dev, const struct mem_sample *m)
+/* The slices of one thread open at a time, outermost first: a sweep over the thread's
+ * slices (in start order, longer first) and its samples (in time order) finds every
+ * sample's enclosing slices at once, where looking each up in the index would cost a
+ * binary search per nesting level per sample. Each open slice keeps the bytes its own
+ * samples allocated and its row: when it closes, it may be its row's top instance. */
+struct open_slice {
+	uint32_t idx;      /* in the track's slices */
+	uint32_t row, dev; /* its row in memory_report.rows for device DEV, or TT_NONE */
+	int64_t self;      /* bytes its own samples allocated */
+};
+
+struct sweep {
+	const struct trace *t;
+	struct memory_report *r;
+	struct hash rows;  /* (device, name) -> row */
+	uint32_t rows_cap;
+	uint32_t ti;       /* the thread swept */
+	struct open_slice *v;
+	uint32_t n, cap;
+	uint32_t next;     /* the next slice of the thread to open */
+};
+
+static int64_t end_of(const struct slice *s) { return tt_add(s->ts, s->dur); }
+
+static bool holds(const struct slice *s, int64_t ts) { return s->ts <= ts && ts < end_of(s); }
+
+static void close_top(struct sweep *w)
 {
-	const struct track *tr = cpu_track(t, m->track);
-	if (tr == NULL)
+	const struct open_slice *o = &w->v[--w->n];
+	if (o->row == TT_NONE || o->self <= 0)
 		return;
-	uint32_t node = innermost(t, tr, m->ts, is_node);
-	if (node == TT_NONE || !tables_counts_as_op(t, &tr->slices[node]))
+	struct mem_op_row *row = &w->r->rows[o->row];
+	if (o->self > row->top_bytes) { /* ties: the first to close */
+		row->top_bytes = o->self;
+		row->top = (struct slice_ref){ w->ti, o->idx };
+	}
+}
+
+/* Opens the thread's slices that start at or before TS and closes those that end by then. */
+static void sweep_to(struct sweep *w, int64_t ts)
+{
+	const struct track *tr = &w->t->tracks[w->ti];
+	while (w->next < tr->nslices && tr->slices[w->next].ts <= ts) {
+		const struct slice *s = &tr->slices[w->next];
+		while (w->n > 0 && end_of(&tr->slices[w->v[w->n - 1].idx]) <= s->ts)
+			close_top(w);
+		if (w->n == w->cap)
+			w->v = xreallocarray(w->v, w->cap = w->cap ? w->cap * 2 : 64, sizeof *w->v);
+		w->v[w->n++] = (struct open_slice){ w->next++, TT_NONE, TT_NONE, 0 };
+	}
+	while (w->n > 0 && end_of(&tr->slices[w->v[w->n - 1].idx]) <= ts)
+		close_top(w);
+}
+
+static uint32_t row_of(struct sweep *w, uint32_t dev, uint32_t name)
+{
+	bool added;
+	struct memory_report *r = w->r;
+	uint32_t row = hash_get(&w->rows, (uint64_t)dev << 32 | name, 0, r->nrows, &added);
+	if (added) {
+		if (r->nrows == w->rows_cap)
+			r->rows = xreallocarray(r->rows, w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 64, sizeof *r->rows);
+		memset(&r->rows[row], 0, sizeof *r->rows);
+		r->rows[row].device = dev;
+		r->rows[row].name = name;
+		r->rows[row].top = (struct slice_ref){ TT_NONE, TT_NONE };
+		r->rows[row].top_bytes = 0;
+		r->nrows++;
+	}
+	return row;
+}
+
+/* Adds sample M (of device DEV) to the operators among the open slices holding it. */
+static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
+{
+	const struct trace *t = w->t;
+	const struct track *tr = &t->tracks[w->ti];
+	int node = (int)w->n - 1;
+	while (node >= 0 && !(holds(&tr->slices[w->v[node].idx], m->ts) && is_node(t, &tr->slices[w->v[node].idx])))
+		node--;
+	if (node < 0 || !tables_counts_as_op(t, &tr->slices[w->v[node].idx]))
 		return; /* no operator holds it: the plugin's "staled" records */
-	r->devices[dev].attached++;
+	w->r->devices[dev].attached++;
 	int64_t b = m->flags & MEM_HAS_BYTES && m->bytes > 0 ? m->bytes : 0;
 	int64_t inc = m->flags & MEM_HAS_BYTES ? m->bytes : 0; /* absent Bytes: the plugin's default 0 */
-	bool self = true;
-	for (int d = tr->slices[node].depth; d >= 0; d--) {
-		uint32_t i = self ? node : row_holding(t, tr, (uint16_t)d, m->ts, tables_counts_as_op);
-		if (i == TT_NONE)
+	for (int k = node; k >= 0; k--) {
+		struct open_slice *o = &w->v[k];
+		const struct slice *s = &tr->slices[o->idx];
+		bool self = k == node;
+		if (!self && !(holds(s, m->ts) && tables_counts_as_op(t, s)))
 			continue;
-		const struct slice *s = &tr->slices[i];
-		bool added;
-		uint32_t row = hash_get(rows, (uint64_t)dev << 32 | s->name, 0, r->nrows, &added);
-		if (added) {
-			if (r->nrows == *rows_cap)
-				r->rows = xreallocarray(r->rows, *rows_cap = *rows_cap ? *rows_cap * 2 : 64, sizeof *r->rows);
-			memset(&r->rows[row], 0, sizeof *r->rows);
-			r->rows[row].device = dev;
-			r->rows[row].name = s->name;
-			r->rows[row].top = (struct slice_ref){ TT_NONE, TT_NONE };
-			r->rows[row].top_bytes = -1;
-			r->nrows++;
-		}
-		struct mem_op_row *o = &r->rows[row];
+		uint32_t row = o->dev == dev ? o->row : row_of(w, dev, s->name);
+		struct mem_op_row *x = &w->r->rows[row];
 		if (b > 0)
-			o->allocs++;
-		o->alloc_bytes = tt_add(o->alloc_bytes, b);
-		o->increase = tt_add(o->increase, inc);
-		if (self) {
-			if (b > 0)
-				o->self_allocs++;
-			o->self_alloc_bytes = tt_add(o->self_alloc_bytes, b);
-			o->self_increase = tt_add(o->self_increase, inc);
-			uint32_t k = hash_get(inst, (uint64_t)dev << 32 | m->track, i, *ninst, &added);
-			if (added) {
-				if ((*ninst & (*ninst - 1)) == 0) /* a power of two: full */
-					*inst_bytes = xreallocarray(*inst_bytes, *ninst ? *ninst * 2 : 1, sizeof **inst_bytes);
-				(*inst_bytes)[(*ninst)++] = 0;
+			x->allocs++;
+		x->alloc_bytes = tt_add(x->alloc_bytes, b);
+		x->increase = tt_add(x->increase, inc);
+		if (!self) {
+			if (o->self == 0) { /* its row, for the next sample (the top waits for self bytes) */
+				o->row = row;
+				o->dev = dev;
 			}
-			int64_t sum = (*inst_bytes)[k] = tt_add((*inst_bytes)[k], b);
-			if (sum > o->top_bytes) {
-				o->top_bytes = sum;
-				o->top = (struct slice_ref){ m->track, i };
-			}
+			continue;
 		}
-		self = false;
+		if (b > 0)
+			x->self_allocs++;
+		x->self_alloc_bytes = tt_add(x->self_alloc_bytes, b);
+		x->self_increase = tt_add(x->self_increase, inc);
+		if (o->dev != dev && o->self > 0)
+			continue; /* its bytes count on the device it met first (one instance, one top) */
+		o->row = row;
+		o->dev = dev;
+		o->self = tt_add(o->self, b);
 	}
+}
+
+static bool by_thread_less(const uint32_t *x, const uint32_t *y)
+{
+	const struct mem_sample *a = &sort_t->mem[*x], *b = &sort_t->mem[*y];
+	if (a->track != b->track)
+		return a->track < b->track;
+	return a->ts != b->ts ? a->ts < b->ts : *x < *y;
+}
+SORT_DEFINE(sort_by_thread, uint32_t, by_thread_less)
+
+static void attach_all(const struct trace *t, struct memory_report *r, const uint32_t *dev_of)
+{
+	uint32_t *order = xmalloc(t->nmem * sizeof *order), n = 0;
+	for (uint32_t i = 0; i < t->nmem; i++)
+		if (cpu_track(t, t->mem[i].track) != NULL)
+			order[n++] = i;
+	sort_by_thread(order, n);
+	struct sweep w = { .t = t, .r = r };
+	for (uint32_t k = 0; k < n; k++) {
+		const struct mem_sample *m = &t->mem[order[k]];
+		if (k == 0 || m->track != w.ti) {
+			while (w.n > 0)
+				close_top(&w);
+			w.ti = m->track;
+			w.next = 0;
+		}
+		sweep_to(&w, m->ts);
+		attach(&w, dev_of[order[k]], m);
+	}
+	while (w.n > 0)
+		close_top(&w);
+	free(w.v);
+	free(order);
+	free(w.rows.s);
 }
 
 static void count_calls(const struct trace *t, struct memory_report *r)
@@ -402,15 +505,7 @@ void memory_analyse(const struct trace *t, struct memory_report *r)
 		sort_samples(r->devices[d].sample, r->devices[d].n);
 		analyse_curve(t, r, &r->devices[d]);
 	}
-	/* operators */
-	struct hash rows = { 0 }, inst = { 0 };
-	int64_t *inst_bytes = NULL;
-	uint32_t ninst = 0, rows_cap = 0;
-	for (uint32_t i = 0; i < t->nmem; i++)
-		attach(t, r, &rows, &inst, &inst_bytes, &ninst, &rows_cap, dev_of[i], &t->mem[i]);
-	free(rows.s);
-	free(inst.s);
-	free(inst_bytes);
+	attach_all(t, r, dev_of);
 	free(dev_of);
 	count_calls(t, r);
 	sort_rows(r->rows, r->nrows);

@@ -233,6 +233,10 @@ static void report_text_head(FILE *f, struct trace *t, const char *sort)
 		if (r->nsteps > 0) {
 			fputs("     allocated at step start:", f);
 			for (uint32_t s = 0; s < r->nsteps; s++) {
+				if (r->nsteps > 12 && s == 6) { /* the first and the last few; JSON has them all */
+					fputs(" ...", f);
+					s = r->nsteps - 6;
+				}
 				if (d->step_allocated[s] < 0)
 					fprintf(f, " #%lld -", (long long)t->steps[r->steps[s]].number);
 				else
@@ -438,6 +442,8 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		struct slice_ref s = r->rows[tag].top;
 		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
 		view_status(v, "the instance of this operator that allocated most itself");
+	} else {
+		view_status(v, "no instance of this operator allocated: its samples only free");
 	}
 }
 
