@@ -180,8 +180,15 @@ static void on_instant(struct chrome_build *cb, const struct scan_event *ev)
 		m.total_allocated = ev->have & SA_TOTAL_ALLOC ? ev->total_allocated : -1;
 		m.total_reserved = ev->have & SA_TOTAL_RESERVED ? ev->total_reserved : -1;
 		m.bytes = ev->have & SA_BYTES ? ev->bytes : -1;
-		m.device_type = ev->have & SA_DEVICE_TYPE ? (int32_t)ev->device_type : -1;
-		m.device_id = ev->have & SA_DEVICE_ID ? (int32_t)ev->device_id : -1;
+		/* out of range: absent rather than wrapped into another device */
+		m.device_type = ev->have & SA_DEVICE_TYPE && ev->device_type >= 0 && ev->device_type <= INT8_MAX
+		                        ? (int8_t)ev->device_type
+		                        : -1;
+		m.device_id = ev->have & SA_DEVICE_ID && ev->device_id >= -1 && ev->device_id <= INT16_MAX
+		                      ? (int16_t)ev->device_id
+		                      : -1;
+		m.flags = (ev->have & SA_ADDR ? MEM_HAS_ADDR : 0) | (ev->have & SA_BYTES ? MEM_HAS_BYTES : 0);
+		m.track = TT_NONE; /* the builder sets it */
 		builder_memory(cb->b, ev->pid.present ? track_of(cb, ev) : TT_NONE, &m);
 		return;
 	}

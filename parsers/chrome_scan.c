@@ -1079,6 +1079,10 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 				p++;
 				st = lex_string(s, &p, &ev->m_name, true);
 				ev->have |= SA_M_NAME;
+			} else if (KEY(&k, "Addr")) {
+				if (*p != 'n')
+					ev->have |= SA_ADDR;
+				st = skip_value(s, &p);
 			} else {
 				handled = false;
 			}

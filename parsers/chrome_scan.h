@@ -79,6 +79,7 @@ enum {
 	SA_M_SORT = 1u << 14,      /* M events: args.sort_index */
 	SA_M_LABELS = 1u << 15,    /* M events: args.labels */
 	SA_PG_NAME = 1u << 16,     /* collectives: "Process Group Name" (a string) */
+	SA_ADDR = 1u << 17,        /* [memory] "Addr" (any value but null; only its presence is kept) */
 	SA_REGS = 1u << 20,        /* kernels: "registers per thread" */
 	SA_SMEM = 1u << 21,        /* kernels: "shared memory" (static + dynamic bytes) */
 };

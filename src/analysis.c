@@ -22,6 +22,7 @@ struct analysis_cache {
 	struct kernel_report *kernels[KG__COUNT];
 	struct op_report *ops;
 	struct gpu_metrics *gpu;
+	struct memory_report *memory;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -56,6 +57,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->gpu != NULL)
 		gpu_metrics_free(c->gpu);
 	free(c->gpu);
+	if (c->memory != NULL)
+		memory_free(c->memory);
+	free(c->memory);
 	free(c);
 }
 
@@ -176,3 +180,14 @@ const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
 }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }
+
+const struct memory_report *trace_memory(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->memory == NULL) {
+		c->memory = xcalloc(1, sizeof *c->memory);
+		memory_analyse(t, c->memory);
+		c->computed++;
+	}
+	return c->memory;
+}

@@ -15,6 +15,7 @@
 #include "src/gaps.h"
 #include "src/gpu_metrics.h"
 #include "src/kernels.h"
+#include "src/memory.h"
 #include "src/ops.h"
 #include "src/model.h"
 #include "src/ranks.h"
@@ -45,6 +46,8 @@ const struct op_report *trace_ops(struct trace *t);
 /* The GPU Summary figures of T over the plugin's steps (src/gpu_metrics.h), computed on
  * the first call. */
 const struct gpu_metrics *trace_gpu_metrics(struct trace *t);
+/* The Memory view's figures of T (src/memory.h), computed on the first call. */
+const struct memory_report *trace_memory(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

@@ -489,7 +489,8 @@ void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *
 		t->mem_cap = t->mem_cap ? t->mem_cap * 2 : 1024;
 		t->mem = xreallocarray(t->mem, t->mem_cap, sizeof *t->mem);
 	}
-	t->mem[t->nmem++] = *m;
+	t->mem[t->nmem] = *m;
+	t->mem[t->nmem++].track = track;
 	if (track != TT_NONE)
 		t->tracks[track].events++;
 }
@@ -727,7 +728,13 @@ void builder_merge(struct builder *dst, struct builder *src)
 	}
 	free(s->instants);
 	s->instants = NULL;
-	append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+	{
+		uint32_t first = d->nmem;
+		append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+		for (uint32_t k = first; k < d->nmem; k++)
+			if (d->mem[k].track != TT_NONE)
+				d->mem[k].track = tmap[d->mem[k].track];
+	}
 	free(s->mem);
 	s->mem = NULL;
 	for (uint32_t i = 0; i < s->ncounters; i++) {

@@ -131,7 +131,8 @@ bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin)
  * scope, or no thread known); SCOPE is 't', 'p', 'g' or 0 as the source says. */
 void builder_instant(struct builder *b, uint32_t track, int64_t ts, uint32_t name, uint32_t cat, char scope);
 /* Adds a sample of memory use (fields absent from the source are -1); TRACK, when not
- * TT_NONE, is the thread it came from (counted only). */
+ * TT_NONE, is the thread it came from: kept in the sample's track (M->track is ignored),
+ * where src/memory.c finds the operator that allocated. */
 void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *m);
 /* Appends (TS, VALUE) to the counter series (PID, NAME, KEY), adding it when new. */
 void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, uint32_t key, int64_t ts,

@@ -169,11 +169,19 @@ struct instant {
 	char scope;
 };
 
-/* One sample of a [memory] event. */
+/* One sample of a [memory] event (Kineto's profile_memory=True): 40 bytes. */
+enum mem_flag {
+	MEM_HAS_ADDR = 1,  /* args carry an "Addr" (PyTorch 1.10 on; the plugin's curve needs it) */
+	MEM_HAS_BYTES = 2, /* args carry "Bytes" (bytes is then the value, -1 included) */
+};
+
 struct mem_sample {
 	int64_t ts;
 	int64_t total_allocated, total_reserved, bytes; /* -1 when absent */
-	int32_t device_type, device_id;                  /* -1 when absent */
+	uint32_t track;    /* the thread it was recorded on, or TT_NONE */
+	int16_t device_id; /* -1 when absent (CPU samples say -1 too) */
+	int8_t device_type; /* c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP...; -1 when absent */
+	uint8_t flags;     /* enum mem_flag */
 };
 
 /* A counter series ("C" events): one per (pid, name, key). */

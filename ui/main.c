@@ -21,11 +21,15 @@
 #include "ui/escape.h"
 #include "ui/report.h"
 #include "ui/kernel_view.h"
+#include "ui/memory_view.h"
 #include "ui/op_view.h"
 #include "ui/overview.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode {
+	MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_MEMORY,
+	MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN
+};
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -190,9 +194,12 @@ static void usage(FILE *f)
 	      "                         time (the O view)\n"
 	      "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
 	      "                         Tensor Cores and launching operator (the K view)\n"
-	      "      --top=N            operators and kernels: list N rows (0: all; default 20 and 50\n"
-	      "                         in text, all in JSON)\n"
-	      "      --sort=COLUMN      operators and kernels: by the column with this JSON key\n"
+	      "      --report=memory    per file: each device's peak allocated and reserved memory,\n"
+	      "                         fragmentation, memory at each step, operators by bytes\n"
+	      "                         allocated (the U view; needs profile_memory=True)\n"
+	      "      --top=N            operators, kernels and memory: list N rows (0: all; default\n"
+	      "                         20, 50, 20 in text, all in JSON)\n"
+	      "      --sort=COLUMN      operators, kernels and memory: by the column with this JSON key\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
 	      "      --json             write the report (any but none) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
@@ -320,8 +327,10 @@ int main(int argc, char **argv)
 				mode = MODE_OPERATORS;
 			} else if (strcmp(optarg, "overview") == 0) {
 				mode = MODE_OVERVIEW;
+			} else if (strcmp(optarg, "memory") == 0) {
+				mode = MODE_MEMORY;
 			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, gaps, distributed, operators, kernels, none)", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, gaps, distributed, operators, kernels, memory, none)", optarg);
 				return 2;
 			}
 			break;
@@ -409,8 +418,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, overview, gaps, distributed, operators or kernels\n", stderr);
+	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_MEMORY && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, overview, gaps, distributed, operators, kernels or memory\n", stderr);
 		return 2;
 	}
 
@@ -536,9 +545,12 @@ int main(int argc, char **argv)
 		report_overview(stdout, traces, n, json);
 		break;
 	case MODE_KERNELS:
-	case MODE_OPERATORS: {
+	case MODE_OPERATORS:
+	case MODE_MEMORY: {
 		int rc = report_table(stdout, traces, n, json, top, sort,
-		                      mode == MODE_KERNELS ? &kernels_report : &operators_report);
+		                      mode == MODE_KERNELS   ? &kernels_report
+		                      : mode == MODE_MEMORY ? &memory_table_report
+		                                            : &operators_report);
 		if (rc != 0)
 			status = rc;
 		break;

@@ -334,8 +334,11 @@ int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top
 			fputs("== ", f);
 			escape_term(f, t->path, strlen(t->path));
 			fputc('\n', f);
-			if (tb.nrows == 0) {
+			if (tb.nrows == 0 && (def->has_data == NULL || !def->has_data(t))) {
 				fprintf(f, "   %s\n\n", def->empty);
+			} else if (tb.nrows == 0) {
+				def->text_head(f, t, sort);
+				fputc('\n', f);
 			} else {
 				def->text_head(f, t, sort);
 				uint32_t shown, *rows = report_rows(&tb, sort, top, def->text_rows, &shown);

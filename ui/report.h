@@ -33,6 +33,9 @@ struct table_report {
 	uint64_t text_cols;                     /* the columns of the text (a column set) */
 	uint32_t text_rows;                     /* rows in text without --top */
 	const char *empty;                      /* said when a file has no row */
+	/* May be NULL. When set and true for a file with no row, the text head is written
+	 * anyway (the memory report's peaks need no operator) and EMPTY is not said. */
+	bool (*has_data)(struct trace *t);
 };
 /* Writes DEF's table for each usable trace, in its own order or by the column keyed SORT:
  * the first TOP rows (0: all; negative: DEF's text_rows) as text; in JSON all, or the

@@ -21,11 +21,11 @@ static int page_rows(const struct table_panel *tp)
 	return n > 1 ? n : 1;
 }
 
-/* The owner's header lines for the panel's height: what it asks, leaving a row. */
+/* The owner's header lines for the panel's height: what it asks, leaving three rows. */
 static void layout_header(struct table_panel *tp, struct app *app)
 {
 	int want = tp->own->header_rows != NULL ? tp->own->header_rows(tp, app, tp->base.r.h) : 0;
-	int room = tp->base.r.h - 4;
+	int room = tp->base.r.h - 6; /* the title, the column titles, three rows, the detail line */
 	tp->hdr = want < 0 ? 0 : want > room ? (room > 0 ? room : 0) : want;
 }
 

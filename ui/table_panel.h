@@ -5,7 +5,9 @@
  * the owner (to jump to the timeline), and a detail line for the selected row that shows
  * whole what the columns had to cut. The owner (a view file such as ui/gap_list.c) fills
  * the table, names the panel and may take actions of its own (the gap list's cause
- * filter); after changing the table it calls table_panel_refresh. */
+ * filter); after changing the table it calls table_panel_refresh. An owner may also draw
+ * a header of its own between the title and the column titles (the Memory view's curve
+ * and peaks). */
 #ifndef TT_TABLE_PANEL_H
 #define TT_TABLE_PANEL_H
 
@@ -29,7 +31,7 @@ struct table_owner {
 	/* Called before each frame: the owner may rebuild a table that went stale. May be NULL. */
 	void (*update)(struct table_panel *tp, struct app *app);
 	/* Lines the owner draws between the title and the column headings (a summary, a
-	 * curve) in a panel H lines high; the table keeps at least one row. May be NULL. */
+	 * curve) in a panel H lines high; the table keeps at least three rows. May be NULL. */
 	int (*header_rows)(struct table_panel *tp, struct app *app, int h);
 	/* Draws those lines into R of G. May be NULL when header_rows is. */
 	void (*header)(struct table_panel *tp, struct app *app, struct grid *g, struct rect r, const struct render_opts *o);
