@@ -49,12 +49,12 @@ is "$(q files.0.gpu_activities files.0.gpu_activities_linked | tr '\n' ' ')" "6 
 is "$(q files.0.operators.0.longest_dur_ns)" 100000 "the longest instance is kept"
 
 out=$("$TTRACE" --report=operators "$TMP/o.json")
-like "$out" "3 operators by device total; 5 of 6 GPU activities reach an operator" "text report: the count and the linking"
+like "$out" "3 operator names by device total; 5 of 6 GPU activities reach an operator" "text report: the count and the linking"
 like "$out" "aten::addmm" "text: the names"
 
 # --top and --sort (text and JSON), and their usage errors
 out=$("$TTRACE" --report=operators --top=1 --sort=self_cpu_ns "$TMP/o.json")
-like "$out" "3 operators by self_cpu_ns" "--sort names the column in the heading"
+like "$out" "3 operator names by self_cpu_ns" "--sort names the column in the heading"
 like "$out" "aten::linear" "--sort=self_cpu_ns: linear (116 us) first"
 unlike "$out" "aten::addmm" "--top=1: one row"
 like "$out" "... and 2 more" "and says how many more"
@@ -62,13 +62,13 @@ is "$("$TTRACE" --report=operators --json --sort=self_cpu_ns --top=2 "$TMP/o.jso
 	"2 aten::addmm " "JSON: --top limits it, in the --sort order (addmm's 76 us second)"
 run --report=operators --sort=nope "$TMP/o.json"
 is "$rc" 2 "an unknown --sort column is a usage error"
-like "$err" "no column 'nope' (columns: name, calls, self_cpu_ns" "and lists the columns"
+like "$err" "no column 'nope' (columns: name, input_shapes, source, depth, parent, calls, self_cpu_ns" "and lists the columns"
 run --report=kernels --top=-1 "$TMP/o.json"
 is "$rc" 2 "a negative --top is a usage error"
 
 scr() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$TMP/o.json" | sed '/^--$/,$d'; }
 out=$(scr O)
-like "$out" "3 operators; 5 of 6 GPU activities reach an operator, by device total" "O opens the Operators view"
+like "$out" "3 operator names; 5 of 6 GPU activities reach an operator, by device total" "O opens the Operators view"
 out=$(scr 'Oj<Enter>')
 like "$out" "the longest call of this operator" "Enter jumps to the longest instance"
 like "$out" "aten::addmm" "of the selected row"

@@ -73,6 +73,7 @@ static const struct {
 	[A_GAP_ORDER] = { "gap-order", "gap list: longest first or in time order", "Gap list" },
 	[A_GAP_CAUSE] = { "gap-cause", "gap list: only the next cause (then every cause)", "Gap list" },
 	[A_GAP_DEVICE] = { "gap-device", "gap list: only the next GPU (then every GPU)", "Gap list" },
+	[A_GROUP_NEXT] = { "group-next", "group rows the next way (operators: name, shapes, source, tree)", "Sort and filter" },
 	[A_ACCEPT] = { "accept", "accept the text", "Prompt" },
 	[A_ERASE] = { "erase", "erase the last character", "Prompt" },
 };
@@ -124,6 +125,7 @@ static const struct binding default_bindings[] = {
 	{ TT_KEY_LEFT, A_COLS_LEFT, L }, { 'h', A_COLS_LEFT, L },        { TT_KEY_RIGHT, A_COLS_RIGHT, L },
 	{ 'l', A_COLS_RIGHT, L },
 	{ 't', A_GAP_ORDER, L },         { 'c', A_GAP_CAUSE, L },        { 'd', A_GAP_DEVICE, L },
+	{ 'g', A_GROUP_NEXT, L },
 	/* help */
 	{ TT_KEY_UP, A_ROW_UP, H },      { 'k', A_ROW_UP, H },           { TT_KEY_DOWN, A_ROW_DOWN, H },
 	{ 'j', A_ROW_DOWN, H },          { TT_KEY_PGUP, A_PAGE_UP, H },  { TT_KEY_PGDN, A_PAGE_DOWN, H },
