@@ -172,6 +172,7 @@ void op_args_keys(const struct trace *t, const struct op_tree *tree, enum op_gro
 		char *cause = NULL;
 		bool whole = t->args->ops->read(t->args, w[i].offset, n, win, &cause) == 0;
 		free(cause);
+		cause = NULL;
 		for (uint32_t k = i; k < j; k++) {
 			const struct op_inst *in = &tree->inst[w[k].inst];
 			if (whole) {

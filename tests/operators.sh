@@ -176,6 +176,9 @@ PLUGIN
 	for f in $(cd "$S" && find . -type f -name '*.json*' | sort); do
 		run --report=operators --json "$S/$f"
 		no_crash "operators report on $f"
+		# shapes read from args: a side store (one-frame .zst) reads one op at a time
+		run --report=operators --json --group-by=shape "$S/$f"
+		no_crash "operators by shape on $f"
 	done
 fi
 finish
