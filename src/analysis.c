@@ -20,7 +20,8 @@ struct analysis_cache {
 	 * modes asked (three at most for the timeline, one for a report) */
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
 	struct kernel_report *kernels[KG__COUNT];
-	struct op_report *ops;
+	struct op_tree *op_tree;
+	struct op_report *ops[OP__GROUPS];
 	struct gpu_metrics *gpu;
 	struct memory_report *memory;
 	int nranks;
@@ -51,9 +52,14 @@ static void cache_free(struct analysis_cache *c)
 			kernels_free(c->kernels[g]);
 		free(c->kernels[g]);
 	}
-	if (c->ops != NULL)
-		ops_free(c->ops);
-	free(c->ops);
+	for (int g = 0; g < OP__GROUPS; g++) {
+		if (c->ops[g] != NULL)
+			ops_free(c->ops[g]);
+		free(c->ops[g]);
+	}
+	if (c->op_tree != NULL)
+		ops_tree_free(c->op_tree);
+	free(c->op_tree);
 	if (c->gpu != NULL)
 		gpu_metrics_free(c->gpu);
 	free(c->gpu);
@@ -155,15 +161,15 @@ const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group gro
 	return c->kernels[group];
 }
 
-const struct op_report *trace_ops(struct trace *t)
+const struct op_tree *trace_op_tree(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);
-	if (c->ops == NULL) {
-		c->ops = xcalloc(1, sizeof *c->ops);
-		ops_analyse(t, c->ops);
+	if (c->op_tree == NULL) {
+		c->op_tree = xcalloc(1, sizeof *c->op_tree);
+		ops_tree_build(t, c->op_tree);
 		c->computed++;
 	}
-	return c->ops;
+	return c->op_tree;
 }
 
 const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
@@ -178,6 +184,32 @@ const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
 	}
 	return c->gpu;
 }
+
+const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_keys_fn keys_fn)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->ops[g] != NULL)
+		return c->ops[g];
+	const struct op_tree *tree = trace_op_tree(t);
+	struct op_report *r = xcalloc(1, sizeof *r);
+	if (g == OP_BY_TREE) {
+		ops_group_tree(t, tree, r);
+	} else if (g == OP_BY_NAME || keys_fn == NULL) {
+		ops_group(t, tree, g, NULL, NULL, r);
+	} else {
+		uint32_t *keys = xcalloc(tree->n ? tree->n : 1, sizeof *keys);
+		struct strtab text;
+		strtab_init(&text);
+		keys_fn(t, tree, g, keys, &text);
+		ops_group(t, tree, g, keys, &text, r);
+		strtab_free(&text);
+		free(keys);
+	}
+	c->computed++;
+	return c->ops[g] = r;
+}
+
+const struct op_report *trace_ops(struct trace *t) { return trace_ops_grouped(t, OP_BY_NAME, NULL); }
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }
 

@@ -41,8 +41,18 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 /* The Kernels view's figures of T grouped by GROUP (src/kernels.h), computed on the first
  * call for that grouping. */
 const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group group);
-/* The Operators view's figures of T (src/ops.h), computed on the first call. */
+/* The operator tree of T (src/ops.h), built on the first call. */
+const struct op_tree *trace_op_tree(struct trace *t);
+/* The Operators view's figures of T grouped by name (src/ops.h), computed on the first
+ * call. */
 const struct op_report *trace_ops(struct trace *t);
+/* Fills KEYS[i] (ids into TEXT, 0: none) with node i's grouping key of G for TREE, T's
+ * operator tree: what reads args lives outside src/ (parsers/op_args.h). */
+typedef void (*op_keys_fn)(const struct trace *t, const struct op_tree *tree, enum op_group g, uint32_t *keys,
+                           struct strtab *text);
+/* T's operators grouped by G (any grouping: KEYS_FN gives the keys of OP_BY_SHAPE and
+ * OP_BY_SOURCE, and is not called for the others), computed on the first call for G. */
+const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_keys_fn keys_fn);
 /* The GPU Summary figures of T over the plugin's steps (src/gpu_metrics.h), computed on
  * the first call. */
 const struct gpu_metrics *trace_gpu_metrics(struct trace *t);

@@ -75,7 +75,7 @@ static const struct {
 	[A_GAP_ORDER] = { "gap-order", "gap list: longest first or in time order", "Gap list" },
 	[A_GAP_CAUSE] = { "gap-cause", "gap list: only the next cause (then every cause)", "Gap list" },
 	[A_GAP_DEVICE] = { "gap-device", "gap list: only the next GPU (then every GPU)", "Gap list" },
-	[A_GROUP_NEXT] = { "group-next", "group the rows the next way (kernels: by name, launch shape, launching operator)", "Rows" },
+	[A_GROUP_NEXT] = { "group-next", "group the rows the next way (operators: name, shapes, source, tree; kernels: name, launch shape, operator)", "Rows" },
 	[A_SHORT_NAMES] = { "short-names", "fold template arguments and parameters of names (<…> (…))", "Rows" },
 	[A_ACCEPT] = { "accept", "accept the text", "Prompt" },
 	[A_ERASE] = { "erase", "erase the last character", "Prompt" },

@@ -200,6 +200,8 @@ static void usage(FILE *f)
 	      "      --top=N            operators, kernels and memory: list N rows (0: all; default\n"
 	      "                         20, 50, 20 in text, all in JSON)\n"
 	      "      --sort=COLUMN      operators, kernels and memory: by the column with this JSON key\n"
+	      "      --group-by=WAY     operators: by name (default), shape (and input shapes), source\n"
+	      "                         (and source location) or tree (the call tree, rolled up)\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
 	      "      --json             write the report (any but none) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
@@ -289,6 +291,7 @@ int main(int argc, char **argv)
 	int64_t gap_min = 100000; /* 100 us */
 	int align = ALIGN_COLLECTIVE;
 	const char *keys = NULL, *keymap = NULL, *sort = NULL;
+	enum op_group group_by = OP_BY_NAME;
 	int top = -1; /* the report's own default */
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
@@ -300,6 +303,7 @@ int main(int argc, char **argv)
 		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
 		{ "gap-min", required_argument, NULL, 'g' },      { "align", required_argument, NULL, 'L' },
 		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
+		{ "group-by", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -391,6 +395,15 @@ int main(int argc, char **argv)
 		case 'o':
 			sort = optarg;
 			break;
+		case 'B': {
+			int g = ops_group_of(optarg);
+			if (g < 0) {
+				escape_say(stderr, "ttrace: --group-by wants name, shape, source or tree (got '%s')", optarg);
+				return 2;
+			}
+			group_by = (enum op_group)g;
+			break;
+		}
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
 				escape_say(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')", optarg);
@@ -550,7 +563,7 @@ int main(int argc, char **argv)
 		int rc = report_table(stdout, traces, n, json, top, sort,
 		                      mode == MODE_KERNELS   ? &kernels_report
 		                      : mode == MODE_MEMORY ? &memory_table_report
-		                                            : &operators_report);
+		                                            : op_view_report(group_by));
 		if (rc != 0)
 			status = rc;
 		break;

@@ -292,7 +292,8 @@ static bool sort_ok(const char *sort, const struct column *cols, int n, const ch
 	char list[1024] = "";
 	size_t l = 0;
 	for (int c = 0; c < n && l < sizeof list; c++)
-		l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", c ? ", " : "", cols[c].key);
+		if (c == 0 || strcmp(cols[c].key, cols[c - 1].key) != 0) /* a text/JSON pair once */
+			l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", c ? ", " : "", cols[c].key);
 	escape_say(stderr, "ttrace: --sort: the %s report has no column '%s' (columns: %s)", report, sort, list);
 	return false;
 }
