@@ -74,6 +74,11 @@ like "$out" "Overview of rank 0: ProfilerStep#1 as the TensorBoard plugin stretc
 	"nothing selected: rank 0"
 out=$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>K' "$F" "$TMP/early.json" | sed '/^--$/,$d')
 like "$out" "rank 1: 6 rows by name" "K too opens on the selected rank"
+T="$srcdir/tests/fixtures/ops/tree.json"
+like "$("$TTRACE" -q --dump-screen --size=160x30 --keys='O' "$T" "$TMP/early.json")" "rank 0: " \
+	"O on rank 0 (a trace with operators)"
+like "$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>O' "$T" "$TMP/early.json")" \
+	"no operator in this trace" "O on the selected rank 1, which has none, says so"
 
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}\n' >"$TMP/cpu.json"
 like "$("$TTRACE" --report=overview "$TMP/cpu.json")" "no GPU kernel in this trace (record with ProfilerActivity.CUDA)" \

@@ -24,7 +24,7 @@ int op_view_columns(struct column *cols)
 {
 	static const struct column c[OP_TABLE_COLS] = {
 		/* the name as shown: indented by depth in the tree mode */
-		[O_LABEL] = { "name", "operator", COL_TEXT, 2, COL_TEXT_ONLY },
+		[O_LABEL] = { "name", "operator", COL_TEXT, 2, COL_TEXT_ONLY | COL_WIDE },
 		[O_NAME] = { "name", "operator", COL_TEXT, 0, COL_JSON_ONLY },
 		[O_SHAPE] = { "input_shapes", "input shapes", COL_TEXT, 1, COL_OMIT_NULL },
 		[O_SOURCE] = { "source", "source", COL_TEXT, 1, COL_OMIT_NULL },
@@ -189,6 +189,7 @@ struct op_view {
 	struct table t;
 	struct column cols[OP_TABLE_COLS];
 	struct view *v;
+	int rank;                  /* the rank position it shows */
 	enum op_group group;
 	const struct op_report *r; /* the cache's, for GROUP */
 };
@@ -198,7 +199,10 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	const struct op_view *o = tp->owner;
 	(void)app;
 	const char *why = missing(o->r);
-	snprintf(buf, n, "%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", o->r->n,
+	char rk[32] = "";
+	if (o->v->nts > 1)
+		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(o->v, o->rank));
+	snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
 	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
 	         tp->sort_col >= 0 ? "" : o->group == OP_BY_TREE ? ", as a call tree" : ", by device total",
 	         why != NULL ? "; " : "", why != NULL ? why : "");
@@ -208,11 +212,12 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct op_view *o = tp->owner;
 	struct view *v = o->v;
+	int rank = o->rank;
 	const struct op_report *r = o->r; /* the cache's: it outlives the panel */
 	app_pop(app);                     /* frees the panel and O */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
-		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
+		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
 		view_status(v, "the longest call of this operator (] leads to its GPU work)");
 	}
 }
@@ -220,9 +225,9 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 static void regroup(struct table_panel *tp, struct op_view *o, enum op_group g)
 {
 	o->group = g;
-	o->r = op_view_report_of(o->v->ts[0], g);
+	o->r = op_view_report_of(o->v->ts[o->rank], g);
 	table_clear(&o->t);
-	op_view_fill(&o->t, o->v->ts[0], o->r);
+	op_view_fill(&o->t, o->v->ts[o->rank], o->r);
 	tp->cols = group_cols(g);
 	tp->hscroll = 0;
 	table_panel_sort(tp, g == OP_BY_TREE ? -1 : tp->sort_col, tp->desc);
@@ -257,17 +262,19 @@ static const struct table_owner op_owner = {
 struct panel *op_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	const struct op_report *r = trace_ops(v->ts[0]);
+	int rank = view_focus_rank(v);
+	const struct op_report *r = trace_ops(v->ts[rank]);
 	if (r->n == 0) {
 		view_status(v, "no operator in this trace (record with ProfilerActivity.CPU)");
 		return NULL;
 	}
 	struct op_view *o = xcalloc(1, sizeof *o);
 	o->v = v;
+	o->rank = rank;
 	o->r = r;
 	o->group = OP_BY_NAME;
 	table_init(&o->t, o->cols, op_view_columns(o->cols));
-	op_view_fill(&o->t, v->ts[0], r);
+	op_view_fill(&o->t, v->ts[rank], r);
 	struct panel *p = table_panel_new(&o->t, &op_owner, o);
 	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME);
 	return p;
