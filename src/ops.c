@@ -94,6 +94,15 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 	struct open *stack = xmalloc(scap * sizeof *stack);
 
 	memset(tree, 0, sizeof *tree);
+	/* room for every CPU slice at once: growing by doubling copied the arrays over and
+	 * over (most of the time on a 1 GB trace); pages never written are never touched */
+	uint64_t ncpu = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		if (t->tracks[ti].kind == TRACK_CPU)
+			ncpu += t->tracks[ti].nslices;
+	cap = ncpu > 0 && ncpu < UINT32_MAX ? (uint32_t)ncpu : 1024;
+	tree->inst = xreallocarray(NULL, cap, sizeof *tree->inst);
+	b = xreallocarray(NULL, cap, sizeof *b);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_CPU)
@@ -283,6 +292,31 @@ void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group 
 		strtab_free(&r->keys);
 		r->keys = *key_text;
 		strtab_init(key_text);
+	}
+	if (keys == NULL) {
+		/* by name alone: a row per string id, instances in tree order (as the sort
+		 * below would give them), no sort of a million instances */
+		uint32_t ns = t->strings.n ? t->strings.n : 1;
+		uint32_t *slot = xmalloc(ns * sizeof *slot);
+		memset(slot, 0xff, ns * sizeof *slot);
+		uint32_t cap = 256;
+		r->rows = xmalloc(cap * sizeof *r->rows);
+		for (uint32_t i = 0; i < tree->n; i++) {
+			const struct op_inst *in = &tree->inst[i];
+			if (!in->row || in->name >= ns)
+				continue;
+			if (slot[in->name] == TT_NONE) {
+				if (r->n == cap)
+					r->rows = xreallocarray(r->rows, cap *= 2, sizeof *r->rows);
+				slot[in->name] = r->n;
+				r->rows[r->n++] = (struct op_row){ .name = in->name, .key = 0, .parent = TT_NONE };
+			}
+			add_inst(t, &r->rows[slot[in->name]], in);
+		}
+		free(slot);
+		if (r->n > 1)
+			qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+		return;
 	}
 	struct keyed *k = xmalloc((tree->n ? tree->n : 1) * sizeof *k);
 	uint32_t nk = 0;
