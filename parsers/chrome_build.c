@@ -22,7 +22,7 @@
 /* The args of an event that are facts of a GPU operation or of its launch. */
 #define GPU_ARGS                                                                                          \
 	(SA_CORRELATION | SA_EXTERNAL_ID | SA_DEVICE | SA_STREAM | SA_GRID | SA_BLOCK | SA_BLOCKS_PER_SM |     \
-	 SA_OCCUPANCY | SA_BYTES | SA_PG_NAME)
+	 SA_OCCUPANCY | SA_BYTES | SA_PG_NAME | SA_REGS | SA_SMEM)
 
 void chrome_build_init(struct chrome_build *cb, struct builder *b)
 {
@@ -98,7 +98,7 @@ static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 	 * most of them keep no facts: fill from a template, then only what is there */
 	static const struct builder_gpu absent = {
 		.correlation = -1, .external_id = -1, .stream = -1, .bytes = -1, .device = -1,
-		.blocks_per_sm = NAN, .occupancy = NAN,
+		.blocks_per_sm = NAN, .occupancy = NAN, .regs = -1, .smem = -1,
 	};
 	uint32_t have = ev->have;
 
@@ -110,7 +110,7 @@ static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 	if (have & SA_EXTERNAL_ID)
 		g->external_id = ev->external_id;
 	if (have & (SA_STREAM | SA_BYTES | SA_DEVICE | SA_GRID | SA_BLOCK | SA_BLOCKS_PER_SM | SA_OCCUPANCY |
-	            SA_PG_NAME)) {
+	            SA_PG_NAME | SA_REGS | SA_SMEM)) {
 		if (have & SA_STREAM)
 			g->stream = ev->stream;
 		if (have & SA_BYTES)
@@ -125,6 +125,10 @@ static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 			g->blocks_per_sm = (float)ev->blocks_per_sm;
 		if (have & SA_OCCUPANCY)
 			g->occupancy = (float)ev->occupancy;
+		if ((have & SA_REGS) && ev->regs >= 0 && ev->regs <= INT32_MAX)
+			g->regs = (int32_t)ev->regs;
+		if ((have & SA_SMEM) && ev->smem >= 0 && ev->smem <= INT32_MAX)
+			g->smem = (int32_t)ev->smem;
 		if (have & SA_PG_NAME) {
 			g->pg = ev->pg_name.p != NULL ? ev->pg_name.p : "";
 			g->pg_len = ev->pg_name.len;
@@ -183,8 +187,15 @@ static void on_instant(struct chrome_build *cb, const struct scan_event *ev)
 		m.total_allocated = ev->have & SA_TOTAL_ALLOC ? ev->total_allocated : -1;
 		m.total_reserved = ev->have & SA_TOTAL_RESERVED ? ev->total_reserved : -1;
 		m.bytes = ev->have & SA_BYTES ? ev->bytes : -1;
-		m.device_type = ev->have & SA_DEVICE_TYPE ? (int32_t)ev->device_type : -1;
-		m.device_id = ev->have & SA_DEVICE_ID ? (int32_t)ev->device_id : -1;
+		/* out of range: absent rather than wrapped into another device */
+		m.device_type = ev->have & SA_DEVICE_TYPE && ev->device_type >= 0 && ev->device_type <= INT8_MAX
+		                        ? (int8_t)ev->device_type
+		                        : -1;
+		m.device_id = ev->have & SA_DEVICE_ID && ev->device_id >= -1 && ev->device_id <= INT16_MAX
+		                      ? (int16_t)ev->device_id
+		                      : -1;
+		m.flags = (ev->have & SA_ADDR ? MEM_HAS_ADDR : 0) | (ev->have & SA_BYTES ? MEM_HAS_BYTES : 0);
+		m.track = TT_NONE; /* the builder sets it */
 		builder_memory(cb->b, ev->pid.present ? track_of(cb, ev) : TT_NONE, &m);
 		return;
 	}

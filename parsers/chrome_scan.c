@@ -1079,6 +1079,10 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 				p++;
 				st = lex_string(s, &p, &ev->m_name, true);
 				ev->have |= SA_M_NAME;
+			} else if (KEY(&k, "Addr")) {
+				if (*p != 'n')
+					ev->have |= SA_ADDR;
+				st = skip_value(s, &p);
 			} else {
 				handled = false;
 			}
@@ -1148,6 +1152,9 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 			if (KEY(&k, "blocks per SM") && *p != '"' && *p != '{' && *p != '[') {
 				st = lex_double(s, &p, &ev->blocks_per_sm);
 				ev->have |= SA_BLOCKS_PER_SM;
+			} else if (KEY(&k, "shared memory") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->smem, &u, &nf);
+				if (!nf) ev->have |= SA_SMEM;
 			} else {
 				handled = false;
 			}
@@ -1173,6 +1180,14 @@ static enum step parse_args(struct scanner *s, const char **pp, struct scan_even
 				p++;
 				st = lex_string(s, &p, &ev->pg_name, true);
 				ev->have |= SA_PG_NAME;
+			} else {
+				handled = false;
+			}
+			break;
+		case 20:
+			if (KEY(&k, "registers per thread") && *p != '"' && *p != '{' && *p != '[') {
+				st = lex_int(s, &p, &ev->regs, &u, &nf);
+				if (!nf) ev->have |= SA_REGS;
 			} else {
 				handled = false;
 			}

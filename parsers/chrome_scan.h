@@ -79,7 +79,10 @@ enum {
 	SA_M_SORT = 1u << 14,      /* M events: args.sort_index */
 	SA_M_LABELS = 1u << 15,    /* M events: args.labels */
 	SA_PG_NAME = 1u << 16,     /* collectives: "Process Group Name" (a string) */
-	SA_FLOPS = 1u << 17,       /* operators: "flops" (with_flops=True) */
+	SA_ADDR = 1u << 17,        /* [memory] "Addr" (any value but null; only its presence is kept) */
+	SA_REGS = 1u << 20,        /* kernels: "registers per thread" */
+	SA_SMEM = 1u << 21,        /* kernels: "shared memory" (static + dynamic bytes) */
+	SA_FLOPS = 1u << 22,       /* operators: "flops" (with_flops=True) */
 };
 
 #define SCAN_MAX_COUNTER_VALUES 8
@@ -104,6 +107,7 @@ struct scan_event {
 	int64_t correlation, external_id, device, stream;
 	int32_t grid[3], block[3];
 	double blocks_per_sm, occupancy;
+	int64_t regs, smem;
 	int64_t bytes, total_allocated, total_reserved, device_id, device_type;
 	int64_t flops;
 	int64_t m_sort_index;

@@ -19,8 +19,11 @@ struct analysis_cache {
 	/* never evicted: a caller may keep a shallow copy; there are as many as the sets and
 	 * modes asked (three at most for the timeline, one for a report) */
 	struct ranks_entry **ranks; /* each allocated apart: pointers to them stay valid */
-	struct kernel_report *kernels;
-	struct op_report *ops;
+	struct kernel_report *kernels[KG__COUNT];
+	struct op_tree *op_tree;
+	struct op_report *ops[OP__GROUPS];
+	struct gpu_metrics *gpu;
+	struct memory_report *memory;
 	struct step_report *steps;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
@@ -45,12 +48,25 @@ static void cache_free(struct analysis_cache *c)
 		free(c->ranks[i]);
 	}
 	free(c->ranks);
-	if (c->kernels != NULL)
-		kernels_free(c->kernels);
-	free(c->kernels);
-	if (c->ops != NULL)
-		ops_free(c->ops);
-	free(c->ops);
+	for (int g = 0; g < KG__COUNT; g++) {
+		if (c->kernels[g] != NULL)
+			kernels_free(c->kernels[g]);
+		free(c->kernels[g]);
+	}
+	for (int g = 0; g < OP__GROUPS; g++) {
+		if (c->ops[g] != NULL)
+			ops_free(c->ops[g]);
+		free(c->ops[g]);
+	}
+	if (c->op_tree != NULL)
+		ops_tree_free(c->op_tree);
+	free(c->op_tree);
+	if (c->gpu != NULL)
+		gpu_metrics_free(c->gpu);
+	free(c->gpu);
+	if (c->memory != NULL)
+		memory_free(c->memory);
+	free(c->memory);
 	if (c->steps != NULL)
 		steps_free(c->steps);
 	free(c->steps);
@@ -136,26 +152,28 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 	return &e->rr;
 }
 
-const struct kernel_report *trace_kernels(struct trace *t)
+const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group group)
 {
 	struct analysis_cache *c = cache_of(t);
-	if (c->kernels == NULL) {
-		c->kernels = xcalloc(1, sizeof *c->kernels);
-		kernels_analyse(t, c->kernels);
+	if (group < 0 || group >= KG__COUNT)
+		group = KG_NAME;
+	if (c->kernels[group] == NULL) {
+		c->kernels[group] = xcalloc(1, sizeof *c->kernels[group]);
+		kernels_analyse(t, group, c->kernels[group]);
 		c->computed++;
 	}
-	return c->kernels;
+	return c->kernels[group];
 }
 
-const struct op_report *trace_ops(struct trace *t)
+const struct op_tree *trace_op_tree(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);
-	if (c->ops == NULL) {
-		c->ops = xcalloc(1, sizeof *c->ops);
-		ops_analyse(t, c->ops);
+	if (c->op_tree == NULL) {
+		c->op_tree = xcalloc(1, sizeof *c->op_tree);
+		ops_tree_build(t, c->op_tree);
 		c->computed++;
 	}
-	return c->ops;
+	return c->op_tree;
 }
 
 const struct step_report *trace_steps(struct trace *t)
@@ -169,4 +187,54 @@ const struct step_report *trace_steps(struct trace *t)
 	return c->steps;
 }
 
+const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->gpu == NULL) {
+		/* the plugin's window: its device-adjusted steps, whatever the gap length */
+		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		c->gpu = xcalloc(1, sizeof *c->gpu);
+		gpu_metrics_analyse(t, g->tb_start, g->tb_end, c->gpu);
+		c->computed++;
+	}
+	return c->gpu;
+}
+
+const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_keys_fn keys_fn)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->ops[g] != NULL)
+		return c->ops[g];
+	const struct op_tree *tree = trace_op_tree(t);
+	struct op_report *r = xcalloc(1, sizeof *r);
+	if (g == OP_BY_TREE) {
+		ops_group_tree(t, tree, r);
+	} else if (g == OP_BY_NAME || keys_fn == NULL) {
+		ops_group(t, tree, g, NULL, NULL, r);
+	} else {
+		uint32_t *keys = xcalloc(tree->n ? tree->n : 1, sizeof *keys);
+		struct strtab text;
+		strtab_init(&text);
+		keys_fn(t, tree, g, keys, &text);
+		ops_group(t, tree, g, keys, &text, r);
+		strtab_free(&text);
+		free(keys);
+	}
+	c->computed++;
+	return c->ops[g] = r;
+}
+
+const struct op_report *trace_ops(struct trace *t) { return trace_ops_grouped(t, OP_BY_NAME, NULL); }
+
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }
+
+const struct memory_report *trace_memory(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->memory == NULL) {
+		c->memory = xcalloc(1, sizeof *c->memory);
+		memory_analyse(t, c->memory);
+		c->computed++;
+	}
+	return c->memory;
+}

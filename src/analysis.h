@@ -13,13 +13,17 @@
 #include <stdint.h>
 
 #include "src/gaps.h"
+#include "src/gpu_metrics.h"
 #include "src/kernels.h"
+#include "src/memory.h"
 #include "src/ops.h"
 #include "src/model.h"
 #include "src/ranks.h"
 #include "src/steps.h"
 
 #define ANALYSIS_GAPS_KEPT 8
+/* The gap length the views and reports start with: 100 us. */
+#define ANALYSIS_DEFAULT_MIN_GAP 100000
 
 struct gap_analysis {
 	int64_t min_gap;
@@ -35,10 +39,26 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap);
  * ALIGN_MANUAL, whose offsets are the user's), computed once per set and mode; kept by
  * TS[0]'s cache until TS[0] is freed (the other traces must live as long). */
 const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode);
-/* The Kernels view's figures of T (src/kernels.h), computed on the first call. */
-const struct kernel_report *trace_kernels(struct trace *t);
-/* The Operators view's figures of T (src/ops.h), computed on the first call. */
+/* The Kernels view's figures of T grouped by GROUP (src/kernels.h), computed on the first
+ * call for that grouping. */
+const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group group);
+/* The operator tree of T (src/ops.h), built on the first call. */
+const struct op_tree *trace_op_tree(struct trace *t);
+/* The Operators view's figures of T grouped by name (src/ops.h), computed on the first
+ * call. */
 const struct op_report *trace_ops(struct trace *t);
+/* Fills KEYS[i] (ids into TEXT, 0: none) with node i's grouping key of G for TREE, T's
+ * operator tree: what reads args lives outside src/ (parsers/op_args.h). */
+typedef void (*op_keys_fn)(const struct trace *t, const struct op_tree *tree, enum op_group g, uint32_t *keys,
+                           struct strtab *text);
+/* T's operators grouped by G (any grouping: KEYS_FN gives the keys of OP_BY_SHAPE and
+ * OP_BY_SOURCE, and is not called for the others), computed on the first call for G. */
+const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_keys_fn keys_fn);
+/* The GPU Summary figures of T over the plugin's steps (src/gpu_metrics.h), computed on
+ * the first call. */
+const struct gpu_metrics *trace_gpu_metrics(struct trace *t);
+/* The Memory view's figures of T (src/memory.h), computed on the first call. */
+const struct memory_report *trace_memory(struct trace *t);
 /* The Overview's step figures of T (src/steps.h), computed on the first call. */
 const struct step_report *trace_steps(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */

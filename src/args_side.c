@@ -60,6 +60,12 @@ struct args_side {
 	char *spare;         /* under lock: a buffer the thread is done with */
 	size_t spare_cap;
 	bool quit;           /* under lock */
+
+	/* reads: the last chunk decompressed, kept for the next read (the Operators view's
+	 * shapes read every operator's args in file order: one chunk serves hundreds) */
+	pthread_mutex_t read_lock;
+	uint32_t cached;     /* under read_lock: chunk index + 1 of cached_raw, 0: none */
+	char *cached_raw;
 };
 
 static void compress_chunk(struct args_side *s, const char *buf, size_t len, uint64_t first)
@@ -286,10 +292,20 @@ static int side_read(struct args_store *st, uint64_t offset, size_t len, char *b
 	if (lo == 0)
 		goto missing;
 	c = &s->chunks[lo - 1];
-	raw = xmalloc(c->raw_len);
-	n = ZSTD_decompress(raw, c->raw_len, c->packed, c->packed_len);
-	if (ZSTD_isError(n) || n != c->raw_len)
-		BUG("args side store chunk does not decompress: %s", ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short");
+	pthread_mutex_lock(&s->read_lock);
+	if (s->cached == lo) {
+		raw = s->cached_raw;
+		n = c->raw_len;
+	} else {
+		raw = xmalloc(c->raw_len);
+		n = ZSTD_decompress(raw, c->raw_len, c->packed, c->packed_len);
+		if (ZSTD_isError(n) || n != c->raw_len)
+			BUG("args side store chunk does not decompress: %s",
+			    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short");
+		free(s->cached_raw);
+		s->cached_raw = raw;
+		s->cached = lo;
+	}
 	at = c->first;
 	while (pos < n) {
 		at += get_varint(raw, n, &pos);
@@ -297,14 +313,14 @@ static int side_read(struct args_store *st, uint64_t offset, size_t len, char *b
 		BUG_ON(rl > n - pos);
 		if (at == offset && rl >= len) {
 			memcpy(buf, raw + pos, len);
-			free(raw);
+			pthread_mutex_unlock(&s->read_lock);
 			return 0;
 		}
 		if (at >= offset)
 			break;
 		pos += (size_t)rl;
 	}
-	free(raw);
+	pthread_mutex_unlock(&s->read_lock);
 missing:
 	*cause = xasprintf("args at byte %llu were not kept", (unsigned long long)offset);
 	return -1;
@@ -327,6 +343,7 @@ struct args_side *args_side_new(uint64_t limit, bool background)
 	s->store.ops = &side_ops;
 	s->store.kind = "in memory";
 	s->limit = limit;
+	pthread_mutex_init(&s->read_lock, NULL);
 	if (background) {
 		sigset_t all, old;
 		int e;
@@ -359,5 +376,7 @@ void args_side_free(struct args_side *s)
 		return;
 	args_side_finish(s);
 	drop_chunks(s);
+	free(s->cached_raw);
+	pthread_mutex_destroy(&s->read_lock);
 	free(s);
 }

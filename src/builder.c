@@ -322,6 +322,8 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		}
 		g->blocks_per_sm = in->blocks_per_sm;
 		g->occupancy = in->occupancy;
+		g->regs = in->regs;
+		g->smem = in->smem;
 		g->pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
 	} else {
 		g->correlation = g->external_id = g->stream = g->bytes = -1;
@@ -329,6 +331,7 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		for (int i = 0; i < 3; i++)
 			g->grid[i] = g->block[i] = 0;
 		g->blocks_per_sm = g->occupancy = NAN;
+		g->regs = g->smem = -1;
 		g->pg = 0;
 	}
 	g->self.track = g->peer.track = TT_NONE;
@@ -486,7 +489,8 @@ void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *
 		t->mem_cap = t->mem_cap ? t->mem_cap * 2 : 1024;
 		t->mem = xreallocarray(t->mem, t->mem_cap, sizeof *t->mem);
 	}
-	t->mem[t->nmem++] = *m;
+	t->mem[t->nmem] = *m;
+	t->mem[t->nmem++].track = track;
 	if (track != TT_NONE)
 		t->tracks[track].events++;
 }
@@ -747,7 +751,13 @@ void builder_merge(struct builder *dst, struct builder *src)
 	}
 	free(s->instants);
 	s->instants = NULL;
-	append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+	{
+		uint32_t first = d->nmem;
+		append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+		for (uint32_t k = first; k < d->nmem; k++)
+			if (d->mem[k].track != TT_NONE)
+				d->mem[k].track = tmap[d->mem[k].track];
+	}
 	free(s->mem);
 	s->mem = NULL;
 	append((void **)&d->flops, &d->nflops, &d->flops_cap, s->flops, s->nflops, sizeof *s->flops);

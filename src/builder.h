@@ -66,6 +66,7 @@ struct builder_gpu {
 	int32_t grid[3], block[3];  /* 0 when absent */
 	float blocks_per_sm;   /* NAN when absent, as is occupancy */
 	float occupancy;       /* est. achieved occupancy % */
+	int32_t regs, smem;    /* registers per thread, shared memory bytes; -1 when absent */
 	const char *pg;        /* collectives: the process group's name (PG_LEN bytes), NULL when
 	                        * absent; read during the call, interned only when kept */
 	uint32_t pg_len;
@@ -130,7 +131,8 @@ bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin)
  * scope, or no thread known); SCOPE is 't', 'p', 'g' or 0 as the source says. */
 void builder_instant(struct builder *b, uint32_t track, int64_t ts, uint32_t name, uint32_t cat, char scope);
 /* Adds a sample of memory use (fields absent from the source are -1); TRACK, when not
- * TT_NONE, is the thread it came from (counted only). */
+ * TT_NONE, is the thread it came from: kept in the sample's track (M->track is ignored),
+ * where src/memory.c finds the operator that allocated. */
 void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *m);
 /* Records that the operator starting at TS counted FLOPS floating-point operations
  * (with_flops=True); kept apart from the slices, which stay 40 bytes. */

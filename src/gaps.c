@@ -319,7 +319,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
 {
 	memset(r, 0, sizeof *r);
 	r->min_gap = min_gap;
-	r->steps = tb_steps_find(t, 0, &r->nsteps);
+	r->steps = tb_steps_find(t, &r->nsteps);
 	r->tb_start = r->steps[0].start;
 	r->tb_end = r->steps[r->nsteps - 1].end;
 	r->from_steps = false;

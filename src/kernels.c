@@ -10,22 +10,77 @@
 #include "lib/xalloc.h"
 #include "src/index.h"
 
-bool kernel_uses_tensor_cores(const char *name)
+bool kernel_on_plugin_tc_list(const char *name)
 {
 	static const char *const plugin[] = { "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
 		                              "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
 		                              "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
 		                              "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
 		                              "c1688" };
-	static const char *const newer[] = { "wgmma", "gmma", "tensorop", "cutlass3x", "nvjet", "sm80_xmma",
-		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha", "tcgen05" };
 	for (size_t i = 0; i < sizeof plugin / sizeof *plugin; i++)
 		if (strstr(name, plugin[i]) != NULL)
 			return true;
+	return false;
+}
+
+bool kernel_uses_tensor_cores(const char *name)
+{
+	static const char *const newer[] = { "wgmma", "gmma", "tensorop", "cutlass3x", "nvjet", "sm80_xmma",
+		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha", "tcgen05" };
+	if (kernel_on_plugin_tc_list(name))
+		return true;
 	for (size_t i = 0; i < sizeof newer / sizeof *newer; i++)
 		if (strcasestr(name, newer[i]) != NULL)
 			return true;
 	return false;
+}
+
+/* Appends the NUL-terminated S to BUF at *AT, as much as fits (N bytes with the NUL). */
+static void put(char *buf, size_t n, size_t *at, const char *s, size_t len)
+{
+	while (len-- > 0 && *at + 1 < n)
+		buf[(*at)++] = *s++;
+	buf[*at] = '\0';
+}
+
+char *kernel_short_name(const char *name, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	if (strncmp(name, "void ", 5) == 0)
+		name += 5;
+	for (const char *p = name; *p != '\0';) {
+		if (*p == '<' || *p == '(') {
+			char open = *p, close = open == '<' ? '>' : ')';
+			const char *q = p + 1;
+			int depth = 1, paren = 0; /* in "<(a > b)>", the '>' in parentheses closes nothing */
+			for (; *q != '\0' && depth > 0; q++) {
+				if (open == '<' && *q == '(')
+					paren++;
+				else if (open == '<' && *q == ')' && paren > 0)
+					paren--;
+				else if (paren == 0 && *q == open)
+					depth++;
+				else if (paren == 0 && *q == close)
+					depth--;
+			}
+			if (depth > 0) { /* unbalanced: keep the rest as it is */
+				put(buf, n, &at, p, strlen(p));
+				break;
+			}
+			if (open == '(' && strncmp(p, "(anonymous namespace)", 21) == 0)
+				put(buf, n, &at, "(anonymous)", 11);
+			else if (q - p == 2) /* "<>", "()": nothing to fold */
+				put(buf, n, &at, p, 2);
+			else
+				put(buf, n, &at, open == '<' ? "<\u2026>" : "(\u2026)", 5);
+			p = q;
+		} else {
+			put(buf, n, &at, p, 1);
+			p++;
+		}
+	}
+	return buf;
 }
 
 bool kernel_is_matmul_like(const char *name)
@@ -45,9 +100,9 @@ static uint32_t parent_of(const struct track *tr, uint32_t i)
 	return a < b ? tr->rows[s->depth - 1].idx[a] : TT_NONE;
 }
 
-/* Operators per kernel name: (kernel, operator) pairs counted in a small open hash. */
+/* Operators per row: (row, operator) pairs counted in a small open hash. */
 struct pair {
-	uint32_t kernel, op;
+	uint32_t row, op;
 	uint64_t n;
 };
 
@@ -56,47 +111,167 @@ static int row_cmp(const void *a, const void *b)
 	const struct kernel_row *x = a, *y = b;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	return (x->name > y->name) - (x->name < y->name);
+	if (x->name != y->name)
+		return (x->name > y->name) - (x->name < y->name);
+	if (x->op != y->op)
+		return (x->op > y->op) - (x->op < y->op);
+	const int32_t u[8] = { x->grid[0], x->grid[1], x->grid[2], x->block[0], x->block[1], x->block[2], x->regs, x->smem };
+	const int32_t v[8] = { y->grid[0], y->grid[1], y->grid[2], y->block[0], y->block[1], y->block[2], y->regs, y->smem };
+	for (int i = 0; i < 8; i++)
+		if (u[i] != v[i])
+			return u[i] < v[i] ? -1 : 1;
+	return 0;
 }
 
-void kernels_analyse(const struct trace *t, struct kernel_report *r)
+/* What a call of kernel S is grouped by under G. */
+struct key {
+	uint32_t name, op;
+	int32_t grid[3], block[3], regs, smem;
+};
+
+static struct key key_of(const struct slice *s, const struct gpu_info *g, uint32_t op, enum kernel_group group)
 {
-	uint32_t ns = t->strings.n ? t->strings.n : 1;
-	uint32_t *slot = xmalloc(ns * sizeof *slot); /* string id -> row, or TT_NONE */
-	memset(slot, 0xff, ns * sizeof *slot);
+	struct key k = { .name = s->name, .op = group == KG_OP ? op : TT_NONE, .regs = -1, .smem = -1 };
+	if ((group == KG_SHAPE || group == KG_OP) && g != NULL) {
+		memcpy(k.grid, g->grid, sizeof k.grid);
+		memcpy(k.block, g->block, sizeof k.block);
+		k.regs = g->regs;
+		k.smem = g->smem;
+	}
+	return k;
+}
+
+static uint32_t key_hash(const struct key *k)
+{
+	const int32_t v[8] = { k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->regs, k->smem };
+	uint32_t h = k->name * 2654435761u ^ k->op * 40503u;
+	for (int i = 0; i < 8; i++)
+		h = (h ^ (uint32_t)v[i]) * 16777619u;
+	return h;
+}
+
+static bool key_eq(const struct key *a, const struct key *b)
+{
+	return a->name == b->name && a->op == b->op && memcmp(a->grid, b->grid, sizeof a->grid) == 0 &&
+	       memcmp(a->block, b->block, sizeof a->block) == 0 && a->regs == b->regs && a->smem == b->smem;
+}
+
+/* Rows by key: an open hash of row indices (TT_NONE: empty). */
+struct rowmap {
+	uint32_t *slot, cap, n;
+};
+
+static uint32_t *rowmap_find(struct rowmap *m, const struct kernel_report *r, const struct key *keys, const struct key *k)
+{
+	(void)r;
+	if (m->n * 2 >= m->cap) {
+		uint32_t *old = m->slot, oc = m->cap;
+		m->cap = oc ? oc * 2 : 256;
+		m->slot = xmalloc(m->cap * sizeof *m->slot);
+		memset(m->slot, 0xff, m->cap * sizeof *m->slot);
+		for (uint32_t j = 0; j < oc; j++)
+			if (old[j] != TT_NONE) {
+				uint32_t p = key_hash(&keys[old[j]]) & (m->cap - 1);
+				while (m->slot[p] != TT_NONE)
+					p = (p + 1) & (m->cap - 1);
+				m->slot[p] = old[j];
+			}
+		free(old);
+	}
+	uint32_t p = key_hash(k) & (m->cap - 1);
+	while (m->slot[p] != TT_NONE && !key_eq(&keys[m->slot[p]], k))
+		p = (p + 1) & (m->cap - 1);
+	return &m->slot[p];
+}
+
+static void count_op(struct pair **hp, uint32_t *hcap, uint32_t *hn, uint32_t row, uint32_t opn)
+{
+	struct pair *h = *hp;
+	if (*hn * 2 >= *hcap) {
+		struct pair *old = h;
+		uint32_t oc = *hcap;
+		h = *hp = xcalloc(*hcap *= 2, sizeof *h);
+		for (uint32_t j = 0; j < oc; j++)
+			if (old[j].n > 0) {
+				uint32_t p = (old[j].row * 2654435761u ^ old[j].op * 40503u) & (*hcap - 1);
+				while (h[p].n > 0)
+					p = (p + 1) & (*hcap - 1);
+				h[p] = old[j];
+			}
+		free(old);
+	}
+	uint32_t p = (row * 2654435761u ^ opn * 40503u) & (*hcap - 1);
+	while (h[p].n > 0 && (h[p].row != row || h[p].op != opn))
+		p = (p + 1) & (*hcap - 1);
+	if (h[p].n == 0) {
+		h[p].row = row;
+		h[p].op = opn;
+		(*hn)++;
+	}
+	h[p].n++;
+}
+
+static void set_or_vary(int32_t *have, const int32_t *v, size_t n, bool first, bool *varies)
+{
+	if (first)
+		memcpy(have, v, n * sizeof *v);
+	else
+		*varies |= memcmp(have, v, n * sizeof *v) != 0;
+}
+
+void kernels_analyse(const struct trace *t, enum kernel_group group, struct kernel_report *r)
+{
+	static const int32_t none[3] = { 0, 0, 0 }, minus1 = -1;
 	uint32_t cap = 64, hcap = 1024, hn = 0;
 	struct pair *h = xcalloc(hcap, sizeof *h);
+	struct key *keys = xmalloc(cap * sizeof *keys);
+	struct rowmap map = { 0 };
 	memset(r, 0, sizeof *r);
+	r->group = group;
 	r->rows = xmalloc(cap * sizeof *r->rows);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL || s->name >= ns)
+			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
-			if (slot[s->name] == TT_NONE) {
-				if (r->n == cap)
+			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
+			/* the operator above the runtime call that launched it */
+			uint32_t opn = TT_NONE;
+			if (g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
+				const struct track *pt = &t->tracks[g->peer.track];
+				uint32_t op = g->peer.idx < pt->nslices ? parent_of(pt, g->peer.idx) : TT_NONE;
+				if (op != TT_NONE)
+					opn = pt->slices[op].name;
+			}
+			struct key key = key_of(s, g, opn, group);
+			uint32_t *slot = rowmap_find(&map, r, keys, &key);
+			if (*slot == TT_NONE) {
+				if (r->n == cap) {
 					r->rows = xreallocarray(r->rows, cap *= 2, sizeof *r->rows);
+					keys = xreallocarray(keys, cap, sizeof *keys);
+				}
 				struct kernel_row *k = &r->rows[r->n];
 				memset(k, 0, sizeof *k);
 				k->name = s->name;
 				k->op = TT_NONE;
 				k->min = INT64_MAX;
+				k->regs = k->smem = -1;
 				k->longest = (struct slice_ref){ ti, i };
 				const char *nm = strtab_get(&t->strings, s->name);
 				k->tensor_cores = kernel_uses_tensor_cores(nm);
 				k->matmul_like = kernel_is_matmul_like(nm);
-				slot[s->name] = r->n++;
+				keys[r->n] = key;
+				*slot = r->n++;
+				map.n++;
 			}
-			struct kernel_row *k = &r->rows[slot[s->name]];
-			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
-			if (k->calls == 0 && g != NULL) {
-				memcpy(k->grid, g->grid, sizeof k->grid);
-				memcpy(k->block, g->block, sizeof k->block);
-			} else if (g != NULL) {
-				k->grid_varies |= memcmp(k->grid, g->grid, sizeof k->grid) != 0;
-				k->block_varies |= memcmp(k->block, g->block, sizeof k->block) != 0;
-			}
+			uint32_t row = *slot;
+			struct kernel_row *k = &r->rows[row];
+			bool first = k->calls == 0;
+			set_or_vary(k->grid, g ? g->grid : none, 3, first, &k->grid_varies);
+			set_or_vary(k->block, g ? g->block : none, 3, first, &k->block_varies);
+			set_or_vary(&k->regs, g ? &g->regs : &minus1, 1, first, &k->regs_varies);
+			set_or_vary(&k->smem, g ? &g->smem : &minus1, 1, first, &k->smem_varies);
 			k->calls++;
 			k->total = tt_add(k->total, s->dur);
 			r->total = tt_add(r->total, s->dur);
@@ -108,59 +283,43 @@ void kernels_analyse(const struct trace *t, struct kernel_report *r)
 				k->max = s->dur;
 				k->longest = (struct slice_ref){ ti, i };
 			}
+			/* the plugin's means: weighted by duration, a call without the figure as 0 */
 			if (g != NULL && !isnan(g->blocks_per_sm)) {
-				k->bps_sum += g->blocks_per_sm;
+				k->bps_sum += (double)g->blocks_per_sm * (double)s->dur;
 				k->bps_n++;
 			}
 			if (g != NULL && !isnan(g->occupancy)) {
-				k->occ_sum += g->occupancy;
+				k->occ_sum += (double)g->occupancy * (double)s->dur;
 				k->occ_n++;
 			}
-			/* the operator above the runtime call that launched it */
-			if (g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
-				const struct track *pt = &t->tracks[g->peer.track];
-				uint32_t op = g->peer.idx < pt->nslices ? parent_of(pt, g->peer.idx) : TT_NONE;
-				if (op != TT_NONE) {
-					uint32_t opn = pt->slices[op].name;
-					if (hn * 2 >= hcap) {
-						struct pair *old = h;
-						uint32_t oc = hcap;
-						h = xcalloc(hcap *= 2, sizeof *h);
-						for (uint32_t j = 0; j < oc; j++)
-							if (old[j].n > 0) {
-								uint32_t p = (old[j].kernel * 2654435761u ^ old[j].op * 40503u) & (hcap - 1);
-								while (h[p].n > 0)
-									p = (p + 1) & (hcap - 1);
-								h[p] = old[j];
-							}
-						free(old);
-					}
-					uint32_t p = (s->name * 2654435761u ^ opn * 40503u) & (hcap - 1);
-					while (h[p].n > 0 && (h[p].kernel != s->name || h[p].op != opn))
-						p = (p + 1) & (hcap - 1);
-					if (h[p].n == 0) {
-						h[p].kernel = s->name;
-						h[p].op = opn;
-						hn++;
-					}
-					h[p].n++;
-				}
-			}
+			if (opn != TT_NONE)
+				count_op(&h, &hcap, &hn, row, opn);
 		}
 	}
 	for (uint32_t j = 0; j < hcap; j++) {
 		if (h[j].n == 0)
 			continue;
-		struct kernel_row *k = &r->rows[slot[h[j].kernel]];
+		struct kernel_row *k = &r->rows[h[j].row];
 		if (h[j].n > k->op_calls || (h[j].n == k->op_calls && h[j].op < k->op)) {
 			k->op = h[j].op;
 			k->op_calls = h[j].n;
 		}
 	}
 	free(h);
-	free(slot);
+	free(keys);
+	free(map.slot);
 	if (r->n > 1)
 		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+}
+
+double kernel_mean_bps(const struct kernel_row *k)
+{
+	return k->bps_n > 0 && k->total > 0 ? k->bps_sum / (double)k->total : NAN;
+}
+
+double kernel_mean_occupancy(const struct kernel_row *k)
+{
+	return k->occ_n > 0 && k->total > 0 ? k->occ_sum / (double)k->total : NAN;
 }
 
 void kernels_free(struct kernel_report *r)

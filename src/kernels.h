@@ -2,8 +2,8 @@
  * times, its launch shape, the Kineto-derived occupancy figures, whether it uses Tensor
  * Cores, the operator that launched most of its calls, and its longest instance.
  *
- * Kernels are slices of class SC_KERNEL (src/model.h). Means are over the calls that carry
- * the figure (a trace without `blocks per SM` gives none). The operator is the CPU slice
+ * Kernels are slices of class SC_KERNEL (src/model.h). Means are the plugin's (weighted by
+ * duration; see kernel_mean_bps). The operator is the CPU slice
  * directly above the runtime call that launched the kernel (linked by correlation id),
  * counted per name; kernels whose launch is not in the trace count under none. */
 #ifndef TT_KERNELS_H
@@ -14,14 +14,20 @@
 
 #include "src/model.h"
 
+/* How calls make rows: by kernel name; by name and launch shape (grid, block, registers
+ * per thread, shared memory); or by name, launching operator and launch shape, as the
+ * plugin's second kernel table does. */
+enum kernel_group { KG_NAME, KG_SHAPE, KG_OP, KG__COUNT };
+
 struct kernel_row {
 	uint32_t name;
 	uint64_t calls;
 	int64_t total, min, max;
-	double bps_sum, occ_sum;      /* sums over the calls that carry them */
-	uint64_t bps_n, occ_n;
-	int32_t grid[3], block[3];    /* of the first call */
-	bool grid_varies, block_varies;
+	double bps_sum, occ_sum;      /* Σ figure × duration over the calls that carry it */
+	uint64_t bps_n, occ_n;        /* how many calls carry it */
+	int32_t grid[3], block[3];    /* of the first call (0 when absent) */
+	int32_t regs, smem;           /* registers per thread, shared memory bytes: first call's, -1 absent */
+	bool grid_varies, block_varies, regs_varies, smem_varies;
 	bool tensor_cores;            /* kernel_uses_tensor_cores(name) */
 	bool matmul_like;             /* a GEMM or convolution by its name */
 	uint32_t op;                  /* the operator that launched most calls, TT_NONE when none */
@@ -30,14 +36,20 @@ struct kernel_row {
 };
 
 struct kernel_report {
+	enum kernel_group group;
 	struct kernel_row *rows;      /* by total time, longest first */
 	uint32_t n;
 	int64_t total;                /* every kernel's time (sum, not union) */
 	int64_t tc_total;             /* of which in kernels using Tensor Cores */
 };
 
-/* Fills R from T's kernels (free with kernels_free). */
-void kernels_analyse(const struct trace *t, struct kernel_report *r);
+/* Fills R from T's kernels grouped by GROUP (free with kernels_free). */
+void kernels_analyse(const struct trace *t, enum kernel_group group, struct kernel_report *r);
+/* The mean blocks per SM and est. achieved occupancy % of row K as the plugin's kernel
+ * table gives them: weighted by duration, a call that lacks the figure counting as 0;
+ * NAN when no call carries it (or all calls last 0). */
+double kernel_mean_bps(const struct kernel_row *k);
+double kernel_mean_occupancy(const struct kernel_row *k);
 void kernels_free(struct kernel_report *r);
 /* Whether a kernel of this name runs on Tensor Cores: the TensorBoard plugin's allowlist
  * (h884, s1688, hmma, i8816, xmma_gemm, ...; ../shared/METRICS.md) and the names that
@@ -45,6 +57,13 @@ void kernels_free(struct kernel_report *r);
  * tensor-op kernels (tensorop, cutlass3x, nvjet), flash and fused multi-head attention
  * (flash_fwd, flash_bwd, fmha). */
 bool kernel_uses_tensor_cores(const char *name);
+/* Whether the name is on the plugin's list alone (its "Tensor Cores" figures). */
+bool kernel_on_plugin_tc_list(const char *name);
+/* Writes into BUF (N bytes, N > 0) NAME with its template arguments and parameter list
+ * folded to "<…>" and "(…)", a leading "void " dropped and "(anonymous namespace)" as
+ * "(anonymous)": "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)"
+ * becomes "at::native::vectorized_elementwise_kernel<…>(…)". Returns BUF. */
+char *kernel_short_name(const char *name, char *buf, size_t n);
 /* Whether the name says GEMM or convolution (gemm, conv, matmul, dot): work that Tensor
  * Cores could take. */
 bool kernel_is_matmul_like(const char *name);

@@ -78,6 +78,8 @@ struct gpu_info {
 	int32_t grid[3], block[3];
 	float blocks_per_sm;   /* NAN when absent */
 	float occupancy;       /* est. achieved occupancy %, NAN when absent */
+	int32_t regs;          /* registers per thread, -1 when absent */
+	int32_t smem;          /* shared memory per block (static + dynamic) bytes, -1 when absent */
 	uint32_t pg;           /* collectives: "Process Group Name" string id, 0 when absent */
 	struct slice_ref self; /* the slice this belongs to */
 	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */
@@ -167,11 +169,19 @@ struct instant {
 	char scope;
 };
 
-/* One sample of a [memory] event. */
+/* One sample of a [memory] event (Kineto's profile_memory=True): 40 bytes. */
+enum mem_flag {
+	MEM_HAS_ADDR = 1,  /* args carry an "Addr" (PyTorch 1.10 on; the plugin's curve needs it) */
+	MEM_HAS_BYTES = 2, /* args carry "Bytes" (bytes is then the value, -1 included) */
+};
+
 struct mem_sample {
 	int64_t ts;
 	int64_t total_allocated, total_reserved, bytes; /* -1 when absent */
-	int32_t device_type, device_id;                  /* -1 when absent */
+	uint32_t track;    /* the thread it was recorded on, or TT_NONE */
+	int16_t device_id; /* -1 when absent (CPU samples say -1 too) */
+	int8_t device_type; /* c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP...; -1 when absent */
+	uint8_t flags;     /* enum mem_flag */
 };
 
 /* The FLOP count of one operator (`"flops"` in its args: with_flops=True), at its start. */

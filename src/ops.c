@@ -1,23 +1,266 @@
-/* ops.c: the Operators view's figures (see ops.h). */
+/* ops.c: the Operators view's figures (see ops.h).
+ *
+ * One sweep per CPU thread over its slices in (start, longer first) order builds the tree
+ * the way the plugin does: a stack of open nodes and user annotations; a slice that
+ * starts before the top ends is inside it. Runtime calls are not pushed: each gets the
+ * top as its owner. A second pass over GPU activities adds their durations to their
+ * runtime call's owner; then the merge of same-name single children (top-down), and
+ * device totals (bottom-up: a child always follows its parent). */
 #include "src/ops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
-#include "src/index.h"
 #include "src/tables.h"
 
-/* The slice directly above slice I of TR (one row up, holding its start), or TT_NONE. */
-static uint32_t parent_of(const struct track *tr, uint32_t i)
+/* What a string says of the slice it names (or categorises), computed once per id. */
+enum name_flag {
+	NF_DONE = 1,
+	NF_STEP = 2,        /* ProfilerStep#N */
+	NF_NOT_ROW = 4,     /* an operator the plugin does not list */
+	NF_COLLECTIVE = 8,  /* nccl:/gloo: collective annotations the plugin keeps as nodes */
+	NF_MODULE = 16,     /* nn.Module python_function */
+	NF_PYTHON_CAT = 32, /* the category "python" */
+};
+
+static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+static uint8_t flags_of(const struct trace *t, uint8_t *cache, uint32_t id)
 {
-	const struct slice *s = &tr->slices[i];
-	uint32_t a, b;
-	if (s->depth == 0 || s->depth > tr->nrows)
-		return TT_NONE;
-	index_row_range(tr, (uint16_t)(s->depth - 1), s->ts, s->ts + 1, &a, &b);
-	return a < b ? tr->rows[s->depth - 1].idx[a] : TT_NONE;
+	if (cache[id] & NF_DONE)
+		return cache[id];
+	static const char *const collectives[] = {
+		"nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
+		"gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter",
+	};
+	const char *s = strtab_get(&t->strings, id);
+	size_t n = strtab_len(&t->strings, id);
+	uint8_t f = NF_DONE;
+	if (starts(s, "ProfilerStep#"))
+		f |= NF_STEP | NF_NOT_ROW;
+	if ((starts(s, "enumerate(DataLoader)#") && n >= 9 && strcmp(s + n - 9, ".__next__") == 0) ||
+	    starts(s, "enumerate(DataPipe)#") || starts(s, "Optimizer.") || strcmp(s, "DataParallel.forward") == 0 ||
+	    strcmp(s, "DistributedDataParallel.forward") == 0)
+		f |= NF_NOT_ROW;
+	for (size_t i = 0; i < sizeof collectives / sizeof *collectives; i++)
+		if (strcmp(s, collectives[i]) == 0)
+			f |= NF_COLLECTIVE;
+	if (starts(s, "nn.Module: "))
+		f |= NF_MODULE;
+	if (strcmp(s, "python") == 0)
+		f |= NF_PYTHON_CAT;
+	return cache[id] = f;
+}
+
+enum kind { K_SKIP, K_NODE, K_ANNOTATION, K_RUNTIME };
+
+struct open {
+	uint32_t slice;
+	uint32_t node;       /* the innermost node at or below this entry, or TT_NONE */
+	uint32_t op;         /* the innermost operator at or below, or TT_NONE */
+	int64_t end;
+};
+
+/* Per node while building: sums over its children and runtime calls, before the merge. */
+struct build {
+	uint32_t nchild, only_child;
+	int64_t child_dur, rt_dur, rt_dev;
+	uint32_t absorbed_by;  /* TT_NONE, or the node that took this one's place */
+	bool op;               /* an operator (may merge with a same-name child) */
+};
+
+static void push_node(struct op_tree *tree, struct build **b, uint32_t *cap, struct op_inst in, bool op)
+{
+	if (tree->n == *cap) {
+		*cap = *cap ? *cap * 2 : 1024;
+		tree->inst = xreallocarray(tree->inst, *cap, sizeof *tree->inst);
+		*b = xreallocarray(*b, *cap, sizeof **b);
+	}
+	tree->inst[tree->n] = in;
+	(*b)[tree->n] = (struct build){ 0, TT_NONE, 0, 0, 0, TT_NONE, op };
+	tree->n++;
+}
+
+void ops_tree_build(const struct trace *t, struct op_tree *tree)
+{
+	uint32_t ns = t->strings.n ? t->strings.n : 1;
+	uint8_t *nf = xcalloc(ns, 1);
+	uint32_t **owner = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *owner); /* by CPU slice: runtime call's node */
+	struct build *b = NULL;
+	uint32_t cap = 0, scap = 64;
+	struct open *stack = xmalloc(scap * sizeof *stack);
+
+	memset(tree, 0, sizeof *tree);
+	/* room for every CPU slice at once: growing by doubling copied the arrays over and
+	 * over (most of the time on a 1 GB trace); pages never written are never touched */
+	uint64_t ncpu = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		if (t->tracks[ti].kind == TRACK_CPU)
+			ncpu += t->tracks[ti].nslices;
+	cap = ncpu > 0 && ncpu < UINT32_MAX ? (uint32_t)ncpu : 1024;
+	tree->inst = xreallocarray(NULL, cap, sizeof *tree->inst);
+	b = xreallocarray(NULL, cap, sizeof *b);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_CPU)
+			continue;
+		uint32_t sn = 0;
+		int64_t rt_end = INT64_MIN;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			if (s->name >= ns || s->cat >= ns)
+				continue;
+			uint8_t f = flags_of(t, nf, s->name);
+			bool op = tables_counts_as_op(t, s) && !(f & NF_STEP);
+			enum kind k = K_SKIP;
+			if (op || ((f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
+			    (s->cls == SC_USER_ANNOTATION && (f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (f & NF_MODULE)) ||
+			    (flags_of(t, nf, s->cat) & NF_PYTHON_CAT))
+				k = K_NODE;
+			else if (s->cls == SC_USER_ANNOTATION)
+				k = K_ANNOTATION;
+			else if (s->cls == SC_RUNTIME)
+				k = K_RUNTIME;
+			if (k == K_SKIP)
+				continue;
+			int64_t end = tt_add(s->ts, s->dur);
+			while (sn > 0 && !(s->ts < stack[sn - 1].end))
+				sn--;
+			if (k == K_RUNTIME) {
+				if (owner[ti] == NULL) {
+					owner[ti] = xmalloc(tr->nslices * sizeof **owner);
+					memset(owner[ti], 0xff, tr->nslices * sizeof **owner);
+				}
+				uint32_t o = sn > 0 ? stack[sn - 1].op : TT_NONE;
+				owner[ti][i] = o;
+				/* a driver call inside a runtime call: its time is the runtime call's */
+				if (o != TT_NONE && s->ts >= rt_end)
+					b[o].rt_dur = tt_add(b[o].rt_dur, s->dur);
+				if (s->ts >= rt_end || end > rt_end)
+					rt_end = end;
+				continue;
+			}
+			if (sn > 0 && end > stack[sn - 1].end)
+				continue; /* overlaps the slice around it without nesting: left out, as the plugin does */
+			uint32_t below = sn > 0 ? stack[sn - 1].node : TT_NONE, node = below;
+			uint32_t op_below = sn > 0 ? stack[sn - 1].op : TT_NONE;
+			if (k == K_NODE) {
+				node = tree->n;
+				struct op_inst in = { { ti, i }, below, s->name, op && !(f & NF_NOT_ROW), s->dur, 0, 0, 0 };
+				push_node(tree, &b, &cap, in, op);
+				if (below != TT_NONE) {
+					struct build *p = &b[below];
+					p->nchild++;
+					p->only_child = node;
+					p->child_dur = tt_add(p->child_dur, s->dur);
+				}
+			}
+			if (sn == scap)
+				stack = xreallocarray(stack, scap *= 2, sizeof *stack);
+			stack[sn++] = (struct open){ i, node, tables_counts_as_op(t, s) ? node : op_below, end };
+		}
+	}
+	free(stack);
+	/* GPU activities to their runtime call's node */
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
+				continue;
+			tree->gpu_ops++;
+			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
+			if (g == NULL || g->peer.track >= t->ntracks || owner[g->peer.track] == NULL ||
+			    g->peer.idx >= t->tracks[g->peer.track].nslices)
+				continue;
+			uint32_t o = owner[g->peer.track][g->peer.idx];
+			if (o == TT_NONE)
+				continue;
+			b[o].rt_dev = tt_add(b[o].rt_dev, s->dur);
+			tree->gpu_ops_linked++;
+		}
+	}
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		free(owner[ti]);
+	free(owner);
+	/* the merge, top-down: a parent is met before its children */
+	for (uint32_t i = 0; i < tree->n; i++) {
+		struct build *p = &b[i];
+		if (p->absorbed_by != TT_NONE)
+			continue;
+		while (p->op && p->nchild == 1 && b[p->only_child].op &&
+		       tree->inst[p->only_child].name == tree->inst[i].name) {
+			struct build *c = &b[p->only_child];
+			c->absorbed_by = i;
+			p->nchild = c->nchild;
+			p->only_child = c->only_child;
+			p->child_dur = c->child_dur;
+			p->rt_dur = c->rt_dur;
+			p->rt_dev = c->rt_dev;
+		}
+	}
+	/* parents past absorbed nodes; own figures */
+	for (uint32_t i = 0; i < tree->n; i++) {
+		struct op_inst *in = &tree->inst[i];
+		if (in->parent != TT_NONE && b[in->parent].absorbed_by != TT_NONE)
+			in->parent = b[in->parent].absorbed_by;
+		in->cpu_self = tt_sub(tt_sub(in->dur, b[i].child_dur), b[i].rt_dur);
+		in->dev_self = in->dev_total = b[i].rt_dev;
+	}
+	/* device totals, bottom-up */
+	for (uint32_t i = tree->n; i-- > 0;) {
+		const struct op_inst *in = &tree->inst[i];
+		if (b[i].absorbed_by == TT_NONE && in->parent != TT_NONE)
+			tree->inst[in->parent].dev_total = tt_add(tree->inst[in->parent].dev_total, in->dev_total);
+	}
+	/* drop the absorbed nodes, renumbering parents */
+	uint32_t *renum = xmalloc((tree->n ? tree->n : 1) * sizeof *renum), n = 0;
+	for (uint32_t i = 0; i < tree->n; i++) {
+		if (b[i].absorbed_by != TT_NONE) {
+			renum[i] = TT_NONE;
+			continue;
+		}
+		renum[i] = n;
+		struct op_inst in = tree->inst[i];
+		in.parent = in.parent != TT_NONE ? renum[in.parent] : TT_NONE;
+		tree->inst[n++] = in;
+	}
+	tree->n = n;
+	free(renum);
+	free(b);
+	free(nf);
+}
+
+void ops_tree_free(struct op_tree *tree)
+{
+	free(tree->inst);
+	memset(tree, 0, sizeof *tree);
+}
+
+/* ---- grouping ------------------------------------------------------------------------ */
+
+struct keyed {
+	uint32_t name, key, inst;
+};
+
+#define KEYED_LESS(x, y)                                                                                        \
+	((x)->name != (y)->name ? (x)->name < (y)->name                                                        \
+	                        : (x)->key != (y)->key ? (x)->key < (y)->key : (x)->inst < (y)->inst)
+SORT_DEFINE(sort_keyed, struct keyed, KEYED_LESS)
+
+static void add_inst(const struct trace *t, struct op_row *o, const struct op_inst *in)
+{
+	const struct slice *l = o->calls ? &t->tracks[o->longest.track].slices[o->longest.idx] : NULL;
+	if (l == NULL || in->dur > l->dur)
+		o->longest = in->ref;
+	o->calls++;
+	o->cpu_total = tt_add(o->cpu_total, in->dur);
+	o->cpu_self = tt_add(o->cpu_self, in->cpu_self);
+	o->dev_self = tt_add(o->dev_self, in->dev_self);
+	o->dev_total = tt_add(o->dev_total, in->dev_total);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -27,78 +270,212 @@ static int row_cmp(const void *a, const void *b)
 		return x->dev_total > y->dev_total ? -1 : 1;
 	if (x->cpu_total != y->cpu_total)
 		return x->cpu_total > y->cpu_total ? -1 : 1;
-	return (x->name > y->name) - (x->name < y->name);
+	if (x->name != y->name)
+		return (x->name > y->name) - (x->name < y->name);
+	return (x->key > y->key) - (x->key < y->key);
 }
 
-void ops_analyse(const struct trace *t, struct op_report *r)
+static void report_init(const struct op_tree *tree, enum op_group group, struct op_report *r)
 {
-	uint32_t ns = t->strings.n ? t->strings.n : 1;
-	struct op_row *by = xcalloc(ns, sizeof *by);
-	uint8_t *seen = xcalloc(ns, 1); /* by name: an instance was met (longest is set) */
 	memset(r, 0, sizeof *r);
-	/* CPU figures: src/tables.c's, one definition */
-	uint32_t nops;
-	struct op_stat *ops = tables_ops(t, &nops);
-	for (uint32_t i = 0; i < nops; i++) {
-		struct op_row *o = &by[ops[i].name];
-		o->calls = ops[i].calls;
-		o->cpu_total = ops[i].total;
-		o->cpu_self = ops[i].self;
+	r->group = group;
+	r->gpu_ops = tree->gpu_ops;
+	r->gpu_ops_linked = tree->gpu_ops_linked;
+	strtab_init(&r->keys);
+}
+
+void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group group, const uint32_t *keys,
+               struct strtab *key_text, struct op_report *r)
+{
+	report_init(tree, group, r);
+	if (key_text != NULL) {
+		strtab_free(&r->keys);
+		r->keys = *key_text;
+		strtab_init(key_text);
 	}
-	free(ops);
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-		const struct track *tr = &t->tracks[ti];
-		for (uint32_t i = 0; i < tr->nslices; i++) {
-			const struct slice *s = &tr->slices[i];
-			if (tr->kind == TRACK_CPU && s->name < ns && tables_counts_as_op(t, s)) {
-				struct op_row *o = &by[s->name];
-				if (!seen[s->name] || s->dur > t->tracks[o->longest.track].slices[o->longest.idx].dur)
-					o->longest = (struct slice_ref){ ti, i };
-				seen[s->name] = 1;
+	if (keys == NULL) {
+		/* by name alone: a row per string id, instances in tree order (as the sort
+		 * below would give them), no sort of a million instances */
+		uint32_t ns = t->strings.n ? t->strings.n : 1;
+		uint32_t *slot = xmalloc(ns * sizeof *slot);
+		memset(slot, 0xff, ns * sizeof *slot);
+		uint32_t cap = 256;
+		r->rows = xmalloc(cap * sizeof *r->rows);
+		for (uint32_t i = 0; i < tree->n; i++) {
+			const struct op_inst *in = &tree->inst[i];
+			if (!in->row || in->name >= ns)
+				continue;
+			if (slot[in->name] == TT_NONE) {
+				if (r->n == cap)
+					r->rows = xreallocarray(r->rows, cap *= 2, sizeof *r->rows);
+				slot[in->name] = r->n;
+				r->rows[r->n++] = (struct op_row){ .name = in->name, .key = 0, .parent = TT_NONE };
 			}
-			if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
-				continue;
-			r->gpu_ops++;
-			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
-			if (g == NULL || g->peer.track == TT_NONE || g->peer.track >= t->ntracks)
-				continue;
-			const struct track *pt = &t->tracks[g->peer.track];
-			if (g->peer.idx >= pt->nslices)
-				continue;
-			bool first = true;
-			for (uint32_t p = parent_of(pt, g->peer.idx); p != TT_NONE; p = parent_of(pt, p)) {
-				const struct slice *ps = &pt->slices[p];
-				if (!tables_counts_as_op(t, ps) || ps->name >= ns)
-					continue;
-				struct op_row *o = &by[ps->name];
-				if (first)
-					o->dev_self = tt_add(o->dev_self, s->dur);
-				o->dev_total = tt_add(o->dev_total, s->dur);
-				if (first)
-					r->gpu_ops_linked++;
-				first = false;
-			}
+			add_inst(t, &r->rows[slot[in->name]], in);
 		}
+		free(slot);
+		if (r->n > 1)
+			qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+		return;
 	}
-	uint32_t cap = 64;
-	r->rows = xmalloc(cap * sizeof *r->rows);
-	for (uint32_t id = 0; id < ns; id++) {
-		if (by[id].calls == 0 || !seen[id])
+	struct keyed *k = xmalloc((tree->n ? tree->n : 1) * sizeof *k);
+	uint32_t nk = 0;
+	for (uint32_t i = 0; i < tree->n; i++) {
+		if (!tree->inst[i].row)
 			continue;
-		if (r->n == cap)
-			r->rows = xreallocarray(r->rows, cap *= 2, sizeof *r->rows);
-		r->rows[r->n] = by[id];
-		r->rows[r->n].name = id;
-		r->n++;
+		uint32_t key = keys != NULL ? keys[i] : 0;
+		if (key != 0)
+			r->keyed++;
+		k[nk++] = (struct keyed){ tree->inst[i].name, key, i };
 	}
-	free(by);
-	free(seen);
+	sort_keyed(k, nk);
+	r->rows = xmalloc((nk ? nk : 1) * sizeof *r->rows);
+	for (uint32_t i = 0; i < nk; i++) {
+		if (i == 0 || k[i].name != k[i - 1].name || k[i].key != k[i - 1].key)
+			r->rows[r->n++] = (struct op_row){ .name = k[i].name, .key = k[i].key, .parent = TT_NONE };
+		add_inst(t, &r->rows[r->n - 1], &tree->inst[k[i].inst]);
+	}
+	free(k);
 	if (r->n > 1)
 		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+}
+
+/* ---- the tree mode ----------------------------------------------------------------------
+ * A path is (parent path, name); paths are numbered as they are met, so a parent path has
+ * a smaller number than its children. Rows are then laid out depth first. */
+
+struct path_key {
+	uint32_t parent, name, inst;
+};
+
+#define PATH_LESS(x, y)                                                                                         \
+	((x)->parent != (y)->parent ? (x)->parent < (y)->parent                                                \
+	                            : (x)->name != (y)->name ? (x)->name < (y)->name : (x)->inst < (y)->inst)
+SORT_DEFINE(sort_paths, struct path_key, PATH_LESS)
+
+struct path_node {
+	struct op_row row;
+	uint32_t first_child, nchild; /* into the children list */
+};
+
+static const struct path_node *cmp_nodes;
+
+static int child_cmp(const void *a, const void *b)
+{
+	return row_cmp(&cmp_nodes[*(const uint32_t *)a].row, &cmp_nodes[*(const uint32_t *)b].row);
+}
+
+void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op_report *r)
+{
+	report_init(tree, OP_BY_TREE, r);
+	uint32_t nsz = tree->n ? tree->n : 1;
+	/* paths are numbered level by level: at depth d, the nodes sorted by (parent's path,
+	 * name) give each distinct pair a number (no hash table: names come from a file) */
+	uint32_t *depth = xmalloc(nsz * sizeof *depth), *path = xmalloc(nsz * sizeof *path);
+	uint32_t maxd = 0;
+	for (uint32_t i = 0; i < tree->n; i++) {
+		const struct op_inst *in = &tree->inst[i];
+		const struct slice *s = &t->tracks[in->ref.track].slices[in->ref.idx];
+		bool step = strncmp(strtab_get(&t->strings, s->name), "ProfilerStep#", 13) == 0;
+		uint32_t d = in->parent == TT_NONE ? 0 : depth[in->parent] + (path[in->parent] != TT_NONE);
+		/* steps are no path of their own: their children are roots */
+		path[i] = step ? TT_NONE : 0;
+		depth[i] = step ? (in->parent == TT_NONE ? 0 : depth[in->parent]) : d;
+		if (!step && d > maxd)
+			maxd = d;
+	}
+	struct path_node *nodes = NULL;
+	uint32_t nn = 0, ncap = 0;
+	struct path_key *pk = xmalloc(nsz * sizeof *pk);
+	for (uint32_t d = 0; d <= maxd && tree->n > 0; d++) {
+		uint32_t np = 0;
+		for (uint32_t i = 0; i < tree->n; i++) {
+			if (path[i] == TT_NONE || depth[i] != d)
+				continue;
+			/* the nearest ancestor with a path (steps have none) */
+			uint32_t a = tree->inst[i].parent;
+			while (a != TT_NONE && path[a] == TT_NONE)
+				a = tree->inst[a].parent;
+			pk[np++] = (struct path_key){ a == TT_NONE ? TT_NONE : path[a], tree->inst[i].name, i };
+		}
+		sort_paths(pk, np);
+		for (uint32_t j = 0; j < np; j++) {
+			if (j == 0 || pk[j].parent != pk[j - 1].parent || pk[j].name != pk[j - 1].name) {
+				if (nn == ncap)
+					nodes = xreallocarray(nodes, ncap = ncap ? ncap * 2 : 256, sizeof *nodes);
+				nodes[nn++] = (struct path_node){
+					.row = { .name = pk[j].name, .parent = pk[j].parent, .depth = (uint16_t)(d < 65535 ? d : 65535) },
+				};
+			}
+			path[pk[j].inst] = nn - 1;
+			add_inst(t, &nodes[nn - 1].row, &tree->inst[pk[j].inst]);
+		}
+	}
+	free(pk);
+	free(depth);
+	free(path);
+	/* children lists: paths sorted by parent give contiguous runs */
+	uint32_t *kids = xmalloc((nn ? nn : 1) * sizeof *kids), nkids = 0, nroots = 0;
+	uint32_t *roots = xmalloc((nn ? nn : 1) * sizeof *roots);
+	for (uint32_t i = 0; i < nn; i++)
+		nodes[i].nchild = 0;
+	for (uint32_t i = 0; i < nn; i++)
+		if (nodes[i].row.parent != TT_NONE)
+			nodes[nodes[i].row.parent].nchild++;
+	for (uint32_t i = 0; i < nn; i++) {
+		nodes[i].first_child = nkids;
+		nkids += nodes[i].nchild;
+		nodes[i].nchild = 0;
+	}
+	for (uint32_t i = 0; i < nn; i++) {
+		uint32_t p = nodes[i].row.parent;
+		if (p == TT_NONE)
+			roots[nroots++] = i;
+		else
+			kids[nodes[p].first_child + nodes[p].nchild++] = i;
+	}
+	cmp_nodes = nodes;
+	qsort(roots, nroots, sizeof *roots, child_cmp);
+	for (uint32_t i = 0; i < nn; i++)
+		if (nodes[i].nchild > 1)
+			qsort(kids + nodes[i].first_child, nodes[i].nchild, sizeof *kids, child_cmp);
+	/* depth first, with an explicit stack: trees can be deep */
+	r->rows = xmalloc((nn ? nn : 1) * sizeof *r->rows);
+	uint32_t *rowof = xmalloc((nn ? nn : 1) * sizeof *rowof);
+	uint32_t *st = xmalloc((nn ? nn : 1) * sizeof *st), sn = 0;
+	for (uint32_t i = nroots; i-- > 0;)
+		st[sn++] = roots[i];
+	while (sn > 0) {
+		uint32_t p = st[--sn];
+		rowof[p] = r->n;
+		r->rows[r->n] = nodes[p].row;
+		r->rows[r->n].parent = nodes[p].row.parent != TT_NONE ? rowof[nodes[p].row.parent] : TT_NONE;
+		r->n++;
+		for (uint32_t c = nodes[p].nchild; c-- > 0;)
+			st[sn++] = kids[nodes[p].first_child + c];
+	}
+	free(st);
+	free(rowof);
+	free(roots);
+	free(kids);
+	free(nodes);
 }
 
 void ops_free(struct op_report *r)
 {
 	free(r->rows);
+	strtab_free(&r->keys);
 	memset(r, 0, sizeof *r);
+}
+
+static const char *const group_names[OP__GROUPS] = { "name", "shape", "source", "tree" };
+
+const char *ops_group_name(enum op_group g) { return g < OP__GROUPS ? group_names[g] : "?"; }
+
+int ops_group_of(const char *name)
+{
+	for (int g = 0; g < OP__GROUPS; g++)
+		if (strcmp(name, group_names[g]) == 0)
+			return g;
+	return -1;
 }

@@ -545,7 +545,7 @@ void steps_analyse(const struct trace *t, struct step_report *r)
 		nm.flags[i] = NF_UNSEEN;
 
 	uint32_t n;
-	struct tb_step *tb = tb_steps_find(t, TB_STEPS_FIRST_AFTER_EARLIER_WORK, &n);
+	struct tb_step *tb = tb_steps_find(t, &n);
 	r->steps = xcalloc(n, sizeof *r->steps);
 	r->n = n;
 	for (uint32_t i = 0; i < n; i++) {

@@ -2,15 +2,24 @@
 #include "src/tb_steps.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/xalloc.h"
 
 static inline bool is_gpu_op(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
-
-struct tb_step *tb_steps_find(const struct trace *t, unsigned flags, uint32_t *nout)
+static inline bool is_gpu_track(const struct track *tr)
 {
-	int64_t first_dev_start = INT64_MAX; /* the first step's first GPU work */
-	uint8_t *matched = flags & TB_STEPS_FIRST_AFTER_EARLIER_WORK ? xcalloc(t->ngpu ? t->ngpu : 1, 1) : NULL;
+	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
+}
+
+/* cuLaunchKernel and the other driver calls: not runtime events to the plugin. */
+static bool is_driver_call(const struct trace *t, const struct slice *s)
+{
+	return strcmp(strtab_get(&t->strings, s->cat), "cuda_driver") == 0;
+}
+
+struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
+{
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < t->nsteps; i++)
 		n += !t->steps[i].gpu;
@@ -50,7 +59,11 @@ struct tb_step *tb_steps_find(const struct trace *t, unsigned flags, uint32_t *n
 		s[i].host_start = s[i].start;
 		s[i].host_end = s[i].end;
 	}
-	/* device work launched by runtime calls inside each host step */
+	/* device work launched by runtime calls lying wholly inside each host step (the
+	 * plugin's runtimes: not cuda_driver calls) */
+	uint8_t *matched = xcalloc(t->ngpu ? t->ngpu : 1, 1);
+	int64_t first_dev_start = INT64_MAX; /* of the work the first step launched */
+	uint64_t nmatched = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
 		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
@@ -67,33 +80,34 @@ struct tb_step *tb_steps_find(const struct trace *t, unsigned flags, uint32_t *n
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts > s[lo - 1].end)
+		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(t, rt))
 			continue;
 		if (op->ts + op->dur > dev_end[lo - 1])
 			dev_end[lo - 1] = op->ts + op->dur;
 		s[lo - 1].launched++;
-		if (matched != NULL && op->gpu != TT_NONE && op->gpu < t->ngpu)
-			matched[op->gpu] = 1;
 		if (lo == 1 && op->ts < first_dev_start)
 			first_dev_start = op->ts;
+		if (op->gpu != TT_NONE)
+			matched[op->gpu] = 1;
+		nmatched++;
 	}
+	/* the first step starts no earlier than device work launched outside every step that
+	 * ends before the first step's own device work begins (the plugin's
+	 * _find_device_steps: work launched before the profiler's first step) */
 	int64_t prev_end = INT64_MIN;
-	if (matched != NULL && first_dev_start != INT64_MAX) {
-		/* GPU work no step launched that ends before the first step's own: the first step
-		 * starts after it */
+	if (nmatched > 0 && first_dev_start != INT64_MAX)
 		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 			const struct track *tr = &t->tracks[ti];
-			if (tr->gpu_slices == 0)
+			if (!is_gpu_track(tr))
 				continue;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
-				const struct slice *op = &tr->slices[i];
-				if (!is_gpu_op(op->cls) || (op->gpu != TT_NONE && op->gpu < t->ngpu && matched[op->gpu]))
-					continue;
-				if (op->ts + op->dur < first_dev_start && op->ts + op->dur > prev_end)
-					prev_end = op->ts + op->dur;
+				const struct slice *sl = &tr->slices[i];
+				int64_t end = sl->ts + sl->dur;
+				if (is_gpu_op(sl->cls) && (sl->gpu == TT_NONE || !matched[sl->gpu]) && end < first_dev_start &&
+				    end > prev_end)
+					prev_end = end;
 			}
 		}
-	}
 	free(matched);
 	for (uint32_t i = 0; i < n; i++) {
 		if (s[i].start < prev_end)

@@ -4,17 +4,13 @@
  * Host steps are the CPU-side ProfilerStep#N slices in time order (GPU-side copies, category
  * gpu_user_annotation, are not steps here; the plugin takes them for more steps, see
  * ttrace(1)). Each step starts at max(its host start, the previous step's end) and ends at
- * max(its host end, the last end of the GPU work launched by runtime calls starting inside
- * the host step). Trailing steps that launched nothing are dropped, and so is a last step
- * that launched fewer than 80% of the step before it. Without ProfilerStep#N there is one
- * step "0": the span of the cpu_op (Operator) slices, or of the whole trace when it has
- * none, stretched the same way.
- *
- * The plugin also starts the first step no earlier than the end of the GPU work that no
- * step launched and that ends before the first step's own GPU work starts (its
- * prev_step_end_time): TB_STEPS_FIRST_AFTER_EARLIER_WORK asks for that too. It changes the
- * first step only where work launched before it still runs when it starts (mi300x in
- * ../shared/traces: the GPU runs 30 ms behind). */
+ * max(its host end, the last end of the GPU work launched by runtime calls lying wholly
+ * inside the host step; cuda_driver calls are not runtime calls to the plugin). Trailing
+ * steps that launched nothing are dropped, and so is a last step that launched fewer than
+ * 80% of the step before it. Without ProfilerStep#N there is one step "0": the span of the
+ * cpu_op (Operator) slices, or of the whole trace when it has none, stretched the same way.
+ * The first step starts no earlier than the end of the GPU work that no step launched and
+ * that ends before the first step's own GPU work starts (the plugin's prev_step_end_time). */
 #ifndef TT_TB_STEPS_H
 #define TT_TB_STEPS_H
 
@@ -29,12 +25,7 @@ struct tb_step {
 	uint32_t launched;            /* GPU operations launched by runtime calls inside the host step */
 };
 
-enum tb_steps_flag {
-	TB_STEPS_FIRST_AFTER_EARLIER_WORK = 1,
-};
-
-/* Returns T's steps (at least one; allocated, the caller frees them) and their count in *N;
- * FLAGS: enum tb_steps_flag bits. */
-struct tb_step *tb_steps_find(const struct trace *t, unsigned flags, uint32_t *n);
+/* Returns T's steps (at least one; allocated, the caller frees them) and their count in *N. */
+struct tb_step *tb_steps_find(const struct trace *t, uint32_t *n);
 
 #endif

@@ -10,11 +10,19 @@
 #                                occupancy 50 and 70: Tensor Cores (plugin list: h884)
 #   sm90_xmma_gemm_f16f16_tn     1 call, 20 us: Tensor Cores (a Hopper name the list misses)
 #   ampere_sgemm_128x64_nn       3 calls, 5 + 6 + 7 us, grids 1,1,1 / 2,1,1: GEMM without
-#                                Tensor Cores; two launched under aten::mm, one under aten::addmm
-#   elementwise_kernel           1 call, 4 us, no blocks/SM or occupancy args
+#                                Tensor Cores; two launched under aten::mm, one under aten::addmm;
+#                                registers 16, 16, 24
+#   void at::native::elementwise_kernel<128, 4>(int, float*)
+#                                1 call, 4 us, no blocks/SM or occupancy args
+# Registers per thread 32 for the others; shared memory 0, but 49152 for the sm90 kernel.
+# By name and launch shape, the ampere calls make 3 rows (grid 1 regs 16, grid 2 regs 16,
+# grid 2 regs 24): 6 rows in all.
 awk 'BEGIN {
 	print "{\"traceEvents\": ["
-	n = split("volta_h884gemm_64x64_nn volta_h884gemm_64x64_nn sm90_xmma_gemm_f16f16_tn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn elementwise_kernel", k, " ")
+	n = split("volta_h884gemm_64x64_nn volta_h884gemm_64x64_nn sm90_xmma_gemm_f16f16_tn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn elementwise", k, " ")
+	k[7] = "void at::native::elementwise_kernel<128, 4>(int, float*)"
+	split("32 32 32 16 16 24 32", regs, " ")
+	split("0 0 49152 0 0 0 0", smem, " ")
 	split("10 30 20 5 6 7 4", d, " ")
 	split("4 4 8 1 2 2 16", gx, " ")
 	split("2 4 1 0.5 0.5 0.5 -", bps, " ")
@@ -27,6 +35,7 @@ awk 'BEGIN {
 		extra = ""
 		if (bps[i] != "-")
 			extra = sprintf(", \"blocks per SM\": %s, \"est. achieved occupancy %%\": %s", bps[i], occ[i])
+		extra = extra sprintf(", \"registers per thread\": %d, \"shared memory\": %d", regs[i], smem[i])
 		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d, \"grid\": [%d, 1, 1], \"block\": [128, 1, 1]%s}},\n", k[i], t + 15, d[i], i, gx[i], extra
 		t += 100
 	}
@@ -40,7 +49,7 @@ is "$(q files.0.kernels.#)" 4 "four kernel names"
 is "$(q files.0.kernels.0.name files.0.kernels.0.calls files.0.kernels.0.total_ns files.0.kernels.0.mean_ns | tr '\n' ' ')" \
 	"volta_h884gemm_64x64_nn 2 40000 20000 " "longest total first: 2 calls, 40 us, mean 20 us"
 is "$(q files.0.kernels.0.min_ns files.0.kernels.0.max_ns files.0.kernels.0.mean_blocks_per_sm files.0.kernels.0.mean_est_achieved_occupancy_pct | tr '\n' ' ')" \
-	"10000 30000 3 60 " "min, max, mean blocks per SM (2, 4) and occupancy (50, 70)"
+	"10000 30000 3.5 65 " "min, max; the plugin's means, weighted by duration: blocks per SM (2*10 + 4*30) / 40, occupancy (50*10 + 70*30) / 40"
 is "$(q files.0.kernels.0.grid files.0.kernels.0.block files.0.kernels.0.tensor_cores files.0.kernels.0.launched_by | tr '\n' ' ')" \
 	"4,1,1 128,1,1 true aten::bmm " "one grid and block for every call; Tensor Cores (h884); launched by aten::bmm"
 is "$(q files.0.kernels.1.name files.0.kernels.1.tensor_cores files.0.kernels.1.matmul_without_tensor_cores | tr '\n' ' ')" \
@@ -51,6 +60,9 @@ is "$(q files.0.kernels.2.launched_by files.0.kernels.2.launched_by_calls | tr '
 	"the operator that launched most calls (2 of 3)"
 is "$(q files.0.kernels.3.mean_blocks_per_sm files.0.kernels.3.mean_est_achieved_occupancy_pct | tr '\n' ' ')" "null null " \
 	"no figure in the trace: null, not 0"
+is "$(q files.0.kernels.0.registers_per_thread files.0.kernels.0.shared_memory_bytes files.0.kernels.1.shared_memory_bytes files.0.kernels.2.registers_per_thread | tr '\n' ' ')" \
+	"32 0 49152 varies " "registers per thread and shared memory: the value, or varies"
+is "$(q files.0.kernels.3.name)" "void at::native::elementwise_kernel<128, 4>(int, float*)" "names whole in JSON"
 is "$(q files.0.kernel_time_ns files.0.tensor_core_time_ns | tr '\n' ' ')" "82000 60000 " "kernel time and the part on Tensor Cores"
 
 out=$("$TTRACE" --report=kernels "$TMP/k.json")
@@ -60,8 +72,25 @@ like "$out" "ampere_sgemm_128x64_nn" "text: the names"
 
 scr() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$TMP/k.json" | sed '/^--$/,$d'; }
 out=$(scr K)
-like "$out" "4 kernels, 82.0 us of kernel time, 73.2% of it on Tensor Cores" "K opens the Kernels view"
+like "$out" "4 rows by name, 82.0 us of kernel time, 73.2% of it on Tensor Cores" "K opens the Kernels view"
 like "$out" "varies" "the view shows the launch shape"
+out=$(scr Kg)
+like "$out" "6 rows by name and launch shape" "g groups by name and launch shape: the ampere calls make 3 rows"
+out=$(scr Kgg)
+like "$out" "6 rows by name, launching operator and launch shape" "g again: by name, operator and shape"
+like "$out" "aten::addmm" "the ampere call under aten::addmm is a row of its own"
+out=$(scr Kggg)
+like "$out" "4 rows by name," "and again: by name"
+like "$(scr K)" "void at::native::el" "names whole at first (elided in the middle to fit)"
+# a narrow terminal: the name keeps 40 columns (elided in the middle), the launch shape and
+# the rest scroll off to the right (marked)
+out=$("$TTRACE" -q --dump-screen --size=80x20 --keys=K "$TMP/k.json" | sed '/^--$/,$d')
+like "$out" " void at::native::ele…28, 4>(int, float*) " "80 columns: the name keeps 40 columns"
+like "$out" "›" "and a mark for the columns past the edge"
+out=$(scr KT)
+like "$out" "at::native::elementwise_kernel<…>(…)" "T folds template arguments and parameters"
+unlike "$out" "void at::native" "and drops the leading void"
+like "$(scr KTT)" "void at::native::el" "T again: whole names"
 out=$(scr 'K<Enter>')
 like "$out" "the longest call of this kernel" "Enter jumps to the longest call"
 like "$out" "volta_h884gemm_64x64_nn" "the longest call is selected"
@@ -85,5 +114,20 @@ if [ -d "$S" ]; then
 	"$TTRACE" --report=summary --json "$S/train-a100-rank0of2-nccl-basetime.json.gz" >"$TMP/s.json" 2>/dev/null
 	is "$("$JSONQ" files.0.kernels.0.total_ns <"$TMP/a.json")" "$("$JSONQ" files.0.top_kernels.0.total_ns <"$TMP/s.json")" \
 		"A100: the longest kernel's total agrees with the summary's top kernel"
+	# the plugin's Kernel view on B200 (../shared/REFERENCE-VIEWS.md): calls, total us,
+	# mean blocks per SM and mean est. occupancy (duration-weighted), rounded as it shows them
+	B="$S/b200-rank0of8-pdl-kernel-overlap-no-metadata.json.gz"
+	if [ -f "$B" ]; then
+		"$TTRACE" --report=kernels --json "$B" >"$TMP/b.json" 2>/dev/null
+		for i in 0 1 2 3 4 5; do
+			"$JSONQ" files.0.kernels.$i.calls files.0.kernels.$i.total_ns files.0.kernels.$i.mean_blocks_per_sm \
+				files.0.kernels.$i.mean_est_achieved_occupancy_pct <"$TMP/b.json" | tr '\n' ' ' |
+				awk '{ printf "%d %.3f %.2f %.2f\n", $1, $2 / 1000, $3, $4 }'
+		done >"$TMP/b.got"
+		printf '%s\n' "36 3181.785 18.49 0.00" "73 2119.548 0.05 3.00" "36 2033.052 55.46 0.00" "72 452.068 6.00 75.00" \
+			"72 380.568 22.70 68.20" "36 287.423 0.95 0.00" >"$TMP/b.want"
+		is "$(cat "$TMP/b.got")" "$(cat "$TMP/b.want")" "B200: the plugin's top six kernels, their calls, totals and means"
+		is "$("$JSONQ" files.0.kernel_time_ns <"$TMP/b.json")" 10862916 "B200: all kernels 10,862.916 us, as the plugin"
+	fi
 fi
 finish

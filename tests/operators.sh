@@ -49,12 +49,12 @@ is "$(q files.0.gpu_activities files.0.gpu_activities_linked | tr '\n' ' ')" "6 
 is "$(q files.0.operators.0.longest_dur_ns)" 100000 "the longest instance is kept"
 
 out=$("$TTRACE" --report=operators "$TMP/o.json")
-like "$out" "3 operators by device total; 5 of 6 GPU activities reach an operator" "text report: the count and the linking"
+like "$out" "3 operator names by device total; 5 of 6 GPU activities reach an operator" "text report: the count and the linking"
 like "$out" "aten::addmm" "text: the names"
 
 # --top and --sort (text and JSON), and their usage errors
 out=$("$TTRACE" --report=operators --top=1 --sort=self_cpu_ns "$TMP/o.json")
-like "$out" "3 operators by self_cpu_ns" "--sort names the column in the heading"
+like "$out" "3 operator names by self_cpu_ns" "--sort names the column in the heading"
 like "$out" "aten::linear" "--sort=self_cpu_ns: linear (116 us) first"
 unlike "$out" "aten::addmm" "--top=1: one row"
 like "$out" "... and 2 more" "and says how many more"
@@ -62,13 +62,13 @@ is "$("$TTRACE" --report=operators --json --sort=self_cpu_ns --top=2 "$TMP/o.jso
 	"2 aten::addmm " "JSON: --top limits it, in the --sort order (addmm's 76 us second)"
 run --report=operators --sort=nope "$TMP/o.json"
 is "$rc" 2 "an unknown --sort column is a usage error"
-like "$err" "no column 'nope' (columns: name, calls, self_cpu_ns" "and lists the columns"
+like "$err" "no column 'nope' (columns: name, input_shapes, source, depth, parent, calls, self_cpu_ns" "and lists the columns"
 run --report=kernels --top=-1 "$TMP/o.json"
 is "$rc" 2 "a negative --top is a usage error"
 
 scr() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$TMP/o.json" | sed '/^--$/,$d'; }
 out=$(scr O)
-like "$out" "3 operators; 5 of 6 GPU activities reach an operator, by device total" "O opens the Operators view"
+like "$out" "3 operator names; 5 of 6 GPU activities reach an operator, by device total" "O opens the Operators view"
 out=$(scr 'Oj<Enter>')
 like "$out" "the longest call of this operator" "Enter jumps to the longest instance"
 like "$out" "aten::addmm" "of the selected row"
@@ -77,11 +77,108 @@ like "$out" ", by self CPU (largest first)" "sort by any column"
 printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 5, "args": {"device": 0, "stream": 7}}]}\n' >"$TMP/gpu.json"
 like "$("$TTRACE" -q --dump-screen --keys=O "$TMP/gpu.json")" "no operator in this trace" "a trace without operators says so"
 
+# The plugin's operator tree, worked by hand on fixtures/ops/tree.json (times in us):
+# ProfilerStep#1 > nn.Module: Net_0 (10-900) holding
+#   aten::linear 20-220 > aten::linear 25-215 (one same-name child: merged, one call) holding
+#     cudaLaunchKernel 4 (-> k1 50) and aten::addmm 40-140 holding a python_function (not a
+#     node: no subtraction), cudaLaunchKernel 3 (-> gemm 100) and inside it cuLaunchKernel 1
+#     (-> k3 20; a driver call inside a runtime call is not subtracted again);
+#   my_region (a user annotation: not a node) holding aten::mul 310-360 (cudaLaunchKernel 5 ->
+#     mul_kernel 10) and a cudaLaunchKernel 5 outside any operator (-> k7 7: nobody's);
+#   model.py(20): forward > aten::linear 600-700 (cudaMemcpyAsync 5 -> memcpy 30);
+# then enumerate(DataLoader)#...__next__ (a node, not a row).
+# linear: 2 calls, CPU total 300, self (200-100-4) + (100-5) = 191, self device 50+30 = 80,
+#   device total 80+120 = 200; addmm: self 100-3 = 97, device 100+20 = 120; mul: 45 and 10.
+F="$srcdir/tests/fixtures/ops/tree.json"
+"$TTRACE" --report=operators --json "$F" >"$TMP/t.out"
+qt() { "$JSONQ" "$@" <"$TMP/t.out"; }
+is "$(qt files.0.group_by files.0.operators.# | tr '\n' ' ')" "name 3 " "tree fixture: three operator rows (steps, modules, DataLoader left out)"
+is "$(qt files.0.operators.0.name files.0.operators.0.calls files.0.operators.0.cpu_total_ns files.0.operators.0.self_cpu_ns files.0.operators.0.self_device_ns files.0.operators.0.device_total_ns | tr '\n' ' ')" \
+	"aten::linear 2 300000 191000 80000 200000 " "linear: the same-name child merged, self CPU less child nodes and own runtime calls"
+is "$(qt files.0.operators.1.name files.0.operators.1.self_cpu_ns files.0.operators.1.self_device_ns | tr '\n' ' ')" \
+	"aten::addmm 97000 120000 " "addmm: a python_function is no child, a nested driver call counts once, its kernel does"
+is "$(qt files.0.operators.2.name files.0.operators.2.self_cpu_ns files.0.operators.2.self_device_ns | tr '\n' ' ')" \
+	"aten::mul 45000 10000 " "mul under a user annotation keeps its runtime call"
+is "$(qt files.0.gpu_activities files.0.gpu_activities_linked | tr '\n' ' ')" "6 5 " \
+	"a launch inside an annotation but no operator belongs to nobody"
+
+"$TTRACE" --report=operators --json --group-by=shape "$F" >"$TMP/t.out"
+is "$(qt files.0.group_by files.0.operators.# files.0.instances_with_key | tr '\n' ' ')" "shape 4 4 " "--group-by=shape: linear splits in two"
+is "$(qt files.0.operators.0.name files.0.operators.0.input_shapes files.0.operators.0.calls files.0.operators.0.device_total_ns | tr '\n' '|')" \
+	"aten::linear|[[4, 8], [16, 8], [16]]|1|170000|" "shapes written as the plugin groups them"
+is "$(qt files.0.operators.3.input_shapes)" "[[4, 8], []]" "an empty shape stays"
+"$TTRACE" --report=operators --json --group-by=source "$F" >"$TMP/t.out"
+is "$(qt files.0.operators.0.source files.0.operators.2.source files.0.instances_with_key | tr '\n' '|')" \
+	"model.py(12): forward|model.py(20): forward|2|" "--group-by=source: Call stack's first user frame, else the python_function around"
+run --report=operators --json --group-by=source --top=1 "$TMP/o.json"
+like "$out" '"missing": "no operator has a source location' "a trace without stacks says so in JSON"
+like "$("$TTRACE" --report=operators --group-by=shape "$TMP/o.json")" "record with record_shapes=True" "and names the option in text"
+"$TTRACE" --report=operators --json --group-by=tree "$F" >"$TMP/t.out"
+is "$(qt files.0.operators.# files.0.operators.0.name files.0.operators.0.self_cpu_ns files.0.operators.0.device_total_ns | tr '\n' '|')" \
+	"5|nn.Module: Net_0|540000|210000|" "tree: the module rolls up its operators (self 890-200-100-50)"
+is "$(qt files.0.operators.1.name files.0.operators.1.depth files.0.operators.1.parent files.0.operators.1.calls files.0.operators.2.name files.0.operators.2.depth files.0.operators.2.parent | tr '\n' ' ')" \
+	"aten::linear 1 0 2 aten::addmm 2 1 " "tree: both linears on one path, addmm below; depth and parent"
+is "$(qt files.0.operators.3.name files.0.operators.4.depth | tr '\n' ' ')" "aten::mul 0 " "tree: siblings by device total, DataLoader a root"
+run --report=operators --group-by=nope "$F"
+is "$rc" 2 "an unknown --group-by is a usage error"
+out=$(scr2() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$F" | sed '/^--$/,$d'; }; scr2 Og)
+like "$out" "4 operator names and input shapes" "g in the panel groups by shapes"
+out=$("$TTRACE" -q --dump-screen --size=160x40 --keys=Oggg "$F" | sed '/^--$/,$d')
+like "$out" "5 operator call paths" "g again: the source, then the tree"
+like "$out" "    aten::addmm" "indented by depth"
+out=$("$TTRACE" -q --dump-screen --size=160x40 --keys='O<Enter>]' "$F" | sed '/^--$/,$d')
+like "$out" "the first of 3 GPU activities launched inside it" "] from the operator's longest instance leads to its GPU work"
+like "$out" "k1" "its first kernel selected"
+like "$("$TTRACE" -q --dump-screen --size=160x40 --keys=Kg "$F" | sed '/^--$/,$d')" "kernel" "other tables ignore g"
+
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"
 if [ -d "$S" ]; then
+	# The plugin's Operator view (torch-tb-profiler 0.4.3, ../shared/REFERENCE-VIEWS.md), in
+	# ns: file|operator|calls|self CPU|CPU total|self device|device total ("-": no device
+	# columns). Equal within 2 ns a call: the plugin takes durations as float (ts+dur)-ts.
+	# Rows whose figures differ on purpose (External id mismatch, cuda_driver launches,
+	# activation checkpointing) are in the man page, not here.
+	while IFS='|' read -r f name calls self total dself dtotal; do
+		[ -f "$S/$f" ] || continue
+		"$TTRACE" --report=operators --json "$S/$f" >"$TMP/p.out" 2>/dev/null
+		n=$("$JSONQ" files.0.operators.# <"$TMP/p.out")
+		paths=$(seq 0 $((n - 1)) | sed 's/.*/files.0.operators.&.name/')
+		# shellcheck disable=SC2086 # one path a word
+		i=$("$JSONQ" $paths <"$TMP/p.out" | grep -n -x -F "$name" | head -1 | cut -d: -f1)
+		if [ -z "$i" ]; then
+			ok 1 "plugin figures: $name in $f"
+			continue
+		fi
+		i=$((i - 1))
+		got=$("$JSONQ" files.0.operators.$i.calls files.0.operators.$i.self_cpu_ns files.0.operators.$i.cpu_total_ns \
+			files.0.operators.$i.self_device_ns files.0.operators.$i.device_total_ns <"$TMP/p.out" | tr '\n' ' ')
+		echo "$got" | awk -v c="$calls" -v a="$self" -v b="$total" -v d="$dself" -v e="$dtotal" '
+			function off(x, y) { return y != "-" && (x - y > 2 * c + 2 || y - x > 2 * c + 2) }
+			{ exit !($1 == c && !off($2, a) && !off($3, b) && !off($4, d) && !off($5, e)) }'
+		ok $? "plugin figures: $name in $f ($calls calls, self CPU $self, CPU total $total, self device $dself, device total $dtotal; ttrace: $got)"
+	done <<'PLUGIN'
+b200-rank0of8-pdl-kernel-overlap-no-metadata.json.gz|symm_mem::multimem_all_reduce_|73|635147|1166256|2119547|2119547
+b200-rank0of8-pdl-kernel-overlap-no-metadata.json.gz|aten::copy_|236|3446883|6998965|1186101|1186101
+cpu-only-gloo-rank34of300.pt.trace.json.gz|aten::mm|80|48133723|48168179|-|-
+infer-h100-owlv2-memory-pyfunc.json.gz|aten::_softmax|180|1016174|1797943|262538216|262538216
+infer-h100-qwen1.5-0.5b-chat-memory.json.gz|aten::mul|220|1372802|2131622|6752900|6752900
+infer-h100-qwen1.5-0.5b-chat-memory.json.gz|aten::mm|96|2430251|3690535|6668682|6668682
+infer-mi300x-sglang-decode-cudagraph-capture.json.gz|aten::fill_|2|32419|50385|11016|11016
+infer-mi300x-xdit-flux-230k-events.json.gz|Torch-Compiled Region: 0/0|4|2635589|4943689|170998309|171128354
+mi250-rocm62-minitoy-train.json.gz|aten::copy_|2|40947|136719|38161|38161
+mi250-rocm62-minitoy-train.json.gz|aten::addmm|1|133381|181604|24480|24480
+mtia-rank0-310k-metadata-events.json.gz|aten::mm|162|3895352144|8420058121|-|-
+resnet50-v100-2021-oldcats-memory.pt.trace.json.gz|aten::cudnn_convolution_backward_weight|318|22804000|40246000|142461000|142461000
+resnet50-v100-2021-oldcats-memory.pt.trace.json.gz|aten::cudnn_convolution_backward_input|312|29324000|41445000|130967000|130967000
+train-a100-rank0of2-nccl-basetime.json.gz|record_param_comms|27|1795742|4319036|46876492|46876492
+train-a100-rank0of2-nccl-basetime.json.gz|aten::convolution_backward|159|28160768|52597723|39529077|39529077
+PLUGIN
 	for f in $(cd "$S" && find . -type f -name '*.json*' | sort); do
 		run --report=operators --json "$S/$f"
 		no_crash "operators report on $f"
+		# shapes read from args: a side store (one-frame .zst) reads one op at a time
+		run --report=operators --json --group-by=shape "$S/$f"
+		no_crash "operators by shape on $f"
 	done
 fi
 finish

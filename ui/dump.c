@@ -121,6 +121,10 @@ void dump_model(FILE *f, const struct trace *t)
 						        g->block[0], g->block[1], g->block[2]);
 					if (!isnan(g->occupancy))
 						fprintf(f, " occ %g", g->occupancy);
+					if (g->regs >= 0)
+						fprintf(f, " regs %d", g->regs);
+					if (g->smem >= 0)
+						fprintf(f, " smem %d", g->smem);
 					if (g->bytes >= 0)
 						fprintf(f, " bytes %" PRId64, g->bytes);
 					fputs(" peer ", f);

@@ -14,13 +14,13 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { K_NAME, K_CALLS, K_TOTAL, K_MEAN, K_MIN, K_MAX, K_BPS, K_OCC, K_GRID, K_BLOCK, K_TC, K_NO_TC, K_OP, K_OP_CALLS,
-       K_LONGEST };
+enum { K_NAME, K_CALLS, K_TOTAL, K_MEAN, K_MIN, K_MAX, K_BPS, K_OCC, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_NO_TC, K_OP,
+       K_OP_CALLS, K_LONGEST };
 
 int kernel_view_columns(struct column *cols)
 {
 	static const struct column c[KERNEL_TABLE_COLS] = {
-		[K_NAME] = { "name", "kernel", COL_TEXT, 2, 0 },
+		[K_NAME] = { "name", "kernel", COL_TEXT, 2, COL_WIDE },
 		[K_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
 		[K_TOTAL] = { "total_ns", "total", COL_DUR, 0, 0 },
 		[K_MEAN] = { "mean_ns", "mean", COL_DUR, 0, 0 },
@@ -30,6 +30,8 @@ int kernel_view_columns(struct column *cols)
 		[K_OCC] = { "mean_est_achieved_occupancy_pct", "occupancy", COL_PCT, 0, 0 },
 		[K_GRID] = { "grid", "grid", COL_TEXT, 0, 0 },
 		[K_BLOCK] = { "block", "block", COL_TEXT, 0, 0 },
+		[K_REGS] = { "registers_per_thread", "regs", COL_TEXT, 0, 0 },
+		[K_SMEM] = { "shared_memory_bytes", "shared mem", COL_TEXT, 0, 0 },
 		[K_TC] = { "tensor_cores", "TC", COL_BOOL, 0, 0 },
 		[K_NO_TC] = { "matmul_without_tensor_cores", "GEMM no TC", COL_BOOL, 0, 0 },
 		[K_OP] = { "launched_by", "launched by", COL_TEXT, 1, 0 },
@@ -52,24 +54,43 @@ static void set_shape(struct table *tb, uint32_t r, int col, const int32_t v[3],
 	table_set_str(tb, r, col, buf);
 }
 
-void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r)
+/* One number, "varies", or null when the trace lacks it. */
+static void set_one(struct table *tb, uint32_t r, int col, int32_t v, bool varies)
+{
+	char buf[24];
+	if (!varies && v < 0)
+		return;
+	if (varies)
+		snprintf(buf, sizeof buf, "varies");
+	else
+		snprintf(buf, sizeof buf, "%d", v);
+	table_set_str(tb, r, col, buf);
+}
+
+void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r, bool short_names)
 {
 	tb->origin = t->start;
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct kernel_row *k = &r->rows[i];
 		uint32_t row = table_add_row(tb, i);
-		table_set_trace_str(tb, row, K_NAME, t, k->name);
+		if (short_names) {
+			char buf[512];
+			kernel_short_name(strtab_get(&t->strings, k->name), buf, sizeof buf);
+			table_set_str(tb, row, K_NAME, buf);
+		} else {
+			table_set_trace_str(tb, row, K_NAME, t, k->name);
+		}
 		table_set_int(tb, row, K_CALLS, (int64_t)k->calls);
 		table_set_int(tb, row, K_TOTAL, k->total);
 		table_set_int(tb, row, K_MEAN, k->calls ? k->total / (int64_t)k->calls : 0);
 		table_set_int(tb, row, K_MIN, k->min);
 		table_set_int(tb, row, K_MAX, k->max);
-		if (k->bps_n > 0)
-			table_set_pct(tb, row, K_BPS, k->bps_sum / (double)k->bps_n);
-		if (k->occ_n > 0)
-			table_set_pct(tb, row, K_OCC, k->occ_sum / (double)k->occ_n);
+		table_set_pct(tb, row, K_BPS, kernel_mean_bps(k)); /* NAN (none carries it): null */
+		table_set_pct(tb, row, K_OCC, kernel_mean_occupancy(k));
 		set_shape(tb, row, K_GRID, k->grid, k->grid_varies);
 		set_shape(tb, row, K_BLOCK, k->block, k->block_varies);
+		set_one(tb, row, K_REGS, k->regs, k->regs_varies);
+		set_one(tb, row, K_SMEM, k->smem, k->smem_varies);
 		table_set_int(tb, row, K_TC, k->tensor_cores);
 		table_set_int(tb, row, K_NO_TC, k->matmul_like && !k->tensor_cores);
 		if (k->op != TT_NONE) {
@@ -82,11 +103,11 @@ void kernel_view_fill(struct table *tb, const struct trace *t, const struct kern
 
 /* ---- the report (ui/report.h) -------------------------------------------------- */
 
-static void report_fill(struct table *tb, struct trace *t) { kernel_view_fill(tb, t, trace_kernels(t)); }
+static void report_fill(struct table *tb, struct trace *t) { kernel_view_fill(tb, t, trace_kernels(t, KG_NAME), false); }
 
 static void report_json_head(struct jsonw *w, struct trace *t)
 {
-	const struct kernel_report *r = trace_kernels(t);
+	const struct kernel_report *r = trace_kernels(t, KG_NAME);
 	jsonw_key(w, "kernel_time_ns");
 	jsonw_int(w, r->total);
 	jsonw_key(w, "tensor_core_time_ns");
@@ -95,7 +116,7 @@ static void report_json_head(struct jsonw *w, struct trace *t)
 
 static void report_text_head(FILE *f, struct trace *t, const char *sort)
 {
-	const struct kernel_report *r = trace_kernels(t);
+	const struct kernel_report *r = trace_kernels(t, KG_NAME);
 	char a[48];
 	(void)sort;
 	fprintf(f, "   %u kernels, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
@@ -123,7 +144,16 @@ struct kernel_view {
 	struct table t;
 	struct column cols[KERNEL_TABLE_COLS];
 	struct view *v;
-	const struct kernel_report *r;
+	int rank;                      /* the rank position it shows */
+	enum kernel_group group;
+	bool short_names;
+	const struct kernel_report *r; /* the cache's, of GROUP */
+};
+
+static const char *const group_text[KG__COUNT] = {
+	"by name",
+	"by name and launch shape (grid, block, registers, shared memory)",
+	"by name, launching operator and launch shape",
 };
 
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
@@ -131,20 +161,52 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	const struct kernel_view *k = tp->owner;
 	char a[48];
 	(void)app;
-	snprintf(buf, n, "%u kernels, %s of kernel time, %.1f%% of it on Tensor Cores%s", k->r->n,
+	char rk[32] = "";
+	if (k->v->nts > 1)
+		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(k->v, k->rank));
+	snprintf(buf, n, "%s%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n, group_text[k->group],
 	         timefmt_dur(k->r->total, a, sizeof a), k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
 	         tp->sort_col < 0 ? ", by total time" : "");
+}
+
+static void build(struct kernel_view *k)
+{
+	k->r = trace_kernels(k->v->ts[k->rank], k->group);
+	table_clear(&k->t);
+	kernel_view_fill(&k->t, k->v->ts[k->rank], k->r, k->short_names);
+}
+
+static bool act(struct table_panel *tp, struct app *app, enum action a)
+{
+	struct kernel_view *k = tp->owner;
+	(void)app;
+	switch (a) {
+	case A_GROUP_NEXT:
+		k->group = (enum kernel_group)((k->group + 1) % KG__COUNT);
+		build(k);
+		tp->sel = tp->top = 0;
+		break;
+	case A_SHORT_NAMES:
+		k->short_names = !k->short_names;
+		build(k); /* the same rows: the selection stays on its tag */
+		break;
+	default:
+		return false;
+	}
+	table_panel_refresh(tp);
+	return true;
 }
 
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct kernel_view *k = tp->owner;
 	struct view *v = k->v;
+	int rank = k->rank;
 	const struct kernel_report *r = k->r; /* the cache's: it outlives the panel */
 	app_pop(app);                          /* frees the panel and K */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
-		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
+		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
 		view_status(v, "the longest call of this kernel (] [ follow its launch)");
 	}
 }
@@ -160,21 +222,23 @@ static const struct table_owner kernel_owner = {
 	.name = "kernels",
 	.title = title,
 	.jump = jump,
+	.act = act,
 	.free = owner_free,
 };
 
 struct panel *kernel_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	const struct kernel_report *r = trace_kernels(v->ts[0]);
+	int rank = view_focus_rank(v);
+	const struct kernel_report *r = trace_kernels(v->ts[rank], KG_NAME);
 	if (r->n == 0) {
 		view_status(v, "no GPU kernel in this trace (record with ProfilerActivity.CUDA)");
 		return NULL;
 	}
 	struct kernel_view *k = xcalloc(1, sizeof *k);
 	k->v = v;
-	k->r = r;
+	k->rank = rank;
 	table_init(&k->t, k->cols, kernel_view_columns(k->cols));
-	kernel_view_fill(&k->t, v->ts[0], r);
+	build(k);
 	return table_panel_new(&k->t, &kernel_owner, k);
 }

@@ -3,6 +3,7 @@
 #ifndef TT_KERNEL_VIEW_H
 #define TT_KERNEL_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "src/kernels.h"
@@ -10,13 +11,13 @@
 #include "ui/report.h"
 #include "ui/table.h"
 
-#define KERNEL_TABLE_COLS 15
+#define KERNEL_TABLE_COLS 17
 
 /* Fills COLS with the kernel table's columns; returns how many. */
 int kernel_view_columns(struct column *cols);
 /* Fills TB (initialised with those columns) from T's kernel report R, a row per kernel
- * tagged with its position in R. */
-void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r);
+ * tagged with its position in R; names folded (kernel_short_name) when SHORT_NAMES. */
+void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r, bool short_names);
 
 /* --report=kernels (ui/report.h). */
 extern const struct table_report kernels_report;

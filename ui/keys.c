@@ -50,8 +50,10 @@ static const struct {
 	[A_ALIGN_NEXT] = { "align-next", "ranks: next alignment: raw, step, collective", "Ranks" },
 	[A_SHIFT_EARLIER] = { "shift-earlier", "ranks: shift the selected rank earlier", "Ranks" },
 	[A_SHIFT_LATER] = { "shift-later", "ranks: shift the selected rank later", "Ranks" },
+	[A_OVERVIEW] = { "overview", "the overview: GPU utilization, SM efficiency, occupancy, Tensor Cores; the steps", "Views" },
 	[A_OP_VIEW] = { "operators", "the operators: CPU and device time, self and total (Enter jumps)", "Views" },
 	[A_KERNEL_VIEW] = { "kernels", "the kernels: time, launch shape, occupancy, Tensor Cores (Enter jumps)", "Views" },
+	[A_MEMORY_VIEW] = { "memory", "memory: allocated and reserved over time, peaks, operators by bytes (Enter jumps)", "Views" },
 	[A_DIST_VIEW] = { "distributed", "the distributed view: ranks and collectives (Enter jumps)", "Views" },
 	[A_NEXT_GAP] = { "next-gap", "next GPU gap in time", "Gaps" },
 	[A_PREV_GAP] = { "prev-gap", "previous GPU gap in time", "Gaps" },
@@ -73,6 +75,8 @@ static const struct {
 	[A_GAP_ORDER] = { "gap-order", "gap list: longest first or in time order", "Gap list" },
 	[A_GAP_CAUSE] = { "gap-cause", "gap list: only the next cause (then every cause)", "Gap list" },
 	[A_GAP_DEVICE] = { "gap-device", "gap list: only the next GPU (then every GPU)", "Gap list" },
+	[A_GROUP_NEXT] = { "group-next", "group the rows the next way (operators: name, shapes, source, tree; kernels: name, launch shape, operator)", "Rows" },
+	[A_SHORT_NAMES] = { "short-names", "fold template arguments and parameters of names (<…> (…))", "Rows" },
 	[A_ACCEPT] = { "accept", "accept the text", "Prompt" },
 	[A_ERASE] = { "erase", "erase the last character", "Prompt" },
 };
@@ -96,6 +100,8 @@ const char *context_name(enum key_context c) { return c < CTX__COUNT ? context_n
 static const struct binding default_bindings[] = {
 	/* global: the views and quitting, wherever the keyboard is */
 	{ '?', A_HELP, G }, { 'o', A_GAP_LIST, G }, { 'p', A_DIST_VIEW, G }, { 'O', A_OP_VIEW, G }, { 'K', A_KERNEL_VIEW, G },
+	{ 'V', A_OVERVIEW, G },
+	{ 'U', A_MEMORY_VIEW, G },
 	{ 'q', A_QUIT, G },
 	/* the timeline: Perfetto's keys, arrows and vi keys */
 	{ 'w', A_ZOOM_IN, T },           { 's', A_ZOOM_OUT, T },         { 'W', A_ZOOM_IN_BIG, T },
@@ -124,6 +130,7 @@ static const struct binding default_bindings[] = {
 	{ TT_KEY_LEFT, A_COLS_LEFT, L }, { 'h', A_COLS_LEFT, L },        { TT_KEY_RIGHT, A_COLS_RIGHT, L },
 	{ 'l', A_COLS_RIGHT, L },
 	{ 't', A_GAP_ORDER, L },         { 'c', A_GAP_CAUSE, L },        { 'd', A_GAP_DEVICE, L },
+	{ 'g', A_GROUP_NEXT, L },        { 'T', A_SHORT_NAMES, L },
 	/* help */
 	{ TT_KEY_UP, A_ROW_UP, H },      { 'k', A_ROW_UP, H },           { TT_KEY_DOWN, A_ROW_DOWN, H },
 	{ 'j', A_ROW_DOWN, H },          { TT_KEY_PGUP, A_PAGE_UP, H },  { TT_KEY_PGDN, A_PAGE_DOWN, H },

@@ -19,13 +19,17 @@
 #include "ui/dump.h"
 #include "ui/view.h"
 #include "ui/escape.h"
-#include "ui/overview_report.h"
 #include "ui/report.h"
 #include "ui/kernel_view.h"
+#include "ui/memory_view.h"
 #include "ui/op_view.h"
+#include "ui/overview.h"
 #include "ui/tty.h"
 
-enum mode { MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN };
+enum mode {
+	MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_MEMORY,
+	MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN
+};
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -178,8 +182,10 @@ static void usage(FILE *f)
 	      "Reports (written without a terminal):\n"
 	      "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
 	      "                         self CPU time, top kernels by GPU time, data quality\n"
-	      "      --report=overview  per file: every step, its time breakdown (the TensorBoard\n"
-	      "                         plugin's) and phases, achieved TFLOP/s\n"
+	      "      --report=overview  per file: per GPU utilization, est. SM efficiency, est. achieved\n"
+	      "                         occupancy, Tensor Cores (the TensorBoard plugin's definitions);\n"
+	      "                         every step, its time breakdown (the plugin's) and phases,\n"
+	      "                         achieved TFLOP/s\n"
 	      "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
 	      "                         what the CPU was doing (see --gap-min)\n"
 	      "      --gap-min=DURATION shortest gap listed (default 100us; ns, us, ms, s)\n"
@@ -190,12 +196,16 @@ static void usage(FILE *f)
 	      "                         time (the O view)\n"
 	      "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
 	      "                         Tensor Cores and launching operator (the K view)\n"
-	      "      --top=N            operators and kernels: list N rows (0: all; default 20 and 50\n"
-	      "                         in text, all in JSON)\n"
-	      "      --sort=COLUMN      operators and kernels: by the column with this JSON key\n"
+	      "      --report=memory    per file: each device's peak allocated and reserved memory,\n"
+	      "                         fragmentation, memory at each step, operators by bytes\n"
+	      "                         allocated (the U view; needs profile_memory=True)\n"
+	      "      --top=N            operators, kernels and memory: list N rows (0: all; default\n"
+	      "                         20, 50, 20 in text, all in JSON)\n"
+	      "      --sort=COLUMN      operators, kernels and memory: by the column with this JSON key\n"
+	      "      --group-by=WAY     operators: by name (default), shape (and input shapes), source\n"
+	      "                         (and source location) or tree (the call tree, rolled up)\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
-	      "      --json             write the report (summary, overview, gaps, distributed, operators,\n"
-	      "                         kernels) as JSON\n"
+	      "      --json             write the report (any but none) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -283,6 +293,7 @@ int main(int argc, char **argv)
 	int64_t gap_min = 100000; /* 100 us */
 	int align = ALIGN_COLLECTIVE;
 	const char *keys = NULL, *keymap = NULL, *sort = NULL;
+	enum op_group group_by = OP_BY_NAME;
 	int top = -1; /* the report's own default */
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
@@ -294,6 +305,7 @@ int main(int argc, char **argv)
 		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
 		{ "gap-min", required_argument, NULL, 'g' },      { "align", required_argument, NULL, 'L' },
 		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
+		{ "group-by", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -321,8 +333,10 @@ int main(int argc, char **argv)
 				mode = MODE_OPERATORS;
 			} else if (strcmp(optarg, "overview") == 0) {
 				mode = MODE_OVERVIEW;
+			} else if (strcmp(optarg, "memory") == 0) {
+				mode = MODE_MEMORY;
 			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, gaps, distributed, operators, kernels, none)", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, gaps, distributed, operators, kernels, memory, none)", optarg);
 				return 2;
 			}
 			break;
@@ -383,6 +397,15 @@ int main(int argc, char **argv)
 		case 'o':
 			sort = optarg;
 			break;
+		case 'B': {
+			int g = ops_group_of(optarg);
+			if (g < 0) {
+				escape_say(stderr, "ttrace: --group-by wants name, shape, source or tree (got '%s')", optarg);
+				return 2;
+			}
+			group_by = (enum op_group)g;
+			break;
+		}
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
 				escape_say(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')", optarg);
@@ -410,8 +433,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, overview, gaps, distributed, operators or kernels\n", stderr);
+	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_MEMORY && mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, overview, gaps, distributed, operators, kernels or memory\n", stderr);
 		return 2;
 	}
 
@@ -526,9 +549,6 @@ int main(int argc, char **argv)
 	case MODE_SUMMARY:
 		report_summary(stdout, traces, n, json);
 		break;
-	case MODE_OVERVIEW:
-		report_overview(stdout, traces, n, json);
-		break;
 	case MODE_GAPS:
 		report_gaps(stdout, traces, n, json, gap_min);
 		break;
@@ -536,10 +556,16 @@ int main(int argc, char **argv)
 		if (nusable > 0)
 			report_distributed(stdout, traces, n, json, align);
 		break;
+	case MODE_OVERVIEW:
+		report_overview(stdout, traces, n, json);
+		break;
 	case MODE_KERNELS:
-	case MODE_OPERATORS: {
+	case MODE_OPERATORS:
+	case MODE_MEMORY: {
 		int rc = report_table(stdout, traces, n, json, top, sort,
-		                      mode == MODE_KERNELS ? &kernels_report : &operators_report);
+		                      mode == MODE_KERNELS   ? &kernels_report
+		                      : mode == MODE_MEMORY ? &memory_table_report
+		                                            : op_view_report(group_by));
 		if (rc != 0)
 			status = rc;
 		break;

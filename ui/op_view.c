@@ -7,6 +7,7 @@
 
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
+#include "parsers/op_args.h"
 #include "src/analysis.h"
 #include "ui/app.h"
 #include "ui/names.h"
@@ -14,12 +15,21 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { O_NAME, O_CALLS, O_SELF, O_TOTAL, O_MEAN, O_DSELF, O_DTOTAL, O_DMEAN, O_LONGEST, O_LONGEST_DUR };
+enum {
+	O_LABEL, O_NAME, O_SHAPE, O_SOURCE, O_DEPTH, O_PARENT, O_CALLS, O_SELF, O_TOTAL, O_MEAN, O_DSELF, O_DTOTAL,
+	O_DMEAN, O_LONGEST, O_LONGEST_DUR
+};
 
 int op_view_columns(struct column *cols)
 {
 	static const struct column c[OP_TABLE_COLS] = {
-		[O_NAME] = { "name", "operator", COL_TEXT, 1, 0 },
+		/* the name as shown: indented by depth in the tree mode */
+		[O_LABEL] = { "name", "operator", COL_TEXT, 2, COL_TEXT_ONLY | COL_WIDE },
+		[O_NAME] = { "name", "operator", COL_TEXT, 0, COL_JSON_ONLY },
+		[O_SHAPE] = { "input_shapes", "input shapes", COL_TEXT, 1, COL_OMIT_NULL },
+		[O_SOURCE] = { "source", "source", COL_TEXT, 1, COL_OMIT_NULL },
+		[O_DEPTH] = { "depth", "depth", COL_INT, 0, COL_JSON_ONLY | COL_OMIT_NULL },
+		[O_PARENT] = { "parent", "parent", COL_INT, 0, COL_JSON_ONLY | COL_OMIT_NULL },
 		[O_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
 		[O_SELF] = { "self_cpu_ns", "self CPU", COL_DUR, 0, 0 },
 		[O_TOTAL] = { "cpu_total_ns", "CPU total", COL_DUR, 0, 0 },
@@ -34,14 +44,45 @@ int op_view_columns(struct column *cols)
 	return OP_TABLE_COLS;
 }
 
+/* The columns a grouping shows: the key column of its own, not the other's. */
+static uint64_t group_cols(enum op_group g)
+{
+	uint64_t all = ((uint64_t)1 << OP_TABLE_COLS) - 1;
+	if (g != OP_BY_SHAPE)
+		all &= ~((uint64_t)1 << O_SHAPE);
+	if (g != OP_BY_SOURCE)
+		all &= ~((uint64_t)1 << O_SOURCE);
+	return all;
+}
+
 void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r)
 {
 	tb->origin = t->start;
+	char *label = NULL;
+	size_t lcap = 0;
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct op_row *o = &r->rows[i];
 		const struct slice *l = &t->tracks[o->longest.track].slices[o->longest.idx];
 		uint32_t row = table_add_row(tb, i);
+		if (r->group == OP_BY_TREE) {
+			/* two spaces a level, at most 40 levels shown */
+			size_t ind = 2 * (size_t)(o->depth < 40 ? o->depth : 40), n = strtab_len(&t->strings, o->name);
+			if (ind + n > lcap)
+				label = xrealloc(label, lcap = ind + n + 1);
+			memset(label, ' ', ind);
+			memcpy(label + ind, strtab_get(&t->strings, o->name), n);
+			table_set_text(tb, row, O_LABEL, label, ind + n);
+			table_set_int(tb, row, O_DEPTH, o->depth);
+			if (o->parent != TT_NONE)
+				table_set_int(tb, row, O_PARENT, o->parent);
+		} else {
+			table_set_trace_str(tb, row, O_LABEL, t, o->name);
+		}
 		table_set_trace_str(tb, row, O_NAME, t, o->name);
+		if (r->group == OP_BY_SHAPE || r->group == OP_BY_SOURCE)
+			if (o->key != 0)
+				table_set_text(tb, row, r->group == OP_BY_SHAPE ? O_SHAPE : O_SOURCE, strtab_get(&r->keys, o->key),
+				               strtab_len(&r->keys, o->key));
 		table_set_int(tb, row, O_CALLS, (int64_t)o->calls);
 		table_set_int(tb, row, O_SELF, o->cpu_self);
 		table_set_int(tb, row, O_TOTAL, o->cpu_total);
@@ -52,70 +93,155 @@ void op_view_fill(struct table *tb, const struct trace *t, const struct op_repor
 		table_set_int(tb, row, O_LONGEST, l->ts);
 		table_set_int(tb, row, O_LONGEST_DUR, l->dur);
 	}
+	free(label);
 }
 
-/* ---- the report (ui/report.h) -------------------------------------------------- */
-
-static void report_fill(struct table *tb, struct trace *t) { op_view_fill(tb, t, trace_ops(t)); }
-
-static void report_json_head(struct jsonw *w, struct trace *t)
+const struct op_report *op_view_report_of(struct trace *t, enum op_group g)
 {
-	const struct op_report *r = trace_ops(t);
+	return trace_ops_grouped(t, g, op_args_keys);
+}
+
+/* Why a grouping has no keys in T's report R (NULL when it has some, or needs none). */
+static const char *missing(const struct op_report *r)
+{
+	if (r->n == 0 || r->keyed > 0)
+		return NULL;
+	if (r->group == OP_BY_SHAPE)
+		return "no operator has input shapes (Input Dims): record with record_shapes=True";
+	if (r->group == OP_BY_SOURCE)
+		return "no operator has a source location (Call stack, or a python_function of user code around it): "
+		       "record with with_stack=True";
+	return NULL;
+}
+
+static const char *group_words(enum op_group g)
+{
+	static const char *const w[OP__GROUPS] = { "names", "names and input shapes", "names and source locations",
+		                                   "call paths" };
+	return g < OP__GROUPS ? w[g] : "?";
+}
+
+/* ---- the reports (ui/report.h): one per grouping ------------------------------------ */
+
+#define REPORT_FUNCS(G, g)                                                                                      \
+	static void report_fill_##g(struct table *tb, struct trace *t) { op_view_fill(tb, t, op_view_report_of(t, G)); } \
+	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); }               \
+	static void report_text_head_##g(FILE *f, struct trace *t, const char *sort) { text_head(f, t, G, sort); }
+
+static void json_head(struct jsonw *w, struct trace *t, enum op_group g)
+{
+	const struct op_report *r = op_view_report_of(t, g);
+	jsonw_key(w, "group_by");
+	jsonw_str(w, ops_group_name(g));
 	jsonw_key(w, "gpu_activities");
 	jsonw_uint(w, r->gpu_ops);
 	jsonw_key(w, "gpu_activities_linked");
 	jsonw_uint(w, r->gpu_ops_linked);
+	if (g == OP_BY_SHAPE || g == OP_BY_SOURCE) {
+		jsonw_key(w, "instances_with_key");
+		jsonw_uint(w, r->keyed);
+		if (missing(r) != NULL) {
+			jsonw_key(w, "missing");
+			jsonw_str(w, missing(r));
+		}
+	}
 }
 
-static void report_text_head(FILE *f, struct trace *t, const char *sort)
+static void text_head(FILE *f, struct trace *t, enum op_group g, const char *sort)
 {
-	const struct op_report *r = trace_ops(t);
-	fprintf(f, "   %u operators by %s; %llu of %llu GPU activities reach an operator (self device: "
+	const struct op_report *r = op_view_report_of(t, g);
+	fprintf(f, "   %u operator %s by %s; %llu of %llu GPU activities reach an operator (self device: "
 	           "launched by the operator's own runtime calls; total: and its children's)\n",
-	        r->n, sort != NULL ? sort : "device total", (unsigned long long)r->gpu_ops_linked,
-	        (unsigned long long)r->gpu_ops);
+	        r->n, group_words(g), sort != NULL ? sort : g == OP_BY_TREE ? "call tree" : "device total",
+	        (unsigned long long)r->gpu_ops_linked, (unsigned long long)r->gpu_ops);
+	if (missing(r) != NULL)
+		fprintf(f, "   %s\n", missing(r));
 }
 
-const struct table_report operators_report = {
-	.name = "operators",
-	.columns = op_view_columns,
-	.fill = report_fill,
-	.json_head = report_json_head,
-	.text_head = report_text_head,
-	.text_cols = TABLE_ALL,
-	.text_rows = 20,
-	.empty = "no operator in this trace (record with ProfilerActivity.CPU)",
+REPORT_FUNCS(OP_BY_NAME, name)
+REPORT_FUNCS(OP_BY_SHAPE, shape)
+REPORT_FUNCS(OP_BY_SOURCE, source)
+REPORT_FUNCS(OP_BY_TREE, tree)
+
+#define REPORT_DEF(G, g)                                                                                        \
+	{                                                                                                       \
+		.name = "operators", .columns = op_view_columns, .fill = report_fill_##g,                         \
+		.json_head = report_json_head_##g, .text_head = report_text_head_##g, .text_rows = 20,           \
+		.empty = "no operator in this trace (record with ProfilerActivity.CPU)",                          \
+	}
+
+static struct table_report reports[OP__GROUPS] = {
+	REPORT_DEF(OP_BY_NAME, name), REPORT_DEF(OP_BY_SHAPE, shape), REPORT_DEF(OP_BY_SOURCE, source),
+	REPORT_DEF(OP_BY_TREE, tree),
 };
 
-/* ---- the panel ------------------------------------------------------------------- */
+const struct table_report *op_view_report(enum op_group g)
+{
+	if (g >= OP__GROUPS)
+		g = OP_BY_NAME;
+	reports[g].text_cols = group_cols(g);
+	return &reports[g];
+}
+
+/* ---- the panel ------------------------------------------------------------------------ */
 
 struct op_view {
 	struct table t;
 	struct column cols[OP_TABLE_COLS];
 	struct view *v;
-	const struct op_report *r;
+	int rank;                  /* the rank position it shows */
+	enum op_group group;
+	const struct op_report *r; /* the cache's, for GROUP */
 };
 
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
 	const struct op_view *o = tp->owner;
 	(void)app;
-	snprintf(buf, n, "%u operators; %llu of %llu GPU activities reach an operator%s", o->r->n,
-	         (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
-	         tp->sort_col < 0 ? ", by device total" : "");
+	const char *why = missing(o->r);
+	char rk[32] = "";
+	if (o->v->nts > 1)
+		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(o->v, o->rank));
+	snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
+	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
+	         tp->sort_col >= 0 ? "" : o->group == OP_BY_TREE ? ", as a call tree" : ", by device total",
+	         why != NULL ? "; " : "", why != NULL ? why : "");
 }
 
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct op_view *o = tp->owner;
 	struct view *v = o->v;
+	int rank = o->rank;
 	const struct op_report *r = o->r; /* the cache's: it outlives the panel */
 	app_pop(app);                     /* frees the panel and O */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
-		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
-		view_status(v, "the longest call of this operator");
+		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
+		view_status(v, "the longest call of this operator (] leads to its GPU work)");
 	}
+}
+
+static void regroup(struct table_panel *tp, struct op_view *o, enum op_group g)
+{
+	o->group = g;
+	o->r = op_view_report_of(o->v->ts[o->rank], g);
+	table_clear(&o->t);
+	op_view_fill(&o->t, o->v->ts[o->rank], o->r);
+	tp->cols = group_cols(g);
+	tp->hscroll = 0;
+	table_panel_sort(tp, g == OP_BY_TREE ? -1 : tp->sort_col, tp->desc);
+	table_panel_refresh(tp);
+}
+
+static bool act(struct table_panel *tp, struct app *app, enum action a)
+{
+	struct op_view *o = tp->owner;
+	if (a != A_GROUP_NEXT)
+		return false;
+	regroup(tp, o, (enum op_group)((o->group + 1) % OP__GROUPS));
+	app_status(app, "operators by %s", group_words(o->group));
+	return true;
 }
 
 static void owner_free(struct table_panel *tp)
@@ -129,21 +255,27 @@ static const struct table_owner op_owner = {
 	.name = "operators",
 	.title = title,
 	.jump = jump,
+	.act = act,
 	.free = owner_free,
 };
 
 struct panel *op_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	const struct op_report *r = trace_ops(v->ts[0]);
+	int rank = view_focus_rank(v);
+	const struct op_report *r = trace_ops(v->ts[rank]);
 	if (r->n == 0) {
 		view_status(v, "no operator in this trace (record with ProfilerActivity.CPU)");
 		return NULL;
 	}
 	struct op_view *o = xcalloc(1, sizeof *o);
 	o->v = v;
+	o->rank = rank;
 	o->r = r;
+	o->group = OP_BY_NAME;
 	table_init(&o->t, o->cols, op_view_columns(o->cols));
-	op_view_fill(&o->t, v->ts[0], r);
-	return table_panel_new(&o->t, &op_owner, o);
+	op_view_fill(&o->t, v->ts[rank], r);
+	struct panel *p = table_panel_new(&o->t, &op_owner, o);
+	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME);
+	return p;
 }

@@ -1,5 +1,7 @@
-/* op_view.h: the Operators view: every operator name of a trace with its CPU and device
- * times (src/ops.h) as a table, on screen (O) and as --report=operators. */
+/* op_view.h: the Operators view: a trace's operators with their CPU and device times
+ * (src/ops.h) grouped by name, by name and input shapes, by name and source location, or
+ * as a call tree, on screen (O; g changes the grouping) and as --report=operators
+ * [--group-by=name|shape|source|tree]. */
 #ifndef TT_OP_VIEW_H
 #define TT_OP_VIEW_H
 
@@ -8,16 +10,19 @@
 #include "ui/report.h"
 #include "ui/table.h"
 
-#define OP_TABLE_COLS 10
+#define OP_TABLE_COLS 15
 
 /* Fills COLS with the operator table's columns; returns how many. */
 int op_view_columns(struct column *cols);
-/* Fills TB (initialised with those columns) from T's operator report R, a row per name
- * tagged with its position in R. */
+/* Fills TB (initialised with those columns) from T's operator report R, a row per row of R
+ * tagged with its position there (indented by depth in the tree mode). */
 void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r);
 
-/* --report=operators (ui/report.h). */
-extern const struct table_report operators_report;
+/* T's operators grouped by G, from the trace's cache (src/analysis.h; the keys of shapes
+ * and sources read from args by parsers/op_args.h on the first call). */
+const struct op_report *op_view_report_of(struct trace *t, enum op_group g);
+/* --report=operators --group-by=G (ui/report.h). */
+const struct table_report *op_view_report(enum op_group g);
 
 /* The Operators view over APP's first trace; NULL (saying why) when it has no operator. */
 struct panel *op_view_open(struct app *app);

@@ -7,7 +7,9 @@
 #include "ui/gap_list.h"
 #include "ui/help.h"
 #include "ui/kernel_view.h"
+#include "ui/memory_view.h"
 #include "ui/op_view.h"
+#include "ui/overview.h"
 
 static const struct panel_entry entries[] = {
 	{ A_HELP, "help", help_open },
@@ -15,6 +17,8 @@ static const struct panel_entry entries[] = {
 	{ A_DIST_VIEW, "distributed", dist_view_open },
 	{ A_OP_VIEW, "operators", op_view_open },
 	{ A_KERNEL_VIEW, "kernels", kernel_view_open },
+	{ A_OVERVIEW, "overview", overview_open },
+	{ A_MEMORY_VIEW, "memory", memory_view_open },
 };
 
 const struct panel_entry *panels_find(enum action a)

@@ -31,7 +31,6 @@
 #include "ui/track_table.h"
 
 /* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
-#define REPORT_WIDTH 120
 #define TOP_N 20
 #define NAME_COLS 100
 
@@ -293,7 +292,8 @@ static bool sort_ok(const char *sort, const struct column *cols, int n, const ch
 	char list[1024] = "";
 	size_t l = 0;
 	for (int c = 0; c < n && l < sizeof list; c++)
-		l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", c ? ", " : "", cols[c].key);
+		if (c == 0 || strcmp(cols[c].key, cols[c - 1].key) != 0) /* a text/JSON pair once */
+			l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", c ? ", " : "", cols[c].key);
 	escape_say(stderr, "ttrace: --sort: the %s report has no column '%s' (columns: %s)", report, sort, list);
 	return false;
 }
@@ -335,8 +335,11 @@ int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top
 			fputs("== ", f);
 			escape_term(f, t->path, strlen(t->path));
 			fputc('\n', f);
-			if (tb.nrows == 0) {
+			if (tb.nrows == 0 && (def->has_data == NULL || !def->has_data(t))) {
 				fprintf(f, "   %s\n\n", def->empty);
+			} else if (tb.nrows == 0) {
+				def->text_head(f, t, sort);
+				fputc('\n', f);
 			} else {
 				def->text_head(f, t, sort);
 				uint32_t shown, *rows = report_rows(&tb, sort, top, def->text_rows, &shown);

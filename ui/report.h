@@ -9,6 +9,9 @@
 #include "ui/jsonw.h"
 #include "ui/table.h"
 
+/* The width of text reports. */
+#define REPORT_WIDTH 120
+
 /* Writes the summary of each usable trace (rank, span, events, tracks, top operators by
  * self CPU time, top kernels by total GPU time, data-quality counts) as text, or as one
  * JSON object {"ttrace_version", "files": [...]} when JSON is set. */
@@ -30,6 +33,9 @@ struct table_report {
 	uint64_t text_cols;                     /* the columns of the text (a column set) */
 	uint32_t text_rows;                     /* rows in text without --top */
 	const char *empty;                      /* said when a file has no row */
+	/* May be NULL. When set and true for a file with no row, the text head is written
+	 * anyway (the memory report's peaks need no operator) and EMPTY is not said. */
+	bool (*has_data)(struct trace *t);
 };
 /* Writes DEF's table for each usable trace, in its own order or by the column keyed SORT:
  * the first TOP rows (0: all; negative: DEF's text_rows) as text; in JSON all, or the

@@ -307,6 +307,9 @@ int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, uint64
 		if (t->cols[c].flex > 0 && !done[c] && table_col_shown(t, c, cols)) {
 			int share = wsum > 0 ? room * t->cols[c].flex / wsum : 0;
 			colw[c] = share > colw[c] ? share : colw[c];
+			int least = widest[c] < TABLE_WIDE_MIN ? widest[c] : TABLE_WIDE_MIN;
+			if ((t->cols[c].flags & COL_WIDE) && colw[c] < least)
+				colw[c] = least;
 		}
 	for (int c = 0, k = 0; c < t->ncols; c++)
 		if (table_col_shown(t, c, cols))

@@ -37,8 +37,14 @@ enum col_flag {
 	COL_JSON_ONLY = 1, /* written in JSON only: not in text, not on screen */
 	COL_TEXT_ONLY = 2, /* shown in text and on screen only */
 	COL_OMIT_NULL = 4, /* in JSON, no key at all when the value is null */
+	COL_WIDE = 8,      /* a flex column that keeps TABLE_WIDE_MIN columns (or its widest value)
+	                    * even when that pushes the columns after it past the edge, where
+	                    * the panel scrolls to them: a kernel's name matters more than its
+	                    * launch shape on a narrow terminal */
 };
 
+/* The least a COL_WIDE column gets. */
+#define TABLE_WIDE_MIN 40
 /* The most columns a table has (column sets are bit masks). */
 #define TABLE_MAX_COLS 64
 /* Every column of a table, for the writers' column set. */

@@ -1,7 +1,8 @@
 /* table_panel.c: the table panel (see table_panel.h).
  *
  * Its rectangle is the timeline's track area: line 0 the title with the sort and filter in
- * force, line 1 the column titles, then the rows, and at the bottom the detail line. */
+ * force, then the owner's header lines if it has any, the column titles, the rows, and at
+ * the bottom the detail line. */
 #include "ui/table_panel.h"
 
 #include <stdio.h>
@@ -16,8 +17,16 @@
 
 static int page_rows(const struct table_panel *tp)
 {
-	int n = tp->base.r.h - 3;
+	int n = tp->base.r.h - 3 - tp->hdr;
 	return n > 1 ? n : 1;
+}
+
+/* The owner's header lines for the panel's height: what it asks, leaving three rows. */
+static void layout_header(struct table_panel *tp, struct app *app)
+{
+	int want = tp->own->header_rows != NULL ? tp->own->header_rows(tp, app, tp->base.r.h) : 0;
+	int room = tp->base.r.h - 6; /* the title, the column titles, three rows, the detail line */
+	tp->hdr = want < 0 ? 0 : want > room ? (room > 0 ? room : 0) : want;
 }
 
 static void clamp(struct table_panel *tp)
@@ -182,8 +191,8 @@ static void table_mouse(struct panel *p, struct app *app, enum mouse_kind kind, 
 		tp->sel -= 3;
 	else if (kind == TT_WHEEL_DOWN)
 		tp->sel += 3;
-	else if (kind == TT_CLICK && y >= p->r.y + 2 && y < p->r.y + 2 + page_rows(tp))
-		tp->sel = tp->top + (y - p->r.y - 2);
+	else if (kind == TT_CLICK && y >= p->r.y + 2 + tp->hdr && y < p->r.y + 2 + tp->hdr + page_rows(tp))
+		tp->sel = tp->top + (y - p->r.y - 2 - tp->hdr);
 	clamp(tp);
 }
 
@@ -196,6 +205,7 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 	if (tp->own->update != NULL)
 		tp->own->update(tp, app);
 	t = tp->t;
+	layout_header(tp, app);
 	clamp(tp);
 	panel_clear(g, r, CS_DETAILS);
 	tp->own->title(tp, app, title, sizeof title);
@@ -209,6 +219,9 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		n += (size_t)snprintf(title + n, sizeof title - n, ", filter \"%s\": %u rows", f, tp->nrows);
 	}
 	grid_text(g, r.x + 1, r.y, r.x + r.w, title, CS_HILITE, 0);
+	if (tp->hdr > 0 && tp->own->header != NULL)
+		tp->own->header(tp, app, g, (struct rect){ r.x, r.y + 1, r.w, tp->hdr }, o);
+	int hy = r.y + 1 + tp->hdr; /* the column headings */
 
 	/* widths from every row shown, so that scrolling does not move the columns; laid out
 	 * once per change rather than every frame (100k gaps are 100k rows to format) */
@@ -229,23 +242,23 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		if (x < r.x + r.w) {
 			int sw = table_elide(t->cols[c].title, colw[c], o->ascii, shown, sizeof shown);
 			int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
-			grid_text(g, x + pad, r.y + 1, r.x + r.w, shown, c == tp->sort_col ? CS_HILITE : CS_RULER, 0);
+			grid_text(g, x + pad, hy, r.x + r.w, shown, c == tp->sort_col ? CS_HILITE : CS_RULER, 0);
 		}
 		x += colw[c] + 1;
 	}
 	/* columns off either edge: a mark says so (Left and Right scroll them) */
 	tp->more_right = x - 1 > r.x + r.w;
 	if (tp->hscroll > 0)
-		grid_set(g, r.x, r.y + 1, o->ascii ? '<' : 0x2039, CS_HILITE, 0);
+		grid_set(g, r.x, hy, o->ascii ? '<' : 0x2039, CS_HILITE, 0);
 	if (tp->more_right)
-		grid_set(g, r.x + r.w - 1, r.y + 1, o->ascii ? '>' : 0x203a, CS_HILITE, 0);
+		grid_set(g, r.x + r.w - 1, hy, o->ascii ? '>' : 0x203a, CS_HILITE, 0);
 	int page = page_rows(tp);
 	for (int i = 0; i < page; i++) {
 		int k = tp->top + i;
 		if (k >= (int)tp->nrows)
 			break;
 		uint32_t row = tp->rows[k];
-		int y = r.y + 2 + i;
+		int y = hy + 1 + i;
 		enum cell_style st = k == tp->sel ? CS_HILITE : CS_DETAILS;
 		uint8_t color = tp->own->row_color != NULL && k != tp->sel ? tp->own->row_color(tp, app, t->tag[row]) : 0;
 		if (k == tp->sel)
@@ -263,7 +276,7 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		}
 	}
 	if (tp->nrows == 0)
-		grid_text(g, r.x + 1, r.y + 2, r.x + r.w, tp->filter[0] ? "(no row holds the filter text)" : "(empty)",
+		grid_text(g, r.x + 1, hy + 1, r.x + r.w, tp->filter[0] ? "(no row holds the filter text)" : "(empty)",
 		          CS_DETAILS, 0);
 	/* the detail line: whole, what the columns cut of the selected row */
 	int yd = r.y + r.h - 1;
@@ -307,6 +320,7 @@ static void table_layout_fn(struct panel *p, struct app *app)
 {
 	/* over the timeline's track area: the header, the details and the status stay */
 	p->r = (struct rect){ 0, view_area_y(app->tl), app->w, view_area_h(app->tl) };
+	layout_header((struct table_panel *)p, app);
 	clamp((struct table_panel *)p);
 }
 

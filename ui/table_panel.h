@@ -5,7 +5,9 @@
  * the owner (to jump to the timeline), and a detail line for the selected row that shows
  * whole what the columns had to cut. The owner (a view file such as ui/gap_list.c) fills
  * the table, names the panel and may take actions of its own (the gap list's cause
- * filter); after changing the table it calls table_panel_refresh. */
+ * filter); after changing the table it calls table_panel_refresh. An owner may also draw
+ * a header of its own between the title and the column titles (the Memory view's curve
+ * and peaks). */
 #ifndef TT_TABLE_PANEL_H
 #define TT_TABLE_PANEL_H
 
@@ -28,6 +30,11 @@ struct table_owner {
 	bool (*act)(struct table_panel *tp, struct app *app, enum action a);
 	/* Called before each frame: the owner may rebuild a table that went stale. May be NULL. */
 	void (*update)(struct table_panel *tp, struct app *app);
+	/* Lines the owner draws between the title and the column headings (a summary, a
+	 * curve) in a panel H lines high; the table keeps at least three rows. May be NULL. */
+	int (*header_rows)(struct table_panel *tp, struct app *app, int h);
+	/* Draws those lines into R of G. May be NULL when header_rows is. */
+	void (*header)(struct table_panel *tp, struct app *app, struct grid *g, struct rect r, const struct render_opts *o);
 	/* A tint for the row tagged TAG (0: none). May be NULL. */
 	uint8_t (*row_color)(struct table_panel *tp, struct app *app, uint64_t tag);
 	/* Frees the owner's state (and the table when it owns it). */
@@ -52,6 +59,7 @@ struct table_panel {
 	int colw_for;          /* -1: stale (rows, columns or values changed) */
 	int colw_hscroll;      /* the hscroll colw was laid out for */
 	bool more_right;       /* the last frame had columns past the right edge */
+	int hdr;               /* lines of the owner's header (header_rows), laid out with the panel */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */

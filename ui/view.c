@@ -125,6 +125,18 @@ const struct view_line *view_cur_line(const struct view *v)
 	return v->sel_line >= 0 && (uint32_t)v->sel_line < v->nlines ? &v->lines[v->sel_line] : NULL;
 }
 
+int view_focus_rank(const struct view *v)
+{
+	if (v->sel.track != TT_NONE)
+		return view_rank_of(v->sel.track);
+	const struct view_line *l = view_cur_line(v);
+	if (l != NULL && l->track != TT_NONE)
+		return view_rank_of(l->track);
+	if (l != NULL && l->group < v->ngroups && v->groups[l->group].rank >= 0)
+		return v->groups[l->group].rank;
+	return 0;
+}
+
 static void select_under_cursor(struct view *v)
 {
 	const struct view_line *l = view_cur_line(v);
@@ -176,6 +188,34 @@ static void step_slice(struct view *v, int dir)
 	}
 }
 
+/* From a CPU slice that launched nothing itself (an operator the Operators view jumped
+ * to): the GPU work of the first runtime call inside it, saying how many it made in all.
+ * Returns whether there was any. */
+static bool follow_launch_within(struct view *v, const struct trace *t, int rank, uint32_t local, uint32_t idx)
+{
+	const struct track *tr = &t->tracks[local];
+	const struct slice *s = &tr->slices[idx];
+	int64_t end = tt_add(s->ts, s->dur);
+	struct slice_ref first = { TT_NONE, TT_NONE };
+	uint32_t n = 0;
+	/* slices are sorted by start: those inside S follow it */
+	for (uint32_t i = idx + 1; i < tr->nslices && tr->slices[i].ts < end; i++) {
+		const struct slice *c = &tr->slices[i];
+		if (c->cls != SC_RUNTIME || c->depth <= s->depth || c->gpu == TT_NONE || tt_add(c->ts, c->dur) > end)
+			continue;
+		const struct gpu_info *g = &t->gpu[c->gpu];
+		if (g->peer.track == TT_NONE || g->peer.track >= t->ntracks)
+			continue;
+		if (n++ == 0)
+			first = g->peer;
+	}
+	if (n == 0)
+		return false;
+	view_go_to(v, (struct slice_ref){ view_id(rank, first.track), first.idx });
+	view_status(v, "the first of %u GPU activities launched inside it (. and , step along the stream; [ back)", n);
+	return true;
+}
+
 static void follow_flow(struct view *v, bool forward)
 {
 	if (v->sel.track == TT_NONE) {
@@ -193,6 +233,8 @@ static void follow_flow(struct view *v, bool forward)
 		view_status(v, forward ? "launched on the GPU" : "launched from the CPU");
 		return;
 	}
+	if (forward && !gpu_side && follow_launch_within(v, t, rank, local, v->sel.idx))
+		return;
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		const struct flow *f = &t->flows[i];
 		struct slice_ref here = forward ? f->from : f->to, there = forward ? f->to : f->from;

@@ -152,6 +152,9 @@ void search_free(struct view *v);
 
 /* Moving the selection (ui/view.c): selects slice R and scrolls to it; the selected line. */
 void view_go_to(struct view *v, struct slice_ref r);
+/* The rank position the user is looking at: the selected slice's, else the selected
+ * line's (its track's, or its group's), else 0. The views open on it. */
+int view_focus_rank(const struct view *v);
 const struct view_line *view_cur_line(const struct view *v);
 
 /* The time window (ui/window.c): its width; set to start at T0, W wide, or to [T0, T1),

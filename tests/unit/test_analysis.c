@@ -64,5 +64,22 @@ int main(void)
 	ok(r3 != r1, "another order of the ranks is another set");
 	trace_free(t); /* frees the cache, with the comparisons it keeps */
 	trace_free(u);
+
+	/* the memory figures: once per trace; the curve's step plot over a range (the samples
+	 * of tests/fixtures/memory/views.json, worked in tests/memory.sh) */
+	snprintf(path, sizeof path, "%s/tests/fixtures/memory/views.json", dir ? dir : ".");
+	t = load_trace(path, &opt);
+	const struct memory_report *m = trace_memory(t);
+	ok(m->ndevices == 3 && trace_memory(t) == m, "memory: three devices, computed once");
+	is_int(analysis_computed(t), 1, "memory: one analysis");
+	const struct mem_device *d = &m->devices[1];
+	int64_t al = -1, re = -1;
+	ok(!memory_range_max(d, 0, 130000, &al, &re), "memory: nothing before the first sample");
+	ok(memory_range_max(d, 0, 130001, &al, &re) && al == 1000 && re == 2000, "memory: the first sample");
+	ok(memory_range_max(d, 400000, 500000, &al, &re) && al == 1500 && re == 2000,
+	   "memory: between samples, the value carried in");
+	ok(memory_range_max(d, 600000, 720001, &al, &re) && al == 5500 && re == 6000, "memory: the most in the range");
+	ok(memory_range_max(d, 2000000, 3000000, &al, &re) && al == 2600, "memory: after the last sample, the last");
+	trace_free(t);
 	return done_testing();
 }

@@ -52,6 +52,7 @@ static struct builder_gpu no_gpu_facts(void)
 	g.external_id = g.stream = g.bytes = -1;
 	g.device = -1;
 	g.blocks_per_sm = g.occupancy = NAN;
+	g.regs = g.smem = -1;
 	return g;
 }
 
@@ -104,7 +105,8 @@ static void test_one_model(void)
 	/* a counter, a memory sample, a global instant */
 	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 0, 1.0);
 	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 500, 2.5);
-	struct mem_sample ms = { 450, 1 << 20, 2 << 20, 4096, 1, 0 };
+	struct mem_sample ms = { .ts = 450, .total_allocated = 1 << 20, .total_reserved = 2 << 20, .bytes = 4096,
+	                         .device_type = 1, .device_id = 0 };
 	builder_memory(b, TT_NONE, &ms);
 	builder_instant(b, TT_NONE, 950, str(b, "checkpoint"), str(b, "marker"), 'g');
 

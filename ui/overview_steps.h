@@ -1,11 +1,12 @@
-/* overview_report.h: the Overview's step tables (src/steps.h) and --report=overview.
+/* overview_steps.h: the Overview's steps (src/steps.h): their tables, and their part of
+ * --report=overview (ui/overview.h writes the rest).
  *
  * Three tables, each defined once (columns and a fill function) for the report and for a
  * panel: the steps (a row per step: its window, the plugin's breakdown, the phases, the
  * TFLOP/s), the mean breakdown (a row per role) and the mean phases (a row per phase).
  * The mean tables carry a text-only bar column ("██████░░░░") beside the percentage. */
-#ifndef TT_OVERVIEW_REPORT_H
-#define TT_OVERVIEW_REPORT_H
+#ifndef TT_OVERVIEW_STEPS_H
+#define TT_OVERVIEW_STEPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 
 #include "src/steps.h"
+#include "ui/jsonw.h"
 #include "ui/table.h"
 
 #define OVERVIEW_STEP_COLS 32
@@ -40,9 +42,10 @@ void overview_phase_fill(struct table *tb, const struct step_report *r);
  * light shade. Returns BUF. */
 const char *overview_bar(double fraction, int width, char *buf, size_t n);
 
-/* Writes the Overview of each usable trace of the N TRACES: the steps with their breakdown
- * and phases, the mean breakdown with bars, the mean phases with their sources and the
- * TFLOP/s, as text or as one JSON object {"ttrace_version", "files": [...]}. */
-void report_overview(FILE *f, struct trace *const *traces, int n, bool json);
+/* Writes T's steps part of the Overview as text to F: the steps with their breakdown and
+ * phases, the mean breakdown with bars, the mean phases with their sources, the TFLOP/s. */
+void overview_steps_text(FILE *f, struct trace *t);
+/* Writes the same as keys of the JSON object open in W (steps_from, ..., steps). */
+void overview_steps_json(struct jsonw *w, struct trace *t);
 
 #endif

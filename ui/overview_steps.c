@@ -1,7 +1,6 @@
-/* overview_report.c: the Overview's step tables and --report=overview (see
- * overview_report.h). Every figure comes from src/steps.h; this file only lays it out. */
-#include "config.h"
-#include "ui/overview_report.h"
+/* overview_steps.c: the Overview's steps: their tables and their part of the report (see
+ * overview_steps.h). Every figure comes from src/steps.h; this file only lays it out. */
+#include "ui/overview_steps.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -10,7 +9,6 @@
 
 #include "lib/timefmt.h"
 #include "src/analysis.h"
-#include "ui/escape.h"
 #include "ui/jsonw.h"
 
 #define REPORT_WIDTH 120
@@ -201,16 +199,13 @@ void overview_phase_fill(struct table *tb, const struct step_report *r)
 
 /* ---- the report ---------------------------------------------------------------------------- */
 
-static void overview_text(FILE *f, struct trace *t)
+void overview_steps_text(FILE *f, struct trace *t)
 {
 	const struct step_report *r = trace_steps(t);
 	struct column scols[OVERVIEW_STEP_COLS], rcols[OVERVIEW_ROLE_COLS], pcols[OVERVIEW_PHASE_COLS];
 	struct table st, rt, pt;
 	char a[48], b[48];
 
-	fputs("== ", f);
-	escape_term(f, t->path, strlen(t->path));
-	fputc('\n', f);
 	if (r->from_profiler_steps)
 		fprintf(f, "   %u step%s: ProfilerStep#N stretched to the GPU work each launched (the TensorBoard plugin's "
 		           "steps), mean %s\n",
@@ -262,15 +257,12 @@ static void overview_text(FILE *f, struct trace *t)
 	table_free(&pt);
 }
 
-static void overview_json(struct jsonw *w, struct trace *t)
+void overview_steps_json(struct jsonw *w, struct trace *t)
 {
 	const struct step_report *r = trace_steps(t);
 	struct column scols[OVERVIEW_STEP_COLS], rcols[OVERVIEW_ROLE_COLS], pcols[OVERVIEW_PHASE_COLS];
 	struct table tb;
 
-	jsonw_object(w);
-	jsonw_key(w, "path");
-	jsonw_str(w, t->path);
 	jsonw_key(w, "steps_from");
 	jsonw_str(w, r->from_profiler_steps ? "profiler_steps" : "cpu_op_span");
 	jsonw_key(w, "gpu_side_profiler_steps");
@@ -312,31 +304,4 @@ static void overview_json(struct jsonw *w, struct trace *t)
 	overview_step_fill(&tb, t, r);
 	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
 	table_free(&tb);
-	jsonw_end_object(w);
-}
-
-void report_overview(FILE *f, struct trace *const *traces, int n, bool json)
-{
-	struct jsonw w;
-	if (json) {
-		jsonw_init(&w, f);
-		jsonw_object(&w);
-		jsonw_key(&w, "ttrace_version");
-		jsonw_str(&w, PACKAGE_VERSION);
-		jsonw_key(&w, "files");
-		jsonw_array(&w);
-	}
-	for (int i = 0; i < n; i++) {
-		if (traces[i]->status == LOAD_FAILED)
-			continue;
-		if (json)
-			overview_json(&w, traces[i]);
-		else
-			overview_text(f, traces[i]);
-	}
-	if (json) {
-		jsonw_end_array(&w);
-		jsonw_end_object(&w);
-		jsonw_finish(&w);
-	}
 }

@@ -1,0 +1,85 @@
+/* memory.h: the Memory view's figures, from Kineto's [memory] samples
+ * (profile_memory=True), as the TensorBoard plugin's Memory view defines them.
+ *
+ * Devices are (Device Type, Device Id) pairs, named as torch names them ("cpu", "cuda:0",
+ * "hip:0"). A device's curve is its samples that carry both Total Allocated and Total
+ * Reserved, in time order: the allocator's state right after each event, so the value at
+ * time t is the last sample at or before t (a step plot). Peak allocated (reserved) is
+ * the largest Total Allocated (Reserved), at the first sample that reaches it.
+ *
+ * Operators: a sample belongs to the innermost tree node (operator, user annotation,
+ * Python function; runtime calls are not nodes) of its own thread whose [start, end)
+ * holds its time, and is kept only when that node is an operator (src/tables.h), as the
+ * plugin attaches them. Per device and operator name: self figures sum the samples kept
+ * by its instances (allocation count and bytes: samples with Bytes > 0; size increase:
+ * every Bytes, frees negative); total figures add the samples kept by every operator
+ * nested in an instance, an instance inside another of the same name counting in both. */
+#ifndef TT_MEMORY_H
+#define TT_MEMORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/model.h"
+
+struct mem_device {
+	int8_t type;               /* c10::DeviceType, -1 when the samples do not say */
+	int16_t id;
+	uint64_t samples;          /* samples of the device */
+	uint64_t without_addr;     /* of which without "Addr" (the plugin leaves them out of its curve) */
+	/* the curve: samples with both totals, in time order (file order on ties) */
+	int64_t *ts, *allocated, *reserved;
+	uint32_t *sample;          /* their index in trace.mem */
+	uint32_t n;
+	/* figures of the curve; meaningful when n > 0 */
+	int64_t peak_allocated, peak_allocated_ts;
+	int64_t reserved_at_peak;  /* Total Reserved at the peak-allocated sample */
+	struct slice_ref peak_allocated_op; /* innermost operator on its thread then, or {TT_NONE} */
+	int64_t peak_reserved, peak_reserved_ts;
+	struct slice_ref peak_reserved_op;
+	int64_t max_unused, max_unused_ts; /* largest reserved - allocated (fragmentation) */
+	int64_t *step_allocated;   /* by memory_report.steps: allocated at the step's start, -1 before any sample */
+	/* over every sample of the device */
+	uint64_t allocations;      /* samples with Bytes > 0 */
+	int64_t allocated_bytes;   /* their Bytes */
+	uint64_t attached;         /* samples kept by an operator */
+};
+
+struct mem_op_row {
+	uint32_t device;           /* index into memory_report.devices */
+	uint32_t name;             /* string id */
+	uint64_t calls;            /* instances of the name in the trace */
+	uint64_t self_allocs, allocs;
+	int64_t self_alloc_bytes, alloc_bytes;
+	int64_t self_increase, increase;
+	struct slice_ref top;      /* the instance whose own samples allocated most bytes */
+	int64_t top_bytes;
+};
+
+struct memory_report {
+	uint64_t samples;          /* every [memory] sample */
+	struct mem_device *devices; /* by type, then id */
+	uint32_t ndevices;
+	struct mem_op_row *rows;   /* by self bytes allocated, then total, then device and name */
+	uint32_t nrows;
+	uint32_t *steps;           /* trace.steps indices: the CPU ProfilerStep#N in time order */
+	uint32_t nsteps;
+};
+
+/* Computes T's memory figures into R (zeroed first); free with memory_free. */
+void memory_analyse(const struct trace *t, struct memory_report *r);
+void memory_free(struct memory_report *r);
+/* torch's name of device type TYPE ("cpu", "cuda", "hip"), "type N" past the known ones,
+ * "unknown" for -1. Static storage, or BUF. */
+const char *memory_type_name(int type, char *buf, size_t n);
+/* D's name as torch writes a device: "cpu" (id -1), "cuda:0". Returns BUF. */
+const char *memory_device_name(const struct mem_device *d, char *buf, size_t n);
+/* The largest allocated and reserved of D's step plot over [T0, T1): the value carried
+ * in at T0 and every sample inside. False (nothing set) when no sample lies before T1. */
+bool memory_range_max(const struct mem_device *d, int64_t t0, int64_t t1, int64_t *allocated, int64_t *reserved);
+/* The row of operator NAME on device DEVICE (index into R->devices), or NULL: for a
+ * table that shows an operator's allocations beside its times. O(rows). */
+const struct mem_op_row *memory_op_row(const struct memory_report *r, uint32_t device, uint32_t name);
+
+#endif

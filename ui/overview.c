@@ -1,0 +1,273 @@
+/* overview.c: the Overview report (see overview.h). */
+#include "ui/overview.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "lib/xalloc.h"
+#include "ui/app.h"
+#include "ui/table_panel.h"
+#include "ui/view.h"
+#include "lib/timefmt.h"
+#include "src/analysis.h"
+#include "ui/escape.h"
+#include "ui/gpu_summary.h"
+#include "ui/jsonw.h"
+#include "ui/overview_steps.h"
+#include "ui/report.h"
+#include "ui/table.h"
+
+/* What the window is: the plugin's steps, or the whole CPU span when there is none. */
+static const char *window_text(const struct gap_report *g, char *buf, size_t n)
+{
+	char a[48];
+	if (g->from_steps && g->nsteps == 1)
+		snprintf(buf, n, "ProfilerStep#%lld as the TensorBoard plugin stretches it to the device, %s",
+		         (long long)g->steps[0].number, timefmt_dur(g->tb_end - g->tb_start, a, sizeof a));
+	else if (g->from_steps && g->nsteps > 0)
+		snprintf(buf, n, "ProfilerStep#%lld..#%lld as the TensorBoard plugin stretches them to the device, %s",
+		         (long long)g->steps[0].number, (long long)g->steps[g->nsteps - 1].number,
+		         timefmt_dur(g->tb_end - g->tb_start, a, sizeof a));
+	else
+		snprintf(buf, n, "no ProfilerStep: the span of the CPU operators stretched to the device, %s",
+		         timefmt_dur(g->tb_end - g->tb_start, a, sizeof a));
+	return buf;
+}
+
+static void overview_json(struct jsonw *w, struct trace *t)
+{
+	const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+	const struct gpu_metrics *m = trace_gpu_metrics(t);
+	jsonw_key(w, "window");
+	jsonw_object(w);
+	jsonw_key(w, "start_ns");
+	jsonw_int(w, g->tb_start);
+	jsonw_key(w, "end_ns");
+	jsonw_int(w, g->tb_end);
+	jsonw_key(w, "from_steps");
+	jsonw_bool(w, g->from_steps);
+	jsonw_end_object(w);
+	struct column cols[GPU_SUMMARY_COLS];
+	struct table tb;
+	table_init(&tb, cols, gpu_summary_columns(cols));
+	gpu_summary_fill(&tb, t, m);
+	jsonw_key(w, "devices");
+	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	table_free(&tb);
+	overview_steps_json(w, t); /* ui/overview_steps.h */
+}
+
+static void overview_text(FILE *f, struct trace *t)
+{
+	const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+	const struct gpu_metrics *m = trace_gpu_metrics(t);
+	char buf[256];
+	fprintf(f, "   window: %s\n\n", window_text(g, buf, sizeof buf));
+	if (m->n == 0) {
+		fputs("   GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)\n\n", f);
+		overview_steps_text(f, t);
+		return;
+	}
+	struct column cols[GPU_SUMMARY_COLS];
+	struct table tb;
+	table_init(&tb, cols, gpu_summary_columns(cols));
+	gpu_summary_fill(&tb, t, m);
+	fputs("   GPU summary (the TensorBoard plugin's definitions over the window; see ttrace(1))\n", f);
+	table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
+	table_free(&tb);
+	fputs("   (utilization: |union of kernels| / window; SM efficiency: min(1, sum of blocks per SM) over time /\n"
+	      "   window; occupancy: time-weighted mean of est. achieved occupancy; Tensor Cores: kernel time by name,\n"
+	      "   the plugin's list and newer names; TC (plugin list): its list alone)\n",
+	      f);
+	for (uint32_t i = 0; i < m->n; i++)
+		if (!m->devices[i].has_bps || !m->devices[i].has_occ)
+			fprintf(f, "   GPU %d: no kernel carries %s (Kineto writes them for CUDA kernels only)\n",
+			        m->devices[i].device,
+			        !m->devices[i].has_bps && !m->devices[i].has_occ ? "'blocks per SM' or 'est. achieved occupancy %'"
+			        : !m->devices[i].has_bps                         ? "'blocks per SM'"
+			                                                         : "'est. achieved occupancy %'");
+	fputc('\n', f);
+	overview_steps_text(f, t); /* ui/overview_steps.h */
+}
+
+void report_overview(FILE *f, struct trace *const *traces, int n, bool json)
+{
+	struct jsonw w;
+	if (json) {
+		jsonw_init(&w, f);
+		jsonw_object(&w);
+		jsonw_key(&w, "ttrace_version");
+		jsonw_str(&w, PACKAGE_VERSION);
+		jsonw_key(&w, "files");
+		jsonw_array(&w);
+	}
+	for (int i = 0; i < n; i++) {
+		struct trace *t = traces[i];
+		if (t->status == LOAD_FAILED)
+			continue;
+		if (json) {
+			jsonw_object(&w);
+			jsonw_key(&w, "path");
+			jsonw_str(&w, t->path);
+			overview_json(&w, t);
+			jsonw_end_object(&w);
+		} else {
+			fputs("== ", f);
+			escape_term(f, t->path, strlen(t->path));
+			fputc('\n', f);
+			overview_text(f, t);
+		}
+	}
+	if (json) {
+		jsonw_end_array(&w);
+		jsonw_end_object(&w);
+		jsonw_finish(&w);
+	}
+}
+
+/* ---- the panel ------------------------------------------------------------------- */
+
+enum { S_STEP, S_START, S_DUR, S_UTIL, S_COLS };
+
+static int step_columns(struct column *cols)
+{
+	static const struct column c[S_COLS] = {
+		[S_STEP] = { "step", "step", COL_INT, 0, 0 },
+		[S_START] = { "start_ns", "start", COL_TIME, 0, 0 },
+		[S_DUR] = { "dur_ns", "duration", COL_DUR, 0, 0 },
+		[S_UTIL] = { "utilization", "GPU utilization", COL_RATIO, 0, 0 },
+	};
+	memcpy(cols, c, sizeof c);
+	return S_COLS;
+}
+
+struct overview_view {
+	struct table t;
+	struct column cols[S_COLS];
+	struct view *v;
+	int rank;                       /* the rank position it shows */
+	struct trace *tr;
+	const struct gap_report *g;     /* the cache's */
+	const struct gpu_metrics *m;    /* the cache's */
+};
+
+static void fill_steps(struct overview_view *ov)
+{
+	const struct gap_report *g = ov->g;
+	ov->t.origin = ov->tr->start;
+	for (uint32_t i = 0; i < g->nsteps; i++) {
+		const struct tb_step *s = &g->steps[i];
+		uint32_t row = table_add_row(&ov->t, i);
+		table_set_int(&ov->t, row, S_STEP, s->number);
+		table_set_int(&ov->t, row, S_START, s->start);
+		table_set_int(&ov->t, row, S_DUR, s->end - s->start);
+		/* the first device's: the one a single-GPU rank has */
+		if (g->ndevices > 0 && s->end > s->start)
+			table_set_pct(&ov->t, row, S_UTIL,
+			              (double)g->devices[0].step_kernel_busy[i] / (double)(s->end - s->start));
+	}
+}
+
+static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t n)
+{
+	const struct overview_view *ov = tp->owner;
+	char w[256];
+	(void)app;
+	if (ov->v->nts > 1)
+		snprintf(buf, n, "Overview of rank %d: %s", view_rank_label(ov->v, ov->rank), window_text(ov->g, w, sizeof w));
+	else
+		snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
+}
+
+static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
+{
+	const struct overview_view *ov = tp->owner;
+	(void)app;
+	(void)h;
+	return (int)(ov->m->n ? ov->m->n : 1) + 1; /* a line per device, then a blank one */
+}
+
+static void pct_text(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f%%", 100 * v);
+}
+
+static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, struct rect r,
+                      const struct render_opts *o)
+{
+	const struct overview_view *ov = tp->owner;
+	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16];
+	(void)app;
+	(void)o;
+	if (ov->m->n == 0) {
+		grid_text(g, r.x + 1, r.y, r.x + r.w, "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
+		          CS_DETAILS, 0);
+		return;
+	}
+	for (uint32_t i = 0; i < ov->m->n && (int)i < r.h; i++) {
+		const struct gpu_metrics_device *d = &ov->m->devices[i];
+		pct_text(u, sizeof u, d->utilization);
+		pct_text(s, sizeof s, d->sm_efficiency);
+		pct_text(oc, sizeof oc, d->occupancy / 100);
+		pct_text(tc, sizeof tc, d->tensor_cores);
+		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
+		snprintf(line, sizeof line,
+		         "GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (plugin's list %s)  "
+		         "%llu kernel%s, %s",
+		         d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
+		         timefmt_dur(d->kernel_time, a, sizeof a));
+		grid_text(g, r.x + 1, r.y + (int)i, r.x + r.w, line, CS_DETAILS, 0);
+	}
+}
+
+static void ov_jump(struct table_panel *tp, struct app *app, uint64_t tag)
+{
+	const struct overview_view *ov = tp->owner;
+	struct view *v = ov->v;
+	const struct gap_report *g = ov->g; /* the cache's: it outlives the panel */
+	int64_t shift = v->shift[ov->rank];  /* the rank's file time to view time */
+	app_pop(app);                       /* frees the panel and OV */
+	if (tag < g->nsteps) {
+		const struct tb_step *s = &g->steps[tag];
+		char d[48];
+		view_set_window_range(v, s->start + shift, s->end + shift);
+		v->cursor = s->start + shift;
+		view_status(v, "step %lld as the TensorBoard plugin stretches it to the device, %s", (long long)s->number,
+		            timefmt_dur(s->end - s->start, d, sizeof d));
+	}
+}
+
+static void ov_free(struct table_panel *tp)
+{
+	struct overview_view *ov = tp->owner;
+	table_free(&ov->t);
+	free(ov);
+}
+
+static const struct table_owner overview_owner = {
+	.name = "overview",
+	.title = ov_title,
+	.jump = ov_jump,
+	.header_rows = ov_header_rows,
+	.header = ov_header,
+	.free = ov_free,
+};
+
+struct panel *overview_open(struct app *app)
+{
+	struct view *v = app->tl;
+	struct overview_view *ov = xcalloc(1, sizeof *ov);
+	ov->v = v;
+	ov->rank = view_focus_rank(v);
+	ov->tr = v->ts[ov->rank];
+	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
+	ov->m = trace_gpu_metrics(ov->tr);
+	table_init(&ov->t, ov->cols, step_columns(ov->cols));
+	fill_steps(ov);
+	return table_panel_new(&ov->t, &overview_owner, ov);
+}
