@@ -58,7 +58,12 @@ like "$out" "Overview: ProfilerStep#1 as the TensorBoard plugin stretches it to 
 like "$out" "GPU 0: utilization 50.00%  est. SM efficiency 33.00%  est. occupancy 60.00%  Tensor Cores 57.14% (plugin's list 42.86%)" \
 	"its header: device 0's summary"
 like "$out" "GPU 1: utilization 50.00%" "and device 1's"
-like "$out" "    1 +0.000 us   100 us          50.00%" "the step's row: start, duration, utilization of the first GPU"
+like "$out" "    1 +0.000 us   100 us    100 us 70.0 us   0 ns   0 ns 6.00 us" \
+	"the step's row: start, duration, the plugin's breakdown (kernels of both GPUs [10,70] + [80,90] = 70 us)"
+like "$out" "step 100 us    Kernel        ███████░░░  70.0%  Memcpy        ░░░░░░░░░░   0.0%" "the mean breakdown as bars"
+like "$out" "              Runtime       █░░░░░░░░░   6.0%" "on two lines"
+like "$out" "phases         DataLoader unknown  Forward    unknown" "the phases, unknown when nothing marks them"
+like "$("$TTRACE" -q --ascii --dump-screen --size=160x30 --keys=V "$F")" "Kernel        #######...  70.0%" "--ascii: bars of # and ."
 out=$(scr 'V<Enter>' "$F")
 like "$out" "step 1 as the TensorBoard plugin stretches it to the device, 100 us" "Enter shows the step in the timeline"
 like "$out" "+0.000 us .. +100.000 us" "the window is the step"
@@ -79,6 +84,11 @@ like "$("$TTRACE" -q --dump-screen --size=160x30 --keys='O' "$T" "$TMP/early.jso
 	"O on rank 0 (a trace with operators)"
 like "$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>O' "$T" "$TMP/early.json")" \
 	"no operator in this trace" "O on the selected rank 1, which has none, says so"
+M="$srcdir/tests/fixtures/memory/views.json"
+like "$("$TTRACE" -q --dump-screen --size=160x30 --keys='U' "$M" "$TMP/early.json")" "Memory of rank 0: 10 samples" \
+	"U on rank 0 (a trace with memory samples)"
+like "$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>U' "$M" "$TMP/early.json")" \
+	"no [memory] events in this trace" "U on the selected rank 1, which has none, says so"
 
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}\n' >"$TMP/cpu.json"
 like "$("$TTRACE" --report=overview "$TMP/cpu.json")" "no GPU kernel in this trace (record with ProfilerActivity.CUDA)" \

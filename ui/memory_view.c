@@ -274,6 +274,7 @@ struct memory_view {
 	struct table t;
 	struct column cols[MEMORY_TABLE_COLS];
 	struct view *v;
+	int rank;          /* the rank position it shows */
 	struct trace *tr;
 	const struct memory_report *r;
 	uint32_t *curves;  /* devices with a curve: accelerators first, then by number */
@@ -284,8 +285,11 @@ struct memory_view {
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
 	const struct memory_view *m = tp->owner;
+	char rk[32] = "";
 	(void)app;
-	snprintf(buf, n, "Memory: %llu samples on %u device%s; %u operator rows%s", (unsigned long long)m->r->samples,
+	if (m->v->nts > 1)
+		snprintf(rk, sizeof rk, " of rank %d", view_rank_label(m->v, m->rank));
+	snprintf(buf, n, "Memory%s: %llu samples on %u device%s; %u operator rows%s", rk, (unsigned long long)m->r->samples,
 	         m->r->ndevices, m->r->ndevices == 1 ? "" : "s", m->r->nrows,
 	         tp->sort_col < 0 ? ", by self bytes allocated" : "");
 }
@@ -417,10 +421,10 @@ static void draw_header(struct table_panel *tp, struct app *app, struct grid *g,
 		grid_text(g, r.x + 1, y, x0 - 1, memory_device_name(d, a, sizeof a), CS_HILITE, 0);
 		if (ch > 1)
 			grid_text(g, r.x + 1, y + 1, x0 - 1, timefmt_bytes((double)top, b, sizeof b), CS_RULER, 0);
-		draw_curve(g, d, x0, y, w, ch, v->t0, v->t1, o);
+		draw_curve(g, d, x0, y, w, ch, v->t0 - v->shift[m->rank], v->t1 - v->shift[m->rank], o);
 	}
-	/* the time axis: the timeline's window, from the trace start */
-	int64_t origin = m->tr->start;
+	/* the time axis: the timeline's window, from the trace start (in the rank's time) */
+	int64_t origin = m->tr->start + v->shift[m->rank];
 	timefmt_offset(v->t0 - origin, a, sizeof a);
 	timefmt_offset(v->t1 - origin, b, sizeof b);
 	grid_text(g, x0, y, r.x + r.w, a, CS_RULER, 0);
@@ -436,11 +440,12 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct memory_view *m = tp->owner;
 	struct view *v = m->v;
+	int rank = m->rank;
 	const struct memory_report *r = m->r; /* the cache's: it outlives the panel */
 	app_pop(app);                          /* frees the panel and M */
 	if (tag < r->nrows && r->rows[tag].top.track != TT_NONE) {
 		struct slice_ref s = r->rows[tag].top;
-		view_go_to(v, (struct slice_ref){ view_id(0, s.track), s.idx });
+		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
 		view_status(v, "the instance of this operator that allocated most itself");
 	} else {
 		view_status(v, "no instance of this operator allocated: its samples only free");
@@ -467,14 +472,16 @@ static const struct table_owner memory_owner = {
 struct panel *memory_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	const struct memory_report *r = trace_memory(v->ts[0]);
+	int rank = view_focus_rank(v);
+	const struct memory_report *r = trace_memory(v->ts[rank]);
 	if (r->samples == 0) {
 		view_status(v, NO_MEMORY);
 		return NULL;
 	}
 	struct memory_view *m = xcalloc(1, sizeof *m);
 	m->v = v;
-	m->tr = v->ts[0];
+	m->rank = rank;
+	m->tr = v->ts[rank];
 	m->r = r;
 	m->curves = xmalloc((r->ndevices ? r->ndevices : 1) * sizeof *m->curves);
 	for (int pass = 0; pass < 2; pass++) /* accelerators first: their memory is what runs out */

@@ -129,46 +129,16 @@ void report_overview(FILE *f, struct trace *const *traces, int n, bool json)
 
 /* ---- the panel ------------------------------------------------------------------- */
 
-enum { S_STEP, S_START, S_DUR, S_UTIL, S_COLS };
-
-static int step_columns(struct column *cols)
-{
-	static const struct column c[S_COLS] = {
-		[S_STEP] = { "step", "step", COL_INT, 0, 0 },
-		[S_START] = { "start_ns", "start", COL_TIME, 0, 0 },
-		[S_DUR] = { "dur_ns", "duration", COL_DUR, 0, 0 },
-		[S_UTIL] = { "utilization", "GPU utilization", COL_RATIO, 0, 0 },
-	};
-	memcpy(cols, c, sizeof c);
-	return S_COLS;
-}
-
 struct overview_view {
 	struct table t;
-	struct column cols[S_COLS];
+	struct column cols[OVERVIEW_STEP_COLS];
 	struct view *v;
 	int rank;                       /* the rank position it shows */
 	struct trace *tr;
 	const struct gap_report *g;     /* the cache's */
 	const struct gpu_metrics *m;    /* the cache's */
+	const struct step_report *s;    /* the cache's */
 };
-
-static void fill_steps(struct overview_view *ov)
-{
-	const struct gap_report *g = ov->g;
-	ov->t.origin = ov->tr->start;
-	for (uint32_t i = 0; i < g->nsteps; i++) {
-		const struct tb_step *s = &g->steps[i];
-		uint32_t row = table_add_row(&ov->t, i);
-		table_set_int(&ov->t, row, S_STEP, s->number);
-		table_set_int(&ov->t, row, S_START, s->start);
-		table_set_int(&ov->t, row, S_DUR, s->end - s->start);
-		/* the first device's: the one a single-GPU rank has */
-		if (g->ndevices > 0 && s->end > s->start)
-			table_set_pct(&ov->t, row, S_UTIL,
-			              (double)g->devices[0].step_kernel_busy[i] / (double)(s->end - s->start));
-	}
-}
 
 static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
@@ -186,7 +156,8 @@ static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
 	const struct overview_view *ov = tp->owner;
 	(void)app;
 	(void)h;
-	return (int)(ov->m->n ? ov->m->n : 1) + 1; /* a line per device, then a blank one */
+	/* a line per device; the mean breakdown on two lines and the phases on one; a blank */
+	return (int)(ov->m->n ? ov->m->n : 1) + (ov->s->n > 0 ? 3 : 0) + 1;
 }
 
 static void pct_text(char *buf, size_t n, double v)
@@ -197,19 +168,31 @@ static void pct_text(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.2f%%", 100 * v);
 }
 
+/* A bar of WIDTH cells for FRACTION, in block characters or (ASCII) '#' and '.'. */
+static const char *bar(double fraction, int width, bool ascii, char *buf, size_t n)
+{
+	if (!ascii)
+		return overview_bar(fraction, width, buf, n);
+	int full = isnan(fraction) ? 0 : (int)(fraction * width + 0.5);
+	size_t k = 0;
+	for (int i = 0; i < width && k + 1 < n; i++)
+		buf[k++] = i < full ? '#' : '.';
+	buf[k] = '\0';
+	return buf;
+}
+
 static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, struct rect r,
                       const struct render_opts *o)
 {
 	const struct overview_view *ov = tp->owner;
-	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16];
+	const struct step_report *sr = ov->s;
+	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16], b[64];
+	int y = r.y;
 	(void)app;
-	(void)o;
-	if (ov->m->n == 0) {
-		grid_text(g, r.x + 1, r.y, r.x + r.w, "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
+	if (ov->m->n == 0)
+		grid_text(g, r.x + 1, y++, r.x + r.w, "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
 		          CS_DETAILS, 0);
-		return;
-	}
-	for (uint32_t i = 0; i < ov->m->n && (int)i < r.h; i++) {
+	for (uint32_t i = 0; i < ov->m->n && y < r.y + r.h; i++) {
 		const struct gpu_metrics_device *d = &ov->m->devices[i];
 		pct_text(u, sizeof u, d->utilization);
 		pct_text(s, sizeof s, d->sm_efficiency);
@@ -221,7 +204,33 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		         "%llu kernel%s, %s",
 		         d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
 		         timefmt_dur(d->kernel_time, a, sizeof a));
-		grid_text(g, r.x + 1, r.y + (int)i, r.x + r.w, line, CS_DETAILS, 0);
+		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
+	}
+	if (sr->n == 0 || sr->dur_avg <= 0)
+		return;
+	/* the plugin's mean step-time breakdown, four roles a line */
+	for (int half = 0; half < 2 && y < r.y + r.h; half++) {
+		timefmt_dur((int64_t)sr->dur_avg, a, sizeof a);
+		size_t k = (size_t)snprintf(line, sizeof line, "%-4s %-8s", half == 0 ? "step" : "", half == 0 ? a : "");
+		for (int ro = half * 4; ro < half * 4 + 4 && ro < ROLE__COUNT && k < sizeof line; ro++) {
+			double f = sr->role_avg[ro] / sr->dur_avg;
+			k += (size_t)snprintf(line + k, sizeof line - k, "  %-13s %s %5.1f%%", step_role_title((enum step_role)ro),
+			                      bar(f, OVERVIEW_BAR_WIDTH, o->ascii, b, sizeof b), 100 * f);
+		}
+		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
+	}
+	/* the phases of the host step: share of its time, or unknown */
+	if (y < r.y + r.h) {
+		size_t k = (size_t)snprintf(line, sizeof line, "phases       ");
+		for (int ph = 0; ph < PHASE__COUNT && k < sizeof line; ph++) {
+			double f = sr->phase_cpu_share[ph];
+			if (sr->phase_source[ph] == 0 && ph != PHASE_OTHER)
+				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s unknown", step_phase_title((enum step_phase)ph));
+			else
+				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s %s %5.1f%%", step_phase_title((enum step_phase)ph),
+				                      bar(f, OVERVIEW_BAR_WIDTH, o->ascii, b, sizeof b), isnan(f) ? 0.0 : 100 * f);
+		}
+		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}
 }
 
@@ -229,11 +238,11 @@ static void ov_jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct overview_view *ov = tp->owner;
 	struct view *v = ov->v;
-	const struct gap_report *g = ov->g; /* the cache's: it outlives the panel */
-	int64_t shift = v->shift[ov->rank];  /* the rank's file time to view time */
-	app_pop(app);                       /* frees the panel and OV */
-	if (tag < g->nsteps) {
-		const struct tb_step *s = &g->steps[tag];
+	const struct step_report *sr = ov->s; /* the cache's: it outlives the panel */
+	int64_t shift = v->shift[ov->rank];   /* the rank's file time to view time */
+	app_pop(app);                         /* frees the panel and OV */
+	if (tag < sr->n) {
+		const struct step_stats *s = &sr->steps[tag];
 		char d[48];
 		view_set_window_range(v, s->start + shift, s->end + shift);
 		v->cursor = s->start + shift;
@@ -267,7 +276,11 @@ struct panel *overview_open(struct app *app)
 	ov->tr = v->ts[ov->rank];
 	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
 	ov->m = trace_gpu_metrics(ov->tr);
-	table_init(&ov->t, ov->cols, step_columns(ov->cols));
-	fill_steps(ov);
-	return table_panel_new(&ov->t, &overview_owner, ov);
+	ov->s = trace_steps(ov->tr);
+	table_init(&ov->t, ov->cols, overview_step_columns(ov->cols));
+	overview_step_fill(&ov->t, ov->tr, ov->s);
+	struct panel *p = table_panel_new(&ov->t, &overview_owner, ov);
+	/* the breakdown per step; the phases and the rest are to the right (Right scrolls) */
+	((struct table_panel *)p)->cols = overview_step_breakdown_cols(&ov->t, ov->s) | overview_step_phase_cols(&ov->t);
+	return p;
 }
