@@ -181,4 +181,20 @@ PLUGIN
 		no_crash "operators by shape on $f"
 	done
 fi
+# device memory per operator, from the Memory view's table (tests/fixtures/memory/views.json,
+# worked in tests/memory.sh): summed over the devices that are not the CPU
+M="$srcdir/tests/fixtures/memory/views.json"
+"$TTRACE" --report=operators --json "$M" >"$TMP/m.json"
+mq() { "$JSONQ" "$@" <"$TMP/m.json" | tr '\n' ' '; }
+is "$(mq files.0.operators.0.name files.0.operators.0.self_device_alloc_bytes files.0.operators.0.device_alloc_bytes)" \
+	"aten::linear 500 1500 " "aten::linear: 500 bytes itself, 1500 with the aten::addmm inside it"
+is "$(mq files.0.operators.2.name files.0.operators.2.self_device_alloc_bytes)" "aten::add 4000 " \
+	"aten::add: cuda:0's 4000 bytes, not the CPU's 64"
+is "$(mq files.0.operators.3.name files.0.operators.3.device_alloc_bytes)" "aten::empty 3256 " \
+	"aten::empty: cuda:0's 3000 and hip:0's 256"
+like "$("$TTRACE" -q --dump-screen --size=200x20 --keys=O "$M")" "self dev mem dev mem" "the panel shows them"
+unlike "$("$TTRACE" -q --dump-screen --size=200x20 --keys=O "$srcdir/tests/fixtures/ops/tree.json")" "dev mem" \
+	"not for a trace without [memory] samples"
+is "$("$TTRACE" --report=operators --json "$srcdir/tests/fixtures/ops/tree.json" | "$JSONQ" files.0.operators.0.device_alloc_bytes)" \
+	null "whose JSON has null"
 finish

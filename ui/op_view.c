@@ -17,8 +17,11 @@
 
 enum {
 	O_LABEL, O_NAME, O_SHAPE, O_SOURCE, O_DEPTH, O_PARENT, O_CALLS, O_SELF, O_TOTAL, O_MEAN, O_DSELF, O_DTOTAL,
-	O_DMEAN, O_LONGEST, O_LONGEST_DUR
+	O_DMEAN, O_MSELF, O_MTOTAL, O_LONGEST, O_LONGEST_DUR
 };
+
+/* The memory columns: shown when the trace has [memory] samples, and by name only. */
+#define MEM_COLS (((uint64_t)1 << O_MSELF) | ((uint64_t)1 << O_MTOTAL))
 
 int op_view_columns(struct column *cols)
 {
@@ -37,6 +40,8 @@ int op_view_columns(struct column *cols)
 		[O_DSELF] = { "self_device_ns", "self device", COL_DUR, 0, 0 },
 		[O_DTOTAL] = { "device_total_ns", "device total", COL_DUR, 0, 0 },
 		[O_DMEAN] = { "device_mean_ns", "device mean", COL_DUR, 0, 0 },
+		[O_MSELF] = { "self_device_alloc_bytes", "self dev mem", COL_BYTES, 0, 0 },
+		[O_MTOTAL] = { "device_alloc_bytes", "dev mem", COL_BYTES, 0, 0 },
 		[O_LONGEST] = { "longest_start_ns", "longest at", COL_TIME, 0, COL_JSON_ONLY },
 		[O_LONGEST_DUR] = { "longest_dur_ns", "longest", COL_DUR, 0, COL_JSON_ONLY },
 	};
@@ -55,7 +60,26 @@ static uint64_t group_cols(enum op_group g)
 	return all;
 }
 
-void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r)
+/* Device memory the name allocated (the Memory view's table, src/memory.h, summed over
+ * the devices that are not the CPU): self and with its descendants; false when none. */
+static bool device_alloc(const struct memory_report *mem, uint32_t name, int64_t *self, int64_t *total)
+{
+	bool any = false;
+	*self = *total = 0;
+	for (uint32_t d = 0; mem != NULL && d < mem->ndevices; d++) {
+		if (mem->devices[d].type == 0)
+			continue;
+		const struct mem_op_row *m = memory_op_row(mem, d, name);
+		if (m == NULL)
+			continue;
+		*self += m->self_alloc_bytes;
+		*total += m->alloc_bytes;
+		any = true;
+	}
+	return any;
+}
+
+void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r, const struct memory_report *mem)
 {
 	tb->origin = t->start;
 	char *label = NULL;
@@ -90,6 +114,13 @@ void op_view_fill(struct table *tb, const struct trace *t, const struct op_repor
 		table_set_int(tb, row, O_DSELF, o->dev_self);
 		table_set_int(tb, row, O_DTOTAL, o->dev_total);
 		table_set_int(tb, row, O_DMEAN, o->calls ? o->dev_total / (int64_t)o->calls : 0);
+		int64_t ms, mt;
+		if (r->group == OP_BY_NAME && mem != NULL && mem->samples > 0) {
+			/* no sample under the name: 0 bytes, when the trace records memory */
+			device_alloc(mem, o->name, &ms, &mt);
+			table_set_int(tb, row, O_MSELF, ms);
+			table_set_int(tb, row, O_MTOTAL, mt);
+		}
 		table_set_int(tb, row, O_LONGEST, l->ts);
 		table_set_int(tb, row, O_LONGEST_DUR, l->dur);
 	}
@@ -124,7 +155,10 @@ static const char *group_words(enum op_group g)
 /* ---- the reports (ui/report.h): one per grouping ------------------------------------ */
 
 #define REPORT_FUNCS(G, g)                                                                                      \
-	static void report_fill_##g(struct table *tb, struct trace *t) { op_view_fill(tb, t, op_view_report_of(t, G)); } \
+	static void report_fill_##g(struct table *tb, struct trace *t)                                            \
+	{                                                                                                          \
+		op_view_fill(tb, t, op_view_report_of(t, G), trace_memory(t));                                     \
+	}                                                                                                          \
 	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); }               \
 	static void report_text_head_##g(FILE *f, struct trace *t, const char *sort) { text_head(f, t, G, sort); }
 
@@ -179,7 +213,7 @@ const struct table_report *op_view_report(enum op_group g)
 {
 	if (g >= OP__GROUPS)
 		g = OP_BY_NAME;
-	reports[g].text_cols = group_cols(g);
+	reports[g].text_cols = group_cols(g) & ~MEM_COLS; /* 120 columns: the names keep room; JSON has them */
 	return &reports[g];
 }
 
@@ -227,8 +261,8 @@ static void regroup(struct table_panel *tp, struct op_view *o, enum op_group g)
 	o->group = g;
 	o->r = op_view_report_of(o->v->ts[o->rank], g);
 	table_clear(&o->t);
-	op_view_fill(&o->t, o->v->ts[o->rank], o->r);
-	tp->cols = group_cols(g);
+	op_view_fill(&o->t, o->v->ts[o->rank], o->r, trace_memory(o->v->ts[o->rank]));
+	tp->cols = group_cols(g) & (g == OP_BY_NAME && trace_memory(o->v->ts[o->rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	tp->hscroll = 0;
 	table_panel_sort(tp, g == OP_BY_TREE ? -1 : tp->sort_col, tp->desc);
 	table_panel_refresh(tp);
@@ -274,8 +308,8 @@ struct panel *op_view_open(struct app *app)
 	o->r = r;
 	o->group = OP_BY_NAME;
 	table_init(&o->t, o->cols, op_view_columns(o->cols));
-	op_view_fill(&o->t, v->ts[rank], r);
+	op_view_fill(&o->t, v->ts[rank], r, trace_memory(v->ts[rank]));
 	struct panel *p = table_panel_new(&o->t, &op_owner, o);
-	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME);
+	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME) & (trace_memory(v->ts[rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	return p;
 }

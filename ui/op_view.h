@@ -5,18 +5,21 @@
 #ifndef TT_OP_VIEW_H
 #define TT_OP_VIEW_H
 
+#include "src/memory.h"
 #include "src/ops.h"
 #include "ui/panel.h"
 #include "ui/report.h"
 #include "ui/table.h"
 
-#define OP_TABLE_COLS 15
+#define OP_TABLE_COLS 17
 
 /* Fills COLS with the operator table's columns; returns how many. */
 int op_view_columns(struct column *cols);
 /* Fills TB (initialised with those columns) from T's operator report R, a row per row of R
- * tagged with its position there (indented by depth in the tree mode). */
-void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r);
+ * tagged with its position there (indented by depth in the tree mode); by name, with the
+ * device memory each name allocated from MEM, T's memory report (NULL or without samples:
+ * none). */
+void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r, const struct memory_report *mem);
 
 /* T's operators grouped by G, from the trace's cache (src/analysis.h; the keys of shapes
  * and sources read from args by parsers/op_args.h on the first call). */
