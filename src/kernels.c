@@ -85,8 +85,13 @@ char *kernel_short_name(const char *name, char *buf, size_t n)
 
 bool kernel_is_matmul_like(const char *name)
 {
-	return strcasestr(name, "gemm") != NULL || strcasestr(name, "conv") != NULL || strcasestr(name, "matmul") != NULL ||
-	       strcasestr(name, "gemv") != NULL;
+	if (strcasestr(name, "gemm") != NULL || strcasestr(name, "matmul") != NULL || strcasestr(name, "gemv") != NULL)
+		return true;
+	/* "conv", but not in "convert" (vllm's _typeConvert, convert_fp8...) */
+	for (const char *p = strcasestr(name, "conv"); p != NULL; p = strcasestr(p + 4, "conv"))
+		if (strncasecmp(p + 4, "ert", 3) != 0)
+			return true;
+	return false;
 }
 
 /* The CPU slice directly above slice I of TR (one row up, holding its start), or TT_NONE. */

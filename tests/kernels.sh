@@ -66,7 +66,15 @@ is "$(q files.0.kernels.3.name)" "void at::native::elementwise_kernel<128, 4>(in
 is "$(q files.0.kernel_time_ns files.0.tensor_core_time_ns | tr '\n' ' ')" "82000 60000 " "kernel time and the part on Tensor Cores"
 
 out=$("$TTRACE" --report=kernels "$TMP/k.json")
-like "$out" "4 kernels, 82.0 us of kernel time" "text report: the count and the time"
+like "$out" "4 rows by name, 82.0 us of kernel time" "text report: the count and the time"
+out=$("$TTRACE" --report=kernels --group-by=shape "$TMP/k.json")
+like "$out" "6 rows by name and launch shape" "--group-by=shape: the ampere calls make 3 rows"
+like "$out" "regs shared mem" "and the text shows the launch shape"
+is "$("$TTRACE" --report=kernels --group-by=operator --json "$TMP/k.json" | "$JSONQ" files.0.group_by files.0.kernels.# | tr '\n' ' ')" \
+	"operator 6 " "--group-by=operator in JSON"
+"$TTRACE" --report=kernels --group-by=tree "$TMP/k.json" >/dev/null 2>"$TMP/err"
+is "$?" 2 "--group-by=tree is the operators' only"
+like "$(cat "$TMP/err")" "--group-by wants name, shape or operator (got 'tree')" "and says what the kernels take"
 like "$out" "73.2% of it in kernels using Tensor Cores" "text: the Tensor Core share (60 of 82 us)"
 like "$out" "ampere_sgemm_128x64_nn" "text: the names"
 

@@ -103,40 +103,72 @@ void kernel_view_fill(struct table *tb, const struct trace *t, const struct kern
 
 /* ---- the report (ui/report.h) -------------------------------------------------- */
 
-static void report_fill(struct table *tb, struct trace *t) { kernel_view_fill(tb, t, trace_kernels(t, KG_NAME), false); }
+static const char *const group_keys[KG__COUNT] = { "name", "shape", "operator" };
 
-static void report_json_head(struct jsonw *w, struct trace *t)
+static void json_head(struct jsonw *w, struct trace *t, enum kernel_group g)
 {
-	const struct kernel_report *r = trace_kernels(t, KG_NAME);
+	const struct kernel_report *r = trace_kernels(t, g);
+	jsonw_key(w, "group_by");
+	jsonw_str(w, group_keys[g]);
 	jsonw_key(w, "kernel_time_ns");
 	jsonw_int(w, r->total);
 	jsonw_key(w, "tensor_core_time_ns");
 	jsonw_int(w, r->tc_total);
 }
 
-static void report_text_head(FILE *f, struct trace *t, const char *sort)
+static void text_head(FILE *f, struct trace *t, enum kernel_group g)
 {
-	const struct kernel_report *r = trace_kernels(t, KG_NAME);
+	const struct kernel_report *r = trace_kernels(t, g);
 	char a[48];
-	(void)sort;
-	fprintf(f, "   %u kernels, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
+	fprintf(f, "   %u rows %s, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
 	           "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
-	        r->n, timefmt_dur(r->total, a, sizeof a), r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
+	        r->n, g == KG_NAME ? "by name" : g == KG_SHAPE ? "by name and launch shape" : "by name, operator and launch shape",
+	        timefmt_dur(r->total, a, sizeof a), r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
 }
 
-const struct table_report kernels_report = {
-	.name = "kernels",
-	.columns = kernel_view_columns,
-	.fill = report_fill,
-	.json_head = report_json_head,
-	.text_head = report_text_head,
-	/* the text leaves the launch shape and occupancy to JSON and the screen, so that the
-	 * names keep room at 120 columns */
-	.text_cols = (1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) |
-	             (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP),
-	.text_rows = 50,
-	.empty = "no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
+#define KERNEL_REPORT(G, g)                                                                                     \
+	static void report_fill_##g(struct table *tb, struct trace *t) { kernel_view_fill(tb, t, trace_kernels(t, G), false); } \
+	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); }                \
+	static void report_text_head_##g(FILE *f, struct trace *t, const char *sort)                              \
+	{                                                                                                          \
+		(void)sort;                                                                                        \
+		text_head(f, t, G);                                                                                \
+	}
+KERNEL_REPORT(KG_NAME, name)
+KERNEL_REPORT(KG_SHAPE, shape)
+KERNEL_REPORT(KG_OP, op)
+
+/* the text leaves the launch shape and occupancy to JSON and the screen, so that the names
+ * keep room at 120 columns; grouped by shape, the shape is the point */
+#define TEXT_COLS                                                                                               \
+	((1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) |     \
+	 (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP))
+#define SHAPE_COLS ((1u << K_GRID) | (1u << K_BLOCK) | (1u << K_REGS) | (1u << K_SMEM))
+#define KERNEL_REPORT_DEF(g, cols)                                                                              \
+	{                                                                                                          \
+		.name = "kernels", .columns = kernel_view_columns, .fill = report_fill_##g,                        \
+		.json_head = report_json_head_##g, .text_head = report_text_head_##g, .text_cols = (cols),         \
+		.text_rows = 50, .empty = "no GPU kernel in this trace (record with ProfilerActivity.CUDA)",         \
+	}
+
+static const struct table_report reports[KG__COUNT] = {
+	KERNEL_REPORT_DEF(name, TEXT_COLS),
+	KERNEL_REPORT_DEF(shape, (TEXT_COLS & ~(1u << K_OP)) | SHAPE_COLS),
+	KERNEL_REPORT_DEF(op, TEXT_COLS | SHAPE_COLS),
 };
+
+const struct table_report *kernel_view_report(enum kernel_group g)
+{
+	return &reports[g < KG__COUNT ? g : KG_NAME];
+}
+
+int kernel_group_of(const char *name)
+{
+	for (int g = 0; g < KG__COUNT; g++)
+		if (strcmp(name, group_keys[g]) == 0)
+			return g;
+	return -1;
+}
 
 /* ---- the panel ------------------------------------------------------------------- */
 

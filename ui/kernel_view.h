@@ -19,8 +19,10 @@ int kernel_view_columns(struct column *cols);
  * tagged with its position in R; names folded (kernel_short_name) when SHORT_NAMES. */
 void kernel_view_fill(struct table *tb, const struct trace *t, const struct kernel_report *r, bool short_names);
 
-/* --report=kernels (ui/report.h). */
-extern const struct table_report kernels_report;
+/* --report=kernels (ui/report.h), grouped by G (--group-by=name|shape|operator). */
+const struct table_report *kernel_view_report(enum kernel_group g);
+/* The grouping --group-by NAME names ("name", "shape", "operator"), or -1. */
+int kernel_group_of(const char *name);
 
 /* The Kernels view over APP's first trace; NULL (saying why) when it has no kernel. */
 struct panel *kernel_view_open(struct app *app);

@@ -203,7 +203,9 @@ static void usage(FILE *f)
 	      "                         20, 50, 20 in text, all in JSON)\n"
 	      "      --sort=COLUMN      operators, kernels and memory: by the column with this JSON key\n"
 	      "      --group-by=WAY     operators: by name (default), shape (and input shapes), source\n"
-	      "                         (and source location) or tree (the call tree, rolled up)\n"
+	      "                         (and source location) or tree (the call tree, rolled up);\n"
+	      "                         kernels: by name, shape (grid, block, registers, shared\n"
+	      "                         memory) or operator (launching operator and shape)\n"
 	      "      --report=none      load and index only (for benchmarks); prints no report\n"
 	      "      --json             write the report (any but none) as JSON\n"
 	      "      --check            list data-quality findings with examples\n"
@@ -294,6 +296,8 @@ int main(int argc, char **argv)
 	int align = ALIGN_COLLECTIVE;
 	const char *keys = NULL, *keymap = NULL, *sort = NULL;
 	enum op_group group_by = OP_BY_NAME;
+	enum kernel_group kgroup_by = KG_NAME;
+	const char *group_arg = NULL;
 	int top = -1; /* the report's own default */
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
@@ -397,15 +401,9 @@ int main(int argc, char **argv)
 		case 'o':
 			sort = optarg;
 			break;
-		case 'B': {
-			int g = ops_group_of(optarg);
-			if (g < 0) {
-				escape_say(stderr, "ttrace: --group-by wants name, shape, source or tree (got '%s')", optarg);
-				return 2;
-			}
-			group_by = (enum op_group)g;
+		case 'B':
+			group_arg = optarg; /* checked once the report is known */
 			break;
-		}
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
 				escape_say(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')", optarg);
@@ -431,6 +429,22 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
+	}
+	if (group_arg != NULL) {
+		int g = mode == MODE_KERNELS ? kernel_group_of(group_arg) : ops_group_of(group_arg);
+		if (mode != MODE_KERNELS && mode != MODE_OPERATORS) {
+			fputs("ttrace: --group-by goes with --report=operators or kernels\n", stderr);
+			return 2;
+		}
+		if (g < 0) {
+			escape_say(stderr, "ttrace: --group-by wants %s (got '%s')",
+			           mode == MODE_KERNELS ? "name, shape or operator" : "name, shape, source or tree", group_arg);
+			return 2;
+		}
+		if (mode == MODE_KERNELS)
+			kgroup_by = (enum kernel_group)g;
+		else
+			group_by = (enum op_group)g;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
 	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_MEMORY && mode != MODE_DEFAULT) {
@@ -563,7 +577,7 @@ int main(int argc, char **argv)
 	case MODE_OPERATORS:
 	case MODE_MEMORY: {
 		int rc = report_table(stdout, traces, n, json, top, sort,
-		                      mode == MODE_KERNELS   ? &kernels_report
+		                      mode == MODE_KERNELS   ? kernel_view_report(kgroup_by)
 		                      : mode == MODE_MEMORY ? &memory_table_report
 		                                            : op_view_report(group_by));
 		if (rc != 0)

@@ -27,5 +27,10 @@ int main(void)
 	       !kernel_on_plugin_tc_list("sm80_xmma_wgrad_implicit_gemm_tf32"),
 	   "Ampere wgrad implicit GEMM: ours, not the plugin's list");
 	ok(!kernel_uses_tensor_cores("volta_sgemm_128x64_nn"), "FP32 SGEMM: no Tensor Cores");
+	ok(kernel_is_matmul_like("volta_sgemm_128x64_nn") && kernel_is_matmul_like("cudnn::detail::implicit_convolve_sgemm") &&
+	       kernel_is_matmul_like("void at::native::conv_depthwise2d_forward_kernel"),
+	   "GEMMs and convolutions are matmul-like");
+	ok(!kernel_is_matmul_like("std::enable_if<vllm::_typeConvert<c10::BFloat16>::exists, void>::type vllm::fused_add"),
+	   "_typeConvert is not a convolution");
 	return done_testing();
 }
