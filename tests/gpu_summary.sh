@@ -64,6 +64,9 @@ like "$out" "step 100 us    Kernel        ███████░░░  70.0% 
 like "$out" "              Runtime       █░░░░░░░░░   6.0%" "on two lines"
 like "$out" "phases         DataLoader unknown  Forward    unknown" "the phases, unknown when nothing marks them"
 like "$("$TTRACE" -q --ascii --dump-screen --size=160x30 --keys=V "$F")" "Kernel        #######...  70.0%" "--ascii: bars of # and ."
+out=$("$TTRACE" -q --dump-screen --size=80x30 --keys=V "$F" | sed '/^--$/,$d')
+like "$out" "step 100 us    Kernel        ███████░░░  70.0%" "80 columns: a role a line"
+like "$out" "               Other         ██░░░░░░░░  24.0%" "down to Other, none cut"
 out=$(scr 'V<Enter>' "$F")
 like "$out" "step 1 as the TensorBoard plugin stretches it to the device, 100 us" "Enter shows the step in the timeline"
 like "$out" "+0.000 us .. +100.000 us" "the window is the step"

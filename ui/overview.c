@@ -151,13 +151,31 @@ static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t 
 		snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
 }
 
+/* The roles of the mean breakdown that fit a line of W columns: a 13-column lead, then 34
+ * columns a role ("  Communication ██████████ 100.0%"); at least one. */
+enum { ROLE_LEAD = 13, ROLE_CELL = 34, PHASE_CELL = 31 };
+static int roles_per_line(int w)
+{
+	int n = (w - 1 - ROLE_LEAD) / ROLE_CELL;
+	return n < 1 ? 1 : n > ROLE__COUNT ? ROLE__COUNT : n;
+}
+
+/* The phases that fit a line: 31 columns a phase ("  Optimizer  ██████████ 100.0%"). */
+static int phases_per_line(int w)
+{
+	int n = (w - 1 - ROLE_LEAD) / PHASE_CELL;
+	return n < 1 ? 1 : n > PHASE__COUNT ? PHASE__COUNT : n;
+}
+
 static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
 {
 	const struct overview_view *ov = tp->owner;
 	(void)app;
 	(void)h;
-	/* a line per device; the mean breakdown on two lines and the phases on one; a blank */
-	return (int)(ov->m->n ? ov->m->n : 1) + (ov->s->n > 0 ? 3 : 0) + 1;
+	/* a line per device; the mean breakdown, as many roles a line as fit; the phases; a blank */
+	int per = roles_per_line(tp->base.r.w), pper = phases_per_line(tp->base.r.w);
+	return (int)(ov->m->n ? ov->m->n : 1) +
+	       (ov->s->n > 0 ? (ROLE__COUNT + per - 1) / per + (PHASE__COUNT + pper - 1) / pper : 0) + 1;
 }
 
 static void pct_text(char *buf, size_t n, double v)
@@ -208,11 +226,12 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 	}
 	if (sr->n == 0 || sr->dur_avg <= 0)
 		return;
-	/* the plugin's mean step-time breakdown, four roles a line */
-	for (int half = 0; half < 2 && y < r.y + r.h; half++) {
+	/* the plugin's mean step-time breakdown, as many roles a line as fit */
+	int per = roles_per_line(r.w);
+	for (int first = 0; first < ROLE__COUNT && y < r.y + r.h; first += per) {
 		timefmt_dur((int64_t)sr->dur_avg, a, sizeof a);
-		size_t k = (size_t)snprintf(line, sizeof line, "%-4s %-8s", half == 0 ? "step" : "", half == 0 ? a : "");
-		for (int ro = half * 4; ro < half * 4 + 4 && ro < ROLE__COUNT && k < sizeof line; ro++) {
+		size_t k = (size_t)snprintf(line, sizeof line, "%-4s %-8s", first == 0 ? "step" : "", first == 0 ? a : "");
+		for (int ro = first; ro < first + per && ro < ROLE__COUNT && k < sizeof line; ro++) {
 			double f = sr->role_avg[ro] / sr->dur_avg;
 			k += (size_t)snprintf(line + k, sizeof line - k, "  %-13s %s %5.1f%%", step_role_title((enum step_role)ro),
 			                      bar(f, OVERVIEW_BAR_WIDTH, o->ascii, b, sizeof b), 100 * f);
@@ -220,9 +239,10 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}
 	/* the phases of the host step: share of its time, or unknown */
-	if (y < r.y + r.h) {
-		size_t k = (size_t)snprintf(line, sizeof line, "phases       ");
-		for (int ph = 0; ph < PHASE__COUNT && k < sizeof line; ph++) {
+	int pper = phases_per_line(r.w);
+	for (int first = 0; first < PHASE__COUNT && y < r.y + r.h; first += pper) {
+		size_t k = (size_t)snprintf(line, sizeof line, "%-13s", first == 0 ? "phases" : "");
+		for (int ph = first; ph < first + pper && ph < PHASE__COUNT && k < sizeof line; ph++) {
 			double f = sr->phase_cpu_share[ph];
 			if (sr->phase_source[ph] == 0 && ph != PHASE_OTHER)
 				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s unknown", step_phase_title((enum step_phase)ph));
