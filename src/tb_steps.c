@@ -13,14 +13,13 @@ static inline bool is_gpu_track(const struct track *tr)
 }
 
 /* cuLaunchKernel and the other driver calls: not runtime events to the plugin. */
-static bool is_driver_call(const struct trace *t, const struct slice *s)
-{
-	return strcmp(strtab_get(&t->strings, s->cat), "cuda_driver") == 0;
-}
+static bool is_driver_call(uint32_t driver_cat, const struct slice *s) { return s->cat == driver_cat; }
 
 struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 {
 	uint32_t n = 0;
+	/* the category's string id, found once (strings are interned: one id per text) */
+	uint32_t driver_cat = strtab_find(&t->strings, "cuda_driver", 11);
 	for (uint32_t i = 0; i < t->nsteps; i++)
 		n += !t->steps[i].gpu;
 	struct tb_step *s = xcalloc(n ? n : 1, sizeof *s);
@@ -80,7 +79,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(t, rt))
+		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(driver_cat, rt))
 			continue;
 		if (op->ts + op->dur > dev_end[lo - 1])
 			dev_end[lo - 1] = op->ts + op->dur;
