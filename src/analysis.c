@@ -23,6 +23,8 @@ struct analysis_cache {
 	struct op_tree *op_tree;
 	struct op_report *ops[OP__GROUPS];
 	struct gpu_metrics *gpu;
+	struct tb_step *tb_steps;  /* the plugin's steps, found once for the gaps and the steps */
+	uint32_t ntb_steps;
 	struct memory_report *memory;
 	struct step_report *steps;
 	int nranks;
@@ -61,6 +63,7 @@ static void cache_free(struct analysis_cache *c)
 	if (c->op_tree != NULL)
 		ops_tree_free(c->op_tree);
 	free(c->op_tree);
+	free(c->tb_steps);
 	if (c->gpu != NULL)
 		gpu_metrics_free(c->gpu);
 	free(c->gpu);
@@ -80,6 +83,16 @@ static struct analysis_cache *cache_of(struct trace *t)
 		t->free_analyses = cache_free;
 	}
 	return t->analyses;
+}
+
+/* The plugin's steps of T (src/tb_steps.h), found on the first call: a pass over every GPU
+ * link that the gaps (at each minimum length) and the step breakdown share. */
+static const struct tb_step *tb_steps_of(struct analysis_cache *c, const struct trace *t, uint32_t *n)
+{
+	if (c->tb_steps == NULL)
+		c->tb_steps = tb_steps_find(t, &c->ntb_steps);
+	*n = c->ntb_steps;
+	return c->tb_steps;
 }
 
 static int gap_cmp_device(const void *a, const void *b)
@@ -118,7 +131,9 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap)
 	}
 	g->min_gap = min_gap;
 	g->used = c->clock;
-	gaps_analyse(t, min_gap, &g->r);
+	uint32_t ns;
+	const struct tb_step *steps = tb_steps_of(c, t, &ns);
+	gaps_analyse(t, min_gap, steps, ns, &g->r);
 	/* the renderer finds a device's gap at a time by binary search, however many devices */
 	g->by_device = xmalloc((g->r.ngaps ? g->r.ngaps : 1) * sizeof *g->by_device);
 	if (g->r.ngaps > 0) {
@@ -181,7 +196,9 @@ const struct step_report *trace_steps(struct trace *t)
 	struct analysis_cache *c = cache_of(t);
 	if (c->steps == NULL) {
 		c->steps = xcalloc(1, sizeof *c->steps);
-		steps_analyse(t, c->steps);
+		uint32_t ns;
+		const struct tb_step *steps = tb_steps_of(c, t, &ns);
+		steps_analyse(t, steps, ns, c->steps);
 		c->computed++;
 	}
 	return c->steps;

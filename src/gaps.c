@@ -315,11 +315,18 @@ static void explain(const struct trace *t, const struct hints *hx, const struct 
 	}
 }
 
-void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r)
+void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *steps, uint32_t nsteps,
+                  struct gap_report *r)
 {
 	memset(r, 0, sizeof *r);
 	r->min_gap = min_gap;
-	r->steps = tb_steps_find(t, &r->nsteps);
+	if (steps != NULL && nsteps > 0) {
+		r->steps = xmalloc(nsteps * sizeof *r->steps);
+		memcpy(r->steps, steps, nsteps * sizeof *r->steps);
+		r->nsteps = nsteps;
+	} else {
+		r->steps = tb_steps_find(t, &r->nsteps);
+	}
 	r->tb_start = r->steps[0].start;
 	r->tb_end = r->steps[r->nsteps - 1].end;
 	r->from_steps = false;

@@ -66,8 +66,11 @@ struct gap_report {
 };
 
 /* Finds the gaps of T longer than MIN_GAP ns and their causes into R (free with
- * gaps_free). Never fails: a trace without GPU work gives no devices. */
-void gaps_analyse(const struct trace *t, int64_t min_gap, struct gap_report *r);
+ * gaps_free), over the plugin's steps STEPS (NSTEPS of them, as tb_steps_find gives them;
+ * copied) or, when STEPS is NULL, those it finds. Never fails: a trace without GPU work
+ * gives no devices. */
+void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *steps, uint32_t nsteps,
+                  struct gap_report *r);
 void gaps_free(struct gap_report *r);
 /* Time in [t0, t1) during which device D's GPU runs something (O(log n)). */
 int64_t gaps_device_busy(const struct device_gaps *d, int64_t t0, int64_t t1);

@@ -535,7 +535,7 @@ static void flops(const struct trace *t, struct step_report *r)
 	}
 }
 
-void steps_analyse(const struct trace *t, struct step_report *r)
+void steps_analyse(const struct trace *t, const struct tb_step *steps, uint32_t nsteps, struct step_report *r)
 {
 	struct names nm = { t, xmalloc(t->strings.n ? t->strings.n : 1),
 		            xmalloc((t->strings.n ? t->strings.n : 1) * sizeof *nm.flags) };
@@ -544,8 +544,9 @@ void steps_analyse(const struct trace *t, struct step_report *r)
 	for (uint32_t i = 0; i < t->strings.n; i++)
 		nm.flags[i] = NF_UNSEEN;
 
-	uint32_t n;
-	struct tb_step *tb = tb_steps_find(t, &n);
+	uint32_t n = nsteps;
+	struct tb_step *found = steps != NULL && nsteps > 0 ? NULL : tb_steps_find(t, &n);
+	const struct tb_step *tb = found != NULL ? found : steps;
 	r->steps = xcalloc(n, sizeof *r->steps);
 	r->n = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -556,7 +557,7 @@ void steps_analyse(const struct trace *t, struct step_report *r)
 		s->host_start = tb[i].host_start;
 		s->host_end = tb[i].host_end;
 	}
-	free(tb);
+	free(found);
 	for (uint32_t i = 0; i < t->nsteps; i++) {
 		r->from_profiler_steps |= !t->steps[i].gpu;
 		r->gpu_side_steps += t->steps[i].gpu;

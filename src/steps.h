@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "src/model.h"
+#include "src/tb_steps.h"
 
 enum step_role {
 	ROLE_KERNEL,
@@ -101,9 +102,10 @@ struct step_report {
 	double tflops_avg;                 /* flops_total / total step time, in TFLOP/s (NAN without flops) */
 };
 
-/* Fills R from T (free with steps_free). Never fails: a trace without steps or GPU work
- * still has its one step "0". */
-void steps_analyse(const struct trace *t, struct step_report *r);
+/* Fills R from T (free with steps_free) over the plugin's steps STEPS (NSTEPS, as
+ * tb_steps_find gives them) or, when STEPS is NULL, those it finds. Never fails: a trace
+ * without steps or GPU work still has its one step "0". */
+void steps_analyse(const struct trace *t, const struct tb_step *steps, uint32_t nsteps, struct step_report *r);
 void steps_free(struct step_report *r);
 /* "Kernel", "Memcpy", ..., as the plugin titles them, and stable keys ("kernel", ...). */
 const char *step_role_title(enum step_role r);
