@@ -92,39 +92,18 @@ static void overview_text(FILE *f, struct trace *t)
 	overview_steps_text(f, t); /* ui/overview_steps.h */
 }
 
+static void overview_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
+{
+	(void)arg;
+	if (w != NULL)
+		overview_json(w, t);
+	else
+		overview_text(f, t);
+}
+
 void report_overview(FILE *f, struct trace *const *traces, int n, bool json)
 {
-	struct jsonw w;
-	if (json) {
-		jsonw_init(&w, f);
-		jsonw_object(&w);
-		jsonw_key(&w, "ttrace_version");
-		jsonw_str(&w, PACKAGE_VERSION);
-		jsonw_key(&w, "files");
-		jsonw_array(&w);
-	}
-	for (int i = 0; i < n; i++) {
-		struct trace *t = traces[i];
-		if (t->status == LOAD_FAILED)
-			continue;
-		if (json) {
-			jsonw_object(&w);
-			jsonw_key(&w, "path");
-			jsonw_str(&w, t->path);
-			overview_json(&w, t);
-			jsonw_end_object(&w);
-		} else {
-			fputs("== ", f);
-			escape_term(f, t->path, strlen(t->path));
-			fputc('\n', f);
-			overview_text(f, t);
-		}
-	}
-	if (json) {
-		jsonw_end_array(&w);
-		jsonw_end_object(&w);
-		jsonw_finish(&w);
-	}
+	report_files(f, traces, n, json, overview_one, NULL);
 }
 
 /* ---- the panel ------------------------------------------------------------------- */

@@ -298,14 +298,9 @@ static bool sort_ok(const char *sort, const struct column *cols, int n, const ch
 	return false;
 }
 
-int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort,
-                 const struct table_report *def)
+void report_files(FILE *f, struct trace *const *traces, int n, bool json, report_one_fn one, void *arg)
 {
 	struct jsonw w;
-	struct column cols[TABLE_MAX_COLS];
-	int ncols = def->columns(cols);
-	if (!sort_ok(sort, cols, ncols, def->name))
-		return 2;
 	if (json) {
 		jsonw_init(&w, f);
 		jsonw_object(&w);
@@ -318,45 +313,73 @@ int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top
 		struct trace *t = traces[i];
 		if (t->status == LOAD_FAILED)
 			continue;
-		struct table tb;
-		table_init(&tb, cols, ncols);
-		def->fill(&tb, t); /* from the analysis the view shares (src/analysis.h) */
 		if (json) {
 			jsonw_object(&w);
 			jsonw_key(&w, "path");
 			jsonw_str(&w, t->path);
-			def->json_head(&w, t);
-			jsonw_key(&w, def->name);
-			uint32_t nj, *jrows = report_rows(&tb, sort, top, 0, &nj); /* JSON: all unless --top */
-			table_write_json(&w, &tb, jrows, nj, TABLE_ALL);
-			free(jrows);
+			one(f, &w, t, arg);
 			jsonw_end_object(&w);
 		} else {
 			fputs("== ", f);
 			escape_term(f, t->path, strlen(t->path));
 			fputc('\n', f);
-			if (tb.nrows == 0 && (def->has_data == NULL || !def->has_data(t))) {
-				fprintf(f, "   %s\n\n", def->empty);
-			} else if (tb.nrows == 0) {
-				def->text_head(f, t, sort);
-				fputc('\n', f);
-			} else {
-				def->text_head(f, t, sort);
-				uint32_t shown, *rows = report_rows(&tb, sort, top, def->text_rows, &shown);
-				table_write_text(f, &tb, rows, shown, def->text_cols, REPORT_WIDTH, "   ");
-				free(rows);
-				if (tb.nrows > shown)
-					fprintf(f, "   ... and %u more (--json lists them all)\n", tb.nrows - shown);
-				fputc('\n', f);
-			}
+			one(f, NULL, t, arg);
 		}
-		table_free(&tb);
 	}
 	if (json) {
 		jsonw_end_array(&w);
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	}
+}
+
+struct table_args {
+	const struct table_report *def;
+	const struct column *cols;
+	int ncols, top;
+	const char *sort;
+};
+
+/* One file of report_table: its table, as JSON keys into W, or as text when W is NULL. */
+static void table_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
+{
+	const struct table_args *a = arg;
+	const struct table_report *def = a->def;
+	struct table tb;
+	table_init(&tb, a->cols, a->ncols);
+	def->fill(&tb, t); /* from the analysis the view shares (src/analysis.h) */
+	if (w != NULL) {
+		def->json_head(w, t);
+		jsonw_key(w, def->name);
+		uint32_t nj, *jrows = report_rows(&tb, a->sort, a->top, 0, &nj); /* JSON: all unless --top */
+		table_write_json(w, &tb, jrows, nj, TABLE_ALL);
+		free(jrows);
+	} else if (tb.nrows == 0 && (def->has_data == NULL || !def->has_data(t))) {
+		fprintf(f, "   %s\n\n", def->empty);
+	} else if (tb.nrows == 0) {
+		def->text_head(f, t, a->sort);
+		fputc('\n', f);
+	} else {
+		def->text_head(f, t, a->sort);
+		uint32_t shown, *rows = report_rows(&tb, a->sort, a->top, def->text_rows, &shown);
+		table_write_text(f, &tb, rows, shown, def->text_cols, REPORT_WIDTH, "   ");
+		free(rows);
+		if (tb.nrows > shown)
+			fprintf(f, "   ... and %u more (--json lists them all)\n", tb.nrows - shown);
+		fputc('\n', f);
+	}
+	table_free(&tb);
+}
+
+int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort,
+                 const struct table_report *def)
+{
+	struct column cols[TABLE_MAX_COLS];
+	int ncols = def->columns(cols);
+	if (!sort_ok(sort, cols, ncols, def->name))
+		return 2;
+	struct table_args a = { def, cols, ncols, top, sort };
+	report_files(f, traces, n, json, table_one, &a);
 	return 0;
 }
 

@@ -40,6 +40,13 @@ struct table_report {
 /* Writes DEF's table for each usable trace, in its own order or by the column keyed SORT:
  * the first TOP rows (0: all; negative: DEF's text_rows) as text; in JSON all, or the
  * first TOP when TOP > 0. Returns 0, or 2 (said on stderr) for an unknown SORT. */
+/* Writes one file's part of a report: as keys of its JSON object into W, or as text to F
+ * when W is NULL. */
+typedef void (*report_one_fn)(FILE *f, struct jsonw *w, struct trace *t, void *arg);
+/* The frame of every per-file report: each usable trace of TRACES as an object of the
+ * "files" array (after its "path") of one JSON document, or as text under "== PATH",
+ * with ONE writing the rest. */
+void report_files(FILE *f, struct trace *const *traces, int n, bool json, report_one_fn one, void *arg);
 int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top, const char *sort,
                  const struct table_report *def);
 /* Writes the data-quality findings of each trace, with up to three examples each. */
