@@ -222,11 +222,17 @@ const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_k
 	struct analysis_cache *c = cache_of(t);
 	if (c->ops[g] != NULL)
 		return c->ops[g];
+	if (g == OP_BY_NAME) { /* no tree needed: one sweep (src/ops.h) */
+		struct op_report *r = xcalloc(1, sizeof *r);
+		ops_by_name(t, r);
+		c->computed++;
+		return c->ops[g] = r;
+	}
 	const struct op_tree *tree = trace_op_tree(t);
 	struct op_report *r = xcalloc(1, sizeof *r);
 	if (g == OP_BY_TREE) {
 		ops_group_tree(t, tree, r);
-	} else if (g == OP_BY_NAME || keys_fn == NULL) {
+	} else if (keys_fn == NULL) {
 		ops_group(t, tree, g, NULL, NULL, r);
 	} else {
 		uint32_t *keys = xcalloc(tree->n ? tree->n : 1, sizeof *keys);

@@ -640,6 +640,8 @@ static void link_launches(struct trace *t)
 			continue;
 		}
 		gi->peer = t->gpu[found].self;
+		if (t->gpu[found].peer.track != TT_NONE)
+			t->shared_launch = true;
 		t->gpu[found].peer = gi->self;
 	}
 	free(keys);

@@ -297,6 +297,8 @@ struct trace {
 	int64_t base_ns;
 	int64_t start, end;        /* span of drawn events (outliers set aside) */
 	bool legacy;               /* no event has a category (the legacy exporter) */
+	bool shared_launch;        /* a runtime call launched several GPU activities (CUDA graphs):
+	                            * its gpu_info.peer names the last of them */
 
 	int32_t rank, world_size;  /* -1 when distributedInfo lacks them */
 	uint32_t backend;          /* string id */

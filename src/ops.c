@@ -340,6 +340,250 @@ void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group 
 		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
 }
 
+/* ---- by name, in one sweep -------------------------------------------------------------
+ * The same figures as ops_tree_build then ops_group by name, without the tree: each
+ * thread's sweep keeps the open nodes' sums on its stack and settles a node when it
+ * closes. The merge is decided then, bottom-up, which gives what the top-down merge
+ * gives (a node that absorbs its only child takes that child's figures, themselves
+ * already merged): a closed node waits in its parent while it is the parent's only child,
+ * and reaches its row when a second child comes or the parent closes without absorbing
+ * it. Nothing is allocated per node: the first opening of the view on a 1 GB trace was
+ * mostly the page faults of the tree's 140 MB. */
+
+/* A node's figures once closed (after its merges). */
+struct settled {
+	struct slice_ref ref;
+	uint32_t name, nchild;
+	bool op, row;
+	int64_t dur, child_dur, rt_dur, rt_dev;
+	int64_t dev_children;  /* the device totals of its child nodes */
+	int64_t dev_total;     /* once closed: rt_dev + dev_children */
+};
+
+struct sweep_entry {
+	int64_t end;
+	uint32_t node;      /* stack position of the innermost node at or below, or TT_NONE */
+	uint32_t op;        /* stack position of the innermost node that is an operator, or TT_NONE */
+	uint32_t parent;    /* a node: the stack position of its parent node, or TT_NONE */
+	bool is_node;
+	struct settled me;  /* a node: its sums so far */
+	bool waiting;       /* a node: its only child so far, closed, waits in `child` */
+	struct settled child;
+};
+
+struct name_rows {
+	const struct trace *t;
+	struct op_report *r;
+	uint32_t *slot;     /* by string id: its row, or TT_NONE */
+	uint32_t ns, cap;
+	int64_t *longest;   /* by row: the longest instance's duration */
+};
+
+static void row_add(struct name_rows *nr, const struct settled *x)
+{
+	if (!x->row || x->name >= nr->ns)
+		return;
+	struct op_report *r = nr->r;
+	uint32_t k = nr->slot[x->name];
+	if (k == TT_NONE) {
+		if (r->n == nr->cap) {
+			nr->cap = nr->cap ? nr->cap * 2 : 256;
+			r->rows = xreallocarray(r->rows, nr->cap, sizeof *r->rows);
+			nr->longest = xreallocarray(nr->longest, nr->cap, sizeof *nr->longest);
+		}
+		k = nr->slot[x->name] = r->n++;
+		r->rows[k] = (struct op_row){ .name = x->name, .key = 0, .parent = TT_NONE, .longest = x->ref };
+		nr->longest[k] = x->dur;
+	}
+	struct op_row *o = &r->rows[k];
+	/* the first in tree order (thread, then start) among the longest, as ops_group */
+	if (x->dur > nr->longest[k] ||
+	    (x->dur == nr->longest[k] && (x->ref.track < o->longest.track ||
+	                                  (x->ref.track == o->longest.track && x->ref.idx < o->longest.idx)))) {
+		nr->longest[k] = x->dur;
+		o->longest = x->ref;
+	}
+	o->calls++;
+	o->cpu_total = tt_add(o->cpu_total, x->dur);
+	o->cpu_self = tt_add(o->cpu_self, tt_sub(tt_sub(x->dur, x->child_dur), x->rt_dur));
+	o->dev_self = tt_add(o->dev_self, x->rt_dev);
+	o->dev_total = tt_add(o->dev_total, x->dev_total);
+}
+
+/* Closes the node at the top of the stack: its merge, then its place in its parent. */
+static void close_node(struct name_rows *nr, struct sweep_entry *stack, uint32_t pos)
+{
+	struct sweep_entry *e = &stack[pos];
+	struct settled me = e->me;
+	if (e->waiting) {
+		const struct settled *c = &e->child;
+		if (me.nchild == 1 && me.op && c->op && c->name == me.name) {
+			/* absorbs its only child: the child's children and runtime calls */
+			me.nchild = c->nchild;
+			me.child_dur = c->child_dur;
+			me.rt_dur = c->rt_dur;
+			me.rt_dev = c->rt_dev;
+			me.dev_children = c->dev_children;
+		} else {
+			row_add(nr, c);
+			me.dev_children = tt_add(me.dev_children, c->dev_total);
+		}
+	}
+	me.dev_total = tt_add(me.rt_dev, me.dev_children);
+	if (e->parent == TT_NONE) {
+		row_add(nr, &me);
+		return;
+	}
+	struct sweep_entry *p = &stack[e->parent];
+	if (p->me.nchild == 1) {
+		p->waiting = true;
+		p->child = me;
+	} else {
+		row_add(nr, &me);
+		p->me.dev_children = tt_add(p->me.dev_children, me.dev_total);
+	}
+}
+
+/* Device time of the GPU activities each runtime call launched, by gpu_info index, when
+ * some call launched several (CUDA graphs): its peer then names only one of them. */
+static void launched_sums(const struct trace *t, int64_t **dev, uint32_t **count)
+{
+	*dev = xcalloc(t->ngpu ? t->ngpu : 1, sizeof **dev);
+	*count = xcalloc(t->ngpu ? t->ngpu : 1, sizeof **count);
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks)
+			continue;
+		const struct slice *a = &t->tracks[gi->self.track].slices[gi->self.idx];
+		if (a->cls != SC_KERNEL && a->cls != SC_MEMCPY && a->cls != SC_MEMSET)
+			continue;
+		const struct track *pt = &t->tracks[gi->peer.track];
+		if (gi->peer.idx >= pt->nslices || pt->slices[gi->peer.idx].gpu >= t->ngpu)
+			continue;
+		uint32_t rg = pt->slices[gi->peer.idx].gpu;
+		(*dev)[rg] = tt_add((*dev)[rg], a->dur);
+		(*count)[rg]++;
+	}
+}
+
+void ops_by_name(const struct trace *t, struct op_report *r)
+{
+	memset(r, 0, sizeof *r);
+	r->group = OP_BY_NAME;
+	strtab_init(&r->keys);
+	uint32_t ns = t->strings.n ? t->strings.n : 1;
+	uint8_t *nf = xcalloc(ns, 1);
+	struct name_rows nr = { t, r, xmalloc(ns * sizeof *nr.slot), ns, 0, NULL };
+	memset(nr.slot, 0xff, ns * sizeof *nr.slot);
+	int64_t *sum_dev = NULL;
+	uint32_t *sum_n = NULL;
+	if (t->shared_launch)
+		launched_sums(t, &sum_dev, &sum_n);
+	uint32_t scap = 64;
+	struct sweep_entry *stack = xmalloc(scap * sizeof *stack);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		r->gpu_ops += tr->gpu_slices;
+		if (tr->kind != TRACK_CPU)
+			continue;
+		uint32_t sn = 0;
+		int64_t rt_end = INT64_MIN;
+		for (uint32_t i = 0; i <= tr->nslices; i++) {
+			const struct slice *s = i < tr->nslices ? &tr->slices[i] : NULL;
+			if (s != NULL && (s->name >= ns || s->cat >= ns))
+				continue;
+			uint8_t f = 0;
+			bool op = false;
+			enum kind k = K_SKIP;
+			if (s != NULL) {
+				f = flags_of(t, nf, s->name);
+				op = tables_counts_as_op(t, s) && !(f & NF_STEP);
+				if (op || ((f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
+				    (s->cls == SC_USER_ANNOTATION && (f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (f & NF_MODULE)) ||
+				    (flags_of(t, nf, s->cat) & NF_PYTHON_CAT))
+					k = K_NODE;
+				else if (s->cls == SC_USER_ANNOTATION)
+					k = K_ANNOTATION;
+				else if (s->cls == SC_RUNTIME)
+					k = K_RUNTIME;
+				if (k == K_SKIP)
+					continue;
+			}
+			/* close what ends before this slice starts (everything at the track's end) */
+			while (sn > 0 && (s == NULL || !(s->ts < stack[sn - 1].end))) {
+				sn--;
+				if (stack[sn].is_node)
+					close_node(&nr, stack, sn);
+			}
+			if (s == NULL)
+				break;
+			int64_t end = tt_add(s->ts, s->dur);
+			if (k == K_RUNTIME) {
+				uint32_t o = sn > 0 ? stack[sn - 1].op : TT_NONE;
+				if (o != TT_NONE) {
+					struct settled *me = &stack[o].me;
+					/* a driver call inside a runtime call: its time is the runtime call's */
+					if (s->ts >= rt_end)
+						me->rt_dur = tt_add(me->rt_dur, s->dur);
+					if (s->gpu < t->ngpu) {
+						if (sum_dev != NULL) {
+							me->rt_dev = tt_add(me->rt_dev, sum_dev[s->gpu]);
+							r->gpu_ops_linked += sum_n[s->gpu];
+						} else {
+							struct slice_ref p = t->gpu[s->gpu].peer;
+							const struct slice *a = p.track < t->ntracks && p.idx < t->tracks[p.track].nslices
+							                          ? &t->tracks[p.track].slices[p.idx]
+							                          : NULL;
+							if (a != NULL && (a->cls == SC_KERNEL || a->cls == SC_MEMCPY || a->cls == SC_MEMSET)) {
+								me->rt_dev = tt_add(me->rt_dev, a->dur);
+								r->gpu_ops_linked++;
+							}
+						}
+					}
+				}
+				if (s->ts >= rt_end || end > rt_end)
+					rt_end = end;
+				continue;
+			}
+			if (sn > 0 && end > stack[sn - 1].end)
+				continue; /* overlaps the slice around it without nesting: left out, as the plugin does */
+			uint32_t below = sn > 0 ? stack[sn - 1].node : TT_NONE;
+			uint32_t op_below = sn > 0 ? stack[sn - 1].op : TT_NONE;
+			if (sn == scap)
+				stack = xreallocarray(stack, scap *= 2, sizeof *stack);
+			struct sweep_entry *e = &stack[sn];
+			e->end = end;
+			e->is_node = k == K_NODE;
+			e->node = e->is_node ? sn : below;
+			e->op = tables_counts_as_op(t, s) ? e->node : op_below;
+			if (e->is_node) {
+				e->parent = below;
+				e->waiting = false;
+				e->me = (struct settled){ { ti, i }, s->name, 0, op, op && !(f & NF_NOT_ROW), s->dur, 0, 0, 0, 0, 0 };
+				if (below != TT_NONE) {
+					struct sweep_entry *p = &stack[below];
+					if (++p->me.nchild == 2 && p->waiting) {
+						/* a second child: the first cannot be absorbed */
+						row_add(&nr, &p->child);
+						p->me.dev_children = tt_add(p->me.dev_children, p->child.dev_total);
+						p->waiting = false;
+					}
+					p->me.child_dur = tt_add(p->me.child_dur, s->dur);
+				}
+			}
+			sn++;
+		}
+	}
+	free(stack);
+	free(sum_dev);
+	free(sum_n);
+	free(nr.slot);
+	free(nr.longest);
+	free(nf);
+	if (r->n > 1)
+		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+}
+
 /* ---- the tree mode ----------------------------------------------------------------------
  * A path is (parent path, name); paths are numbered as they are met, so a parent path has
  * a smaller number than its children. Rows are then laid out depth first. */

@@ -93,6 +93,9 @@ void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group 
                struct strtab *key_text, struct op_report *r);
 /* The tree mode: every call path of TREE's nodes (ProfilerStep#N left out, its children
  * roots), nodes with the same path summed, into R. */
+/* The grouping by name alone, as ops_tree_build then ops_group with no keys give it, in
+ * one sweep without the tree (what the view opens on). */
+void ops_by_name(const struct trace *t, struct op_report *r);
 void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op_report *r);
 void ops_free(struct op_report *r);
 

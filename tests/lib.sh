@@ -4,6 +4,7 @@
 : "${srcdir:=.}"
 : "${builddir:=.}"
 JSONQ="$builddir/tests/jsonq"
+OPCHECK="$builddir/tests/opcheck"
 LC_ALL=C.UTF-8
 TZ=UTC
 export LC_ALL TZ

@@ -197,4 +197,37 @@ unlike "$("$TTRACE" -q --dump-screen --size=200x20 --keys=O "$srcdir/tests/fixtu
 	"not for a trace without [memory] samples"
 is "$("$TTRACE" --report=operators --json "$srcdir/tests/fixtures/ops/tree.json" | "$JSONQ" files.0.operators.0.device_alloc_bytes)" \
 	null "whose JSON has null"
+
+# The grouping by name, which the view opens on, is computed in one sweep without the tree
+# (ops_by_name); tests/opcheck checks it against the tree grouped by name, field by field.
+# tests/fixtures/ops/merge-graph.json, worked by hand:
+#   aten::to (100) holds only aten::to (80): merged (torch's _remove_dup_nodes), the outer
+#     one's own launch (k_outer_to 6 us) dropped, the inner's kept: self CPU 100 - 40
+#     (copy_) - 2 (launch) = 58, self device 4, device total 4 + 8 (copy_'s memcpy) = 12;
+#   aten::add (100) holds two aten::add (30): not merged: 3 calls, CPU total 160, self CPU
+#     40 + 28 + 28 = 96, self device 3 + 5, device total 8 + 8 = 16;
+#   CUDAGraph::replay: one cudaGraphLaunch launched three kernels: self device 10+20+30;
+#   aten::copy_ (40) with its cudaMemcpyAsync (5): self CPU 35, device 8 (the memcpy).
+G="$srcdir/tests/fixtures/ops/merge-graph.json"
+"$TTRACE" --report=operators --json "$G" >"$TMP/g.json"
+gq() { "$JSONQ" "$@" <"$TMP/g.json" | tr '\n' ' '; }
+row() { gq files.0.operators.$1.name files.0.operators.$1.calls files.0.operators.$1.cpu_total_ns \
+	files.0.operators.$1.self_cpu_ns files.0.operators.$1.self_device_ns files.0.operators.$1.device_total_ns; }
+is "$(row 0)" "CUDAGraph::replay 1 100000 90000 60000 60000 " "a graph launch: every kernel it launched is device time"
+is "$(row 1)" "aten::add 3 160000 96000 8000 16000 " "same-name children that are not alone: three instances"
+is "$(row 2)" "aten::to 1 100000 58000 4000 12000 " "a lone same-name child merged into its parent"
+is "$(row 3)" "aten::copy_ 1 40000 35000 8000 8000 " "aten::copy_ under the merged aten::to: self CPU 40 - 5 (its cudaMemcpyAsync)"
+is "$(gq files.0.operators.# files.0.gpu_activities files.0.gpu_activities_linked)" "4 8 8 " \
+	"four names; 8 GPU activities, all linked"
+out=$("$OPCHECK" "$G" "$srcdir/tests/fixtures/ops/tree.json" "$M" "$TMP/o.json" 2>&1)
+is "$?" 0 "one sweep = the tree grouped by name on the hand-worked fixtures"
+like "$out" "merge-graph.json: 4 rows, same (runtime calls with several GPU activities)" "the graph launch path taken"
+files=$(find "$srcdir/tests/fixtures" -name '*.json*' -type f | sort)
+out=$(echo "$files" | xargs "$OPCHECK" 2>&1)
+is "$(echo "$out" | grep -v -e ', same' -e 'cannot load' | head -3)" "" "one sweep = the tree on every fixture"
+if [ -d "$S" ]; then
+	out=$(find "$S" -type f -name '*.json*' | sort | xargs "$OPCHECK" 2>&1)
+	is "$(echo "$out" | grep -v -e ', same' -e 'cannot load' | head -3)" "" "one sweep = the tree on every shared trace"
+	like "$out" "train-a100-rank0of16-nccl.json.gz: 143 rows, same" "including a trace with graph launches"
+fi
 finish
