@@ -217,8 +217,22 @@ struct spanv {
 	uint32_t n, cap;
 };
 
+/* Adds [A, B) to S, a union: an empty span adds nothing, and one that overlaps or touches
+ * the last added joins it (a thread's slices come in start order, most nested in the one
+ * before), so that S stays near the size of the union rather than of the trace. The list
+ * is still to be merged (spans_merge), which gives the same union either way. */
 static void spanv_add(struct spanv *s, int64_t a, int64_t b)
 {
+	if (b <= a)
+		return;
+	if (s->n > 0 && a <= s->v[s->n - 1].end && b >= s->v[s->n - 1].start) {
+		struct span *l = &s->v[s->n - 1];
+		if (a < l->start)
+			l->start = a;
+		if (b > l->end)
+			l->end = b;
+		return;
+	}
 	if (s->n == s->cap)
 		s->v = xreallocarray(s->v, s->cap = s->cap ? s->cap * 2 : 256, sizeof *s->v);
 	s->v[s->n++] = (struct span){ a, b };
