@@ -159,37 +159,6 @@ static inline bool gap_less(const struct gap *a, const struct gap *b)
 }
 SORT_DEFINE(sort_gaps, struct gap, gap_less)
 
-/* A GPU operation of one device, for finding the first one after a time. */
-struct gpu_op {
-	int64_t ts;
-	struct slice_ref ref;
-};
-
-static inline bool gpu_op_less(const struct gpu_op *a, const struct gpu_op *b)
-{
-	if (a->ts != b->ts)
-		return a->ts < b->ts;
-	if (a->ref.track != b->ref.track)
-		return a->ref.track < b->ref.track;
-	return a->ref.idx < b->ref.idx;
-}
-SORT_DEFINE(sort_gpu_ops, struct gpu_op, gpu_op_less)
-
-/* The first of the device's operations OPS (sorted) starting at or after TS; on equal
- * starts the one of the first track. */
-static struct slice_ref first_op_after(const struct gpu_op *ops, uint32_t n, int64_t ts)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ops[mid].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n ? ops[lo].ref : (struct slice_ref){ TT_NONE, TT_NONE };
-}
-
 /* A time and a position, sorted by time then position. */
 struct at {
 	int64_t ts;
@@ -201,6 +170,44 @@ static inline bool at_less(const struct at *a, const struct at *b)
 	return a->ts != b->ts ? a->ts < b->ts : a->i < b->i;
 }
 SORT_DEFINE(sort_ats, struct at, at_less)
+
+/* The GPU tracks of one device: positions GT[0 .. N) of the device's tracks, in track order. */
+struct device_tracks {
+	const struct at *gt;
+	uint32_t n;
+};
+
+/* The first of the device's GPU operations starting at or after TS; on equal starts the
+ * one of the first track. Each track's slices are in start order: a binary search per
+ * track, rather than a sorted copy of every operation of the device. */
+static struct slice_ref first_op_after(const struct trace *t, struct device_tracks dt, int64_t ts)
+{
+	struct slice_ref best = { TT_NONE, TT_NONE };
+	int64_t best_ts = 0;
+	for (uint32_t k = 0; k < dt.n; k++) {
+		uint32_t ti = dt.gt[k].i;
+		const struct track *tr = &t->tracks[ti];
+		uint32_t lo = 0, hi = tr->nslices;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (tr->slices[mid].ts < ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo < tr->nslices && !is_gpu_op(tr->slices[lo].cls))
+			lo++;
+		if (lo == tr->nslices)
+			continue;
+		int64_t x = tr->slices[lo].ts;
+		if (best.track == TT_NONE || x < best_ts || (x == best_ts && ti < best.track)) {
+			best = (struct slice_ref){ ti, lo };
+			best_ts = x;
+		}
+	}
+	return best;
+}
+
 
 /* Sets the step of each of the N gaps G: the first TensorBoard step (in step order) that
  * holds its start, or -1. One sweep over the gaps in time order with a min-heap of the
@@ -253,14 +260,13 @@ static void assign_steps(const struct gap_report *r, struct gap *g, uint32_t n)
 	free(heap);
 }
 
-static void explain(const struct trace *t, const struct hints *hx, const struct gpu_op *ops, uint32_t nops,
-                    struct gap *g)
+static void explain(const struct trace *t, const struct hints *hx, struct device_tracks dt, struct gap *g)
 {
 	int64_t len = g->end - g->start;
 	const struct hint *x;
 	struct slice_ref launch = { TT_NONE, TT_NONE };
 
-	g->next = first_op_after(ops, nops, g->end);
+	g->next = first_op_after(t, dt, g->end);
 	g->cpu.track = g->cpu.idx = TT_NONE;
 	if (g->next.track != TT_NONE) {
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
@@ -382,12 +388,17 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 
 	/* scratch, reused from device to device */
 	struct span *all = NULL, *kern = NULL;
-	struct gpu_op *ops = NULL;
-	uint32_t gcap = 0, scap = 0, acap = 0, kcap = 0, opcap = 0;
+	uint32_t gcap = 0, scap = 0, kcap = 0;
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		struct device_gaps *dg = &r->devices[d];
-		uint32_t na = 0, nk = 0, nops = 0;
-		for (uint32_t k = first[d].i; k < ngt && gt[k].ts == dg->device; k++) {
+		uint32_t na = 0, nk = 0;
+		struct device_tracks dt = { &gt[first[d].i], 0 };
+		uint64_t nall = 0;
+		while (first[d].i + dt.n < ngt && gt[first[d].i + dt.n].ts == dg->device)
+			nall += t->tracks[gt[first[d].i + dt.n++].i].gpu_slices;
+		/* every GPU operation's span; this array becomes the device's busy spans */
+		all = xmalloc((nall ? nall : 1) * sizeof *all);
+		for (uint32_t k = first[d].i; k < first[d].i + dt.n; k++) {
 			uint32_t ti = gt[k].i;
 			const struct track *tr = &t->tracks[ti];
 			int64_t prev_end = INT64_MIN;
@@ -395,12 +406,9 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 				const struct slice *s = &tr->slices[i];
 				if (!is_gpu_op(s->cls))
 					continue;
-				if (na == acap)
-					all = xreallocarray(all, acap = acap ? acap * 2 : 1024, sizeof *all);
+				if (na == nall) /* the tracks' counts are exact: this is a guard */
+					all = xreallocarray(all, nall = nall * 2 + 1024, sizeof *all);
 				all[na++] = (struct span){ s->ts, s->ts + s->dur };
-				if (nops == opcap)
-					ops = xreallocarray(ops, opcap = opcap ? opcap * 2 : 1024, sizeof *ops);
-				ops[nops++] = (struct gpu_op){ s->ts, { ti, i } };
 				if (s->cls == SC_KERNEL) {
 					if (nk == kcap)
 						kern = xreallocarray(kern, kcap = kcap ? kcap * 2 : 1024, sizeof *kern);
@@ -438,16 +446,13 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 		}
 		na = spans_merge(all, na);
 		nk = spans_merge(kern, nk);
-		sort_gpu_ops(ops, nops);
 		int64_t *kern_prefix = spans_prefix(kern, nk);
 		dg->kernel_busy = spans_within_prefix(kern, kern_prefix, nk, r->tb_start, r->tb_end);
 		dg->step_kernel_busy = xcalloc(r->nsteps ? r->nsteps : 1, sizeof *dg->step_kernel_busy);
 		for (uint32_t k = 0; k < r->nsteps; k++)
 			dg->step_kernel_busy[k] = spans_within_prefix(kern, kern_prefix, nk, r->steps[k].start, r->steps[k].end);
 		free(kern_prefix);
-		dg->busy_spans = xmalloc((na ? na : 1) * sizeof *dg->busy_spans);
-		if (na > 0)
-			memcpy(dg->busy_spans, all, na * sizeof *all);
+		all = dg->busy_spans = xreallocarray(all, na ? na : 1, sizeof *all); /* merged: often far fewer */
 		dg->nbusy = na;
 		dg->busy_prefix = spans_prefix(all, na);
 		dg->busy = spans_within_prefix(all, dg->busy_prefix, na, r->start, r->end);
@@ -467,7 +472,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 				g->track = TT_NONE;
 				g->start = cur;
 				g->end = next_start;
-				explain(t, &hx, ops, nops, g);
+				explain(t, &hx, dt, g);
 				dg->idle_by_cause[g->cause] += g->end - g->start;
 			}
 			if (i < na && all[i].end > cur)
@@ -475,14 +480,13 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			if (cur >= r->end)
 				break;
 		}
+		all = NULL; /* the device's now */
 	}
-	free(all);
 	free(kern);
 	assign_steps(r, r->gaps, r->ngaps);
 	assign_steps(r, r->stream_gaps, r->nstream_gaps);
 	sort_gaps(r->gaps, r->ngaps);
 	sort_gaps(r->stream_gaps, r->nstream_gaps);
-	free(ops);
 	free(first);
 	free(gt);
 	hints_free(&hx);
