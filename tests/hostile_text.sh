@@ -183,7 +183,7 @@ check "truncated gzip" --report=summary "$TMP/trunc$H.json.gz"
 
 # ---- the timeline, headless ---------------------------------------------------------------
 for keys in '' '/PWNED<Enter>' '/PWNED<Enter>n<Enter>' '/aten::mm<Enter>' 'jjj<Enter>' '?' 'o' 'o<Enter>' \
-	'p' 'p<Enter>' 'jjjjjjjjjj<Tab>' "/$(printf '\342\200\256\302\233')x"; do
+	'p' 'p<Enter>' 'jjjjjjjjjj<Tab>' 'Oggg*' 'Oggg/PWNED<Enter>' "/$(printf '\342\200\256\302\233')x"; do
 	check "timeline, keys '$keys'" --dump-screen --size=160x50 --keys="$keys" "$D"
 	# the grid turns a control it is given into '?': the renderer must escape before that
 	if grep -q -e '?]0;' -e '?]52;' "$TMP/out"; then

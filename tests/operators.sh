@@ -131,6 +131,120 @@ like "$out" "the first of 3 GPU activities launched inside it" "] from the opera
 like "$out" "k1" "its first kernel selected"
 like "$("$TTRACE" -q --dump-screen --size=160x40 --keys=Kg "$F" | sed '/^--$/,$d')" "kernel" "other tables ignore g"
 
+rlike() { # rlike TEXT REGEX DESCRIPTION: a line of TEXT matches the extended REGEX
+	printf '%s\n' "$1" | grep -qE -- "$2"
+	ok $? "$3"
+}
+
+# The tree mode folds (the panel's only: the reports keep every row). tree.json's call
+# tree: nn.Module: Net_0 > aten::linear (self CPU 191 us) > aten::addmm, Net_0 > aten::mul
+# (45 us); enumerate(DataLoader)... (60 us) a root. Five rows: all open at first (at most
+# 40 rows show). tscr KEYS [OPTIONS]: the screen's text; names: the rows' names in order,
+# with their marks; at: the selection's place ("2/5").
+tscr() { k=$1; shift; "$TTRACE" -q --dump-screen --size=160x40 --keys="$k" "$@" "$F" | sed '/^--$/,$d'; }
+names() { sed -n '5,$p' | sed -E 's/^ +//; s/  +[0-9].*//' | sed '/^$/q' | sed '/^$/d' | tr '\n' '|'; }
+at() { grep -oE ' [0-9]+/[0-9]+ *$' | tr -d ' '; }
+DL="enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+is "$(tscr Oggg | names)" "▾ nn.Module: Net_0|▾ aten::linear|aten::addmm|aten::mul|$DL|" \
+	"tree: a mark before each name with children (▾ expanded), none for a leaf"
+like "$(tscr Oggg)" "      aten::addmm" "indented two columns a level, behind the marks' column"
+like "$(tscr Oggg)" "+/- expand" "the hints name the keys"
+is "$(tscr Oggg- | names)" "▸ nn.Module: Net_0|$DL|" "- collapses the selected row: its descendants go (▸)"
+is "$(tscr Oggg- | at)" "1/2" "and the rows counted are those shown"
+is "$(tscr Oggg-+ | names)" "$(tscr Oggg | names)" "+ expands it again, as it was below"
+is "$(tscr Oggg-= | names)" "$(tscr Oggg | names)" "= too (+ unshifted)"
+is "$(tscr Ogggj- | names)" "▾ nn.Module: Net_0|▸ aten::linear|aten::mul|$DL|" "- on a child: only its subtree goes"
+out=$(tscr Ogggjj-)
+is "$(printf '%s\n' "$out" | names)" "$(tscr Oggg | names)" "- on a leaf collapses nothing"
+is "$(printf '%s\n' "$out" | at)" "2/5" "and selects its parent"
+is "$(tscr Ogggj-- | at)" "1/4" "- on a collapsed row selects its parent"
+is "$(tscr Ogggj--- | names)" "▸ nn.Module: Net_0|$DL|" "and - again collapses that"
+is "$(tscr Oggg_ | names)" "▸ nn.Module: Net_0|$DL|" "_ collapses every row"
+is "$(tscr Oggg_* | names)" "$(tscr Oggg | names)" "* expands the selected row and every row below it"
+is "$(tscr Oggg_j* | names)" "▸ nn.Module: Net_0|$DL|" "* on a leaf expands nothing"
+out=$(tscr Ogggjj_)
+is "$(printf '%s\n' "$out" | at)" "1/2" "a selected row folded away: the selection goes to its ancestor shown"
+like "$(tscr 'Ogggjj_<Enter>')" "Net_0" "whose longest instance Enter shows"
+out=$(tscr 'Ogggjj<Enter>')
+like "$out" "the longest call of this operator" "Enter on a tree row jumps to its longest instance"
+like "$out" "aten::addmm" "of the row selected"
+is "$(tscr 'Oggg-j<Enter>' | grep -c "$DL")" 1 "Enter after folding: the row selected, not the one at its old place"
+like "$(tscr 'Oggg-j<Enter>')" "the longest call of this operator" "(it jumps)"
+like "$(tscr 'Oggg<Click:1,4>' | names)" "▸ nn.Module: Net_0" "a click on the mark collapses its row"
+is "$(tscr 'Oggg<Click:1,4><Click:1,4>' | names)" "$(tscr Oggg | names)" "and expands it"
+is "$(tscr 'Oggg<Click:8,5>' | names)" "$(tscr Oggg | names)" "a click on the name selects, folds nothing"
+is "$(tscr 'Oggg<Click:8,5>' | at)" "2/5" "(selects)"
+is "$(tscr Oggg- --ascii | names)" "+ nn.Module: Net_0|$DL|" "--ascii: + collapsed"
+like "$(tscr Oggg --ascii | names)" "- nn.Module: Net_0|- aten::linear|aten::addmm" "- expanded"
+like "$(tscr O+)" "expanding and collapsing rows is for the tree grouping (g groups" "other groupings say where the tree keys work"
+out=$("$TTRACE" -q --dump-screen --size=160x70 --keys='Oggg?' "$F" | sed '/^--$/,$d')
+like "$out" "tree: expand the selected row" "? lists the tree's keys"
+rlike "$out" "^  \\+ = +tree: expand the selected row" "with + and ="
+rlike "$out" "^  - +tree: collapse the selected row" "-"
+rlike "$out" "^  \\* +tree: expand the selected row and every row below" "*"
+rlike "$out" "^  _ +tree: collapse every row" "_"
+
+# sort: siblings under their parent. By self CPU, smallest first: DataLoader (60) before
+# Net_0 (540), and under Net_0 mul (45) before linear (191): mul stays below Net_0.
+like "$(tscr Ogggsss)" "as a call tree, by self CPU (largest first)" "s sorts the tree's rows"
+is "$(tscr Ogggsss | names)" "$(tscr Oggg | names)" "self CPU, largest first: the tree's own order here"
+is "$(tscr Ogggsssr | names)" "$DL|▾ nn.Module: Net_0|aten::mul|▾ aten::linear|aten::addmm|" \
+	"smallest first: roots sorted, each row's children sorted under it"
+is "$(tscr Ogggsssjjr | at)" "5/5" "the selection stays on its row (addmm) across a sort"
+is "$(tscr Ogggsss-r | names)" "$DL|▸ nn.Module: Net_0|" "the folding stays across a sort"
+
+# filter: the rows that match with their ancestors, expanded; clearing it brings back
+# what was expanded before, with the selected row shown
+out=$(tscr 'Oggg_/addmm<Enter>')
+is "$(printf '%s\n' "$out" | names)" "▾ nn.Module: Net_0|▾ aten::linear|aten::addmm|" \
+	"a filter shows the match under its ancestors, expanded, not the other rows"
+like "$out" 'filter "addmm": 3 rows' "the title counts the rows shown"
+is "$(tscr 'Oggg/mul<Enter>' | names)" "▾ nn.Module: Net_0|aten::mul|" "a match's ancestors only: linear is not on mul's path"
+is "$(tscr 'Oggg/aten<Enter>' | names)" "▾ nn.Module: Net_0|▾ aten::linear|aten::addmm|aten::mul|" \
+	"every match, and Net_0 without the DataLoader"
+is "$(tscr 'Oggg/aten<Enter>j-' | names)" "▾ nn.Module: Net_0|▸ aten::linear|aten::mul|" "filtered rows fold too"
+is "$(tscr 'Oggg_/addmm<Enter>/<Esc>' | names)" "▸ nn.Module: Net_0|$DL|" \
+	"the filter cleared: the rows expanded before it come back"
+out=$(tscr 'Oggg_/addmm<Enter>jj/<Esc>')
+is "$(printf '%s\n' "$out" | names)" "▾ nn.Module: Net_0|▾ aten::linear|aten::addmm|aten::mul|$DL|" \
+	"with the selected row's ancestors expanded"
+is "$(printf '%s\n' "$out" | at)" "3/5" "and the selection on it"
+
+# the reports keep every row, indented, with no mark
+out=$("$TTRACE" --report=operators --group-by=tree "$F")
+like "$out" "       aten::addmm" "--report=operators --group-by=tree: names indented by depth"
+unlike "$out" "▾" "no mark in the report"
+is "$("$TTRACE" --report=operators --group-by=tree --json "$F" | "$JSONQ" files.0.operators.# files.0.operators.2.name | tr '\n' ' ')" \
+	"5 aten::addmm " "JSON: every row, names whole"
+
+# A tree deeper than a screen: 3 roots, 30 children, a leaf under each child. The roots
+# are expanded (33 rows); their children's 30 leaves would pass 40 rows, so they are not.
+{
+	printf '{"traceEvents": [\n'
+	for r in a b; do
+		base=$([ $r = a ] && echo 0 || echo 10000)
+		printf '{"ph": "X", "cat": "cpu_op", "name": "root_%s", "pid": 1, "tid": 1, "ts": %d, "dur": 5000},\n' $r $base
+		for j in $(seq 10 24); do
+			ts=$((base + 10 + (j - 10) * 300))
+			printf '{"ph": "X", "cat": "cpu_op", "name": "child_%s%d", "pid": 1, "tid": 1, "ts": %d, "dur": %d},\n' $r $j $ts $((100 + j))
+			printf '{"ph": "X", "cat": "cpu_op", "name": "leaf_%s%d", "pid": 1, "tid": 1, "ts": %d, "dur": 50},\n' $r $j $((ts + 10))
+		done
+	done
+	printf '{"ph": "X", "cat": "cpu_op", "name": "root_c", "pid": 1, "tid": 1, "ts": 20000, "dur": 100}\n]}\n'
+} >"$TMP/deep.json"
+dscr() { "$TTRACE" -q --dump-screen --size=120x60 --keys="$1" "$TMP/deep.json" | sed '/^--$/,$d'; }
+out=$(dscr Oggg)
+is "$(printf '%s\n' "$out" | at)" "1/33" "a deep tree opens with its roots expanded"
+like "$out" "▸ child_a24" "their children collapsed"
+unlike "$out" "leaf_" "the leaves below not shown"
+is "$(printf '%s\n' "$out" | names | cut -d'|' -f1-3)" "▾ root_a|▸ child_a24|▸ child_a23" "children by CPU total, under their root"
+like "$(dscr Ogggj+)" "    leaf_a24" "+ shows a child's leaf"
+is "$(dscr Ogggj+ | at)" "2/34" "one row more"
+is "$(dscr 'Oggg*' | at)" "1/48" "* on root_a: its 15 leaves come"
+is "$(dscr 'Oggg_' | names)" "▸ root_a|▸ root_b|root_c|" "_: the roots alone"
+like "$(dscr 'Oggg/leaf_b17<Enter>')" 'filter "leaf_b17": 3 rows' "a filter finds a leaf under a collapsed child"
+is "$(dscr 'Oggg/leaf_b17<Enter>' | names)" "▾ root_b|▾ child_b17|leaf_b17|" "and shows it"
+
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"
 if [ -d "$S" ]; then
 	# The plugin's Operator view (torch-tb-profiler 0.4.3, ../shared/REFERENCE-VIEWS.md), in

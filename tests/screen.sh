@@ -75,6 +75,10 @@ gpu-overlap|FX/q-gpu-overlap.json|120x40||
 gpu-overlap-zoom|FX/q-gpu-overlap.json|120x40|WW|
 control-char|FX/bad/bad-control-char.json|120x30||
 legacy|FX/q-legacy.json|120x30||
+ops-tree|FX/ops/tree.json|120x30|Oggg|
+ops-tree-folded|FX/ops/tree.json|120x30|Ogggj-|
+ops-tree-ascii|FX/ops/tree.json|100x24|Oggg-|--ascii
+ops-tree-filter|FX/ops/tree.json|120x30|Oggg_/addmm<Enter>|
 '
 echo "$cases" | while IFS='|' read -r name file size keys extra; do
 	[ -n "$name" ] || continue

@@ -77,6 +77,10 @@ static const struct {
 	[A_GAP_DEVICE] = { "gap-device", "gap list: only the next GPU (then every GPU)", "Gap list" },
 	[A_GROUP_NEXT] = { "group-next", "group the rows the next way (operators: name, shapes, source, tree; kernels: name, launch shape, operator)", "Rows" },
 	[A_SHORT_NAMES] = { "short-names", "fold template arguments and parameters of names (<…> (…))", "Rows" },
+	[A_TREE_EXPAND] = { "tree-expand", "tree: expand the selected row", "Tree" },
+	[A_TREE_COLLAPSE] = { "tree-collapse", "tree: collapse the selected row; on a collapsed row or a leaf, select its parent", "Tree" },
+	[A_TREE_EXPAND_ALL] = { "tree-expand-all", "tree: expand the selected row and every row below it", "Tree" },
+	[A_TREE_COLLAPSE_ALL] = { "tree-collapse-all", "tree: collapse every row (the roots stay)", "Tree" },
 	[A_ACCEPT] = { "accept", "accept the text", "Prompt" },
 	[A_ERASE] = { "erase", "erase the last character", "Prompt" },
 };
@@ -131,6 +135,9 @@ static const struct binding default_bindings[] = {
 	{ 'l', A_COLS_RIGHT, L },
 	{ 't', A_GAP_ORDER, L },         { 'c', A_GAP_CAUSE, L },        { 'd', A_GAP_DEVICE, L },
 	{ 'g', A_GROUP_NEXT, L },        { 'T', A_SHORT_NAMES, L },
+	/* a tree (the Operators view's): htop's keys; Left and Right scroll the columns */
+	{ '+', A_TREE_EXPAND, L },       { '=', A_TREE_EXPAND, L },      { '-', A_TREE_COLLAPSE, L },
+	{ '*', A_TREE_EXPAND_ALL, L },   { '_', A_TREE_COLLAPSE_ALL, L },
 	/* help */
 	{ TT_KEY_UP, A_ROW_UP, H },      { 'k', A_ROW_UP, H },           { TT_KEY_DOWN, A_ROW_DOWN, H },
 	{ 'j', A_ROW_DOWN, H },          { TT_KEY_PGUP, A_PAGE_UP, H },  { TT_KEY_PGDN, A_PAGE_DOWN, H },

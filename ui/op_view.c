@@ -79,7 +79,10 @@ static bool device_alloc(const struct memory_report *mem, uint32_t name, int64_t
 	return any;
 }
 
-void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r, const struct memory_report *mem)
+/* Fills TB from R; in the tree mode, the names indented by depth when INDENT (the text
+ * report's tree), else as they are (the panel draws the tree itself). */
+static void fill(struct table *tb, const struct trace *t, const struct op_report *r, const struct memory_report *mem,
+                 bool indent)
 {
 	tb->origin = t->start;
 	char *label = NULL;
@@ -88,7 +91,7 @@ void op_view_fill(struct table *tb, const struct trace *t, const struct op_repor
 		const struct op_row *o = &r->rows[i];
 		const struct slice *l = &t->tracks[o->longest.track].slices[o->longest.idx];
 		uint32_t row = table_add_row(tb, i);
-		if (r->group == OP_BY_TREE) {
+		if (r->group == OP_BY_TREE && indent) {
 			/* two spaces a level, at most 40 levels shown */
 			size_t ind = 2 * (size_t)(o->depth < 40 ? o->depth : 40), n = strtab_len(&t->strings, o->name);
 			if (ind + n > lcap)
@@ -96,11 +99,13 @@ void op_view_fill(struct table *tb, const struct trace *t, const struct op_repor
 			memset(label, ' ', ind);
 			memcpy(label + ind, strtab_get(&t->strings, o->name), n);
 			table_set_text(tb, row, O_LABEL, label, ind + n);
+		} else {
+			table_set_trace_str(tb, row, O_LABEL, t, o->name);
+		}
+		if (r->group == OP_BY_TREE) {
 			table_set_int(tb, row, O_DEPTH, o->depth);
 			if (o->parent != TT_NONE)
 				table_set_int(tb, row, O_PARENT, o->parent);
-		} else {
-			table_set_trace_str(tb, row, O_LABEL, t, o->name);
 		}
 		table_set_trace_str(tb, row, O_NAME, t, o->name);
 		if (r->group == OP_BY_SHAPE || r->group == OP_BY_SOURCE)
@@ -125,6 +130,11 @@ void op_view_fill(struct table *tb, const struct trace *t, const struct op_repor
 		table_set_int(tb, row, O_LONGEST_DUR, l->dur);
 	}
 	free(label);
+}
+
+void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r, const struct memory_report *mem)
+{
+	fill(tb, t, r, mem, true);
 }
 
 const struct op_report *op_view_report_of(struct trace *t, enum op_group g)
@@ -238,7 +248,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(o->v, o->rank));
 	snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
 	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
-	         tp->sort_col >= 0 ? "" : o->group == OP_BY_TREE ? ", as a call tree" : ", by device total",
+	         o->group == OP_BY_TREE ? ", as a call tree" : tp->sort_col >= 0 ? "" : ", by device total",
 	         why != NULL ? "; " : "", why != NULL ? why : "");
 }
 
@@ -256,21 +266,39 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	}
 }
 
+/* The tree mode opens with its roots expanded, and each next depth while the rows shown
+ * stay within about a screen. */
+#define TREE_OPEN_ROWS 40
+
 static void regroup(struct table_panel *tp, struct op_view *o, enum op_group g)
 {
 	o->group = g;
 	o->r = op_view_report_of(o->v->ts[o->rank], g);
 	table_clear(&o->t);
-	op_view_fill(&o->t, o->v->ts[o->rank], o->r, trace_memory(o->v->ts[o->rank]));
+	fill(&o->t, o->v->ts[o->rank], o->r, trace_memory(o->v->ts[o->rank]), false);
 	tp->cols = group_cols(g) & (g == OP_BY_NAME && trace_memory(o->v->ts[o->rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	tp->hscroll = 0;
-	table_panel_sort(tp, g == OP_BY_TREE ? -1 : tp->sort_col, tp->desc);
-	table_panel_refresh(tp);
+	tp->sort_col = g == OP_BY_TREE ? -1 : tp->sort_col;
+	if (g == OP_BY_TREE) {
+		uint32_t *parent = xmalloc((o->r->n ? o->r->n : 1) * sizeof *parent);
+		for (uint32_t i = 0; i < o->r->n; i++)
+			parent[i] = o->r->rows[i].parent == TT_NONE ? TABLE_TREE_ROOT : o->r->rows[i].parent;
+		table_panel_set_tree(tp, parent, TREE_OPEN_ROWS);
+		free(parent);
+	} else {
+		table_panel_set_tree(tp, NULL, 0);
+	}
 }
 
 static bool act(struct table_panel *tp, struct app *app, enum action a)
 {
 	struct op_view *o = tp->owner;
+	if (o->group != OP_BY_TREE &&
+	    (a == A_TREE_EXPAND || a == A_TREE_COLLAPSE || a == A_TREE_EXPAND_ALL || a == A_TREE_COLLAPSE_ALL)) {
+		app_status(app, "expanding and collapsing rows is for the tree grouping (%s groups the rows the next way)",
+		           keymap_key_for(&app->keys, CTX_TABLE, A_GROUP_NEXT));
+		return true;
+	}
 	if (a != A_GROUP_NEXT)
 		return false;
 	regroup(tp, o, (enum op_group)((o->group + 1) % OP__GROUPS));
@@ -308,7 +336,7 @@ struct panel *op_view_open(struct app *app)
 	o->r = r;
 	o->group = OP_BY_NAME;
 	table_init(&o->t, o->cols, op_view_columns(o->cols));
-	op_view_fill(&o->t, v->ts[rank], r, trace_memory(v->ts[rank]));
+	fill(&o->t, v->ts[rank], r, trace_memory(v->ts[rank]), false);
 	struct panel *p = table_panel_new(&o->t, &op_owner, o);
 	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME) & (trace_memory(v->ts[rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	return p;

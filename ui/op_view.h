@@ -1,7 +1,7 @@
 /* op_view.h: the Operators view: a trace's operators with their CPU and device times
  * (src/ops.h) grouped by name, by name and input shapes, by name and source location, or
- * as a call tree, on screen (O; g changes the grouping) and as --report=operators
- * [--group-by=name|shape|source|tree]. */
+ * as a call tree, on screen (O; g changes the grouping; the tree folds, ui/table_tree.h)
+ * and as --report=operators [--group-by=name|shape|source|tree]. */
 #ifndef TT_OP_VIEW_H
 #define TT_OP_VIEW_H
 
@@ -16,7 +16,8 @@
 /* Fills COLS with the operator table's columns; returns how many. */
 int op_view_columns(struct column *cols);
 /* Fills TB (initialised with those columns) from T's operator report R, a row per row of R
- * tagged with its position there (indented by depth in the tree mode); by name, with the
+ * tagged with its position there (the name indented by depth in the tree mode, as the text
+ * report writes it; the panel draws its tree itself); by name, with the
  * device memory each name allocated from MEM, T's memory report (NULL or without samples:
  * none). */
 void op_view_fill(struct table *tb, const struct trace *t, const struct op_report *r, const struct memory_report *mem);

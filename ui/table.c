@@ -258,6 +258,12 @@ bool table_col_right(const struct column *c) { return c->kind != COL_TEXT; }
 
 int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width, int *colw)
 {
+	return table_layout_lead(t, rows, n, cols, width, -1, NULL, colw);
+}
+
+int table_layout_lead(const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width, int lead_col,
+                      const int *lead, int *colw)
+{
 	char buf[1024];
 	int fixed = 0, nshown = 0, total = 0;
 	int widest[TABLE_MAX_COLS] = { 0 };
@@ -270,6 +276,8 @@ int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, uint64
 		colw[c] = width_of(t->cols[c].title);
 		for (uint32_t k = 0; k < n; k++) {
 			int w = table_format(t, rows ? rows[k] : k, c, buf, sizeof buf);
+			if (c == lead_col && lead != NULL)
+				w += lead[k];
 			if (w > colw[c])
 				colw[c] = w;
 		}

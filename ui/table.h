@@ -128,6 +128,10 @@ bool table_row_matches(const struct table *t, uint32_t row, uint64_t cols, const
  * 0): fixed columns as wide as their title and widest value; flex columns share what is
  * left (at least their title). Returns the total. */
 int table_layout(const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width, int *colw);
+/* As table_layout, where the value of column LEAD_COL in the K-th row listed is drawn
+ * after LEAD[K] more columns (a tree's indentation). */
+int table_layout_lead(const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols, int width, int lead_col,
+                      const int *lead, int *colw);
 /* Writes VALUE (escaped text, WIDTH columns at most) into BUF, elided in the middle with
  * "…" (or "..." when ASCII) when longer. Returns its width. */
 int table_elide(const char *value, int width, bool ascii, char *buf, size_t n);

@@ -2,7 +2,8 @@
  *
  * Its rectangle is the timeline's track area: line 0 the title with the sort and filter in
  * force, then the owner's header lines if it has any, the column titles, the rows, and at
- * the bottom the detail line. */
+ * the bottom the detail line. A tree's first column is drawn after its lead: two columns
+ * a level of indentation, then the mark and a space. */
 #include "ui/table_panel.h"
 
 #include <stdio.h>
@@ -40,8 +41,34 @@ static void clamp(struct table_panel *tp)
 		tp->top = tp->sel;
 	if (tp->sel >= tp->top + page)
 		tp->top = tp->sel - page + 1;
+	if (tp->tree != NULL && tp->top > (int)tp->nrows - page)
+		tp->top = (int)tp->nrows - page; /* rows folded away below: the page fills up again */
 	if (tp->top < 0)
 		tp->top = 0;
+}
+
+/* The columns before the value of the first column of table row ROW, in a column of W:
+ * the indentation (less when W is short) and the mark; 0 in a flat table. *INDENT gets
+ * the indentation alone. */
+static int tree_lead(const struct table_panel *tp, uint32_t row, int w, int *indent)
+{
+	*indent = 0;
+	if (tp->tree == NULL || row >= tp->tree->n || w < 3)
+		return 0;
+	uint32_t d = tp->tree->depth[row];
+	int ind = 2 * (int)(d < TABLE_TREE_MAX_INDENT ? d : TABLE_TREE_MAX_INDENT);
+	int most = w - 2 - 8 > 0 ? w - 2 - 8 : 0; /* eight columns of the name stay */
+	*indent = ind < most ? ind : most;
+	return *indent + 2;
+}
+
+/* The first shown column: the one that stays whatever is scrolled, and a tree's. */
+static int first_col(const struct table_panel *tp)
+{
+	for (int c = 0; c < tp->t->ncols; c++)
+		if (table_col_shown(tp->t, c, tp->cols))
+			return c;
+	return -1;
 }
 
 /* The columns drawn: those shown, less the HSCROLL after the first shown (which stays, so
@@ -76,27 +103,118 @@ bool table_panel_selected(const struct table_panel *tp, uint64_t *tag)
 	return true;
 }
 
+/* The tree's expanded rows for the filter in force, when it changed: a filter starts from
+ * the rows expanded before it and expands the ancestors of what it matches; clearing it
+ * brings those rows back, with the selected row's ancestors expanded so that it stays. */
+static void tree_follow_filter(struct table_panel *tp, const uint32_t *match, uint32_t nmatch, bool had, uint32_t row)
+{
+	struct table_tree *tt = tp->tree;
+	if (strcmp(tp->filter, tp->tree_filter) == 0)
+		return;
+	snprintf(tp->tree_filter, sizeof tp->tree_filter, "%s", tp->filter);
+	if (tp->filter[0] && tt->saved == NULL) {
+		tt->saved = xmalloc(tt->n ? tt->n : 1);
+		memcpy(tt->saved, tt->open, tt->n);
+	}
+	if (tt->saved != NULL)
+		memcpy(tt->open, tt->saved, tt->n);
+	if (tp->filter[0]) {
+		for (uint32_t k = 0; k < nmatch; k++)
+			table_tree_reveal(tt, match[k]);
+	} else {
+		free(tt->saved);
+		tt->saved = NULL;
+		if (had)
+			table_tree_reveal(tt, row);
+	}
+}
+
 void table_panel_refresh(struct table_panel *tp)
 {
 	tp->colw_for = -1; /* widths follow the rows shown */
 	uint64_t tag = 0;
 	bool had = table_panel_selected(tp, &tag);
-	free(tp->rows);
-	tp->rows = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *tp->rows);
-	tp->nrows = 0;
+	uint32_t had_row = had ? tp->rows[tp->sel] : 0;
+	uint32_t *match = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *match), nmatch = 0;
 	for (uint32_t r = 0; r < tp->t->nrows; r++)
 		if (table_row_matches(tp->t, r, tp->cols, tp->filter))
-			tp->rows[tp->nrows++] = r;
-	if (tp->sort_col >= 0)
-		table_sort(tp->t, tp->rows, tp->nrows, tp->sort_col, tp->desc);
+			match[nmatch++] = r;
+	free(tp->rows);
+	if (tp->tree != NULL && tp->tree->n == tp->t->nrows) {
+		tree_follow_filter(tp, match, nmatch, had, had_row);
+		tp->rows = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *tp->rows);
+		tp->nrows = table_tree_rows(tp->tree, tp->t, tp->filter[0] ? match : NULL, nmatch, tp->sort_col, tp->desc,
+		                            tp->rows);
+		free(match);
+	} else {
+		tp->rows = match;
+		tp->nrows = nmatch;
+		if (tp->sort_col >= 0)
+			table_sort(tp->t, tp->rows, tp->nrows, tp->sort_col, tp->desc);
+	}
 	tp->sel = 0;
-	if (had)
-		for (uint32_t k = 0; k < tp->nrows; k++)
-			if (tp->t->tag[tp->rows[k]] == tag) {
-				tp->sel = (int)k;
-				break;
-			}
+	if (had) {
+		int at = -1;
+		for (uint32_t k = 0; k < tp->nrows && at < 0; k++)
+			if (tp->t->tag[tp->rows[k]] == tag)
+				at = (int)k;
+		/* a row folded away: its nearest ancestor shown */
+		if (at < 0 && tp->tree != NULL && tp->tree->n == tp->t->nrows)
+			at = table_tree_shown_at(tp->tree, tp->rows, tp->nrows, had_row);
+		tp->sel = at > 0 ? at : 0;
+	}
 	clamp(tp);
+}
+
+void table_panel_set_tree(struct table_panel *tp, const uint32_t *parent, uint32_t open_rows)
+{
+	if (tp->tree != NULL)
+		table_tree_free(tp->tree);
+	free(tp->tree);
+	tp->tree = NULL;
+	tp->tree_filter[0] = '\0';
+	if (parent != NULL) {
+		tp->tree = xmalloc(sizeof *tp->tree);
+		table_tree_init(tp->tree, parent, tp->t->nrows);
+		table_tree_open_levels(tp->tree, open_rows);
+	}
+	table_panel_refresh(tp);
+}
+
+/* Acts on a tree action for the selected row; false when the table is flat. */
+static bool tree_act(struct table_panel *tp, enum action a)
+{
+	struct table_tree *tt = tp->tree;
+	if (tt == NULL || tt->n != tp->t->nrows)
+		return false;
+	if (tp->sel < 0 || (uint32_t)tp->sel >= tp->nrows)
+		return true;
+	uint32_t row = tp->rows[tp->sel];
+	switch (a) {
+	case A_TREE_EXPAND:
+		tt->open[row] = 1;
+		break;
+	case A_TREE_COLLAPSE:
+		if (tt->branch[row] && tt->open[row]) {
+			tt->open[row] = 0;
+		} else if (tt->parent[row] != TABLE_TREE_ROOT) {
+			int at = table_tree_shown_at(tt, tp->rows, tp->nrows, tt->parent[row]);
+			if (at >= 0)
+				tp->sel = at;
+			return true;
+		}
+		break;
+	case A_TREE_EXPAND_ALL:
+		table_tree_open_below(tt, row);
+		break;
+	case A_TREE_COLLAPSE_ALL:
+		table_tree_close_all(tt);
+		break;
+	default:
+		return false;
+	}
+	table_panel_refresh(tp);
+	return true;
 }
 
 void table_panel_sort(struct table_panel *tp, int col, bool desc)
@@ -169,6 +287,13 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 	case A_FILTER:
 		app_push(app, prompt_new_live("filter: ", tp->filter, filter_done, filter_change, tp));
 		break;
+	case A_TREE_EXPAND:
+	case A_TREE_COLLAPSE:
+	case A_TREE_EXPAND_ALL:
+	case A_TREE_COLLAPSE_ALL:
+		if (!tree_act(tp, a))
+			return false;
+		break;
 	case A_JUMP: {
 		uint64_t tag;
 		if (table_panel_selected(tp, &tag))
@@ -186,13 +311,21 @@ static void table_mouse(struct panel *p, struct app *app, enum mouse_kind kind, 
 {
 	struct table_panel *tp = (struct table_panel *)p;
 	(void)app;
-	(void)x;
 	if (kind == TT_WHEEL_UP)
 		tp->sel -= 3;
 	else if (kind == TT_WHEEL_DOWN)
 		tp->sel += 3;
-	else if (kind == TT_CLICK && y >= p->r.y + 2 + tp->hdr && y < p->r.y + 2 + tp->hdr + page_rows(tp))
+	else if (kind == TT_CLICK && y >= p->r.y + 2 + tp->hdr && y < p->r.y + 2 + tp->hdr + page_rows(tp)) {
 		tp->sel = tp->top + (y - p->r.y - 2 - tp->hdr);
+		clamp(tp);
+		/* a click on a tree's mark expands or collapses its row */
+		int c0 = first_col(tp), indent;
+		if (tp->tree != NULL && tp->colw != NULL && c0 >= 0 && tp->sel < (int)tp->nrows) {
+			uint32_t row = tp->rows[tp->sel];
+			if (tree_lead(tp, row, tp->colw[c0], &indent) > 0 && x == p->r.x + 1 + indent && tp->tree->branch[row])
+				tree_act(tp, tp->tree->open[row] ? A_TREE_COLLAPSE : A_TREE_EXPAND);
+		}
+	}
 	clamp(tp);
 }
 
@@ -230,11 +363,19 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 	if (tp->colw_for != avail || tp->colw_hscroll != tp->hscroll || tp->colw == NULL) {
 		free(tp->colw);
 		tp->colw = xcalloc((size_t)t->ncols, sizeof *tp->colw);
-		table_layout(t, tp->rows, tp->nrows, vis, avail, tp->colw);
+		int *lead = NULL, c0 = first_col(tp), indent;
+		if (tp->tree != NULL && c0 >= 0) {
+			lead = xmalloc((tp->nrows ? tp->nrows : 1) * sizeof *lead);
+			for (uint32_t k = 0; k < tp->nrows; k++)
+				lead[k] = tree_lead(tp, tp->rows[k], avail, &indent);
+		}
+		table_layout_lead(t, tp->rows, tp->nrows, vis, avail, c0, lead, tp->colw);
+		free(lead);
 		tp->colw_for = avail;
 		tp->colw_hscroll = tp->hscroll;
 	}
 	int *colw = tp->colw;
+	int c0 = first_col(tp);
 	int x = r.x + 1;
 	for (int c = 0; c < t->ncols; c++) {
 		if (!table_col_shown(t, c, vis))
@@ -268,10 +409,14 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		for (int c = 0; c < t->ncols && x < r.x + r.w; c++) {
 			if (!table_col_shown(t, c, vis))
 				continue;
+			int indent, lead = c == c0 ? tree_lead(tp, row, colw[c], &indent) : 0;
+			if (lead > 0 && tp->tree->branch[row])
+				grid_set(g, x + indent, y,
+				         tp->tree->open[row] ? (o->ascii ? '-' : 0x25be) : (o->ascii ? '+' : 0x25b8), st, color);
 			table_format(t, row, c, raw, sizeof raw);
-			int sw = table_elide(raw, colw[c], o->ascii, shown, sizeof shown);
-			int pad = table_col_right(&t->cols[c]) ? colw[c] - sw : 0;
-			grid_text(g, x + pad, y, r.x + r.w, shown, st, color);
+			int sw = table_elide(raw, colw[c] - lead, o->ascii, shown, sizeof shown);
+			int pad = table_col_right(&t->cols[c]) ? colw[c] - lead - sw : 0;
+			grid_text(g, x + lead + pad, y, r.x + r.w, shown, st, color);
 			x += colw[c] + 1;
 		}
 	}
@@ -289,8 +434,8 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		for (int c = 0; c < t->ncols; c++) {
 			if (!table_col_shown(t, c, vis))
 				continue;
-			int w = table_format(t, row, c, raw, sizeof raw);
-			if (w <= colw[c])
+			int indent, w = table_format(t, row, c, raw, sizeof raw);
+			if (w <= colw[c] - (c == c0 ? tree_lead(tp, row, colw[c], &indent) : 0))
 				continue;
 			ln += (size_t)snprintf(line + ln, ln < sizeof line ? sizeof line - ln : 0, "%s%s: %s", ln ? "  " : "",
 			                       t->cols[c].title, raw);
@@ -309,11 +454,17 @@ static void table_hints(struct panel *p, struct app *app, char *buf, size_t n)
 {
 	const struct keymap *km = &app->keys;
 	char k[6][16];
+	char fold[48] = "";
 	static const enum action shown[6] = { A_JUMP, A_SORT_NEXT, A_SORT_REVERSE, A_FILTER, A_CLOSE, A_HELP };
-	(void)p;
 	for (int i = 0; i < 6; i++)
 		snprintf(k[i], sizeof k[i], "%s", keymap_key_for(km, CTX_TABLE, shown[i]));
-	snprintf(buf, n, "%s jump  %s sort  %s reverse  %s filter  %s close  %s help", k[0], k[1], k[2], k[3], k[4], k[5]);
+	if (((struct table_panel *)p)->tree != NULL) {
+		char e[16];
+		snprintf(e, sizeof e, "%s", keymap_key_for(km, CTX_TABLE, A_TREE_EXPAND));
+		snprintf(fold, sizeof fold, "%s/%s expand  ", e, keymap_key_for(km, CTX_TABLE, A_TREE_COLLAPSE));
+	}
+	snprintf(buf, n, "%s jump  %s%s sort  %s reverse  %s filter  %s close  %s help", k[0], fold, k[1], k[2], k[3], k[4],
+	         k[5]);
 }
 
 static void table_layout_fn(struct panel *p, struct app *app)
@@ -331,6 +482,9 @@ static void table_panel_free(struct panel *p)
 		tp->own->free(tp);
 	free(tp->rows);
 	free(tp->colw);
+	if (tp->tree != NULL)
+		table_tree_free(tp->tree);
+	free(tp->tree);
 	free(tp);
 }
 

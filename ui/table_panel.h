@@ -7,7 +7,13 @@
  * the table, names the panel and may take actions of its own (the gap list's cause
  * filter); after changing the table it calls table_panel_refresh. An owner may also draw
  * a header of its own between the title and the column titles (the Memory view's curve
- * and peaks). */
+ * and peaks).
+ *
+ * A table whose rows form a tree (table_panel_set_tree) is shown as one that folds: the
+ * first column indented by depth behind a mark (expanded, collapsed, none for a leaf), the
+ * tree keys expanding and collapsing rows, a sort ordering siblings under their parent,
+ * and a filter keeping the rows that match with their ancestors, expanded to show them
+ * (the rows expanded before the filter come back when it is cleared). */
 #ifndef TT_TABLE_PANEL_H
 #define TT_TABLE_PANEL_H
 
@@ -17,6 +23,7 @@
 
 #include "ui/panel.h"
 #include "ui/table.h"
+#include "ui/table_tree.h"
 
 struct table_panel;
 
@@ -60,6 +67,8 @@ struct table_panel {
 	int colw_hscroll;      /* the hscroll colw was laid out for */
 	bool more_right;       /* the last frame had columns past the right edge */
 	int hdr;               /* lines of the owner's header (header_rows), laid out with the panel */
+	struct table_tree *tree; /* the rows as a tree that folds; NULL: a flat table */
+	char tree_filter[128]; /* the filter the tree's rows were last expanded for */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */
@@ -69,6 +78,11 @@ struct panel *table_panel_new(struct table *t, const struct table_owner *own, vo
 void table_panel_refresh(struct table_panel *tp);
 /* Sorts by column COL (-1: the table's own order), descending when DESC. */
 void table_panel_sort(struct table_panel *tp, int col, bool desc);
+/* Shows T's rows as a tree: PARENT[r] is row r's parent (TABLE_TREE_ROOT for a root; a
+ * parent after its row is taken as that), copied; NULL makes the table flat again. The
+ * roots are expanded, then each next depth while at most OPEN_ROWS rows show. Applies the
+ * filter and sort again (table_panel_refresh). */
+void table_panel_set_tree(struct table_panel *tp, const uint32_t *parent, uint32_t open_rows);
 /* The tag of the selected row; false when the table shows no row. */
 bool table_panel_selected(const struct table_panel *tp, uint64_t *tag);
 
