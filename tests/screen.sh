@@ -75,6 +75,9 @@ gpu-overlap|FX/q-gpu-overlap.json|120x40||
 gpu-overlap-zoom|FX/q-gpu-overlap.json|120x40|WW|
 control-char|FX/bad/bad-control-char.json|120x30||
 legacy|FX/q-legacy.json|120x30||
+counter-track|FX/memory/counter.json|100x30||
+counter-track-ascii|FX/memory/counter.json|100x30||--ascii
+counter-track-details|FX/memory/counter.json|100x30|jjjjj....|
 '
 echo "$cases" | while IFS='|' read -r name file size keys extra; do
 	[ -n "$name" ] || continue

@@ -165,19 +165,19 @@ void counter_track_details(struct grid *g, const struct view *v, const struct vi
 		int x = render_col_of(v, v->cursor);
 		int64_t al, re, ca = view_col_time(v, x), cb = view_col_time(v, x + 1);
 		if (column_max(v, c, ca, cb > ca ? cb : tt_add(ca, 1), &al, &re))
-			snprintf(line, sizeof line, "the cursor's column (%s): at most %s allocated (bar), %s reserved (shade), "
-			         "full height %s (the device's peak)",
+			snprintf(line, sizeof line, "its column (%s): at most %s allocated, %s reserved; full "
+			         "height %s, the peak",
 			         timefmt_dur(tt_sub(cb, ca), f, sizeof f), bytes(al, a, sizeof a), bytes(re, b, sizeof b),
 			         bytes(c->top, e, sizeof e));
 		else
-			snprintf(line, sizeof line, "the bars: allocated, and reserved shaded above it; full height %s (the "
-			         "device's peak)", bytes(c->top, e, sizeof e));
+			snprintf(line, sizeof line, "the bars: allocated, and reserved shaded above it; full height %s, the peak",
+			         bytes(c->top, e, sizeof e));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
 	}
 	if (n > 2) {
 		op_name(v, c, d->peak_allocated_op, op, sizeof op);
-		snprintf(line, sizeof line, "peak allocated %s at %s%s%s; peak reserved %s at %s; . , step through its "
-		         "samples; U opens the Memory view",
+		snprintf(line, sizeof line, "peak allocated %s at %s%s%s, reserved %s at %s; . , step through its samples; "
+		         "U: Memory view",
 		         bytes(d->peak_allocated, a, sizeof a),
 		         timefmt_offset(tt_sub(tt_add(d->peak_allocated_ts, sh), v->start), f, sizeof f), op[0] ? " in " : "",
 		         op, bytes(d->peak_reserved, b, sizeof b),
