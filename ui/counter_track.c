@@ -158,7 +158,7 @@ void counter_track_details(struct grid *g, const struct view *v, const struct vi
 	else
 		snprintf(line, sizeof line, "%s%s memory at %s: allocated %s, reserved %s (unused %s)", rk, c->name, at,
 		         bytes(d->allocated[i], a, sizeof a), bytes(d->reserved[i], b, sizeof b),
-		         bytes(d->reserved[i] - d->allocated[i], e, sizeof e));
+		         bytes(tt_sub(d->reserved[i], d->allocated[i]), e, sizeof e));
 	if (n > 0)
 		grid_text(g, 1, y0, g->w, line, CS_HILITE, 0);
 	if (n > 1) {
