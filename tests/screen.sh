@@ -79,6 +79,9 @@ ops-tree|FX/ops/tree.json|120x30|Oggg|
 ops-tree-folded|FX/ops/tree.json|120x30|Ogggj-|
 ops-tree-ascii|FX/ops/tree.json|100x24|Oggg-|--ascii
 ops-tree-filter|FX/ops/tree.json|120x30|Oggg_/addmm<Enter>|
+counter-track|FX/memory/counter.json|100x30||
+counter-track-ascii|FX/memory/counter.json|100x30||--ascii
+counter-track-details|FX/memory/counter.json|100x30|jjjjj....|
 '
 echo "$cases" | while IFS='|' read -r name file size keys extra; do
 	[ -n "$name" ] || continue

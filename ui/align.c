@@ -136,7 +136,7 @@ bool align_act(struct view *v, enum action a)
 	case A_SHIFT_EARLIER:
 	case A_SHIFT_LATER: {
 		const struct view_line *l = view_cur_line(v);
-		int rank = l == NULL ? -1 : l->track != TT_NONE ? view_rank_of(l->track) : v->groups[l->group].rank;
+		int rank = l == NULL ? -1 : view_line_rank(v, l);
 		if (v->nts < 2 || rank < 0) {
 			view_status(v, v->nts < 2 ? "one trace: nothing to shift" : "select a line of one rank to shift it");
 			break;

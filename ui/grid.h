@@ -28,6 +28,8 @@ enum cell_style {
 	CS_HILITE,    /* 'H' highlighted text (selected row's name, key names) */
 	CS_GAP,       /* 'g' a gap: the whole device idle */
 	CS_UTIL,      /* 'u' the device utilization line */
+	CS_MEM_ALLOC, /* 'a' a counter track's allocated bar */
+	CS_MEM_RESERVED, /* 'e' a counter track's reserved shade */
 	CS__COUNT
 };
 

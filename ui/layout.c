@@ -1,12 +1,19 @@
 /* layout.c: where things are on the timeline's screen, and its lines: groups of tracks
  * (a process, a GPU, or a role when several ranks are laid out by role), each track's
- * rows, a device's utilization line. */
+ * rows, a device's utilization line, the memory counter tracks (ui/counter_track.h).
+ *
+ * A GPU's memory counter goes right under its utilization line, at the top of the GPU's
+ * group: both are the whole device over time, read together, and stay in sight above a
+ * long list of streams. Counters of no GPU group (cpu, a device that ran no kernel) form a
+ * group "memory" at the end of their rank; by role, every rank's counters form the last
+ * group. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/index.h"
 #include "lib/xalloc.h"
+#include "ui/counter_track.h"
 #include "ui/escape.h"
 #include "ui/view.h"
 
@@ -56,13 +63,20 @@ void layout_build_lines(struct view *v)
 		const struct view_group *gr = &v->groups[g];
 		if (v->nlines + 1 >= cap)
 			v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
-		v->lines[v->nlines++] = (struct view_line){ TT_NONE, 0, g };
+		v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_HEADING, g, 0 };
 		if (gr->collapsed)
 			continue;
 		if (gr->device >= 0) {
 			if (v->nlines + 1 >= cap)
 				v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
-			v->lines[v->nlines++] = (struct view_line){ TT_NONE, 1, g }; /* utilization */
+			v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_UTIL, g, 0 };
+		}
+		for (uint32_t k = 0; k < gr->ncounters; k++) {
+			uint32_t c = v->counter_order[gr->first_counter + k];
+			if (v->nlines + 2 >= cap)
+				v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
+			v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_COUNTER_TOP, g, c };
+			v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_COUNTER_LOW, g, c };
 		}
 		for (uint32_t k = 0; k < gr->ntracks; k++) {
 			uint32_t ti = v->order[gr->first_track_order + k];
@@ -71,7 +85,7 @@ void layout_build_lines(struct view *v)
 			for (uint16_t r = 0; r < rows; r++) {
 				if (v->nlines + 1 >= cap)
 					v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
-				v->lines[v->nlines++] = (struct view_line){ ti, r, g };
+				v->lines[v->nlines++] = (struct view_line){ ti, r, g, 0 };
 			}
 		}
 	}
@@ -101,15 +115,53 @@ static uint32_t main_thread_of(const struct trace *t)
 	return best;
 }
 
+/* Places rank R's counters not yet PLACED: under each GPU group of the rank from group
+ * FIRST on, then in a group of their own at the end. */
+static void place_counters(struct view *v, int r, uint32_t first, bool *placed, uint32_t *nc)
+{
+	for (uint32_t g = first; g < v->ngroups; g++) {
+		struct view_group *gr = &v->groups[g];
+		gr->first_counter = *nc;
+		if (gr->device < 0)
+			continue;
+		for (uint32_t c = 0; c < v->ncounters; c++)
+			if (!placed[c] && v->counters[c].rank == r && counter_track_on_gpu(&v->counters[c], gr->device)) {
+				placed[c] = true;
+				v->counter_order[(*nc)++] = c;
+				gr->ncounters++;
+			}
+	}
+	uint32_t from = *nc;
+	for (uint32_t c = 0; c < v->ncounters; c++)
+		if (!placed[c] && v->counters[c].rank == r) {
+			placed[c] = true;
+			v->counter_order[(*nc)++] = c;
+		}
+	if (*nc > from) {
+		struct view_group *g = &v->groups[v->ngroups++];
+		char rk[24] = "";
+		if (v->nts > 1)
+			snprintf(rk, sizeof rk, "r%d ", view_rank_label(v, r));
+		g->rank = r;
+		g->device = -1;
+		g->first_counter = from;
+		g->ncounters = *nc - from;
+		snprintf(g->title, sizeof g->title, "%smemory", rk);
+	}
+}
+
 void layout_build_groups(struct view *v)
 {
-	uint32_t total = 0, k = 0;
+	uint32_t total = 0, k = 0, nc = 0;
 	for (int r = 0; r < v->nts; r++)
 		total += v->ts[r]->ntracks;
 	free(v->order);
 	free(v->groups);
+	free(v->counter_order);
 	v->order = xmalloc((total ? total : 1) * sizeof *v->order);
-	v->groups = xcalloc(total + 4, sizeof *v->groups);
+	v->counter_order = xmalloc((v->ncounters ? v->ncounters : 1) * sizeof *v->counter_order);
+	/* a group per track at most, four roles and the counters' group, a memory group per rank */
+	v->groups = xcalloc(total + 5 + (size_t)v->nts, sizeof *v->groups);
 	v->ngroups = 0;
 	if (v->by_role) {
 		static const char *titles[4] = { "compute streams", "communication streams", "main CPU threads", "other tracks" };
@@ -146,12 +198,24 @@ void layout_build_groups(struct view *v)
 		}
 		free(ord);
 		free(role);
+		if (v->ncounters > 0) { /* every rank's counters, by rank */
+			struct view_group *g = &v->groups[v->ngroups++];
+			for (uint32_t c = 0; c < v->ncounters; c++)
+				v->counter_order[c] = c;
+			g->first_track_order = k;
+			g->rank = -1;
+			g->device = -1;
+			g->ncounters = v->ncounters;
+			snprintf(g->title, sizeof g->title, "memory counters");
+		}
 		return;
 	}
+	bool *placed = xcalloc(v->ncounters ? v->ncounters : 1, sizeof *placed);
 	for (int r = 0; r < v->nts; r++) {
 		const struct trace *t = v->ts[r];
 		uint32_t *ord = trace_track_order(t);
 		const struct track *prev = NULL;
+		uint32_t first_group = v->ngroups;
 		for (uint32_t i = 0; i < t->ntracks; i++, k++) {
 			const struct track *tr = &t->tracks[ord[i]];
 			v->order[k] = view_id(r, ord[i]);
@@ -179,6 +243,8 @@ void layout_build_groups(struct view *v)
 			prev = tr;
 		}
 		free(ord);
+		place_counters(v, r, first_group, placed, &nc);
 	}
+	free(placed);
 }
 

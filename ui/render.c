@@ -19,6 +19,7 @@
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "ui/counter_track.h"
 #include "ui/escape.h"
 #include "ui/names.h"
 
@@ -103,8 +104,8 @@ static int64_t nice_step(int64_t approx)
 }
 
 /* The timeline column of time T: negative left of the window, the width or more right of
- * it (clamped a little beyond both edges, whatever T). */
-static int col_of(const struct view *v, int64_t t)
+ * it (clamped a little beyond both edges, whatever T). The counter tracks use it too. */
+int render_col_of(const struct view *v, int64_t t)
 {
 	int tw = view_timeline_w(v);
 	long double f = ((long double)t - (long double)v->t0) / (long double)(v->t1 - v->t0) * tw;
@@ -135,7 +136,7 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	int64_t first_shown = 0; /* the first labelled tick, once shown */
 	bool shown = false;
 	for (int64_t rel = first, k = 0; rel < to && k <= tw + 1; rel = tt_add(rel, step), k++) {
-		int x = col_of(v, tt_add(rel, v->start));
+		int x = render_col_of(v, tt_add(rel, v->start));
 		if (x < 0 || x >= tw)
 			continue;
 		grid_set(g, x0 + x, 1, o->ascii ? '|' : 0x2502, CS_RULER, 0);
@@ -153,11 +154,11 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 		grid_text(g, x0 + x + 1, 1, g->w, buf, CS_RULER, 0);
 	}
 	if (v->has_mark) {
-		int a = col_of(v, v->mark0), b = col_of(v, v->mark1);
+		int a = render_col_of(v, v->mark0), b = render_col_of(v, v->mark1);
 		for (int x = a < 0 ? 0 : a; x <= b && x < tw; x++)
 			grid_set(g, x0 + x, 1, o->ascii ? '=' : 0x2550, CS_MARK, 0);
 	}
-	int cx = col_of(v, v->cursor);
+	int cx = render_col_of(v, v->cursor);
 	if (cx >= 0 && cx < tw && x0 + cx < g->w) {
 		/* the cursor mark never hides a tick label's digits */
 		uint32_t under = g->cells[1 * g->w + x0 + cx].ch;
@@ -248,8 +249,8 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
 	uint32_t run_slice = TT_NONE;
 	int run_start = 0;
-	int cx = col_of(v, v->cursor);
-	int m0 = v->has_mark ? col_of(v, v->mark0) : -2, m1 = v->has_mark ? col_of(v, v->mark1) : -2;
+	int cx = render_col_of(v, v->cursor);
+	int m0 = v->has_mark ? render_col_of(v, v->mark0) : -2, m1 = v->has_mark ? render_col_of(v, v->mark1) : -2;
 
 	for (int x = 0; x <= tw; x++) {
 		uint32_t s = TT_NONE;
@@ -329,7 +330,14 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		const struct view_line *l = &v->lines[li];
 		bool sel = li == v->sel_line;
 		char label[160];
-		if (l->track == TT_NONE && l->row == 1) {
+		if (view_line_is_counter(l)) {
+			fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
+			counter_track_label(v, l, label, sizeof label);
+			grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_TRACK, 0);
+			counter_track_draw(g, v, o, colt, y, l);
+			continue;
+		}
+		if (l->track == TT_NONE && l->row == VIEW_ROW_UTIL) {
 			/* the device utilization line */
 			const struct view_group *gr = &v->groups[l->group];
 			fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
@@ -339,8 +347,9 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		}
 		if (l->track == TT_NONE) {
 			const struct view_group *gr = &v->groups[l->group];
+			/* a group of counters only (a rank's memory) counts its counters */
 			snprintf(label, sizeof label, "%s %s (%u)", gr->collapsed ? (o->ascii ? "+" : "\u25b8") : (o->ascii ? "-" : "\u25be"),
-			         gr->title, gr->ntracks);
+			         gr->title, gr->ntracks ? gr->ntracks : gr->ncounters);
 			fill(g, 0, g->w, y, ' ', CS_GROUP);
 			/* several ranks: each rank's headings tinted with its colour */
 			grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_GROUP,
@@ -391,6 +400,12 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
 		y0++;
 		dh--;
+	}
+	const struct view_line *cur = view_cur_line(v);
+	if (cur != NULL && view_line_is_counter(cur)) {
+		/* on a counter, its values at the cursor, whatever slice is selected */
+		counter_track_details(g, v, cur, y0 + 1, dh - 1);
+		return;
 	}
 	if (v->sel.track == TT_NONE) {
 		snprintf(line, sizeof line, "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "

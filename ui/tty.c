@@ -96,7 +96,7 @@ static const short pal8[12] = { COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAG
 	                        COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED };
 
 enum { PAIR_HEADER = 1, PAIR_STATUS, PAIR_GROUP, PAIR_SEL, PAIR_MATCH, PAIR_MARK, PAIR_CURSOR, PAIR_GAP, PAIR_UTIL,
-       PAIR_SLICE0 };
+       PAIR_MEM_ALLOC, PAIR_MEM_RESERVED, PAIR_SLICE0 };
 
 static bool use_color;
 
@@ -117,6 +117,8 @@ static void setup_colors(void)
 	init_pair(PAIR_CURSOR, COLOR_RED, -1);
 	init_pair(PAIR_GAP, COLOR_RED, -1);
 	init_pair(PAIR_UTIL, COLOR_GREEN, -1);
+	init_pair(PAIR_MEM_ALLOC, COLOR_CYAN, -1);
+	init_pair(PAIR_MEM_RESERVED, COLOR_BLUE, -1);
 	for (int i = 0; i < 12; i++)
 		init_pair((short)(PAIR_SLICE0 + i), c256 ? 231 : COLOR_WHITE, c256 ? pal256[i] : pal8[i]);
 }
@@ -137,6 +139,8 @@ static attr_t cell_attr(const struct cell *c, short *pair)
 	case CS_CURSOR: *pair = PAIR_CURSOR; return A_BOLD;
 	case CS_GAP: *pair = PAIR_GAP; return use_color ? A_NORMAL : A_DIM;
 	case CS_UTIL: *pair = PAIR_UTIL; return A_NORMAL;
+	case CS_MEM_ALLOC: *pair = PAIR_MEM_ALLOC; return A_NORMAL;
+	case CS_MEM_RESERVED: *pair = PAIR_MEM_RESERVED; return use_color ? A_NORMAL : A_DIM;
 	case CS_RULER: case CS_DETAILS: case CS_TRACK: case CS_EMPTY: case CS_NORMAL: case CS__COUNT: break;
 	}
 	return A_NORMAL;

@@ -16,6 +16,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "ui/app.h"
+#include "ui/counter_track.h"
 #include "ui/escape.h"
 #include "ui/prompt.h"
 #include "ui/render.h"
@@ -54,6 +55,7 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	v->args_for.track = v->args_for.idx = TT_NONE;
 	v->dragging = false;
 	view_align_ranks(v);
+	counter_tracks_build(v);
 	layout_build_groups(v);
 	layout_build_lines(v);
 	view_fit_all(v);
@@ -70,8 +72,10 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 void view_free(struct view *v)
 {
 	free(v->order);
+	free(v->counter_order);
 	free(v->groups);
 	free(v->lines);
+	counter_tracks_free(v);
 	search_free(v);
 	free(v->args_text);
 	free(v->gaps_by_time);
@@ -125,16 +129,24 @@ const struct view_line *view_cur_line(const struct view *v)
 	return v->sel_line >= 0 && (uint32_t)v->sel_line < v->nlines ? &v->lines[v->sel_line] : NULL;
 }
 
+int view_line_rank(const struct view *v, const struct view_line *l)
+{
+	if (l->track != TT_NONE)
+		return view_rank_of(l->track);
+	if (view_line_is_counter(l))
+		return v->counters[l->counter].rank;
+	return l->group < v->ngroups ? v->groups[l->group].rank : -1;
+}
+
 int view_focus_rank(const struct view *v)
 {
+	const struct view_line *l = view_cur_line(v);
+	if (l != NULL && view_line_is_counter(l))
+		return v->counters[l->counter].rank; /* the Memory view opens on the counter's rank */
 	if (v->sel.track != TT_NONE)
 		return view_rank_of(v->sel.track);
-	const struct view_line *l = view_cur_line(v);
-	if (l != NULL && l->track != TT_NONE)
-		return view_rank_of(l->track);
-	if (l != NULL && l->group < v->ngroups && v->groups[l->group].rank >= 0)
-		return v->groups[l->group].rank;
-	return 0;
+	int r = l != NULL ? view_line_rank(v, l) : -1;
+	return r >= 0 ? r : 0;
 }
 
 static void select_under_cursor(struct view *v)
@@ -142,6 +154,10 @@ static void select_under_cursor(struct view *v)
 	const struct view_line *l = view_cur_line(v);
 	if (l == NULL)
 		return;
+	if (view_line_is_counter(l)) {
+		view_status(v, "a memory counter: the details show it at the cursor; . , step through its samples");
+		return;
+	}
 	if (l->track == TT_NONE) {
 		view_act(v, A_TOGGLE_GROUP);
 		return;
@@ -163,6 +179,11 @@ static void select_under_cursor(struct view *v)
 static void step_slice(struct view *v, int dir)
 {
 	const struct view_line *l = view_cur_line(v);
+	if (l != NULL && view_line_is_counter(l)) {
+		if (!counter_track_step(v, l, dir))
+			view_status(v, "no %s sample that changes this counter", dir > 0 ? "later" : "earlier");
+		return;
+	}
 	if (l == NULL || l->track == TT_NONE)
 		return;
 	const struct track *tr = view_track(v, l->track);

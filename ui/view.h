@@ -20,11 +20,14 @@
 
 struct app;
 
-/* One line of the track area. */
+/* One line of the track area: a track's row, or (track TT_NONE) by row: the group's
+ * heading, its device's utilization, or a half of a counter track (ui/counter_track.h). */
+enum { VIEW_ROW_HEADING, VIEW_ROW_UTIL, VIEW_ROW_COUNTER_TOP, VIEW_ROW_COUNTER_LOW };
 struct view_line {
-	uint32_t track;      /* TT_NONE for a group heading or (row 1) a utilization line */
-	uint16_t row;        /* row (depth) within the track */
+	uint32_t track;      /* the view track id, or TT_NONE */
+	uint16_t row;        /* row (depth) within the track, or VIEW_ROW_* */
 	uint32_t group;
+	uint32_t counter;    /* a counter line's index into view.counters (else unset) */
 };
 
 struct view_group {
@@ -32,6 +35,8 @@ struct view_group {
 	int rank;                   /* rank position of its tracks, or -1 when they mix ranks */
 	int32_t device;             /* GPU device of a one-rank GPU group (its utilization line), else -1 */
 	uint32_t ntracks;
+	uint32_t first_counter;     /* its counter tracks: index into view.counter_order */
+	uint32_t ncounters;
 	bool collapsed;
 	char title[96];
 };
@@ -93,8 +98,12 @@ struct view {
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one line */
 	char status[256];
+	/* counter tracks (ui/counter_track.h), made once when the view opens */
+	struct counter_track *counters;
+	uint32_t ncounters;
 	/* layout (ui/layout.c) */
 	uint32_t *order;             /* tracks in display order */
+	uint32_t *counter_order;     /* counters in display order */
 	struct view_group *groups;
 	uint32_t ngroups;
 	struct view_line *lines;
@@ -134,6 +143,14 @@ static inline int view_rank_label(const struct view *v, int r)
 	return v->nts > 1 ? v->rr.ranks[r].rank : v->ts[r]->rank >= 0 ? v->ts[r]->rank : r;
 }
 static inline uint32_t view_id(int rank, uint32_t track) { return (uint32_t)rank << VIEW_RANK_SHIFT | track; }
+/* Whether L is a line of a counter track. */
+static inline bool view_line_is_counter(const struct view_line *l)
+{
+	return l->track == TT_NONE && (l->row == VIEW_ROW_COUNTER_TOP || l->row == VIEW_ROW_COUNTER_LOW);
+}
+/* The rank position line L belongs to: its track's, its counter's, its group's; -1 for a
+ * heading of several ranks. */
+int view_line_rank(const struct view *v, const struct view_line *l);
 
 /* Layout (ui/layout.c): the groups and lines of the track area, and where things are. */
 void layout_build_groups(struct view *v);
