@@ -10,11 +10,11 @@
 #include "lib/xalloc.h"
 #include "src/kernels.h"
 
+/* 32 bytes a kernel: the 1 GB trace has a million of them. */
 struct kcall {
-	int32_t device;
-	int64_t start, end, dur;
+	int64_t start, end;
 	float bps, occ;
-	bool tc, tc_plugin;
+	int32_t device;
 };
 
 static inline bool kcall_less(const struct kcall *a, const struct kcall *b)
@@ -23,14 +23,41 @@ static inline bool kcall_less(const struct kcall *a, const struct kcall *b)
 }
 SORT_DEFINE(sort_kcalls, struct kcall, kcall_less)
 
-/* A point of the SM-efficiency sweep: blocks per SM that start (+) or end (-) at t. */
-struct edge {
-	int64_t t;
-	double d;
+/* A running kernel of the SM-efficiency sweep: when it ends, and its blocks per SM. */
+struct active {
+	int64_t end;
+	double bps;
 };
 
-static inline bool edge_less(const struct edge *a, const struct edge *b) { return a->t < b->t; }
-SORT_DEFINE(sort_edges, struct edge, edge_less)
+static void heap_push(struct active *h, uint32_t *n, struct active x)
+{
+	uint32_t i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2].end > x.end) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+static struct active heap_pop(struct active *h, uint32_t *n)
+{
+	struct active top = h[0], x = h[--*n];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1].end < h[c].end)
+			c++;
+		if (h[c].end >= x.end)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = x;
+	return top;
+}
 
 static inline int64_t clip_len(int64_t a, int64_t b, int64_t lo, int64_t hi)
 {
@@ -41,33 +68,40 @@ static inline int64_t clip_len(int64_t a, int64_t b, int64_t lo, int64_t hi)
 	return b > a ? b - a : 0;
 }
 
-/* ∫ min(1, Σ bps) over [lo, hi) of the N kernels K (one device, by start). */
+/* ∫ min(1, Σ bps) over [lo, hi) of the N kernels K (one device, by start): a sweep over
+ * starts in order with the running kernels in a heap by end, so that only the kernels
+ * running at once are held (a sort of every start and end took 32 MB on the 1 GB trace). */
 static double sm_integral(const struct kcall *k, uint32_t n, int64_t lo, int64_t hi, bool *any)
 {
-	struct edge *e = xmalloc(2 * (size_t)(n ? n : 1) * sizeof *e);
-	uint32_t m = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!(k[i].bps > 0)) /* NAN (absent) and 0 add nothing, as in the plugin */
-			continue;
-		*any = true;
-		e[m++] = (struct edge){ k[i].start, k[i].bps };
-		e[m++] = (struct edge){ k[i].end, -(double)k[i].bps };
-	}
-	sort_edges(e, m);
+	uint32_t cap = 64, na = 0;
+	struct active *h = xmalloc(cap * sizeof *h);
 	double sum = 0, integral = 0;
-	uint32_t active = 0;
-	for (uint32_t i = 0; i < m;) {
-		int64_t t = e[i].t;
-		for (; i < m && e[i].t == t; i++) {
-			sum += e[i].d;
-			active += e[i].d > 0 ? 1 : (uint32_t)-1;
+	uint32_t i = 0;
+	while (i < n && !(k[i].bps > 0)) /* NAN (absent) and 0 add nothing, as in the plugin */
+		i++;
+	while (i < n || na > 0) {
+		/* the next time anything starts or ends; everything at it is applied together */
+		int64_t t = i < n && (na == 0 || k[i].start < h[0].end) ? k[i].start : h[0].end;
+		while (na > 0 && h[0].end == t)
+			sum -= heap_pop(h, &na).bps;
+		for (; i < n && k[i].start == t; i++) {
+			if (!(k[i].bps > 0))
+				continue;
+			*any = true;
+			if (na == cap)
+				h = xreallocarray(h, cap *= 2, sizeof *h);
+			heap_push(h, &na, (struct active){ k[i].end, k[i].bps });
+			sum += k[i].bps;
 		}
-		if (active == 0)
+		while (i < n && !(k[i].bps > 0))
+			i++;
+		if (na == 0)
 			sum = 0; /* no float residue between busy periods */
-		if (i < m && sum > 0)
-			integral += (sum < 1 ? sum : 1) * (double)clip_len(t, e[i].t, lo, hi);
+		int64_t next = i < n && (na == 0 || k[i].start < h[0].end) ? k[i].start : na > 0 ? h[0].end : t;
+		if (sum > 0)
+			integral += (sum < 1 ? sum : 1) * (double)clip_len(t, next, lo, hi);
 	}
-	free(e);
+	free(h);
 	return integral;
 }
 
@@ -111,17 +145,38 @@ static void device_figures(const struct trace *t, const struct kcall *k, uint32_
 	d->tensor_cores_plugin = d->kernel_time > 0 ? (double)d->tc_plugin_time / (double)d->kernel_time : NAN;
 }
 
+/* The device's place in M (added when new); the last found is tried first. */
+static struct gpu_metrics_device *device_of(struct gpu_metrics *m, uint32_t *cap, int32_t dev, uint32_t *last)
+{
+	if (*last < m->n && m->devices[*last].device == dev)
+		return &m->devices[*last];
+	for (uint32_t d = 0; d < m->n; d++)
+		if (m->devices[d].device == dev)
+			return &m->devices[*last = d];
+	if (m->n == *cap)
+		m->devices = xreallocarray(m->devices, *cap = *cap ? *cap * 2 : 4, sizeof *m->devices);
+	m->devices[m->n] = (struct gpu_metrics_device){ .device = dev };
+	return &m->devices[*last = m->n++];
+}
+
+static int device_cmp(const void *a, const void *b)
+{
+	const struct gpu_metrics_device *x = a, *y = b;
+	return (x->device > y->device) - (x->device < y->device);
+}
+
 void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, struct gpu_metrics *m)
 {
 	*m = (struct gpu_metrics){ .start = start, .end = end };
 	uint64_t nk = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		if (t->tracks[ti].kind == TRACK_GPU_COMPUTE || t->tracks[ti].kind == TRACK_GPU_COMM)
-			nk += t->tracks[ti].nslices;
+			nk += t->tracks[ti].gpu_slices;
 	struct kcall *k = xmalloc((size_t)(nk ? nk : 1) * sizeof *k);
 	/* Tensor Core verdicts per name, decided once per string */
 	uint8_t *tc = xcalloc(t->strings.n ? t->strings.n : 1, 1); /* 0 unknown, else 1 | 2 ours | 4 plugin's */
-	uint32_t n = 0;
+	uint32_t n = 0, dcap = 0, last = 0;
+	bool sorted = true;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM)
@@ -137,34 +192,37 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 			if (tc[s->name] == 0)
 				tc[s->name] = (uint8_t)(1 | (kernel_uses_tensor_cores(strtab_get(&t->strings, s->name)) ? 2 : 0) |
 							(kernel_on_plugin_tc_list(strtab_get(&t->strings, s->name)) ? 4 : 0));
-			k[n++] = (struct kcall){ dev, s->ts, tt_add(s->ts, s->dur), s->dur, g ? g->blocks_per_sm : NAN,
-						 g ? g->occupancy : NAN, (tc[s->name] & 2) != 0,
-						 (tc[s->name] & 4) != 0 };
+			struct gpu_metrics_device *d = device_of(m, &dcap, dev, &last);
+			d->kernels++;
+			d->kernel_time = tt_add(d->kernel_time, s->dur);
+			if (tc[s->name] & 2)
+				d->tc_time = tt_add(d->tc_time, s->dur);
+			if (tc[s->name] & 4)
+				d->tc_plugin_time = tt_add(d->tc_plugin_time, s->dur);
+			if (n == nk) /* the tracks' counts are exact: this is a guard */
+				k = xreallocarray(k, nk = nk * 2 + 1024, sizeof *k);
+			k[n] = (struct kcall){ s->ts, tt_add(s->ts, s->dur), g ? g->blocks_per_sm : NAN, g ? g->occupancy : NAN, dev };
+			if (n > 0 && kcall_less(&k[n], &k[n - 1]))
+				sorted = false;
+			n++;
 		}
 	}
 	if (n == 0) {
+		free(m->devices);
+		m->devices = NULL;
+		m->n = 0;
 		free(k);
 		free(tc);
 		return;
 	}
-	sort_kcalls(k, n);
-	uint32_t ndev = 1;
-	for (uint32_t i = 1; i < n; i++)
-		ndev += k[i].device != k[i - 1].device;
-	m->devices = xcalloc(ndev, sizeof *m->devices);
-	for (uint32_t i = 0; i < n;) {
+	if (!sorted) /* one stream per device comes sorted */
+		sort_kcalls(k, n);
+	qsort(m->devices, m->n, sizeof *m->devices, device_cmp);
+	for (uint32_t i = 0, d = 0; i < n; d++) {
 		uint32_t j = i;
-		struct gpu_metrics_device *d = &m->devices[m->n++];
-		d->device = k[i].device;
-		for (; j < n && k[j].device == k[i].device; j++) {
-			d->kernels++;
-			d->kernel_time = tt_add(d->kernel_time, k[j].dur);
-			if (k[j].tc)
-				d->tc_time = tt_add(d->tc_time, k[j].dur);
-			if (k[j].tc_plugin)
-				d->tc_plugin_time = tt_add(d->tc_plugin_time, k[j].dur);
-		}
-		device_figures(t, k + i, j - i, start, end, d);
+		while (j < n && k[j].device == k[i].device)
+			j++;
+		device_figures(t, k + i, j - i, start, end, &m->devices[d]);
 		i = j;
 	}
 	free(k);
