@@ -514,27 +514,20 @@ static void phases(const struct trace *t, struct names *nm, struct step_report *
 				s->phase_known |= (uint8_t)(1u << phase_of_list[k]);
 	}
 	/* GPU time: each GPU operation to the phase its launch starts in */
-	/* by track, in time order: their launches then come in time order too, and memory is
-	 * read nearly in sequence (by gpu_info index, the runtime calls were read at random) */
-	for (uint32_t ti = 0; ti < t->ntracks && n > 0; ti++) {
-		const struct track *tr = &t->tracks[ti];
-		if (tr->gpu_slices == 0)
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks)
 			continue;
-		for (uint32_t i = 0; i < tr->nslices; i++) {
-			const struct slice *op = &tr->slices[i];
-			if ((op->cls != SC_KERNEL && op->cls != SC_MEMCPY && op->cls != SC_MEMSET) || op->gpu >= t->ngpu)
-				continue;
-			struct slice_ref pr = t->gpu[op->gpu].peer;
-			if (pr.track >= t->ntracks)
-				continue;
-			const struct slice *rt = &t->tracks[pr.track].slices[pr.idx];
-			uint32_t k = host_step_of(r->steps, n, rt->ts);
-			if (k == n)
-				continue;
-			int p = first_covering(l, PL__COUNT, rt->ts);
-			r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], op->dur);
-			r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, op->dur);
-		}
+		const struct slice *op = &t->tracks[gi->self.track].slices[gi->self.idx];
+		if (op->cls != SC_KERNEL && op->cls != SC_MEMCPY && op->cls != SC_MEMSET)
+			continue;
+		const struct slice *rt = &t->tracks[gi->peer.track].slices[gi->peer.idx];
+		uint32_t k = host_step_of(r->steps, n, rt->ts);
+		if (k == n)
+			continue;
+		int p = first_covering(l, PL__COUNT, rt->ts);
+		r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], op->dur);
+		r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, op->dur);
 	}
 	for (int k = 0; k < PL__COUNT; k++)
 		free(l[k].v);
