@@ -339,7 +339,17 @@ static int64_t *comm_external_ids(const struct trace *t, struct names *nm, uint3
 
 static bool has_id(const int64_t *v, uint32_t n, int64_t id)
 {
-	return n > 0 && id >= 0 && bsearch(&id, v, n, sizeof *v, i64_cmp) != NULL;
+	if (n == 0 || id < 0)
+		return false;
+	uint32_t lo = 0, hi = n; /* inline: a bsearch call per kernel showed in profiles */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == id;
 }
 
 /* ---- the analysis -------------------------------------------------------------------- */
