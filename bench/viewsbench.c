@@ -4,7 +4,11 @@
  * the user waits for: the analysis, computed once and cached, the table and the drawing),
  * each view on a fresh load so that it finds nothing of another's in the cache.
  *
- *   viewsbench FILE...
+ *   viewsbench [--view=KEY] FILE...
+ *
+ * With --view, only the view of that key, so that each view can be measured in a fresh
+ * process (bench/views does): in one process, the views after the first find the heap
+ * that the previous loads freed, and skip the page faults of fresh memory.
  *
  * Prints one markdown row per view: its name, key and milliseconds, with the load and the
  * first timeline frame before it. Target: <= 100 ms. */
@@ -53,8 +57,14 @@ static void teardown(struct trace **ts, int n, struct app *app)
 
 int main(int argc, char **argv)
 {
+	int only = 0;
+	if (argc > 1 && strncmp(argv[1], "--view=", 7) == 0) {
+		only = (unsigned char)argv[1][7];
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fputs("usage: viewsbench FILE...\n", stderr);
+		fputs("usage: viewsbench [--view=KEY] FILE...\n", stderr);
 		return 2;
 	}
 	int n = argc - 1;
@@ -70,8 +80,11 @@ int main(int argc, char **argv)
 		enum action a;
 	} views[] = { { 'V', A_OVERVIEW }, { 'O', A_OP_VIEW }, { 'K', A_KERNEL_VIEW }, { 'U', A_MEMORY_VIEW }, { 'o', A_GAP_LIST },
 		      { 'p', A_DIST_VIEW } };
-	printf("| view | key | first open, ms | load, s | timeline, ms |\n|---|---|---|---|---|\n");
+	if (only == 0)
+		printf("| view | key | first open, ms | load, s | timeline, ms |\n|---|---|---|---|---|\n");
 	for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+		if (only != 0 && views[i].key != only)
+			continue;
 		double tl, load = setup(argv + 1, n, ts, &app, &g, &tl);
 		double t0 = now();
 		app_key(&app, views[i].key);
