@@ -251,12 +251,23 @@ const struct op_report *trace_ops(struct trace *t) { return trace_ops_grouped(t,
 
 uint64_t analysis_computed(const struct trace *t) { return t->analyses != NULL ? t->analyses->computed : 0; }
 
-const struct memory_report *trace_memory(struct trace *t)
+const struct memory_report *trace_memory_curves(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);
 	if (c->memory == NULL) {
 		c->memory = xcalloc(1, sizeof *c->memory);
-		memory_analyse(t, c->memory);
+		memory_curves(t, c->memory);
+		c->computed++;
+	}
+	return c->memory;
+}
+
+const struct memory_report *trace_memory(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	trace_memory_curves(t);
+	if (!c->memory->ops_attached) {
+		memory_attach_ops(t, c->memory);
 		c->computed++;
 	}
 	return c->memory;

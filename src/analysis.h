@@ -59,6 +59,9 @@ const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_k
 const struct gpu_metrics *trace_gpu_metrics(struct trace *t);
 /* The Memory view's figures of T (src/memory.h), computed on the first call. */
 const struct memory_report *trace_memory(struct trace *t);
+/* The same without the operator rows (memory_curves: what the counter tracks draw), the
+ * cheaper part; trace_memory later adds the rows to the same report. */
+const struct memory_report *trace_memory_curves(struct trace *t);
 /* The Overview's step figures of T (src/steps.h), computed on the first call. */
 const struct step_report *trace_steps(struct trace *t);
 /* How many times an analysis was computed rather than found (for tests). */

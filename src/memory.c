@@ -451,7 +451,7 @@ static void count_calls(const struct trace *t, struct memory_report *r)
 	free(want);
 }
 
-void memory_analyse(const struct trace *t, struct memory_report *r)
+void memory_curves(const struct trace *t, struct memory_report *r)
 {
 	memset(r, 0, sizeof *r);
 	r->samples = t->nmem;
@@ -505,10 +505,35 @@ void memory_analyse(const struct trace *t, struct memory_report *r)
 		sort_samples(r->devices[d].sample, r->devices[d].n);
 		analyse_curve(t, r, &r->devices[d]);
 	}
+	free(dev_of);
+}
+
+void memory_attach_ops(const struct trace *t, struct memory_report *r)
+{
+	if (r->ops_attached)
+		return;
+	r->ops_attached = true;
+	if (t->nmem == 0)
+		return;
+	sort_t = t;
+	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
+	for (uint32_t i = 0; i < t->nmem; i++) {
+		uint32_t d = 0;
+		while (d + 1 < r->ndevices &&
+		       (r->devices[d].type != t->mem[i].device_type || r->devices[d].id != t->mem[i].device_id))
+			d++;
+		dev_of[i] = d;
+	}
 	attach_all(t, r, dev_of);
 	free(dev_of);
 	count_calls(t, r);
 	sort_rows(r->rows, r->nrows);
+}
+
+void memory_analyse(const struct trace *t, struct memory_report *r)
+{
+	memory_curves(t, r);
+	memory_attach_ops(t, r);
 }
 
 const struct mem_op_row *memory_op_row(const struct memory_report *r, uint32_t device, uint32_t name)

@@ -65,10 +65,16 @@ struct memory_report {
 	uint32_t nrows;
 	uint32_t *steps;           /* trace.steps indices: the CPU ProfilerStep#N in time order */
 	uint32_t nsteps;
+	bool ops_attached;         /* rows computed (memory_attach_ops) */
 };
 
 /* Computes T's memory figures into R (zeroed first); free with memory_free. */
 void memory_analyse(const struct trace *t, struct memory_report *r);
+/* The same in two parts: the devices, their curves and figures (R zeroed first; no
+ * operator rows), then the operators' rows (the sweep of every thread that holds a
+ * sample), once: memory_analyse is both. */
+void memory_curves(const struct trace *t, struct memory_report *r);
+void memory_attach_ops(const struct trace *t, struct memory_report *r);
 void memory_free(struct memory_report *r);
 /* torch's name of device type TYPE ("cpu", "cuda", "hip"), "type N" past the known ones,
  * "unknown" for -1. Static storage, or BUF. */

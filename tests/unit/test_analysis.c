@@ -69,9 +69,13 @@ int main(void)
 	 * of tests/fixtures/memory/views.json, worked in tests/memory.sh) */
 	snprintf(path, sizeof path, "%s/tests/fixtures/memory/views.json", dir ? dir : ".");
 	t = load_trace(path, &opt);
-	const struct memory_report *m = trace_memory(t);
-	ok(m->ndevices == 3 && trace_memory(t) == m, "memory: three devices, computed once");
-	is_int(analysis_computed(t), 1, "memory: one analysis");
+	/* the curves first (the counter tracks), the operator rows added when asked */
+	const struct memory_report *m = trace_memory_curves(t);
+	ok(m->ndevices == 3 && m->nrows == 0 && !m->ops_attached, "memory curves: three devices, no operator rows yet");
+	is_int(analysis_computed(t), 1, "memory curves: one analysis");
+	ok(trace_memory(t) == m && m->nrows > 0 && m->ops_attached, "memory: the rows added to the same report");
+	ok(trace_memory(t) == m && trace_memory_curves(t) == m, "memory: computed once");
+	is_int(analysis_computed(t), 2, "memory: the curves and the rows, once each");
 	const struct mem_device *d = &m->devices[1];
 	int64_t al = -1, re = -1;
 	ok(!memory_range_max(d, 0, 130000, &al, &re), "memory: nothing before the first sample");
