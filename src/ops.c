@@ -57,6 +57,24 @@ static uint8_t flags_of(const struct trace *t, uint8_t *cache, uint32_t id)
 
 enum kind { K_SKIP, K_NODE, K_ANNOTATION, K_RUNTIME };
 
+/* What slice S is to the tree (a node, a user annotation that is not one, a runtime call,
+ * or nothing), with its name's flags in *F and whether it is an operator (not a step) in
+ * *OP: the one classification of both ops_tree_build and ops_by_name. */
+static enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice *s, uint8_t *f, bool *op)
+{
+	*f = flags_of(t, nf, s->name);
+	*op = tables_counts_as_op(t, s) && !(*f & NF_STEP);
+	if (*op || ((*f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
+	    (s->cls == SC_USER_ANNOTATION && (*f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (*f & NF_MODULE)) ||
+	    (flags_of(t, nf, s->cat) & NF_PYTHON_CAT))
+		return K_NODE;
+	if (s->cls == SC_USER_ANNOTATION)
+		return K_ANNOTATION;
+	if (s->cls == SC_RUNTIME)
+		return K_RUNTIME;
+	return K_SKIP;
+}
+
 struct open {
 	uint32_t slice;
 	uint32_t node;       /* the innermost node at or below this entry, or TT_NONE */
@@ -113,17 +131,9 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			const struct slice *s = &tr->slices[i];
 			if (s->name >= ns || s->cat >= ns)
 				continue;
-			uint8_t f = flags_of(t, nf, s->name);
-			bool op = tables_counts_as_op(t, s) && !(f & NF_STEP);
-			enum kind k = K_SKIP;
-			if (op || ((f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
-			    (s->cls == SC_USER_ANNOTATION && (f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (f & NF_MODULE)) ||
-			    (flags_of(t, nf, s->cat) & NF_PYTHON_CAT))
-				k = K_NODE;
-			else if (s->cls == SC_USER_ANNOTATION)
-				k = K_ANNOTATION;
-			else if (s->cls == SC_RUNTIME)
-				k = K_RUNTIME;
+			uint8_t f;
+			bool op;
+			enum kind k = kind_of(t, nf, s, &f, &op);
 			if (k == K_SKIP)
 				continue;
 			int64_t end = tt_add(s->ts, s->dur);
@@ -495,20 +505,8 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 			uint8_t f = 0;
 			bool op = false;
 			enum kind k = K_SKIP;
-			if (s != NULL) {
-				f = flags_of(t, nf, s->name);
-				op = tables_counts_as_op(t, s) && !(f & NF_STEP);
-				if (op || ((f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
-				    (s->cls == SC_USER_ANNOTATION && (f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (f & NF_MODULE)) ||
-				    (flags_of(t, nf, s->cat) & NF_PYTHON_CAT))
-					k = K_NODE;
-				else if (s->cls == SC_USER_ANNOTATION)
-					k = K_ANNOTATION;
-				else if (s->cls == SC_RUNTIME)
-					k = K_RUNTIME;
-				if (k == K_SKIP)
-					continue;
-			}
+			if (s != NULL && (k = kind_of(t, nf, s, &f, &op)) == K_SKIP)
+				continue;
 			/* close what ends before this slice starts (everything at the track's end) */
 			while (sn > 0 && (s == NULL || !(s->ts < stack[sn - 1].end))) {
 				sn--;
