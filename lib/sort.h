@@ -6,6 +6,7 @@
 #define TT_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SORT_DEFINE(name, type, less)                                                          \
 	static void name##_swap(type *x, type *y)                                              \
@@ -96,5 +97,20 @@
 			budget += 2;                                                           \
 		name##_intro(a, n, budget);                                                    \
 	}
+
+/* The first position of V (N values in ascending order) whose value is at least X: N when
+ * none is. */
+static inline uint32_t i64_lower_bound(const int64_t *v, uint32_t n, int64_t x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 #endif

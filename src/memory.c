@@ -101,18 +101,7 @@ const char *memory_device_name(const struct mem_device *d, char *buf, size_t n)
 /* ---- the curve ---------------------------------------------------------------------- */
 
 /* The first curve point at or after T. */
-static uint32_t first_at(const struct mem_device *d, int64_t t)
-{
-	uint32_t lo = 0, hi = d->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (d->ts[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+static uint32_t first_at(const struct mem_device *d, int64_t t) { return i64_lower_bound(d->ts, d->n, t); }
 
 bool memory_range_max(const struct mem_device *d, int64_t t0, int64_t t1, int64_t *allocated, int64_t *reserved)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/sort.h"
 #include "lib/xalloc.h"
 
 static int64_t node(const struct range_max *m, uint32_t k) { return k >= m->n ? m->leaf[k - m->n] : m->inner[k]; }
@@ -55,18 +56,7 @@ int64_t range_max_query(const struct range_max *m, uint32_t lo, uint32_t hi)
 }
 
 /* The first sample at or after T. */
-static uint32_t first_at(const int64_t *ts, uint32_t n, int64_t t)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ts[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+static uint32_t first_at(const int64_t *ts, uint32_t n, int64_t t) { return i64_lower_bound(ts, n, t); }
 
 bool step_plot_span(const int64_t *ts, uint32_t n, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi)
 {

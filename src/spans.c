@@ -10,12 +10,7 @@ SORT_DEFINE(sort_spans, struct span, span_less)
 uint32_t spans_merge(struct span *v, uint32_t n)
 {
 	uint32_t m = 0;
-	/* often sorted already (one stream's operations, one thread's slices) */
-	for (uint32_t i = 1; i < n; i++)
-		if (v[i].start < v[i - 1].start) {
-			sort_spans(v, n);
-			break;
-		}
+	sort_spans(v, n); /* returns at once on sorted input (lib/sort.h) */
 	for (uint32_t i = 0; i < n; i++) {
 		if (v[i].end <= v[i].start)
 			continue;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/spans.h"
@@ -339,17 +340,10 @@ static int64_t *comm_external_ids(const struct trace *t, struct names *nm, uint3
 
 static bool has_id(const int64_t *v, uint32_t n, int64_t id)
 {
-	if (n == 0 || id < 0)
+	if (id < 0)
 		return false;
-	uint32_t lo = 0, hi = n; /* inline: a bsearch call per kernel showed in profiles */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == id;
+	uint32_t i = i64_lower_bound(v, n, id); /* inline: a bsearch call per kernel showed in profiles */
+	return i < n && v[i] == id;
 }
 
 /* ---- the analysis -------------------------------------------------------------------- */
