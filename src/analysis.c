@@ -1,6 +1,8 @@
 /* analysis.c: the per-trace cache of analyses (see analysis.h). */
 #include "src/analysis.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +217,43 @@ const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
 		c->computed++;
 	}
 	return c->gpu;
+}
+
+struct metrics_job {
+	const struct trace *t;
+	int64_t start, end;
+	struct gpu_metrics *m;
+};
+
+static void *metrics_main(void *arg)
+{
+	struct metrics_job *j = arg;
+	gpu_metrics_analyse(j->t, j->start, j->end, j->m);
+	return NULL;
+}
+
+void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->gpu == NULL && c->steps == NULL) {
+		/* what both read from the cache first, in this thread; then each writes its own */
+		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		uint32_t ns;
+		const struct tb_step *steps = tb_steps_of(c, t, &ns);
+		struct metrics_job j = { t, g->tb_start, g->tb_end, xcalloc(1, sizeof *j.m) };
+		pthread_t th;
+		bool threaded = pthread_create(&th, NULL, metrics_main, &j) == 0;
+		if (!threaded)
+			metrics_main(&j);
+		c->steps = xcalloc(1, sizeof *c->steps);
+		steps_analyse(t, steps, ns, c->steps);
+		if (threaded)
+			pthread_join(th, NULL);
+		c->gpu = j.m;
+		c->computed += 2;
+	}
+	*m = trace_gpu_metrics(t);
+	*s = trace_steps(t);
 }
 
 const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_keys_fn keys_fn)

@@ -64,6 +64,9 @@ const struct memory_report *trace_memory(struct trace *t);
 const struct memory_report *trace_memory_curves(struct trace *t);
 /* The Overview's step figures of T (src/steps.h), computed on the first call. */
 const struct step_report *trace_steps(struct trace *t);
+/* The Overview's two analyses of T, trace_gpu_metrics and trace_steps, computed on the
+ * first call side by side (the metrics in a second thread: they are independent). */
+void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

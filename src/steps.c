@@ -3,11 +3,15 @@
  * Both breakdowns are one operation: given span lists in priority order (each merged) and
  * windows, give each instant of a window to the first list that covers it (priority_sweep).
  * The role lists are built once from every complete event, as the TensorBoard plugin
- * classifies them; the phase lists from the markers on CPU threads. */
+ * classifies them; the phase lists from the markers on CPU threads. Each track is read
+ * once: the CPU threads for their roles and the phases, the GPU streams for theirs in a
+ * second thread (each with its own lazily filled names). */
 #include "src/steps.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,9 +257,23 @@ static uint32_t first_ending_after(const struct span *u, uint32_t n, int64_t t)
 	return lo;
 }
 
+/* A stretch of a window in which the first list covering each instant does not change. */
+struct piece {
+	int64_t start, end;
+	uint32_t window;
+	int list; /* K: none */
+};
+
+struct piecev {
+	struct piece *v;
+	uint32_t n, cap;
+};
+
 /* For each window W[i], the time of each instant in it given to the first of the K lists
- * L (merged) that covers it, or to slot K when none: COST[i * (K + 1) + k] (added to). */
-static void priority_sweep(const struct spanv *l, int k, const struct span *w, uint32_t nw, int64_t *cost)
+ * L (merged) that covers it, or to slot K when none: COST[i * (K + 1) + k] (added to).
+ * With OUT, also the stretches of constant answer, in the windows' order. */
+static void priority_sweep(const struct spanv *l, int k, const struct span *w, uint32_t nw, int64_t *cost,
+                           struct piecev *out)
 {
 	uint32_t idx[16];
 	for (uint32_t i = 0; i < nw; i++) {
@@ -282,9 +300,34 @@ static void priority_sweep(const struct spanv *l, int k, const struct span *w, u
 					next = s->start;
 			}
 			c[best] += next - x;
+			if (out != NULL) {
+				struct piece *last = out->n > 0 ? &out->v[out->n - 1] : NULL;
+				if (last != NULL && last->window == i && last->list == best && last->end == x)
+					last->end = next;
+				else {
+					if (out->n == out->cap)
+						out->v = xreallocarray(out->v, out->cap = out->cap ? out->cap * 2 : 256,
+						                       sizeof *out->v);
+					out->v[out->n++] = (struct piece){ x, next, i, best };
+				}
+			}
 			x = next;
 		}
 	}
+}
+
+/* The first piece of P (N, in time order) that ends after T. */
+static uint32_t first_piece_after(const struct piece *p, uint32_t n, int64_t t)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p[mid].end > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 /* The first of the K lists L (merged) with a span holding T (start <= t < end), or K. */
@@ -346,58 +389,107 @@ static bool has_id(const int64_t *v, uint32_t n, int64_t id)
 	return i < n && v[i] == id;
 }
 
+static void names_init(struct names *nm, const struct trace *t)
+{
+	uint32_t n = t->strings.n ? t->strings.n : 1;
+	nm->t = t;
+	nm->type = xmalloc(n);
+	nm->flags = xmalloc(n * sizeof *nm->flags);
+	memset(nm->type, PT_UNSEEN, n);
+	for (uint32_t i = 0; i < n; i++)
+		nm->flags[i] = NF_UNSEEN;
+}
+
+static void names_free(struct names *nm)
+{
+	free(nm->type);
+	free(nm->flags);
+}
+
 /* ---- the analysis -------------------------------------------------------------------- */
 
-static void roles(const struct trace *t, struct names *nm, struct step_report *r)
+/* The plugin's role of slice S (comm: the collectives' External ids, NCOMM), or -1. */
+static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, const struct slice *s)
 {
-	struct spanv l[ROLE_OTHER] = { { 0 } };
+	if (s->flags & SF_FROM_BE)
+		return -1; /* the plugin reads complete (X) events only */
+	switch (type_of(nm, s->cat)) {
+	case PT_KERNEL:
+		return s->gpu != TT_NONE && has_id(comm, ncomm, t->gpu[s->gpu].external_id) ? ROLE_COMM : ROLE_KERNEL;
+	case PT_MEMCPY: return ROLE_MEMCPY;
+	case PT_MEMSET: return ROLE_MEMSET;
+	case PT_RUNTIME: return ROLE_RUNTIME;
+	case PT_OPERATOR:
+	case PT_USER_ANNOTATION: {
+		unsigned f = flags_of(nm, s->name);
+		return f & NF_PROFILER_STEP ? -1 : f & NF_DATALOADER_TB ? ROLE_DATALOADER : f & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
+	}
+	case PT_PYTHON: return flags_of(nm, s->name) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
+	default: return -1;
+	}
+}
+
+/* The role lists (ROLE_OTHER of them) of the tracks other than CPU threads: a second
+ * thread makes them while the first reads the CPU threads (phases). */
+struct gpu_roles_job {
+	const struct trace *t;
+	const int64_t *comm;
 	uint32_t ncomm;
-	int64_t *comm = comm_external_ids(t, nm, &ncomm);
+	struct spanv l[ROLE_OTHER];
+};
+
+static void *gpu_roles_main(void *arg)
+{
+	struct gpu_roles_job *j = arg;
+	const struct trace *t = j->t;
+	struct names nm;
+	names_init(&nm, t);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
+		if (tr->kind == TRACK_CPU)
+			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
-			const struct slice *s = &tr->slices[i];
-			int role = -1;
-			if (s->flags & SF_FROM_BE)
-				continue; /* the plugin reads complete (X) events only */
-			switch (type_of(nm, s->cat)) {
-			case PT_KERNEL:
-				role = s->gpu != TT_NONE && has_id(comm, ncomm, t->gpu[s->gpu].external_id) ? ROLE_COMM
-				                                                                             : ROLE_KERNEL;
-				break;
-			case PT_MEMCPY: role = ROLE_MEMCPY; break;
-			case PT_MEMSET: role = ROLE_MEMSET; break;
-			case PT_RUNTIME: role = ROLE_RUNTIME; break;
-			case PT_OPERATOR:
-			case PT_USER_ANNOTATION: {
-				unsigned f = flags_of(nm, s->name);
-				role = f & NF_PROFILER_STEP ? -1 : f & NF_DATALOADER_TB ? ROLE_DATALOADER
-				       : f & NF_COMM                                   ? ROLE_COMM
-				                                                       : ROLE_CPU_EXEC;
-				break;
-			}
-			case PT_PYTHON: role = flags_of(nm, s->name) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC; break;
-			default: break;
-			}
+			int role = role_of(t, &nm, j->comm, j->ncomm, &tr->slices[i]);
 			if (role >= 0)
-				spanv_add(&l[role], s->ts, tt_add(s->ts, s->dur));
+				spanv_add(&j->l[role], tr->slices[i].ts, tt_add(tr->slices[i].ts, tr->slices[i].dur));
 		}
 	}
-	for (int k = 0; k < ROLE_OTHER; k++)
-		l[k].n = spans_merge(l[k].v, l[k].n);
-	r->has_communication = l[ROLE_COMM].n > 0;
+	names_free(&nm);
+	return NULL;
+}
+
+/* The step roles from the lists of both threads (CPU and the others: A and B, freed). */
+static void roles(struct spanv *a, struct spanv *b, struct step_report *r)
+{
+	for (int k = 0; k < ROLE_OTHER; k++) {
+		/* one list: the union does not care which came first; the shorter is copied into
+		 * the longer (a role lies mostly on one side) */
+		if (b[k].n > a[k].n) {
+			struct spanv x = a[k];
+			a[k] = b[k];
+			b[k] = x;
+		}
+		if (b[k].n > 0) {
+			if (a[k].n + b[k].n > a[k].cap)
+				a[k].v = xreallocarray(a[k].v, a[k].cap = a[k].n + b[k].n, sizeof *a[k].v);
+			memcpy(a[k].v + a[k].n, b[k].v, b[k].n * sizeof *b[k].v);
+			a[k].n += b[k].n;
+		}
+		free(b[k].v);
+		a[k].n = spans_merge(a[k].v, a[k].n);
+	}
+	r->has_communication = a[ROLE_COMM].n > 0;
 	struct span *w = xmalloc((r->n ? r->n : 1) * sizeof *w);
 	int64_t *cost = xcalloc((size_t)(r->n ? r->n : 1) * ROLE__COUNT, sizeof *cost);
 	for (uint32_t i = 0; i < r->n; i++)
 		w[i] = (struct span){ r->steps[i].start, r->steps[i].end };
-	priority_sweep(l, ROLE_OTHER, w, r->n, cost);
+	priority_sweep(a, ROLE_OTHER, w, r->n, cost, NULL);
 	for (uint32_t i = 0; i < r->n; i++)
 		memcpy(r->steps[i].role, &cost[(size_t)i * ROLE__COUNT], sizeof r->steps[i].role);
 	for (int k = 0; k < ROLE_OTHER; k++)
-		free(l[k].v);
+		free(a[k].v);
 	free(w);
 	free(cost);
-	free(comm);
 }
 
 /* Each phase's spans in priority order: DataLoader, Optimizer, Backward, Forward. */
@@ -405,79 +497,90 @@ enum { PL_DATALOADER, PL_OPTIMIZER, PL_BACKWARD, PL_FORWARD, PL__COUNT };
 static const enum step_phase phase_of_list[PL__COUNT + 1] = { PHASE_DATALOADER, PHASE_OPTIMIZER, PHASE_BACKWARD,
 	                                                      PHASE_FORWARD, PHASE_OTHER };
 
-static void phases(const struct trace *t, struct names *nm, struct step_report *r)
+/* The phases of R's steps; the CPU threads' role lists (ROLE_OTHER, ROLE_L) on the way,
+ * in the same read of their slices (COMM, NCOMM: the collectives' External ids). */
+static void phases(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, struct step_report *r,
+                   struct spanv *role_l)
 {
 	struct spanv l[PL__COUNT] = { { 0 } };
 	unsigned src[PL__COUNT] = { 0 };
 	uint32_t n = r->n;
+	/* backward from the autograd engine: per host step, from the first function to the
+	 * end of the last (hull[0]); autograd nodes (hull[1]) serve only when no
+	 * evaluate_function is anywhere in the trace */
 	bool any_autograd = false;
-	/* backward from the autograd engine: per host step, from the first function to the end of the last */
-	struct span *hull = xmalloc((n ? n : 1) * sizeof *hull);
-	for (uint32_t i = 0; i < n; i++)
-		hull[i] = (struct span){ INT64_MAX, INT64_MIN };
-	for (int pass = 0; pass < 2; pass++) {
-		/* the first pass learns whether evaluate_function is there; autograd nodes serve only without it */
-		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-			const struct track *tr = &t->tracks[ti];
-			if (tr->kind != TRACK_CPU)
+	unsigned hull_src[2] = { 0 };
+	struct span *hull[2];
+	for (int h = 0; h < 2; h++) {
+		hull[h] = xmalloc((n ? n : 1) * sizeof *hull[h]);
+		for (uint32_t i = 0; i < n; i++)
+			hull[h][i] = (struct span){ INT64_MAX, INT64_MIN };
+	}
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_CPU)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			int64_t end = tt_add(s->ts, s->dur);
+			int role = role_of(t, nm, comm, ncomm, s);
+			if (role >= 0)
+				spanv_add(&role_l[role], s->ts, end);
+			unsigned f = flags_of(nm, s->name);
+			if (f == 0)
 				continue;
-			for (uint32_t i = 0; i < tr->nslices; i++) {
-				const struct slice *s = &tr->slices[i];
-				unsigned f = flags_of(nm, s->name);
-				int64_t end = tt_add(s->ts, s->dur);
-				bool op = s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION;
-				if (pass == 0) {
-					any_autograd |= (f & NF_AUTOGRAD) != 0;
-					continue;
-				}
-				if (op && f & NF_DATALOADER) {
-					spanv_add(&l[PL_DATALOADER], s->ts, end);
-					src[PL_DATALOADER] |= PSRC_DATALOADER;
-				}
-				if (op && f & NF_LABEL_DATALOADER) {
-					spanv_add(&l[PL_DATALOADER], s->ts, end);
-					src[PL_DATALOADER] |= PSRC_LABEL;
-				}
-				if (op && f & NF_OPTIMIZER) {
-					spanv_add(&l[PL_OPTIMIZER], s->ts, end);
-					src[PL_OPTIMIZER] |= PSRC_OPTIMIZER;
-				}
-				if (op && f & NF_LABEL_OPTIMIZER) {
-					spanv_add(&l[PL_OPTIMIZER], s->ts, end);
-					src[PL_OPTIMIZER] |= PSRC_LABEL;
-				}
-				if (op && f & NF_LABEL_BACKWARD) {
-					spanv_add(&l[PL_BACKWARD], s->ts, end);
-					src[PL_BACKWARD] |= PSRC_LABEL;
-				}
-				if (op && f & NF_LABEL_FORWARD) {
-					spanv_add(&l[PL_FORWARD], s->ts, end);
-					src[PL_FORWARD] |= PSRC_LABEL;
-				}
-				if (op && f & NF_DDP_FORWARD) {
-					spanv_add(&l[PL_FORWARD], s->ts, end);
-					src[PL_FORWARD] |= PSRC_DDP_FORWARD;
-				}
-				if (s->cls == SC_PYTHON && f & NF_MODULE) {
-					spanv_add(&l[PL_FORWARD], s->ts, end);
-					src[PL_FORWARD] |= PSRC_MODULE;
-				}
-				if ((f & NF_AUTOGRAD) || (!any_autograd && s->cls == SC_CPU_OP && f & NF_AUTOGRAD_NODE)) {
-					uint32_t k = host_step_of(r->steps, n, s->ts);
-					if (k == n)
-						continue;
-					if (s->ts < hull[k].start)
-						hull[k].start = s->ts;
-					if (end > hull[k].end)
-						hull[k].end = end < r->steps[k].host_end ? end : r->steps[k].host_end;
-					src[PL_BACKWARD] |= f & NF_AUTOGRAD ? PSRC_AUTOGRAD : PSRC_AUTOGRAD_NODE;
-				}
+			bool op = s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION;
+			if (op && f & NF_DATALOADER) {
+				spanv_add(&l[PL_DATALOADER], s->ts, end);
+				src[PL_DATALOADER] |= PSRC_DATALOADER;
 			}
+			if (op && f & NF_LABEL_DATALOADER) {
+				spanv_add(&l[PL_DATALOADER], s->ts, end);
+				src[PL_DATALOADER] |= PSRC_LABEL;
+			}
+			if (op && f & NF_OPTIMIZER) {
+				spanv_add(&l[PL_OPTIMIZER], s->ts, end);
+				src[PL_OPTIMIZER] |= PSRC_OPTIMIZER;
+			}
+			if (op && f & NF_LABEL_OPTIMIZER) {
+				spanv_add(&l[PL_OPTIMIZER], s->ts, end);
+				src[PL_OPTIMIZER] |= PSRC_LABEL;
+			}
+			if (op && f & NF_LABEL_BACKWARD) {
+				spanv_add(&l[PL_BACKWARD], s->ts, end);
+				src[PL_BACKWARD] |= PSRC_LABEL;
+			}
+			if (op && f & NF_LABEL_FORWARD) {
+				spanv_add(&l[PL_FORWARD], s->ts, end);
+				src[PL_FORWARD] |= PSRC_LABEL;
+			}
+			if (op && f & NF_DDP_FORWARD) {
+				spanv_add(&l[PL_FORWARD], s->ts, end);
+				src[PL_FORWARD] |= PSRC_DDP_FORWARD;
+			}
+			if (s->cls == SC_PYTHON && f & NF_MODULE) {
+				spanv_add(&l[PL_FORWARD], s->ts, end);
+				src[PL_FORWARD] |= PSRC_MODULE;
+			}
+			any_autograd |= (f & NF_AUTOGRAD) != 0;
+			int h = f & NF_AUTOGRAD ? 0 : s->cls == SC_CPU_OP && f & NF_AUTOGRAD_NODE ? 1 : -1;
+			if (h < 0)
+				continue;
+			uint32_t k = host_step_of(r->steps, n, s->ts);
+			if (k == n)
+				continue;
+			if (s->ts < hull[h][k].start)
+				hull[h][k].start = s->ts;
+			if (end > hull[h][k].end)
+				hull[h][k].end = end < r->steps[k].host_end ? end : r->steps[k].host_end;
+			hull_src[h] = h == 0 ? PSRC_AUTOGRAD : PSRC_AUTOGRAD_NODE;
 		}
 	}
+	int h = any_autograd ? 0 : 1;
+	src[PL_BACKWARD] |= hull_src[h];
 	for (uint32_t i = 0; i < n; i++)
-		if (hull[i].start < hull[i].end)
-			spanv_add(&l[PL_BACKWARD], hull[i].start, hull[i].end);
+		if (hull[h][i].start < hull[h][i].end)
+			spanv_add(&l[PL_BACKWARD], hull[h][i].start, hull[h][i].end);
 	l[PL_BACKWARD].n = spans_merge(l[PL_BACKWARD].v, l[PL_BACKWARD].n);
 	/* forward without a marker of its own: each step up to its first backward */
 	bool inferred = false;
@@ -503,9 +606,13 @@ static void phases(const struct trace *t, struct names *nm, struct step_report *
 	/* CPU time: the host step's instants by priority */
 	struct span *w = xmalloc((n ? n : 1) * sizeof *w);
 	int64_t *cost = xcalloc((size_t)(n ? n : 1) * (PL__COUNT + 1), sizeof *cost);
-	for (uint32_t i = 0; i < n; i++)
+	bool ordered = true; /* host steps in order, apart: then the pieces are in time order */
+	for (uint32_t i = 0; i < n; i++) {
 		w[i] = (struct span){ r->steps[i].host_start, r->steps[i].host_end };
-	priority_sweep(l, PL__COUNT, w, n, cost);
+		ordered &= w[i].start <= w[i].end && (i == 0 || w[i].start >= w[i - 1].end);
+	}
+	struct piecev pc = { 0 };
+	priority_sweep(l, PL__COUNT, w, n, cost, &pc);
 	for (int k = 0; k < PL__COUNT; k++)
 		r->phase_source[phase_of_list[k]] = src[k];
 	for (uint32_t i = 0; i < n; i++) {
@@ -517,27 +624,45 @@ static void phases(const struct trace *t, struct names *nm, struct step_report *
 			if (src[k] != 0 && (src[k] != PSRC_BEFORE_BACKWARD || fwd_known[i]))
 				s->phase_known |= (uint8_t)(1u << phase_of_list[k]);
 	}
-	/* GPU time: each GPU operation to the phase its launch starts in */
+	/* GPU time: each GPU operation to the phase its launch starts in: the piece that holds
+	 * the launch (launches come mostly in time order, so the last piece usually does) */
+	uint32_t last = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks)
-			continue;
+		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks ||
+		    t->tracks[gi->self.track].gpu_slices == 0)
+			continue; /* a runtime call's, on a thread (whose slice need not be read) */
 		const struct slice *op = &t->tracks[gi->self.track].slices[gi->self.idx];
 		if (op->cls != SC_KERNEL && op->cls != SC_MEMCPY && op->cls != SC_MEMSET)
 			continue;
-		const struct slice *rt = &t->tracks[gi->peer.track].slices[gi->peer.idx];
-		uint32_t k = host_step_of(r->steps, n, rt->ts);
-		if (k == n)
-			continue;
-		int p = first_covering(l, PL__COUNT, rt->ts);
+		int64_t ts = t->tracks[gi->peer.track].slices[gi->peer.idx].ts;
+		uint32_t k;
+		int p;
+		if (ordered) {
+			if (last >= pc.n || ts < pc.v[last].start || ts >= pc.v[last].end) {
+				uint32_t j = first_piece_after(pc.v, pc.n, ts);
+				if (j == pc.n || pc.v[j].start > ts)
+					continue; /* in no host step */
+				last = j;
+			}
+			k = pc.v[last].window;
+			p = pc.v[last].list;
+		} else {
+			k = host_step_of(r->steps, n, ts);
+			if (k == n)
+				continue;
+			p = first_covering(l, PL__COUNT, ts);
+		}
 		r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], op->dur);
 		r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, op->dur);
 	}
 	for (int k = 0; k < PL__COUNT; k++)
 		free(l[k].v);
+	free(pc.v);
 	free(w);
 	free(cost);
-	free(hull);
+	free(hull[0]);
+	free(hull[1]);
 	free(fwd_known);
 }
 
@@ -555,12 +680,7 @@ static void flops(const struct trace *t, struct step_report *r)
 
 void steps_analyse(const struct trace *t, const struct tb_step *steps, uint32_t nsteps, struct step_report *r)
 {
-	struct names nm = { t, xmalloc(t->strings.n ? t->strings.n : 1),
-		            xmalloc((t->strings.n ? t->strings.n : 1) * sizeof *nm.flags) };
 	memset(r, 0, sizeof *r);
-	memset(nm.type, PT_UNSEEN, t->strings.n);
-	for (uint32_t i = 0; i < t->strings.n; i++)
-		nm.flags[i] = NF_UNSEEN;
 
 	uint32_t n = nsteps;
 	struct tb_step *found = steps != NULL && nsteps > 0 ? NULL : tb_steps_find(t, &n);
@@ -580,8 +700,24 @@ void steps_analyse(const struct trace *t, const struct tb_step *steps, uint32_t 
 		r->from_profiler_steps |= !t->steps[i].gpu;
 		r->gpu_side_steps += t->steps[i].gpu;
 	}
-	roles(t, &nm, r);
-	phases(t, &nm, r);
+	/* the tracks are read once: the CPU threads for the phases and their roles, the others
+	 * (GPU streams) for theirs in a second thread; each with its own names */
+	struct names nm;
+	names_init(&nm, t);
+	uint32_t ncomm;
+	int64_t *comm = comm_external_ids(t, &nm, &ncomm);
+	struct gpu_roles_job job = { .t = t, .comm = comm, .ncomm = ncomm };
+	pthread_t th;
+	bool threaded = pthread_create(&th, NULL, gpu_roles_main, &job) == 0;
+	if (!threaded)
+		gpu_roles_main(&job);
+	struct spanv role_l[ROLE_OTHER] = { { 0 } };
+	phases(t, &nm, comm, ncomm, r, role_l);
+	names_free(&nm);
+	if (threaded)
+		pthread_join(th, NULL);
+	roles(role_l, job.l, r);
+	free(comm);
 	flops(t, r);
 
 	/* averages over the steps (the plugin's: every kept step counts) */
@@ -620,8 +756,6 @@ void steps_analyse(const struct trace *t, const struct tb_step *steps, uint32_t 
 		r->phase_gpu_avg[p] /= r->phase_steps[p];
 	}
 	r->tflops_avg = r->has_flops && dur_sum > 0 ? (double)r->flops_total / (double)dur_sum / 1e3 : NAN;
-	free(nm.type);
-	free(nm.flags);
 }
 
 void steps_free(struct step_report *r)

@@ -111,6 +111,21 @@ like "$("$TTRACE" --report=overview "$F/nosteps.json")" "TFLOP/s: no FLOP counts
 	"text names the profiler option"
 like "$("$TTRACE" --report=overview "$F/nosteps.json")" "DataLoader unknown" "text: unknown phase"
 
+# ---- overlapping-steps.json: host steps that overlap ---------------------------------------
+# ProfilerStep#1 [0,100), #2 [80,180), #3 [150,250) on one thread; aten::mm at 5, 30, 60, 90,
+# 120, 160, 200, 230, each with a launch 2 us in of a 20 us kernel, and inside it alternately
+# evaluate_function [t+1,t+6) and AddmmBackward0 (ignored: evaluate_function is there). A launch
+# belongs to the last step starting at or before it (92 and 122 to #2, 162 on to #3). Backward:
+# per step from the first to the end of the last function: #1 [6,66), #2 [121,126), #3
+# [201,206); Forward: each step up to it: [0,6), [80,121), [150,201). So the launches at 7, 32, 62
+# are Backward (#1), 92 Forward and 122 Backward (#2), 162 Forward, 202 Backward, 232 in
+# nothing: Other (#3). (With steps in order, apart, ttrace looks launches up in the stretches
+# of the priority sweep; here it must not.)
+"$TTRACE" --report=overview --json "$F/overlapping-steps.json" >"$TMP/v.json" 2>/dev/null
+q() { "$JSONQ" "$@" <"$TMP/v.json" | tr '\n' ' '; }
+is "$(q files.0.steps.0.phases_gpu.backward_ns files.0.steps.0.phases_gpu.forward_ns files.0.steps.1.phases_gpu.forward_ns files.0.steps.1.phases_gpu.backward_ns files.0.steps.2.phases_gpu.forward_ns files.0.steps.2.phases_gpu.backward_ns files.0.steps.2.phases_gpu.other_ns)" \
+	"60000 0 20000 20000 20000 20000 20000 " "overlapping host steps: each launch to its step and phase"
+
 run --report=overview --json "$F/../q-empty-events.json"
 is "$rc" 0 "a trace without events: a report all the same"
 no_crash "empty trace"

@@ -95,6 +95,9 @@ static void overview_text(FILE *f, struct trace *t)
 static void overview_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 {
 	(void)arg;
+	const struct gpu_metrics *m;
+	const struct step_report *s;
+	trace_overview(t, &m, &s); /* both at once, before either is asked for */
 	if (w != NULL)
 		overview_json(w, t);
 	else
@@ -274,8 +277,7 @@ struct panel *overview_open(struct app *app)
 	ov->rank = view_focus_rank(v);
 	ov->tr = v->ts[ov->rank];
 	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
-	ov->m = trace_gpu_metrics(ov->tr);
-	ov->s = trace_steps(ov->tr);
+	trace_overview(ov->tr, &ov->m, &ov->s);
 	table_init(&ov->t, ov->cols, overview_step_columns(ov->cols));
 	overview_step_fill(&ov->t, ov->tr, ov->s);
 	struct panel *p = table_panel_new(&ov->t, &overview_owner, ov);
