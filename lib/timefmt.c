@@ -35,10 +35,12 @@ const char *timefmt_offset(int64_t ns, char *buf, size_t n)
 {
 	char sign = ns < 0 ? '-' : '+';
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	if (a < 1000000000)
-		snprintf(buf, n, "%c%" PRIu64 ".%03" PRIu64 " us", sign, a / 1000, a % 1000);
+	/* one unit whatever the size, so that a column of offsets reads at a glance; microsecond
+	 * digits, and nanosecond ones only when there are some */
+	if (a % 1000 == 0)
+		snprintf(buf, n, "%c%" PRIu64 ".%03" PRIu64 " ms", sign, a / 1000000, a / 1000 % 1000);
 	else
-		snprintf(buf, n, "%c%" PRIu64 ".%06" PRIu64 " s", sign, a / 1000000000, (a % 1000000000) / 1000);
+		snprintf(buf, n, "%c%" PRIu64 ".%06" PRIu64 " ms", sign, a / 1000000, a % 1000000);
 	return buf;
 }
 

@@ -13,18 +13,27 @@
 #define HTA_KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30, compared as us */
 
 static const struct {
-	const char *key, *text;
+	const char *key, *text, *rule;
 } causes[GC__COUNT] = {
-	[GC_DATALOADER] = { "dataloader", "data loading" },
-	[GC_SYNC] = { "sync", "host sync" },
-	[GC_WAIT] = { "wait", "stream/collective wait" },
-	[GC_LAUNCH] = { "launch", "launch-bound CPU" },
-	[GC_PAGEABLE] = { "pageable_copy", "pageable H2D copy" },
-	[GC_OTHER] = { "other", "other" },
+	[GC_SYNC] = { "sync", "host sync",
+	              "a blocking call (sync, cudaFree, .item(), cudaMemcpy, copy into pageable memory) covers it on a thread" },
+	[GC_DATALOADER] = { "dataloader", "data loading", "a DataLoader __next__ or pin-memory frame covers the gap" },
+	[GC_PAGEABLE] = { "pageable_copy", "pageable H2D copy",
+	                  "the next GPU operation is a host-to-device copy from pageable memory, or a blocking one" },
+	[GC_WAIT] = { "wait", "stream/collective wait",
+	              "the next work was launched before the gap began: it waited (event, stream, collective)" },
+	[GC_LAUNCH] = { "launch", "launch-bound CPU",
+	                "the next work was launched in the gap, and launch calls cover it on that thread" },
+	[GC_CPU] = { "cpu_work", "CPU work",
+	             "launched in the gap; the deepest frame covering it on that thread (not ProfilerStep#)" },
+	[GC_NO_CPU] = { "no_cpu_activity", "no CPU activity recorded",
+	                "launched in the gap, and no recorded frame covers it on that thread" },
+	[GC_OTHER] = { "other", "other", "the next GPU operation or its launch is not in the trace" },
 };
 
 const char *gap_cause_key(enum gap_cause c) { return c < GC__COUNT ? causes[c].key : "?"; }
 const char *gap_cause_text(enum gap_cause c) { return c < GC__COUNT ? causes[c].text : "?"; }
+const char *gap_cause_rule(enum gap_cause c) { return c < GC__COUNT ? causes[c].rule : "?"; }
 const char *hta_class_key(enum hta_class c)
 {
 	return c == HTA_HOST_WAIT ? "host_wait" : c == HTA_KERNEL_WAIT ? "kernel_wait" : "other";
@@ -38,14 +47,15 @@ static inline bool is_gpu_track(const struct track *tr)
 
 /* ---- names that explain a gap --------------------------------------------------------- */
 
-enum { N_DATALOADER = 1, N_SYNC = 2, N_WAIT = 4, N_BLOCKING_COPY = 8 };
+enum { N_DATALOADER = 1, N_SYNC = 2, N_WAIT = 4, N_MEMCPY_ASYNC = 8 };
 
 static uint8_t *classify_names(const struct trace *t)
 {
 	static const char *const syncs[] = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
 		                             "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
+		                             "cudaFree", "hipFree", "cudaMemcpy", "hipMemcpy",
 		                             "aten::item", "aten::_local_scalar_dense" };
-	uint8_t *f = xcalloc(t->strings.n, 1);
+	uint8_t *f = xcalloc(t->strings.n ? t->strings.n : 1, 1);
 	for (uint32_t id = 0; id < t->strings.n; id++) {
 		const char *s = strtab_get(&t->strings, id);
 		if ((strstr(s, "DataLoader") && strstr(s, "__next__")) || strncmp(s, "enumerate(DataLoader)", 21) == 0 ||
@@ -54,12 +64,26 @@ static uint8_t *classify_names(const struct trace *t)
 		for (size_t k = 0; k < sizeof syncs / sizeof *syncs; k++)
 			if (strcmp(s, syncs[k]) == 0)
 				f[id] |= N_SYNC;
-		if (strcmp(s, "cudaMemcpy") == 0 || strcmp(s, "hipMemcpy") == 0)
-			f[id] |= N_SYNC | N_BLOCKING_COPY;
+		if (strcmp(s, "cudaMemcpyAsync") == 0 || strcmp(s, "hipMemcpyAsync") == 0 ||
+		    strcmp(s, "hipMemcpyWithStream") == 0)
+			f[id] |= N_MEMCPY_ASYNC;
 		if (strcmp(s, "cudaStreamWaitEvent") == 0 || strcmp(s, "hipStreamWaitEvent") == 0)
 			f[id] |= N_WAIT;
 	}
 	return f;
+}
+
+/* A cudaMemcpyAsync that returns only when the copy is done: one into pageable host
+ * memory ("Memcpy DtoH (Device -> Pageable)"), whatever its name says. */
+static bool blocking_copy(const struct trace *t, const struct slice *rt)
+{
+	if (rt->gpu == TT_NONE)
+		return false;
+	struct slice_ref p = t->gpu[rt->gpu].peer;
+	if (p.track >= t->ntracks)
+		return false;
+	const char *nm = strtab_get(&t->strings, t->tracks[p.track].slices[p.idx].name);
+	return strstr(nm, "-> Pageable") != NULL || (strstr(nm, "DtoH") != NULL && strstr(nm, "Pageable") != NULL);
 }
 
 struct hint {
@@ -260,14 +284,86 @@ static void assign_steps(const struct gap_report *r, struct gap *g, uint32_t n)
 	free(heap);
 }
 
+static int64_t overlap(const struct slice *s, int64_t a, int64_t b)
+{
+	int64_t x = s->ts > a ? s->ts : a, y = tt_add(s->ts, s->dur) < b ? tt_add(s->ts, s->dur) : b;
+	return y > x ? y - x : 0;
+}
+
+/* The outermost operator around slice REF on its thread (REF itself when none is), or
+ * {TT_NONE} when neither it nor any frame around it is an operator. */
+static struct slice_ref outer_op(const struct trace *t, struct slice_ref ref)
+{
+	const struct track *tr = &t->tracks[ref.track];
+	const struct slice *s = &tr->slices[ref.idx];
+	int64_t mid = s->ts + s->dur / 2;
+	for (uint16_t r = 0; r < s->depth && r < tr->nrows; r++) {
+		uint32_t i = index_row_slice_at(tr, r, mid);
+		if (i != TT_NONE && tr->slices[i].cls == SC_CPU_OP && tr->slices[i].ts <= s->ts &&
+		    tt_add(tr->slices[i].ts, tr->slices[i].dur) >= tt_add(s->ts, s->dur))
+			return (struct slice_ref){ ref.track, i };
+	}
+	return s->cls == SC_CPU_OP ? ref : (struct slice_ref){ TT_NONE, TT_NONE };
+}
+
+/* How much of [A, B) the launch calls (runtime calls that started GPU work) of track TR
+ * cover. A thread's slices are in start order and its runtime calls do not overlap. */
+static int64_t launch_cover(const struct trace *t, const struct track *tr, int64_t a, int64_t b)
+{
+	int64_t sum = 0;
+	uint32_t i = index_slice_at(tr, a); /* a call that began before the gap */
+	if (i != TT_NONE && tr->slices[i].cls == SC_RUNTIME && tr->slices[i].gpu != TT_NONE &&
+	    t->gpu[tr->slices[i].gpu].peer.track != TT_NONE && tr->slices[i].ts < a)
+		sum += overlap(&tr->slices[i], a, b);
+	uint32_t lo = 0, hi = tr->nslices;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->slices[mid].ts < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
+		const struct slice *s = &tr->slices[lo];
+		if (s->cls == SC_RUNTIME && s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE)
+			sum += overlap(s, a, b);
+	}
+	return sum;
+}
+
+static bool is_profiler_step(const struct trace *t, const struct slice *s)
+{
+	return strncmp(strtab_get(&t->strings, s->name), "ProfilerStep#", 13) == 0;
+}
+
+/* The deepest frame of track TR covering at least half of [A, B): operators, Python,
+ * labels and runtime calls (a ProfilerStep#N marks a step, it is not work); TT_NONE. */
+static uint32_t deepest_cover(const struct trace *t, const struct track *tr, int64_t a, int64_t b)
+{
+	int64_t mid = a + (b - a) / 2; /* a span covering half of the gap holds its middle */
+	for (uint16_t r = tr->nrows; r-- > 0;) {
+		uint32_t i = index_row_slice_at(tr, r, mid);
+		if (i == TT_NONE)
+			continue;
+		const struct slice *s = &tr->slices[i];
+		if (overlap(s, a, b) * 2 < b - a)
+			continue;
+		if (s->cls == SC_CPU_OP || s->cls == SC_PYTHON || s->cls == SC_RUNTIME || s->cls == SC_SYNC ||
+		    (s->cls == SC_USER_ANNOTATION && !is_profiler_step(t, s)))
+			return i;
+	}
+	return TT_NONE;
+}
+
 static void explain(const struct trace *t, const struct hints *hx, struct device_tracks dt, struct gap *g)
 {
-	int64_t len = g->end - g->start;
+	int64_t len = g->end - g->start, half = len / 2 + (len & 1);
 	const struct hint *x;
 	struct slice_ref launch = { TT_NONE, TT_NONE };
 
 	g->next = first_op_after(t, dt, g->end);
 	g->cpu.track = g->cpu.idx = TT_NONE;
+	g->op.track = g->op.idx = TT_NONE;
 	if (g->next.track != TT_NONE) {
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
 		if (op->gpu != TT_NONE)
@@ -276,49 +372,66 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 	const struct slice *rt = launch.track != TT_NONE ? &t->tracks[launch.track].slices[launch.idx] : NULL;
 	g->hta = rt != NULL && rt->ts > g->start ? HTA_HOST_WAIT : len < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT : HTA_OTHER;
 
-	if ((x = best_hint(hx, N_DATALOADER, g->start, g->end, len / 2 + 1)) != NULL) {
+	/* 1. a blocking call on any thread */
+	if ((x = best_hint(hx, N_SYNC, g->start, g->end, half)) != NULL) {
+		g->cause = GC_SYNC;
+		g->cpu = x->ref;
+		g->op = outer_op(t, x->ref);
+		return;
+	}
+	/* 2. data loading */
+	if ((x = best_hint(hx, N_DATALOADER, g->start, g->end, half)) != NULL) {
 		g->cause = GC_DATALOADER;
 		g->cpu = x->ref;
 		return;
 	}
+	/* 3. the next operation is a host-to-device copy from pageable memory, or a blocking one */
 	if (g->next.track != TT_NONE) {
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
 		const char *nm = strtab_get(&t->strings, op->name);
 		const char *rn = rt != NULL ? strtab_get(&t->strings, rt->name) : "";
 		bool h2d = op->cls == SC_MEMCPY && (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
 		bool blocking = strcmp(rn, "cudaMemcpy") == 0 || strcmp(rn, "hipMemcpy") == 0;
-		/* a host-to-device copy from pageable memory, or a blocking one; a blocking copy the
-		 * other way is a host synchronisation (below) */
 		if (h2d && (strstr(nm, "Pageable") != NULL || blocking)) {
 			g->cause = GC_PAGEABLE;
 			g->cpu = launch.track != TT_NONE ? launch : g->next;
 			return;
 		}
 	}
-	/* a sync that was still running at the gap's start, or overlaps it */
-	if ((x = best_hint(hx, N_SYNC, tt_sub(g->start, 1000), g->end, 1)) != NULL) {
-		g->cause = GC_SYNC;
-		g->cpu = x->ref;
+	uint32_t thread = launch.track;
+	if (rt == NULL && g->next.track != TT_NONE) {
+		/* the launch of the next operation is not in the trace: the thread that launched
+		 * the next ones on its stream (a few looked at) is taken for the launching thread */
+		const struct track *st = &t->tracks[g->next.track];
+		for (uint32_t k = g->next.idx + 1; k < st->nslices && k <= g->next.idx + 16 && thread == TT_NONE; k++)
+			if (st->slices[k].gpu != TT_NONE)
+				thread = t->gpu[st->slices[k].gpu].peer.track;
+	}
+	if (thread == TT_NONE) {
+		g->cause = GC_OTHER; /* no next operation, or nothing tells which thread launches */
 		return;
 	}
-	if ((x = best_hint(hx, N_WAIT, g->start, g->end, 1)) != NULL) {
+	/* 4. the work was there before the GPU ran dry: it waited */
+	if (rt != NULL && rt->ts <= g->start) {
 		g->cause = GC_WAIT;
-		g->cpu = x->ref;
+		x = best_hint(hx, N_WAIT, g->start, g->end, 1);
+		g->cpu = x != NULL ? x->ref : launch;
 		return;
 	}
-	if (rt != NULL && rt->ts > g->start) {
-		/* the launch came after the GPU ran dry: what was the CPU doing? */
-		uint32_t i = index_slice_at(&t->tracks[launch.track], g->start + len / 2);
+	/* 5-7. launched during the gap: what was the launching thread doing? */
+	const struct track *tr = &t->tracks[thread];
+	if (launch_cover(t, tr, g->start, g->end) >= half) {
 		g->cause = GC_LAUNCH;
-		g->cpu = i != TT_NONE ? (struct slice_ref){ launch.track, i } : launch;
+		g->cpu = launch.track != TT_NONE ? launch : (struct slice_ref){ thread, index_slice_at(tr, g->start + len / 2) };
 		return;
 	}
-	g->cause = GC_OTHER;
-	if (launch.track != TT_NONE) {
-		uint32_t i = index_slice_at(&t->tracks[launch.track], g->start + len / 2);
-		if (i != TT_NONE)
-			g->cpu = (struct slice_ref){ launch.track, i };
+	uint32_t i = deepest_cover(t, tr, g->start, g->end);
+	if (i != TT_NONE) {
+		g->cause = GC_CPU;
+		g->cpu = (struct slice_ref){ thread, i };
+		return;
 	}
+	g->cause = GC_NO_CPU;
 }
 
 void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *steps, uint32_t nsteps,
@@ -356,6 +469,10 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			uint8_t f = names[tr->slices[i].name];
+			if (f == 0)
+				continue;
+			if (f & N_MEMCPY_ASYNC) /* a hint only when it blocks */
+				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) | (blocking_copy(t, &tr->slices[i]) ? N_SYNC : 0));
 			if (f == 0)
 				continue;
 			if (nh == hcap)
@@ -437,6 +554,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 						sg->cause = GC_OTHER;
 						sg->hta = c;
 						sg->cpu.track = sg->cpu.idx = TT_NONE;
+						sg->op.track = sg->op.idx = TT_NONE;
 						sg->next = (struct slice_ref){ ti, i };
 					}
 				}

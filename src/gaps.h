@@ -13,13 +13,20 @@
 #include "src/model.h"
 #include "src/tb_steps.h"
 
+/* Why a device gap happened, by the first rule that holds, in this order (ttrace(1),
+ * GAP CAUSES). "Covers" means overlaps at least half of the gap. */
 enum gap_cause {
-	GC_DATALOADER,  /* a DataLoader __next__ or pin-memory work covers the gap */
-	GC_SYNC,        /* the host synchronised (stream/device/event sync, .item(), blocking D2H copy) */
-	GC_WAIT,        /* waiting for another stream or a collective (cudaStreamWaitEvent, NCCL elsewhere) */
-	GC_LAUNCH,      /* the next launch came late: the CPU was busy in framework or Python code */
-	GC_PAGEABLE,    /* a pageable (synchronous) host-to-device copy */
-	GC_OTHER,       /* none of the above: the CPU op spanning the gap is named */
+	GC_SYNC,        /* a blocking call covers the gap on some CPU thread: stream/device/event sync,
+	                 * cudaFree, .item(), cudaMemcpy, a device-to-pageable cudaMemcpyAsync */
+	GC_DATALOADER,  /* a DataLoader __next__ or pin-memory frame covers the gap */
+	GC_PAGEABLE,    /* the next GPU operation is a pageable (or blocking) host-to-device copy */
+	GC_WAIT,        /* the next work was launched before the GPU ran dry: it waited on an event,
+	                 * another stream or a collective */
+	GC_LAUNCH,      /* launched during the gap, and the launching thread's launch calls cover it */
+	GC_CPU,         /* launched during the gap; the deepest frame covering it on the launching
+	                 * thread is named (operator, Python, label; ProfilerStep#N is not work) */
+	GC_NO_CPU,      /* launched during the gap, and nothing covers it on the launching thread */
+	GC_OTHER,       /* the next GPU operation or its launch is not known */
 	GC__COUNT
 };
 
@@ -33,6 +40,7 @@ struct gap {
 	enum gap_cause cause;
 	enum hta_class hta;
 	struct slice_ref cpu;    /* the CPU slice that explains it, or {TT_NONE} */
+	struct slice_ref op;     /* GC_SYNC: the outermost operator around that call, or {TT_NONE} */
 	struct slice_ref next;   /* the first GPU operation after it, or {TT_NONE} */
 	int32_t rank;            /* 0 here; a view of several ranks sets the rank position */
 };
@@ -74,9 +82,11 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 void gaps_free(struct gap_report *r);
 /* Time in [t0, t1) during which device D's GPU runs something (O(log n)). */
 int64_t gaps_device_busy(const struct device_gaps *d, int64_t t0, int64_t t1);
-/* "data loading", "host sync", ... and a stable key ("dataloader", "sync", ...). */
+/* "data loading", "host sync", ... and a stable key ("dataloader", "sync", ...), and the
+ * rule in one line. */
 const char *gap_cause_text(enum gap_cause c);
 const char *gap_cause_key(enum gap_cause c);
+const char *gap_cause_rule(enum gap_cause c);
 const char *hta_class_key(enum hta_class c);
 
 #endif

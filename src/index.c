@@ -1091,6 +1091,11 @@ static uint32_t row_slice_at(const struct track *tr, uint16_t r, int64_t ts)
 	return TT_NONE;
 }
 
+uint32_t index_row_slice_at(const struct track *tr, uint16_t r, int64_t ts)
+{
+	return r < tr->nrows ? row_slice_at(tr, r, ts) : TT_NONE;
+}
+
 uint32_t index_slice_at(const struct track *tr, int64_t ts)
 {
 	if (tr->nested && tr->nrows > 0) {

@@ -27,6 +27,8 @@ int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1);
  * TT_NONE when the row is empty there. A zero-length slice inside counts as covering
  * nothing but is returned when nothing else is there, so tiny work never vanishes. */
 uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int64_t t1);
+/* The slice of row R of track TR that contains time TS (start <= ts <= end), or TT_NONE. */
+uint32_t index_row_slice_at(const struct track *tr, uint16_t r, int64_t ts);
 /* The deepest slice of track TR that contains time TS (start <= ts <= end), or TT_NONE. */
 uint32_t index_slice_at(const struct track *tr, int64_t ts);
 

@@ -115,8 +115,9 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			s[i].end = dev_end[i];
 		prev_end = s[i].end;
 	}
-	/* trailing steps that launched nothing go; so does a last step below 80% of the one before */
-	if (t->nsteps > 0) {
+	/* trailing steps that launched nothing go; so does a last step below 80% of the one
+	 * before; when no step launched anything (a CPU-only trace) every step stays */
+	if (t->nsteps > 0 && nmatched > 0) {
 		while (n > 1 && s[n - 1].launched == 0)
 			n--;
 		if (n > 1 && (uint64_t)s[n - 1].launched * 5 < (uint64_t)s[n - 2].launched * 4)

@@ -69,23 +69,23 @@ like "$(scr --keys=WDD "$FX")" "  peak 8.00 kB" "the scale stays the device's pe
 
 # selecting the counter: the details show its values at the cursor; . and , step
 out=$(scr --keys=jjjjj "$FX")
-like "$out" "cuda:0 memory at +0.000 us: no sample yet (the first at +100.000 us)" "on the counter: its value at the cursor"
-like "$out" "peak allocated 8.00 kB at +700.000 us in aten::add, reserved 8.00 kB at +500.000 us" "and its peaks"
+like "$out" "cuda:0 memory at +0.000 ms: no sample yet (the first at +0.100 ms)" "on the counter: its value at the cursor"
+like "$out" "peak allocated 8.00 kB at +0.700 ms in aten::add, reserved 8.00 kB at +0.500 ms" "and its peaks"
 out=$(scr --keys=jjjjj. "$FX")
-like "$out" "cuda:0 memory at +100.000 us: allocated 1.00 kB, reserved 4.00 kB (unused 3.00 kB)" ". steps to the first sample"
+like "$out" "cuda:0 memory at +0.100 ms: allocated 1.00 kB, reserved 4.00 kB (unused 3.00 kB)" ". steps to the first sample"
 out=$(scr --keys=jjjjj.... "$FX")
-like "$out" "cuda:0 memory at +700.000 us: allocated 8.00 kB, reserved 8.00 kB" "four steps: the peak"
+like "$out" "cuda:0 memory at +0.700 ms: allocated 8.00 kB, reserved 8.00 kB" "four steps: the peak"
 like "$out" "its column (13.5 us): at most 8.00 kB allocated, 8.00 kB reserved; full height 8.00 kB, the peak" "the cursor's column, as the bars draw it"
-like "$(scr --keys=jjjjj....., "$FX")" "cuda:0 memory at +700.000 us" ", steps back"
-like "$(scr --keys=jjjjj......, "$FX")" "cuda:0 memory at +700.000 us" ", from between samples: to the start of the value in force"
+like "$(scr --keys=jjjjj....., "$FX")" "cuda:0 memory at +0.700 ms" ", steps back"
+like "$(scr --keys=jjjjj......, "$FX")" "cuda:0 memory at +0.700 ms" ", from between samples: to the start of the value in force"
 like "$(scr --keys='jjjjj<End>.' "$FX")" "no later sample that changes this counter" "past the last sample, . says so"
 like "$(scr --keys='jjjjjj<Enter>' "$FX")" "a memory counter: the details show it at the cursor" "Enter on a counter says what it is"
 like "$(scr --keys=jjjjjU "$FX")" "Memory: 7 samples on 2 devices" "U on a counter opens the Memory view"
 # moving off the counter shows the selection again
 out=$(scr --keys='jjjjjjjLL<Enter>' "$FX")
-like "$out" "stream 7, row 0: start +150.000 us" "a kernel selected on the stream under the counter"
-like "$(scr --keys='jjjjjjjLL<Enter>k' "$FX")" "cuda:0 memory at +270.260 us: allocated 1.00 kB" "the details follow the line onto the counter"
-like "$(scr --keys='jjjjjjjLL<Enter>kj' "$FX")" "stream 7, row 0: start +150.000 us" "and the selected slice comes back off it"
+like "$out" "stream 7, row 0: start +0.150 ms" "a kernel selected on the stream under the counter"
+like "$(scr --keys='jjjjjjjLL<Enter>k' "$FX")" "cuda:0 memory at +0.270260 ms: allocated 1.00 kB" "the details follow the line onto the counter"
+like "$(scr --keys='jjjjjjjLL<Enter>kj' "$FX")" "stream 7, row 0: start +0.150 ms" "and the selected slice comes back off it"
 
 # no [memory] curve, no counter track
 out=$(scr "$srcdir/tests/fixtures/q-gpu-overlap.json")

@@ -14,7 +14,11 @@ is "$(q files.0.devices.0.gpu_utilization.value)" 0.39 "GPU utilization 39% (Ten
 is "$(q files.0.devices.0.busy_ns)" 400000 "busy with the memcpy: 400 us"
 is "$(q files.0.devices.0.idle_ns)" 600000 "idle 600 us"
 is "$(q files.0.gaps.#)" 6 "six gaps of 30 us or more"
-for c in "dataloader 200000" "sync 100000" "wait 100000" "launch 100000" "pageable_copy 50000" "other 40000"; do
+# The causes by the rules of ttrace(1), GAP CAUSES: the cudaStreamSynchronize [380,405) covers
+# 5 us of the gap [400,500), less than half: no host sync; nothing else covers it on the
+# launching thread (no CPU activity recorded). aten::conv2d [740,840) covers 90 us of [750,850)
+# while the launch came at 841: CPU work, not launch-bound (the launch calls cover 0 us of it).
+for c in "dataloader 200000" "sync 0" "wait 100000" "launch 0" "cpu_work 100000" "no_cpu_activity 100000" "pageable_copy 50000" "other 40000"; do
 	set -- $c
 	is "$(q files.0.devices.0.idle_by_cause_ns.$1)" "$2" "idle by cause: $1 $2 ns"
 done
@@ -24,15 +28,50 @@ is "$(q files.0.gaps.0.next_gpu_op.name)" "k2" "the next GPU op is k2"
 for i in 1 2 3 4 5; do
 	set -- $(q files.0.gaps.$i.start_ns files.0.gaps.$i.cause files.0.gaps.$i.cpu_slice.name 2>/dev/null | tr '\n' ' ')
 	case "$1" in
-	400000) is "$2 $3" "sync cudaStreamSynchronize" "gap at 400 us: host sync, cudaStreamSynchronize" ;;
+	400000) is "$2" "no_cpu_activity" "gap at 400 us: the sync covers too little of it; nothing else does" ;;
 	600000) is "$2 $3" "wait cudaStreamWaitEvent" "gap at 600 us: stream wait, cudaStreamWaitEvent" ;;
-	750000) is "$2 $3" "launch aten::conv2d" "gap at 750 us: launch-bound, the CPU in aten::conv2d" ;;
+	750000) is "$2 $3" "cpu_work aten::conv2d" "gap at 750 us: CPU work in aten::conv2d" ;;
 	900000) is "$2 $3" "pageable_copy cudaMemcpyAsync" "gap at 900 us: a pageable H2D copy" ;;
 	960000) is "$2" "other" "gap at 960 us (to the step's end): other" ;;
 	*) ok 1 "unexpected gap at $1" ;;
 	esac
 done
-is "$(q files.0.gaps.1.hta_class)" "host_wait" "HTA class of the sync gap: host wait"
+is "$(q files.0.gaps.1.hta_class)" "host_wait" "HTA class of the gap at 400 us: host wait"
+
+# ---- rules.json: one gap per rule, worked by hand (us; step [0,1000), gaps of 100 us) -------
+# [10,110) a cudaDeviceSynchronize on thread "other" [0,100) covers 90: host sync (no operator).
+# [120,220) aten::to > aten::copy_ > cudaMemcpyAsync [117,213) whose copy is "Memcpy DtoH (Device
+#   -> Pageable)": a blocking copy, host sync, made by aten::to.
+# [222,322) a cudaStreamSynchronize on "other" [300,330) covers 22: not a sync; the launch at 318
+#   is on "main", where python_function [225,318) holds aten::cat [240,300): the deepest frame
+#   covering 50 us or more is aten::cat: CPU work.
+# [330,430) enumerate(DataLoader)...__next__ [328,425): data loading.
+# [440,540) the launch of k5 is a cudaLaunchKernel [441,535) that covers 94: launch-bound.
+# [550,650) k6 was launched at 545, before the gap: a wait; the cudaStreamWaitEvent at 552 named.
+# [660,760) launched at 755; on "main" only ProfilerStep#1 covers it: no CPU activity recorded.
+# [770,870) the next operation is "Memcpy HtoD (Pageable -> Device)": pageable H2D copy.
+"$TTRACE" --report=gaps --json --gap-min=30us "$srcdir/tests/fixtures/gaps/rules.json" >"$TMP/r.json"
+rq() { "$JSONQ" "$@" <"$TMP/r.json" | tr '\n' ' '; }
+is "$(rq files.0.gaps.#)" "8 " "rules.json: eight gaps"
+for i in 0 1 2 3 4 5 6 7; do
+	set -- $(rq files.0.gaps.$i.start_ns files.0.gaps.$i.cause files.0.gaps.$i.cpu_slice.name files.0.gaps.$i.op.name)
+	case "$1" in
+	10000) is "$2 $3 $4" "sync cudaDeviceSynchronize "  "10 us: a sync on another thread covers the gap" ;;
+	120000) is "$2 $3 $4" "sync cudaMemcpyAsync aten::to" "120 us: a copy into pageable memory blocks, made by aten::to" ;;
+	222000) is "$2 $3" "cpu_work aten::cat" "222 us: the deepest frame covering the gap, not the short sync elsewhere" ;;
+	330000) is "$2" "dataloader" "330 us: data loading" ;;
+	440000) is "$2 $3" "launch cudaLaunchKernel" "440 us: the launch call itself takes the gap" ;;
+	550000) is "$2 $3" "wait cudaStreamWaitEvent" "550 us: launched before the gap, it waited" ;;
+	660000) is "$2 $3" "no_cpu_activity " "660 us: only the step covers it: no CPU activity recorded" ;;
+	770000) is "$2 $3" "pageable_copy cudaMemcpyAsync" "770 us: a host-to-device copy from pageable memory" ;;
+	*) ok 1 "rules.json: unexpected gap at $1" ;;
+	esac
+done
+is "$(rq files.0.gaps.0.rule | cut -c1-16)" "a blocking call " "each gap states its rule"
+out=$("$TTRACE" --report=gaps --gap-min=30us "$srcdir/tests/fixtures/gaps/rules.json")
+like "$out" "1. host sync: a blocking call" "text: the rules, in the order they are tried"
+like "$out" "aten::to" "text: the operator that made the blocking call"
+unlike "$(printf '%s\n' "$out" | awk 'length($0) > 120')" "." "text: no line wider than 120 columns"
 is "$(q files.0.devices.0.stream_idle_by_hta_class_ns.host_wait)" 450000 "HTA per-stream host wait: 450 us"
 is "$(q files.0.devices.0.stream_idle_by_hta_class_ns.other)" 100000 "HTA per-stream other: 100 us"
 is "$(q files.0.devices.0.stream_idle_by_hta_class_ns.kernel_wait)" 0 "HTA per-stream kernel wait: 0"

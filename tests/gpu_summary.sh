@@ -58,7 +58,7 @@ like "$out" "Overview: ProfilerStep#1 as the TensorBoard plugin stretches it to 
 like "$out" "GPU 0: utilization 50.00%  est. SM efficiency 33.00%  est. occupancy 60.00%  Tensor Cores 57.14% (plugin's list 42.86%)" \
 	"its header: device 0's summary"
 like "$out" "GPU 1: utilization 50.00%" "and device 1's"
-like "$out" "    1 +0.000 us   100 us    100 us 70.0 us   0 ns   0 ns 6.00 us" \
+like "$out" "    1 +0.000 ms   100 us    100 us 70.0 us   0 ns   0 ns 6.00 us" \
 	"the step's row: start, duration, the plugin's breakdown (kernels of both GPUs [10,70] + [80,90] = 70 us)"
 like "$out" "step 100 us    Kernel        ███████░░░  70.0%  Memcpy        ░░░░░░░░░░   0.0%" "the mean breakdown as bars"
 like "$out" "              Runtime       █░░░░░░░░░   6.0%" "on two lines"
@@ -69,8 +69,8 @@ like "$out" "step 100 us    Kernel        ███████░░░  70.0%"
 like "$out" "               Other         ██░░░░░░░░  24.0%" "down to Other, none cut"
 out=$(scr 'V<Enter>' "$F")
 like "$out" "step 1 as the TensorBoard plugin stretches it to the device, 100 us" "Enter shows the step in the timeline"
-like "$out" "+0.000 us .. +100.000 us" "the window is the step"
-like "$(scr V "$TMP/early.json")" "+8.000 us" "the step's start as stretched"
+like "$out" "+0.000 ms .. +0.100 ms" "the window is the step"
+like "$(scr V "$TMP/early.json")" "+0.008 ms" "the step's start as stretched"
 like "$(scr 'VV' "$F")" "cursor at" "V again closes it"
 # several ranks: the views open on the rank of the selection (here found by a search)
 out=$("$TTRACE" -q --dump-screen --size=160x30 --keys='/early_kernel<Enter>V' "$F" "$TMP/early.json" | sed '/^--$/,$d')

@@ -102,7 +102,7 @@ like "$(scr KTT)" "void at::native::el" "T again: whole names"
 out=$(scr 'K<Enter>')
 like "$out" "the longest call of this kernel" "Enter jumps to the longest call"
 like "$out" "volta_h884gemm_64x64_nn" "the longest call is selected"
-like "$out" "start +115.000 us, dur 30.0 us" "the 30 us call (the second), not the 10 us one"
+like "$out" "start +0.115 ms, dur 30.0 us" "the 30 us call (the second), not the 10 us one"
 like "$(scr 'K?')" "Keys: table" "? over the Kernels view lists the table's keys"
 like "$(scr "?<End>")" "the kernels: time, launch shape" "the timeline's help lists K"
 

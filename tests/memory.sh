@@ -66,8 +66,8 @@ is "$(q files.0.memory.2.top_instance_start_ns files.0.memory.2.top_instance_all
 	"Enter's instance: the addmm that allocated (at 110 us), not the one that freed"
 
 out=$("$TTRACE" --report=memory "$FX")
-like "$out" "peak allocated 5.50 kB (5500 B) at +710.000 us, in aten::add" "text: the peak, exact, with its time and operator"
-like "$out" "reserved but unallocated: 500 B at the allocated peak, at most 4.50 kB at +650.000 us" "text: fragmentation"
+like "$out" "peak allocated 5.50 kB (5500 B) at +0.710 ms, in aten::add" "text: the peak, exact, with its time and operator"
+like "$out" "reserved but unallocated: 500 B at the allocated peak, at most 4.50 kB at +0.650 ms" "text: fragmentation"
 like "$out" "allocated at step start: #1 - #2 4.50 kB" "text: memory at each step start"
 like "$out" "1 samples without Addr: the TensorBoard plugin leaves them out of its peak" "text: says where the plugin differs"
 like "$out" "aten::linear cuda:0     2           1      2" "text: the table"
@@ -80,20 +80,20 @@ like "$out" "... and 5 more" "--top=1: one row, and says how many more"
 scr() { "$TTRACE" -q --dump-screen --size=120x40 --keys="$1" "$FX" | sed '/^--$/,$d'; }
 out=$(scr U)
 like "$out" "Memory: 10 samples on 3 devices; 6 operator rows, by self bytes allocated" "U opens the Memory view"
-like "$out" "cuda:0   peak allocated 5.50 kB at +710.000 us in aten::add; reserved 6.00 kB at +510.000 us" "the peak line"
+like "$out" "cuda:0   peak allocated 5.50 kB at +0.710 ms in aten::add; reserved 6.00 kB at +0.510 ms" "the peak line"
 like "$out" "allocated at step start (cuda:0): #1 - #2 4.50 kB" "the step line"
 like "$out" "█ allocated  ░ reserved (most in each column)" "the curve's legend"
-like "$out" "+0.000 us" "the curve's axis starts at the window's start"
-like "$out" "+2000.000 us" "and ends at its end"
+like "$out" "+0.000 ms" "the curve's axis starts at the window's start"
+like "$out" "+2.000 ms" "and ends at its end"
 like "$out" "█████" "the curve is drawn"
 like "$("$TTRACE" -q --dump-screen --size=120x40 --ascii --keys=U "$FX")" "# allocated  : reserved" "ASCII: the curve in #, :"
 # zoomed on the second step, the curve and its axis follow the timeline's window
 out=$(scr 'fWWWWUq')
-unlike "$out" "+2000.000 us " "zoomed in: the axis follows the timeline's window"
+unlike "$out" "+2.000 ms " "zoomed in: the axis follows the timeline's window"
 out=$(scr 'Ujj<Enter>')
 like "$out" "the instance of this operator that allocated most itself" "Enter jumps to the instance"
 like "$out" "aten::addmm" "of the selected row (addmm)"
-like "$out" "start +110.000 us" "the first addmm, the one that allocated"
+like "$out" "start +0.110 ms" "the first addmm, the one that allocated"
 like "$(scr 'U?')" "Keys: table" "? over the Memory view lists the table's keys"
 like "$(scr "?<End>")" "memory: allocated and reserved over time" "the timeline's help lists U"
 
@@ -125,17 +125,17 @@ if [ -d "$S" ]; then
 	peaks() { "$TTRACE" --report=memory "$S/$1" 2>/dev/null; }
 	out=$(peaks infer-h100-owlv2-memory-pyfunc.json.gz)
 	like "$out" "cuda:0: 12270 samples" "owlv2: 12,270 GPU0 records, as the plugin's"
-	like "$out" "peak allocated 2.71 GB (2707847680 B) at +132720.228 us" "owlv2 GPU0: the plugin's peak allocated and its time"
-	like "$out" "peak reserved  3.60 GB (3600809984 B) at +128926.523 us" "owlv2 GPU0: the plugin's peak reserved and its time"
-	like "$out" "peak allocated 153 MB (152680988 B) at +1.208410 s" "owlv2 CPU: 152,680,988 B at 1,208,410.525 us"
+	like "$out" "peak allocated 2.71 GB (2707847680 B) at +132.720228 ms" "owlv2 GPU0: the plugin's peak allocated and its time"
+	like "$out" "peak reserved  3.60 GB (3600809984 B) at +128.926523 ms" "owlv2 GPU0: the plugin's peak reserved and its time"
+	like "$out" "peak allocated 153 MB (152680988 B) at +1208.410525 ms" "owlv2 CPU: 152,680,988 B at 1,208,410.525 us"
 	out=$(peaks infer-h100-qwen1.5-0.5b-chat-memory.json.gz)
-	like "$out" "peak allocated 2.09 GB (2088508416 B) at +46587.553 us" "qwen GPU0: peak allocated"
-	like "$out" "peak reserved  2.63 GB (2629828608 B) at +14884.232 us" "qwen GPU0: peak reserved"
-	like "$out" "peak allocated 16 B (16 B) at +16778.886 us" "qwen CPU: 16 B"
+	like "$out" "peak allocated 2.09 GB (2088508416 B) at +46.587553 ms" "qwen GPU0: peak allocated"
+	like "$out" "peak reserved  2.63 GB (2629828608 B) at +14.884232 ms" "qwen GPU0: peak reserved"
+	like "$out" "peak allocated 16 B (16 B) at +16.778886 ms" "qwen CPU: 16 B"
 	out=$(peaks train-v100-rank1of2-nccl-memory-216k.json.gz)
-	like "$out" "peak allocated 6.63 GB (6629508096 B) at +226886.000 us" "V100 GPU1: peak allocated"
-	like "$out" "peak reserved  12.8 GB (12782141440 B) at +51849.000 us" "V100 GPU1: peak reserved"
-	like "$out" "peak allocated 8 B (8 B) at +53083.000 us" "V100 CPU: 8 B"
+	like "$out" "peak allocated 6.63 GB (6629508096 B) at +226.886 ms" "V100 GPU1: peak allocated"
+	like "$out" "peak reserved  12.8 GB (12782141440 B) at +51.849 ms" "V100 GPU1: peak reserved"
+	like "$out" "peak allocated 8 B (8 B) at +53.083 ms" "V100 CPU: 8 B"
 	"$TTRACE" --report=memory --json "$S/train-v100-rank1of2-nccl-memory-216k.json.gz" >"$TMP/v.json" 2>/dev/null
 	is "$("$JSONQ" files.0.devices.1.device files.0.devices.1.peak_allocated_bytes files.0.devices.1.peak_reserved_bytes files.0.devices.1.plugin_has_peak <"$TMP/v.json" | tr '\n' ' ')" \
 		"cuda:1 6629508096 12782141440 true " "JSON: the same peaks, and the plugin shows them"

@@ -112,20 +112,20 @@ out=$(scr '')
 like "$out" "4 ranks  align: collective (residual 0 ns)" "timeline header: the ranks and the alignment in force"
 like "$out" "r3 GPU 0" "groups labelled with their rank"
 is "$(printf '%s\n' "$out" | grep -c '  utilization ')" 4 "a utilization and gap line for each rank's GPU"
-like "$(scr '/ncclDev<Enter>')" "kernel on rank 0 stream 20, row 0: start +3000.000 us" "search spans the ranks: match 1 on rank 0"
-like "$(scr '/ncclDev<Enter>n')" "kernel on rank 1 stream 20, row 0: start +3100.000 us" "match 2: rank 1, 100 us later"
-like "$(scr '/ncclDev<Enter>nn')" "kernel on rank 3 stream 20, row 0: start +3300.000 us" "match 3: rank 3"
-like "$(scr '/ncclDev<Enter>nnn')" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "match 4: the straggler, 2 ms late"
+like "$(scr '/ncclDev<Enter>')" "kernel on rank 0 stream 20, row 0: start +3.000 ms" "search spans the ranks: match 1 on rank 0"
+like "$(scr '/ncclDev<Enter>n')" "kernel on rank 1 stream 20, row 0: start +3.100 ms" "match 2: rank 1, 100 us later"
+like "$(scr '/ncclDev<Enter>nn')" "kernel on rank 3 stream 20, row 0: start +3.300 ms" "match 3: rank 3"
+like "$(scr '/ncclDev<Enter>nnn')" "kernel on rank 2 stream 20, row 0: start +5.200 ms" "match 4: the straggler, 2 ms late"
 out=$(scr 'y/ncclDev<Enter>')
 like "$out" "align: raw" "y switches the alignment (collective -> raw)"
-like "$out" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "raw: rank 2's clock runs 3 ms behind, so its AllReduce comes first"
+like "$out" "kernel on rank 2 stream 20, row 0: start +5.200 ms" "raw: rank 2's clock runs 3 ms behind, so its AllReduce comes first"
 like "$(scr 'yy')" "align: step" "y again: step"
-like "$(scr '/ncclDev<Enter>nn[')" "cuda_runtime on rank 3 main, row 1: start +3250.000 us" \
+like "$(scr '/ncclDev<Enter>nn[')" "cuda_runtime on rank 3 main, row 1: start +3.250 ms" \
 	"a flow stays within its rank (every rank uses the same correlation ids)"
 out=$(scr '/ncclDev<Enter>nnn}')
 like "$out" "align: manual" "} shifts a rank: manual alignment"
-like "$out" "kernel on rank 2 stream 20, row 0: start +7180.000 us" "rank 2 moved later by a fiftieth of the window (1.98 ms)"
-like "$(scr '/ncclDev<Enter>nnn{{')" "ttrace  +3960.000 us .. +102960.000 us" "{{ moves rank 2 3.96 ms earlier: it now starts the job, so the window reads 3.96 ms later"
+like "$out" "kernel on rank 2 stream 20, row 0: start +7.180 ms" "rank 2 moved later by a fiftieth of the window (1.98 ms)"
+like "$(scr '/ncclDev<Enter>nnn{{')" "ttrace  +3.960 ms .. +102.960 ms" "{{ moves rank 2 3.96 ms earlier: it now starts the job, so the window reads 3.96 ms later"
 out=$(scr 'R')
 like "$out" "compute streams (4)" "R: layout by role, compute streams of every rank"
 like "$out" "communication streams (4)" "then their communication streams"
@@ -136,29 +136,29 @@ out=$(scr 'p')
 like "$out" "4 ranks, align collective, 10 collectives, straggler rank 2" "p: the distributed view, with the straggler"
 # the distributed view is a table (ui/dist_view.c): a row per rank, then per collective
 is "$(printf '%s\n' "$out" | grep -A1 '^ rank  *offset  *compute' | tail -1 | awk '{print $1, $2, $4, $5, $6, $7}')" \
-	"2 +3000.000 50.0 ms 8.00 ms" "the straggler's row first: its offset, compute and communication"
+	"2 +3.000 50.0 ms 8.00 ms" "the straggler's row first: its offset, compute and communication"
 is "$(printf '%s\n' "$out" | grep ' #0 AllReduce ' | awk '{print $9, $10, $11, $12, $13, $14, $15, $16}')" \
 	"#0 AllReduce 4 2 2.20 ms 800 us" "collectives: ranks present, the last rank, arrival skew and transfer time"
 out=$(scr 'pjjjjj<Enter>')
 like "$out" "AllReduce #1: rank 2 arrived last" "Enter on a collective jumps to it"
-like "$out" "kernel on rank 2 stream 20, row 0: start +15200.000 us" "the last arrival's kernel selected"
-like "$out" "ttrace  +12249.999 us .. +16750.001 us" "the window holds every rank's part of it, a quarter on each side"
+like "$out" "kernel on rank 2 stream 20, row 0: start +15.200 ms" "the last arrival's kernel selected"
+like "$out" "ttrace  +12.249999 ms .. +16.750001 ms" "the window holds every rank's part of it, a quarter on each side"
 out=$(scr 'p<Enter>.')
-like "$out" "kernel on rank 2 stream 20, row 0: start +5200.000 us" "Enter on a rank selects its communication stream"
+like "$out" "kernel on rank 2 stream 20, row 0: start +5.200 ms" "Enter on a rank selects its communication stream"
 like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"
 like "$(scr 'p<Click:70,8>')" "4 ranks, align collective, 10 collectives" "a click while the distributed view is open leaves it open"
 out=$(scr 'o<Click:70,8>')
 like "$out" "gaps of 100 us or more" "a click while the gap list is open leaves it open"
-like "$out" "cursor at +0.000 us" "and does not move the cursor underneath"
+like "$out" "cursor at +0.000 ms" "and does not move the cursor underneath"
 n1=$("$TTRACE" -q --dump-screen --size 150x40 --keys 'o' "$TMP/job/rank0.json" | sed -n 's/^ \([0-9]*\) gaps of.*$/\1/p')
 like "$(scr 'o')" "$((n1 * 4)) gaps of 100 us or more" "the gap list holds every rank's gaps (4 x $n1)"
 is "$(scr 'o' | grep -A1 '^  *# rank GPU ' | tail -1 | awk '{print $2, $3}')" "0 0" "gap list entries name their rank and GPU"
 [ "$(scr 'o' | awk '$2 == 3 && $3 == 0 && $4 ~ /^[+]/' | wc -l)" -ge 4 ]
 ok $? "rank 3's gaps listed, with their rank"
-like "$(scr 'bbbb')" "gap 4.10 ms on rank 3 GPU 0 at +6000.000 us" "b visits the gaps of every rank, longest first"
+like "$(scr 'bbbb')" "gap 4.10 ms on rank 3 GPU 0 at +6.000 ms" "b visits the gaps of every rank, longest first"
 out=$(scr 'yot' | grep -A2 '^  *# rank GPU ' | tail -2 | awk '{print $2, $4, $6}')
 is "$(printf '%s\n' "$out" | head -1)" "2 +0.000 100" "raw alignment, gaps in time order: rank 2 (clock 3 ms behind) first"
-is "$(printf '%s\n' "$out" | tail -1)" "0 +3000.000 100" "then rank 0's, 3 ms later: gaps move with their rank's alignment"
+is "$(printf '%s\n' "$out" | tail -1)" "0 +3.000 100" "then rank 0's, 3 ms later: gaps move with their rank's alignment"
 
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"
 if [ -d "$S" ]; then

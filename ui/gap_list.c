@@ -27,11 +27,14 @@ int gap_table_columns(struct column *cols, bool ranks)
 	cols[n++] = (struct column){ "step", "step", COL_INT, 0, 0 };
 	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_TEXT_ONLY };  /* "data loading" */
 	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_JSON_ONLY };  /* "dataloader" */
+	cols[n++] = (struct column){ "rule", "rule", COL_TEXT, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "hta_class", "HTA class", COL_TEXT, 0, 0 };
 	cols[n++] = (struct column){ "cpu_slice.name", "CPU slice", COL_TEXT, 2, 0 };
 	cols[n++] = (struct column){ "cpu_slice.track", "on", COL_TEXT, 1, 0 };
 	cols[n++] = (struct column){ "cpu_slice.start_ns", "CPU slice start", COL_TIME, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "cpu_slice.dur_ns", "CPU slice duration", COL_DUR, 0, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "op.name", "in operator", COL_TEXT, 1, 0 };
+	cols[n++] = (struct column){ "op.start_ns", "operator start", COL_TIME, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.name", "next GPU op", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.track", "its stream", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.start_ns", "its start", COL_TIME, 0, COL_JSON_ONLY };
@@ -81,9 +84,17 @@ void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t,
 	c++;
 	table_set_str(tb, r, c++, gap_cause_text(g->cause));
 	table_set_str(tb, r, c++, gap_cause_key(g->cause));
+	table_set_str(tb, r, c++, gap_cause_rule(g->cause));
 	table_set_str(tb, r, c++, hta_class_key(g->hta));
 	set_slice(tb, r, c, t, cpu);
-	set_slice(tb, r, c + 4, t, next);
+	c += 4;
+	if (g->op.track != TT_NONE) { /* the operator that made a blocking call */
+		const struct slice *s = &t->tracks[g->op.track].slices[g->op.idx];
+		table_set_trace_str(tb, r, c, t, s->name);
+		table_set_int(tb, r, c + 1, s->ts);
+	}
+	c += 2;
+	set_slice(tb, r, c, t, next);
 }
 
 /* ---- the panel ------------------------------------------------------------------- */
@@ -117,6 +128,8 @@ static void build(struct table_panel *tp)
 			next.track &= VIEW_TRACK_MASK;
 		if (local.track != TT_NONE)
 			local.track &= VIEW_TRACK_MASK;
+		if (local.op.track != TT_NONE)
+			local.op.track &= VIEW_TRACK_MASK;
 		gap_table_add(&gl->t, &local, t, cpu, next, i + 1, view_rank_label(v, g->rank), i);
 	}
 	gl->version = v->gaps_version;

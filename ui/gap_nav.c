@@ -62,6 +62,8 @@ void view_build_gap_nav(struct view *v)
 				g.cpu.track = view_id(r, g.cpu.track);
 			if (g.next.track != TT_NONE)
 				g.next.track = view_id(r, g.next.track);
+			if (g.op.track != TT_NONE)
+				g.op.track = view_id(r, g.op.track);
 			v->nav[v->nnav++] = g;
 		}
 	}
@@ -99,8 +101,14 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 	v->cursor = g->start;
 	v->gap_cur = *g;
 	v->gap_shown = true;
-	view_status(v, "%s: %s gap on GPU %d, %s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d), g->device,
-	           gap_cause_text(g->cause), name[0] ? ": " : "", name, hta_class_key(g->hta));
+	char op[160] = "";
+	if (g->op.track != TT_NONE && (g->op.track != g->cpu.track || g->op.idx != g->cpu.idx)) {
+		const struct slice *s = &view_track(v, g->op.track)->slices[g->op.idx];
+		const struct strtab *st = &view_trace_of(v, g->op.track)->strings;
+		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), op, sizeof op);
+	}
+	view_status(v, "%s: %s gap on GPU %d, %s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d), g->device,
+	           gap_cause_text(g->cause), name[0] ? ": " : "", name, op[0] ? " in " : "", op, hta_class_key(g->hta));
 }
 
 /* The gap keys; false for another action. */
@@ -111,7 +119,8 @@ bool gap_nav_act(struct view *v, enum action a)
 	case A_PREV_GAP: {
 		uint32_t n = v->nnav, i;
 		if (n == 0) {
-			view_status(v, "no gap of %lld ns or more (< and > change the minimum)", (long long)v->gap_min);
+			char m[48];
+			view_status(v, "no gap of %s or more (< and > change the minimum)", timefmt_dur(v->gap_min, m, sizeof m));
 			break;
 		}
 		if (a == A_NEXT_GAP) {
@@ -132,7 +141,8 @@ bool gap_nav_act(struct view *v, enum action a)
 	}
 	case A_BIGGEST_GAP: {
 		if (v->nnav == 0) {
-			view_status(v, "no gap of %lld ns or more", (long long)v->gap_min);
+			char m[48];
+			view_status(v, "no gap of %s or more (< and > change the minimum)", timefmt_dur(v->gap_min, m, sizeof m));
 			break;
 		}
 		v->gap_rank = v->gap_rank >= v->nnav ? 1 : v->gap_rank + 1;

@@ -459,6 +459,17 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	fputs("== ", f);
 	escape_term(f, t->path, strlen(t->path));
 	fputc('\n', f);
+	if (r->ndevices == 0) {
+		/* nothing to find gaps in: say so, and what the trace has instead */
+		fputs("   no GPU in this trace: no kernel, memcpy or memset (record with ProfilerActivity.CUDA); no gaps to find\n", f);
+		if (r->from_steps)
+			fprintf(f, "   %u step%s: ProfilerStep#%lld..#%lld, %s\n\n", r->nsteps, r->nsteps == 1 ? "" : "s",
+			        (long long)r->steps[0].number, (long long)r->steps[r->nsteps - 1].number,
+			        timefmt_dur(r->end - r->start, a, sizeof a));
+		else
+			fprintf(f, "   no ProfilerStep#N; the trace spans %s\n\n", timefmt_dur(r->end - r->start, a, sizeof a));
+		return;
+	}
 	if (r->from_steps)
 		fprintf(f, "   analysed window: ProfilerStep#%lld..#%lld as the TensorBoard plugin stretches them to the device, %s\n",
 		        (long long)r->steps[0].number, (long long)r->steps[r->nsteps - 1].number,
@@ -466,10 +477,6 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	else
 		fprintf(f, "   analysed window: the whole trace (no ProfilerStep#N), %s\n", timefmt_dur(r->end - r->start, a, sizeof a));
 	fprintf(f, "   minimum gap: %s\n", timefmt_dur(r->min_gap, a, sizeof a));
-	if (r->ndevices == 0) {
-		fputs("   no GPU activity\n\n", f);
-		return;
-	}
 	/* the per-device figures: the table, then what a column cannot hold */
 	struct gpu_table gt;
 	gpu_table_init(&gt, r);
@@ -493,15 +500,28 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 		}
 		if (dg->idle > 0) {
 			int64_t in_gaps = 0;
-			fprintf(f, "   GPU %d idle by cause:", dg->device);
-			for (int c = 0; c < GC__COUNT; c++) {
-				in_gaps += dg->idle_by_cause[c];
-				if (dg->idle_by_cause[c] > 0)
-					fprintf(f, " %.0f%% %s,", 100.0 * (double)dg->idle_by_cause[c] / (double)dg->idle,
-					        gap_cause_text((enum gap_cause)c));
+			char item[96];
+			int col = fprintf(f, "   GPU %d idle by cause:", dg->device);
+			for (int c = 0; c <= GC__COUNT; c++) { /* GC__COUNT: the gaps too short to count */
+				if (c < GC__COUNT) {
+					in_gaps += dg->idle_by_cause[c];
+					if (dg->idle_by_cause[c] <= 0)
+						continue;
+					snprintf(item, sizeof item, " %.0f%% %s,",
+					         100.0 * (double)dg->idle_by_cause[c] / (double)dg->idle,
+					         gap_cause_text((enum gap_cause)c));
+				} else {
+					snprintf(item, sizeof item, " %.0f%% in gaps under %s",
+					         100.0 * (double)(dg->idle - in_gaps) / (double)dg->idle,
+					         timefmt_dur(r->min_gap, a, sizeof a));
+				}
+				if (col + (int)strlen(item) > REPORT_WIDTH - 10) { /* wrap: no line wider than the report */
+					fputs("\n     ", f);
+					col = 5;
+				}
+				col += fprintf(f, "%s", item);
 			}
-			fprintf(f, " %.0f%% in gaps under %s\n", 100.0 * (double)(dg->idle - in_gaps) / (double)dg->idle,
-			        timefmt_dur(r->min_gap, a, sizeof a));
+			fputc('\n', f);
 		}
 	}
 
@@ -517,6 +537,12 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	}
 	if (r->ngaps > 50)
 		fprintf(f, "   ... and %u more (--json lists them all)\n", r->ngaps - 50);
+	if (r->ngaps > 0) {
+		/* the rules, in the order they are tried: the first that holds gives the cause */
+		fputs("   (cause: the first rule that holds, in this order; \"covers\" = overlaps half the gap or more)\n", f);
+		for (int c = 0; c < GC__COUNT; c++)
+			fprintf(f, "   %d. %s: %s\n", c + 1, gap_cause_text((enum gap_cause)c), gap_cause_rule((enum gap_cause)c));
+	}
 	fprintf(f, "\n   %u per-stream gaps of %s or more (HTA's view: one stream idle, others may be busy), "
 	           "longest first\n",
 	        r->nstream_gaps, timefmt_dur(r->min_gap, a, sizeof a));

@@ -97,7 +97,7 @@ static void rich(void)
 	table_set_int(&t, r1, 10, 0);
 
 	table_format(&t, r0, 2, b, sizeof b);
-	is_str(b, "+2.000 us", "a time shown from the table's origin");
+	is_str(b, "+0.002 ms", "a time shown from the table's origin");
 	table_format(&t, r0, 9, b, sizeof b);
 	is_str(b, "39.12%", "a ratio shown as a percentage, two decimals");
 	table_format(&t, r1, 10, b, sizeof b);

@@ -14,8 +14,12 @@ int main(void)
 	is_str(timefmt_dur(1234000000, b, sizeof b), "1.234 s", "s");
 	is_str(timefmt_dur(123500000000, b, sizeof b), "2m03.5s", "minutes");
 	is_str(timefmt_dur(-2500, b, sizeof b), "-2.50 us", "negative");
-	is_str(timefmt_offset(1234567, b, sizeof b), "+1234.567 us", "offset below 1 s");
-	is_str(timefmt_offset(-12345678901, b, sizeof b), "-12.345678 s", "negative offset above 1 s");
+	/* one unit, milliseconds, however large: a column of them never mixes us and s */
+	is_str(timefmt_offset(1234000, b, sizeof b), "+1.234 ms", "offset below 1 s, whole microseconds");
+	is_str(timefmt_offset(1089354000, b, sizeof b), "+1089.354 ms", "offset above 1 s: still ms");
+	is_str(timefmt_offset(-12345678901, b, sizeof b), "-12345.678901 ms", "negative, with nanoseconds");
+	is_str(timefmt_offset(250, b, sizeof b), "+0.000250 ms", "below a microsecond");
+	is_str(timefmt_offset(0, b, sizeof b), "+0.000 ms", "zero");
 	ok(timefmt_parse_dur("500us", &ns) == 0 && ns == 500000, "parse 500us");
 	ok(timefmt_parse_dur("1.5ms", &ns) == 0 && ns == 1500000, "parse 1.5ms");
 	ok(timefmt_parse_dur("2s", &ns) == 0 && ns == 2000000000, "parse 2s");
