@@ -136,6 +136,32 @@ if [ -d "$S" ]; then
 	[ "$d" -le 10 ]
 	ok $? "DLRM rank 0: HTA kernel wait 144 us, ttrace $((kw / 1000)) us"
 	is "$ow" 0 "DLRM rank 0: HTA other 0"
+	# The causes of the biggest gaps (issue 11), with why each is right:
+	# a100 rank 0 of 16: five gaps of about 64 ms while the main thread sits in a 146 ms
+	# cudaMemcpyAsync whose copy is "Memcpy DtoH (Device -> Pageable)" (a blocking copy),
+	# under aten::to in "## sparse_data_dist ##"; the longest (64.7 ms) lies in a 158 ms
+	# cudaDeviceSynchronize.
+	"$TTRACE" --report=gaps --json "$S/train-a100-rank0of16-nccl.json.gz" >"$TMP/a100.json" 2>/dev/null
+	aq() { "$JSONQ" "$@" <"$TMP/a100.json" | tr '\n' ' '; }
+	is "$(aq files.0.gaps.0.cause files.0.gaps.0.cpu_slice.name)" "sync cudaDeviceSynchronize " \
+		"a100 rank 0/16: the 64.7 ms gap lies in a cudaDeviceSynchronize"
+	for i in 1 2 3 4 5; do
+		is "$(aq files.0.gaps.$i.cause files.0.gaps.$i.cpu_slice.name files.0.gaps.$i.op.name)" "sync cudaMemcpyAsync aten::to " \
+			"a100 rank 0/16: gap $((i + 1)) (about 64 ms): a blocking device-to-pageable copy made by aten::to"
+	done
+	# v100 rank 1 of 2: the biggest gap (5.05 ms) follows Optimizer.step; on the launching
+	# thread nothing but ProfilerStep#4 covers it until zero_grad, 5 ms later: no CPU activity
+	# recorded (not "launch-bound in ProfilerStep#4"). The sixth (3.91 ms) is CPU work: an
+	# aten::empty_strided of 2.1 ms (an allocation) covers more than half of it.
+	"$TTRACE" --report=gaps --json "$S/train-v100-rank1of2-nccl-memory-216k.json.gz" >"$TMP/v100.json" 2>/dev/null
+	vq() { "$JSONQ" "$@" <"$TMP/v100.json" | tr '\n' ' '; }
+	is "$(vq files.0.gaps.0.dur_ns files.0.gaps.0.cause files.0.gaps.0.cpu_slice.name)" "5046000 no_cpu_activity " \
+		"v100 rank 1/2: the biggest gap, 5.05 ms: no CPU activity recorded"
+	is "$(vq files.0.gaps.5.cause files.0.gaps.5.cpu_slice.name)" "cpu_work aten::empty_strided " \
+		"v100 rank 1/2: the sixth gap: CPU work in aten::empty_strided"
+	run --report=gaps "$S/cpu-only-gloo-rank34of300.pt.trace.json.gz"
+	like "$out" "no GPU in this trace" "CPU-only trace: says there is no GPU"
+	like "$out" "5 steps: ProfilerStep#551..#555" "CPU-only trace: counts its five steps"
 	for f in $(cd "$S" && find . -type f -name '*.json*' | sort); do
 		run --report=gaps "$S/$f"
 		no_crash "gaps report on $f"
