@@ -127,7 +127,7 @@ struct track {
 	uint32_t nslices, cap;
 	struct row *rows;
 	uint16_t nrows;
-	uint16_t annotation_rows;  /* GPU tracks: rows 0..n-1 hold gpu_user_annotation */
+	uint16_t annotation_rows;  /* GPU tracks: the last n rows hold gpu_user_annotation */
 	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
 	struct row_tree *row_tree; /* deep tracks that do not nest: which rows hold a time (src/index.c) */
 

@@ -280,7 +280,12 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				else if (nm != NULL && nm[sl->name])
 					st = CS_MATCH;
 				uint32_t ch;
-				if (full)
+				if (sl->cls == SC_GPU_ANNOTATION) {
+					/* a label over GPU work, not work: a thin line in its own rows */
+					ch = o->ascii ? '-' : 0x2500;
+					if (st == CS_SLICE)
+						st = CS_ANNOTATION;
+				} else if (full)
 					ch = o->ascii ? '#' : 0x2588;
 				else if (index_row_busy(tr, l->row, a, b) >= tt_sub(b, a) / 2 + tt_sub(b, a) % 2)
 					ch = o->ascii ? '=' : 0x258c;
