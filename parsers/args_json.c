@@ -2,6 +2,7 @@
 #include "parsers/args_json.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,45 @@ char *args_one_line(const struct trace *t, const struct slice *s, char **cause)
 	char *flat = ea.json != NULL ? cJSON_PrintUnformatted(ea.json) : NULL;
 	char *out = xstrdup(flat != NULL ? flat : ea.text);
 	free(flat);
+	event_args_free(&ea);
+	return out;
+}
+
+char *args_lines(const struct trace *t, const struct slice *s, char **cause)
+{
+	struct event_args ea;
+	if (args_store_read(t, s, &ea, cause) < 0)
+		return NULL;
+	if (ea.json == NULL || !cJSON_IsObject(ea.json)) {
+		char *out = xasprintf("%s\n", ea.text);
+		event_args_free(&ea);
+		return out;
+	}
+	size_t cap = 256, n = 0;
+	char *out = xmalloc(cap);
+	out[0] = '\0';
+	for (const cJSON *it = ea.json->child; it != NULL; it = it->next) {
+		char *val = cJSON_IsString(it) ? NULL : cJSON_PrintUnformatted(it);
+		const char *v = cJSON_IsString(it) ? it->valuestring : val != NULL ? val : "?";
+		const char *k = it->string != NULL ? it->string : "";
+		size_t need = strlen(k) + 2 * strlen(v) + 8;
+		while (n + need + 1 > cap)
+			out = xrealloc(out, cap *= 2);
+		if (strcmp(k, "Call stack") == 0 && cJSON_IsString(it)) {
+			/* Kineto's frames, innermost first, joined by ';': one a line */
+			n += (size_t)snprintf(out + n, cap - n, "%s:\n", k);
+			for (const char *f = v; *f != '\0';) {
+				const char *e = strchr(f, ';');
+				size_t len = e != NULL ? (size_t)(e - f) : strlen(f);
+				if (len > 0)
+					n += (size_t)snprintf(out + n, cap - n, "  %.*s\n", (int)len, f);
+				f += len + (e != NULL);
+			}
+		} else {
+			n += (size_t)snprintf(out + n, cap - n, "%s: %s\n", k, v);
+		}
+		free(val);
+	}
 	event_args_free(&ea);
 	return out;
 }

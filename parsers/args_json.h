@@ -24,5 +24,10 @@ void event_args_free(struct event_args *a);
  * allocated; NULL with *cause (allocated) when they cannot be read. Not escaped for a
  * terminal: the caller does that. */
 char *args_one_line(const struct trace *t, const struct slice *s, char **cause);
+/* The args of S one per line, "key: value" (strings as their text, other values as JSON;
+ * "Call stack" as a line per frame, indented; the raw text as one line when they do not
+ * parse), lines ended by '\n', allocated; NULL
+ * with *cause as args_one_line. Not escaped for a terminal. */
+char *args_lines(const struct trace *t, const struct slice *s, char **cause);
 
 #endif

@@ -12,7 +12,7 @@ command -v mkfifo >/dev/null 2>&1 || skip_all "no mkfifo(1)"
 
 run --dump-screen --size=120x30 --keys="$KEYS" "$F"
 is "$rc" 0 "regular file: exit 0"
-like "$out" 'args {"External id":1' "regular file: args read back"
+like "$out" 'External id: 1' "regular file: args read back"
 
 mkfifo "$TMP/fifo"
 cat "$F" >"$TMP/fifo" &
@@ -22,7 +22,7 @@ rc=$?
 out=$(cat "$TMP/out")
 wait "$writer"
 is "$rc" 0 "FIFO: ends with exit 0 (124 is a hang cut by timeout)"
-like "$out" 'args {"External id":1' "FIFO: args kept while loading"
+like "$out" 'External id: 1' "FIFO: args kept while loading"
 like "$out" "aten::copy_" "FIFO: the slice is selected"
 
 # loading alone never opens the FIFO a second time (which would wait for a writer)
@@ -37,13 +37,13 @@ cat "$F" | timeout 30 "$TTRACE" --dump-screen --size=120x30 --keys="$KEYS" - >"$
 rc=$?
 out=$(cat "$TMP/out")
 is "$rc" 0 "stdin pipe: ends with exit 0"
-like "$out" 'args {"External id":1' "stdin pipe: args kept while loading"
+like "$out" 'External id: 1' "stdin pipe: args kept while loading"
 
 timeout 30 "$TTRACE" --dump-screen --size=120x30 --keys="$KEYS" - <"$F" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 out=$(cat "$TMP/out")
 is "$rc" 0 "stdin redirected from a file: ends with exit 0"
-like "$out" 'args {"External id":1' "stdin redirected from a file: args kept, not 'cannot open -'"
+like "$out" 'External id: 1' "stdin redirected from a file: args kept, not 'cannot open -'"
 
 # compressed standard input: the same
 if command -v gzip >/dev/null 2>&1; then
@@ -51,6 +51,6 @@ if command -v gzip >/dev/null 2>&1; then
 	rc=$?
 	out=$(cat "$TMP/out")
 	is "$rc" 0 "gzip on stdin: ends with exit 0"
-	like "$out" 'args {"External id":1' "gzip on stdin: args kept while loading"
+	like "$out" 'External id: 1' "gzip on stdin: args kept while loading"
 fi
 finish

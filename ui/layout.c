@@ -17,7 +17,14 @@
 #include "ui/escape.h"
 #include "ui/view.h"
 
-int view_details_h(const struct view *v) { return v->h >= 30 ? 7 : v->h >= 20 ? 5 : 3; }
+int view_details_h(const struct view *v)
+{
+	int h = v->h >= 30 ? 7 : v->h >= 20 ? 5 : 3;
+	/* enlarged: all but the header, the ruler, four lines of tracks and the status line */
+	if (v->details_big && v->h - 7 > h)
+		h = v->h - 7;
+	return h;
+}
 int view_track_col_width(const struct view *v)
 {
 	int w = v->w / 4;

@@ -396,6 +396,88 @@ static uint32_t parent_of(const struct track *tr, uint32_t i)
 	return tr->rows[s->depth - 1].idx[a];
 }
 
+/* The args of the selected slice S of T, one per line and wrapped to the width, in lines
+ * Y .. Y1 of G: as many as fit, from the page the details panel is at (I pages). */
+static void args_lines_draw(struct grid *g, struct view *v, const struct trace *t, const struct slice *s, int y, int y1)
+{
+	if (v->args_for.track != v->sel.track || v->args_for.idx != v->sel.idx) {
+		/* parsed on demand and kept for the selection, escaped a line at a time */
+		char *cause = NULL, *raw;
+		free(v->args_text);
+		v->args_for = v->sel;
+		v->details_page = 0;
+		if ((raw = args_lines(t, s, &cause)) != NULL) {
+			size_t n = strlen(raw), cap = n * 4 + 8, k = 0;
+			v->args_text = xmalloc(cap);
+			for (char *p = raw, *nl; *p != '\0'; p = nl + 1) {
+				nl = strchr(p, '\n');
+				if (nl == NULL)
+					nl = p + strlen(p) - 1; /* args_lines ends every line; a guard */
+				escape_term_buf(p, (size_t)(nl - p) + (*nl == '\n' ? 0 : 1), v->args_text + k, cap - k - 1);
+				k += strlen(v->args_text + k);
+				v->args_text[k++] = '\n';
+				v->args_text[k] = '\0';
+			}
+			if (k == 0) {
+				free(v->args_text);
+				v->args_text = xstrdup("(no args)\n");
+			}
+			free(raw);
+		} else {
+			v->args_text = xasprintf("(%s)\n", cause ? cause : "no args");
+			free(cause);
+		}
+	}
+	/* display lines: each arg from its start, its continuations indented */
+	int w = g->w - 2, avail = y1 - y, total = 0;
+	if (w < 8 || avail <= 0)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && total > avail && avail > 1)
+			avail--; /* the last line says there is more */
+		int line = 0, first = v->details_page * avail;
+		for (const char *p = v->args_text; *p != '\0';) {
+			const char *end = strchr(p, '\n');
+			if (end == NULL) /* every line ends with one; a guard */
+				end = p + strlen(p);
+			bool cont = false;
+			do { /* one display line: up to W code points (w - 4 on continuations) */
+				int room = cont ? w - 4 : w, cps = 0;
+				const char *q = p;
+				while (q < end && (cps < room || (*q & 0xc0) == 0x80)) {
+					if ((*q & 0xc0) != 0x80)
+						cps++;
+					if (cps > room)
+						break;
+					q++;
+				}
+				if (pass == 1 && line >= first && line < first + avail) {
+					char buf[1024];
+					int len = (int)(q - p) < (int)sizeof buf - 5 ? (int)(q - p) : (int)sizeof buf - 5;
+					snprintf(buf, sizeof buf, "%s%.*s", cont ? "    " : "", len, p);
+					grid_text(g, 1, y + line - first, g->w, buf, CS_DETAILS, 0);
+				}
+				line++;
+				p = q;
+				cont = true;
+			} while (p < end);
+			p = *end != '\0' ? end + 1 : end;
+		}
+		total = line;
+		v->details_pages = (total + avail - 1) / avail;
+		if (v->details_page >= v->details_pages)
+			v->details_page = 0;
+	}
+	if (total > avail) { /* say there is more, and how to see it, on a line of its own */
+		char more[96];
+		snprintf(more, sizeof more, " %d more lines of args: I %s (page %d/%d) ", total - avail * (v->details_page + 1) > 0
+		                                                                        ? total - avail * (v->details_page + 1)
+		                                                                        : 0,
+		         v->details_big ? "pages" : "enlarges", v->details_page + 1, v->details_pages);
+		grid_text(g, 1, y1 - 1, g->w, more, CS_HILITE, 0);
+	}
+}
+
 static void details(struct grid *g, struct view *v, const struct render_opts *o)
 {
 	const struct trace *t = v->t;
@@ -477,26 +559,8 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			snprintf(line, sizeof line, "launched %s (] follows)", peer[0] ? peer : "nothing on the GPU");
 		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
 	}
-	if (yl < y0 + dh) {
-		/* args, parsed on demand and kept for the selected slice */
-		if (v->args_for.track != v->sel.track || v->args_for.idx != v->sel.idx) {
-			char *cause = NULL, *flat;
-			free(v->args_text);
-			v->args_text = NULL;
-			v->args_for = v->sel;
-			if ((flat = args_one_line(t, s, &cause)) != NULL) {
-				size_t n = strlen(flat);
-				v->args_text = xmalloc(n * 4 + 8);
-				escape_term_buf(flat, n, v->args_text, n * 4 + 8);
-				free(flat);
-			} else {
-				v->args_text = xasprintf("(%s)", cause ? cause : "no args");
-				free(cause);
-			}
-		}
-		snprintf(line, sizeof line, "args %s", v->args_text ? v->args_text : "");
-		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
-	}
+	if (yl < y0 + dh)
+		args_lines_draw(g, v, t, s, yl, y0 + dh);
 }
 
 void render_timeline(struct grid *g, struct view *v, const struct render_opts *o)

@@ -376,6 +376,19 @@ bool view_act(struct view *v, enum action a)
 			}
 		break;
 	}
+	case A_DETAILS_MORE:
+		if (!v->details_big) {
+			v->details_big = true;
+			v->details_page = 0;
+		} else if (v->details_page + 1 < v->details_pages) {
+			v->details_page++;
+		} else {
+			v->details_big = false;
+			v->details_page = 0;
+		}
+		view_status(v, v->details_big ? "details enlarged (I: the next page of args, back after the last)"
+		                              : "details back to their size");
+		break;
 	case A_ABS_TIME:
 		v->abs_time = !v->abs_time;
 		view_status(v, v->abs_time ? "absolute times (t: from the trace start)" : "times from the trace start");

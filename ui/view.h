@@ -96,7 +96,10 @@ struct view {
 	bool gap_shown;              /* gap_cur was visited and its CPU slice is the selection */
 	struct gap gap_cur;
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
-	char *args_text;             /* escaped, one line */
+	char *args_text;             /* escaped, one arg a line ("key: value\n") */
+	bool details_big;            /* the details panel enlarged (I) */
+	int details_page;            /* the page of the args shown (0-based) */
+	int details_pages;           /* pages the args took in the last frame */
 	char status[256];
 	/* counter tracks (ui/counter_track.h), made once when the view opens */
 	struct counter_track *counters;
