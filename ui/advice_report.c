@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/timefmt.h"
+#include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
 #include "ui/escape.h"
@@ -248,9 +249,15 @@ static void finding_json(struct jsonw *w, const struct set *S, const struct advi
 	jsonw_key(w, "unit");
 	jsonw_str(w, unit_key(ri->unit));
 	jsonw_key(w, "figure");
-	jsonw_double(w, fd->figure);
+	if (ri->unit == AU_BYTES) /* whole bytes, not 6 digits */
+		jsonw_int(w, tt_from_double(fd->figure));
+	else
+		jsonw_double(w, fd->figure);
 	jsonw_key(w, "threshold");
-	jsonw_double(w, fd->threshold);
+	if (ri->unit == AU_BYTES)
+		jsonw_int(w, tt_from_double(fd->threshold));
+	else
+		jsonw_double(w, fd->threshold);
 	jsonw_key(w, "fires");
 	jsonw_str(w, ri->above ? "above" : "below");
 	jsonw_key(w, "symptom");
