@@ -171,8 +171,8 @@ static const struct advice_rule_info rules[ADV__COUNT] = {
 		"fragmentation spike runs out of memory",
 		"cut activation memory (activation checkpointing, mixed precision) or the batch size",
 		"torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)",
-		"the allocator reserved memory it does not use (see memory_fragmentation), or another process shares the "
-		"GPU",
+		"the allocator reserved memory it does not use (see memory_fragmentation); a server reserves it on purpose "
+		"(vLLM's KV cache, gpu_memory_utilization); another process shares the GPU",
 		AU_SHARE, TT_ADVICE_CAPACITY_MAX, true },
 	[ADV_STRAGGLER] = {
 		"straggler", "Straggler rank", "collectives the straggler arrived last at",
@@ -1438,6 +1438,14 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 	free(k);
 	rule_straggler(ts, per, rr, r);
 	rule_all_idle(ts, per, rr, r);
+	bool straggler = false;
+	for (uint32_t i = 0; i < r->n; i++)
+		straggler |= r->findings[i].rule == ADV_STRAGGLER;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION)
+			snprintf(r->findings[i].confidence_why, sizeof r->findings[i].confidence_why, "%s",
+			         straggler ? "every rank is loaded, and one is a straggler: part of this is waiting for it"
+			                   : "every rank is loaded and none is a straggler: this is transfer, not waiting");
 	if (r->n > 1)
 		qsort(r->findings, r->n, sizeof *r->findings, finding_cmp);
 }

@@ -39,7 +39,7 @@
 #define TT_ADVICE_BLOCKS_PER_SM_MIN 1.0       /* or fewer blocks than SMs */
 #define TT_ADVICE_TOP_KERNELS 10              /* occupancy: the longest kernels (by total time) looked at */
 #define TT_ADVICE_KERNEL_SHARE_MIN 0.10       /* occupancy: flagged kernels at least 10% of kernel time */
-#define TT_ADVICE_COMM_EXPOSED_MAX 0.10       /* Communication above 10% of the step: the TensorBoard plugin */
+#define TT_ADVICE_COMM_EXPOSED_MAX 0.10       /* exposed communication above 10% of the step: the plugin's threshold */
 #define TT_ADVICE_ALLREDUCE_EXPOSED_MAX 0.05  /* serialised AllReduce above 5% of the step */
 #define TT_ADVICE_SERIAL_FRACTION 0.5         /* an AllReduce at least half not hidden by compute */
 #define TT_ADVICE_OTHER_MAX 0.10              /* the plugin's Other above 10% of the step */
