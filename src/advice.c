@@ -438,7 +438,9 @@ static void sweep_cpu(struct ctx *c)
 			int64_t end = tt_add(s->ts, s->dur);
 			while (sp > 0 && st[sp - 1].end <= s->ts)
 				sp--;
-			const struct open *up = sp > 0 ? &st[sp - 1] : NULL;
+			/* a copy: pushing below may move the stack */
+			struct open parent = sp > 0 ? st[sp - 1] : (struct open){ 0, TT_NONE, TT_NONE, 0 };
+			const struct open *up = sp > 0 ? &parent : NULL;
 			uint8_t under = up != NULL ? up->under : 0, mine = 0;
 			uint16_t f = c->names[s->name];
 			bool in_window = s->ts < c->w1 && end > c->w0;
