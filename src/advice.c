@@ -89,8 +89,8 @@ static const struct advice_rule_info rules[ADV__COUNT] = {
 		"those kernels by total time, at their longest call",
 		"matmuls and convolutions run in FP32 (no mixed precision, TF32 off) on a GPU that has Tensor Cores",
 		"use automatic mixed precision (bf16 or fp16), or allow TF32 for FP32 matmuls and convolutions",
-		"with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)   # or torch.backends.cuda.matmul."
-		"allow_tf32 = True",
+		"with torch.autocast('cuda', dtype=torch.float16): loss = model(x)   # bfloat16, or "
+		"torch.backends.cuda.matmul.allow_tf32 = True, from Ampere on",
 		"ttrace judges by kernel name: a Tensor Core kernel whose name it does not know counts as unused; a GPU "
 		"before Volta has no Tensor Cores",
 		AU_SHARE, TT_ADVICE_TC_MATMUL_MAX, true },
