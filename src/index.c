@@ -295,7 +295,7 @@ static void heap_down_u32(uint32_t *h, uint32_t n, uint32_t i)
 
 static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *depths, uint16_t *nrows)
 {
-	/* pass 1: annotations nest */
+	/* pass 1: annotations nest (their depth among themselves; they go below the GPU work) */
 	uint32_t *stack = NULL;
 	uint32_t sn = 0, scap = 0;
 	uint16_t arows = 0;
@@ -362,12 +362,18 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 			}
 			s->flags |= SF_PARTIAL;
 		}
-		uint32_t d = arows + r;
-		depths[i] = d < 65535 ? (uint16_t)d : 65534;
+		depths[i] = r < 65535 ? (uint16_t)r : 65534;
 	}
 	free(last_end);
 	free(busy);
 	free(free_rows);
+	/* the annotations' rows after those of the GPU work: the stream's first row shows what
+	 * ran on it, never a gpu_user_annotation that would make an idle stream look busy */
+	for (uint32_t i = 0; i < tr->nslices && arows > 0; i++)
+		if (tr->slices[i].cls == SC_GPU_ANNOTATION) {
+			uint32_t d = nr + depths[i];
+			depths[i] = d < 65535 ? (uint16_t)d : 65534;
+		}
 	tr->nested = false;
 	tr->annotation_rows = arows;
 	*nrows = (uint16_t)(arows + nr < 65535 ? arows + nr : 65535);

@@ -259,3 +259,11 @@ void trace_free(struct trace *t)
 	strtab_free(&t->strings);
 	free(t);
 }
+
+uint32_t quality_problems(const struct trace *t)
+{
+	uint32_t n = t->nwarnings + (t->status == LOAD_TRUNCATED);
+	for (int q = 0; q < Q__COUNT; q++)
+		n += t->quality.count[q] > 0;
+	return n;
+}

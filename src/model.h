@@ -127,7 +127,7 @@ struct track {
 	uint32_t nslices, cap;
 	struct row *rows;
 	uint16_t nrows;
-	uint16_t annotation_rows;  /* GPU tracks: rows 0..n-1 hold gpu_user_annotation */
+	uint16_t annotation_rows;  /* GPU tracks: the last n rows hold gpu_user_annotation */
 	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
 	struct row_tree *row_tree; /* deep tracks that do not nest: which rows hold a time (src/index.c) */
 
@@ -350,6 +350,8 @@ const char *track_kind_name(enum track_kind k);
 /* A stable short name for a quality kind ("malformed_events") and one sentence on it. */
 const char *quality_key(enum quality_kind q);
 const char *quality_text(enum quality_kind q);
+/* How many kinds of problem T has: quality kinds counted, warnings, and a cut (0: none). */
+uint32_t quality_problems(const struct trace *t);
 /* True when NAME looks like a NCCL/RCCL kernel (case-insensitive "nccl"/"rccl" prefix). */
 bool model_is_comm_kernel(const char *name);
 /* Formats the track's pid or tid into BUF (strings as their text). Returns BUF. */

@@ -30,6 +30,7 @@ enum cell_style {
 	CS_UTIL,      /* 'u' the device utilization line */
 	CS_MEM_ALLOC, /* 'a' a counter track's allocated bar */
 	CS_MEM_RESERVED, /* 'e' a counter track's reserved shade */
+	CS_ANNOTATION, /* 'n' a GPU annotation: a thin line, not a block of work */
 	CS__COUNT
 };
 

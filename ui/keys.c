@@ -54,6 +54,7 @@ static const struct {
 	[A_OP_VIEW] = { "operators", "the operators: CPU and device time, self and total (Enter jumps)", "Views" },
 	[A_KERNEL_VIEW] = { "kernels", "the kernels: time, launch shape, occupancy, Tensor Cores (Enter jumps)", "Views" },
 	[A_MEMORY_VIEW] = { "memory", "memory: allocated and reserved over time, peaks, operators by bytes (Enter jumps)", "Views" },
+	[A_QUALITY_VIEW] = { "data-quality", "data quality: what --check finds, with examples (Enter jumps)", "Views" },
 	[A_DIST_VIEW] = { "distributed", "the distributed view: ranks and collectives (Enter jumps)", "Views" },
 	[A_NEXT_GAP] = { "next-gap", "next GPU gap in time", "Gaps" },
 	[A_PREV_GAP] = { "prev-gap", "previous GPU gap in time", "Gaps" },
@@ -106,6 +107,7 @@ static const struct binding default_bindings[] = {
 	{ '?', A_HELP, G }, { 'o', A_GAP_LIST, G }, { 'p', A_DIST_VIEW, G }, { 'O', A_OP_VIEW, G }, { 'K', A_KERNEL_VIEW, G },
 	{ 'V', A_OVERVIEW, G },
 	{ 'U', A_MEMORY_VIEW, G },
+	{ 'Q', A_QUALITY_VIEW, G },
 	{ 'q', A_QUIT, G },
 	/* the timeline: Perfetto's keys, arrows and vi keys */
 	{ 'w', A_ZOOM_IN, T },           { 's', A_ZOOM_OUT, T },         { 'W', A_ZOOM_IN_BIG, T },

@@ -10,6 +10,7 @@
 #include "ui/memory_view.h"
 #include "ui/op_view.h"
 #include "ui/overview.h"
+#include "ui/quality_view.h"
 
 static const struct panel_entry entries[] = {
 	{ A_HELP, "help", help_open },
@@ -19,6 +20,7 @@ static const struct panel_entry entries[] = {
 	{ A_KERNEL_VIEW, "kernels", kernel_view_open },
 	{ A_OVERVIEW, "overview", overview_open },
 	{ A_MEMORY_VIEW, "memory", memory_view_open },
+	{ A_QUALITY_VIEW, "data quality", quality_view_open },
 };
 
 const struct panel_entry *panels_find(enum action a)

@@ -82,8 +82,19 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 		timefmt_offset(tt_sub(v->t0, v->start), a, sizeof a);
 		timefmt_offset(tt_sub(v->t1, v->start), b, sizeof b);
 	}
-	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
-	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), rk, file);
+	/* a file cut short or with problems says so here, not only after quitting (Q shows them) */
+	char mark[64] = "";
+	uint32_t problems = 0;
+	bool cut = false;
+	for (int r = 0; r < v->nts; r++) {
+		problems += quality_problems(v->ts[r]);
+		cut |= v->ts[r]->status == LOAD_TRUNCATED;
+	}
+	if (problems > 0)
+		snprintf(mark, sizeof mark, "!%s %u data problem%s (Q)  ", cut ? " cut short," : "", problems,
+		         problems == 1 ? "" : "s");
+	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
+	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), mark, rk, file);
 	grid_text(g, 0, 0, g->w, line, CS_HEADER, 0);
 	(void)o;
 }
@@ -269,7 +280,12 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				else if (nm != NULL && nm[sl->name])
 					st = CS_MATCH;
 				uint32_t ch;
-				if (full)
+				if (sl->cls == SC_GPU_ANNOTATION) {
+					/* a label over GPU work, not work: a thin line in its own rows */
+					ch = o->ascii ? '-' : 0x2500;
+					if (st == CS_SLICE)
+						st = CS_ANNOTATION;
+				} else if (full)
 					ch = o->ascii ? '#' : 0x2588;
 				else if (index_row_busy(tr, l->row, a, b) >= tt_sub(b, a) / 2 + tt_sub(b, a) % 2)
 					ch = o->ascii ? '=' : 0x258c;

@@ -417,7 +417,7 @@ void report_check(FILE *f, struct trace *const *traces, int n)
 				if (e->offset)
 					fprintf(f, "near byte %" PRIu64 ", ", e->offset);
 				if (q != Q_INVALID_UTF8)
-					fprintf(f, "ts %s, ", timefmt_offset(e->ts, a, sizeof a));
+					fprintf(f, "ts %s, ", timefmt_offset(tt_sub(e->ts, t->start), a, sizeof a));
 				fputc('"', f);
 				put_name(f, t, e->name, 80);
 				fputc('"', f);

@@ -141,6 +141,7 @@ static attr_t cell_attr(const struct cell *c, short *pair)
 	case CS_UTIL: *pair = PAIR_UTIL; return A_NORMAL;
 	case CS_MEM_ALLOC: *pair = PAIR_MEM_ALLOC; return A_NORMAL;
 	case CS_MEM_RESERVED: *pair = PAIR_MEM_RESERVED; return use_color ? A_NORMAL : A_DIM;
+	case CS_ANNOTATION: return A_DIM;
 	case CS_RULER: case CS_DETAILS: case CS_TRACK: case CS_EMPTY: case CS_NORMAL: case CS__COUNT: break;
 	}
 	return A_NORMAL;

@@ -75,7 +75,7 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1)
 			CHECK(!overlaps(&tr->slices[row->idx[last]], t0, t1));
 		busy = index_row_busy(tr, r, t0, t1);
 		CHECK(busy >= 0 && busy <= width);
-		if (r >= tr->annotation_rows) /* GPU busy time leaves out gpu_user_annotation */
+		if (r + tr->annotation_rows < tr->nrows) /* GPU busy time leaves out gpu_user_annotation (the last rows) */
 			CHECK(busy <= track_busy);
 		dom = index_row_dominant(tr, r, t0, t1);
 		CHECK((dom == TT_NONE) == (first == last));
