@@ -13,6 +13,7 @@ struct ranks_entry {
 	int n;
 	struct trace **ts;        /* the set, in order */
 	struct rank_report rr;
+	struct advice_report *advice; /* the set's findings, or NULL until asked */
 };
 
 struct analysis_cache {
@@ -29,6 +30,7 @@ struct analysis_cache {
 	uint32_t ntb_steps;
 	struct memory_report *memory;
 	struct step_report *steps;
+	struct advice_report *advice;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -48,6 +50,9 @@ static void cache_free(struct analysis_cache *c)
 		free_gap_analysis(&c->gaps[i]);
 	for (int i = 0; i < c->nranks; i++) {
 		ranks_free(&c->ranks[i]->rr);
+		if (c->ranks[i]->advice != NULL)
+			advice_free(c->ranks[i]->advice);
+		free(c->ranks[i]->advice);
 		free(c->ranks[i]->ts);
 		free(c->ranks[i]);
 	}
@@ -75,6 +80,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->steps != NULL)
 		steps_free(c->steps);
 	free(c->steps);
+	if (c->advice != NULL)
+		advice_free(c->advice);
+	free(c->advice);
 	free(c);
 }
 
@@ -151,13 +159,14 @@ const struct gap_analysis *trace_gaps(struct trace *t, int64_t min_gap)
 	return g;
 }
 
-const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode)
+/* The cache entry of the set TS (N traces) compared with MODE, made on the first call. */
+static struct ranks_entry *ranks_entry_of(struct trace *const *ts, int n, enum align_mode mode)
 {
 	struct analysis_cache *c = cache_of(ts[0]);
 	for (int i = 0; i < c->nranks; i++)
 		if (c->ranks[i]->mode == mode && c->ranks[i]->n == n &&
 		    memcmp(c->ranks[i]->ts, ts, (size_t)n * sizeof *ts) == 0)
-			return &c->ranks[i]->rr;
+			return c->ranks[i];
 	c->ranks = xreallocarray(c->ranks, (size_t)c->nranks + 1, sizeof *c->ranks);
 	struct ranks_entry *e = c->ranks[c->nranks++] = xcalloc(1, sizeof *e);
 	e->mode = mode;
@@ -166,7 +175,41 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 	memcpy(e->ts, ts, (size_t)n * sizeof *ts);
 	ranks_analyse(e->ts, n, mode, NULL, &e->rr);
 	c->computed++;
-	return &e->rr;
+	return e;
+}
+
+const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum align_mode mode)
+{
+	return &ranks_entry_of(ts, n, mode)->rr;
+}
+
+const struct advice_report *trace_advice(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->advice == NULL) {
+		struct advice_report *r = xcalloc(1, sizeof *r);
+		advice_analyse(t, r); /* asks this cache for the figures it reads */
+		c = cache_of(t);
+		c->advice = r;
+		c->computed++;
+	}
+	return c->advice;
+}
+
+const struct advice_report *traces_advice(struct trace *const *ts, int n, enum align_mode mode)
+{
+	struct ranks_entry *e = ranks_entry_of(ts, n, mode);
+	if (e->advice == NULL) {
+		const struct advice_report **per = xmalloc((size_t)n * sizeof *per);
+		for (int i = 0; i < n; i++)
+			per[i] = trace_advice(ts[i]);
+		struct advice_report *r = xcalloc(1, sizeof *r);
+		advice_merge_ranks(ts, n, per, &e->rr, r);
+		free(per);
+		e->advice = r;
+		cache_of(ts[0])->computed++;
+	}
+	return e->advice;
 }
 
 const struct kernel_report *trace_kernels(struct trace *t, enum kernel_group group)

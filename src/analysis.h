@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "src/advice.h"
 #include "src/gaps.h"
 #include "src/gpu_metrics.h"
 #include "src/kernels.h"
@@ -67,6 +68,13 @@ const struct step_report *trace_steps(struct trace *t);
 /* The Overview's two analyses of T, trace_gpu_metrics and trace_steps, computed on the
  * first call side by side (the metrics in a second thread: they are independent). */
 void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s);
+/* The findings of T (src/advice.h), computed on the first call from the analyses above
+ * (asked through this cache). */
+const struct advice_report *trace_advice(struct trace *t);
+/* The findings of the N traces TS (one per rank, in this order) compared with MODE, each
+ * rank's findings once with the ranks they hold for and the rules of several ranks; kept,
+ * like traces_ranks, by TS[0]'s cache. */
+const struct advice_report *traces_advice(struct trace *const *ts, int n, enum align_mode mode);
 /* How many times an analysis was computed rather than found (for tests). */
 uint64_t analysis_computed(const struct trace *t);
 

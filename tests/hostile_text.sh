@@ -90,6 +90,11 @@ check "overview" --report=overview "$R0" "$R1"
 check "overview --json" --report=overview --json "$R0" "$R1"
 printf '%s' "$out" | "$JSONQ" >/dev/null
 is "$?" 0 "overview --json: valid JSON"
+check "advice" --report=advice "$R0"
+check "advice, two ranks" --report=advice "$R0" "$R1"
+check "advice --json" --report=advice --json "$R0" "$R1"
+printf '%s' "$out" | "$JSONQ" >/dev/null
+is "$?" 0 "advice --json: valid JSON"
 check "gaps" --report=gaps --gap-min=10us "$R0" "$R1"
 like "$out" 'Optimizer.step \x1' "gaps: the CPU slice in a gap is named, escaped (elided in the middle: the JSON has it whole)"
 check "gaps --json" --report=gaps --json --gap-min=10us "$R0" "$R1"

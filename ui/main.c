@@ -24,10 +24,11 @@
 #include "ui/memory_view.h"
 #include "ui/op_view.h"
 #include "ui/overview.h"
+#include "ui/advice_report.h"
 #include "ui/tty.h"
 
 enum mode {
-	MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_MEMORY,
+	MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_MEMORY, MODE_ADVICE,
 	MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN
 };
 
@@ -186,12 +187,16 @@ static void usage(FILE *f)
 	      "                         occupancy, Tensor Cores (the TensorBoard plugin's definitions);\n"
 	      "                         every step, its time breakdown (the plugin's) and phases,\n"
 	      "                         achieved TFLOP/s\n"
+	      "      --report=advice    findings, worst first: each symptom with its figure and threshold,\n"
+	      "                         the evidence, the likely cause, a first fix and how sure it is;\n"
+	      "                         per file, or over the ranks when several files are given\n"
 	      "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
 	      "                         what the CPU was doing (see --gap-min)\n"
 	      "      --gap-min=DURATION shortest gap listed (default 100us; ns, us, ms, s)\n"
 	      "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"
 	      "                         communication, overlap, waiting, the straggler, collectives\n"
 	      "      --align=MODE       raw, step or collective (default) for --report=distributed\n"
+	      "                         and advice\n"
 	      "      --report=operators per file: every operator's calls, self and total CPU and device\n"
 	      "                         time (the O view)\n"
 	      "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
@@ -339,8 +344,10 @@ int main(int argc, char **argv)
 				mode = MODE_OVERVIEW;
 			} else if (strcmp(optarg, "memory") == 0) {
 				mode = MODE_MEMORY;
+			} else if (strcmp(optarg, "advice") == 0) {
+				mode = MODE_ADVICE;
 			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, gaps, distributed, operators, kernels, memory, none)", optarg);
+				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, advice, gaps, distributed, operators, kernels, memory, none)", optarg);
 				return 2;
 			}
 			break;
@@ -447,8 +454,9 @@ int main(int argc, char **argv)
 			group_by = (enum op_group)g;
 	}
 	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_MEMORY && mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, overview, gaps, distributed, operators, kernels or memory\n", stderr);
+	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_MEMORY && mode != MODE_ADVICE &&
+	    mode != MODE_DEFAULT) {
+		fputs("ttrace: --json goes with --report=summary, overview, advice, gaps, distributed, operators, kernels or memory\n", stderr);
 		return 2;
 	}
 
@@ -572,6 +580,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_OVERVIEW:
 		report_overview(stdout, traces, n, json);
+		break;
+	case MODE_ADVICE:
+		report_advice(stdout, traces, n, json, align);
 		break;
 	case MODE_KERNELS:
 	case MODE_OPERATORS:

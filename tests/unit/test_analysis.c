@@ -62,6 +62,18 @@ int main(void)
 	is_int(analysis_computed(t), c0 + 2, "two computed in all");
 	const struct rank_report *r3 = traces_ranks(other, 2, ALIGN_RAW);
 	ok(r3 != r1, "another order of the ranks is another set");
+	/* the findings: once per trace, and once per set (src/advice.h) */
+	const struct advice_report *f1 = trace_advice(t);
+	ok(f1 != NULL && f1->nranks == 1, "findings of one trace");
+	uint64_t c1 = analysis_computed(t);
+	ok(trace_advice(t) == f1 && analysis_computed(t) == c1, "findings asked again: the same, not computed again");
+	const struct advice_report *s1 = traces_advice(set, 2, ALIGN_RAW);
+	ok(s1 != NULL && s1->nranks == 2, "findings of the set");
+	ok(traces_advice(set, 2, ALIGN_RAW) == s1, "the set's findings asked again: the same");
+	for (uint32_t i = 0; i < s1->n; i++)
+		ok(s1->findings[i].rule == ADV_STRAGGLER || s1->findings[i].rule == ADV_ALL_RANKS_IDLE ||
+		           s1->findings[i].nranks >= 1,
+		   "a merged finding names its ranks");
 	trace_free(t); /* frees the cache, with the comparisons it keeps */
 	trace_free(u);
 

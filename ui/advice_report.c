@@ -1,0 +1,432 @@
+/* advice_report.c: the findings report (see advice_report.h). The findings and their
+ * texts come from src/advice.h; this file lays them out and escapes every name taken from
+ * a trace. */
+#include "config.h"
+#include "ui/advice_report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/timefmt.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
+#include "src/analysis.h"
+#include "ui/escape.h"
+#include "ui/jsonw.h"
+#include "ui/names.h"
+#include "ui/report.h"
+
+/* Instances listed per finding in text (JSON lists every one kept). */
+#define TEXT_INSTANCES 5
+/* Width of a name in an instance line (longer names are cut, with "..."). */
+#define NAME_COLS 60
+#define INDENT "                  "
+
+/* The traces findings are over: one, or the ranks of one job with their rank numbers. */
+struct set {
+	struct trace *const *ts;
+	int n;
+	const int *rank;        /* by position */
+};
+
+static bool value_is_bytes(enum advice_rule r)
+{
+	return r == ADV_MEMORY_FRAGMENTATION || r == ADV_MEMORY_GROWTH || r == ADV_MEMORY_NEAR_CAPACITY;
+}
+
+static const char *unit_key(enum advice_unit u)
+{
+	return u == AU_SHARE ? "share" : u == AU_PERCENT ? "percent" : "bytes";
+}
+
+/* A figure or threshold in its unit. */
+static const char *figure_text(enum advice_unit u, double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (u == AU_SHARE)
+		snprintf(buf, n, "%.1f%%", 100.0 * v);
+	else if (u == AU_PERCENT)
+		snprintf(buf, n, "%.1f%%", v);
+	else
+		timefmt_bytes(v, buf, n);
+	return buf;
+}
+
+/* Writes TEXT (ttrace's own words) from column COL, wrapped at REPORT_WIDTH with lines
+ * after the first indented by INDENT. */
+static void wrapped(FILE *f, const char *text, size_t col)
+{
+	size_t width = REPORT_WIDTH, at = col, ind = strlen(INDENT);
+	const char *p = text;
+	while (*p != '\0') {
+		size_t w = strcspn(p, " ");
+		if (at > ind && at + w + 1 > width && at > col) {
+			fputc('\n', f);
+			fputs(INDENT, f);
+			at = ind;
+		} else if (p != text) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(p, 1, w, f);
+		at += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+static void label(FILE *f, const char *name, const char *text)
+{
+	fprintf(f, "      %-11s ", name);
+	wrapped(f, text, strlen(INDENT));
+}
+
+/* The name of slice REF of T, escaped and cut to NAME_COLS, into BUF. */
+static const char *slice_name(const struct trace *t, struct slice_ref ref, char *buf, size_t n)
+{
+	if (ref.track == TT_NONE || ref.track >= t->ntracks || ref.idx >= t->tracks[ref.track].nslices) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
+	char cut[4 * NAME_COLS + 8];
+	escape_term_buf(trace_str(t, id), strtab_len(&t->strings, id), cut, NAME_COLS + 1);
+	snprintf(buf, n, "%s%s", cut, strlen(cut) < strtab_len(&t->strings, id) && strlen(cut) >= NAME_COLS ? "..." : "");
+	return buf;
+}
+
+/* What an instance's value is, said before it. */
+static const char *value_word(enum advice_rule r)
+{
+	switch (r) {
+	case ADV_LOW_GPU_UTILIZATION: return "idle";
+	case ADV_DATALOADER_STALL: return "stalled";
+	case ADV_HOST_SYNC: return "GPU idle";
+	case ADV_PAGEABLE_MEMCPY: return "copying";
+	case ADV_LAUNCH_BOUND: return "waited";
+	case ADV_TENSOR_CORES_UNUSED:
+	case ADV_LOW_OCCUPANCY: return "in all";
+	case ADV_EXPOSED_COMMUNICATION:
+	case ADV_ALLREDUCE_AFTER_BACKWARD: return "exposed";
+	case ADV_LARGE_OTHER_SHARE: return "Other";
+	case ADV_MEMORY_FRAGMENTATION: return "unused";
+	case ADV_MEMORY_GROWTH: return "allocated";
+	case ADV_MEMORY_NEAR_CAPACITY: return "reserved";
+	case ADV_STRAGGLER: return "skew";
+	case ADV_ALL_RANKS_IDLE: return "all idle";
+	case ADV__COUNT: break;
+	}
+	return "";
+}
+
+static void instance_text(FILE *f, const struct set *S, const struct advice_finding *fd,
+                          const struct advice_instance *x)
+{
+	const struct trace *t = S->ts[x->rank];
+	char v[48], at[48], nm[4 * NAME_COLS + 16], tl[400];
+	if (value_is_bytes(fd->rule))
+		timefmt_bytes((double)x->value, v, sizeof v);
+	else
+		timefmt_dur(x->value, v, sizeof v);
+	fprintf(f, "%s  %9s %-9s %s", INDENT, v, value_word(fd->rule), timefmt_offset(x->start - t->start, at, sizeof at));
+	if (S->n > 1)
+		fprintf(f, " rank %d", S->rank[x->rank]);
+	struct slice_ref where = x->ref.track != TT_NONE ? x->ref : x->context;
+	if (x->ref.track != TT_NONE) {
+		const struct slice *s = &t->tracks[x->ref.track].slices[x->ref.idx];
+		bool kernel_rule = fd->rule == ADV_TENSOR_CORES_UNUSED || fd->rule == ADV_LOW_OCCUPANCY;
+		fprintf(f, "%s %s", fd->rule == ADV_LOW_GPU_UTILIZATION || fd->rule == ADV_LAUNCH_BOUND ? " before" : kernel_rule ? " (longest call)" : "",
+		        slice_name(t, x->ref, nm, sizeof nm));
+		char par[96] = "";
+		if (!kernel_rule && s->dur != x->value)
+			timefmt_dur(s->dur, par, sizeof par);
+		if (x->bytes >= 0) {
+			size_t l = strlen(par);
+			snprintf(par + l, sizeof par - l, "%s%s", l ? ", " : "", timefmt_bytes((double)x->bytes, v, sizeof v));
+		}
+		if (par[0] != '\0')
+			fprintf(f, " (%s)", par);
+		if (x->op.track != TT_NONE && !(x->op.track == x->ref.track && x->op.idx == x->ref.idx))
+			fprintf(f, ", called from %s", slice_name(t, x->op, nm, sizeof nm));
+	} else if (x->end > x->start) {
+		fprintf(f, " for %s", timefmt_dur(x->end - x->start, v, sizeof v));
+	}
+	if (x->context.track != TT_NONE)
+		fprintf(f, ", %s %s", fd->rule == ADV_LOW_GPU_UTILIZATION ? "host in" : "in", slice_name(t, x->context, nm, sizeof nm));
+	if (where.track != TT_NONE && where.track < t->ntracks) {
+		track_label(t, &t->tracks[where.track], tl, sizeof tl);
+		fprintf(f, ", on %s", tl);
+	}
+	fputc('\n', f);
+}
+
+static void finding_text(FILE *f, const struct set *S, const struct advice_finding *fd, uint32_t no)
+{
+	const struct advice_rule_info *ri = advice_rule_info(fd->rule);
+	char buf[1024], a[48];
+	fprintf(f, "   %u. %s [%s]: score %.1f%%, confidence %s\n", no, ri->title, ri->key, 100.0 * fd->score,
+	        advice_confidence_key(fd->confidence));
+	if (S->n > 1 && fd->nranks > 0) {
+		size_t l = (size_t)snprintf(buf, sizeof buf, "%u of %d ranks:", fd->nranks, S->n);
+		for (uint32_t i = 0; i < fd->nranks && l < sizeof buf; i++)
+			l += (size_t)snprintf(buf + l, sizeof buf - l, "%s rank %d %s", i ? "," : "", fd->ranks[i].rank,
+			                      figure_text(ri->unit, fd->ranks[i].figure, a, sizeof a));
+		label(f, "ranks:", buf);
+		if (fd->rule == ADV_STRAGGLER || fd->rule == ADV_ALL_RANKS_IDLE) /* says its ranks itself */
+			snprintf(buf, sizeof buf, "%s", fd->symptom);
+		else
+			snprintf(buf, sizeof buf, "rank %d%s: %s", S->rank[fd->rank], fd->nranks > 1 ? " (the worst)" : "",
+			         fd->symptom);
+		label(f, "symptom:", buf);
+	} else {
+		label(f, "symptom:", fd->symptom);
+	}
+	snprintf(buf, sizeof buf, "%s: %s", ri->figure, ri->definition);
+	label(f, "evidence:", buf);
+	if (fd->count > 0) {
+		snprintf(buf, sizeof buf, "%" PRIu64 " instance%s (%s)%s", fd->count, fd->count == 1 ? "" : "s", ri->instances,
+		         fd->ninst > TEXT_INSTANCES || fd->count > fd->ninst ? ", the worst:" : ":");
+		fputs(INDENT, f);
+		wrapped(f, buf, strlen(INDENT));
+		for (uint32_t i = 0; i < fd->ninst && i < TEXT_INSTANCES; i++)
+			instance_text(f, S, fd, &fd->inst[i]);
+		if (fd->count > TEXT_INSTANCES)
+			fprintf(f, "%s... and %" PRIu64 " more (--json lists the %u worst)\n", INDENT,
+			        fd->count - (fd->ninst < TEXT_INSTANCES ? fd->ninst : TEXT_INSTANCES), fd->ninst);
+	}
+	label(f, "cause:", fd->cause);
+	label(f, "fix:", ri->fix);
+	fprintf(f, "%se.g. %s\n", INDENT, ri->example);
+	snprintf(buf, sizeof buf, "%s: %s; wrong if %s", advice_confidence_key(fd->confidence), fd->confidence_why,
+	         ri->wrong_if);
+	label(f, "confidence:", buf);
+	fputc('\n', f);
+}
+
+static void findings_text(FILE *f, const struct set *S, const struct advice_report *r)
+{
+	if (r->n == 0) {
+		fputs("   no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)\n\n", f);
+		return;
+	}
+	fprintf(f, "   %u finding%s, worst first (score: the estimated share of step time each costs; see ttrace(1), "
+	           "FINDINGS)\n\n",
+	        r->n, r->n == 1 ? "" : "s");
+	for (uint32_t i = 0; i < r->n; i++)
+		finding_text(f, S, &r->findings[i], i + 1);
+}
+
+static void ref_json(struct jsonw *w, const char *key, const struct trace *t, struct slice_ref ref)
+{
+	jsonw_key(w, key);
+	if (ref.track == TT_NONE || ref.track >= t->ntracks || ref.idx >= t->tracks[ref.track].nslices) {
+		jsonw_null(w);
+		return;
+	}
+	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
+	jsonw_strn(w, trace_str(t, id), strtab_len(&t->strings, id));
+}
+
+static void finding_json(struct jsonw *w, const struct set *S, const struct advice_finding *fd)
+{
+	const struct advice_rule_info *ri = advice_rule_info(fd->rule);
+	jsonw_object(w);
+	jsonw_key(w, "key");
+	jsonw_str(w, ri->key);
+	jsonw_key(w, "title");
+	jsonw_str(w, ri->title);
+	jsonw_key(w, "score");
+	jsonw_double(w, fd->score);
+	jsonw_key(w, "figure_name");
+	jsonw_str(w, ri->figure);
+	jsonw_key(w, "definition");
+	jsonw_str(w, ri->definition);
+	jsonw_key(w, "unit");
+	jsonw_str(w, unit_key(ri->unit));
+	jsonw_key(w, "figure");
+	if (ri->unit == AU_BYTES) /* whole bytes, not 6 digits */
+		jsonw_int(w, tt_from_double(fd->figure));
+	else
+		jsonw_double(w, fd->figure);
+	jsonw_key(w, "threshold");
+	if (ri->unit == AU_BYTES)
+		jsonw_int(w, tt_from_double(fd->threshold));
+	else
+		jsonw_double(w, fd->threshold);
+	jsonw_key(w, "fires");
+	jsonw_str(w, ri->above ? "above" : "below");
+	jsonw_key(w, "symptom");
+	jsonw_str(w, fd->symptom);
+	jsonw_key(w, "cause");
+	jsonw_str(w, fd->cause);
+	jsonw_key(w, "fix");
+	jsonw_str(w, ri->fix);
+	jsonw_key(w, "example");
+	jsonw_str(w, ri->example);
+	jsonw_key(w, "confidence");
+	jsonw_str(w, advice_confidence_key(fd->confidence));
+	jsonw_key(w, "confidence_why");
+	jsonw_str(w, fd->confidence_why);
+	jsonw_key(w, "wrong_if");
+	jsonw_str(w, ri->wrong_if);
+	jsonw_key(w, "device");
+	if (fd->device >= 0)
+		jsonw_int(w, fd->device);
+	else
+		jsonw_null(w);
+	if (S->n > 1) {
+		jsonw_key(w, "rank");
+		jsonw_int(w, S->rank[fd->rank]);
+		jsonw_key(w, "ranks");
+		jsonw_array(w);
+		for (uint32_t i = 0; i < fd->nranks; i++) {
+			jsonw_object(w);
+			jsonw_key(w, "rank");
+			jsonw_int(w, fd->ranks[i].rank);
+			jsonw_key(w, "figure");
+			jsonw_double(w, fd->ranks[i].figure);
+			jsonw_key(w, "score");
+			jsonw_double(w, fd->ranks[i].score);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+	}
+	jsonw_key(w, "count");
+	jsonw_uint(w, fd->count);
+	jsonw_key(w, "value_unit");
+	jsonw_str(w, value_is_bytes(fd->rule) ? "bytes" : "ns");
+	jsonw_key(w, "total");
+	jsonw_int(w, fd->total);
+	jsonw_key(w, "instances");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < fd->ninst; i++) {
+		const struct advice_instance *x = &fd->inst[i];
+		const struct trace *t = S->ts[x->rank];
+		jsonw_object(w);
+		if (S->n > 1) {
+			jsonw_key(w, "rank");
+			jsonw_int(w, S->rank[x->rank]);
+		}
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, x->start);
+		jsonw_key(w, "end_ns");
+		jsonw_int(w, x->end);
+		jsonw_key(w, "value");
+		jsonw_int(w, x->value);
+		if (x->bytes >= 0) {
+			jsonw_key(w, "bytes");
+			jsonw_int(w, x->bytes);
+		}
+		ref_json(w, "name", t, x->ref);
+		jsonw_key(w, "track");
+		if (x->ref.track != TT_NONE && x->ref.track < t->ntracks) {
+			char tl[400];
+			track_label(t, &t->tracks[x->ref.track], tl, sizeof tl);
+			jsonw_str(w, tl);
+		} else {
+			jsonw_null(w);
+		}
+		ref_json(w, "op", t, x->op);
+		ref_json(w, "context", t, x->context);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+static void findings_json(struct jsonw *w, const struct set *S, const struct advice_report *r)
+{
+	jsonw_key(w, "findings");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < r->n; i++)
+		finding_json(w, S, &r->findings[i]);
+	jsonw_end_array(w);
+}
+
+static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
+{
+	(void)arg;
+	const struct advice_report *r = trace_advice(t);
+	const int zero = 0;
+	const struct set one = { &t, 1, &zero };
+	char a[48];
+	if (w != NULL) {
+		jsonw_key(w, "window");
+		jsonw_object(w);
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, r->window_start);
+		jsonw_key(w, "end_ns");
+		jsonw_int(w, r->window_end);
+		jsonw_key(w, "steps");
+		jsonw_uint(w, r->steps);
+		jsonw_end_object(w);
+		jsonw_key(w, "has_gpu");
+		jsonw_bool(w, r->has_gpu);
+		findings_json(w, &one, r);
+		return;
+	}
+	fprintf(f, "   window: %u step%s, %s (%s)\n", r->steps, r->steps == 1 ? "" : "s",
+	        timefmt_dur(r->window_end - r->window_start, a, sizeof a),
+	        r->has_gpu ? "the TensorBoard plugin's steps, stretched to the GPU work they launched"
+	                   : "no GPU work: the ProfilerStep#N spans, else the whole trace");
+	findings_text(f, &one, r);
+}
+
+void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int align)
+{
+	struct trace **ok = xcalloc((size_t)n + 1, sizeof *ok);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (traces[i]->status != LOAD_FAILED)
+			ok[m++] = traces[i];
+	if (m <= 1) {
+		report_files(f, traces, n, json, advice_one, NULL);
+		free(ok);
+		return;
+	}
+	/* several ranks: their findings once each, with the ranks they hold for */
+	const struct rank_report *rr = traces_ranks(ok, m, (enum align_mode)align);
+	const struct advice_report *r = traces_advice(ok, m, (enum align_mode)align);
+	int *rank = xmalloc((size_t)m * sizeof *rank);
+	for (int i = 0; i < m; i++)
+		rank[i] = rr->ranks[i].rank;
+	const struct set S = { ok, m, rank };
+	if (json) {
+		struct jsonw w;
+		jsonw_init(&w, f);
+		jsonw_object(&w);
+		jsonw_key(&w, "ttrace_version");
+		jsonw_str(&w, PACKAGE_VERSION);
+		jsonw_key(&w, "alignment");
+		jsonw_str(&w, align_mode_name(rr->mode));
+		jsonw_key(&w, "ranks");
+		jsonw_array(&w);
+		for (int i = 0; i < m; i++) {
+			jsonw_object(&w);
+			jsonw_key(&w, "rank");
+			jsonw_int(&w, rr->ranks[i].rank);
+			jsonw_key(&w, "path");
+			jsonw_str(&w, ok[i]->path);
+			jsonw_end_object(&w);
+		}
+		jsonw_end_array(&w);
+		findings_json(&w, &S, r);
+		jsonw_end_object(&w);
+		jsonw_finish(&w);
+	} else {
+		fprintf(f, "== %d ranks, alignment: %s\n", m, align_mode_name(rr->mode));
+		for (int i = 0; i < m; i++) {
+			fprintf(f, "   rank %d: ", rr->ranks[i].rank);
+			escape_term(f, ok[i]->path, strlen(ok[i]->path));
+			fputc('\n', f);
+		}
+		findings_text(f, &S, r);
+	}
+	free(rank);
+	free(ok);
+}
