@@ -183,6 +183,11 @@ const struct rank_report *traces_ranks(struct trace *const *ts, int n, enum alig
 	return &ranks_entry_of(ts, n, mode)->rr;
 }
 
+const struct advice_report *trace_advice_found(const struct trace *t)
+{
+	return t->analyses != NULL ? t->analyses->advice : NULL;
+}
+
 const struct advice_report *trace_advice(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);

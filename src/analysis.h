@@ -71,6 +71,8 @@ void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct 
 /* The findings of T (src/advice.h), computed on the first call from the analyses above
  * (asked through this cache). */
 const struct advice_report *trace_advice(struct trace *t);
+/* T's findings when they were computed already, else NULL (computes nothing). */
+const struct advice_report *trace_advice_found(const struct trace *t);
 /* The findings of the N traces TS (one per rank, in this order) compared with MODE, each
  * rank's findings once with the ranks they hold for and the rules of several ranks; kept,
  * like traces_ranks, by TS[0]'s cache. */

@@ -1,5 +1,6 @@
 /* app.c: the app, its stack of panels and the main loop (see app.h). */
 #include "ui/app.h"
+#include "ui/advice_view.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -164,6 +165,7 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 {
 	int key = -1;
 	double action_ms = 0;
+	bool hinted = false;
 	for (;;) {
 		double t0 = now_ms();
 		app_draw(app, g);
@@ -172,6 +174,16 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 		fe->present(fe, g);
 		if (app->quit)
 			break;
+		if (!hinted) {
+			/* the findings after the first frame, so that the timeline shows at once; a
+			 * serious one is hinted at in the status line */
+			hinted = true;
+			advice_hint(app);
+			if (app->tl->status[0] != '\0') {
+				app_draw(app, g);
+				fe->present(fe, g);
+			}
+		}
 		while ((key = fe->next_key(fe)) == -1)
 			;
 		if (key == -2)

@@ -56,6 +56,7 @@ static const struct {
 	[A_KERNEL_VIEW] = { "kernels", "the kernels: time, launch shape, occupancy, Tensor Cores (Enter jumps)", "Views" },
 	[A_MEMORY_VIEW] = { "memory", "memory: allocated and reserved over time, peaks, operators by bytes (Enter jumps)", "Views" },
 	[A_QUALITY_VIEW] = { "data-quality", "data quality: what --check finds, with examples (Enter jumps)", "Views" },
+	[A_ADVICE_VIEW] = { "advice", "advice: findings worst first, with cause, fix and instances (Enter shows one)", "Views" },
 	[A_DIST_VIEW] = { "distributed", "the distributed view: ranks and collectives (Enter jumps)", "Views" },
 	[A_NEXT_GAP] = { "next-gap", "next GPU gap in time", "Gaps" },
 	[A_PREV_GAP] = { "prev-gap", "previous GPU gap in time", "Gaps" },
@@ -109,6 +110,7 @@ static const struct binding default_bindings[] = {
 	{ 'V', A_OVERVIEW, G },
 	{ 'U', A_MEMORY_VIEW, G },
 	{ 'Q', A_QUALITY_VIEW, G },
+	{ '!', A_ADVICE_VIEW, G },
 	{ 'q', A_QUIT, G },
 	/* the timeline: Perfetto's keys, arrows and vi keys */
 	{ 'w', A_ZOOM_IN, T },           { 's', A_ZOOM_OUT, T },         { 'W', A_ZOOM_IN_BIG, T },

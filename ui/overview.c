@@ -156,7 +156,7 @@ static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
 	(void)h;
 	/* a line per device; the mean breakdown, as many roles a line as fit; the phases; a blank */
 	int per = roles_per_line(tp->base.r.w), pper = phases_per_line(tp->base.r.w);
-	return (int)(ov->m->n ? ov->m->n : 1) +
+	return 1 + (int)(ov->m->n ? ov->m->n : 1) +
 	       (ov->s->n > 0 ? (ROLE__COUNT + per - 1) / per + (PHASE__COUNT + pper - 1) / pper : 0) + 1;
 }
 
@@ -189,6 +189,17 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16], b[64];
 	int y = r.y;
 	(void)app;
+	/* the link to the advice: its worst finding when the findings are known (the timeline
+	 * computes them after its first frame; the Overview does not wait for them) */
+	const struct advice_report *adv = trace_advice_found(ov->tr);
+	if (adv != NULL && adv->n > 0)
+		snprintf(line, sizeof line, "Advice: %u finding%s, the worst: %s, about %.0f%% of step time (! shows them)", adv->n,
+		         adv->n == 1 ? "" : "s", advice_rule_info(adv->findings[0].rule)->title, 100.0 * adv->findings[0].score);
+	else if (adv != NULL)
+		snprintf(line, sizeof line, "Advice: no findings (no rule crossed its threshold)");
+	else
+		snprintf(line, sizeof line, "Advice: ! lists the findings: what the figures mean, with causes and first fixes");
+	grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_HILITE, 0);
 	if (ov->m->n == 0)
 		grid_text(g, r.x + 1, y++, r.x + r.w, "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
 		          CS_DETAILS, 0);

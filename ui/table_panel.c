@@ -514,3 +514,15 @@ struct panel *table_panel_new(struct table *t, const struct table_owner *own, vo
 	table_panel_refresh(tp);
 	return &tp->base;
 }
+
+bool table_panel_select_tag(struct table_panel *tp, uint64_t tag)
+{
+	for (uint32_t k = 0; k < tp->nrows; k++)
+		if (tp->t->tag[tp->rows[k]] == tag) {
+			tp->sel = (int)k;
+			if (tp->sel < tp->top)
+				tp->top = tp->sel;
+			return true;
+		}
+	return false;
+}

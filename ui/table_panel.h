@@ -83,6 +83,9 @@ void table_panel_sort(struct table_panel *tp, int col, bool desc);
  * roots are expanded, then each next depth while at most OPEN_ROWS rows show. Applies the
  * filter and sort again (table_panel_refresh). */
 void table_panel_set_tree(struct table_panel *tp, const uint32_t *parent, uint32_t open_rows);
+/* Selects the row shown tagged TAG (the panel scrolls to it when drawn); false when no
+ * such row is shown. */
+bool table_panel_select_tag(struct table_panel *tp, uint64_t tag);
 /* The tag of the selected row; false when the table shows no row. */
 bool table_panel_selected(const struct table_panel *tp, uint64_t *tag);
 

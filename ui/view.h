@@ -97,6 +97,7 @@ struct view {
 	struct gap gap_cur;
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one arg a line ("key: value\n") */
+	uint64_t advice_last;        /* the advice panel's last instance shown (its row tag), 0: none */
 	bool details_big;            /* the details panel enlarged (I) */
 	int details_page;            /* the page of the args shown (0-based) */
 	int details_pages;           /* pages the args took in the last frame */
