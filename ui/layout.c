@@ -60,6 +60,50 @@ static bool same_group(const struct track *a, const struct track *b)
 	return a->pid == b->pid && a->pid_is_str == b->pid_is_str;
 }
 
+uint16_t layout_rows_shown(const struct view *v, const struct track *tr)
+{
+	uint16_t rows = tr->nrows ? tr->nrows : 1;
+	if (v->fold_rows > 0 && tr->kind == TRACK_CPU && rows > v->fold_rows)
+		rows = v->fold_rows;
+	return rows;
+}
+
+/* Lines the layout takes with CPU threads folded to FOLD rows (0: all). */
+static uint32_t lines_with(struct view *v, uint16_t fold)
+{
+	uint16_t saved = v->fold_rows;
+	v->fold_rows = fold;
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < v->ngroups; g++) {
+		const struct view_group *gr = &v->groups[g];
+		n++;
+		if (gr->collapsed)
+			continue;
+		n += (gr->device >= 0) + 2 * gr->ncounters;
+		for (uint32_t k = 0; k < gr->ntracks; k++)
+			n += layout_rows_shown(v, view_track(v, v->order[gr->first_track_order + k]));
+	}
+	v->fold_rows = saved;
+	return n;
+}
+
+void layout_fold_to_fit(struct view *v)
+{
+	int area = view_area_h(v);
+	bool gpu = false;
+	for (uint32_t i = 0; i < v->ngroups; i++)
+		gpu |= v->groups[i].device >= 0;
+	v->fold_rows = 0;
+	if (!gpu || lines_with(v, 0) <= (uint32_t)area)
+		return; /* everything fits, or no GPU to bring into view */
+	v->fold_rows = 2;
+	for (uint16_t k = 8; k > 2; k--)
+		if (lines_with(v, k) <= (uint32_t)area) {
+			v->fold_rows = k;
+			break;
+		}
+}
+
 void layout_build_lines(struct view *v)
 {
 	uint32_t cap = 16;
@@ -87,8 +131,7 @@ void layout_build_lines(struct view *v)
 		}
 		for (uint32_t k = 0; k < gr->ntracks; k++) {
 			uint32_t ti = v->order[gr->first_track_order + k];
-			const struct track *tr = view_track(v, ti);
-			uint16_t rows = tr->nrows ? tr->nrows : 1;
+			uint16_t rows = layout_rows_shown(v, view_track(v, ti));
 			for (uint16_t r = 0; r < rows; r++) {
 				if (v->nlines + 1 >= cap)
 					v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);

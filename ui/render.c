@@ -373,8 +373,12 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 			continue;
 		}
 		fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
+		const struct track *ltr = view_track(v, l->track);
+		uint16_t shown = layout_rows_shown(v, ltr);
 		if (l->row == 0)
 			row_label(v, l->track, label, sizeof label);
+		else if (l->row + 1 == shown && shown < ltr->nrows) /* the last row of a folded thread */
+			snprintf(label, sizeof label, "    %u +%u rows (z)", l->row, ltr->nrows - shown);
 		else
 			snprintf(label, sizeof label, "    %u", l->row);
 		grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_TRACK, 0);

@@ -57,6 +57,7 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	view_align_ranks(v);
 	counter_tracks_build(v);
 	layout_build_groups(v);
+	layout_fold_to_fit(v); /* at 80x24 the GPU streams show, not only the CPU's deep rows */
 	layout_build_lines(v);
 	view_fit_all(v);
 	v->gap_min = 100000;
@@ -110,6 +111,10 @@ void view_go_to(struct view *v, struct slice_ref r)
 				v->groups[g].collapsed = false;
 				layout_build_lines(v);
 			}
+	if (v->fold_rows > 0 && s->depth >= layout_rows_shown(v, view_track(v, r.track))) {
+		v->fold_rows = 0; /* a slice in a folded row: unfold to show it */
+		layout_build_lines(v);
+	}
 	for (uint32_t i = 0; i < v->nlines; i++)
 		if (v->lines[i].track == r.track && v->lines[i].row == s->depth) {
 			view_scroll_to_line(v, (int)i);
@@ -376,6 +381,20 @@ bool view_act(struct view *v, enum action a)
 			}
 		break;
 	}
+	case A_FOLD_ROWS:
+		if (v->fold_rows > 0) {
+			v->fold_rows = 0;
+		} else {
+			layout_fold_to_fit(v);
+			if (v->fold_rows == 0)
+				v->fold_rows = 3; /* everything fits: fold anyway, as asked */
+		}
+		layout_build_lines(v);
+		if (v->fold_rows > 0)
+			view_status(v, "CPU threads folded to %u rows (z unfolds)", v->fold_rows);
+		else
+			view_status(v, "every row of every thread shown (z folds deep threads)");
+		break;
 	case A_DETAILS_MORE:
 		if (!v->details_big) {
 			v->details_big = true;

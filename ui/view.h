@@ -98,6 +98,7 @@ struct view {
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one arg a line ("key: value\n") */
 	uint64_t advice_last;        /* the advice panel's last instance shown (its row tag), 0: none */
+	uint16_t fold_rows;          /* CPU threads show at most this many rows (0: all; z toggles) */
 	bool details_big;            /* the details panel enlarged (I) */
 	int details_page;            /* the page of the args shown (0-based) */
 	int details_pages;           /* pages the args took in the last frame */
@@ -159,6 +160,11 @@ int view_line_rank(const struct view *v, const struct view_line *l);
 /* Layout (ui/layout.c): the groups and lines of the track area, and where things are. */
 void layout_build_groups(struct view *v);
 void layout_build_lines(struct view *v);
+/* Rows of track TR the layout shows (its rows, or v->fold_rows of a deep CPU thread). */
+uint16_t layout_rows_shown(const struct view *v, const struct track *tr);
+/* Folds deep CPU threads (v->fold_rows, 2 to 8 rows, as many as fit) when the tracks do
+ * not fit the screen and a GPU would be off it; unfolds when they fit. */
+void layout_fold_to_fit(struct view *v);
 int view_track_col_width(const struct view *v);  /* width of the track column */
 int view_timeline_x(const struct view *v);       /* first column of the timeline */
 int view_timeline_w(const struct view *v);       /* columns of the timeline */
