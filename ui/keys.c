@@ -42,8 +42,14 @@ static const struct {
 	[A_PREV_MATCH] = { "prev-match", "previous match", "Search" },
 	[A_NEXT_SLICE] = { "next-slice", "next slice on the row", "Select and mark" },
 	[A_PREV_SLICE] = { "prev-slice", "previous slice on the row", "Select and mark" },
-	[A_FLOW_FORWARD] = { "flow-forward", "follow the flow forward (CPU launch to GPU kernel)", "Select and mark" },
-	[A_FLOW_BACK] = { "flow-back", "follow the flow back (GPU kernel to CPU launch)", "Select and mark" },
+	[A_FLOW_FORWARD] = { "flow-forward", "the GPU work the slice or a slice in it launched (again: the next one); else a flow forward", "Follow and go back" },
+	[A_FLOW_BACK] = { "flow-back", "from GPU work, its launch; again: up the slices it nests in; else a flow back", "Follow and go back" },
+	[A_PARENT] = { "parent", "select the slice the selected one nests in (from GPU work: its launch)", "Follow and go back" },
+	[A_FIRST_CHILD] = { "first-child", "select the first slice nested in the selected one", "Follow and go back" },
+	[A_BACK] = { "back", "go back to where the last jump (flow, search, gap, list, bookmark) left", "Follow and go back" },
+	[A_FORWARD] = { "forward", "go forward again after going back", "Follow and go back" },
+	[A_BOOKMARK] = { "bookmark", "bookmark the window and the selection (a name is asked)", "Follow and go back" },
+	[A_BOOKMARK_LIST] = { "bookmarks", "the bookmarks (Enter jumps)", "Views" },
 	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group", "Tracks and time" },
 	[A_ABS_TIME] = { "absolute-time", "show the window in absolute time (UTC) or from the trace start", "Tracks and time" },
 	[A_LAYOUT] = { "layout", "ranks: tracks by rank or by role", "Ranks" },
@@ -81,6 +87,7 @@ static const struct {
 	[A_TREE_COLLAPSE] = { "tree-collapse", "tree: collapse the selected row; on a collapsed row or a leaf, select its parent", "Tree" },
 	[A_TREE_EXPAND_ALL] = { "tree-expand-all", "tree: expand the selected row and every row below it", "Tree" },
 	[A_TREE_COLLAPSE_ALL] = { "tree-collapse-all", "tree: collapse every row (the roots stay)", "Tree" },
+	[A_DELETE] = { "delete", "bookmarks: delete the selected bookmark", "Rows" },
 	[A_ACCEPT] = { "accept", "accept the text", "Prompt" },
 	[A_ERASE] = { "erase", "erase the last character", "Prompt" },
 };
@@ -105,7 +112,7 @@ static const struct binding default_bindings[] = {
 	/* global: the views and quitting, wherever the keyboard is */
 	{ '?', A_HELP, G }, { 'o', A_GAP_LIST, G }, { 'p', A_DIST_VIEW, G }, { 'O', A_OP_VIEW, G }, { 'K', A_KERNEL_VIEW, G },
 	{ 'V', A_OVERVIEW, G },
-	{ 'U', A_MEMORY_VIEW, G },
+	{ 'U', A_MEMORY_VIEW, G },       { '\'', A_BOOKMARK_LIST, G },
 	{ 'q', A_QUIT, G },
 	/* the timeline: Perfetto's keys, arrows and vi keys */
 	{ 'w', A_ZOOM_IN, T },           { 's', A_ZOOM_OUT, T },         { 'W', A_ZOOM_IN_BIG, T },
@@ -125,6 +132,8 @@ static const struct binding default_bindings[] = {
 	{ 'y', A_ALIGN_NEXT, T },        { '{', A_SHIFT_EARLIER, T },    { '}', A_SHIFT_LATER, T },
 	{ 'g', A_NEXT_GAP, T },          { 'G', A_PREV_GAP, T },         { 'b', A_BIGGEST_GAP, T },
 	{ '>', A_GAP_MIN_UP, T },        { '<', A_GAP_MIN_DOWN, T },     { TT_KEY_ESC, A_CANCEL, T },
+	{ 'u', A_PARENT, T },            { 'i', A_FIRST_CHILD, T },      { '(', A_BACK, T },
+	{ TT_KEY_BACKSPACE, A_BACK, T }, { ')', A_FORWARD, T },          { 'B', A_BOOKMARK, T },
 	/* tables */
 	{ TT_KEY_UP, A_ROW_UP, L },      { 'k', A_ROW_UP, L },           { TT_KEY_DOWN, A_ROW_DOWN, L },
 	{ 'j', A_ROW_DOWN, L },          { TT_KEY_PGUP, A_PAGE_UP, L },  { TT_KEY_PGDN, A_PAGE_DOWN, L },
@@ -134,7 +143,7 @@ static const struct binding default_bindings[] = {
 	{ TT_KEY_LEFT, A_COLS_LEFT, L }, { 'h', A_COLS_LEFT, L },        { TT_KEY_RIGHT, A_COLS_RIGHT, L },
 	{ 'l', A_COLS_RIGHT, L },
 	{ 't', A_GAP_ORDER, L },         { 'c', A_GAP_CAUSE, L },        { 'd', A_GAP_DEVICE, L },
-	{ 'g', A_GROUP_NEXT, L },        { 'T', A_SHORT_NAMES, L },
+	{ 'g', A_GROUP_NEXT, L },        { 'T', A_SHORT_NAMES, L },      { 'x', A_DELETE, L },
 	/* a tree (the Operators view's): htop's keys; Left and Right scroll the columns */
 	{ '+', A_TREE_EXPAND, L },       { '=', A_TREE_EXPAND, L },      { '-', A_TREE_COLLAPSE, L },
 	{ '*', A_TREE_EXPAND_ALL, L },   { '_', A_TREE_COLLAPSE_ALL, L },

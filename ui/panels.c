@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "ui/bookmark_list.h"
 #include "ui/dist_view.h"
 #include "ui/gap_list.h"
 #include "ui/help.h"
@@ -19,6 +20,7 @@ static const struct panel_entry entries[] = {
 	{ A_KERNEL_VIEW, "kernels", kernel_view_open },
 	{ A_OVERVIEW, "overview", overview_open },
 	{ A_MEMORY_VIEW, "memory", memory_view_open },
+	{ A_BOOKMARK_LIST, "bookmarks", bookmark_list_open },
 };
 
 const struct panel_entry *panels_find(enum action a)
