@@ -1135,3 +1135,62 @@ uint32_t index_slice_at(const struct track *tr, int64_t ts)
 	}
 	return TT_NONE;
 }
+
+/* ---- nesting ------------------------------------------------------------------------------ */
+
+/* Whether slices of TR's row R nest: rows of CPU threads and other tracks, and a GPU
+ * stream's gpu_user_annotation rows; never a stream's kernel rows, which only overflow. */
+static bool row_nests(const struct track *tr, uint16_t r)
+{
+	return (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM) || r < tr->annotation_rows;
+}
+
+/* The position in ROW of the first slice whose index into tr->slices is IDX or more: a
+ * row lists its slices in the track's order, so the indices grow along it. */
+static uint32_t row_first_from(const struct row *row, uint32_t idx)
+{
+	uint32_t lo = 0, hi = row->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (row->idx[mid] >= idx)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Slices are laid out with a stack (lay_out_cpu): a slice at depth d > 0 was pushed over
+ * the one at depth d - 1 then on top, which is the last slice of row d - 1 that comes
+ * before it in the track's order. */
+uint32_t index_parent(const struct track *tr, uint32_t idx)
+{
+	if (idx >= tr->nslices)
+		return TT_NONE;
+	const struct slice *s = &tr->slices[idx];
+	if (s->depth == 0 || s->depth >= tr->nrows || !row_nests(tr, s->depth) || !row_nests(tr, (uint16_t)(s->depth - 1)))
+		return TT_NONE;
+	const struct row *row = &tr->rows[s->depth - 1];
+	uint32_t p = row_first_from(row, idx);
+	if (p == 0)
+		return TT_NONE;
+	uint32_t par = row->idx[p - 1];
+	/* it started no later; always so, but a bad layout must not make a loop */
+	return tr->slices[par].ts <= s->ts ? par : TT_NONE;
+}
+
+uint32_t index_first_child(const struct track *tr, uint32_t idx)
+{
+	if (idx >= tr->nslices)
+		return TT_NONE;
+	const struct slice *s = &tr->slices[idx];
+	uint16_t d = (uint16_t)(s->depth + 1);
+	if (s->depth == UINT16_MAX || d >= tr->nrows || !row_nests(tr, s->depth) || !row_nests(tr, d))
+		return TT_NONE;
+	const struct row *row = &tr->rows[d];
+	uint32_t p = row_first_from(row, idx + 1);
+	if (p == row->n)
+		return TT_NONE;
+	uint32_t c = row->idx[p];
+	return index_parent(tr, c) == idx ? c : TT_NONE;
+}

@@ -127,7 +127,7 @@ out=$("$TTRACE" -q --dump-screen --size=160x40 --keys=Oggg "$F" | sed '/^--$/,$d
 like "$out" "5 operator call paths" "g again: the source, then the tree"
 like "$out" "    aten::addmm" "indented by depth"
 out=$("$TTRACE" -q --dump-screen --size=160x40 --keys='O<Enter>]' "$F" | sed '/^--$/,$d')
-like "$out" "the first of 3 GPU activities launched inside it" "] from the operator's longest instance leads to its GPU work"
+like "$out" "kernel 1/3 launched under aten::linear" "] from the operator's longest instance leads to its GPU work"
 like "$out" "k1" "its first kernel selected"
 like "$("$TTRACE" -q --dump-screen --size=160x40 --keys=Kg "$F" | sed '/^--$/,$d')" "kernel" "other tables ignore g"
 

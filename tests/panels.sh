@@ -28,7 +28,7 @@ like "$want" "only data loading" "c c: the gap list shows only the second cause 
 is "$(scr 120x40 'oCC' --keymap="$TMP/k1" | text)" "$want" "a key map gives the cause filter to C (KEY ACTION)"
 is "$(scr 120x40 'oCC' --keymap="$TMP/k2" | text)" "$want" "a key map gives it to C in the table context (CONTEXT KEY ACTION)"
 unlike "$(scr 120x40 'occ' --keymap="$TMP/k2" | text)" "only data loading" "c unbound in tables by 'table c none'"
-rlike "$(scr 120x40 'o?' --keymap="$TMP/k2" | text)" "^  C +gap list: only the next cause" "the help lists the remapped key"
+rlike "$(scr 120x60 'o?' --keymap="$TMP/k2" | text)" "^  C +gap list: only the next cause" "the help lists the remapped key"
 printf 'table x gap-cause\n' >"$TMP/k3"
 like "$(scr 120x40 'x' --keymap="$TMP/k3" | text)" "cleared" "a key bound in the table context keeps its timeline action (x clears the mark)"
 printf 'nowhere x gap-cause\n' >"$TMP/k4"

@@ -47,6 +47,12 @@ next-slice|EX|120x40|jj..|
 prev-slice|EX|120x40|jj...,|
 flow-forward|EX|120x40|/cudaLaunchKernel<Enter><Esc>]|
 flow-back|EX|120x40|/cudaLaunchKernel<Enter><Esc>][|
+flow-forward-operator|EX|120x40|/ProfilerStep<Enter><Esc>]]]|
+flow-back-climb|EX|120x40|/aten::mm<Enter><Esc>][[[|
+parent|EX|120x40|/aten::mm<Enter><Esc>u|
+first-child|EX|120x40|/aten::mm<Enter><Esc>i|
+back|EX|120x40|/aten::mm<Enter><Esc>]WW(|
+bookmark-prompt|EX|120x40|/aten::mm<Enter><Esc>Bmy op|
 toggle-group|EX|120x40|<Tab>|
 toggle-group-twice|EX|120x40|<Tab><Tab>|
 cursor-left-big|EX|120x40|LLLH|

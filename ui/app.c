@@ -124,8 +124,11 @@ void app_key(struct app *app, int key)
 		return;
 	}
 	enum action a = keymap_action(&app->keys, top->ops->ctx, key);
+	struct view_pos before;
+	view_pos_take(app->tl, &before);
 	if (!top->ops->act(top, app, a, key))
 		app_act(app, a);
+	places_after_action(app->tl, a, &before); /* a jump leaves a place to come back to */
 }
 
 void app_resize(struct app *app, int w, int h)

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "ui/advice_view.h"
+#include "ui/bookmark_list.h"
 #include "ui/dist_view.h"
 #include "ui/gap_list.h"
 #include "ui/help.h"
@@ -23,6 +24,7 @@ static const struct panel_entry entries[] = {
 	{ A_MEMORY_VIEW, "memory", memory_view_open },
 	{ A_QUALITY_VIEW, "data quality", quality_view_open },
 	{ A_ADVICE_VIEW, "advice", advice_view_open },
+	{ A_BOOKMARK_LIST, "bookmarks", bookmark_list_open },
 };
 
 const struct panel_entry *panels_find(enum action a)

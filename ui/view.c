@@ -1,6 +1,7 @@
-/* view.c: the timeline panel: its state, selection, flows, the action switch (the gap
- * keys are in gap_nav.c, the ranks' in align.c, the window in window.c), the mouse and
- * its panel operations (see view.h). No drawing here: render.c. */
+/* view.c: the timeline panel: its state, selection, the action switch (the gap keys are
+ * in gap_nav.c, the ranks' in align.c, following flows and launches in follow.c, back,
+ * forward and bookmarks in places.c, the window in window.c), the mouse and its panel
+ * operations (see view.h). No drawing here: render.c. */
 #include "ui/view.h"
 
 #include <ctype.h>
@@ -17,7 +18,6 @@
 #include "lib/xalloc.h"
 #include "ui/app.h"
 #include "ui/counter_track.h"
-#include "ui/escape.h"
 #include "ui/prompt.h"
 #include "ui/render.h"
 
@@ -53,6 +53,8 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	v->h = h > 8 ? h : 8;
 	v->sel.track = v->sel.idx = TT_NONE;
 	v->args_for.track = v->args_for.idx = TT_NONE;
+	v->launch_root.track = v->launch_root.idx = TT_NONE;
+	v->launch_at = v->climbed = v->launch_root;
 	v->dragging = false;
 	view_align_ranks(v);
 	counter_tracks_build(v);
@@ -87,6 +89,7 @@ void view_free(struct view *v)
 	if (v->rr_owned)
 		ranks_free(&v->rr);
 	free(v->dist_order);
+	free(v->bookmarks);
 	memset(v, 0, sizeof *v);
 }
 
@@ -97,6 +100,26 @@ void view_resize(struct view *v, int w, int h)
 	view_set_window(v, v->t0, view_width(v)); /* at least 1 ns per column of the new width */
 }
 
+bool view_show_line(struct view *v, uint32_t track, uint16_t row)
+{
+	for (uint32_t g = 0; g < v->ngroups; g++)
+		for (uint32_t k = 0; k < v->groups[g].ntracks; k++)
+			if (v->order[v->groups[g].first_track_order + k] == track && v->groups[g].collapsed) {
+				v->groups[g].collapsed = false;
+				layout_build_lines(v);
+			}
+	if (v->fold_rows > 0 && row >= layout_rows_shown(v, view_track(v, track))) {
+		v->fold_rows = 0; /* a row folded away: unfold to show it */
+		layout_build_lines(v);
+	}
+	for (uint32_t i = 0; i < v->nlines; i++)
+		if (v->lines[i].track == track && v->lines[i].row == row) {
+			view_scroll_to_line(v, (int)i);
+			return true;
+		}
+	return false;
+}
+
 void view_go_to(struct view *v, struct slice_ref r)
 {
 	v->gap_shown = false;
@@ -105,21 +128,7 @@ void view_go_to(struct view *v, struct slice_ref r)
 	const struct slice *s = &view_track(v, r.track)->slices[r.idx];
 	int64_t ts = tt_add(s->ts, view_shift_of(v, r.track));
 	v->sel = r;
-	for (uint32_t g = 0; g < v->ngroups; g++)
-		for (uint32_t k = 0; k < v->groups[g].ntracks; k++)
-			if (v->order[v->groups[g].first_track_order + k] == r.track && v->groups[g].collapsed) {
-				v->groups[g].collapsed = false;
-				layout_build_lines(v);
-			}
-	if (v->fold_rows > 0 && s->depth >= layout_rows_shown(v, view_track(v, r.track))) {
-		v->fold_rows = 0; /* a slice in a folded row: unfold to show it */
-		layout_build_lines(v);
-	}
-	for (uint32_t i = 0; i < v->nlines; i++)
-		if (v->lines[i].track == r.track && v->lines[i].row == s->depth) {
-			view_scroll_to_line(v, (int)i);
-			break;
-		}
+	view_show_line(v, r.track, s->depth);
 	v->cursor = ts;
 	if (ts < v->t0 || ts >= v->t1) {
 		int64_t w = view_width(v);
@@ -154,7 +163,11 @@ int view_focus_rank(const struct view *v)
 	return r >= 0 ? r : 0;
 }
 
-static void select_under_cursor(struct view *v)
+/* Selects on the selected row the slice at the time cursor (AT_CURSOR: the keyboard's
+ * Enter, for which the cursor is an instant, as after k from a nested slice), else the
+ * one that covers the most of a column from the cursor (what a click points at: the
+ * slice drawn in the cell). */
+static void select_under_cursor(struct view *v, bool at_cursor)
 {
 	const struct view_line *l = view_cur_line(v);
 	if (l == NULL)
@@ -169,7 +182,14 @@ static void select_under_cursor(struct view *v)
 	}
 	const struct track *tr = view_track(v, l->track);
 	int64_t colw = view_width(v) / view_timeline_w(v), at = tt_sub(v->cursor, view_shift_of(v, l->track));
-	uint32_t i = index_row_dominant(tr, l->row, at, tt_add(at, colw > 0 ? colw : 1));
+	uint32_t i = TT_NONE;
+	if (at_cursor && (i = index_row_slice_at(tr, l->row, at)) != TT_NONE) {
+		const struct slice *s = &tr->slices[i];
+		if (!(s->ts <= at && (at < tt_add(s->ts, s->dur) || s->dur == 0)))
+			i = TT_NONE; /* it ends at the cursor: not under it */
+	}
+	if (i == TT_NONE)
+		i = index_row_dominant(tr, l->row, at, tt_add(at, colw > 0 ? colw : 1));
 	if (i == TT_NONE) {
 		v->sel.track = v->sel.idx = TT_NONE;
 		view_status(v, "nothing under the cursor on this row");
@@ -214,70 +234,9 @@ static void step_slice(struct view *v, int dir)
 	}
 }
 
-/* From a CPU slice that launched nothing itself (an operator the Operators view jumped
- * to): the GPU work of the first runtime call inside it, saying how many it made in all.
- * Returns whether there was any. */
-static bool follow_launch_within(struct view *v, const struct trace *t, int rank, uint32_t local, uint32_t idx)
-{
-	const struct track *tr = &t->tracks[local];
-	const struct slice *s = &tr->slices[idx];
-	int64_t end = tt_add(s->ts, s->dur);
-	struct slice_ref first = { TT_NONE, TT_NONE };
-	uint32_t n = 0;
-	/* slices are sorted by start: those inside S follow it */
-	for (uint32_t i = idx + 1; i < tr->nslices && tr->slices[i].ts < end; i++) {
-		const struct slice *c = &tr->slices[i];
-		if (c->cls != SC_RUNTIME || c->depth <= s->depth || c->gpu == TT_NONE || tt_add(c->ts, c->dur) > end)
-			continue;
-		const struct gpu_info *g = &t->gpu[c->gpu];
-		if (g->peer.track == TT_NONE || g->peer.track >= t->ntracks)
-			continue;
-		if (n++ == 0)
-			first = g->peer;
-	}
-	if (n == 0)
-		return false;
-	view_go_to(v, (struct slice_ref){ view_id(rank, first.track), first.idx });
-	view_status(v, "the first of %u GPU activities launched inside it (. and , step along the stream; [ back)", n);
-	return true;
-}
-
-static void follow_flow(struct view *v, bool forward)
-{
-	if (v->sel.track == TT_NONE) {
-		view_status(v, "select a slice first (Enter)");
-		return;
-	}
-	/* flows and launches stay within the rank */
-	const struct trace *t = view_trace_of(v, v->sel.track);
-	int rank = view_rank_of(v->sel.track);
-	uint32_t local = v->sel.track & VIEW_TRACK_MASK;
-	const struct slice *s = &t->tracks[local].slices[v->sel.idx];
-	bool gpu_side = s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET;
-	if (s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE && forward != gpu_side) {
-		view_go_to(v, (struct slice_ref){ view_id(rank, t->gpu[s->gpu].peer.track), t->gpu[s->gpu].peer.idx });
-		view_status(v, forward ? "launched on the GPU" : "launched from the CPU");
-		return;
-	}
-	if (forward && !gpu_side && follow_launch_within(v, t, rank, local, v->sel.idx))
-		return;
-	for (uint32_t i = 0; i < t->nflows; i++) {
-		const struct flow *f = &t->flows[i];
-		struct slice_ref here = forward ? f->from : f->to, there = forward ? f->to : f->from;
-		if (here.track == local && here.idx == v->sel.idx && there.track != TT_NONE) {
-			view_go_to(v, (struct slice_ref){ view_id(rank, there.track), there.idx });
-			char cat[64];
-			escape_term_buf(strtab_get(&t->strings, f->cat), strtab_len(&t->strings, f->cat), cat, sizeof cat);
-			view_status(v, "followed a %s flow", cat);
-			return;
-		}
-	}
-	view_status(v, "no flow %s from this slice", forward ? "forward" : "back");
-}
-
 bool view_act(struct view *v, enum action a)
 {
-	if (gap_nav_act(v, a) || align_act(v, a))
+	if (gap_nav_act(v, a) || align_act(v, a) || follow_act(v, a) || places_act(v, a))
 		return true;
 	switch (a) {
 	case A_NONE:
@@ -309,7 +268,7 @@ bool view_act(struct view *v, enum action a)
 		view_move_cursor(v, 0);
 		break;
 	case A_SELECT:
-		select_under_cursor(v); /* once the prompt has closed, n and N move between matches */
+		select_under_cursor(v, true); /* once the prompt has closed, n and N move between matches */
 		break;
 	case A_FIT:
 		if (v->sel.track != TT_NONE) {
@@ -365,8 +324,6 @@ bool view_act(struct view *v, enum action a)
 	case A_PREV_MATCH: search_step(v, -1); break;
 	case A_NEXT_SLICE: step_slice(v, 1); break;
 	case A_PREV_SLICE: step_slice(v, -1); break;
-	case A_FLOW_FORWARD: follow_flow(v, true); break;
-	case A_FLOW_BACK: follow_flow(v, false); break;
 	case A_TOGGLE_GROUP: {
 		const struct view_line *l = view_cur_line(v);
 		if (l == NULL)
@@ -464,7 +421,7 @@ static void timeline_mouse(struct panel *p, struct app *app, enum mouse_kind kin
 	v->cursor = at;
 	view_scroll_to_line(v, line);
 	if (v->lines[v->sel_line].track != TT_NONE)
-		select_under_cursor(v);
+		select_under_cursor(v, false);
 }
 
 

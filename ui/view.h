@@ -1,10 +1,11 @@
 /* view.h: the timeline panel: what the user has done to the picture.
  *
  * The view is the visible time window, the time cursor, the selected row and slice,
- * marks, the search, the gaps being visited. It is the panel at the bottom of the app's
- * stack (ui/app.h); its actions (ui/view.c) change the view only, ui/render.c draws it,
- * ui/layout.c lays out its lines and ui/search.c finds slices by name. Times are
- * file-time nanoseconds of the first trace. */
+ * marks, the search, the gaps being visited, the places to go back to and the
+ * bookmarks. It is the panel at the bottom of the app's stack (ui/app.h); its actions
+ * (ui/view.c) change the view only, ui/render.c draws it, ui/layout.c lays out its lines
+ * and ui/search.c finds slices by name. Times are file-time nanoseconds of the first
+ * trace. */
 #ifndef TT_VIEW_H
 #define TT_VIEW_H
 
@@ -15,6 +16,7 @@
 #include "src/gaps.h"
 #include "src/model.h"
 #include "src/ranks.h"
+#include "ui/history.h"
 #include "ui/keys.h"
 #include "ui/panel.h"
 
@@ -95,6 +97,17 @@ struct view {
 	uint32_t gap_rank;           /* 1-based position in gaps (longest first) of the last gap visited */
 	bool gap_shown;              /* gap_cur was visited and its CPU slice is the selection */
 	struct gap gap_cur;
+	/* following (ui/follow.c) */
+	struct slice_ref launch_root; /* the slice whose GPU work ] visits, or {TT_NONE} */
+	struct slice_ref launch_at;  /* where ] went last: from there, ] goes to the next */
+	uint32_t launch_pos;         /* its 1-based place in launch_root's GPU work */
+	struct slice_ref climbed;    /* where [ or u went last: from there, [ climbs on */
+	/* places (ui/places.c): back and forward, bookmarks */
+	struct history history;
+	struct bookmark *bookmarks;
+	uint32_t nbookmarks;
+	uint32_t bookmarks_made;     /* bookmarks ever made: the default names' numbers */
+	uint32_t bookmarks_version;  /* bumped when the bookmarks change (the list rebuilds) */
 	struct slice_ref args_for;   /* the slice whose args args_text holds */
 	char *args_text;             /* escaped, one arg a line ("key: value\n") */
 	uint64_t advice_last;        /* the advice panel's last instance shown (its row tag), 0: none */
@@ -179,6 +192,9 @@ void search_free(struct view *v);
 
 /* Moving the selection (ui/view.c): selects slice R and scrolls to it; the selected line. */
 void view_go_to(struct view *v, struct slice_ref r);
+/* Selects and shows the line of row ROW of view track TRACK, expanding its group; false
+ * when the layout has no such line. */
+bool view_show_line(struct view *v, uint32_t track, uint16_t row);
 /* The rank position the user is looking at: the selected slice's, else the selected
  * line's (its track's, or its group's), else 0. The views open on it. */
 int view_focus_rank(const struct view *v);
@@ -201,6 +217,27 @@ void view_scroll_to_line(struct view *v, int line);
 void view_compute_gaps(struct view *v);
 void view_build_gap_nav(struct view *v);
 bool gap_nav_act(struct view *v, enum action a);
+
+/* Following (ui/follow.c): ] [ u i; false for another action. */
+bool follow_act(struct view *v, enum action a);
+
+/* Places (ui/places.c). A bookmark is a place with a name (escaped, printable). */
+#define VIEW_MAX_BOOKMARKS 100
+struct bookmark {
+	struct view_pos pos;
+	char name[64];
+};
+/* The place the timeline shows now. */
+void view_pos_take(const struct view *v, struct view_pos *p);
+/* Shows place P again (the window bounded as view_set_window does). */
+void view_pos_restore(struct view *v, const struct view_pos *p);
+/* After action A, which the app dispatched with the timeline at BEFORE: when A is a jump
+ * (ui/places.c names them) and the timeline moved, BEFORE goes into the history. */
+void places_after_action(struct view *v, enum action a, const struct view_pos *before);
+/* Back, forward, bookmark; false for another action. */
+bool places_act(struct view *v, enum action a);
+/* Removes bookmark I. */
+void view_bookmark_delete(struct view *v, uint32_t i);
 
 /* Several ranks (ui/align.c): the shifts from the alignment in force; the layout,
  * alignment and shift actions (false for another action). */

@@ -164,6 +164,45 @@ static char *random_trace(int n, bool gpu)
 	return s;
 }
 
+/* index_parent and index_first_child against the stack that laid the track out: a
+ * slice's parent is the slice on top of the stack when it came, its first child the
+ * first slice after it whose parent it is. */
+static void check_nesting(const struct track *tr, const char *what)
+{
+	uint32_t *stack = xmalloc((tr->nslices + 1) * sizeof *stack), sn = 0;
+	uint32_t *parent = xmalloc((tr->nslices + 1) * sizeof *parent);
+	int parent_ok = 1, child_ok = 1, nested = 0;
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		const struct slice *s = &tr->slices[i];
+		while (sn > 0 && tr->slices[stack[sn - 1]].ts + tr->slices[stack[sn - 1]].dur <= s->ts)
+			sn--;
+		parent[i] = sn > 0 ? stack[sn - 1] : TT_NONE;
+		nested += parent[i] != TT_NONE;
+		stack[sn++] = i;
+		if (index_parent(tr, i) != parent[i] && parent_ok) {
+			parent_ok = 0;
+			printf("#   slice %u: parent %u, want %u\n", i, index_parent(tr, i), parent[i]);
+		}
+	}
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		uint32_t want = TT_NONE;
+		for (uint32_t j = i + 1; j < tr->nslices && want == TT_NONE; j++)
+			if (parent[j] == i)
+				want = j;
+		if (index_first_child(tr, i) != want && child_ok) {
+			child_ok = 0;
+			printf("#   slice %u: first child %u, want %u\n", i, index_first_child(tr, i), want);
+		}
+	}
+	ok(nested > 0, "%s: some slices nest", what);
+	ok(parent_ok, "%s: index_parent is the slice it nests in", what);
+	ok(child_ok, "%s: index_first_child is its earliest child", what);
+	ok(index_parent(tr, tr->nslices) == TT_NONE && index_first_child(tr, tr->nslices) == TT_NONE,
+	   "%s: a bad index has no parent and no child", what);
+	free(stack);
+	free(parent);
+}
+
 static void test_nesting(void)
 {
 	struct trace *t = load_text("nest.json",
@@ -186,6 +225,13 @@ static void test_nesting(void)
 		is_int(tr->slices[5].depth, 2, "next, starting inside late-child, goes below it");
 		is_int(tr->busy_total, 110000, "busy = union of all slices");
 		is_int(t->quality.count[Q_CPU_PARTIAL_OVERLAP], 1, "one partial overlap counted");
+		is_int(index_parent(tr, 2), 1, "the grandchild's parent is the child");
+		is_int(index_parent(tr, 1), 0, "the child's parent is the parent");
+		is_int(index_parent(tr, 0), TT_NONE, "a slice at depth 0 has no parent");
+		is_int(index_parent(tr, 5), 4, "a slice starting inside a partial one nests in it");
+		is_int(index_first_child(tr, 0), 1, "the parent's first child is the earliest");
+		is_int(index_first_child(tr, 2), TT_NONE, "a leaf has no child");
+		check_nesting(tr, "nesting fixture");
 	}
 	trace_free(t);
 }
@@ -206,6 +252,8 @@ int main(void)
 		check_track(t, tr, what);
 		if (round != 1)
 			ok(tr->nrows > 1 && t->quality.count[Q_GPU_OVERLAP] > 0, "%s: overlaps got overflow rows", what);
+		if (round == 1)
+			check_nesting(tr, what);
 		trace_free(t);
 		free(txt);
 	}
