@@ -44,7 +44,7 @@ static void absolute_time(const struct trace *t, int64_t ts, char *buf, size_t n
 	if (abs < 0) {
 		char off[48];
 		snprintf(buf, n, "@%s", timefmt_offset(abs, off, sizeof off));
-	} else if (abs >= 1000000000000000000ll && abs < 4000000000000000000ll) {
+	} else if (model_time_is_epoch(abs)) {
 		time_t secs = (time_t)(abs / 1000000000);
 		struct tm tm;
 		char day[32];

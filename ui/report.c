@@ -77,7 +77,7 @@ static void summary_text(FILE *f, const struct trace *t)
 		/* absolute times that look like the Unix epoch (2001 to 2096) are shown as UTC */
 		int64_t abs_start = tt_add(t->has_base ? t->base_ns : 0, t->start);
 		char when[64] = "";
-		if (abs_start >= 1000000000000000000ll && abs_start < 4000000000000000000ll) {
+		if (model_time_is_epoch(abs_start)) {
 			time_t secs = (time_t)(abs_start / 1000000000);
 			struct tm tm;
 			if (gmtime_r(&secs, &tm) != NULL) {
