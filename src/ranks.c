@@ -327,7 +327,8 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		struct collective *c = &r->colls[r->ncolls++];
 		memset(c, 0, sizeof *c);
 		snprintf(c->kind, sizeof c->kind, "%s", kind);
-		c->index = idx;
+		c->number = r->ncolls - 1;
+		c->kind_index = idx;
 		c->per = xcalloc((size_t)n, sizeof *c->per);
 		for (int i = 0; i < n; i++) {
 			/* the idx-th collective of that kind on rank i */

@@ -32,7 +32,8 @@ struct coll_rank {
 
 struct collective {
 	char kind[48];             /* "AllReduce", "SendRecv", "all_reduce", ... */
-	uint32_t index;            /* the index-th collective of this kind */
+	uint32_t number;           /* its place in the list, from 0: the "#N" of every output */
+	uint32_t kind_index;       /* the kind_index-th collective of this kind (how ranks match) */
 	struct coll_rank *per;     /* by rank position (as in the traces array) */
 	int last;                  /* rank position that arrived last */
 	int64_t transfer;          /* shortest duration across ranks */

@@ -140,9 +140,36 @@ is "$(printf '%s\n' "$out" | grep -A1 '^ rank  *offset  *compute' | tail -1 | aw
 is "$(printf '%s\n' "$out" | grep ' #0 AllReduce ' | awk '{print $9, $10, $11, $12, $13, $14, $15, $16}')" \
 	"#0 AllReduce 4 2 2.20 ms 800 us" "collectives: ranks present, the last rank, arrival skew and transfer time"
 out=$(scr 'pjjjjj<Enter>')
-like "$out" "AllReduce #1: rank 2 arrived last" "Enter on a collective jumps to it"
+like "$out" "#1 AllReduce: rank 2 arrived last" "Enter on a collective jumps to it"
 like "$out" "kernel on rank 2 stream 20, row 0: start +15.200 ms" "the last arrival's kernel selected"
 like "$out" "ttrace  +12.249999 ms .. +16.750001 ms" "the window holds every rank's part of it, a quarter on each side"
+# One numbering of collectives (issue 12, item 6): "#N" is the place in the aligned list,
+# from 0, whatever the kind, in the report, the distributed view and its status line.
+# Two ranks, kinds interleaved: SendRecv, SendRecv, AllReduce, SendRecv, AllReduce.
+mkdir -p "$TMP/mixed"
+for r in 0 1; do
+	awk -v r=$r 'BEGIN {
+		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n\"traceEvents\": [\n", r
+		split("SendRecv SendRecv AllReduce SendRecv AllReduce", kind, " ")
+		for (k = 1; k <= 5; k++) {
+			t0 = k * 1000
+			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_%s_Sum_f32_RING_LL\", \"pid\": 0, \"tid\": 20, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 20}},\n", kind[k], t0 + r * 50, 500 - r * 50
+		}
+		print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+	}' >"$TMP/mixed/rank$r.json"
+done
+names() { grep -o '#[0-9]* [A-Za-z]*' | tr '\n' ' '; }
+run --report=distributed "$TMP/mixed"
+is "$(printf '%s\n' "$out" | names)" "#0 SendRecv #1 SendRecv #2 AllReduce #3 SendRecv #4 AllReduce " \
+	"report: collectives numbered by their place in the list, whatever the kind"
+out=$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/mixed")
+is "$(printf '%s\n' "$out" | sed -n '/^ *- .* #[0-9]/p' | names)" "#0 SendRecv #1 SendRecv #2 AllReduce #3 SendRecv #4 AllReduce " \
+	"distributed view: the same numbers as the report"
+like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'pjjjj<Enter>' "$TMP/mixed")" "#2 AllReduce: rank 1 arrived last" \
+	"Enter on a collective: the status line names it the same way"
+"$TTRACE" --report=distributed --json "$TMP/mixed" >"$TMP/mixed.json" 2>/dev/null
+is "$("$JSONQ" collectives.2.kind collectives.2.index collectives.2.kind_index collectives.3.index collectives.3.kind_index <"$TMP/mixed.json" | tr '\n' ' ')" \
+	"AllReduce 2 0 3 2 " "JSON: index is the same number, kind_index its place among its kind"
 out=$(scr 'p<Enter>.')
 like "$out" "kernel on rank 2 stream 20, row 0: start +5.200 ms" "Enter on a rank selects its communication stream"
 like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"

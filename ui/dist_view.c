@@ -12,7 +12,7 @@
 #include "ui/view.h"
 
 enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_FILE,
-       C_COLL, C_KIND, C_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
+       C_COLL, C_KIND, C_INDEX, C_KIND_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
 
 int dist_table_columns(struct column *cols)
 {
@@ -33,6 +33,7 @@ int dist_table_columns(struct column *cols)
 		[C_COLL] = { "collective", "collective", COL_TEXT, 1, COL_TEXT_ONLY },
 		[C_KIND] = { "kind", "kind", COL_TEXT, 0, COL_JSON_ONLY },
 		[C_INDEX] = { "index", "index", COL_COUNT, 0, COL_JSON_ONLY },
+		[C_KIND_INDEX] = { "kind_index", "of its kind", COL_COUNT, 0, COL_JSON_ONLY },
 		[C_PRESENT] = { "ranks_present", "ranks", COL_COUNT, 0, COL_TEXT_ONLY },
 		[C_LAST_RANK] = { "last_rank", "last rank", COL_INT, 0, 0 },
 		[C_SKEW] = { "skew_ns", "skew", COL_DUR, 0, 0 },
@@ -56,6 +57,12 @@ static const struct column per_rank_cols[] = {
 };
 
 void dist_per_rank_init(struct table *tb) { table_init(tb, per_rank_cols, 6); }
+
+/* "#4 AllReduce": the one name of collective C in the report, the view and its status line. */
+static void collective_label(const struct collective *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "#%u %s", c->number, c->kind);
+}
 
 void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank_report *rr, const int *order, int nts)
 {
@@ -81,10 +88,11 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 		const struct collective *c = &rr->colls[i];
 		char name[80];
 		uint32_t r = table_add_row(tb, (uint64_t)nts + i);
-		snprintf(name, sizeof name, "#%u %s", c->index, c->kind);
+		collective_label(c, name, sizeof name);
 		table_set_str(tb, r, C_COLL, name);
 		table_set_str(tb, r, C_KIND, c->kind);
-		table_set_int(tb, r, C_INDEX, c->index);
+		table_set_int(tb, r, C_INDEX, c->number);
+		table_set_int(tb, r, C_KIND_INDEX, c->kind_index);
 		table_set_int(tb, r, C_PRESENT, c->nranks_present);
 		if (c->last >= 0)
 			table_set_int(tb, r, C_LAST_RANK, rr->ranks[c->last].rank);
@@ -159,10 +167,11 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		            v->rr.ranks[r].arrived_last, (long long)(v->rr.ranks[r].waiting / 1000));
 	} else if (tag - (uint64_t)v->nts < v->rr.ncolls) {
 		const struct collective *c = &v->rr.colls[tag - (uint64_t)v->nts];
-		char kind[64];
+		char name[80], shown[96];
 		view_go_to_collective(v, c);
-		escape_term_buf(c->kind, strlen(c->kind), kind, sizeof kind);
-		view_status(v, "%s #%u: rank %d arrived last", kind, c->index, c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
+		collective_label(c, name, sizeof name);
+		escape_term_buf(name, strlen(name), shown, sizeof shown);
+		view_status(v, "%s: rank %d arrived last", shown, c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
 	}
 }
 
