@@ -45,6 +45,7 @@ struct rank_stats {
 	int rank;                  /* distributedInfo.rank, else the position */
 	int64_t offset;            /* ns added to this rank's times */
 	int64_t compute, comm, overlap, exposed, waiting;
+	bool exposed_na;           /* overlap and exposed unknown (0 here): RANKS_EXPOSED_NA says why */
 	uint32_t arrived_last;
 	uint32_t collectives;      /* collectives found on this rank */
 	int64_t step_start;        /* aligned start of the first common step, or INT64_MIN */
@@ -62,6 +63,13 @@ struct rank_report {
 	bool comm_from_kernels;    /* NCCL/RCCL kernels (else gloo CPU ops) */
 	char warnings[512];
 };
+
+/* Why a rank's overlap and exposed communication are not available: its collectives run
+ * on CPU threads (gloo), where exposed is the time no operator runs on the rank's CPU
+ * threads (its main thread waits), and its trace, from the legacy exporter, has no
+ * categories to tell operators from annotations (`backward` spans the wait). */
+#define RANKS_EXPOSED_NA "collectives on CPU threads in a legacy-format trace, which does not tell operators from " \
+                         "annotations: the time the main thread waits for them is unknown"
 
 /* Aligns and compares the N traces (one per rank) into R (free with ranks_free).
  * MANUAL_OFFSETS (N values, or NULL) are used in manual mode. */

@@ -11,7 +11,7 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_FILE,
+enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_NA_WHY, C_FILE,
        C_COLL, C_KIND, C_INDEX, C_KIND_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
 
 int dist_table_columns(struct column *cols)
@@ -28,6 +28,7 @@ int dist_table_columns(struct column *cols)
 		[C_WAITING] = { "waiting_ns", "waiting", COL_DUR, 0, 0 },
 		[C_LAST] = { "arrived_last", "last", COL_COUNT, 0, 0 },
 		[C_NCOLLS] = { "collectives", "collectives", COL_COUNT, 0, COL_JSON_ONLY },
+		[C_NA_WHY] = { "exposed_na", "n/a", COL_TEXT, 0, COL_JSON_ONLY | COL_OMIT_NULL },
 		[C_FILE] = { "file", "file", COL_TEXT, 1, COL_TEXT_ONLY },
 		/* a collective's row */
 		[C_COLL] = { "collective", "collective", COL_TEXT, 1, COL_TEXT_ONLY },
@@ -77,8 +78,14 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 		table_set_int(tb, r, C_OFFSET, s->offset);
 		table_set_int(tb, r, C_COMPUTE, s->compute);
 		table_set_int(tb, r, C_COMM, s->comm);
-		table_set_int(tb, r, C_OVERLAP, s->overlap);
-		table_set_int(tb, r, C_EXPOSED, s->exposed);
+		if (s->exposed_na) {
+			table_set_na(tb, r, C_OVERLAP, "n/a");
+			table_set_na(tb, r, C_EXPOSED, "n/a");
+			table_set_str(tb, r, C_NA_WHY, RANKS_EXPOSED_NA);
+		} else {
+			table_set_int(tb, r, C_OVERLAP, s->overlap);
+			table_set_int(tb, r, C_EXPOSED, s->exposed);
+		}
 		table_set_int(tb, r, C_WAITING, s->waiting);
 		table_set_int(tb, r, C_LAST, s->arrived_last);
 		table_set_int(tb, r, C_NCOLLS, s->collectives);
@@ -111,7 +118,8 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 				table_set_int(per_rank, pr, 2, p->start);
 				table_set_int(per_rank, pr, 3, p->end);
 				table_set_int(per_rank, pr, 4, p->wait);
-				table_set_int(per_rank, pr, 5, p->overlap);
+				if (!rr->ranks[k].exposed_na)
+					table_set_int(per_rank, pr, 5, p->overlap);
 			}
 		}
 		table_set_rows(tb, r, C_PER_RANK, first, (uint32_t)rr->nranks);
@@ -207,6 +215,12 @@ struct panel *dist_view_open(struct app *app)
 	}
 	if (v->rr.warnings[0])
 		view_status(v, "warning: %s", v->rr.warnings);
+	else
+		for (int k = 0; k < v->rr.nranks; k++)
+			if (v->rr.ranks[k].exposed_na) {
+				view_status(v, "overlap, exposed n/a: CPU collectives in a legacy-format trace (man: DEFINITIONS)");
+				break;
+			}
 	struct dist_view *d = xcalloc(1, sizeof *d);
 	d->v = v;
 	table_init(&d->t, d->cols, dist_table_columns(d->cols));

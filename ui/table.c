@@ -73,6 +73,12 @@ void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_
 
 void table_set_str(struct table *t, uint32_t row, int col, const char *s) { table_set_text(t, row, col, s, strlen(s)); }
 
+void table_set_na(struct table *t, uint32_t row, int col, const char *shown)
+{
+	table_set_str(t, row, col, shown);
+	cell(t, row, col)->null = true;
+}
+
 void table_set_int(struct table *t, uint32_t row, int col, int64_t v)
 {
 	struct tvalue *c = cell(t, row, col);
@@ -166,6 +172,10 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 	const struct tvalue *v = table_value(t, row, col);
 	if (n == 0)
 		return 0;
+	if (v->null && v->text) {
+		escape_term_buf(t->text + v->s, v->n, buf, n);
+		return width_of(buf);
+	}
 	if (v->null) {
 		snprintf(buf, n, "-");
 		return 1;

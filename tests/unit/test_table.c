@@ -201,6 +201,10 @@ int main(void)
 	is_str(b, "-", "a null shown as -");
 	table_format(&t, r2, 0, b, sizeof b);
 	ok(strchr(b, 0x1b) == NULL && strchr(b, 0x07) == NULL, "trace text escaped for the terminal");
+	table_set_na(&t, r2, 4, "n/a");
+	table_format(&t, r2, 4, b, sizeof b);
+	is_str(b, "n/a", "a value not available shows its text");
+	ok(table_value(&t, r2, 4)->null, "and is null (JSON null, sorted last)");
 
 	uint32_t rows[3] = { 0, 1, 2 };
 	table_sort(&t, rows, 3, 1, true);
