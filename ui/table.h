@@ -137,6 +137,14 @@ int table_layout_lead(const struct table *t, const uint32_t *rows, uint32_t n, u
 /* Writes VALUE (escaped text, WIDTH columns at most) into BUF, elided in the middle with
  * "…" (or "..." when ASCII) when longer. Returns its width. */
 int table_elide(const char *value, int width, bool ascii, char *buf, size_t n);
+/* As table_elide, but where VALUE is elided the text from code point AT on shows (AT < 0:
+ * as table_elide): the head, "…", the text a few code points before AT on, "…", the tail
+ * (or one "…" when AT lies near either end). */
+int table_elide_at(const char *value, int width, int at, bool ascii, char *buf, size_t n);
+/* For the N VALUES of a column elided to WIDTH: AT[k] is the code point where value k departs
+ * from the closest other value that table_elide writes the same (table_elide_at then
+ * shows it), -1 where its elided text is its own. O(n log n) comparisons. */
+void table_elide_apart(const char *const *values, uint32_t n, int width, bool ascii, int *at);
 /* Whether a column is written right-aligned (numbers). */
 bool table_col_right(const struct column *c);
 
