@@ -31,6 +31,49 @@ const char *timefmt_dur(int64_t ns, char *buf, size_t n)
 	return buf;
 }
 
+const char *timefmt_tick(int64_t ns, int64_t step, char *buf, size_t n)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t unit;
+	const char *name;
+	int dec; /* timefmt_dur's decimals at this size */
+	if (a < 1000)
+		return timefmt_dur(ns, buf, n); /* whole nanoseconds: ticks differ already */
+	if (a < 1000000) {
+		unit = 1000, name = "us", dec = a < 10000 ? 2 : a < 100000 ? 1 : 0;
+	} else if (a < 1000000000) {
+		unit = 1000000, name = "ms", dec = a < 10000000 ? 2 : a < 100000000 ? 1 : 0;
+	} else {
+		unit = 1000000000, name = "s", dec = a < 60ull * 1000000000 ? 3 : 1;
+	}
+	/* the decimals of STEP in that unit: the fewest d with STEP a multiple of unit / 10^d */
+	uint64_t q = unit, st = step > 0 ? (uint64_t)step : 1;
+	int need = 0;
+	while (q > 1 && st % q != 0) {
+		q /= 10;
+		need++;
+	}
+	if (need > dec)
+		dec = need;
+	uint64_t per = unit, frac;
+	for (int i = 0; i < dec; i++)
+		per /= 10;
+	frac = a % unit / per; /* exact for a multiple of STEP; digits below are cut */
+	char digits[12] = "";  /* "." and DEC digits (at most 9: nanoseconds in seconds) */
+	if (dec > 0) {
+		digits[0] = '.';
+		for (int i = dec; i >= 1; i--, frac /= 10)
+			digits[i] = (char)('0' + frac % 10);
+		digits[dec + 1] = '\0';
+	}
+	if (unit == 1000000000 && a >= 60ull * 1000000000)
+		snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "%ss", sign, a / unit / 60, a / unit % 60, digits);
+	else
+		snprintf(buf, n, "%s%" PRIu64 "%s %s", sign, a / unit, digits, name);
+	return buf;
+}
+
 const char *timefmt_offset(int64_t ns, char *buf, size_t n)
 {
 	char sign = ns < 0 ? '-' : '+';

@@ -486,7 +486,9 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	free(cause);
 	no_trace_event(t);
 	builder_finish(b);
-	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0)
+	/* A cut file that holds no base may have lost it (Kineto writes it after the events);
+	 * it did only when its times are relative: epoch-sized times are absolute already. */
+	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0 && !model_time_is_epoch(t->start))
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
 		              "events), so this file cannot be aligned with other ranks on absolute time");
 	t->load_seconds = now_seconds() - t0;

@@ -75,6 +75,12 @@ bool model_is_comm_kernel(const char *name)
 	return strncasecmp(name, "nccl", 4) == 0 || strncasecmp(name, "rccl", 4) == 0;
 }
 
+bool model_time_is_epoch(int64_t abs_ns)
+{
+	/* 2001-09-09 to 2096-10-02: no profile runs that long after a boot or a profiler start */
+	return abs_ns >= 1000000000000000000ll && abs_ns < 4000000000000000000ll;
+}
+
 const char *track_kind_name(enum track_kind k)
 {
 	switch (k) {

@@ -354,6 +354,9 @@ const char *quality_text(enum quality_kind q);
 uint32_t quality_problems(const struct trace *t);
 /* True when NAME looks like a NCCL/RCCL kernel (case-insensitive "nccl"/"rccl" prefix). */
 bool model_is_comm_kernel(const char *name);
+/* True when ABS_NS (an absolute time: base_ns + a file time) looks like nanoseconds since
+ * the Unix epoch (2001 to 2096) rather than since a boot or a profiler start. */
+bool model_time_is_epoch(int64_t abs_ns);
 /* Formats the track's pid or tid into BUF (strings as their text). Returns BUF. */
 const char *track_pid_text(const struct trace *t, const struct track *tr, char *buf, size_t n);
 const char *track_tid_text(const struct trace *t, const struct track *tr, char *buf, size_t n);

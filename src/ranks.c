@@ -327,7 +327,8 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		struct collective *c = &r->colls[r->ncolls++];
 		memset(c, 0, sizeof *c);
 		snprintf(c->kind, sizeof c->kind, "%s", kind);
-		c->index = idx;
+		c->number = r->ncolls - 1;
+		c->kind_index = idx;
 		c->per = xcalloc((size_t)n, sizeof *c->per);
 		for (int i = 0; i < n; i++) {
 			/* the idx-th collective of that kind on rank i */
@@ -474,8 +475,13 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		int64_t *cu_prefix = spans_prefix(cu, ncu);
 		st->compute = spans_length(cu, ncu);
 		st->comm = spans_length(co, nco);
-		st->overlap = spans_intersection(cu, ncu, co, nco);
-		st->exposed = st->comm - st->overlap;
+		/* With CPU collectives the rank computes on one thread while a gloo thread
+		 * communicates, so exposed is the communication during which no operator runs on
+		 * its threads: its main thread waits. A legacy trace counts every slice as an
+		 * operator, annotations that span the wait (backward) too: no figure then. */
+		st->exposed_na = !r->comm_from_kernels && traces[i]->legacy && st->comm > 0;
+		st->overlap = st->exposed_na ? 0 : spans_intersection(cu, ncu, co, nco);
+		st->exposed = st->exposed_na ? 0 : st->comm - st->overlap;
 		st->collectives = nf[i];
 		for (uint32_t k = 0; k < r->ncolls; k++) {
 			struct coll_rank *p = &r->colls[k].per[i];
@@ -486,7 +492,8 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 				clamped = true;
 			/* in the rank's own (unaligned) time, as the unions are */
 			const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
-			p->overlap = spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl), abs_end(traces[i], sl));
+			if (!st->exposed_na)
+				p->overlap = spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl), abs_end(traces[i], sl));
 		}
 		free(cu_prefix);
 		free(cu);

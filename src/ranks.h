@@ -32,7 +32,8 @@ struct coll_rank {
 
 struct collective {
 	char kind[48];             /* "AllReduce", "SendRecv", "all_reduce", ... */
-	uint32_t index;            /* the index-th collective of this kind */
+	uint32_t number;           /* its place in the list, from 0: the "#N" of every output */
+	uint32_t kind_index;       /* the kind_index-th collective of this kind (how ranks match) */
 	struct coll_rank *per;     /* by rank position (as in the traces array) */
 	int last;                  /* rank position that arrived last */
 	int64_t transfer;          /* shortest duration across ranks */
@@ -44,6 +45,7 @@ struct rank_stats {
 	int rank;                  /* distributedInfo.rank, else the position */
 	int64_t offset;            /* ns added to this rank's times */
 	int64_t compute, comm, overlap, exposed, waiting;
+	bool exposed_na;           /* overlap and exposed unknown (0 here): RANKS_EXPOSED_NA says why */
 	uint32_t arrived_last;
 	uint32_t collectives;      /* collectives found on this rank */
 	int64_t step_start;        /* aligned start of the first common step, or INT64_MIN */
@@ -61,6 +63,13 @@ struct rank_report {
 	bool comm_from_kernels;    /* NCCL/RCCL kernels (else gloo CPU ops) */
 	char warnings[512];
 };
+
+/* Why a rank's overlap and exposed communication are not available: its collectives run
+ * on CPU threads (gloo), where exposed is the time no operator runs on the rank's CPU
+ * threads (its main thread waits), and its trace, from the legacy exporter, has no
+ * categories to tell operators from annotations (`backward` spans the wait). */
+#define RANKS_EXPOSED_NA "collectives on CPU threads in a legacy-format trace, which does not tell operators from " \
+                         "annotations: the time the main thread waits for them is unknown"
 
 /* Aligns and compares the N traces (one per rank) into R (free with ranks_free).
  * MANUAL_OFFSETS (N values, or NULL) are used in manual mode. */

@@ -85,7 +85,7 @@ is "$?" 0 "two ranks of 500 collectives: the distributed report runs"
 is "$("$JSONQ" collectives.# ranks.1.offset_ns alignment.residual_ns ranks.1.collectives <"$TMP/d.json" | tr '\n' ' ')" \
 	"500 -123456000 200000 499 " \
 	"500 collectives listed; rank 1's offset recovered exactly from the AllReduces; the later Broadcasts pair one off (200 us)"
-paths=$(awk 'BEGIN { for (i = 0; i < 500; i++) printf "collectives.%d.kind collectives.%d.index collectives.%d.per_rank.1.present\n", i, i, i }')
+paths=$(awk 'BEGIN { for (i = 0; i < 500; i++) printf "collectives.%d.kind collectives.%d.kind_index collectives.%d.per_rank.1.present\n", i, i, i }')
 # shellcheck disable=SC2086
 is "$("$JSONQ" $paths <"$TMP/d.json" | paste - - - | awk '
 	{ want = NR % 2 ? "AllReduce" : "Broadcast"; if ($1 != want || $2 != int((NR - 1) / 2)) bad++ }

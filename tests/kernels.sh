@@ -138,4 +138,29 @@ if [ -d "$S" ]; then
 		is "$("$JSONQ" files.0.kernel_time_ns <"$TMP/b.json")" 10862916 "B200: all kernels 10,862.916 us, as the plugin"
 	fi
 fi
+# Long kernel names that differ only in the middle (issue 12, item 10): three templated
+# elementwise kernels alike in their first and last 40 characters. The summary elides each
+# so that the part where it departs from the others shows; JSON keeps every name whole.
+awk 'BEGIN {
+	print "{\"traceEvents\": ["
+	split("addcdiv_cuda_kernel addcmul_cuda_kernel sqrt_kernel_cuda", f, " ")
+	for (i = 1; i <= 3; i++) {
+		body = "at::native::" f[i] "(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 4>"
+		printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4, %s >(int, %s)\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 7}},\n", body, body, i * 100, 10 + i
+	}
+	print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 7, \"args\": {\"name\": \"stream 7\"}}]}"
+}' >"$TMP/alike.json"
+run --report=summary "$TMP/alike.json"
+printf '%s\n' "$out" | sed -n '/Top 20 kernels/,/^$/p' | grep '^   void ' >"$TMP/alike.rows"
+is "$(wc -l <"$TMP/alike.rows" | tr -d ' ')" 3 "three long kernels, one row each"
+is "$(sed 's/  *[0-9].*$//' "$TMP/alike.rows" | sort -u | wc -l | tr -d ' ')" 3 "their elided names all differ"
+for fn in addcdiv_cuda_kernel addcmul_cuda_kernel sqrt_kernel_cuda; do
+	like "$(cat "$TMP/alike.rows")" "$fn" "the elided name shows what tells it apart: $fn"
+done
+[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/alike.rows")" -le 130 ]
+ok $? "and the rows still fit the report's width"
+"$TTRACE" --report=summary --json "$TMP/alike.json" >"$TMP/alike.out" 2>/dev/null
+"$JSONQ" files.0.top_kernels.0.name files.0.top_kernels.1.name files.0.top_kernels.2.name <"$TMP/alike.out" | sort >"$TMP/alike.json-names"
+sed -n 's/^.*"name": "\(void [^"]*\)".*$/\1/p' "$TMP/alike.json" | sort >"$TMP/alike.names"
+is "$(cat "$TMP/alike.json-names")" "$(cat "$TMP/alike.names")" "JSON: the names whole"
 finish

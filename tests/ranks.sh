@@ -140,9 +140,76 @@ is "$(printf '%s\n' "$out" | grep -A1 '^ rank  *offset  *compute' | tail -1 | aw
 is "$(printf '%s\n' "$out" | grep ' #0 AllReduce ' | awk '{print $9, $10, $11, $12, $13, $14, $15, $16}')" \
 	"#0 AllReduce 4 2 2.20 ms 800 us" "collectives: ranks present, the last rank, arrival skew and transfer time"
 out=$(scr 'pjjjjj<Enter>')
-like "$out" "AllReduce #1: rank 2 arrived last" "Enter on a collective jumps to it"
+like "$out" "#1 AllReduce: rank 2 arrived last" "Enter on a collective jumps to it"
 like "$out" "kernel on rank 2 stream 20, row 0: start +15.200 ms" "the last arrival's kernel selected"
 like "$out" "ttrace  +12.249999 ms .. +16.750001 ms" "the window holds every rank's part of it, a quarter on each side"
+# One numbering of collectives (issue 12, item 6): "#N" is the place in the aligned list,
+# from 0, whatever the kind, in the report, the distributed view and its status line.
+# Two ranks, kinds interleaved: SendRecv, SendRecv, AllReduce, SendRecv, AllReduce.
+mkdir -p "$TMP/mixed"
+for r in 0 1; do
+	awk -v r=$r 'BEGIN {
+		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n\"traceEvents\": [\n", r
+		split("SendRecv SendRecv AllReduce SendRecv AllReduce", kind, " ")
+		for (k = 1; k <= 5; k++) {
+			t0 = k * 1000
+			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_%s_Sum_f32_RING_LL\", \"pid\": 0, \"tid\": 20, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 20}},\n", kind[k], t0 + r * 50, 500 - r * 50
+		}
+		print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+	}' >"$TMP/mixed/rank$r.json"
+done
+names() { grep -o '#[0-9]* [A-Za-z]*' | tr '\n' ' '; }
+run --report=distributed "$TMP/mixed"
+is "$(printf '%s\n' "$out" | names)" "#0 SendRecv #1 SendRecv #2 AllReduce #3 SendRecv #4 AllReduce " \
+	"report: collectives numbered by their place in the list, whatever the kind"
+out=$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/mixed")
+is "$(printf '%s\n' "$out" | sed -n '/^ *- .* #[0-9]/p' | names)" "#0 SendRecv #1 SendRecv #2 AllReduce #3 SendRecv #4 AllReduce " \
+	"distributed view: the same numbers as the report"
+like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'pjjjj<Enter>' "$TMP/mixed")" "#2 AllReduce: rank 1 arrived last" \
+	"Enter on a collective: the status line names it the same way"
+"$TTRACE" --report=distributed --json "$TMP/mixed" >"$TMP/mixed.json" 2>/dev/null
+is "$("$JSONQ" collectives.2.kind collectives.2.index collectives.2.kind_index collectives.3.index collectives.3.kind_index <"$TMP/mixed.json" | tr '\n' ' ')" \
+	"AllReduce 2 0 3 2 " "JSON: index is the same number, kind_index its place among its kind"
+# Exposed communication with collectives on CPU threads (issue 12, item 7): a gloo thread
+# communicates while the main thread computes, so exposed is the communication during
+# which no operator runs on the rank's threads (its main thread waits). Two ranks: on the
+# main thread aten::mm [1,4) ms inside backward [1,9) ms; gloo:all_reduce on thread 2 from
+# 3 ms (rank 0) or 4 ms (rank 1) to 8 ms. Kineto categories: rank 0 exposed 5 - 1 = 4 ms,
+# rank 1 4 ms. The same without categories (the legacy exporter), where backward cannot be
+# told from an operator: n/a with the reason, never the 0 that backward's span gave.
+for fmt in kineto legacy; do
+	mkdir -p "$TMP/gloo-$fmt"
+	for r in 0 1; do
+		awk -v r=$r -v fmt=$fmt 'function ev(cat, name, tid, ts, dur) {
+			printf "{\"ph\": \"X\", %s\"name\": \"%s\", \"pid\": 1, \"tid\": %d, \"ts\": %d, \"dur\": %d},\n",
+				fmt == "kineto" ? "\"cat\": \"" cat "\", " : "", name, tid, ts, dur
+		}
+		BEGIN {
+			printf "{\"traceEvents\": [\n"
+			ev("user_annotation", "ProfilerStep#1", 1, 0, 10000)
+			ev("user_annotation", "backward", 1, 1000, 8000)
+			ev("cpu_op", "aten::mm", 1, 1000, 3000)
+			ev("cpu_op", "c10d::allreduce_", 1, 4000, 100)
+			ev("user_annotation", "gloo:all_reduce", 2, 3000 + r * 1000, 5000 - r * 1000)
+			print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
+		}' >"$TMP/gloo-$fmt/rank$r.json"
+	done
+done
+"$TTRACE" --report=distributed --json "$TMP/gloo-kineto" >"$TMP/gk.json" 2>/dev/null
+is "$("$JSONQ" collectives_from ranks.0.comm_ns ranks.0.overlap_ns ranks.0.exposed_comm_ns ranks.0.waiting_ns ranks.1.exposed_comm_ns <"$TMP/gk.json" | tr '\n' ' ')" \
+	"gloo_ops 5000000 1000000 4000000 1000000 4000000 " \
+	"CPU collectives: exposed = communication while no operator runs (rank 0: 5 ms, 1 ms of it under aten::mm)"
+"$TTRACE" --report=distributed --json "$TMP/gloo-legacy" >"$TMP/gl.json" 2>/dev/null
+is "$("$JSONQ" ranks.0.comm_ns ranks.0.overlap_ns ranks.0.exposed_comm_ns ranks.0.waiting_ns <"$TMP/gl.json" | tr '\n' ' ')" \
+	"5000000 null null 1000000 " "legacy trace, CPU collectives: overlap and exposed null in JSON, never 0; waiting still 1 ms"
+like "$("$JSONQ" ranks.0.exposed_na <"$TMP/gl.json")" "does not tell operators from annotations" "and the reason given"
+run --report=distributed "$TMP/gloo-legacy"
+is "$(printf '%s\n' "$out" | awk '$1 == "0" && $2 ~ /^[+-]/ {print $8, $9, $10, $11}')" "n/a n/a 1.00 ms" \
+	"text report: overlap and exposed n/a, waiting 1 ms"
+like "$out" "(overlap, exposed n/a: collectives on CPU threads in a legacy-format trace" "text report: the reason"
+out=$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/gloo-legacy")
+is "$(printf '%s\n' "$out" | awk '$1 == "0" && $2 ~ /^[+-]/ {print $8, $9}')" "n/a n/a" "distributed view: n/a too"
+like "$out" "overlap, exposed n/a: CPU collectives in a legacy-format trace" "and the status line says why"
 out=$(scr 'p<Enter>.')
 like "$out" "kernel on rank 2 stream 20, row 0: start +5.200 ms" "Enter on a rank selects its communication stream"
 like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"
@@ -185,6 +252,10 @@ if [ -d "$S" ]; then
 	q() { "$JSONQ" "$@" <"$TMP/ddp.json"; }
 	is "$(q straggler)" 2 "ddp4-gloo: rank 2 (batch 64) is the straggler"
 	is "$(q collectives_from)" "gloo_ops" "ddp4-gloo: collectives from gloo ops (CPU only)"
+	is "$(q ranks.0.exposed_comm_ns ranks.0.overlap_ns | tr '\n' ' ')" "null null " \
+		"ddp4-gloo (legacy exporter): exposed and overlap unknown, not the 0 ns that backward's span gave"
+	w=$(q ranks.0.waiting_ns); [ "$w" -gt 50000000 ]
+	ok $? "ddp4-gloo: while rank 0 waits $w ns"
 	# truth from trace_start_us.json: offset_r = start_r - start_0: -1302, -1309, +1452 us
 	worst=0
 	i=1

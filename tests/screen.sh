@@ -132,6 +132,24 @@ is "$(sed -n '/^--$/,$p' "$TMP/s80" | sed 1d | wc -l | tr -d ' ')" 24 "80x24: 24
 like "$(cat "$TMP/ov")" "    1" "overlapping GPU kernels get an overflow row"
 "$TTRACE" --dump-screen --size=120x30 "$FX/bad/bad-control-char.json" >"$TMP/cc"
 if LC_ALL=C grep -q "$(printf '\001')" "$TMP/cc"; then ok 1 "no raw control byte on the screen"; else ok 0 "no raw control byte on the screen"; fi
+# Ruler labels differ at every zoom (issue 12, item 9: "16.4 ms │16.4 ms" at 50 us ticks):
+# from the whole trace down to nanoseconds around +16.4 ms, and at 200 columns.
+ruler_labels() { # the labels of the ruler (line 2) of the screen on stdin, one a line
+	sed -n 2p | sed 's/│/\n/g' | sed 1d | sed 's/▼.*//; s/ *$//' | grep .
+}
+dups=""
+for size in 120x10 200x10; do
+	zoom=""
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
+		zoom="${zoom}w"
+		"$TTRACE" --dump-screen --size=$size --keys="LLLLLLLLLLLLLLLLLLLL$zoom" "$EX" | ruler_labels >"$TMP/labels"
+		d=$(sort "$TMP/labels" | uniq -d | head -1)
+		[ -z "$d" ] || dups="$dups $size/$i:'$d'"
+	done
+done
+is "$dups" "" "ruler labels never repeat, zoomed in step by step at 120 and 200 columns"
+"$TTRACE" --dump-screen --size=120x10 --keys=LLLLLLLLLLLLLLLLLLLLWWWWW "$EX" | ruler_labels >"$TMP/labels"
+is "$(tr '\n' ' ' <"$TMP/labels")" "16.40 ms 16.45 ms 16.50 ms " "50 us ticks at +16.4 ms: two decimals of ms, as the step needs"
 "$TTRACE" --dump-screen --keys='<Bogus>' "$EX" >/dev/null 2>"$TMP/err"
 is "$?" 2 "an unknown key name in --keys is a usage error"
 like "$(cat "$TMP/err")" "unknown key" "and says which"

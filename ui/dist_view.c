@@ -11,8 +11,8 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_FILE,
-       C_COLL, C_KIND, C_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
+enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_NA_WHY, C_FILE,
+       C_COLL, C_KIND, C_INDEX, C_KIND_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
 
 int dist_table_columns(struct column *cols)
 {
@@ -28,11 +28,13 @@ int dist_table_columns(struct column *cols)
 		[C_WAITING] = { "waiting_ns", "waiting", COL_DUR, 0, 0 },
 		[C_LAST] = { "arrived_last", "last", COL_COUNT, 0, 0 },
 		[C_NCOLLS] = { "collectives", "collectives", COL_COUNT, 0, COL_JSON_ONLY },
+		[C_NA_WHY] = { "exposed_na", "n/a", COL_TEXT, 0, COL_JSON_ONLY | COL_OMIT_NULL },
 		[C_FILE] = { "file", "file", COL_TEXT, 1, COL_TEXT_ONLY },
 		/* a collective's row */
 		[C_COLL] = { "collective", "collective", COL_TEXT, 1, COL_TEXT_ONLY },
 		[C_KIND] = { "kind", "kind", COL_TEXT, 0, COL_JSON_ONLY },
 		[C_INDEX] = { "index", "index", COL_COUNT, 0, COL_JSON_ONLY },
+		[C_KIND_INDEX] = { "kind_index", "of its kind", COL_COUNT, 0, COL_JSON_ONLY },
 		[C_PRESENT] = { "ranks_present", "ranks", COL_COUNT, 0, COL_TEXT_ONLY },
 		[C_LAST_RANK] = { "last_rank", "last rank", COL_INT, 0, 0 },
 		[C_SKEW] = { "skew_ns", "skew", COL_DUR, 0, 0 },
@@ -57,6 +59,12 @@ static const struct column per_rank_cols[] = {
 
 void dist_per_rank_init(struct table *tb) { table_init(tb, per_rank_cols, 6); }
 
+/* "#4 AllReduce": the one name of collective C in the report, the view and its status line. */
+static void collective_label(const struct collective *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "#%u %s", c->number, c->kind);
+}
+
 void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank_report *rr, const int *order, int nts)
 {
 	if (per_rank != NULL)
@@ -70,8 +78,14 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 		table_set_int(tb, r, C_OFFSET, s->offset);
 		table_set_int(tb, r, C_COMPUTE, s->compute);
 		table_set_int(tb, r, C_COMM, s->comm);
-		table_set_int(tb, r, C_OVERLAP, s->overlap);
-		table_set_int(tb, r, C_EXPOSED, s->exposed);
+		if (s->exposed_na) {
+			table_set_na(tb, r, C_OVERLAP, "n/a");
+			table_set_na(tb, r, C_EXPOSED, "n/a");
+			table_set_str(tb, r, C_NA_WHY, RANKS_EXPOSED_NA);
+		} else {
+			table_set_int(tb, r, C_OVERLAP, s->overlap);
+			table_set_int(tb, r, C_EXPOSED, s->exposed);
+		}
 		table_set_int(tb, r, C_WAITING, s->waiting);
 		table_set_int(tb, r, C_LAST, s->arrived_last);
 		table_set_int(tb, r, C_NCOLLS, s->collectives);
@@ -81,10 +95,11 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 		const struct collective *c = &rr->colls[i];
 		char name[80];
 		uint32_t r = table_add_row(tb, (uint64_t)nts + i);
-		snprintf(name, sizeof name, "#%u %s", c->index, c->kind);
+		collective_label(c, name, sizeof name);
 		table_set_str(tb, r, C_COLL, name);
 		table_set_str(tb, r, C_KIND, c->kind);
-		table_set_int(tb, r, C_INDEX, c->index);
+		table_set_int(tb, r, C_INDEX, c->number);
+		table_set_int(tb, r, C_KIND_INDEX, c->kind_index);
 		table_set_int(tb, r, C_PRESENT, c->nranks_present);
 		if (c->last >= 0)
 			table_set_int(tb, r, C_LAST_RANK, rr->ranks[c->last].rank);
@@ -103,7 +118,8 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 				table_set_int(per_rank, pr, 2, p->start);
 				table_set_int(per_rank, pr, 3, p->end);
 				table_set_int(per_rank, pr, 4, p->wait);
-				table_set_int(per_rank, pr, 5, p->overlap);
+				if (!rr->ranks[k].exposed_na)
+					table_set_int(per_rank, pr, 5, p->overlap);
 			}
 		}
 		table_set_rows(tb, r, C_PER_RANK, first, (uint32_t)rr->nranks);
@@ -159,10 +175,11 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		            v->rr.ranks[r].arrived_last, (long long)(v->rr.ranks[r].waiting / 1000));
 	} else if (tag - (uint64_t)v->nts < v->rr.ncolls) {
 		const struct collective *c = &v->rr.colls[tag - (uint64_t)v->nts];
-		char kind[64];
+		char name[80], shown[96];
 		view_go_to_collective(v, c);
-		escape_term_buf(c->kind, strlen(c->kind), kind, sizeof kind);
-		view_status(v, "%s #%u: rank %d arrived last", kind, c->index, c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
+		collective_label(c, name, sizeof name);
+		escape_term_buf(name, strlen(name), shown, sizeof shown);
+		view_status(v, "%s: rank %d arrived last", shown, c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
 	}
 }
 
@@ -198,6 +215,12 @@ struct panel *dist_view_open(struct app *app)
 	}
 	if (v->rr.warnings[0])
 		view_status(v, "warning: %s", v->rr.warnings);
+	else
+		for (int k = 0; k < v->rr.nranks; k++)
+			if (v->rr.ranks[k].exposed_na) {
+				view_status(v, "overlap, exposed n/a: CPU collectives in a legacy-format trace (man: DEFINITIONS)");
+				break;
+			}
 	struct dist_view *d = xcalloc(1, sizeof *d);
 	d->v = v;
 	table_init(&d->t, d->cols, dist_table_columns(d->cols));

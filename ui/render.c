@@ -44,7 +44,7 @@ static void absolute_time(const struct trace *t, int64_t ts, char *buf, size_t n
 	if (abs < 0) {
 		char off[48];
 		snprintf(buf, n, "@%s", timefmt_offset(abs, off, sizeof off));
-	} else if (abs >= 1000000000000000000ll && abs < 4000000000000000000ll) {
+	} else if (model_time_is_epoch(abs)) {
 		time_t secs = (time_t)(abs / 1000000000);
 		struct tm tm;
 		char day[32];
@@ -142,7 +142,8 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 	if (first < from)
 		first = tt_add(first, step);
 	/* the first tick shows its time from the start; the others, when the step is small
-	 * next to it, how far they are from the first ("+2.00 us") so that labels differ */
+	 * next to it, how far they are from the first ("+2.00 us"), else their time from the
+	 * start with the digits the step needs ("16.40 ms", "16.45 ms"): labels always differ */
 	bool relative = first > tt_mul(step, 1000);
 	int64_t first_shown = 0; /* the first labelled tick, once shown */
 	bool shown = false;
@@ -155,12 +156,12 @@ static void ruler(struct grid *g, const struct view *v, const struct render_opts
 			if (relative)
 				timefmt_offset(rel, buf, sizeof buf);
 			else
-				timefmt_dur(rel, buf, sizeof buf);
+				timefmt_tick(rel, step, buf, sizeof buf);
 			first_shown = rel;
 			shown = true;
 		} else {
 			buf[0] = '+';
-			timefmt_dur(tt_sub(rel, first_shown), buf + 1, sizeof buf - 1);
+			timefmt_tick(tt_sub(rel, first_shown), step, buf + 1, sizeof buf - 1);
 		}
 		grid_text(g, x0 + x + 1, 1, g->w, buf, CS_RULER, 0);
 	}

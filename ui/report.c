@@ -77,7 +77,7 @@ static void summary_text(FILE *f, const struct trace *t)
 		/* absolute times that look like the Unix epoch (2001 to 2096) are shown as UTC */
 		int64_t abs_start = tt_add(t->has_base ? t->base_ns : 0, t->start);
 		char when[64] = "";
-		if (abs_start >= 1000000000000000000ll && abs_start < 4000000000000000000ll) {
+		if (model_time_is_epoch(abs_start)) {
 			time_t secs = (time_t)(abs_start / 1000000000);
 			struct tm tm;
 			if (gmtime_r(&secs, &tm) != NULL) {
@@ -660,9 +660,15 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 	table_write_text(f, &tb, rows, (uint32_t)r->nranks, dist_table_rank_cols(&tb), REPORT_WIDTH, "   ");
 	fputs("   (offset: added to the rank's clock; compute: union of non-communication kernels, or of CPU ops\n"
 	      "   without kernels; comm: union of the collectives; overlap: their intersection (HTA); exposed: comm not\n"
-	      "   hidden by compute; waiting: the latest arrival minus own arrival, summed over collectives (TraceLens);\n"
-	      "   last: times arrived last)\n",
+	      "   hidden by compute, so with collectives on CPU threads the time no CPU op runs: the main thread waits;\n"
+	      "   waiting: the latest arrival minus own arrival, summed over collectives (TraceLens); last: times\n"
+	      "   arrived last)\n",
 	      f);
+	for (int i = 0; i < r->nranks; i++)
+		if (r->ranks[i].exposed_na) {
+			fputs("   (overlap, exposed n/a: " RANKS_EXPOSED_NA ")\n", f);
+			break;
+		}
 	if (r->straggler >= 0) {
 		const struct rank_stats *s = &r->ranks[r->straggler];
 		int64_t others = 0;

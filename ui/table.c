@@ -73,6 +73,12 @@ void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_
 
 void table_set_str(struct table *t, uint32_t row, int col, const char *s) { table_set_text(t, row, col, s, strlen(s)); }
 
+void table_set_na(struct table *t, uint32_t row, int col, const char *shown)
+{
+	table_set_str(t, row, col, shown);
+	cell(t, row, col)->null = true;
+}
+
 void table_set_int(struct table *t, uint32_t row, int col, int64_t v)
 {
 	struct tvalue *c = cell(t, row, col);
@@ -166,6 +172,10 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 	const struct tvalue *v = table_value(t, row, col);
 	if (n == 0)
 		return 0;
+	if (v->null && v->text) {
+		escape_term_buf(t->text + v->s, v->n, buf, n);
+		return width_of(buf);
+	}
 	if (v->null) {
 		snprintf(buf, n, "-");
 		return 1;
@@ -360,6 +370,100 @@ int table_elide(const char *value, int width, bool ascii, char *buf, size_t n)
 	return width;
 }
 
+int table_elide_at(const char *value, int width, int at, bool ascii, char *buf, size_t n)
+{
+	int w = width_of(value);
+	if (w <= width || at < 0 || width < 24 || n == 0)
+		return table_elide(value, width, ascii, buf, n);
+	const char *mark = ascii ? "..." : "\xe2\x80\xa6";
+	int mw = ascii ? 3 : 1;
+	int head = width / 4, tail = width / 4, ctx = 4; /* ctx: code points shown before AT */
+	int mid = width - head - tail - 2 * mw, start = at - ctx;
+	if (start <= head + mw) /* AT near the start: a longer head shows it */
+		head = width - mw - tail;
+	else if (start + mid >= w - tail) /* near the end: a longer tail */
+		tail = width - mw - head;
+	size_t hb = bytes_of_first(value, head), tb = bytes_of_first(value, w - tail);
+	if (head + mw + tail == width) {
+		snprintf(buf, n, "%.*s%s%s", (int)hb, value, mark, value + tb);
+	} else {
+		size_t sb = bytes_of_first(value, start), eb = bytes_of_first(value, start + mid);
+		snprintf(buf, n, "%.*s%s%.*s%s%s", (int)hb, value, mark, (int)(eb - sb), value + sb, mark, value + tb);
+	}
+	return width;
+}
+
+struct elided {
+	char *shown; /* as table_elide writes it */
+	const char *value;
+	uint32_t k;
+};
+
+static int elided_cmp(const void *a, const void *b)
+{
+	const struct elided *x = a, *y = b;
+	int c = strcmp(x->shown, y->shown);
+	if (c == 0)
+		c = strcmp(x->value, y->value);
+	return c != 0 ? c : (x->k > y->k) - (x->k < y->k);
+}
+
+/* The length of the common prefix of A and B, backed off to the start of a code point. */
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t i = 0;
+	while (a[i] && a[i] == b[i])
+		i++;
+	while (i > 0 && ((unsigned char)a[i] & 0xc0) == 0x80)
+		i--;
+	return i;
+}
+
+void table_elide_apart(const char *const *values, uint32_t n, int width, bool ascii, int *at)
+{
+	struct elided *e = xcalloc((size_t)n + 1, sizeof *e);
+	size_t cap = (size_t)width * 4 + 16; /* an elided value: WIDTH code points of 4 bytes at most */
+	for (uint32_t k = 0; k < n; k++) {
+		at[k] = -1;
+		e[k].shown = xmalloc(cap);
+		table_elide(values[k], width, ascii, e[k].shown, cap);
+		e[k].value = values[k];
+		e[k].k = k;
+	}
+	qsort(e, n, sizeof *e, elided_cmp);
+	/* runs that read the same once elided; in a run, groups of equal values, sorted: a
+	 * group departs from its closest other group where it departs from a neighbour */
+	for (uint32_t a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && strcmp(e[b].shown, e[a].shown) == 0; b++)
+			;
+		for (uint32_t g = a, h; g < b; g = h) {
+			for (h = g + 1; h < b && strcmp(e[h].value, e[g].value) == 0; h++)
+				;
+			size_t d = 0;
+			bool apart = false;
+			if (g > a) {
+				d = common_prefix(e[g].value, e[g - 1].value);
+				apart = true;
+			}
+			if (h < b) {
+				size_t dn = common_prefix(e[g].value, e[h].value);
+				d = dn > d ? dn : d;
+				apart = true;
+			}
+			if (!apart)
+				continue;
+			int cp = 0;
+			for (size_t i = 0; i < d; i++)
+				cp += ((unsigned char)e[g].value[i] & 0xc0) != 0x80;
+			for (uint32_t i = g; i < h; i++)
+				at[e[i].k] = cp;
+		}
+	}
+	for (uint32_t k = 0; k < n; k++)
+		free(e[k].shown);
+	free(e);
+}
+
 /* Writes S padded to W columns (right-aligned when RIGHT). */
 static void put_padded(FILE *f, const char *s, int sw, int w, bool right)
 {
@@ -384,6 +488,23 @@ void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint
 		if (table_col_shown(t, c, cols))
 			last = c;
 	table_layout(t, rows, n, cols, width - width_of(indent), colw);
+	/* where rows of a flex column would read the same once elided, each shows where it
+	 * departs from the others (three kernels "void at::native::vectorized_elem…") */
+	int **at = xcalloc((size_t)t->ncols, sizeof *at);
+	char **vals = xcalloc((size_t)n + 1, sizeof *vals);
+	for (int c = 0; c < t->ncols && n > 1; c++) {
+		if (!table_col_shown(t, c, cols) || t->cols[c].flex == 0)
+			continue;
+		for (uint32_t k = 0; k < n; k++) {
+			table_format(t, rows ? rows[k] : k, c, raw, sizeof raw);
+			vals[k] = xstrdup(raw);
+		}
+		at[c] = xcalloc(n, sizeof **at);
+		table_elide_apart((const char *const *)vals, n, colw[c], false, at[c]);
+		for (uint32_t k = 0; k < n; k++)
+			free(vals[k]);
+	}
+	free(vals);
 	/* the heading (row -1), then the rows */
 	for (int64_t k = -1; k < (int64_t)n; k++) {
 		uint32_t r = k < 0 ? 0 : rows ? rows[k] : (uint32_t)k;
@@ -398,11 +519,15 @@ void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint
 			first = false;
 			if (k >= 0)
 				table_format(t, r, c, raw, sizeof raw);
-			int sw = table_elide(k < 0 ? t->cols[c].title : raw, colw[c], false, shown, sizeof shown);
+			int sw = k >= 0 && at[c] != NULL ? table_elide_at(raw, colw[c], at[c][k], false, shown, sizeof shown)
+			                                 : table_elide(k < 0 ? t->cols[c].title : raw, colw[c], false, shown, sizeof shown);
 			put_padded(f, shown, sw, c == last && !right ? sw : colw[c], right);
 		}
 		fputc('\n', f);
 	}
+	for (int c = 0; c < t->ncols; c++)
+		free(at[c]);
+	free(at);
 	free(colw);
 }
 

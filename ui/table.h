@@ -63,7 +63,7 @@ struct column {
 };
 
 struct tvalue {
-	bool null;       /* no value: "-" in text, null in JSON */
+	bool null;       /* no value: "-" in text (or its text, if any: "n/a"), null in JSON */
 	bool text;       /* holds text whatever the column's kind (a pid that is a string) */
 	int64_t i;       /* COL_DUR, COL_TIME, COL_COUNT, COL_BYTES, COL_INT, COL_BOOL */
 	double d;        /* COL_PCT, COL_RATIO */
@@ -93,6 +93,8 @@ uint32_t table_add_row(struct table *t, uint64_t tag);
 void table_set_text(struct table *t, uint32_t row, int col, const char *s, size_t n);
 void table_set_str(struct table *t, uint32_t row, int col, const char *s);
 void table_set_int(struct table *t, uint32_t row, int col, int64_t v);
+/* A cell with no value that reads SHOWN ("n/a") in text and on screen, null in JSON. */
+void table_set_na(struct table *t, uint32_t row, int col, const char *shown);
 void table_set_pct(struct table *t, uint32_t row, int col, double v); /* COL_PCT, COL_RATIO, COL_REAL; NaN: null */
 /* COL_ROWS: the cell is rows FIRST to FIRST + N - 1 of the column's child table. */
 void table_set_rows(struct table *t, uint32_t row, int col, uint32_t first, uint32_t n);
@@ -135,6 +137,14 @@ int table_layout_lead(const struct table *t, const uint32_t *rows, uint32_t n, u
 /* Writes VALUE (escaped text, WIDTH columns at most) into BUF, elided in the middle with
  * "…" (or "..." when ASCII) when longer. Returns its width. */
 int table_elide(const char *value, int width, bool ascii, char *buf, size_t n);
+/* As table_elide, but where VALUE is elided the text from code point AT on shows (AT < 0:
+ * as table_elide): the head, "…", the text a few code points before AT on, "…", the tail
+ * (or one "…" when AT lies near either end). */
+int table_elide_at(const char *value, int width, int at, bool ascii, char *buf, size_t n);
+/* For the N VALUES of a column elided to WIDTH: AT[k] is the code point where value k departs
+ * from the closest other value that table_elide writes the same (table_elide_at then
+ * shows it), -1 where its elided text is its own. O(n log n) comparisons. */
+void table_elide_apart(const char *const *values, uint32_t n, int width, bool ascii, int *at);
 /* Whether a column is written right-aligned (numbers). */
 bool table_col_right(const struct column *c);
 

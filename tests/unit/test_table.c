@@ -201,6 +201,10 @@ int main(void)
 	is_str(b, "-", "a null shown as -");
 	table_format(&t, r2, 0, b, sizeof b);
 	ok(strchr(b, 0x1b) == NULL && strchr(b, 0x07) == NULL, "trace text escaped for the terminal");
+	table_set_na(&t, r2, 4, "n/a");
+	table_format(&t, r2, 4, b, sizeof b);
+	is_str(b, "n/a", "a value not available shows its text");
+	ok(table_value(&t, r2, 4)->null, "and is null (JSON null, sorted last)");
 
 	uint32_t rows[3] = { 0, 1, 2 };
 	table_sort(&t, rows, 3, 1, true);
@@ -226,6 +230,36 @@ int main(void)
 	is_str(b, "short", "short text unchanged");
 	table_elide("caf\xc3\xa9\xc3\xa9\xc3\xa9xyz", 5, false, b, sizeof b);
 	is_str(b, "ca\xe2\x80\xa6yz", "elision counts code points, not bytes");
+
+	{
+		/* rows alike at both ends: each shows where it departs from the others */
+		const char *v[] = { "void k<4, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >",
+			            "void k<4, at::native::addcmul_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >",
+			            "volta_sgemm_128x32_nt", "volta_sgemm_128x32_nt",
+			            "void k<4, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >" };
+		int at[5];
+		table_elide_apart(v, 5, 40, false, at);
+		ok(at[0] == 26 && at[1] == 26 && at[4] == 26, "alike rows depart at code point 26 (%d %d %d)", at[0], at[1], at[4]);
+		ok(at[2] == -1 && at[3] == -1, "equal values that fit are left alone");
+		char e0[256], e1[256];
+		is_int(table_elide_at(v[0], 40, at[0], false, e0, sizeof e0), 40, "elided to the width");
+		table_elide_at(v[1], 40, at[1], false, e1, sizeof e1);
+		ok(strcmp(e0, e1) != 0, "the two read differently: '%s' '%s'", e0, e1);
+		ok(strstr(e0, "addcd") != NULL && strstr(e1, "addcm") != NULL, "each shows its own part");
+		table_elide(v[0], 40, false, b, sizeof b);
+		table_elide(v[1], 40, false, e1, sizeof e1);
+		ok(strcmp(b, e1) == 0, "where table_elide alone writes them the same");
+		table_elide_at(v[0], 40, 2, false, e0, sizeof e0);
+		table_elide(v[0], 40, false, b, sizeof b);
+		ok(strncmp(e0, v[0], 29) == 0 && strstr(e0, "\xe2\x80\xa6") != NULL, "departing near the start: a longer head");
+		table_elide_at(v[0], 40, 80, true, e0, sizeof e0);
+		ok(strstr(e0, "Array<char*, 4> >") != NULL && strstr(e0, "...") != NULL, "near the end: a longer tail (ASCII)");
+		is_int(table_elide_at("short", 40, 3, false, e0, sizeof e0), 5, "a value that fits is whole");
+		const char *u[] = { "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 middle part A and a tail that is long",
+			            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 middle part B and a tail that is long" };
+		table_elide_apart(u, 2, 24, false, at);
+		ok(at[0] == 23 && at[1] == 23, "code points, not bytes (%d %d)", at[0], at[1]);
+	}
 
 	int colw[5];
 	table_layout(&t, NULL, 3, TABLE_ALL, 60, colw);
