@@ -69,7 +69,7 @@ static bool bytes_rule(enum advice_rule r)
 static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 {
 	static const struct column cols[A_COLS] = {
-		[A_COL_WHAT] = { "finding", "finding / instance", COL_TEXT, 3, 0 },
+		[A_COL_WHAT] = { "finding", "finding / instance", COL_TEXT, 4, COL_WIDE },
 		[A_COL_SCORE] = { "score", "score", COL_RATIO, 0, 0 },
 		[A_COL_FIGURE] = { "figure", "figure", COL_TEXT, 0, 0 },
 		[A_COL_THRESHOLD] = { "threshold", "threshold", COL_TEXT, 0, 0 },
@@ -128,8 +128,12 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 			char ctx[160] = "";
 			if (x->ref.track != TT_NONE && x->context.track != TT_NONE && x->context.track < t->ntracks)
 				trace_str_escaped(t, t->tracks[x->context.track].slices[x->context.idx].name, ctx, sizeof ctx);
-			snprintf(buf, sizeof buf, "%s%s%s%s%s", val, name[0] ? "  " : "", name,
-			         ctx[0] ? fd->rule == ADV_LOW_GPU_UTILIZATION ? "; host in " : "; in " : "", ctx);
+			/* what the host did first (the GPU work after a gap names itself less well) */
+			if (fd->rule == ADV_LOW_GPU_UTILIZATION) /* a gap: the host's slice, else the work after it */
+				snprintf(buf, sizeof buf, "%s  %s%s", val, ctx[0] ? "host in " : "no host slice recorded; then ",
+				         ctx[0] ? ctx : name);
+			else
+				snprintf(buf, sizeof buf, "%s%s%s%s%s", val, name[0] ? "  " : "", name, ctx[0] ? "; in " : "", ctx);
 			table_set_str(&av->t, ir, A_COL_WHAT, buf);
 			table_set_int(&av->t, ir, A_COL_AT, tt_add(x->start, v->shift[x->rank]));
 			if (where[0])
