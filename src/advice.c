@@ -1461,3 +1461,21 @@ void advice_free(struct advice_report *r)
 	free(r->findings);
 	memset(r, 0, sizeof *r);
 }
+
+bool advice_values_are_bytes(enum advice_rule r)
+{
+	return r == ADV_MEMORY_FRAGMENTATION || r == ADV_MEMORY_GROWTH || r == ADV_MEMORY_NEAR_CAPACITY;
+}
+
+const char *advice_figure_text(enum advice_unit u, double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (u == AU_SHARE)
+		snprintf(buf, n, "%.1f%%", 100.0 * v);
+	else if (u == AU_PERCENT)
+		snprintf(buf, n, "%.1f%%", v);
+	else
+		timefmt_bytes(v, buf, n);
+	return buf;
+}

@@ -153,6 +153,10 @@ struct advice_report {
 
 /* The fixed text of rule R (never NULL for R < ADV__COUNT). */
 const struct advice_rule_info *advice_rule_info(enum advice_rule r);
+/* Whether the values of rule R's instances are bytes (else ns). */
+bool advice_values_are_bytes(enum advice_rule r);
+/* A figure or threshold V in unit U: "12.3%" (a share or a percent), "1.50 GB"; "-" for NaN. */
+const char *advice_figure_text(enum advice_unit u, double v, char *buf, size_t n);
 /* "high", "medium", "low". */
 const char *advice_confidence_key(enum advice_confidence c);
 /* Finds T's findings into R (free with advice_free), asking T's analysis cache for the

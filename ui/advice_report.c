@@ -31,28 +31,9 @@ struct set {
 	const int *rank;        /* by position */
 };
 
-static bool value_is_bytes(enum advice_rule r)
-{
-	return r == ADV_MEMORY_FRAGMENTATION || r == ADV_MEMORY_GROWTH || r == ADV_MEMORY_NEAR_CAPACITY;
-}
-
 static const char *unit_key(enum advice_unit u)
 {
 	return u == AU_SHARE ? "share" : u == AU_PERCENT ? "percent" : "bytes";
-}
-
-/* A figure or threshold in its unit. */
-static const char *figure_text(enum advice_unit u, double v, char *buf, size_t n)
-{
-	if (isnan(v))
-		snprintf(buf, n, "-");
-	else if (u == AU_SHARE)
-		snprintf(buf, n, "%.1f%%", 100.0 * v);
-	else if (u == AU_PERCENT)
-		snprintf(buf, n, "%.1f%%", v);
-	else
-		timefmt_bytes(v, buf, n);
-	return buf;
 }
 
 /* Writes TEXT (ttrace's own words) from column COL, wrapped at REPORT_WIDTH with lines
@@ -129,7 +110,7 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 {
 	const struct trace *t = S->ts[x->rank];
 	char v[48], at[48], nm[4 * NAME_COLS + 16], tl[400];
-	if (value_is_bytes(fd->rule))
+	if (advice_values_are_bytes(fd->rule))
 		timefmt_bytes((double)x->value, v, sizeof v);
 	else
 		timefmt_dur(x->value, v, sizeof v);
@@ -175,7 +156,7 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 		size_t l = (size_t)snprintf(buf, sizeof buf, "%u of %d ranks:", fd->nranks, S->n);
 		for (uint32_t i = 0; i < fd->nranks && l < sizeof buf; i++)
 			l += (size_t)snprintf(buf + l, sizeof buf - l, "%s rank %d %s", i ? "," : "", fd->ranks[i].rank,
-			                      figure_text(ri->unit, fd->ranks[i].figure, a, sizeof a));
+			                      advice_figure_text(ri->unit, fd->ranks[i].figure, a, sizeof a));
 		label(f, "ranks:", buf);
 		if (fd->rule == ADV_STRAGGLER || fd->rule == ADV_ALL_RANKS_IDLE) /* says its ranks itself */
 			snprintf(buf, sizeof buf, "%s", fd->symptom);
@@ -299,7 +280,7 @@ static void finding_json(struct jsonw *w, const struct set *S, const struct advi
 	jsonw_key(w, "count");
 	jsonw_uint(w, fd->count);
 	jsonw_key(w, "value_unit");
-	jsonw_str(w, value_is_bytes(fd->rule) ? "bytes" : "ns");
+	jsonw_str(w, advice_values_are_bytes(fd->rule) ? "bytes" : "ns");
 	jsonw_key(w, "total");
 	jsonw_int(w, fd->total);
 	jsonw_key(w, "instances");

@@ -48,24 +48,6 @@ static const struct advice_report *report_of(struct view *v)
 	return trace_advice(v->ts[0]);
 }
 
-static const char *figure_text(enum advice_unit u, double x, char *buf, size_t n)
-{
-	if (isnan(x))
-		snprintf(buf, n, "-");
-	else if (u == AU_SHARE)
-		snprintf(buf, n, "%.1f%%", 100.0 * x);
-	else if (u == AU_PERCENT)
-		snprintf(buf, n, "%.1f%%", x);
-	else
-		timefmt_bytes(x, buf, n);
-	return buf;
-}
-
-static bool bytes_rule(enum advice_rule r)
-{
-	return r == ADV_MEMORY_FRAGMENTATION || r == ADV_MEMORY_GROWTH || r == ADV_MEMORY_NEAR_CAPACITY;
-}
-
 static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 {
 	static const struct column cols[A_COLS] = {
@@ -96,8 +78,8 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 			snprintf(buf, sizeof buf, "%s", ri->title);
 		table_set_str(&av->t, row, A_COL_WHAT, buf);
 		table_set_pct(&av->t, row, A_COL_SCORE, fd->score);
-		table_set_str(&av->t, row, A_COL_FIGURE, figure_text(ri->unit, fd->figure, a, sizeof a));
-		snprintf(buf, sizeof buf, "%s %s", ri->above ? ">" : "<", figure_text(ri->unit, fd->threshold, b, sizeof b));
+		table_set_str(&av->t, row, A_COL_FIGURE, advice_figure_text(ri->unit, fd->figure, a, sizeof a));
+		snprintf(buf, sizeof buf, "%s %s", ri->above ? ">" : "<", advice_figure_text(ri->unit, fd->threshold, b, sizeof b));
 		table_set_str(&av->t, row, A_COL_THRESHOLD, buf);
 		table_set_str(&av->t, row, A_COL_CONF, advice_confidence_key(fd->confidence));
 		table_set_int(&av->t, row, A_COL_COUNT, (int64_t)fd->count);
@@ -109,7 +91,7 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 			const struct trace *t = v->ts[x->rank];
 			uint32_t ir = table_add_row(&av->t, TAG(f + 1, i + 1));
 			char val[48], name[160] = "", where[480] = "";
-			if (bytes_rule(fd->rule))
+			if (advice_values_are_bytes(fd->rule))
 				timefmt_bytes((double)x->value, val, sizeof val);
 			else
 				timefmt_dur(x->value, val, sizeof val);
