@@ -17,6 +17,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
+#include "src/host_calls.h"
 #include "src/spans.h"
 
 /* ---- the rules' fixed text ------------------------------------------------------------- */
@@ -50,7 +51,7 @@ static const struct advice_rule_info rules[ADV__COUNT] = {
 	[ADV_HOST_SYNC] = {
 		"host_sync", "Host synchronisation", "GPU idle during host syncs",
 		"time the GPU runs nothing while the host is inside a synchronising call (aten::item, "
-		"_local_scalar_dense, cuda/hip Stream/Device/Event Synchronize, cudaMemcpy, a blocking device-to-host "
+		"_local_scalar_dense, cuda/hip Stream/Device/Event Synchronize, cudaFree, cudaMemcpy, a blocking device-to-host "
 		"copy), over the steps' time",
 		"the outermost synchronising calls, by GPU idle time, with the operator that made them",
 		"the host waits for the GPU (.item(), .cpu(), .tolist(), printing a tensor, a data-dependent shape such as "
@@ -274,7 +275,6 @@ enum {
 	N_SYNC = 1 << 1,        /* synchronises by its name */
 	N_MEMCPY_CALL = 1 << 2, /* an asynchronous memcpy call: synchronises when its copy is blocking */
 	N_PAGEABLE = 1 << 3,
-	N_DTOH = 1 << 4,
 	N_STEP = 1 << 5,        /* ProfilerStep#N */
 	N_COMM_OP = 1 << 6,     /* nccl:... / gloo:... */
 	N_ALLREDUCE = 1 << 7,
@@ -284,26 +284,18 @@ enum {
 
 static uint16_t *classify_names(const struct trace *t)
 {
-	static const char *const syncs[] = { "aten::item", "aten::_local_scalar_dense", "cudaStreamSynchronize",
-		                             "cudaDeviceSynchronize", "cudaEventSynchronize", "hipStreamSynchronize",
-		                             "hipDeviceSynchronize", "hipEventSynchronize", "cudaMemcpy", "hipMemcpy" };
 	uint16_t *f = xcalloc(t->strings.n ? t->strings.n : 1, sizeof *f);
 	for (uint32_t id = 0; id < t->strings.n; id++) {
 		const char *s = strtab_get(&t->strings, id);
-		if ((strstr(s, "DataLoader") != NULL && strstr(s, "__next__") != NULL) ||
-		    strncmp(s, "enumerate(DataLoader)", 21) == 0 || strncmp(s, "enumerate(DataPipe)", 19) == 0)
+		unsigned h = host_call_flags(s); /* src/host_calls.h: the gaps' causes read the same */
+		if (h & HC_DATALOADER)
 			f[id] |= N_DATALOADER;
-		for (size_t k = 0; k < sizeof syncs / sizeof *syncs; k++)
-			if (strcmp(s, syncs[k]) == 0)
-				f[id] |= N_SYNC;
-		if (strcmp(s, "cudaMemcpyAsync") == 0 || strcmp(s, "hipMemcpyAsync") == 0 ||
-		    strcmp(s, "hipMemcpyWithStream") == 0)
+		if (h & HC_SYNC)
+			f[id] |= N_SYNC;
+		if (h & HC_MEMCPY_ASYNC)
 			f[id] |= N_MEMCPY_CALL;
 		if (strstr(s, "Pageable") != NULL)
 			f[id] |= N_PAGEABLE;
-		if (strstr(s, "DtoH") != NULL || strstr(s, "Device -> Pageable") != NULL ||
-		    strstr(s, "DeviceToHost") != NULL)
-			f[id] |= N_DTOH;
 		if (strncmp(s, "ProfilerStep#", 13) == 0)
 			f[id] |= N_STEP;
 		if (strncmp(s, "nccl:", 5) == 0 || strncmp(s, "gloo:", 5) == 0)
@@ -397,23 +389,6 @@ static struct advice_finding *add_finding(struct ctx *c, enum advice_rule rule, 
 	return f;
 }
 
-/* Whether runtime call S is a blocking device-to-host copy: an asynchronous memcpy call whose
- * copy goes to pageable memory, or that returned only once its copy was done. */
-static bool blocking_copy(const struct ctx *c, const struct slice *s, int32_t *device)
-{
-	const struct trace *t = c->t;
-	if (s->gpu == TT_NONE || s->gpu >= t->ngpu)
-		return false;
-	struct slice_ref p = t->gpu[s->gpu].peer;
-	if (p.track == TT_NONE || p.track >= t->ntracks || p.idx >= t->tracks[p.track].nslices)
-		return false;
-	const struct slice *op = &t->tracks[p.track].slices[p.idx];
-	if (op->cls != SC_MEMCPY || !(c->names[op->name] & N_DTOH))
-		return false;
-	*device = t->tracks[p.track].device;
-	return (c->names[op->name] & N_PAGEABLE) || tt_add(s->ts, s->dur) >= tt_add(op->ts, op->dur);
-}
-
 /* What the stack of open slices says about the slices under it. */
 struct open {
 	int64_t end;
@@ -456,7 +431,7 @@ static void sweep_cpu(struct ctx *c)
 				}
 			}
 			int32_t dev = -1;
-			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME && blocking_copy(c, s, &dev));
+			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME && host_call_blocking_copy(c->t, s, &dev));
 			if (sync && c->main != NULL) {
 				mine |= U_SYNC;
 				if (!(under & U_SYNC) && in_window) {

@@ -7,6 +7,7 @@
 #include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "src/host_calls.h"
 #include "src/index.h"
 #include "src/spans.h"
 
@@ -49,41 +50,16 @@ static inline bool is_gpu_track(const struct track *tr)
 
 enum { N_DATALOADER = 1, N_SYNC = 2, N_WAIT = 4, N_MEMCPY_ASYNC = 8 };
 
+/* The hint flags of every string (src/host_calls.h: one definition with the findings). */
 static uint8_t *classify_names(const struct trace *t)
 {
-	static const char *const syncs[] = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-		                             "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
-		                             "cudaFree", "hipFree", "cudaMemcpy", "hipMemcpy",
-		                             "aten::item", "aten::_local_scalar_dense" };
 	uint8_t *f = xcalloc(t->strings.n ? t->strings.n : 1, 1);
 	for (uint32_t id = 0; id < t->strings.n; id++) {
-		const char *s = strtab_get(&t->strings, id);
-		if ((strstr(s, "DataLoader") && strstr(s, "__next__")) || strncmp(s, "enumerate(DataLoader)", 21) == 0 ||
-		    strncmp(s, "enumerate(DataPipe)", 19) == 0 || strstr(s, "pin_memory") || strstr(s, "pin memory"))
-			f[id] |= N_DATALOADER;
-		for (size_t k = 0; k < sizeof syncs / sizeof *syncs; k++)
-			if (strcmp(s, syncs[k]) == 0)
-				f[id] |= N_SYNC;
-		if (strcmp(s, "cudaMemcpyAsync") == 0 || strcmp(s, "hipMemcpyAsync") == 0 ||
-		    strcmp(s, "hipMemcpyWithStream") == 0)
-			f[id] |= N_MEMCPY_ASYNC;
-		if (strcmp(s, "cudaStreamWaitEvent") == 0 || strcmp(s, "hipStreamWaitEvent") == 0)
-			f[id] |= N_WAIT;
+		unsigned h = host_call_flags(strtab_get(&t->strings, id));
+		f[id] = (uint8_t)((h & (HC_DATALOADER | HC_PIN_MEMORY) ? N_DATALOADER : 0) | (h & HC_SYNC ? N_SYNC : 0) |
+		                  (h & HC_STREAM_WAIT ? N_WAIT : 0) | (h & HC_MEMCPY_ASYNC ? N_MEMCPY_ASYNC : 0));
 	}
 	return f;
-}
-
-/* A cudaMemcpyAsync that returns only when the copy is done: one into pageable host
- * memory ("Memcpy DtoH (Device -> Pageable)"), whatever its name says. */
-static bool blocking_copy(const struct trace *t, const struct slice *rt)
-{
-	if (rt->gpu == TT_NONE)
-		return false;
-	struct slice_ref p = t->gpu[rt->gpu].peer;
-	if (p.track >= t->ntracks)
-		return false;
-	const char *nm = strtab_get(&t->strings, t->tracks[p.track].slices[p.idx].name);
-	return strstr(nm, "-> Pageable") != NULL || (strstr(nm, "DtoH") != NULL && strstr(nm, "Pageable") != NULL);
 }
 
 struct hint {
@@ -472,7 +448,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			if (f == 0)
 				continue;
 			if (f & N_MEMCPY_ASYNC) /* a hint only when it blocks */
-				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) | (blocking_copy(t, &tr->slices[i]) ? N_SYNC : 0));
+				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) | (host_call_blocking_copy(t, &tr->slices[i], NULL) ? N_SYNC : 0));
 			if (f == 0)
 				continue;
 			if (nh == hcap)
