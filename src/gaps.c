@@ -177,6 +177,20 @@ struct device_tracks {
 	uint32_t n;
 };
 
+/* The first slice of TR (slices in start order) starting at or after TS, or nslices. */
+static uint32_t first_starting_at(const struct track *tr, int64_t ts)
+{
+	uint32_t lo = 0, hi = tr->nslices;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->slices[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The first of the device's GPU operations starting at or after TS; on equal starts the
  * one of the first track. Each track's slices are in start order: a binary search per
  * track, rather than a sorted copy of every operation of the device. */
@@ -187,14 +201,7 @@ static struct slice_ref first_op_after(const struct trace *t, struct device_trac
 	for (uint32_t k = 0; k < dt.n; k++) {
 		uint32_t ti = dt.gt[k].i;
 		const struct track *tr = &t->tracks[ti];
-		uint32_t lo = 0, hi = tr->nslices;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (tr->slices[mid].ts < ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		uint32_t lo = first_starting_at(tr, ts);
 		while (lo < tr->nslices && !is_gpu_op(tr->slices[lo].cls))
 			lo++;
 		if (lo == tr->nslices)
@@ -291,15 +298,7 @@ static int64_t launch_cover(const struct trace *t, const struct track *tr, int64
 	if (i != TT_NONE && tr->slices[i].cls == SC_RUNTIME && tr->slices[i].gpu != TT_NONE &&
 	    t->gpu[tr->slices[i].gpu].peer.track != TT_NONE && tr->slices[i].ts < a)
 		sum += overlap(&tr->slices[i], a, b);
-	uint32_t lo = 0, hi = tr->nslices;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (tr->slices[mid].ts < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
+	for (uint32_t lo = first_starting_at(tr, a); lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
 		const struct slice *s = &tr->slices[lo];
 		if (s->cls == SC_RUNTIME && s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE)
 			sum += overlap(s, a, b);
