@@ -1,0 +1,943 @@
+/* trace_writer.c: CUPTI activity records to Chrome trace events (see trace_writer.h).
+ *
+ * Layout, as Kineto writes it (libkineto/src/output_json.cpp):
+ *  - host calls (cuda_runtime, cuda_driver), NVTX ranges (user_annotation), CUPTI overhead
+ *    (overhead) on pid = the process, tid = the system thread id;
+ *  - GPU work (kernel, gpu_memcpy, gpu_memset, cuda_sync) on pid = the device, tid = the
+ *    stream; the device's process is labelled "GPU N", its streams "stream N";
+ *  - an "ac2g" flow from each launching call ("s") to its GPU work ("f", bp "e"), by
+ *    correlation id.
+ * Times are microseconds from baseTimeNanoseconds with three decimals, written from
+ * integer nanoseconds so that no precision is lost however long the run. */
+#include "config.h"
+#include "record/trace_writer.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/occupancy.h"
+
+/* ---- growable text ----------------------------------------------------------------- */
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void buf_reserve(struct buf *b, size_t more)
+{
+	if (b->n + more + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->n + more + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (p == NULL)
+		abort(); /* the recorder cannot report anything without memory */
+	b->p = p;
+	b->cap = cap;
+}
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+static void buf_str(struct buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, bytes that are not
+ * valid UTF-8 replaced by U+FFFD (names come from the program: NVTX strings, kernels). */
+static void buf_json_string(struct buf *b, const char *s)
+{
+	buf_put(b, "\"", 1);
+	if (s == NULL)
+		s = "";
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+			buf_put(b, e, 2);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			buf_printf(b, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			buf_put(b, (const char *)p, 1);
+			p++;
+		} else {
+			int len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			int ok = len > 0;
+			for (int i = 1; ok && i < len; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok && len == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+				ok = 0; /* overlong, or a surrogate */
+			if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+				ok = 0;
+			if (ok) {
+				buf_put(b, (const char *)p, (size_t)len);
+				p += len;
+			} else {
+				buf_str(b, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	buf_put(b, "\"", 1);
+}
+
+/* ---- small sets and maps ----------------------------------------------------------- */
+
+/* An open-addressing set of 64-bit keys (0 is stored aside). */
+struct set64 {
+	uint64_t *slot;
+	size_t cap, n;
+	bool has_zero;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Adds KEY; true when it was not there. */
+static bool set64_add(struct set64 *s, uint64_t key)
+{
+	if (key == 0) {
+		bool was = s->has_zero;
+		s->has_zero = true;
+		return !was;
+	}
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		uint64_t *slot = calloc(cap, sizeof *slot);
+		if (slot == NULL)
+			abort();
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i] != 0) {
+				size_t j = mix64(s->slot[i]) & (cap - 1);
+				while (slot[j] != 0)
+					j = (j + 1) & (cap - 1);
+				slot[j] = s->slot[i];
+			}
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+	}
+	size_t j = mix64(key) & (s->cap - 1);
+	while (s->slot[j] != 0) {
+		if (s->slot[j] == key)
+			return false;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->slot[j] = key;
+	s->n++;
+	return true;
+}
+
+struct named {
+	uint64_t key;   /* pid << 32 | tid; or (device + 1) << 32 | stream */
+	char *name;
+};
+
+/* An NVTX range begun and not yet ended: CUPTI gives its start and its end as two
+ * records with one id, possibly in different buffers. */
+struct open_range {
+	uint32_t id;
+	bool used;
+	uint64_t start;
+	uint32_t pid, tid;
+	char *name, *domain;
+};
+
+struct dev_info {
+	bool seen;         /* work ran on it */
+	bool have_record;
+	tw_device rec;
+	char *name;
+};
+
+struct tw {
+	struct tw_options opt;
+	char *process_name, *hostname;
+	struct buf text;
+	struct set64 threads;  /* pid << 32 | tid of host threads named */
+	struct set64 streams;  /* (device + 1) << 32 | stream of streams named */
+	struct named *thread_names, *stream_keys;
+	size_t nthread_names, nstream_keys;
+	struct dev_info *dev;
+	unsigned ndev;
+	uint32_t *ctx_dev;     /* context id -> device + 1 (0: unknown) */
+	size_t nctx;
+	struct open_range *ranges;
+	size_t range_cap, range_n;
+	uint64_t dropped;
+	struct tw_stats st;
+};
+
+static char *dupstr(const char *s)
+{
+	if (s == NULL)
+		return NULL;
+	char *d = strdup(s);
+	if (d == NULL)
+		abort();
+	return d;
+}
+
+struct tw *tw_new(const struct tw_options *opt)
+{
+	struct tw *w = calloc(1, sizeof *w);
+	if (w == NULL)
+		abort();
+	w->opt = *opt;
+	w->process_name = dupstr(opt->process_name ? opt->process_name : "process");
+	w->hostname = dupstr(opt->hostname ? opt->hostname : "");
+	w->opt.process_name = w->process_name;
+	w->opt.hostname = w->hostname;
+	return w;
+}
+
+void tw_free(struct tw *w)
+{
+	if (w == NULL)
+		return;
+	free(w->text.p);
+	free(w->threads.slot);
+	free(w->streams.slot);
+	for (size_t i = 0; i < w->nthread_names; i++)
+		free(w->thread_names[i].name);
+	free(w->thread_names);
+	free(w->stream_keys);
+	for (unsigned i = 0; i < w->ndev; i++)
+		free(w->dev[i].name);
+	free(w->dev);
+	free(w->ctx_dev);
+	for (size_t i = 0; i < w->range_cap; i++)
+		if (w->ranges[i].used) {
+			free(w->ranges[i].name);
+			free(w->ranges[i].domain);
+		}
+	free(w->ranges);
+	free(w->process_name);
+	free(w->hostname);
+	free(w);
+}
+
+/* ---- times ------------------------------------------------------------------------- */
+
+static int64_t host_ns(const struct tw *w, uint64_t cupti_ns) { return (int64_t)cupti_ns + w->opt.clock_offset_ns; }
+
+static void note_time(struct tw *w, uint64_t start, uint64_t end)
+{
+	if (start == 0)
+		return;
+	uint64_t s = (uint64_t)host_ns(w, start), e = (uint64_t)host_ns(w, end > start ? end : start);
+	if (w->st.first_ns == 0 || s < w->st.first_ns)
+		w->st.first_ns = s;
+	if (e > w->st.last_ns)
+		w->st.last_ns = e;
+}
+
+/* NS as microseconds with three decimals: "12.345" */
+static void put_us(struct buf *b, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	buf_printf(b, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+}
+
+static void put_ts(struct tw *w, uint64_t cupti_ns) { put_us(&w->text, host_ns(w, cupti_ns) - (int64_t)w->opt.base_ns); }
+
+static void put_dur(struct tw *w, uint64_t start, uint64_t end) { put_us(&w->text, end > start ? (int64_t)(end - start) : 0); }
+
+/* ---- metadata ------------------------------------------------------------------------
+ * Names of processes, threads and streams are written in the closing (tw_suffix), inside
+ * the event array: each checkpoint's closing names everything seen so far, once, with
+ * the latest name (an NVTX thread name given after the thread's first call wins), so that
+ * no reader sees a thread renamed. */
+
+static void named_add(struct named **v, size_t *n, uint64_t key, char *name)
+{
+	struct named *p = realloc(*v, (*n + 1) * sizeof **v);
+	if (p == NULL)
+		abort();
+	p[*n].key = key;
+	p[*n].name = name;
+	*v = p;
+	(*n)++;
+}
+
+static void see_thread(struct tw *w, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	if (!set64_add(&w->threads, key))
+		return;
+	/* read now: the thread may be gone when the file is closed */
+	named_add(&w->thread_names, &w->nthread_names, key, w->opt.thread_name ? w->opt.thread_name(pid, tid) : NULL);
+}
+
+static struct dev_info *dev_at(struct tw *w, uint32_t id);
+
+static void see_gpu(struct tw *w, uint32_t dev)
+{
+	struct dev_info *d = dev_at(w, dev);
+	if (d != NULL)
+		d->seen = true;
+}
+
+static void see_stream(struct tw *w, uint32_t dev, uint32_t stream)
+{
+	see_gpu(w, dev);
+	uint64_t key = ((uint64_t)dev + 1) << 32 | stream;
+	if (set64_add(&w->streams, key))
+		named_add(&w->stream_keys, &w->nstream_keys, key, NULL);
+}
+
+static void meta_event(struct buf *b, const char *what, uint32_t pid, uint32_t tid, const char *key, const char *value)
+{
+	buf_printf(b, ",\n{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+	              ", \"args\": {\"%s\": ", what, pid, tid, key);
+	buf_json_string(b, value);
+	buf_str(b, "}}");
+}
+
+static void meta_sort(struct buf *b, const char *what, uint32_t pid, uint32_t tid, long long v)
+{
+	buf_printf(b, ",\n{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+	              ", \"args\": {\"sort_index\": %lld}}", what, pid, tid, v);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct named *)a)->key, y = ((const struct named *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+/* The metadata events of everything seen, in a stable order. */
+static void put_metadata(struct tw *w, struct buf *b)
+{
+	if (w->nthread_names > 1)
+		qsort(w->thread_names, w->nthread_names, sizeof *w->thread_names, key_cmp);
+	for (size_t i = 0; i < w->nthread_names; i++) {
+		uint32_t pid = (uint32_t)(w->thread_names[i].key >> 32), tid = (uint32_t)w->thread_names[i].key;
+		char fallback[32];
+		snprintf(fallback, sizeof fallback, "thread %" PRIu32, tid);
+		meta_event(b, "thread_name", pid, tid, "name", w->thread_names[i].name ? w->thread_names[i].name : fallback);
+	}
+	for (uint32_t dev = 0; dev < w->ndev; dev++) {
+		if (!w->dev[dev].seen)
+			continue;
+		char label[32];
+		snprintf(label, sizeof label, "GPU %" PRIu32, dev);
+		meta_event(b, "process_name", dev, 0, "name", w->process_name);
+		meta_event(b, "process_labels", dev, 0, "labels", label);
+		meta_sort(b, "process_sort_index", dev, 0, 0x1000000LL + dev);
+	}
+	if (w->nstream_keys > 1)
+		qsort(w->stream_keys, w->nstream_keys, sizeof *w->stream_keys, key_cmp);
+	for (size_t i = 0; i < w->nstream_keys; i++) {
+		uint32_t dev = (uint32_t)(w->stream_keys[i].key >> 32) - 1, stream = (uint32_t)w->stream_keys[i].key;
+		char name[32];
+		snprintf(name, sizeof name, "stream %" PRIu32, stream);
+		meta_event(b, "thread_name", dev, stream, "name", name);
+		meta_sort(b, "thread_sort_index", dev, stream, stream);
+	}
+}
+
+/* ---- devices and contexts ------------------------------------------------------------ */
+
+static struct dev_info *dev_at(struct tw *w, uint32_t id)
+{
+	if (id > 4096)
+		return NULL; /* not a device number a record should carry */
+	if (id >= w->ndev) {
+		struct dev_info *d = realloc(w->dev, (id + 1) * sizeof *d);
+		if (d == NULL)
+			abort();
+		memset(d + w->ndev, 0, (id + 1 - w->ndev) * sizeof *d);
+		w->dev = d;
+		w->ndev = id + 1;
+	}
+	return &w->dev[id];
+}
+
+static void note_context(struct tw *w, uint32_t ctx, uint32_t dev)
+{
+	if (ctx > (1u << 20))
+		return;
+	if (ctx >= w->nctx) {
+		size_t n = ctx + 16;
+		uint32_t *m = realloc(w->ctx_dev, n * sizeof *m);
+		if (m == NULL)
+			abort();
+		memset(m + w->nctx, 0, (n - w->nctx) * sizeof *m);
+		w->ctx_dev = m;
+		w->nctx = n;
+	}
+	w->ctx_dev[ctx] = dev + 1;
+}
+
+/* The device a context runs on, or -1. */
+static long context_device(const struct tw *w, uint32_t ctx)
+{
+	return ctx < w->nctx && w->ctx_dev[ctx] != 0 ? (long)w->ctx_dev[ctx] - 1 : -1;
+}
+
+/* The properties the occupancy calculator needs, from CUPTI's device record. CUPTI does
+ * not give the opt-in shared memory per block nor the reserved shared memory: since
+ * Ampere a block reserves 1 KB and may opt in to the rest of the SM's shared memory. */
+static void occ_from_device(const tw_device *r, struct occ_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->cc_major = (int)r->computeCapabilityMajor;
+	d->cc_minor = (int)r->computeCapabilityMinor;
+	d->max_threads_per_block = (int)r->maxThreadsPerBlock;
+	d->max_threads_per_sm = (int)(r->maxWarpsPerMultiprocessor * r->numThreadsPerWarp);
+	d->regs_per_block = (int)r->maxRegistersPerBlock;
+	d->regs_per_sm = (int)r->maxRegistersPerMultiprocessor;
+	d->warp_size = (int)r->numThreadsPerWarp;
+	d->num_sms = (int)r->numMultiprocessors;
+	d->max_blocks_per_sm = (int)r->maxBlocksPerMultiprocessor;
+	d->shmem_per_block = (long)r->maxSharedMemoryPerBlock;
+	d->shmem_per_sm = (long)r->maxSharedMemoryPerMultiprocessor;
+	d->reserved_shmem_per_block = r->computeCapabilityMajor >= 8 ? 1024 : 0;
+	d->shmem_per_block_optin = d->shmem_per_sm - d->reserved_shmem_per_block;
+	if (d->shmem_per_block_optin < d->shmem_per_block)
+		d->shmem_per_block_optin = d->shmem_per_block;
+}
+
+static void on_device(struct tw *w, const tw_device *r)
+{
+	struct dev_info *d = dev_at(w, r->id);
+	if (d == NULL)
+		return;
+	free(d->name);
+	d->rec = *r;
+	d->name = dupstr(r->name);
+	d->rec.name = NULL;
+	d->have_record = true;
+}
+
+/* ---- GPU work ------------------------------------------------------------------------ */
+
+static void flow_end(struct tw *w, uint32_t corr, uint32_t dev, uint32_t stream, uint64_t start)
+{
+	if (w->opt.no_api || corr == 0)
+		return;
+	buf_printf(&w->text, ",\n{\"ph\": \"f\", \"id\": %" PRIu32 ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ",
+	           corr, dev, stream);
+	put_ts(w, start);
+	buf_str(&w->text, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+}
+
+static void gpu_event_head(struct tw *w, const char *cat, const char *name, uint32_t dev, uint32_t stream,
+                           uint64_t start, uint64_t end)
+{
+	see_stream(w, dev, stream);
+	note_time(w, start, end);
+	struct buf *b = &w->text;
+	buf_printf(b, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat);
+	buf_json_string(b, name);
+	buf_printf(b, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", dev, stream);
+	put_ts(w, start);
+	buf_str(b, ", \"dur\": ");
+	put_dur(w, start, end);
+}
+
+static void on_kernel(struct tw *w, const tw_kernel *k)
+{
+	w->st.kernels++;
+	char *demangled = k->name && w->opt.demangle ? w->opt.demangle(k->name) : NULL;
+	gpu_event_head(w, "kernel", demangled ? demangled : k->name ? k->name : "(unnamed kernel)", k->deviceId, k->streamId,
+	               k->start, k->end);
+	free(demangled);
+	struct buf *b = &w->text;
+	long long blocks = (long long)k->gridX * k->gridY * k->gridZ;
+	long long threads = (long long)k->blockX * k->blockY * k->blockZ;
+	buf_printf(b, ",\n  \"args\": {\"queued\": 0, \"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
+	              ", \"correlation\": %" PRIu32 ", \"registers per thread\": %u, \"shared memory\": %lld"
+	              ", \"static shared memory\": %d, \"dynamic shared memory\": %d",
+	           k->deviceId, k->contextId, k->streamId, k->correlationId, (unsigned)k->registersPerThread,
+	           (long long)k->staticSharedMemory + k->dynamicSharedMemory, (int)k->staticSharedMemory,
+	           (int)k->dynamicSharedMemory);
+	struct dev_info *d = k->deviceId < w->ndev ? &w->dev[k->deviceId] : NULL;
+	if (d != NULL && d->have_record && d->rec.numMultiprocessors > 0) {
+		/* Kineto (CuptiActivity.cpp): blocks per SM = blocks / SMs; warps per SM = blocks per
+		 * SM x threads per block / 32; est. achieved occupancy from the calculator. */
+		double bps = (double)blocks / d->rec.numMultiprocessors;
+		double wps = bps * (double)threads / 32.0;
+		buf_printf(b, ", \"blocks per SM\": %f, \"warps per SM\": %f", bps, wps);
+		struct occ_device od;
+		occ_from_device(&d->rec, &od);
+		double occ = occ_kineto_estimate(&od, k->registersPerThread, k->staticSharedMemory, k->dynamicSharedMemory,
+		                                 k->blockX, k->blockY, k->blockZ, bps);
+		if (occ >= 0)
+			buf_printf(b, ", \"est. achieved occupancy %%\": %d", (int)(occ * 100.0 + 0.5) > 100 ? 100 : (int)(occ * 100.0 + 0.5));
+	}
+	buf_printf(b, ", \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d]}}", (int)k->gridX, (int)k->gridY, (int)k->gridZ,
+	           (int)k->blockX, (int)k->blockY, (int)k->blockZ);
+	flow_end(w, k->correlationId, k->deviceId, k->streamId, k->start);
+}
+
+static const char *memcpy_kind(unsigned k)
+{
+	static const char *const names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+		                             "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
+	return k < sizeof names / sizeof names[0] ? names[k] : "Unknown";
+}
+
+static const char *memory_kind(unsigned k)
+{
+	static const char *const names[] = { "Unknown", "Pageable", "Pinned", "Device",
+		                             "Array",   "Managed",  "Device Static", "Managed Static" };
+	return k < sizeof names / sizeof names[0] ? names[k] : "Unknown";
+}
+
+static void put_bandwidth(struct tw *w, uint64_t bytes, uint64_t start, uint64_t end)
+{
+	/* Kineto: "memory bandwidth (GB/s)" = bytes / duration in ns (bytes per ns is GB/s) */
+	if (end > start)
+		buf_printf(&w->text, ", \"memory bandwidth (GB/s)\": %f", (double)bytes / (double)(end - start));
+}
+
+static void on_memcpy(struct tw *w, const tw_memcpy *m)
+{
+	w->st.memcpys++;
+	char name[96];
+	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", memcpy_kind(m->copyKind), memory_kind(m->srcKind),
+	         memory_kind(m->dstKind));
+	gpu_event_head(w, "gpu_memcpy", name, m->deviceId, m->streamId, m->start, m->end);
+	buf_printf(&w->text, ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
+	                     ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
+	           m->deviceId, m->contextId, m->streamId, m->correlationId, (uint64_t)m->bytes);
+	put_bandwidth(w, m->bytes, m->start, m->end);
+	buf_str(&w->text, "}}");
+	flow_end(w, m->correlationId, m->deviceId, m->streamId, m->start);
+}
+
+static void on_memset(struct tw *w, const tw_memset *m)
+{
+	w->st.memsets++;
+	char name[64];
+	snprintf(name, sizeof name, "Memset (%s)", memory_kind(m->memoryKind));
+	gpu_event_head(w, "gpu_memset", name, m->deviceId, m->streamId, m->start, m->end);
+	buf_printf(&w->text, ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
+	                     ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
+	           m->deviceId, m->contextId, m->streamId, m->correlationId, (uint64_t)m->bytes);
+	put_bandwidth(w, m->bytes, m->start, m->end);
+	buf_str(&w->text, "}}");
+	flow_end(w, m->correlationId, m->deviceId, m->streamId, m->start);
+}
+
+static const char *sync_kind(unsigned t)
+{
+	switch (t) {
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "Event Sync";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "Stream Wait Event";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "Stream Sync";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "Context Sync";
+	default: return "Unknown Sync";
+	}
+}
+
+/* "not applicable" in a sync record: CUDA 11.8's headers define it as -1, later ones as
+ * 0xFFFFFFFFU */
+#define SYNC_NONE ((uint32_t)CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+
+/* A synchronisation goes on its stream's row, as Kineto puts it; a context or event sync
+ * (no stream) on stream 0 of its device's row set. */
+static void on_sync(struct tw *w, const tw_sync *s)
+{
+	w->st.syncs++;
+	long dev = context_device(w, s->contextId);
+	uint32_t stream = s->streamId == SYNC_NONE ? 0 : s->streamId;
+	uint32_t d = dev < 0 ? 0 : (uint32_t)dev;
+	gpu_event_head(w, "cuda_sync", sync_kind(s->type), d, stream, s->start, s->end);
+	struct buf *b = &w->text;
+	buf_printf(b, ",\n  \"args\": {\"cuda_sync_kind\": \"%s\", \"stream\": %lld, \"correlation\": %" PRIu32
+	              ", \"device\": %ld, \"context\": %" PRIu32 ", \"wait_on_cuda_event_id\": %lld}}",
+	           sync_kind(s->type),
+	           s->streamId == SYNC_NONE ? -1LL : (long long)s->streamId, s->correlationId,
+	           dev, s->contextId,
+	           s->cudaEventId == SYNC_NONE ? -1LL : (long long)s->cudaEventId);
+}
+
+/* ---- host calls -------------------------------------------------------------------- */
+
+void tw_api_name(const char *cupti_name, char *out, size_t n)
+{
+	if (n == 0)
+		return;
+	snprintf(out, n, "%s", cupti_name ? cupti_name : "");
+	char *v = strstr(out, "_v");
+	/* "_v7000", "_v3020_ptds", "_ptsz": the version and stream-mode suffixes */
+	while (v != NULL) {
+		if (v[2] >= '0' && v[2] <= '9') {
+			*v = '\0';
+			break;
+		}
+		v = strstr(v + 2, "_v");
+	}
+	size_t l = strlen(out);
+	if (l > 5 && (strcmp(out + l - 5, "_ptsz") == 0 || strcmp(out + l - 5, "_ptds") == 0))
+		out[l - 5] = '\0';
+}
+
+bool tw_is_launch(const char *name)
+{
+	static const char *const prefixes[] = { "cudaLaunch", "cuLaunch", "cudaMemcpy", "cuMemcpy", "cudaMemset",
+		                                "cuMemset",   "cudaGraphLaunch", "cuGraphLaunch" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+static void on_api(struct tw *w, const CUpti_ActivityAPI *a, bool driver)
+{
+	w->st.api_calls++;
+	if (w->opt.no_api)
+		return;
+	const char *raw = w->opt.callback_name
+	                          ? w->opt.callback_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid)
+	                          : NULL;
+	char name[128];
+	if (raw != NULL)
+		tw_api_name(raw, name, sizeof name);
+	else
+		snprintf(name, sizeof name, "%s %u", driver ? "driver call" : "runtime call", (unsigned)a->cbid);
+	see_thread(w, a->processId, a->threadId);
+	note_time(w, a->start, a->end);
+	struct buf *b = &w->text;
+	buf_printf(b, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", driver ? "cuda_driver" : "cuda_runtime");
+	buf_json_string(b, name);
+	buf_printf(b, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", a->processId, a->threadId);
+	put_ts(w, a->start);
+	buf_str(b, ", \"dur\": ");
+	put_dur(w, a->start, a->end);
+	buf_printf(b, ",\n  \"args\": {\"cbid\": %u, \"correlation\": %" PRIu32 "}}", (unsigned)a->cbid, a->correlationId);
+	if (a->correlationId != 0 && tw_is_launch(name)) {
+		buf_printf(b, ",\n{\"ph\": \"s\", \"id\": %" PRIu32 ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ",
+		           a->correlationId, a->processId, a->threadId);
+		put_ts(w, a->start);
+		buf_str(b, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+	}
+}
+
+/* ---- NVTX markers -------------------------------------------------------------------- */
+
+static void marker_thread(const struct tw *w, const tw_marker *m, uint32_t *pid, uint32_t *tid)
+{
+	if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+		*pid = m->objectId.pt.processId;
+		*tid = m->objectId.pt.threadId;
+	} else {
+		*pid = w->opt.pid;
+		*tid = 0;
+	}
+}
+
+static struct open_range *range_slot(struct tw *w, uint32_t id, bool insert)
+{
+	if (insert && (w->range_n + 1) * 2 > w->range_cap) {
+		size_t cap = w->range_cap ? w->range_cap * 2 : 64;
+		struct open_range *r = calloc(cap, sizeof *r);
+		if (r == NULL)
+			abort();
+		for (size_t i = 0; i < w->range_cap; i++)
+			if (w->ranges[i].used) {
+				size_t j = mix64(w->ranges[i].id) & (cap - 1);
+				while (r[j].used)
+					j = (j + 1) & (cap - 1);
+				r[j] = w->ranges[i];
+			}
+		free(w->ranges);
+		w->ranges = r;
+		w->range_cap = cap;
+	}
+	if (w->range_cap == 0)
+		return NULL;
+	size_t j = mix64(id) & (w->range_cap - 1);
+	while (w->ranges[j].used) {
+		if (w->ranges[j].id == id)
+			return &w->ranges[j];
+		j = (j + 1) & (w->range_cap - 1);
+	}
+	return insert ? &w->ranges[j] : NULL;
+}
+
+/* Removes slot R from the open-addressing table, moving later entries of its run back. */
+static void range_remove(struct tw *w, struct open_range *r)
+{
+	size_t i = (size_t)(r - w->ranges), mask = w->range_cap - 1;
+	free(r->name);
+	free(r->domain);
+	memset(r, 0, sizeof *r);
+	w->range_n--;
+	for (size_t j = (i + 1) & mask; w->ranges[j].used; j = (j + 1) & mask) {
+		size_t home = mix64(w->ranges[j].id) & mask;
+		/* the entry at j may move to i when i lies cyclically in [home, j) */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			w->ranges[i] = w->ranges[j];
+			memset(&w->ranges[j], 0, sizeof w->ranges[j]);
+			i = j;
+		}
+	}
+}
+
+static void annotation_event(struct tw *w, const char *name, const char *domain, uint32_t pid, uint32_t tid,
+                             uint64_t start, uint64_t end, bool instant)
+{
+	see_thread(w, pid, tid);
+	note_time(w, start, end);
+	struct buf *b = &w->text;
+	buf_printf(b, ",\n{\"ph\": \"%s\", \"cat\": \"user_annotation\", \"name\": ", instant ? "i" : "X");
+	buf_json_string(b, name);
+	buf_printf(b, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", pid, tid);
+	put_ts(w, start);
+	if (instant) {
+		buf_str(b, ", \"s\": \"t\"");
+	} else {
+		buf_str(b, ", \"dur\": ");
+		put_dur(w, start, end);
+	}
+	if (domain != NULL && *domain) {
+		buf_str(b, ",\n  \"args\": {\"domain\": ");
+		buf_json_string(b, domain);
+		buf_str(b, "}");
+	}
+	buf_str(b, "}");
+}
+
+static void on_marker(struct tw *w, const tw_marker *m)
+{
+	uint32_t pid, tid;
+	marker_thread(w, m, &pid, &tid);
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+		w->st.markers++;
+		annotation_event(w, m->name ? m->name : "(mark)", m->domain, pid, tid, m->timestamp, m->timestamp, true);
+	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+		struct open_range *r = range_slot(w, m->id, true);
+		if (r->used) { /* an id reused before its end came: the first one is lost */
+			free(r->name);
+			free(r->domain);
+		} else {
+			w->range_n++;
+		}
+		r->used = true;
+		r->id = m->id;
+		r->start = m->timestamp;
+		r->pid = pid;
+		r->tid = tid;
+		r->name = dupstr(m->name ? m->name : "(range)");
+		r->domain = dupstr(m->domain);
+	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+		struct open_range *r = range_slot(w, m->id, false);
+		if (r == NULL)
+			return; /* its start came before recording began */
+		w->st.markers++;
+		annotation_event(w, r->name, r->domain, r->pid, r->tid, r->start, m->timestamp, false);
+		range_remove(w, r);
+	}
+}
+
+/* ---- the rest ------------------------------------------------------------------------ */
+
+static const char *overhead_kind(unsigned k)
+{
+	switch (k) {
+	case 1: return "Driver Compiler";
+	case 1u << 16: return "CUPTI Buffer Flush";
+	case 2u << 16: return "CUPTI Instrumentation";
+	case 3u << 16: return "CUPTI Resource";
+	case 4u << 16: return "Runtime Triggered Module Loading";
+	case 5u << 16: return "Lazy Function Loading";
+	case 6u << 16: return "Command Buffer Full";
+	case 7u << 16: return "Activity Buffer Request";
+	case 8u << 16: return "UVM Activity Init";
+	default: return "Unknown Overhead";
+	}
+}
+
+static void on_overhead(struct tw *w, const tw_overhead *o)
+{
+	w->st.overheads++;
+	uint32_t pid = w->opt.pid, tid = 0;
+	if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+		pid = o->objectId.pt.processId;
+		tid = o->objectId.pt.threadId;
+	}
+	see_thread(w, pid, tid);
+	note_time(w, o->start, o->end);
+	struct buf *b = &w->text;
+	buf_printf(b, ",\n{\"ph\": \"X\", \"cat\": \"overhead\", \"name\": \"%s\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+	              ", \"ts\": ", overhead_kind((unsigned)o->overheadKind), pid, tid);
+	put_ts(w, o->start);
+	buf_str(b, ", \"dur\": ");
+	put_dur(w, o->start, o->end);
+	buf_str(b, "}");
+}
+
+/* nvtxNameOsThread: a thread's name, which wins over the system's. */
+static void on_name(struct tw *w, const CUpti_ActivityName *n)
+{
+	if (n->objectKind != CUPTI_ACTIVITY_OBJECT_THREAD || n->name == NULL)
+		return;
+	uint32_t pid = n->objectId.pt.processId, tid = n->objectId.pt.threadId;
+	see_thread(w, pid, tid);
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	for (size_t i = 0; i < w->nthread_names; i++)
+		if (w->thread_names[i].key == key) {
+			free(w->thread_names[i].name);
+			w->thread_names[i].name = dupstr(n->name);
+		}
+}
+
+void tw_record(struct tw *w, const CUpti_Activity *rec)
+{
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		on_kernel(w, (const tw_kernel *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		on_memcpy(w, (const tw_memcpy *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		on_memset(w, (const tw_memset *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+		on_api(w, (const CUpti_ActivityAPI *)rec, false);
+		break;
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+		on_api(w, (const CUpti_ActivityAPI *)rec, true);
+		break;
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		on_marker(w, (const tw_marker *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		on_sync(w, (const tw_sync *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		on_overhead(w, (const tw_overhead *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_DEVICE:
+		on_device(w, (const tw_device *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_CONTEXT: {
+		const tw_context *c = (const tw_context *)rec;
+		note_context(w, c->contextId, c->deviceId);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_NAME:
+		on_name(w, (const CUpti_ActivityName *)rec);
+		break;
+	default:
+		w->st.unknown++;
+		break;
+	}
+}
+
+void tw_set_dropped(struct tw *w, uint64_t dropped) { w->dropped = dropped; }
+
+const char *tw_take(struct tw *w, size_t *len)
+{
+	buf_reserve(&w->text, 0);
+	*len = w->text.n;
+	w->text.n = 0; /* the bytes stay valid until the next append */
+	return w->text.p;
+}
+
+char *tw_prefix(struct tw *w, size_t *len)
+{
+	struct buf b = { 0 };
+	buf_printf(&b, "{\n  \"schemaVersion\": 1,\n  \"baseTimeNanoseconds\": %" PRIu64 ",\n", w->opt.base_ns);
+	if (w->opt.rank >= 0) {
+		buf_printf(&b, "  \"distributedInfo\": {\"rank\": %d", w->opt.rank);
+		if (w->opt.world_size > 0)
+			buf_printf(&b, ", \"world_size\": %d", w->opt.world_size);
+		if (w->opt.local_rank >= 0)
+			buf_printf(&b, ", \"local_rank\": %d", w->opt.local_rank);
+		buf_str(&b, "},\n");
+	}
+	buf_str(&b, "  \"traceName\": ");
+	char tn[512];
+	snprintf(tn, sizeof tn, "%s.%" PRIu32, w->hostname, w->opt.pid);
+	buf_json_string(&b, tn);
+	buf_printf(&b, ",\n  \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32
+	               ", \"tid\": 0, \"args\": {\"name\": ", w->opt.pid);
+	buf_json_string(&b, w->process_name);
+	buf_str(&b, "}}");
+	buf_printf(&b, ",\n{\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32
+	               ", \"tid\": 0, \"args\": {\"labels\": \"CPU\"}}", w->opt.pid);
+	*len = b.n;
+	return b.p;
+}
+
+char *tw_suffix(struct tw *w, size_t *len)
+{
+	struct buf b = { 0 };
+	put_metadata(w, &b);
+	buf_str(&b, "\n  ],\n  \"deviceProperties\": [");
+	bool first = true;
+	for (unsigned i = 0; i < w->ndev; i++) {
+		const struct dev_info *d = &w->dev[i];
+		if (!d->have_record)
+			continue;
+		const tw_device *r = &d->rec;
+		struct occ_device od;
+		occ_from_device(r, &od);
+		buf_printf(&b, "%s\n    {\"id\": %u, \"name\": ", first ? "" : ",", i);
+		buf_json_string(&b, d->name);
+		buf_printf(&b, ", \"totalGlobalMem\": %" PRIu64 ", \"computeMajor\": %u, \"computeMinor\": %u, "
+		               "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %d, \"regsPerBlock\": %u, "
+		               "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
+		               "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u, \"sharedMemPerBlockOptin\": %ld}",
+		           (uint64_t)r->globalMemorySize, (unsigned)r->computeCapabilityMajor, (unsigned)r->computeCapabilityMinor,
+		           (unsigned)r->maxThreadsPerBlock, od.max_threads_per_sm, (unsigned)r->maxRegistersPerBlock,
+		           (unsigned)r->maxRegistersPerMultiprocessor, (unsigned)r->numThreadsPerWarp,
+		           (unsigned)r->maxSharedMemoryPerBlock, (unsigned)r->maxSharedMemoryPerMultiprocessor,
+		           (unsigned)r->numMultiprocessors, od.shmem_per_block_optin);
+		first = false;
+	}
+	buf_str(&b, first ? "],\n" : "\n  ],\n");
+	buf_printf(&b, "  \"ttrace\": {\"recorder\": \"%s\", \"cupti_api_version\": %d, \"dropped_records\": %" PRIu64
+	               ", \"open_nvtx_ranges\": %zu}\n}\n",
+	           PACKAGE_STRING, (int)CUPTI_API_VERSION, w->dropped, w->range_n);
+	*len = b.n;
+	return b.p;
+}
+
+void tw_stats(const struct tw *w, struct tw_stats *out)
+{
+	*out = w->st;
+	out->open_ranges = w->range_n;
+	unsigned n = 0;
+	for (unsigned i = 0; i < w->ndev; i++)
+		n += w->dev[i].have_record || w->dev[i].seen;
+	out->devices = n;
+}
