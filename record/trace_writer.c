@@ -51,18 +51,64 @@ static void buf_put(struct buf *b, const char *s, size_t n)
 
 static void buf_str(struct buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
+__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...);
+
+/* The hot paths (a kernel and its launch are most of a trace) append by hand: printf
+ * was most of the writer's time. */
+#define BUF_LIT(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
+
+static void buf_u64(struct buf *b, uint64_t v)
+{
+	char t[24];
+	int i = sizeof t;
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf_put(b, t + i, sizeof t - (size_t)i);
+}
+
+static void buf_i64(struct buf *b, int64_t v)
+{
+	if (v < 0) {
+		BUF_LIT(b, "-");
+		buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		buf_u64(b, (uint64_t)v);
+	}
+}
+
+/* V with six decimals, as printf's %f writes it (rounded half away from zero). */
+static void buf_fixed6(struct buf *b, double v)
+{
+	if (!(v >= 0 && v < 1e12)) {
+		buf_printf(b, "%f", v);
+		return;
+	}
+	uint64_t m = (uint64_t)(v * 1e6 + 0.5);
+	buf_u64(b, m / 1000000);
+	char f[8] = ".000000";
+	uint64_t r = m % 1000000;
+	for (int i = 6; i >= 1; i--, r /= 10)
+		f[i] = (char)('0' + r % 10);
+	buf_put(b, f, 7);
+}
+
 __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
 {
+	buf_reserve(b, 256);
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
-	buf_reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= b->cap - b->n) { /* did not fit: again with room */
+		buf_reserve(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->n += (size_t)n;
 }
 
@@ -176,10 +222,14 @@ struct open_range {
 
 struct dev_info {
 	bool seen;         /* work ran on it */
+	bool occ_ready;    /* occ is made from rec */
+	struct occ_device occ;
 	bool have_record;
 	tw_device rec;
 	char *name;
 };
+
+#define API_CACHE 4096
 
 struct tw {
 	struct tw_options opt;
@@ -197,6 +247,12 @@ struct tw {
 	size_t range_cap, range_n;
 	uint64_t dropped;
 	struct tw_stats st;
+	/* names of runtime [0] and driver [1] calls by callback id, stripped; launch or not */
+	char *api_name[2][API_CACHE];
+	bool api_launch[2][API_CACHE];
+	/* kernel names: mangled -> demangled (NULL: keep as is) */
+	struct demangled { char *mangled, *name; uint64_t hash; } *dm;
+	size_t dm_cap, dm_n;
 };
 
 static char *dupstr(const char *s)
@@ -243,6 +299,14 @@ void tw_free(struct tw *w)
 			free(w->ranges[i].domain);
 		}
 	free(w->ranges);
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < API_CACHE; i++)
+			free(w->api_name[d][i]);
+	for (size_t i = 0; i < w->dm_cap; i++) {
+		free(w->dm[i].mangled);
+		free(w->dm[i].name);
+	}
+	free(w->dm);
 	free(w->process_name);
 	free(w->hostname);
 	free(w);
@@ -267,7 +331,11 @@ static void note_time(struct tw *w, uint64_t start, uint64_t end)
 static void put_us(struct buf *b, int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	buf_printf(b, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+	if (ns < 0)
+		BUF_LIT(b, "-");
+	buf_u64(b, a / 1000);
+	char f[4] = { '.', (char)('0' + a / 100 % 10), (char)('0' + a / 10 % 10), (char)('0' + a % 10) };
+	buf_put(b, f, 4);
 }
 
 static void put_ts(struct tw *w, uint64_t cupti_ns) { put_us(&w->text, host_ns(w, cupti_ns) - (int64_t)w->opt.base_ns); }
@@ -440,6 +508,7 @@ static void on_device(struct tw *w, const tw_device *r)
 	d->name = dupstr(r->name);
 	d->rec.name = NULL;
 	d->have_record = true;
+	d->occ_ready = false;
 }
 
 /* ---- GPU work ------------------------------------------------------------------------ */
@@ -448,8 +517,14 @@ static void flow_end(struct tw *w, uint32_t corr, uint32_t dev, uint32_t stream,
 {
 	if (w->opt.no_api || corr == 0)
 		return;
-	buf_printf(&w->text, ",\n{\"ph\": \"f\", \"id\": %" PRIu32 ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ",
-	           corr, dev, stream);
+	struct buf *b = &w->text;
+	BUF_LIT(b, ",\n{\"ph\": \"f\", \"id\": ");
+	buf_u64(b, corr);
+	BUF_LIT(b, ", \"pid\": ");
+	buf_u64(b, dev);
+	BUF_LIT(b, ", \"tid\": ");
+	buf_u64(b, stream);
+	BUF_LIT(b, ", \"ts\": ");
 	put_ts(w, start);
 	buf_str(&w->text, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
 }
@@ -460,46 +535,117 @@ static void gpu_event_head(struct tw *w, const char *cat, const char *name, uint
 	see_stream(w, dev, stream);
 	note_time(w, start, end);
 	struct buf *b = &w->text;
-	buf_printf(b, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat);
+	BUF_LIT(b, ",\n{\"ph\": \"X\", \"cat\": \"");
+	buf_str(b, cat);
+	BUF_LIT(b, "\", \"name\": ");
 	buf_json_string(b, name);
-	buf_printf(b, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", dev, stream);
+	BUF_LIT(b, ", \"pid\": ");
+	buf_u64(b, dev);
+	BUF_LIT(b, ", \"tid\": ");
+	buf_u64(b, stream);
+	BUF_LIT(b, ", \"ts\": ");
 	put_ts(w, start);
-	buf_str(b, ", \"dur\": ");
+	BUF_LIT(b, ", \"dur\": ");
 	put_dur(w, start, end);
+}
+
+/* A kernel's name as written: demangled once per distinct name (a run has few). */
+static const char *kernel_name(struct tw *w, const char *mangled)
+{
+	if (mangled == NULL)
+		return "(unnamed kernel)";
+	if (w->opt.demangle == NULL)
+		return mangled;
+	uint64_t h = 1469598103934665603ULL;
+	for (const unsigned char *p = (const unsigned char *)mangled; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	if ((w->dm_n + 1) * 2 > w->dm_cap) {
+		size_t cap = w->dm_cap ? w->dm_cap * 2 : 256;
+		struct demangled *t = calloc(cap, sizeof *t);
+		if (t == NULL)
+			abort();
+		for (size_t i = 0; i < w->dm_cap; i++)
+			if (w->dm[i].mangled) {
+				size_t j = w->dm[i].hash & (cap - 1);
+				while (t[j].mangled)
+					j = (j + 1) & (cap - 1);
+				t[j] = w->dm[i];
+			}
+		free(w->dm);
+		w->dm = t;
+		w->dm_cap = cap;
+	}
+	size_t j = h & (w->dm_cap - 1);
+	while (w->dm[j].mangled) {
+		if (w->dm[j].hash == h && strcmp(w->dm[j].mangled, mangled) == 0)
+			return w->dm[j].name ? w->dm[j].name : w->dm[j].mangled;
+		j = (j + 1) & (w->dm_cap - 1);
+	}
+	w->dm[j].mangled = dupstr(mangled);
+	w->dm[j].name = w->opt.demangle(mangled);
+	w->dm[j].hash = h;
+	w->dm_n++;
+	return w->dm[j].name ? w->dm[j].name : w->dm[j].mangled;
 }
 
 static void on_kernel(struct tw *w, const tw_kernel *k)
 {
 	w->st.kernels++;
-	char *demangled = k->name && w->opt.demangle ? w->opt.demangle(k->name) : NULL;
-	gpu_event_head(w, "kernel", demangled ? demangled : k->name ? k->name : "(unnamed kernel)", k->deviceId, k->streamId,
-	               k->start, k->end);
-	free(demangled);
+	gpu_event_head(w, "kernel", kernel_name(w, k->name), k->deviceId, k->streamId, k->start, k->end);
 	struct buf *b = &w->text;
 	long long blocks = (long long)k->gridX * k->gridY * k->gridZ;
 	long long threads = (long long)k->blockX * k->blockY * k->blockZ;
-	buf_printf(b, ",\n  \"args\": {\"queued\": 0, \"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
-	              ", \"correlation\": %" PRIu32 ", \"registers per thread\": %u, \"shared memory\": %lld"
-	              ", \"static shared memory\": %d, \"dynamic shared memory\": %d",
-	           k->deviceId, k->contextId, k->streamId, k->correlationId, (unsigned)k->registersPerThread,
-	           (long long)k->staticSharedMemory + k->dynamicSharedMemory, (int)k->staticSharedMemory,
-	           (int)k->dynamicSharedMemory);
+	BUF_LIT(b, ",\n  \"args\": {\"queued\": 0, \"device\": ");
+	buf_u64(b, k->deviceId);
+	BUF_LIT(b, ", \"context\": ");
+	buf_u64(b, k->contextId);
+	BUF_LIT(b, ", \"stream\": ");
+	buf_u64(b, k->streamId);
+	BUF_LIT(b, ", \"correlation\": ");
+	buf_u64(b, k->correlationId);
+	BUF_LIT(b, ", \"registers per thread\": ");
+	buf_u64(b, k->registersPerThread);
+	BUF_LIT(b, ", \"shared memory\": ");
+	buf_i64(b, (int64_t)k->staticSharedMemory + k->dynamicSharedMemory);
+	BUF_LIT(b, ", \"static shared memory\": ");
+	buf_i64(b, k->staticSharedMemory);
+	BUF_LIT(b, ", \"dynamic shared memory\": ");
+	buf_i64(b, k->dynamicSharedMemory);
 	struct dev_info *d = k->deviceId < w->ndev ? &w->dev[k->deviceId] : NULL;
 	if (d != NULL && d->have_record && d->rec.numMultiprocessors > 0) {
 		/* Kineto (CuptiActivity.cpp): blocks per SM = blocks / SMs; warps per SM = blocks per
 		 * SM x threads per block / 32; est. achieved occupancy from the calculator. */
 		double bps = (double)blocks / d->rec.numMultiprocessors;
 		double wps = bps * (double)threads / 32.0;
-		buf_printf(b, ", \"blocks per SM\": %f, \"warps per SM\": %f", bps, wps);
-		struct occ_device od;
-		occ_from_device(&d->rec, &od);
-		double occ = occ_kineto_estimate(&od, k->registersPerThread, k->staticSharedMemory, k->dynamicSharedMemory,
+		BUF_LIT(b, ", \"blocks per SM\": ");
+		buf_fixed6(b, bps);
+		BUF_LIT(b, ", \"warps per SM\": ");
+		buf_fixed6(b, wps);
+		if (!d->occ_ready) {
+			occ_from_device(&d->rec, &d->occ);
+			d->occ_ready = true;
+		}
+		double occ = occ_kineto_estimate(&d->occ, k->registersPerThread, k->staticSharedMemory, k->dynamicSharedMemory,
 		                                 k->blockX, k->blockY, k->blockZ, bps);
-		if (occ >= 0)
-			buf_printf(b, ", \"est. achieved occupancy %%\": %d", (int)(occ * 100.0 + 0.5) > 100 ? 100 : (int)(occ * 100.0 + 0.5));
+		if (occ >= 0) {
+			BUF_LIT(b, ", \"est. achieved occupancy %\": ");
+			int pct = (int)(occ * 100.0 + 0.5);
+			buf_i64(b, pct > 100 ? 100 : pct);
+		}
 	}
-	buf_printf(b, ", \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d]}}", (int)k->gridX, (int)k->gridY, (int)k->gridZ,
-	           (int)k->blockX, (int)k->blockY, (int)k->blockZ);
+	BUF_LIT(b, ", \"grid\": [");
+	buf_i64(b, k->gridX);
+	BUF_LIT(b, ", ");
+	buf_i64(b, k->gridY);
+	BUF_LIT(b, ", ");
+	buf_i64(b, k->gridZ);
+	BUF_LIT(b, "], \"block\": [");
+	buf_i64(b, k->blockX);
+	BUF_LIT(b, ", ");
+	buf_i64(b, k->blockY);
+	BUF_LIT(b, ", ");
+	buf_i64(b, k->blockZ);
+	BUF_LIT(b, "]}}");
 	flow_end(w, k->correlationId, k->deviceId, k->streamId, k->start);
 }
 
@@ -622,33 +768,64 @@ static void on_api(struct tw *w, const CUpti_ActivityAPI *a, bool driver)
 	w->st.api_calls++;
 	if (w->opt.no_api)
 		return;
-	const char *raw = w->opt.callback_name
-	                          ? w->opt.callback_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid)
-	                          : NULL;
-	char name[128];
-	if (raw != NULL)
-		tw_api_name(raw, name, sizeof name);
-	else
-		snprintf(name, sizeof name, "%s %u", driver ? "driver call" : "runtime call", (unsigned)a->cbid);
+	char tmp[128];
+	const char *name;
+	bool launch;
+	int d = driver;
+	char **cached = a->cbid < API_CACHE ? &w->api_name[d][a->cbid] : NULL;
+	if (cached && *cached) {
+		name = *cached;
+		launch = w->api_launch[d][a->cbid];
+	} else {
+		const char *raw = w->opt.callback_name
+		                          ? w->opt.callback_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
+		                                                 a->cbid)
+		                          : NULL;
+		if (raw != NULL)
+			tw_api_name(raw, tmp, sizeof tmp);
+		else
+			snprintf(tmp, sizeof tmp, "%s %u", driver ? "driver call" : "runtime call", (unsigned)a->cbid);
+		name = tmp;
+		launch = tw_is_launch(tmp);
+		if (cached) {
+			*cached = dupstr(tmp);
+			w->api_launch[d][a->cbid] = launch;
+			name = *cached;
+		}
+	}
+	struct buf *b = &w->text;
 	see_thread(w, a->processId, a->threadId);
 	note_time(w, a->start, a->end);
-	struct buf *b = &w->text;
-	buf_printf(b, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", driver ? "cuda_driver" : "cuda_runtime");
+	if (driver)
+		BUF_LIT(b, ",\n{\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": ");
+	else
+		BUF_LIT(b, ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": ");
 	buf_json_string(b, name);
-	buf_printf(b, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ", a->processId, a->threadId);
+	BUF_LIT(b, ", \"pid\": ");
+	buf_u64(b, a->processId);
+	BUF_LIT(b, ", \"tid\": ");
+	buf_u64(b, a->threadId);
+	BUF_LIT(b, ", \"ts\": ");
 	put_ts(w, a->start);
-	buf_str(b, ", \"dur\": ");
+	BUF_LIT(b, ", \"dur\": ");
 	put_dur(w, a->start, a->end);
-	buf_printf(b, ",\n  \"args\": {\"cbid\": %u, \"correlation\": %" PRIu32 "}}", (unsigned)a->cbid, a->correlationId);
-	if (a->correlationId != 0 && tw_is_launch(name)) {
-		buf_printf(b, ",\n{\"ph\": \"s\", \"id\": %" PRIu32 ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"ts\": ",
-		           a->correlationId, a->processId, a->threadId);
+	BUF_LIT(b, ",\n  \"args\": {\"cbid\": ");
+	buf_u64(b, a->cbid);
+	BUF_LIT(b, ", \"correlation\": ");
+	buf_u64(b, a->correlationId);
+	BUF_LIT(b, "}}");
+	if (a->correlationId != 0 && launch) {
+		BUF_LIT(b, ",\n{\"ph\": \"s\", \"id\": ");
+		buf_u64(b, a->correlationId);
+		BUF_LIT(b, ", \"pid\": ");
+		buf_u64(b, a->processId);
+		BUF_LIT(b, ", \"tid\": ");
+		buf_u64(b, a->threadId);
+		BUF_LIT(b, ", \"ts\": ");
 		put_ts(w, a->start);
-		buf_str(b, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+		BUF_LIT(b, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
 	}
 }
-
-/* ---- NVTX markers -------------------------------------------------------------------- */
 
 static void marker_thread(const struct tw *w, const tw_marker *m, uint32_t *pid, uint32_t *tid)
 {

@@ -105,6 +105,9 @@ case "$files" in *.rank5.pt.trace.json.zst) ok 0 "RANK: in the file name" ;; *) 
 is "$(summary "$files" files.0.rank files.0.world_size)" "5
 8" "RANK, WORLD_SIZE: distributedInfo"
 
+RANK=4 run basic
+like "$("$TTRACE" --report=summary "$files")" "rank 4 (world size not given)" "RANK without WORLD_SIZE: no made-up world size"
+
 # ---- several GPUs; many records
 run two
 is "$(summary "$files" files.0.tracks.# files.0.tracks.1.device files.0.tracks.2.device)" "3

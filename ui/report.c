@@ -61,7 +61,10 @@ static void summary_text(FILE *f, const struct trace *t)
 		fputc('\n', f);
 	}
 	if (t->rank >= 0) {
-		fprintf(f, "   rank %d of %d", t->rank, t->world_size);
+		if (t->world_size > 0)
+			fprintf(f, "   rank %d of %d", t->rank, t->world_size);
+		else
+			fprintf(f, "   rank %d (world size not given)", t->rank);
 		if (t->backend) {
 			fputs(" (", f);
 			escape_term(f, trace_str(t, t->backend), strtab_len(&t->strings, t->backend));
