@@ -487,6 +487,9 @@ static void final_write(void)
 	if (g.enabled)
 		CHECK(cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 	drain();
+	pthread_mutex_lock(&g.lock);
+	tw_flush_annotations(g.tw);
+	pthread_mutex_unlock(&g.lock);
 	checkpoint();
 	pthread_mutex_lock(&g.lock);
 	if (g.out != NULL) {

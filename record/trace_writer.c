@@ -218,7 +218,43 @@ struct open_range {
 	uint64_t start;
 	uint32_t pid, tid;
 	char *name, *domain;
+	struct annot *annot;  /* made at its first launch */
 };
+
+/* The GPU work of an NVTX range, for its gpu_user_annotation spans (one per stream it
+ * ran on, from its first GPU operation's start to its last one's end, as Kineto makes
+ * them for record_function ranges). A launch made while the range is the innermost open
+ * one on the launching thread counts as pending until its GPU record comes; the spans
+ * are written when the range has ended and nothing is pending (or at the end, with
+ * tw_flush_annotations). GPU work whose record comes before its launch's (another
+ * buffer completed first) is not counted. */
+struct span {
+	uint32_t dev, stream;
+	uint64_t start, end;
+};
+
+struct annot {
+	char *name, *domain;
+	bool ended;
+	uint32_t pending;
+	struct span *spans;
+	size_t nspans;
+	struct annot *prev, *next;  /* all live ones */
+};
+
+/* The ranges open on one thread, innermost last. */
+struct thread_ranges {
+	uint64_t key;  /* pid << 32 | tid */
+	uint32_t *ids;
+	size_t n, cap;
+};
+
+/* correlation id -> the range its launch was made in */
+struct corr_slot {
+	uint32_t corr;
+	struct annot *a;
+};
+#define CORR_MAX (1u << 20)  /* launches awaiting their GPU work at once, at most */
 
 struct dev_info {
 	bool seen;         /* work ran on it */
@@ -250,6 +286,12 @@ struct tw {
 	/* names of runtime [0] and driver [1] calls by callback id, stripped; launch or not */
 	char *api_name[2][API_CACHE];
 	bool api_launch[2][API_CACHE];
+	struct thread_ranges *tr;
+	size_t ntr;
+	struct corr_slot *corr;
+	size_t corr_cap, corr_n;
+	struct annot *annots;
+	uint64_t corr_full;
 	/* kernel names: mangled -> demangled (NULL: keep as is) */
 	struct demangled { char *mangled, *name; uint64_t hash; } *dm;
 	size_t dm_cap, dm_n;
@@ -264,6 +306,8 @@ static char *dupstr(const char *s)
 		abort();
 	return d;
 }
+
+static void annot_free(struct tw *w, struct annot *a);
 
 struct tw *tw_new(const struct tw_options *opt)
 {
@@ -307,6 +351,12 @@ void tw_free(struct tw *w)
 		free(w->dm[i].name);
 	}
 	free(w->dm);
+	while (w->annots)
+		annot_free(w, w->annots);
+	for (size_t i = 0; i < w->ntr; i++)
+		free(w->tr[i].ids);
+	free(w->tr);
+	free(w->corr);
 	free(w->process_name);
 	free(w->hostname);
 	free(w);
@@ -511,12 +561,16 @@ static void on_device(struct tw *w, const tw_device *r)
 	d->occ_ready = false;
 }
 
+static void gpu_done(struct tw *w, uint32_t corr, uint32_t dev, uint32_t stream, uint64_t start, uint64_t end);
+static void launch_in_range(struct tw *w, uint32_t pid, uint32_t tid, uint32_t corr, uint64_t ts);
+
 /* ---- GPU work ------------------------------------------------------------------------ */
 
 static void flow_end(struct tw *w, uint32_t corr, uint32_t dev, uint32_t stream, uint64_t start)
 {
 	if (w->opt.no_api || corr == 0)
 		return;
+	/* (the annotation's span is extended by the caller, gpu_done, which knows the end) */
 	struct buf *b = &w->text;
 	BUF_LIT(b, ",\n{\"ph\": \"f\", \"id\": ");
 	buf_u64(b, corr);
@@ -647,6 +701,7 @@ static void on_kernel(struct tw *w, const tw_kernel *k)
 	buf_i64(b, k->blockZ);
 	BUF_LIT(b, "]}}");
 	flow_end(w, k->correlationId, k->deviceId, k->streamId, k->start);
+	gpu_done(w, k->correlationId, k->deviceId, k->streamId, k->start, k->end);
 }
 
 static const char *memcpy_kind(unsigned k)
@@ -683,6 +738,7 @@ static void on_memcpy(struct tw *w, const tw_memcpy *m)
 	put_bandwidth(w, m->bytes, m->start, m->end);
 	buf_str(&w->text, "}}");
 	flow_end(w, m->correlationId, m->deviceId, m->streamId, m->start);
+	gpu_done(w, m->correlationId, m->deviceId, m->streamId, m->start, m->end);
 }
 
 static void on_memset(struct tw *w, const tw_memset *m)
@@ -697,6 +753,7 @@ static void on_memset(struct tw *w, const tw_memset *m)
 	put_bandwidth(w, m->bytes, m->start, m->end);
 	buf_str(&w->text, "}}");
 	flow_end(w, m->correlationId, m->deviceId, m->streamId, m->start);
+	gpu_done(w, m->correlationId, m->deviceId, m->streamId, m->start, m->end);
 }
 
 static const char *sync_kind(unsigned t)
@@ -825,6 +882,8 @@ static void on_api(struct tw *w, const CUpti_ActivityAPI *a, bool driver)
 		put_ts(w, a->start);
 		BUF_LIT(b, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
 	}
+	if (a->correlationId != 0 && launch)
+		launch_in_range(w, a->processId, a->threadId, a->correlationId, a->start);
 }
 
 static void marker_thread(const struct tw *w, const tw_marker *m, uint32_t *pid, uint32_t *tid)
@@ -886,6 +945,208 @@ static void range_remove(struct tw *w, struct open_range *r)
 	}
 }
 
+/* ---- GPU annotations (see struct annot) ------------------------------------------------ */
+
+static struct thread_ranges *thread_ranges(struct tw *w, uint64_t key, bool create)
+{
+	for (size_t i = 0; i < w->ntr; i++)
+		if (w->tr[i].key == key)
+			return &w->tr[i];
+	if (!create)
+		return NULL;
+	struct thread_ranges *t = realloc(w->tr, (w->ntr + 1) * sizeof *t);
+	if (t == NULL)
+		abort();
+	w->tr = t;
+	t = &w->tr[w->ntr++];
+	memset(t, 0, sizeof *t);
+	t->key = key;
+	return t;
+}
+
+static void ranges_push(struct tw *w, uint64_t key, uint32_t id)
+{
+	struct thread_ranges *t = thread_ranges(w, key, true);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->ids = realloc(t->ids, t->cap * sizeof *t->ids);
+		if (t->ids == NULL)
+			abort();
+	}
+	t->ids[t->n++] = id;
+}
+
+static void ranges_remove(struct tw *w, uint64_t key, uint32_t id)
+{
+	struct thread_ranges *t = thread_ranges(w, key, false);
+	if (t == NULL)
+		return;
+	for (size_t i = t->n; i-- > 0;)
+		if (t->ids[i] == id) {
+			memmove(t->ids + i, t->ids + i + 1, (t->n - i - 1) * sizeof *t->ids);
+			t->n--;
+			return;
+		}
+}
+
+static bool corr_put(struct tw *w, uint32_t corr, struct annot *a)
+{
+	if (w->corr_n >= CORR_MAX) {
+		w->corr_full++;
+		return false;
+	}
+	if ((w->corr_n + 1) * 2 > w->corr_cap) {
+		size_t cap = w->corr_cap ? w->corr_cap * 2 : 1024;
+		struct corr_slot *t = calloc(cap, sizeof *t);
+		if (t == NULL)
+			abort();
+		for (size_t i = 0; i < w->corr_cap; i++)
+			if (w->corr[i].a) {
+				size_t j = mix64(w->corr[i].corr) & (cap - 1);
+				while (t[j].a)
+					j = (j + 1) & (cap - 1);
+				t[j] = w->corr[i];
+			}
+		free(w->corr);
+		w->corr = t;
+		w->corr_cap = cap;
+	}
+	size_t j = mix64(corr) & (w->corr_cap - 1);
+	while (w->corr[j].a) {
+		if (w->corr[j].corr == corr)
+			return false; /* already counted */
+		j = (j + 1) & (w->corr_cap - 1);
+	}
+	w->corr[j].corr = corr;
+	w->corr[j].a = a;
+	w->corr_n++;
+	return true;
+}
+
+static struct annot *corr_take(struct tw *w, uint32_t corr)
+{
+	if (w->corr_n == 0)
+		return NULL;
+	size_t mask = w->corr_cap - 1, i = mix64(corr) & mask;
+	while (w->corr[i].a && w->corr[i].corr != corr)
+		i = (i + 1) & mask;
+	struct annot *a = w->corr[i].a;
+	if (a == NULL)
+		return NULL;
+	w->corr[i].a = NULL;
+	w->corr_n--;
+	for (size_t j = (i + 1) & mask; w->corr[j].a; j = (j + 1) & mask) {
+		size_t home = mix64(w->corr[j].corr) & mask;
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			w->corr[i] = w->corr[j];
+			w->corr[j].a = NULL;
+			i = j;
+		}
+	}
+	return a;
+}
+
+static void annot_free(struct tw *w, struct annot *a)
+{
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		w->annots = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	free(a->name);
+	free(a->domain);
+	free(a->spans);
+	free(a);
+}
+
+static void annot_emit(struct tw *w, struct annot *a)
+{
+	struct buf *b = &w->text;
+	for (size_t i = 0; i < a->nspans; i++) {
+		const struct span *p = &a->spans[i];
+		gpu_event_head(w, "gpu_user_annotation", a->name, p->dev, p->stream, p->start, p->end);
+		if (a->domain != NULL && *a->domain) {
+			BUF_LIT(b, ",\n  \"args\": {\"domain\": ");
+			buf_json_string(b, a->domain);
+			BUF_LIT(b, "}");
+		}
+		BUF_LIT(b, "}");
+	}
+}
+
+/* A range is over when it has ended and its GPU work has all come. */
+static void annot_check(struct tw *w, struct annot *a)
+{
+	if (a->ended && a->pending == 0) {
+		annot_emit(w, a);
+		annot_free(w, a);
+	}
+}
+
+static void launch_in_range(struct tw *w, uint32_t pid, uint32_t tid, uint32_t corr, uint64_t ts)
+{
+	struct thread_ranges *t = thread_ranges(w, (uint64_t)pid << 32 | tid, false);
+	if (t == NULL)
+		return;
+	for (size_t i = t->n; i-- > 0;) {
+		struct open_range *r = range_slot(w, t->ids[i], false);
+		if (r == NULL || r->start > ts)
+			continue;
+		if (r->annot == NULL) {
+			struct annot *a = calloc(1, sizeof *a);
+			if (a == NULL)
+				abort();
+			a->name = dupstr(r->name);
+			a->domain = dupstr(r->domain);
+			a->next = w->annots;
+			if (w->annots)
+				w->annots->prev = a;
+			w->annots = a;
+			r->annot = a;
+		}
+		if (corr_put(w, corr, r->annot))
+			r->annot->pending++;
+		return;
+	}
+}
+
+static void gpu_done(struct tw *w, uint32_t corr, uint32_t dev, uint32_t stream, uint64_t start, uint64_t end)
+{
+	struct annot *a = corr_take(w, corr);
+	if (a == NULL)
+		return;
+	a->pending--;
+	size_t i = 0;
+	while (i < a->nspans && (a->spans[i].dev != dev || a->spans[i].stream != stream))
+		i++;
+	if (i == a->nspans) {
+		a->spans = realloc(a->spans, (a->nspans + 1) * sizeof *a->spans);
+		if (a->spans == NULL)
+			abort();
+		a->spans[a->nspans++] = (struct span){ dev, stream, start, end };
+	} else {
+		if (start < a->spans[i].start)
+			a->spans[i].start = start;
+		if (end > a->spans[i].end)
+			a->spans[i].end = end;
+	}
+	annot_check(w, a);
+}
+
+void tw_flush_annotations(struct tw *w)
+{
+	struct annot *a = w->annots;
+	while (a != NULL) {
+		struct annot *next = a->next;
+		if (a->ended) {
+			annot_emit(w, a);
+			annot_free(w, a);
+		}
+		a = next;
+	}
+}
+
 static void annotation_event(struct tw *w, const char *name, const char *domain, uint32_t pid, uint32_t tid,
                              uint64_t start, uint64_t end, bool instant)
 {
@@ -922,6 +1183,11 @@ static void on_marker(struct tw *w, const tw_marker *m)
 		if (r->used) { /* an id reused before its end came: the first one is lost */
 			free(r->name);
 			free(r->domain);
+			if (r->annot) {
+				r->annot->ended = true;
+				annot_check(w, r->annot);
+			}
+			ranges_remove(w, (uint64_t)r->pid << 32 | r->tid, r->id);
 		} else {
 			w->range_n++;
 		}
@@ -932,12 +1198,19 @@ static void on_marker(struct tw *w, const tw_marker *m)
 		r->tid = tid;
 		r->name = dupstr(m->name ? m->name : "(range)");
 		r->domain = dupstr(m->domain);
+		r->annot = NULL;
+		ranges_push(w, (uint64_t)pid << 32 | tid, m->id);
 	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
 		struct open_range *r = range_slot(w, m->id, false);
 		if (r == NULL)
 			return; /* its start came before recording began */
 		w->st.markers++;
 		annotation_event(w, r->name, r->domain, r->pid, r->tid, r->start, m->timestamp, false);
+		ranges_remove(w, (uint64_t)r->pid << 32 | r->tid, r->id);
+		if (r->annot) {
+			r->annot->ended = true;
+			annot_check(w, r->annot);
+		}
 		range_remove(w, r);
 	}
 }

@@ -65,6 +65,10 @@ void tw_free(struct tw *w);
  * counted (tw_stats) and skipped. */
 void tw_record(struct tw *w, const CUpti_Activity *rec);
 
+/* Writes the GPU spans (gpu_user_annotation) of NVTX ranges that have ended, even those
+ * whose GPU work has not all come: at the end of the recording. */
+void tw_flush_annotations(struct tw *w);
+
 /* A note for the trace's "ttrace" header object, e.g. records CUPTI dropped. */
 void tw_set_dropped(struct tw *w, uint64_t dropped);
 

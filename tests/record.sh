@@ -61,7 +61,7 @@ is "$(printf '%s' "$json" | "$JSONQ" files.0.tracks.0.name files.0.tracks.1.name
 stream 7
 stream 13" "basic: the thread has its NVTX name, the streams theirs"
 is "$(printf '%s' "$json" | "$JSONQ" files.0.tracks.1.device files.0.tracks.1.events)" "0
-6" "basic: stream 7 of GPU 0 holds 3 kernels, a copy, a memset and the sync"
+7" "basic: stream 7 of GPU 0 holds 3 kernels, a copy, a memset, the sync and the NVTX range's GPU span"
 dump=$("$TTRACE" --dump-model "$f" 2>&1)
 like "$dump" '"matmul(float*, float*, int)"' "basic: kernel names demangled"
 like "$dump" '"triton_poi_fused_add_0"' "basic: a driver-API launch's kernel"
@@ -75,6 +75,8 @@ like "$dump" '"CUPTI Buffer Flush"' "basic: CUPTI's overhead"
 like "$dump" 'evil\x1b]0;owned\x07' "basic: a hostile NVTX name arrives whole, and is shown escaped"
 unlike "$dump" "$(printf '\033')" "basic: no raw escape reaches the terminal"
 unlike "$dump" '"never ended"' "basic: a range without its end is not invented"
+is "$(printf '%s\n' "$dump" | grep -c 'gpu_annotation "train step"')" 2 \
+	"basic: the NVTX range has a GPU span on each stream its launches ran on (gpu_user_annotation)"
 zstd -dc "$f" | "$JSONQ" ttrace.open_nvtx_ranges deviceProperties.0.numSms deviceProperties.0.name >"$TMP/hdr" 2>&1
 is "$(cat "$TMP/hdr")" "1
 132
@@ -123,14 +125,14 @@ unlike "$err" "dropped" "many: nothing dropped"
 run signal
 is "$rc" 143 "signal: the program dies of its SIGTERM as it would have"
 is "$(summary "$files" files.0.status files.0.tracks.1.events)" "ok
-6" "signal: the file is whole, with what was recorded before the signal"
+7" "signal: the file is whole, with what was recorded before the signal"
 run handler
 is "$rc" 3 "handler: the program's own SIGTERM handler runs (it exits 3)"
 is "$(summary "$files" files.0.status)" "ok" "handler: its exit() writes the file whole"
 run crash
 is "$rc" 134 "crash: abort() after a checkpoint"
 is "$(summary "$files" files.0.status files.0.tracks.1.events)" "ok
-6" "crash: the file is valid JSON with the checkpoint's events"
+7" "crash: the file is valid JSON with the checkpoint's events"
 unlike "$("$TTRACE" --dump-model "$files")" "after_ckp" "crash: what came after the checkpoint is not there"
 run fork
 is "$rc" 0 "fork: status"

@@ -301,6 +301,97 @@ static void test_nvtx(void)
 	free(body.text);
 }
 
+static void kernel_at(struct tw *w, uint32_t corr, uint32_t stream, uint64_t start, uint64_t end)
+{
+	tw_kernel k;
+	memset(&k, 0, sizeof k);
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.name = "k";
+	k.streamId = stream;
+	k.correlationId = corr;
+	k.start = start;
+	k.end = end;
+	tw_record(w, (CUpti_Activity *)&k);
+}
+
+static void launch_at(struct tw *w, uint32_t corr, uint32_t tid, uint64_t t)
+{
+	CUpti_ActivityAPI a;
+	memset(&a, 0, sizeof a);
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	a.start = t;
+	a.end = t + 10;
+	a.processId = 4242;
+	a.threadId = tid;
+	a.correlationId = corr;
+	tw_record(w, (CUpti_Activity *)&a);
+}
+
+/* NVTX ranges get gpu_user_annotation spans over the GPU work launched in them */
+static void test_gpu_annotations(void)
+{
+	struct tw *w = writer(false);
+	struct doc body = { 0 };
+	uint64_t t = BASE - 1000; /* host time = BASE */
+	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_START, "forward", t + 100);  /* thread 4250 */
+	marker(w, 2, CUPTI_ACTIVITY_FLAG_MARKER_START, "attention", t + 200);
+	launch_at(w, 1, 4250, t + 300);   /* in attention */
+	marker(w, 2, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL, t + 400);
+	launch_at(w, 2, 4250, t + 500);   /* in forward */
+	launch_at(w, 3, 4250, t + 600);   /* in forward, on another stream */
+	launch_at(w, 4, 4999, t + 650);   /* another thread: in no range */
+	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL, t + 700);
+	launch_at(w, 5, 4250, t + 800);   /* after forward */
+	take(w, &body);
+	/* the GPU work comes after the ranges ended, as it does */
+	kernel_at(w, 1, 7, t + 1000, t + 2000);
+	kernel_at(w, 2, 7, t + 2500, t + 3000);
+	kernel_at(w, 4, 7, t + 3000, t + 3100);
+	kernel_at(w, 5, 7, t + 3200, t + 3300);
+	take(w, &body);
+	ok(strstr(body.text, "gpu_user_annotation") != NULL && strstr(body.text, "\"attention\"") != NULL,
+	   "attention's span is written as soon as its one kernel came");
+	ok(strstr(strstr(body.text, "gpu_user_annotation"), "\"forward\"") == NULL,
+	   "forward's is not: a kernel of it is still to come");
+	kernel_at(w, 3, 13, t + 2600, t + 4000);
+	cJSON *doc = finish(w, &body);
+	is_int(count(doc, "gpu_user_annotation"), 3, "attention on stream 7, forward on streams 7 and 13");
+	int seen = 0;
+	for (int i = 0; i < 3; i++) {
+		cJSON *e = event(doc, "gpu_user_annotation", "X", i);
+		const char *n = str(e, "name");
+		double ts = num(e, "ts"), dur = num(e, "dur"), tid = num(e, "tid");
+		if (n && strcmp(n, "attention") == 0 && tid == 7 && ts == 1.0 && dur == 1.0)
+			seen |= 1;
+		if (n && strcmp(n, "forward") == 0 && tid == 7 && ts == 2.5 && dur == 0.5)
+			seen |= 2; /* kernel 2 only: 1 is attention's, 4 another thread's, 5 after */
+		if (n && strcmp(n, "forward") == 0 && tid == 13 && ts == 2.6 && dur == 1.4)
+			seen |= 4;
+	}
+	is_int(seen, 7, "each span covers the innermost range's own GPU work");
+	cJSON_Delete(doc);
+	tw_free(w);
+	free(body.text);
+
+	/* a range whose kernel never comes is written at the end by tw_flush_annotations */
+	w = writer(false);
+	struct doc b2 = { 0 };
+	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_START, "step", t + 100);
+	launch_at(w, 1, 4250, t + 200);
+	launch_at(w, 2, 4250, t + 300);
+	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL, t + 400);
+	kernel_at(w, 1, 7, t + 1000, t + 2000);
+	take(w, &b2);
+	ok(b2.text == NULL || strstr(b2.text, "gpu_user_annotation") == NULL, "not written while a kernel is pending");
+	tw_flush_annotations(w);
+	doc = finish(w, &b2);
+	is_int(count(doc, "gpu_user_annotation"), 1, "written at the end with what came");
+	cJSON_Delete(doc);
+	tw_free(w);
+	free(b2.text);
+}
+
 static void test_no_api(void)
 {
 	struct tw *w = writer(true);
@@ -342,6 +433,7 @@ int main(void)
 {
 	test_kernels_and_flows();
 	test_nvtx();
+	test_gpu_annotations();
 	test_no_api();
 	test_names();
 	return done_testing();
