@@ -647,8 +647,6 @@ static void on_kernel(struct tw *w, const tw_kernel *k)
 	w->st.kernels++;
 	gpu_event_head(w, "kernel", kernel_name(w, k->name), k->deviceId, k->streamId, k->start, k->end);
 	struct buf *b = &w->text;
-	long long blocks = (long long)k->gridX * k->gridY * k->gridZ;
-	long long threads = (long long)k->blockX * k->blockY * k->blockZ;
 	BUF_LIT(b, ",\n  \"args\": {\"queued\": 0, \"device\": ");
 	buf_u64(b, k->deviceId);
 	BUF_LIT(b, ", \"context\": ");
@@ -667,10 +665,12 @@ static void on_kernel(struct tw *w, const tw_kernel *k)
 	buf_i64(b, k->dynamicSharedMemory);
 	struct dev_info *d = k->deviceId < w->ndev ? &w->dev[k->deviceId] : NULL;
 	if (d != NULL && d->have_record && d->rec.numMultiprocessors > 0) {
-		/* Kineto (CuptiActivity.cpp): blocks per SM = blocks / SMs; warps per SM = blocks per
-		 * SM x threads per block / 32; est. achieved occupancy from the calculator. */
-		double bps = (double)blocks / d->rec.numMultiprocessors;
-		double wps = bps * (double)threads / 32.0;
+		/* Kineto (DeviceProperties.cpp, CuptiActivity.cpp): blocks per SM = blocks / SMs and
+		 * warps per SM = that x threads per block / 32, in float, printed with %f; est.
+		 * achieved occupancy % = (int)(0.5 + the calculator's figure), left out when the
+		 * calculator has none (Kineto writes -99 then). */
+		float bps = occ_kineto_blocks_per_sm(k->gridX, k->gridY, k->gridZ, (int)d->rec.numMultiprocessors);
+		float wps = occ_kineto_warps_per_sm(bps, k->blockX, k->blockY, k->blockZ);
 		BUF_LIT(b, ", \"blocks per SM\": ");
 		buf_fixed6(b, bps);
 		BUF_LIT(b, ", \"warps per SM\": ");
@@ -683,8 +683,7 @@ static void on_kernel(struct tw *w, const tw_kernel *k)
 		                                 k->blockX, k->blockY, k->blockZ, bps);
 		if (occ >= 0) {
 			BUF_LIT(b, ", \"est. achieved occupancy %\": ");
-			int pct = (int)(occ * 100.0 + 0.5);
-			buf_i64(b, pct > 100 ? 100 : pct);
+			buf_i64(b, (int)(0.5 + occ));
 		}
 	}
 	BUF_LIT(b, ", \"grid\": [");

@@ -218,6 +218,9 @@ static void test_kernels_and_flows(void)
 	is_int(num(k, "args.registers per thread"), 64, "registers per thread");
 	ok(num(k, "args.blocks per SM") == 2.0, "blocks per SM = 216 / 108 SMs");
 	ok(num(k, "args.warps per SM") == 8.0, "warps per SM = 2 x 128 / 32");
+	/* registers allow 65536 / (64 x 128) = 8 blocks, warps 64 / 4 = 16: the grid's 2 blocks
+	 * per SM are what runs, 2 x 128 of 2048 threads = 12.5%, rounded as Kineto does */
+	is_int(num(k, "args.est. achieved occupancy %"), 13, "est. achieved occupancy from the calculator");
 	cJSON *s0 = event(doc, "ac2g", "s", 0), *f0 = event(doc, "ac2g", "f", 0);
 	ok(s0 && f0, "a flow start and end");
 	is_int(num(s0, "id"), 11, "the flow starts at the launch's correlation");
