@@ -148,6 +148,12 @@ run record -o out -- sh -c 'for p in 11 12 11; do (echo "$TTRACE_RECORD_OUT/host
 is "$(printf '%s\n' "$err" | grep -c 'ttrace record: wrote ')" 2 "several processes: one line per file, a repeated line once"
 like "$err" "cannot open $TMP/work/out/gone.json" "a file that cannot be read: the loader's message"
 
+# A process killed mid-write leaves a cut file: what it holds is summarised, the cut said.
+head -c 1700 "$FX" >"$TMP/work/out/cut.json"
+run record -o out -- sh -c 'echo "$TTRACE_RECORD_OUT/cut.json" >>"$TTRACE_RECORD_MANIFEST"'
+like "$err" "wrote $TMP/work/out/cut.json: " "a cut file is summarised"
+like "$err" "(cut short: " "and the cut is said"
+
 H=$(printf 'evil\033]0;pwned\007\033[31m.json')
 cp "$FX" "$TMP/work/out/$H"
 run record -o out -- sh -c 'printf "%s\n" "$TTRACE_RECORD_OUT/$1" >>"$TTRACE_RECORD_MANIFEST"' sh "$H"
