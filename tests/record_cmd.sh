@@ -170,6 +170,35 @@ run record --open -- /bin/true
 like "$err" "nothing to open" "--open without a file says so"
 is "$out" "" "and opens nothing"
 
+# The real recorder (a build with CUPTI) under the stand-in CUPTI and CUDA program of
+# tests/record.sh: the whole path from this command through the library to the summary.
+if [ -f "${RECORD_LIB:-}" ] && [ -f "${FAKE_CUPTI:-}" ] && [ -x "${RECORD_DRIVER:-}" ]; then
+	mkdir "$TMP/e2e"
+	E2E=$(cd "$TMP/e2e" && pwd -P)
+	rec() { # rec ARGS...: ttrace record with the real library and the stand-in CUPTI
+		TTRACE_RECORD_LIB="$RECORD_LIB" TTRACE_CUPTI_LIB="$FAKE_CUPTI" "$TTRACE" record "$@" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		out=$(cat "$TMP/out")
+		err=$(cat "$TMP/err")
+	}
+	rec -o "$E2E/basic/" -- "$RECORD_DRIVER" basic 5
+	is "$rc" 0 "recorder: the program's status"
+	f=$(ls "$E2E/basic")
+	case "$f" in *.pt.trace.json.zst) ok 0 "recorder: one file, HOST.PID.pt.trace.json.zst" ;; *) ok 1 "recorder: one file, HOST.PID.pt.trace.json.zst ($f)" ;; esac
+	like "$err" "ttrace record: wrote $E2E/basic/$f: 5 kernels, 1 memcpy, 1 memset, 1 GPU, 1 stream, span " "recorder: the summary of what the program did"
+	rec -o "$E2E/two.json" -- "$RECORD_DRIVER" two
+	like "$err" "wrote $E2E/two.json: 2 kernels, 0 memcpys, 0 memsets, 2 GPUs, 2 streams" "recorder: -o FILE.json, two GPUs"
+	is "$(head -c 1 "$E2E/two.json")" "{" "recorder: a .json name is plain JSON"
+	rec -o "$E2E/sig/" -- "$RECORD_DRIVER" signal
+	is "$rc" 143 "recorder: a program killed by SIGTERM gives 143"
+	like "$err" "killed by SIGTERM" "recorder: and the signal is named"
+	like "$err" "wrote $E2E/sig/" "recorder: its file is still summarised"
+	rec -o "$E2E/none/" -- "$RECORD_DRIVER" nocontext
+	like "$err" "no CUDA context was seen" "recorder: a program with no context writes nothing, and that is said"
+	rec --open -o "$E2E/open/" -- "$RECORD_DRIVER" basic
+	like "$out" "== $E2E/open/" "recorder: --open opens the file written"
+fi
+
 # Signals: SIGTERM and SIGHUP go on to the command; SIGINT and SIGQUIT are left to it. A
 # command started with & from a script ignores SIGINT and SIGQUIT from the start, so ttrace
 # is started with them at their defaults where env can do it (coreutils 8.31 on). The
