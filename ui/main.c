@@ -25,6 +25,7 @@
 #include "ui/op_view.h"
 #include "ui/overview.h"
 #include "ui/advice_report.h"
+#include "ui/record_cmd.h"
 #include "ui/tty.h"
 
 enum mode {
@@ -176,6 +177,8 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h
 static void usage(FILE *f)
 {
 	fputs("Usage: ttrace [OPTIONS] TRACE...\n"
+	      "   or: ttrace record [OPTIONS] -- CMD [ARGS...]  (run CMD and record its CUDA activity\n"
+	      "       with CUPTI; see ttrace record --help)\n"
 	      "View and analyse PyTorch profiler traces (Chrome trace-event JSON, plain, .gz or .zst;\n"
 	      "TRACE may be - for standard input, or a directory: its trace files, one rank each;\n"
 	      "several traces open side by side in the timeline, aligned).\n"
@@ -318,6 +321,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+
+	if (argc > 1 && strcmp(argv[1], "record") == 0)
+		return record_main(argc - 1, argv + 1);
 
 	/* Big arrays (slices, rows) grow by realloc: keep them mmapped, so that growing is a
 	 * remap rather than a copy and freed memory goes back to the system at once. glibc
