@@ -155,13 +155,6 @@ static void buf_json_string(struct buf *b, const char *s)
 
 /* ---- small sets and maps ----------------------------------------------------------- */
 
-/* An open-addressing set of 64-bit keys (0 is stored aside). */
-struct set64 {
-	uint64_t *slot;
-	size_t cap, n;
-	bool has_zero;
-};
-
 static uint64_t mix64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -170,39 +163,88 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-/* Adds KEY; true when it was not there. */
-static bool set64_add(struct set64 *s, uint64_t key)
+/* An open-addressing map of 64-bit keys to pointers, with removal (entries after a
+ * removed one move back to where a lookup finds them); a set when the values are
+ * SET_MEMBER. */
+#define SET_MEMBER ((void *)1)
+
+struct map64 {
+	struct slot64 {
+		uint64_t key;
+		void *val;   /* NULL: empty */
+	} *slot;
+	size_t cap, n;
+};
+
+static struct slot64 *map64_find(const struct map64 *m, uint64_t key)
 {
-	if (key == 0) {
-		bool was = s->has_zero;
-		s->has_zero = true;
-		return !was;
+	if (m->n == 0)
+		return NULL;
+	size_t j = mix64(key) & (m->cap - 1);
+	while (m->slot[j].val != NULL) {
+		if (m->slot[j].key == key)
+			return &m->slot[j];
+		j = (j + 1) & (m->cap - 1);
 	}
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		uint64_t *slot = calloc(cap, sizeof *slot);
-		if (slot == NULL)
+	return NULL;
+}
+
+static void *map64_get(const struct map64 *m, uint64_t key)
+{
+	struct slot64 *s = map64_find(m, key);
+	return s ? s->val : NULL;
+}
+
+/* Adds KEY -> VAL (not NULL); false, changing nothing, when KEY is there. */
+static bool map64_put(struct map64 *m, uint64_t key, void *val)
+{
+	if (map64_find(m, key) != NULL)
+		return false;
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct slot64 *t = calloc(cap, sizeof *t);
+		if (t == NULL)
 			abort();
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i] != 0) {
-				size_t j = mix64(s->slot[i]) & (cap - 1);
-				while (slot[j] != 0)
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slot[i].val != NULL) {
+				size_t j = mix64(m->slot[i].key) & (cap - 1);
+				while (t[j].val != NULL)
 					j = (j + 1) & (cap - 1);
-				slot[j] = s->slot[i];
+				t[j] = m->slot[i];
 			}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
+		free(m->slot);
+		m->slot = t;
+		m->cap = cap;
 	}
-	size_t j = mix64(key) & (s->cap - 1);
-	while (s->slot[j] != 0) {
-		if (s->slot[j] == key)
-			return false;
-		j = (j + 1) & (s->cap - 1);
-	}
-	s->slot[j] = key;
-	s->n++;
+	size_t j = mix64(key) & (m->cap - 1);
+	while (m->slot[j].val != NULL)
+		j = (j + 1) & (m->cap - 1);
+	m->slot[j].key = key;
+	m->slot[j].val = val;
+	m->n++;
 	return true;
+}
+
+/* Removes KEY and returns its value, or NULL. */
+static void *map64_take(struct map64 *m, uint64_t key)
+{
+	struct slot64 *s = map64_find(m, key);
+	if (s == NULL)
+		return NULL;
+	void *val = s->val;
+	size_t mask = m->cap - 1, i = (size_t)(s - m->slot);
+	m->slot[i].val = NULL;
+	m->n--;
+	for (size_t j = (i + 1) & mask; m->slot[j].val != NULL; j = (j + 1) & mask) {
+		size_t home = mix64(m->slot[j].key) & mask;
+		/* the entry at j may move to i when i lies cyclically in [home, j) */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->slot[i] = m->slot[j];
+			m->slot[j].val = NULL;
+			i = j;
+		}
+	}
+	return val;
 }
 
 struct named {
@@ -214,7 +256,6 @@ struct named {
  * records with one id, possibly in different buffers. */
 struct open_range {
 	uint32_t id;
-	bool used;
 	uint64_t start;
 	uint32_t pid, tid;
 	char *name, *domain;
@@ -249,11 +290,6 @@ struct thread_ranges {
 	size_t n, cap;
 };
 
-/* correlation id -> the range its launch was made in */
-struct corr_slot {
-	uint32_t corr;
-	struct annot *a;
-};
 #define CORR_MAX (1u << 20)  /* launches awaiting their GPU work at once, at most */
 
 struct dev_info {
@@ -271,16 +307,15 @@ struct tw {
 	struct tw_options opt;
 	char *process_name, *hostname;
 	struct buf text;
-	struct set64 threads;  /* pid << 32 | tid of host threads named */
-	struct set64 streams;  /* (device + 1) << 32 | stream of streams named */
+	struct map64 threads;  /* set of pid << 32 | tid of host threads named */
+	struct map64 streams;  /* set of (device + 1) << 32 | stream of streams named */
 	struct named *thread_names, *stream_keys;
 	size_t nthread_names, nstream_keys;
 	struct dev_info *dev;
 	unsigned ndev;
 	uint32_t *ctx_dev;     /* context id -> device + 1 (0: unknown) */
 	size_t nctx;
-	struct open_range *ranges;
-	size_t range_cap, range_n;
+	struct map64 ranges;       /* NVTX id -> struct open_range (allocated) */
 	uint64_t dropped;
 	struct tw_stats st;
 	/* names of runtime [0] and driver [1] calls by callback id, stripped; launch or not */
@@ -288,8 +323,7 @@ struct tw {
 	bool api_launch[2][API_CACHE];
 	struct thread_ranges *tr;
 	size_t ntr;
-	struct corr_slot *corr;
-	size_t corr_cap, corr_n;
+	struct map64 corr;         /* correlation id -> the struct annot its launch was made in */
 	struct annot *annots;
 	uint64_t corr_full;
 	/* kernel names: mangled -> demangled (NULL: keep as is) */
@@ -308,6 +342,7 @@ static char *dupstr(const char *s)
 }
 
 static void annot_free(struct tw *w, struct annot *a);
+static void range_free(struct open_range *r);
 
 struct tw *tw_new(const struct tw_options *opt)
 {
@@ -337,12 +372,10 @@ void tw_free(struct tw *w)
 		free(w->dev[i].name);
 	free(w->dev);
 	free(w->ctx_dev);
-	for (size_t i = 0; i < w->range_cap; i++)
-		if (w->ranges[i].used) {
-			free(w->ranges[i].name);
-			free(w->ranges[i].domain);
-		}
-	free(w->ranges);
+	for (size_t i = 0; i < w->ranges.cap; i++)
+		if (w->ranges.slot[i].val != NULL)
+			range_free(w->ranges.slot[i].val);
+	free(w->ranges.slot);
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < API_CACHE; i++)
 			free(w->api_name[d][i]);
@@ -356,7 +389,7 @@ void tw_free(struct tw *w)
 	for (size_t i = 0; i < w->ntr; i++)
 		free(w->tr[i].ids);
 	free(w->tr);
-	free(w->corr);
+	free(w->corr.slot);
 	free(w->process_name);
 	free(w->hostname);
 	free(w);
@@ -412,7 +445,7 @@ static void named_add(struct named **v, size_t *n, uint64_t key, char *name)
 static void see_thread(struct tw *w, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = (uint64_t)pid << 32 | tid;
-	if (!set64_add(&w->threads, key))
+	if (!map64_put(&w->threads, key, SET_MEMBER))
 		return;
 	/* read now: the thread may be gone when the file is closed */
 	named_add(&w->thread_names, &w->nthread_names, key, w->opt.thread_name ? w->opt.thread_name(pid, tid) : NULL);
@@ -431,7 +464,7 @@ static void see_stream(struct tw *w, uint32_t dev, uint32_t stream)
 {
 	see_gpu(w, dev);
 	uint64_t key = ((uint64_t)dev + 1) << 32 | stream;
-	if (set64_add(&w->streams, key))
+	if (map64_put(&w->streams, key, SET_MEMBER))
 		named_add(&w->stream_keys, &w->nstream_keys, key, NULL);
 }
 
@@ -724,20 +757,28 @@ static void put_bandwidth(struct tw *w, uint64_t bytes, uint64_t start, uint64_t
 		buf_printf(&w->text, ", \"memory bandwidth (GB/s)\": %f", (double)bytes / (double)(end - start));
 }
 
+/* A memcpy or memset: the same args, Kineto's. */
+static void copy_event(struct tw *w, const char *cat, const char *name, uint32_t dev, uint32_t ctx, uint32_t stream,
+                       uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end)
+{
+	gpu_event_head(w, cat, name, dev, stream, start, end);
+	buf_printf(&w->text, ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
+	                     ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
+	           dev, ctx, stream, corr, bytes);
+	put_bandwidth(w, bytes, start, end);
+	buf_str(&w->text, "}}");
+	flow_end(w, corr, dev, stream, start);
+	gpu_done(w, corr, dev, stream, start, end);
+}
+
 static void on_memcpy(struct tw *w, const tw_memcpy *m)
 {
 	w->st.memcpys++;
 	char name[96];
 	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", memcpy_kind(m->copyKind), memory_kind(m->srcKind),
 	         memory_kind(m->dstKind));
-	gpu_event_head(w, "gpu_memcpy", name, m->deviceId, m->streamId, m->start, m->end);
-	buf_printf(&w->text, ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
-	                     ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
-	           m->deviceId, m->contextId, m->streamId, m->correlationId, (uint64_t)m->bytes);
-	put_bandwidth(w, m->bytes, m->start, m->end);
-	buf_str(&w->text, "}}");
-	flow_end(w, m->correlationId, m->deviceId, m->streamId, m->start);
-	gpu_done(w, m->correlationId, m->deviceId, m->streamId, m->start, m->end);
+	copy_event(w, "gpu_memcpy", name, m->deviceId, m->contextId, m->streamId, m->correlationId, m->bytes, m->start,
+	           m->end);
 }
 
 static void on_memset(struct tw *w, const tw_memset *m)
@@ -745,14 +786,8 @@ static void on_memset(struct tw *w, const tw_memset *m)
 	w->st.memsets++;
 	char name[64];
 	snprintf(name, sizeof name, "Memset (%s)", memory_kind(m->memoryKind));
-	gpu_event_head(w, "gpu_memset", name, m->deviceId, m->streamId, m->start, m->end);
-	buf_printf(&w->text, ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
-	                     ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
-	           m->deviceId, m->contextId, m->streamId, m->correlationId, (uint64_t)m->bytes);
-	put_bandwidth(w, m->bytes, m->start, m->end);
-	buf_str(&w->text, "}}");
-	flow_end(w, m->correlationId, m->deviceId, m->streamId, m->start);
-	gpu_done(w, m->correlationId, m->deviceId, m->streamId, m->start, m->end);
+	copy_event(w, "gpu_memset", name, m->deviceId, m->contextId, m->streamId, m->correlationId, m->bytes, m->start,
+	           m->end);
 }
 
 static const char *sync_kind(unsigned t)
@@ -896,53 +931,13 @@ static void marker_thread(const struct tw *w, const tw_marker *m, uint32_t *pid,
 	}
 }
 
-static struct open_range *range_slot(struct tw *w, uint32_t id, bool insert)
+static void range_free(struct open_range *r)
 {
-	if (insert && (w->range_n + 1) * 2 > w->range_cap) {
-		size_t cap = w->range_cap ? w->range_cap * 2 : 64;
-		struct open_range *r = calloc(cap, sizeof *r);
-		if (r == NULL)
-			abort();
-		for (size_t i = 0; i < w->range_cap; i++)
-			if (w->ranges[i].used) {
-				size_t j = mix64(w->ranges[i].id) & (cap - 1);
-				while (r[j].used)
-					j = (j + 1) & (cap - 1);
-				r[j] = w->ranges[i];
-			}
-		free(w->ranges);
-		w->ranges = r;
-		w->range_cap = cap;
-	}
-	if (w->range_cap == 0)
-		return NULL;
-	size_t j = mix64(id) & (w->range_cap - 1);
-	while (w->ranges[j].used) {
-		if (w->ranges[j].id == id)
-			return &w->ranges[j];
-		j = (j + 1) & (w->range_cap - 1);
-	}
-	return insert ? &w->ranges[j] : NULL;
-}
-
-/* Removes slot R from the open-addressing table, moving later entries of its run back. */
-static void range_remove(struct tw *w, struct open_range *r)
-{
-	size_t i = (size_t)(r - w->ranges), mask = w->range_cap - 1;
 	free(r->name);
 	free(r->domain);
-	memset(r, 0, sizeof *r);
-	w->range_n--;
-	for (size_t j = (i + 1) & mask; w->ranges[j].used; j = (j + 1) & mask) {
-		size_t home = mix64(w->ranges[j].id) & mask;
-		/* the entry at j may move to i when i lies cyclically in [home, j) */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			w->ranges[i] = w->ranges[j];
-			memset(&w->ranges[j], 0, sizeof w->ranges[j]);
-			i = j;
-		}
-	}
+	free(r);
 }
+
 
 /* ---- GPU annotations (see struct annot) ------------------------------------------------ */
 
@@ -990,59 +985,11 @@ static void ranges_remove(struct tw *w, uint64_t key, uint32_t id)
 
 static bool corr_put(struct tw *w, uint32_t corr, struct annot *a)
 {
-	if (w->corr_n >= CORR_MAX) {
+	if (w->corr.n >= CORR_MAX) {
 		w->corr_full++;
 		return false;
 	}
-	if ((w->corr_n + 1) * 2 > w->corr_cap) {
-		size_t cap = w->corr_cap ? w->corr_cap * 2 : 1024;
-		struct corr_slot *t = calloc(cap, sizeof *t);
-		if (t == NULL)
-			abort();
-		for (size_t i = 0; i < w->corr_cap; i++)
-			if (w->corr[i].a) {
-				size_t j = mix64(w->corr[i].corr) & (cap - 1);
-				while (t[j].a)
-					j = (j + 1) & (cap - 1);
-				t[j] = w->corr[i];
-			}
-		free(w->corr);
-		w->corr = t;
-		w->corr_cap = cap;
-	}
-	size_t j = mix64(corr) & (w->corr_cap - 1);
-	while (w->corr[j].a) {
-		if (w->corr[j].corr == corr)
-			return false; /* already counted */
-		j = (j + 1) & (w->corr_cap - 1);
-	}
-	w->corr[j].corr = corr;
-	w->corr[j].a = a;
-	w->corr_n++;
-	return true;
-}
-
-static struct annot *corr_take(struct tw *w, uint32_t corr)
-{
-	if (w->corr_n == 0)
-		return NULL;
-	size_t mask = w->corr_cap - 1, i = mix64(corr) & mask;
-	while (w->corr[i].a && w->corr[i].corr != corr)
-		i = (i + 1) & mask;
-	struct annot *a = w->corr[i].a;
-	if (a == NULL)
-		return NULL;
-	w->corr[i].a = NULL;
-	w->corr_n--;
-	for (size_t j = (i + 1) & mask; w->corr[j].a; j = (j + 1) & mask) {
-		size_t home = mix64(w->corr[j].corr) & mask;
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			w->corr[i] = w->corr[j];
-			w->corr[j].a = NULL;
-			i = j;
-		}
-	}
-	return a;
+	return map64_put(&w->corr, corr, a);
 }
 
 static void annot_free(struct tw *w, struct annot *a)
@@ -1089,7 +1036,7 @@ static void launch_in_range(struct tw *w, uint32_t pid, uint32_t tid, uint32_t c
 	if (t == NULL)
 		return;
 	for (size_t i = t->n; i-- > 0;) {
-		struct open_range *r = range_slot(w, t->ids[i], false);
+		struct open_range *r = map64_get(&w->ranges, t->ids[i]);
 		if (r == NULL || r->start > ts)
 			continue;
 		if (r->annot == NULL) {
@@ -1112,7 +1059,7 @@ static void launch_in_range(struct tw *w, uint32_t pid, uint32_t tid, uint32_t c
 
 static void gpu_done(struct tw *w, uint32_t corr, uint32_t dev, uint32_t stream, uint64_t start, uint64_t end)
 {
-	struct annot *a = corr_take(w, corr);
+	struct annot *a = map64_take(&w->corr, corr);
 	if (a == NULL)
 		return;
 	a->pending--;
@@ -1170,6 +1117,18 @@ static void annotation_event(struct tw *w, const char *name, const char *domain,
 	buf_str(b, "}");
 }
 
+/* The range R is over (its end came, or its id was given to another): its GPU span
+ * can be written once its GPU work has come. */
+static void range_over(struct tw *w, struct open_range *r)
+{
+	ranges_remove(w, (uint64_t)r->pid << 32 | r->tid, r->id);
+	if (r->annot) {
+		r->annot->ended = true;
+		annot_check(w, r->annot);
+	}
+	range_free(r);
+}
+
 static void on_marker(struct tw *w, const tw_marker *m)
 {
 	uint32_t pid, tid;
@@ -1178,39 +1137,27 @@ static void on_marker(struct tw *w, const tw_marker *m)
 		w->st.markers++;
 		annotation_event(w, m->name ? m->name : "(mark)", m->domain, pid, tid, m->timestamp, m->timestamp, true);
 	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-		struct open_range *r = range_slot(w, m->id, true);
-		if (r->used) { /* an id reused before its end came: the first one is lost */
-			free(r->name);
-			free(r->domain);
-			if (r->annot) {
-				r->annot->ended = true;
-				annot_check(w, r->annot);
-			}
-			ranges_remove(w, (uint64_t)r->pid << 32 | r->tid, r->id);
-		} else {
-			w->range_n++;
-		}
-		r->used = true;
+		struct open_range *old = map64_take(&w->ranges, m->id);
+		if (old != NULL) /* an id reused before its end came: the first range is lost */
+			range_over(w, old);
+		struct open_range *r = calloc(1, sizeof *r);
+		if (r == NULL)
+			abort();
 		r->id = m->id;
 		r->start = m->timestamp;
 		r->pid = pid;
 		r->tid = tid;
 		r->name = dupstr(m->name ? m->name : "(range)");
 		r->domain = dupstr(m->domain);
-		r->annot = NULL;
+		map64_put(&w->ranges, m->id, r);
 		ranges_push(w, (uint64_t)pid << 32 | tid, m->id);
 	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-		struct open_range *r = range_slot(w, m->id, false);
+		struct open_range *r = map64_take(&w->ranges, m->id);
 		if (r == NULL)
 			return; /* its start came before recording began */
 		w->st.markers++;
 		annotation_event(w, r->name, r->domain, r->pid, r->tid, r->start, m->timestamp, false);
-		ranges_remove(w, (uint64_t)r->pid << 32 | r->tid, r->id);
-		if (r->annot) {
-			r->annot->ended = true;
-			annot_check(w, r->annot);
-		}
-		range_remove(w, r);
+		range_over(w, r);
 	}
 }
 
@@ -1376,7 +1323,7 @@ char *tw_suffix(struct tw *w, size_t *len)
 	buf_str(&b, first ? "],\n" : "\n  ],\n");
 	buf_printf(&b, "  \"ttrace\": {\"recorder\": \"%s\", \"cupti_api_version\": %d, \"dropped_records\": %" PRIu64
 	               ", \"open_nvtx_ranges\": %zu}\n}\n",
-	           PACKAGE_STRING, (int)CUPTI_API_VERSION, w->dropped, w->range_n);
+	           PACKAGE_STRING, (int)CUPTI_API_VERSION, w->dropped, w->ranges.n);
 	*len = b.n;
 	return b.p;
 }
@@ -1384,7 +1331,7 @@ char *tw_suffix(struct tw *w, size_t *len)
 void tw_stats(const struct tw *w, struct tw_stats *out)
 {
 	*out = w->st;
-	out->open_ranges = w->range_n;
+	out->open_ranges = w->ranges.n;
 	unsigned n = 0;
 	for (unsigned i = 0; i < w->ndev; i++)
 		n += w->dev[i].have_record || w->dev[i].seen;
