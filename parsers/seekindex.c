@@ -424,6 +424,8 @@ static char *store_save(const struct args_store *base, size_t *len)
 		p += sizeof sp;
 	}
 	for (uint32_t i = 0; i < x->n; i++) {
+		if (x->p[i].packed_len == 0)
+			continue; /* zstd points and the file's start have no window */
 		memcpy(p, x->p[i].packed, x->p[i].packed_len);
 		p += x->p[i].packed_len;
 	}

@@ -519,7 +519,7 @@ int main(int argc, char **argv)
 				status = 1;
 			continue;
 		}
-		if (!quiet && t->cache_note != NULL && (t->cache_damaged || getenv("TTRACE_CACHE_DEBUG"))) {
+		if (!quiet && t->cache_note != NULL && t->cache_damaged) {
 			fputs("ttrace: warning: ", stderr);
 			escape_term(stderr, t->path, strlen(t->path));
 			fputs(": ", stderr);
