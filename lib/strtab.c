@@ -117,6 +117,36 @@ void strtab_init(struct strtab *t)
 	strtab_intern(t, "", 0);
 }
 
+void strtab_init_borrowed(struct strtab *t, const char **str, uint32_t n, const uint32_t *len,
+                          const uint64_t *hashes, const uint32_t *slots, uint32_t nslots, uint64_t seed, size_t bytes)
+{
+	memset(t, 0, sizeof *t);
+	t->str = str;
+	t->n = t->cap = n;
+	t->len = (uint32_t *)len;
+	t->hashes = (uint64_t *)hashes;
+	t->slots = (uint32_t *)slots;
+	t->nslots = nslots;
+	t->seed = seed;
+	t->bytes = bytes;
+	t->borrowed = true;
+}
+
+/* Gives a borrowed table arrays of its own, before it changes them. */
+static void unborrow(struct strtab *t)
+{
+	uint32_t *len = xreallocarray(NULL, t->cap ? t->cap : 1, sizeof *len);
+	uint64_t *hashes = xreallocarray(NULL, t->cap ? t->cap : 1, sizeof *hashes);
+	uint32_t *slots = xreallocarray(NULL, t->nslots, sizeof *slots);
+	memcpy(len, t->len, t->n * sizeof *len);
+	memcpy(hashes, t->hashes, t->n * sizeof *hashes);
+	memcpy(slots, t->slots, t->nslots * sizeof *slots);
+	t->len = len;
+	t->hashes = hashes;
+	t->slots = slots;
+	t->borrowed = false;
+}
+
 void strtab_free(struct strtab *t)
 {
 	struct strtab_chunk *c = t->chunks;
@@ -126,9 +156,11 @@ void strtab_free(struct strtab *t)
 		c = next;
 	}
 	free(t->str);
-	free(t->len);
-	free(t->slots);
-	free(t->hashes);
+	if (!t->borrowed) {
+		free(t->len);
+		free(t->slots);
+		free(t->hashes);
+	}
 	memset(t, 0, sizeof *t);
 }
 
@@ -153,6 +185,8 @@ uint32_t strtab_intern(struct strtab *t, const char *p, size_t n)
 
 	if (n > UINT32_MAX - 1)
 		n = UINT32_MAX - 1;
+	if (t->borrowed)
+		unborrow(t);
 	if ((uint64_t)(t->n + 1) * 2 > t->nslots)
 		grow_slots(t);
 	for (i = (uint32_t)h & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {

@@ -4,6 +4,7 @@
 #ifndef TT_STRTAB_H
 #define TT_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,10 +20,19 @@ struct strtab {
 	uint64_t seed;        /* strtab_seed(): the slots' hash is not predictable from a file */
 	struct strtab_chunk *chunks;
 	size_t bytes;         /* arena bytes in use */
+	/* len, slots and hashes borrowed (a mapped cache file, src/cache.h): not freed, and
+	 * copied before the first string is added */
+	bool borrowed;
 };
 
 void strtab_init(struct strtab *t);
 void strtab_free(struct strtab *t);
+/* Makes T a table of the N strings whose pointers are STR (taken over: freed with T) and
+ * whose lengths, slot hashes (under SEED) and slots are LEN, HASHES and SLOTS (NSLOTS, a
+ * power of two with at least one empty slot): borrowed, they must outlive T and are never
+ * written. The caller has checked that they agree. */
+void strtab_init_borrowed(struct strtab *t, const char **str, uint32_t n, const uint32_t *len,
+                          const uint64_t *hashes, const uint32_t *slots, uint32_t nslots, uint64_t seed, size_t bytes);
 /* Returns the id of the N bytes at P, adding them if new. */
 uint32_t strtab_intern(struct strtab *t, const char *p, size_t n);
 /* Returns the id of the bytes if present, else UINT32_MAX. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/xalloc.h"
+#include "parsers/cache_dir.h"
 #include "parsers/chrome_build.h"
 #include "parsers/chrome_scan.h"
 #include "parsers/input.h"
@@ -278,7 +279,7 @@ static struct input *start_again(struct job *j, struct trace **tp, struct input 
 static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
                       struct args_side **sidep, struct scan_stats *stats, enum scan_result *res, char **cause);
 
-static void run_job(struct job *j)
+static void parse_job(struct job *j)
 {
 	struct trace *t = new_trace(j->path);
 	struct input *in;
@@ -791,6 +792,74 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 	pthread_mutex_destroy(&st.lock);
 	pthread_cond_destroy(&st.cond);
 	return rc;
+}
+
+/* For ttrace index: replaces the job's trace by one that keeps only what the command
+ * reports, so that a directory of big traces is indexed in bounded memory. */
+static void keep_outcome(struct job *j)
+{
+	struct trace *t = j->out, *o = new_trace(j->path);
+	o->status = t->status;
+	o->error = t->error;
+	o->cache = t->cache;
+	o->cache_note = t->cache_note;
+	o->cache_damaged = t->cache_damaged;
+	o->load_seconds = t->load_seconds;
+	t->error = NULL;
+	t->cache_note = NULL;
+	trace_free(t);
+	j->out = o;
+}
+
+/* Loads one file: from its cache when a valid one is there, else by parsing it, and then
+ * writes its cache (on a thread, or now for ttrace index). */
+static void run_job(struct job *j)
+{
+	bool index_only = j->opt != NULL && j->opt->index_only;
+	bool cached = cache_dir_wanted(j->path, index_only);
+	struct cache_key key;
+	char *note = NULL;
+	bool damaged = false;
+	double t0 = now_seconds();
+
+	if (cached && cache_dir_key(j->path, &key, &note) != 0) {
+		cached = false;
+		free(note);
+		note = NULL;
+	}
+	if (cached) {
+		struct trace *t = cache_dir_open(j->path, &key, &note, &damaged);
+		if (t != NULL) {
+			t->load_seconds = now_seconds() - t0;
+			j->out = t;
+			if (j->shared != NULL) {
+				atomic_fetch_add(&j->shared->file_bytes, key.size);
+				atomic_fetch_add(&j->shared->data_bytes, t->bytes);
+			}
+			if (index_only)
+				keep_outcome(j);
+			return;
+		}
+	}
+	parse_job(j);
+	struct trace *t = j->out;
+	t->cache_note = note; /* why the cache was not used, until the save says more */
+	t->cache_damaged = damaged;
+	if (cached && t->status != LOAD_FAILED) {
+		if (index_only) {
+			char *cause = NULL;
+			int rc = cache_dir_save(t, &key, &cause);
+			t->cache = rc == 0 ? TRACE_CACHE_SAVED : TRACE_CACHE_NOT_SAVED;
+			if (cause != NULL) {
+				free(t->cache_note);
+				t->cache_note = cause;
+			}
+		} else {
+			cache_dir_save_async(t, &key);
+		}
+	}
+	if (index_only)
+		keep_outcome(j);
 }
 
 struct trace *load_trace(const char *path, const struct load_options *opt)

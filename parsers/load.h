@@ -17,7 +17,13 @@ struct load_options {
 	double progress_after; /* seconds before progress appears (about 0.5) */
 	bool quiet;            /* no problem lines while loading */
 	FILE *problems;        /* where located problems go as they are found (stderr), or NULL */
+	bool index_only;       /* ttrace index: write each file's cache now, whatever its size
+	                        * (parsers/cache_dir.h), and keep of each trace only its path,
+	                        * status, error and what was done with its cache */
 };
+
+/* A load reads a regular file's valid cache instead of parsing it, and writes the cache of
+ * a file it parsed on a thread once the file is loaded (parsers/cache_dir.h). */
 
 /* Loads one file. Always returns a trace (never NULL): t->status says whether it is
  * usable; t->error holds why it failed or was truncated. The caller frees it. */

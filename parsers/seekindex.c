@@ -55,6 +55,8 @@ struct seek_index {
 	unsigned char *window;
 	char *scratch;
 	size_t scratch_cap;
+	bool restored;       /* read back from a cache file: a window that does not decompress
+	                      * is damage, not a bug */
 };
 
 static struct seek_point *add_point(struct seek_index *x)
@@ -239,6 +241,10 @@ static int gzip_read(const struct seek_store *st, int fd, uint64_t offset, size_
 	}
 	if (pt->window_len > 0) {
 		size_t n = ZSTD_decompress(out, READ_OUT, pt->packed, pt->packed_len);
+		if ((ZSTD_isError(n) || n != pt->window_len) && st->x->restored) {
+			err = xstrdup("the args' seek point read from the cache is damaged (open the file with --no-cache)");
+			goto out;
+		}
 		if (ZSTD_isError(n) || n != pt->window_len)
 			BUG("a stored gzip window does not decompress");
 		inflateSetDictionary(&z, out, pt->window_len);
@@ -373,7 +379,115 @@ static void store_free(struct args_store *base)
 	free(st);
 }
 
-static const struct args_store_ops store_ops = { store_read, store_memory, store_free };
+/* Saved: the tag, then for a compressed file the index: codec, points, span, frame bound and
+ * end, then per point its offsets, bits, header flag and window lengths, then the packed
+ * windows one after the other. */
+struct saved_index {
+	uint32_t codec, n;
+	uint64_t span, frame_max, out_end;
+};
+
+struct saved_point {
+	uint64_t in_off, out_off;
+	uint32_t window_len, packed_len;
+	uint8_t bits, header, pad[6];
+};
+
+static char *store_save(const struct args_store *base, size_t *len)
+{
+	const struct seek_store *st = (const struct seek_store *)base;
+	const struct seek_index *x = st->x;
+	char *blob, *p;
+
+	if (x == NULL) {
+		*len = 1;
+		blob = xmalloc(1);
+		blob[0] = ARGS_SAVED_FILE;
+		return blob;
+	}
+	*len = 1 + sizeof(struct saved_index) + (size_t)x->n * sizeof(struct saved_point) + x->packed_bytes;
+	blob = p = xcalloc(1, *len);
+	*p++ = ARGS_SAVED_SEEK;
+	struct saved_index si = { (uint32_t)x->codec, x->n, x->span, x->frame_max, x->out_end };
+	memcpy(p, &si, sizeof si);
+	p += sizeof si;
+	for (uint32_t i = 0; i < x->n; i++) {
+		struct saved_point sp;
+		memset(&sp, 0, sizeof sp);
+		sp.in_off = x->p[i].in_off;
+		sp.out_off = x->p[i].out_off;
+		sp.window_len = x->p[i].window_len;
+		sp.packed_len = x->p[i].packed_len;
+		sp.bits = x->p[i].bits;
+		sp.header = x->p[i].header;
+		memcpy(p, &sp, sizeof sp);
+		p += sizeof sp;
+	}
+	for (uint32_t i = 0; i < x->n; i++) {
+		if (x->p[i].packed_len == 0)
+			continue; /* zstd points and the file's start have no window */
+		memcpy(p, x->p[i].packed, x->p[i].packed_len);
+		p += x->p[i].packed_len;
+	}
+	return blob;
+}
+
+struct seek_index *seek_index_restore(const void *blob, size_t len)
+{
+	const char *p = blob, *end = p + len;
+	struct saved_index si;
+	struct seek_index *x;
+
+	if (len < sizeof si)
+		return NULL;
+	memcpy(&si, p, sizeof si);
+	p += sizeof si;
+	if ((si.codec != INPUT_GZIP && si.codec != INPUT_ZSTD) || si.n == 0 ||
+	    si.n > (size_t)(end - p) / sizeof(struct saved_point))
+		return NULL;
+	x = xcalloc(1, sizeof *x);
+	x->codec = (enum input_codec)si.codec;
+	x->span = si.span;
+	x->frame_max = si.frame_max;
+	x->out_end = si.out_end;
+	x->p = xcalloc(si.n, sizeof *x->p);
+	x->cap = si.n;
+	const char *packed = p + (size_t)si.n * sizeof(struct saved_point);
+	for (uint32_t i = 0; i < si.n; i++) {
+		struct saved_point sp;
+		struct seek_point *pt = &x->p[x->n];
+		memcpy(&sp, p + (size_t)i * sizeof sp, sizeof sp);
+		/* points in stream order, windows that fit: what point_before and the reads assume */
+		if (sp.packed_len > (size_t)(end - packed) || sp.window_len > WINDOW_SIZE || sp.bits > 7 ||
+		    (i == 0 && (sp.out_off != 0 || sp.in_off != 0)) || (i > 0 && sp.out_off <= x->p[i - 1].out_off) ||
+		    (sp.bits > 0 && sp.in_off == 0) || (sp.window_len > 0) != (sp.packed_len > 0) ||
+		    (x->codec == INPUT_ZSTD && sp.packed_len > 0)) {
+			seek_index_free(x);
+			return NULL;
+		}
+		pt->in_off = sp.in_off;
+		pt->out_off = sp.out_off;
+		pt->bits = sp.bits;
+		pt->header = sp.header != 0;
+		pt->window_len = sp.window_len;
+		pt->packed_len = sp.packed_len;
+		if (sp.packed_len > 0) {
+			pt->packed = xmalloc(sp.packed_len);
+			memcpy(pt->packed, packed, sp.packed_len);
+			packed += sp.packed_len;
+			x->packed_bytes += sp.packed_len;
+		}
+		x->n++;
+	}
+	if (packed != end) {
+		seek_index_free(x);
+		return NULL;
+	}
+	x->restored = true;
+	return x;
+}
+
+static const struct args_store_ops store_ops = { store_read, store_memory, store_free, store_save };
 
 struct args_store *seek_store_new(const char *path, const struct input_file *id, struct seek_index *x)
 {

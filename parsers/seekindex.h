@@ -58,6 +58,9 @@ uint32_t seek_index_points(const struct seek_index *x);
 uint64_t seek_index_point(const struct seek_index *x, uint32_t i);
 uint64_t seek_index_memory(const struct seek_index *x);
 void seek_index_free(struct seek_index *x);
+/* Returns the index a seek store saved (args_store_ops.save: the LEN bytes after the tag
+ * at BLOB), copied, or NULL when they do not make a sound index. */
+struct seek_index *seek_index_restore(const void *blob, size_t len);
 
 /* Returns a store that reads the regular file PATH, identified by ID, back: at an offset
  * when X is NULL (a plain file), else through X, which the store takes over. */

@@ -66,7 +66,7 @@ static void unavailable_free(struct args_store *st)
 	free(st);
 }
 
-static const struct args_store_ops unavailable_ops = { unavailable_read, unavailable_memory, unavailable_free };
+static const struct args_store_ops unavailable_ops = { unavailable_read, unavailable_memory, unavailable_free, NULL };
 
 struct args_store *args_store_unavailable(const char *why)
 {
@@ -80,6 +80,12 @@ struct args_store *args_store_unavailable(const char *why)
 uint64_t args_store_memory(const struct args_store *st)
 {
 	return st != NULL ? st->ops->memory(st) : 0;
+}
+
+char *args_store_save(const struct args_store *st, size_t *len)
+{
+	*len = 0;
+	return st != NULL && st->ops->save != NULL ? st->ops->save(st, len) : NULL;
 }
 
 void args_store_free(struct args_store *st)

@@ -28,6 +28,10 @@ struct args_store_ops {
 	/* Bytes of memory the store holds. */
 	uint64_t (*memory)(const struct args_store *st);
 	void (*free)(struct args_store *st);
+	/* Returns what a later run needs to make the same store again over the same file (a
+	 * tag byte, then the store's own layout: parsers/cache_dir.h restores it), allocated,
+	 * with its length in *LEN; NULL when the store cannot be saved. */
+	char *(*save)(const struct args_store *st, size_t *len);
 };
 
 /* A store: each kind embeds this as its first member. */
@@ -41,6 +45,17 @@ struct args_store {
  * the slice has no args, the trace has no store, or the store cannot give them back (file
  * changed or gone, args of a large standard input not kept). */
 int args_store_text(const struct trace *t, const struct slice *s, char **text, char **cause);
+
+/* The first byte of a saved store (args_store_ops.save). */
+enum args_saved_kind {
+	ARGS_SAVED_FILE = 'F',   /* a plain file, read at the offset */
+	ARGS_SAVED_SEEK = 'S',   /* a compressed file's seek index (parsers/seekindex.h) */
+	ARGS_SAVED_SIDE = 'M',   /* the side store's compressed chunks (src/args_side.h) */
+};
+
+/* Returns T's store saved (args_store_ops.save), or NULL when it has none or it cannot be
+ * saved. */
+char *args_store_save(const struct args_store *st, size_t *len);
 
 /* Returns a store whose every read fails with a copy of WHY (copied); the caller owns it. */
 struct args_store *args_store_unavailable(const char *why);

@@ -66,6 +66,10 @@ struct args_side {
 	pthread_mutex_t read_lock;
 	uint32_t cached;     /* under read_lock: chunk index + 1 of cached_raw, 0: none */
 	char *cached_raw;
+
+	/* restored from a cache file (args_side_restore): the packed chunks lie in its
+	 * mapping, not freed here, and damage in them is an error, not a bug */
+	bool borrowed;
 };
 
 static void compress_chunk(struct args_side *s, const char *buf, size_t len, uint64_t first)
@@ -205,7 +209,7 @@ void args_side_add(struct args_side *s, uint64_t offset, const char *text, uint3
 
 static void drop_chunks(struct args_side *s)
 {
-	for (uint32_t i = 0; i < s->nchunks; i++)
+	for (uint32_t i = 0; i < s->nchunks && !s->borrowed; i++)
 		free(s->chunks[i].packed);
 	free(s->chunks);
 	s->chunks = NULL;
@@ -299,6 +303,12 @@ static int side_read(struct args_store *st, uint64_t offset, size_t len, char *b
 	} else {
 		raw = xmalloc(c->raw_len);
 		n = ZSTD_decompress(raw, c->raw_len, c->packed, c->packed_len);
+		if ((ZSTD_isError(n) || n != c->raw_len) && s->borrowed) {
+			free(raw);
+			pthread_mutex_unlock(&s->read_lock);
+			*cause = xstrdup("the args kept in the cache are damaged (open the file with --no-cache)");
+			return -1;
+		}
 		if (ZSTD_isError(n) || n != c->raw_len)
 			BUG("args side store chunk does not decompress: %s",
 			    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short");
@@ -310,6 +320,8 @@ static int side_read(struct args_store *st, uint64_t offset, size_t len, char *b
 	while (pos < n) {
 		at += get_varint(raw, n, &pos);
 		uint64_t rl = get_varint(raw, n, &pos);
+		if (rl > n - pos && s->borrowed)
+			break;
 		BUG_ON(rl > n - pos);
 		if (at == offset && rl >= len) {
 			memcpy(buf, raw + pos, len);
@@ -335,7 +347,77 @@ static uint64_t side_memory(const struct args_store *st)
 
 static void side_free(struct args_store *st) { args_side_free((struct args_side *)st); }
 
-static const struct args_store_ops side_ops = { side_read, side_memory, side_free };
+/* Saved: the tag, the chunk count, then per chunk its first offset and lengths, then the
+ * packed chunks one after the other. */
+struct saved_chunk {
+	uint64_t first;
+	uint32_t raw_len, packed_len;
+};
+
+static char *side_save(const struct args_store *st, size_t *len)
+{
+	const struct args_side *s = (const struct args_side *)st;
+	uint32_t n = s->nchunks;
+	char *blob, *p;
+
+	if (!s->finished || s->over)
+		return NULL;
+	*len = 1 + sizeof n + (size_t)n * sizeof(struct saved_chunk) + s->packed_bytes;
+	blob = p = xmalloc(*len);
+	*p++ = ARGS_SAVED_SIDE;
+	memcpy(p, &n, sizeof n);
+	p += sizeof n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct saved_chunk c = { s->chunks[i].first, s->chunks[i].raw_len, s->chunks[i].packed_len };
+		memcpy(p, &c, sizeof c);
+		p += sizeof c;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(p, s->chunks[i].packed, s->chunks[i].packed_len);
+		p += s->chunks[i].packed_len;
+	}
+	return blob;
+}
+
+static const struct args_store_ops side_ops = { side_read, side_memory, side_free, side_save };
+
+struct args_side *args_side_restore(const void *blob, size_t len)
+{
+	const char *p = blob, *end = p + len, *packed;
+	uint32_t n;
+	struct args_side *s;
+
+	if (len < sizeof n)
+		return NULL;
+	memcpy(&n, p, sizeof n);
+	p += sizeof n;
+	if (n > (size_t)(end - p) / sizeof(struct saved_chunk))
+		return NULL;
+	packed = p + (size_t)n * sizeof(struct saved_chunk);
+	s = args_side_new(0, false);
+	s->finished = true;
+	s->borrowed = true;
+	s->chunks = xcalloc(n ? n : 1, sizeof *s->chunks);
+	s->cap = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct saved_chunk c;
+		memcpy(&c, p + (size_t)i * sizeof c, sizeof c);
+		if (c.packed_len > (size_t)(end - packed) || c.raw_len > 2 * ARGS_SIDE_CHUNK + ((size_t)1 << 24) ||
+		    (i > 0 && c.first <= s->chunks[i - 1].first)) {
+			args_side_free(s);
+			return NULL;
+		}
+		s->chunks[i] = (struct side_chunk){ c.first, c.raw_len, c.packed_len, (char *)packed };
+		packed += c.packed_len;
+		s->packed_bytes += c.packed_len;
+		s->nchunks++;
+	}
+	if (packed != end) {
+		args_side_free(s);
+		return NULL;
+	}
+	return s;
+}
 
 struct args_side *args_side_new(uint64_t limit, bool background)
 {

@@ -39,6 +39,10 @@ bool args_side_finish(struct args_side *s);
 uint64_t args_side_added(const struct args_side *s);
 /* S as an args store, once finished; freeing the store frees S. */
 struct args_store *args_side_store(struct args_side *s);
+/* Returns a finished store over the chunks a side store saved (args_store_ops.save: the
+ * LEN bytes after the tag at BLOB), which it points into rather than copies: BLOB must
+ * outlive it. NULL when they do not make a sound store. */
+struct args_side *args_side_restore(const void *blob, size_t len);
 /* Frees S (finishing it first when needed). NULL is a no-op. */
 void args_side_free(struct args_side *s);
 

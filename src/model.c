@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #include "src/args.h"
 #include "lib/xalloc.h"
@@ -214,55 +215,74 @@ void trace_warn_group(struct trace *t, uint8_t group, uint8_t max, const char *f
 	va_end(ap);
 }
 
+/* True when P points into T's cache mapping (never freed on its own). */
+static bool in_cache_map(const struct trace *t, const void *p)
+{
+	const char *m = t->cache_map, *q = p;
+	return m != NULL && q >= m && q < m + t->cache_map_len;
+}
+
+/* Frees P unless it lies in T's cache mapping. */
+static void release(const struct trace *t, void *p)
+{
+	if (!in_cache_map(t, p))
+		free(p);
+}
+
 void trace_free(struct trace *t)
 {
 	if (t == NULL)
 		return;
+	if (t->finish_cache_save != NULL)
+		t->finish_cache_save(t);
 	args_store_free(t->args);
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
 		for (uint16_t r = 0; r < tr->nrows; r++) {
-			free(tr->rows[r].idx);
-			free(tr->rows[r].block_sum);
-			free(tr->rows[r].max_tree);
+			release(t, tr->rows[r].idx);
+			release(t, tr->rows[r].block_sum);
+			release(t, tr->rows[r].max_tree);
 		}
-		free(tr->rows);
+		release(t, tr->rows);
 		if (tr->row_tree != NULL) {
-			free(tr->row_tree->first);
-			free(tr->row_tree->n);
-			free(tr->row_tree->spans);
-			free(tr->row_tree);
+			release(t, tr->row_tree->first);
+			release(t, tr->row_tree->n);
+			release(t, tr->row_tree->spans);
+			release(t, tr->row_tree);
 		}
-		free(tr->slices);
-		free(tr->busy);
-		free(tr->busy_block_sum);
+		release(t, tr->slices);
+		release(t, tr->busy);
+		release(t, tr->busy_block_sum);
 	}
 	for (uint32_t i = 0; i < t->ncounters; i++) {
-		free(t->counters[i].ts);
-		free(t->counters[i].value);
+		release(t, t->counters[i].ts);
+		release(t, t->counters[i].value);
 	}
 	for (uint32_t i = 0; i < t->nwarnings; i++)
 		free(t->warnings[i]);
 	free(t->warnings);
-	free(t->warning_tags);
-	free(t->tracks);
-	free(t->processes);
-	free(t->gpu);
-	free(t->aside);
-	free(t->flows);
-	free(t->flow_ends);
-	free(t->instants);
-	free(t->mem);
-	free(t->flops);
-	free(t->comm_ops);
-	free(t->counters);
-	free(t->steps);
-	free(t->devices);
+	release(t, t->warning_tags);
+	release(t, t->tracks);
+	release(t, t->processes);
+	release(t, t->gpu);
+	release(t, t->aside);
+	release(t, t->flows);
+	release(t, t->flow_ends);
+	release(t, t->instants);
+	release(t, t->mem);
+	release(t, t->flops);
+	release(t, t->comm_ops);
+	release(t, t->counters);
+	release(t, t->steps);
+	release(t, t->devices);
 	if (t->analyses != NULL)
 		t->free_analyses(t->analyses);
 	free(t->path);
 	free(t->error);
 	strtab_free(&t->strings);
+	free(t->cache_note);
+	if (t->cache_map != NULL)
+		munmap(t->cache_map, t->cache_map_len);
 	free(t);
 }
 

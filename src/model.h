@@ -267,6 +267,15 @@ enum load_status {
 	LOAD_FAILED,               /* unusable: not a trace, cannot open, ... */
 };
 
+/* What a load did with the binary cache (src/cache.h). */
+enum trace_cache {
+	TRACE_CACHE_OFF,           /* not asked for, or not a regular file */
+	TRACE_CACHE_READ,          /* the model was read from a valid cache */
+	TRACE_CACHE_SAVING,        /* parsed; the cache is being written (cache_save) */
+	TRACE_CACHE_SAVED,         /* parsed, and the cache written */
+	TRACE_CACHE_NOT_SAVED,     /* parsed; the cache could not be written (cache_note says why) */
+};
+
 struct device_props {
 	int32_t id;
 	uint32_t name;             /* string id */
@@ -337,6 +346,18 @@ struct trace {
 
 	uint64_t async_events;
 	struct quality quality;
+
+	/* The binary cache (src/cache.h). A trace read from a cache keeps its bulk arrays in
+	 * CACHE_MAP, a private mapping of the file: trace_free unmaps it rather than freeing
+	 * what points into it. A trace whose cache is being written on a thread has
+	 * FINISH_CACHE_SAVE set: trace_free calls it first, and it waits for the writer. */
+	void *cache_map;
+	size_t cache_map_len;
+	enum trace_cache cache;
+	char *cache_note;          /* why the cache was not used or not written, or NULL */
+	bool cache_damaged;        /* a cache was there but damaged (cache_note says how): rebuilt */
+	struct cache_save *cache_save;
+	void (*finish_cache_save)(struct trace *);
 
 	/* analyses computed on first use (src/analysis.h), freed with the trace */
 	struct analysis_cache *analyses;

@@ -12,6 +12,10 @@ tap_n=0
 tap_fail=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ttrace-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# binary caches (parsers/cache_dir.h) of the test's files go to its own directory, never
+# the user's ~/.cache
+XDG_CACHE_HOME="$TMP/xdg-cache"
+export XDG_CACHE_HOME
 
 ok() { # ok CONDITION-STATUS DESCRIPTION
 	tap_n=$((tap_n + 1))

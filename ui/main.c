@@ -26,6 +26,8 @@
 #include "ui/overview.h"
 #include "ui/advice_report.h"
 #include "ui/record_cmd.h"
+#include "ui/index_cmd.h"
+#include "parsers/cache_dir.h"
 #include "ui/tty.h"
 
 enum mode {
@@ -179,6 +181,8 @@ static void usage(FILE *f)
 	fputs("Usage: ttrace [OPTIONS] TRACE...\n"
 	      "   or: ttrace record [OPTIONS] -- CMD [ARGS...]  (run CMD and record its CUDA activity\n"
 	      "       with CUPTI; see ttrace record --help)\n"
+	      "   or: ttrace index FILE|DIR...  (build the files' caches now, e.g. on the nodes that\n"
+	      "       wrote them: srun -N 8 ttrace index run/; see ttrace index --help)\n"
 	      "View and analyse PyTorch profiler traces (Chrome trace-event JSON, plain, .gz or .zst;\n"
 	      "TRACE may be - for standard input, or a directory: its trace files, one rank each;\n"
 	      "several traces open side by side in the timeline, aligned).\n"
@@ -231,6 +235,8 @@ static void usage(FILE *f)
 	      "Other options:\n"
 	      "  -q, --quiet            do not print warnings or progress on stderr\n"
 	      "      --progress         show loading progress even when stderr is not a terminal\n"
+	      "      --no-cache         neither read nor write the binary caches of trace files\n"
+	      "                         (kept in $XDG_CACHE_HOME/ttrace; TTRACE_NO_CACHE=1 too)\n"
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
 	      "\n"
@@ -318,12 +324,15 @@ int main(int argc, char **argv)
 		{ "gap-min", required_argument, NULL, 'g' },      { "align", required_argument, NULL, 'L' },
 		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
 		{ "group-by", required_argument, NULL, 'B' },
+		{ "no-cache", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	if (argc > 1 && strcmp(argv[1], "record") == 0)
 		return record_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "index") == 0)
+		return index_main(argc - 1, argv + 1, expand_paths);
 
 	/* Big arrays (slices, rows) grow by realloc: keep them mmapped, so that growing is a
 	 * remap rather than a copy and freed memory goes back to the system at once. glibc
@@ -417,6 +426,9 @@ int main(int argc, char **argv)
 		case 'B':
 			group_arg = optarg; /* checked once the report is known */
 			break;
+		case 'N':
+			cache_dir_disable();
+			break;
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
 				escape_say(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')", optarg);
@@ -506,6 +518,13 @@ int main(int argc, char **argv)
 			if (!sidecar)
 				status = 1;
 			continue;
+		}
+		if (!quiet && t->cache_note != NULL && t->cache_damaged) {
+			fputs("ttrace: warning: ", stderr);
+			escape_term(stderr, t->path, strlen(t->path));
+			fputs(": ", stderr);
+			escape_term(stderr, t->cache_note, strlen(t->cache_note));
+			fputs(": parsed the file again\n", stderr);
 		}
 		if (!quiet && mode != MODE_CHECK) {
 			if (t->status == LOAD_TRUNCATED) {

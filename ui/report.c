@@ -53,8 +53,9 @@ static void summary_text(FILE *f, const struct trace *t)
 
 	fprintf(f, "== ");
 	escape_term(f, t->path, strlen(t->path));
-	fprintf(f, " (%s, %s of JSON, %" PRIu64 " events, loaded in %.2f s)\n", t->codec,
-	        timefmt_bytes((double)t->bytes, a, sizeof a), t->events, t->load_seconds);
+	fprintf(f, " (%s, %s of JSON, %" PRIu64 " events, loaded %sin %.2f s)\n", t->codec,
+	        timefmt_bytes((double)t->bytes, a, sizeof a), t->events,
+	        t->cache == TRACE_CACHE_READ ? "from its cache " : "", t->load_seconds);
 	if (t->status == LOAD_TRUNCATED) {
 		fprintf(f, "   TRUNCATED: ");
 		escape_term(f, t->error, strlen(t->error));

@@ -1,0 +1,1033 @@
+/* cache.c: writes a loaded model to one file and maps it back (the format is described in
+ * src/cache.h).
+ *
+ * Writing streams each section through a buffer of one checksum block (CACHE_BLOCK), so a
+ * section's checksum is known when its last byte is written and the header goes in last.
+ * Reading checks, in order: the header and section table (cheap, refuses stale files),
+ * the checksums of every block of every section (the bulk of the time: every page of the
+ * file is read once), then, building the trace, every stored index against the sizes it
+ * indexes. */
+#include "src/cache.h"
+
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lib/checksum.h"
+#include "lib/xalloc.h"
+
+#define CACHE_MAGIC "TTRCACHE"
+#define CACHE_BLOCK ((size_t)1 << 20)
+#define CACHE_ALIGN 64
+#define HEADER_BYTES 4096u
+#define ENDIAN_MARK 0x0102030405060708ull
+/* files smaller than this are checksummed on the reading thread alone */
+#define PARALLEL_MIN ((size_t)8 << 20)
+#define MAX_VERIFY_THREADS 8
+
+enum section_kind {
+	S_META, S_TEXT, S_WARN_TAGS,
+	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
+	S_TRACKS, S_SLICES, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
+	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
+	S_PROCESSES, S_DEVICES, S_GPU, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
+	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
+	S__COUNT
+};
+
+struct section {
+	uint32_t kind, elem;       /* elem: bytes per element */
+	uint64_t offset, length;   /* in the file */
+	uint64_t check;            /* checksum64 of the blocks' checksums */
+};
+
+struct header {
+	char magic[8];
+	uint32_t format, header_bytes;
+	uint64_t endian;
+	uint64_t layout;           /* checksum of the stored structs' sizes and offsets */
+	char version[32];          /* PACKAGE_VERSION */
+	uint8_t build[32];         /* the program's build id (or version and build date) */
+	uint32_t build_len, nsections;
+	struct cache_key key;
+	uint64_t file_bytes;       /* the whole cache file */
+	struct section sections[S__COUNT];
+	uint64_t check;            /* checksum64 of the header up to here */
+};
+
+/* The trace's scalar fields. */
+struct meta {
+	uint64_t bytes, file_bytes, events, async_events;
+	uint64_t count_by_ph[128];
+	int64_t base_ns, start, end;
+	uint64_t seed;             /* the string table's slot hash seed */
+	uint64_t str_bytes;
+	int32_t rank, world_size, schema_version;
+	uint32_t status, backend, display_time_unit, nwarnings, nslots;
+	uint8_t has_base, legacy, shared_launch, has_error;
+	struct quality quality;
+};
+
+struct ctrack {
+	int64_t pid, tid, stream, sort_index, busy_total;
+	uint32_t kind, name, process, events, nslices, nbusy, gpu_slices, comm_kernels, rt_leaves, rt_nspans;
+	int32_t device;
+	uint16_t nrows, annotation_rows;
+	uint8_t pid_is_str, tid_is_str, named, nested;
+};
+
+struct crow {
+	int64_t max_dur;
+	uint32_t n, has_max_tree;
+};
+
+struct ccounter {
+	int64_t pid;
+	uint32_t name, key, n, pid_is_str;
+};
+
+static const uint32_t elem_size[S__COUNT] = {
+	[S_META] = sizeof(struct meta), [S_TEXT] = 1, [S_WARN_TAGS] = sizeof(struct warning_tag),
+	[S_STR_LEN] = sizeof(uint32_t), [S_STR_HASH] = sizeof(uint64_t), [S_STR_SLOTS] = sizeof(uint32_t),
+	[S_STR_BYTES] = 1, [S_TRACKS] = sizeof(struct ctrack), [S_SLICES] = sizeof(struct slice),
+	[S_ROWS] = sizeof(struct crow), [S_ROW_IDX] = sizeof(uint32_t), [S_ROW_SUM] = sizeof(int64_t),
+	[S_ROW_MAX] = sizeof(uint32_t), [S_RT_FIRST] = sizeof(uint32_t), [S_RT_N] = sizeof(uint32_t),
+	[S_RT_SPANS] = sizeof(struct span), [S_BUSY] = sizeof(struct span), [S_BUSY_SUM] = sizeof(int64_t),
+	[S_PROCESSES] = sizeof(struct process), [S_DEVICES] = sizeof(struct device_props),
+	[S_GPU] = sizeof(struct gpu_info), [S_ASIDE] = sizeof(struct slice), [S_FLOWS] = sizeof(struct flow),
+	[S_INSTANTS] = sizeof(struct instant), [S_MEM] = sizeof(struct mem_sample),
+	[S_FLOPS] = sizeof(struct flop_count), [S_COMM] = sizeof(struct comm_op),
+	[S_COUNTERS] = sizeof(struct ccounter), [S_COUNTER_TS] = sizeof(int64_t), [S_COUNTER_VAL] = sizeof(double),
+	[S_STEPS] = sizeof(struct step), [S_ARGS] = 1,
+};
+
+/* A checksum of the sizes and member offsets of everything stored as it is in memory: a
+ * build whose structs differ refuses the file. */
+static uint64_t layout_hash(void)
+{
+	static const uint64_t v[] = {
+		sizeof(struct slice), offsetof(struct slice, args), offsetof(struct slice, name),
+		offsetof(struct slice, gpu), offsetof(struct slice, depth), offsetof(struct slice, flags),
+		sizeof(struct gpu_info), offsetof(struct gpu_info, device), offsetof(struct gpu_info, blocks_per_sm),
+		offsetof(struct gpu_info, pg), offsetof(struct gpu_info, self), offsetof(struct gpu_info, peer),
+		sizeof(struct span), sizeof(struct warning_tag), sizeof(struct process), offsetof(struct process, name),
+		offsetof(struct process, sort_index), sizeof(struct device_props), offsetof(struct device_props, total_global_mem),
+		sizeof(struct flow), offsetof(struct flow, from), offsetof(struct flow, ts_from),
+		sizeof(struct instant), offsetof(struct instant, name), offsetof(struct instant, scope),
+		sizeof(struct mem_sample), offsetof(struct mem_sample, track), offsetof(struct mem_sample, flags),
+		sizeof(struct flop_count), sizeof(struct comm_op), offsetof(struct comm_op, cat), sizeof(struct step),
+		offsetof(struct step, ref), offsetof(struct step, gpu), sizeof(struct quality), Q__COUNT,
+		QUALITY_EXAMPLES, SC__COUNT, ROW_BLOCK, sizeof(struct meta), sizeof(struct ctrack), sizeof(struct crow),
+		sizeof(struct ccounter), sizeof(struct header), S__COUNT, CACHE_BLOCK,
+	};
+	return checksum64(v, sizeof v, 0);
+}
+
+/* ---- the program's identity ------------------------------------------------------------ */
+
+static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct header *h = data;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof *n, *desc = name + ((n->n_namesz + 3) & ~3u);
+			if (desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+			    n->n_descsz > 0 && n->n_descsz <= sizeof h->build) {
+				memcpy(h->build, desc, n->n_descsz);
+				h->build_len = n->n_descsz;
+				return 1;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1; /* the first object is the program: stop there */
+}
+
+/* Fills H's build identity: the program's GNU build id, which changes with every build, or,
+ * for a program linked without one, the version and the date this file was compiled. */
+static void set_build(struct header *h)
+{
+	memset(h->build, 0, sizeof h->build);
+	h->build_len = 0;
+	dl_iterate_phdr(build_id_cb, h);
+	if (h->build_len == 0) {
+		uint64_t v = checksum64(__DATE__ " " __TIME__ " " PACKAGE_VERSION, sizeof(__DATE__ " " __TIME__ " " PACKAGE_VERSION), 1);
+		memcpy(h->build, &v, sizeof v);
+		h->build_len = sizeof v;
+	}
+}
+
+static void fill_header_id(struct header *h, const struct cache_key *key)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->magic, CACHE_MAGIC, 8);
+	h->format = CACHE_FORMAT_VERSION;
+	h->header_bytes = HEADER_BYTES;
+	h->endian = ENDIAN_MARK;
+	h->layout = layout_hash();
+	snprintf(h->version, sizeof h->version, "%s", PACKAGE_VERSION);
+	set_build(h);
+	h->key = *key;
+}
+
+/* ---- writing --------------------------------------------------------------------------- */
+
+struct writer {
+	int fd;
+	char *block;               /* the current section's block being filled */
+	size_t fill;
+	uint64_t off;              /* file bytes written */
+	uint64_t *sums;            /* checksums of the current section's full blocks */
+	uint32_t nsums, sums_cap;
+	struct header *h;
+	int err;                   /* errno of the first failed write, or 0 */
+};
+
+static void write_all(struct writer *w, const void *p, size_t n)
+{
+	const char *q = p;
+	while (n > 0 && w->err == 0) {
+		ssize_t k = write(w->fd, q, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->err = k < 0 ? errno : ENOSPC;
+			return;
+		}
+		q += k;
+		n -= (size_t)k;
+		w->off += (uint64_t)k;
+	}
+}
+
+static void flush_block(struct writer *w)
+{
+	if (w->fill == 0)
+		return;
+	if (w->nsums == w->sums_cap)
+		w->sums = xreallocarray(w->sums, w->sums_cap = w->sums_cap ? w->sums_cap * 2 : 64, sizeof *w->sums);
+	w->sums[w->nsums] = checksum64(w->block, w->fill, w->nsums);
+	w->nsums++;
+	write_all(w, w->block, w->fill);
+	w->fill = 0;
+}
+
+static void put(struct writer *w, const void *p, size_t n)
+{
+	const char *q = p;
+	while (n > 0) {
+		size_t k = CACHE_BLOCK - w->fill < n ? CACHE_BLOCK - w->fill : n;
+		memcpy(w->block + w->fill, q, k);
+		w->fill += k;
+		q += k;
+		n -= k;
+		if (w->fill == CACHE_BLOCK)
+			flush_block(w);
+	}
+}
+
+static void begin(struct writer *w, enum section_kind kind)
+{
+	static const char zeros[CACHE_ALIGN];
+	if (w->off % CACHE_ALIGN != 0)
+		write_all(w, zeros, CACHE_ALIGN - w->off % CACHE_ALIGN);
+	w->h->sections[kind].kind = kind;
+	w->h->sections[kind].elem = elem_size[kind];
+	w->h->sections[kind].offset = w->off;
+	w->nsums = 0;
+}
+
+static void end(struct writer *w, enum section_kind kind)
+{
+	flush_block(w);
+	w->h->sections[kind].length = w->off - w->h->sections[kind].offset;
+	w->h->sections[kind].check = checksum64(w->sums, w->nsums * sizeof *w->sums, kind);
+}
+
+/* A section that is one array as it is in memory. */
+static void put_array(struct writer *w, enum section_kind kind, const void *p, size_t n)
+{
+	begin(w, kind);
+	if (n > 0)
+		put(w, p, n * elem_size[kind]);
+	end(w, kind);
+}
+
+int cache_write(int fd, const struct trace *t, const struct cache_key *key, const void *args, size_t args_len,
+                char **cause)
+{
+	struct header *h = xcalloc(1, HEADER_BYTES);
+	struct writer w = { .fd = fd, .block = xmalloc(CACHE_BLOCK), .h = h };
+	const struct strtab *st = &t->strings;
+	struct meta m;
+	int rc = 0;
+
+	BUG_ON(sizeof *h > HEADER_BYTES);
+	fill_header_id(h, key);
+	h->nsections = S__COUNT;
+	write_all(&w, h, HEADER_BYTES); /* a placeholder: the real header goes in last */
+
+	memset(&m, 0, sizeof m);
+	m.bytes = t->bytes;
+	m.file_bytes = t->file_bytes;
+	m.events = t->events;
+	m.async_events = t->async_events;
+	memcpy(m.count_by_ph, t->count_by_ph, sizeof m.count_by_ph);
+	m.base_ns = t->base_ns;
+	m.start = t->start;
+	m.end = t->end;
+	m.seed = st->seed;
+	m.str_bytes = 0;
+	for (uint32_t i = 0; i < st->n; i++)
+		m.str_bytes += (uint64_t)st->len[i] + 1;
+	m.rank = t->rank;
+	m.world_size = t->world_size;
+	m.schema_version = t->schema_version;
+	m.status = t->status;
+	m.backend = t->backend;
+	m.display_time_unit = t->display_time_unit;
+	m.nwarnings = t->nwarnings;
+	m.nslots = st->nslots;
+	m.has_base = t->has_base;
+	m.legacy = t->legacy;
+	m.shared_launch = t->shared_launch;
+	m.has_error = t->error != NULL;
+	m.quality = t->quality;
+	put_array(&w, S_META, &m, 1);
+
+	begin(&w, S_TEXT);
+	put(&w, t->codec, strlen(t->codec) + 1);
+	if (t->error != NULL)
+		put(&w, t->error, strlen(t->error) + 1);
+	for (uint32_t i = 0; i < t->nwarnings; i++)
+		put(&w, t->warnings[i], strlen(t->warnings[i]) + 1);
+	end(&w, S_TEXT);
+	put_array(&w, S_WARN_TAGS, t->warning_tags, t->nwarnings);
+
+	put_array(&w, S_STR_LEN, st->len, st->n);
+	put_array(&w, S_STR_HASH, st->hashes, st->n);
+	put_array(&w, S_STR_SLOTS, st->slots, st->nslots);
+	begin(&w, S_STR_BYTES);
+	for (uint32_t i = 0; i < st->n; i++)
+		put(&w, st->str[i], (size_t)st->len[i] + 1);
+	end(&w, S_STR_BYTES);
+
+	begin(&w, S_TRACKS);
+	for (uint32_t i = 0; i < t->ntracks; i++) {
+		const struct track *tr = &t->tracks[i];
+		struct ctrack c;
+		memset(&c, 0, sizeof c);
+		c.pid = tr->pid;
+		c.tid = tr->tid;
+		c.stream = tr->stream;
+		c.sort_index = tr->sort_index;
+		c.busy_total = tr->busy_total;
+		c.kind = tr->kind;
+		c.name = tr->name;
+		c.process = tr->process;
+		c.events = tr->events;
+		c.nslices = tr->nslices;
+		c.nbusy = tr->nbusy;
+		c.gpu_slices = tr->gpu_slices;
+		c.comm_kernels = tr->comm_kernels;
+		c.rt_leaves = tr->row_tree != NULL ? tr->row_tree->leaves : 0;
+		c.rt_nspans = 0;
+		if (tr->row_tree != NULL)
+			for (uint32_t k = 1; k < 2 * tr->row_tree->leaves; k++)
+				if (tr->row_tree->first[k] + tr->row_tree->n[k] > c.rt_nspans)
+					c.rt_nspans = tr->row_tree->first[k] + tr->row_tree->n[k];
+		c.device = tr->device;
+		c.nrows = tr->nrows;
+		c.annotation_rows = tr->annotation_rows;
+		c.pid_is_str = tr->pid_is_str;
+		c.tid_is_str = tr->tid_is_str;
+		c.named = tr->named;
+		c.nested = tr->nested;
+		put(&w, &c, sizeof c);
+	}
+	end(&w, S_TRACKS);
+	begin(&w, S_SLICES);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		put(&w, t->tracks[i].slices, (size_t)t->tracks[i].nslices * sizeof(struct slice));
+	end(&w, S_SLICES);
+	begin(&w, S_ROWS);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint16_t r = 0; r < t->tracks[i].nrows; r++) {
+			const struct row *row = &t->tracks[i].rows[r];
+			struct crow c = { row->max_dur, row->n, row->max_tree != NULL };
+			put(&w, &c, sizeof c);
+		}
+	end(&w, S_ROWS);
+	begin(&w, S_ROW_IDX);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint16_t r = 0; r < t->tracks[i].nrows; r++)
+			put(&w, t->tracks[i].rows[r].idx, (size_t)t->tracks[i].rows[r].n * sizeof(uint32_t));
+	end(&w, S_ROW_IDX);
+	begin(&w, S_ROW_SUM);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint16_t r = 0; r < t->tracks[i].nrows; r++)
+			put(&w, t->tracks[i].rows[r].block_sum,
+			    ((size_t)t->tracks[i].rows[r].n / ROW_BLOCK + 1) * sizeof(int64_t));
+	end(&w, S_ROW_SUM);
+	begin(&w, S_ROW_MAX);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint16_t r = 0; r < t->tracks[i].nrows; r++) {
+			const struct row *row = &t->tracks[i].rows[r];
+			size_t nb = ((size_t)row->n + ROW_BLOCK - 1) / ROW_BLOCK;
+			uint32_t zero = 0;
+			if (row->max_tree == NULL)
+				continue;
+			/* nodes 1 .. 2 nb - 1 hold the tree; 0 and 2 nb are never set */
+			put(&w, &zero, sizeof zero);
+			if (nb > 0) {
+				put(&w, row->max_tree + 1, (2 * nb - 1) * sizeof(uint32_t));
+				put(&w, &zero, sizeof zero);
+			}
+		}
+	end(&w, S_ROW_MAX);
+	begin(&w, S_RT_FIRST);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		if (t->tracks[i].row_tree != NULL)
+			put(&w, t->tracks[i].row_tree->first, 2 * (size_t)t->tracks[i].row_tree->leaves * sizeof(uint32_t));
+	end(&w, S_RT_FIRST);
+	begin(&w, S_RT_N);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		if (t->tracks[i].row_tree != NULL)
+			put(&w, t->tracks[i].row_tree->n, 2 * (size_t)t->tracks[i].row_tree->leaves * sizeof(uint32_t));
+	end(&w, S_RT_N);
+	begin(&w, S_RT_SPANS);
+	for (uint32_t i = 0; i < t->ntracks; i++) {
+		const struct row_tree *rt = t->tracks[i].row_tree;
+		uint32_t n = 0;
+		if (rt == NULL)
+			continue;
+		for (uint32_t k = 1; k < 2 * rt->leaves; k++)
+			if (rt->first[k] + rt->n[k] > n)
+				n = rt->first[k] + rt->n[k];
+		put(&w, rt->spans, (size_t)n * sizeof(struct span));
+	}
+	end(&w, S_RT_SPANS);
+	begin(&w, S_BUSY);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		put(&w, t->tracks[i].busy, (size_t)t->tracks[i].nbusy * sizeof(struct span));
+	end(&w, S_BUSY);
+	begin(&w, S_BUSY_SUM);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		put(&w, t->tracks[i].busy_block_sum, ((size_t)t->tracks[i].nbusy / ROW_BLOCK + 1) * sizeof(int64_t));
+	end(&w, S_BUSY_SUM);
+
+	put_array(&w, S_PROCESSES, t->processes, t->nprocesses);
+	put_array(&w, S_DEVICES, t->devices, t->ndevices);
+	put_array(&w, S_GPU, t->gpu, t->ngpu);
+	put_array(&w, S_ASIDE, t->aside, t->naside);
+	put_array(&w, S_FLOWS, t->flows, t->nflows);
+	put_array(&w, S_INSTANTS, t->instants, t->ninstants);
+	put_array(&w, S_MEM, t->mem, t->nmem);
+	put_array(&w, S_FLOPS, t->flops, t->nflops);
+	put_array(&w, S_COMM, t->comm_ops, t->ncomm_ops);
+	begin(&w, S_COUNTERS);
+	for (uint32_t i = 0; i < t->ncounters; i++) {
+		const struct counter *c = &t->counters[i];
+		struct ccounter cc = { c->pid, c->name, c->key, c->n, c->pid_is_str };
+		put(&w, &cc, sizeof cc);
+	}
+	end(&w, S_COUNTERS);
+	begin(&w, S_COUNTER_TS);
+	for (uint32_t i = 0; i < t->ncounters; i++)
+		put(&w, t->counters[i].ts, (size_t)t->counters[i].n * sizeof(int64_t));
+	end(&w, S_COUNTER_TS);
+	begin(&w, S_COUNTER_VAL);
+	for (uint32_t i = 0; i < t->ncounters; i++)
+		put(&w, t->counters[i].value, (size_t)t->counters[i].n * sizeof(double));
+	end(&w, S_COUNTER_VAL);
+	put_array(&w, S_STEPS, t->steps, t->nsteps);
+	put_array(&w, S_ARGS, args, args_len);
+
+	h->file_bytes = w.off;
+	h->check = checksum64(h, offsetof(struct header, check), 0);
+	if (w.err == 0 && pwrite(fd, h, HEADER_BYTES, 0) != (ssize_t)HEADER_BYTES)
+		w.err = errno ? errno : EIO;
+	if (w.err != 0) {
+		*cause = xasprintf("cannot write the cache: %s", strerror(w.err));
+		rc = -1;
+	}
+	free(w.block);
+	free(w.sums);
+	free(h);
+	return rc;
+}
+
+/* ---- reading --------------------------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One block to checksum: section S's block B. */
+struct verify_task {
+	uint32_t s, b;
+};
+
+struct verify {
+	const char *base;
+	const struct header *h;
+	struct verify_task *tasks;
+	uint32_t ntasks;
+	_Atomic uint32_t next;
+	uint64_t *sums[S__COUNT];  /* by section, by block */
+};
+
+static void *verify_main(void *arg)
+{
+	struct verify *v = arg;
+	for (;;) {
+		uint32_t i = atomic_fetch_add(&v->next, 1);
+		if (i >= v->ntasks)
+			break;
+		const struct verify_task *k = &v->tasks[i];
+		const struct section *s = &v->h->sections[k->s];
+		uint64_t at = (uint64_t)k->b * CACHE_BLOCK;
+		size_t len = s->length - at < CACHE_BLOCK ? (size_t)(s->length - at) : CACHE_BLOCK;
+		v->sums[k->s][k->b] = checksum64(v->base + s->offset + at, len, k->b);
+	}
+	return NULL;
+}
+
+/* Checks every section's checksum, on several threads when the file is big. Returns the
+ * first section whose checksum fails, or -1. */
+static int verify_sections(const char *base, const struct header *h)
+{
+	struct verify v;
+	uint64_t total = 0;
+	uint32_t n = 0;
+	int bad = -1;
+
+	memset(&v, 0, sizeof v);
+	v.base = base;
+	v.h = h;
+	for (int s = 0; s < S__COUNT; s++) {
+		uint32_t nb = (uint32_t)((h->sections[s].length + CACHE_BLOCK - 1) / CACHE_BLOCK);
+		v.sums[s] = xcalloc(nb ? nb : 1, sizeof(uint64_t));
+		n += nb;
+		total += h->sections[s].length;
+	}
+	v.tasks = xcalloc(n ? n : 1, sizeof *v.tasks);
+	/* the biggest sections first, so the threads end together */
+	for (int s = 0; s < S__COUNT; s++)
+		for (uint32_t b = 0; (uint64_t)b * CACHE_BLOCK < h->sections[s].length; b++)
+			v.tasks[v.ntasks++] = (struct verify_task){ (uint32_t)s, b };
+	atomic_init(&v.next, 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = total >= PARALLEL_MIN && ncpu > 1 ? (int)(ncpu < MAX_VERIFY_THREADS ? ncpu : MAX_VERIFY_THREADS) : 1;
+	pthread_t threads[MAX_VERIFY_THREADS];
+	int started = 0;
+	for (int i = 1; i < nthreads; i++)
+		if (pthread_create(&threads[started], NULL, verify_main, &v) == 0)
+			started++;
+	verify_main(&v);
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	for (int s = 0; s < S__COUNT; s++) {
+		uint32_t nb = (uint32_t)((h->sections[s].length + CACHE_BLOCK - 1) / CACHE_BLOCK);
+		if (bad < 0 && checksum64(v.sums[s], nb * sizeof(uint64_t), (uint64_t)s) != h->sections[s].check)
+			bad = s;
+		free(v.sums[s]);
+	}
+	free(v.tasks);
+	return bad;
+}
+
+static const char *const section_names[S__COUNT] = {
+	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
+	"tracks", "slices", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
+	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
+	"set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
+	"counters", "counter times", "counter values", "steps", "args store",
+};
+
+/* The state of one read: the mapping and the trace being filled. */
+struct reader {
+	const char *base;
+	const struct header *h;
+	struct trace *t;
+	char *cause;
+};
+
+static const void *sec(const struct reader *r, enum section_kind s) { return r->base + r->h->sections[s].offset; }
+static uint64_t count(const struct reader *r, enum section_kind s)
+{
+	return r->h->sections[s].length / elem_size[s];
+}
+
+static bool fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->cause == NULL) {
+		va_start(ap, fmt);
+		r->cause = xvasprintf(fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+/* An id into something of N elements; NONE_OK: TT_NONE too. */
+static inline bool id_ok(uint32_t id, uint64_t n, bool none_ok) { return id < n || (none_ok && id == TT_NONE); }
+
+static bool ref_ok(const struct trace *t, struct slice_ref ref)
+{
+	if (ref.track == TT_NONE)
+		return true;
+	return ref.track < t->ntracks && ref.idx < t->tracks[ref.track].nslices;
+}
+
+static bool read_strings(struct reader *r, const struct meta *m)
+{
+	struct trace *t = r->t;
+	uint64_t n = count(r, S_STR_LEN), nslots = count(r, S_STR_SLOTS), at = 0, empty = 0;
+	const uint32_t *len = sec(r, S_STR_LEN), *slots = sec(r, S_STR_SLOTS);
+	const char *bytes = sec(r, S_STR_BYTES);
+	uint64_t nbytes = r->h->sections[S_STR_BYTES].length;
+
+	if (n == 0 || n >= UINT32_MAX || count(r, S_STR_HASH) != n || len[0] != 0)
+		return fail(r, "the string table is not whole");
+	if (nslots != m->nslots || nslots < 2 * n || nslots > UINT32_MAX || (nslots & (nslots - 1)) != 0)
+		return fail(r, "the string slots do not fit the strings");
+	for (uint64_t i = 0; i < nslots; i++) {
+		if (slots[i] > n)
+			return fail(r, "a string slot is out of range");
+		empty += slots[i] == 0;
+	}
+	if (empty == 0)
+		return fail(r, "the string slots are full");
+	const char **str = xmalloc(n * sizeof *str);
+	for (uint64_t i = 0; i < n; i++) {
+		if (len[i] >= nbytes - at || bytes[at + len[i]] != '\0') {
+			free(str);
+			return fail(r, "string %llu runs past the string bytes", (unsigned long long)i);
+		}
+		str[i] = bytes + at;
+		at += (uint64_t)len[i] + 1;
+	}
+	if (at != nbytes || at != m->str_bytes) {
+		free(str);
+		return fail(r, "the string bytes do not add up");
+	}
+	strtab_init_borrowed(&t->strings, str, (uint32_t)n, len, sec(r, S_STR_HASH), slots, (uint32_t)nslots, m->seed,
+	                     (size_t)nbytes);
+	return true;
+}
+
+static bool read_text(struct reader *r, const struct meta *m)
+{
+	static const char *const codecs[] = { "plain", "gzip", "zstd" };
+	struct trace *t = r->t;
+	const char *p = sec(r, S_TEXT), *e = p + r->h->sections[S_TEXT].length;
+	const char *nul;
+
+	if ((nul = memchr(p, '\0', (size_t)(e - p))) == NULL)
+		return fail(r, "the codec is missing");
+	for (size_t i = 0; i < sizeof codecs / sizeof *codecs; i++)
+		if (strcmp(p, codecs[i]) == 0)
+			t->codec = codecs[i];
+	if (t->codec == NULL)
+		return fail(r, "unknown codec");
+	p = nul + 1;
+	if (m->has_error) {
+		if ((nul = memchr(p, '\0', (size_t)(e - p))) == NULL)
+			return fail(r, "the error text is cut");
+		t->error = xstrdup(p);
+		p = nul + 1;
+	}
+	if (count(r, S_WARN_TAGS) != m->nwarnings)
+		return fail(r, "warning tags and warnings differ");
+	t->warnings = xcalloc(m->nwarnings ? m->nwarnings : 1, sizeof *t->warnings);
+	for (uint32_t i = 0; i < m->nwarnings; i++) {
+		if ((nul = memchr(p, '\0', (size_t)(e - p))) == NULL)
+			return fail(r, "warning %u is cut", i);
+		t->warnings[t->nwarnings++] = xstrdup(p);
+		p = nul + 1;
+	}
+	if (p != e)
+		return fail(r, "the text has bytes left over");
+	t->warning_tags = (struct warning_tag *)sec(r, S_WARN_TAGS);
+	return true;
+}
+
+/* Rebuilds the tracks and their rows, row trees and busy spans over the mapping. */
+static bool read_tracks(struct reader *r)
+{
+	struct trace *t = r->t;
+	const struct ctrack *ct = sec(r, S_TRACKS);
+	const struct crow *cr = sec(r, S_ROWS);
+	struct slice *slices = (struct slice *)sec(r, S_SLICES);
+	uint32_t *idx = (uint32_t *)sec(r, S_ROW_IDX), *maxt = (uint32_t *)sec(r, S_ROW_MAX);
+	int64_t *sums = (int64_t *)sec(r, S_ROW_SUM), *bsums = (int64_t *)sec(r, S_BUSY_SUM);
+	uint32_t *rtf = (uint32_t *)sec(r, S_RT_FIRST), *rtn = (uint32_t *)sec(r, S_RT_N);
+	struct span *rts = (struct span *)sec(r, S_RT_SPANS), *busy = (struct span *)sec(r, S_BUSY);
+	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_row = 0, at_idx = 0, at_sum = 0, at_max = 0, at_rt = 0,
+	         at_rts = 0, at_busy = 0, at_bsum = 0, nstr = t->strings.n;
+
+	if (nt >= UINT32_MAX)
+		return fail(r, "too many tracks");
+	t->tracks = xcalloc(nt ? nt : 1, sizeof *t->tracks);
+	t->ntracks = (uint32_t)nt;
+	for (uint64_t i = 0; i < nt; i++) {
+		const struct ctrack *c = &ct[i];
+		struct track *tr = &t->tracks[i];
+		if (c->kind > TRACK_OTHER || !id_ok(c->name, nstr, false) ||
+		    !id_ok(c->process, t->nprocesses, true) || (c->pid_is_str && (uint64_t)c->pid >= nstr) ||
+		    (c->tid_is_str && (uint64_t)c->tid >= nstr) || c->annotation_rows > c->nrows ||
+		    (c->nslices > 0) != (c->nrows > 0))
+			return fail(r, "track %llu does not hold together", (unsigned long long)i);
+		tr->kind = (enum track_kind)c->kind;
+		tr->pid_is_str = c->pid_is_str;
+		tr->tid_is_str = c->tid_is_str;
+		tr->pid = c->pid;
+		tr->tid = c->tid;
+		tr->name = c->name;
+		tr->process = c->process;
+		tr->device = c->device;
+		tr->stream = c->stream;
+		tr->sort_index = c->sort_index;
+		tr->named = c->named;
+		tr->events = c->events;
+		tr->gpu_slices = c->gpu_slices;
+		tr->comm_kernels = c->comm_kernels;
+		tr->annotation_rows = c->annotation_rows;
+		tr->nested = c->nested;
+		tr->busy_total = c->busy_total;
+		if (c->nslices > count(r, S_SLICES) - at_slice)
+			return fail(r, "track %llu's slices run past the slices", (unsigned long long)i);
+		tr->slices = slices + at_slice;
+		tr->nslices = tr->cap = c->nslices;
+		at_slice += c->nslices;
+		if (c->nrows > count(r, S_ROWS) - at_row)
+			return fail(r, "track %llu's rows run past the rows", (unsigned long long)i);
+		tr->nrows = c->nrows;
+		tr->rows = xcalloc(c->nrows ? c->nrows : 1, sizeof *tr->rows);
+		uint64_t in_rows = 0;
+		for (uint16_t k = 0; k < c->nrows; k++) {
+			const struct crow *rc = &cr[at_row + k];
+			struct row *row = &tr->rows[k];
+			uint64_t nsum = (uint64_t)rc->n / ROW_BLOCK + 1, nmax = 2 * (((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK) + 1;
+			if (rc->n > count(r, S_ROW_IDX) - at_idx || nsum > count(r, S_ROW_SUM) - at_sum ||
+			    (rc->has_max_tree && nmax > count(r, S_ROW_MAX) - at_max) || rc->has_max_tree > 1)
+				return fail(r, "track %llu row %u runs past its arrays", (unsigned long long)i, k);
+			row->n = rc->n;
+			row->max_dur = rc->max_dur;
+			row->idx = idx + at_idx;
+			row->block_sum = sums + at_sum;
+			at_idx += rc->n;
+			at_sum += nsum;
+			in_rows += rc->n;
+			if (rc->has_max_tree) {
+				row->max_tree = maxt + at_max;
+				for (uint64_t q = 1; q + 1 < nmax; q++)
+					if (row->max_tree[q] >= rc->n)
+						return fail(r, "track %llu row %u: a max tree node is out of range",
+						            (unsigned long long)i, k);
+				at_max += nmax;
+			}
+			for (uint32_t q = 0; q < rc->n; q++)
+				if (row->idx[q] >= c->nslices)
+					return fail(r, "track %llu row %u: a slice index is out of range", (unsigned long long)i, k);
+		}
+		at_row += c->nrows;
+		if (in_rows != c->nslices)
+			return fail(r, "track %llu: its rows do not hold its slices", (unsigned long long)i);
+		if (c->rt_leaves != 0) {
+			uint64_t nodes = 2 * (uint64_t)c->rt_leaves;
+			if ((c->rt_leaves & (c->rt_leaves - 1)) != 0 || c->rt_leaves < c->nrows ||
+			    c->rt_leaves > 2 * (uint64_t)c->nrows || nodes > count(r, S_RT_FIRST) - at_rt ||
+			    nodes > count(r, S_RT_N) - at_rt || c->rt_nspans > count(r, S_RT_SPANS) - at_rts)
+				return fail(r, "track %llu: its row tree does not fit", (unsigned long long)i);
+			struct row_tree *rt = xcalloc(1, sizeof *rt);
+			tr->row_tree = rt;
+			rt->leaves = c->rt_leaves;
+			rt->first = rtf + at_rt;
+			rt->n = rtn + at_rt;
+			rt->spans = rts + at_rts;
+			for (uint64_t q = 1; q < nodes; q++)
+				if ((uint64_t)rt->first[q] + rt->n[q] > c->rt_nspans)
+					return fail(r, "track %llu: a row tree node is out of range", (unsigned long long)i);
+			at_rt += nodes;
+			at_rts += c->rt_nspans;
+		}
+		if (c->nbusy > count(r, S_BUSY) - at_busy || (uint64_t)c->nbusy / ROW_BLOCK + 1 > count(r, S_BUSY_SUM) - at_bsum)
+			return fail(r, "track %llu: its busy spans run past their arrays", (unsigned long long)i);
+		tr->busy = c->nbusy ? busy + at_busy : NULL;
+		tr->nbusy = c->nbusy;
+		tr->busy_block_sum = bsums + at_bsum;
+		at_busy += c->nbusy;
+		at_bsum += (uint64_t)c->nbusy / ROW_BLOCK + 1;
+	}
+	if (at_slice != count(r, S_SLICES) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
+	    at_sum != count(r, S_ROW_SUM) || at_max != count(r, S_ROW_MAX) || at_rt != count(r, S_RT_FIRST) ||
+	    at_rt != count(r, S_RT_N) || at_rts != count(r, S_RT_SPANS) || at_busy != count(r, S_BUSY) ||
+	    at_bsum != count(r, S_BUSY_SUM))
+		return fail(r, "the tracks do not account for every stored element");
+	return true;
+}
+
+static bool slices_ok(const struct trace *t, const struct slice *s, uint64_t n, uint16_t nrows, bool check_depth)
+{
+	uint32_t nstr = t->strings.n, ngpu = t->ngpu;
+	for (uint64_t i = 0; i < n; i++)
+		if (s[i].name >= nstr || s[i].cat >= nstr || (s[i].gpu >= ngpu && s[i].gpu != TT_NONE) ||
+		    (check_depth && s[i].depth >= nrows))
+			return false;
+	return true;
+}
+
+/* Checks every index stored in the bulk arrays. */
+static bool check_ids(struct reader *r)
+{
+	struct trace *t = r->t;
+	uint32_t nstr = t->strings.n;
+
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		if (!slices_ok(t, t->tracks[i].slices, t->tracks[i].nslices, t->tracks[i].nrows, true))
+			return fail(r, "track %u: a slice's name, category, GPU info or row is out of range", i);
+	if (!slices_ok(t, t->aside, t->naside, 0, false))
+		return fail(r, "a set-aside slice's ids are out of range");
+	for (uint32_t i = 0; i < t->ngpu; i++)
+		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].pg >= nstr)
+			return fail(r, "GPU info %u refers out of range", i);
+	for (uint32_t i = 0; i < t->nprocesses; i++) {
+		const struct process *p = &t->processes[i];
+		if (p->name >= nstr || p->labels >= nstr || (p->pid_is_str && (uint64_t)p->pid >= nstr))
+			return fail(r, "process %u refers out of range", i);
+	}
+	for (uint32_t i = 0; i < t->ndevices; i++)
+		if (t->devices[i].name >= nstr)
+			return fail(r, "device %u's name is out of range", i);
+	for (uint32_t i = 0; i < t->nflows; i++)
+		if (t->flows[i].cat >= nstr || !ref_ok(t, t->flows[i].from) || !ref_ok(t, t->flows[i].to))
+			return fail(r, "flow %u refers out of range", i);
+	for (uint32_t i = 0; i < t->ninstants; i++)
+		if (t->instants[i].name >= nstr || t->instants[i].cat >= nstr ||
+		    !id_ok(t->instants[i].track, t->ntracks, true))
+			return fail(r, "instant %u refers out of range", i);
+	for (uint32_t i = 0; i < t->nmem; i++)
+		if (!id_ok(t->mem[i].track, t->ntracks, true))
+			return fail(r, "memory sample %u's track is out of range", i);
+	for (uint32_t i = 0; i < t->ncomm_ops; i++)
+		if (t->comm_ops[i].name >= nstr || t->comm_ops[i].cat >= nstr)
+			return fail(r, "collective op %u refers out of range", i);
+	for (uint32_t i = 0; i < t->nsteps; i++)
+		if (!ref_ok(t, t->steps[i].ref))
+			return fail(r, "step %u refers out of range", i);
+	for (int q = 0; q < Q__COUNT; q++)
+		for (uint64_t k = 0; k < QUALITY_EXAMPLES && k < t->quality.count[q]; k++)
+			if (t->quality.ex[q][k].name >= nstr || !id_ok(t->quality.ex[q][k].track, t->ntracks, true))
+				return fail(r, "a data-quality example refers out of range");
+	if (t->backend >= nstr || t->display_time_unit >= nstr)
+		return fail(r, "a header string is out of range");
+	return true;
+}
+
+static bool read_counters(struct reader *r)
+{
+	struct trace *t = r->t;
+	const struct ccounter *cc = sec(r, S_COUNTERS);
+	int64_t *ts = (int64_t *)sec(r, S_COUNTER_TS);
+	double *val = (double *)sec(r, S_COUNTER_VAL);
+	uint64_t n = count(r, S_COUNTERS), at = 0;
+
+	if (n >= UINT32_MAX || count(r, S_COUNTER_TS) != count(r, S_COUNTER_VAL))
+		return fail(r, "the counters do not hold together");
+	t->counters = xcalloc(n ? n : 1, sizeof *t->counters);
+	for (uint64_t i = 0; i < n; i++) {
+		struct counter *c = &t->counters[i];
+		if (cc[i].name >= t->strings.n || cc[i].key >= t->strings.n || cc[i].pid_is_str > 1 ||
+		    (cc[i].pid_is_str && (uint64_t)cc[i].pid >= t->strings.n) || cc[i].n > count(r, S_COUNTER_TS) - at)
+			return fail(r, "counter %llu does not hold together", (unsigned long long)i);
+		c->pid_is_str = cc[i].pid_is_str;
+		c->pid = cc[i].pid;
+		c->name = cc[i].name;
+		c->key = cc[i].key;
+		c->n = c->cap = cc[i].n;
+		c->ts = ts + at;
+		c->value = val + at;
+		at += cc[i].n;
+		t->ncounters++;
+	}
+	if (at != count(r, S_COUNTER_TS))
+		return fail(r, "the counters do not account for every sample");
+	return true;
+}
+
+/* Points the trace's flat arrays at their sections. */
+#define POINT(field, nfield, kind)                                                                                   \
+	do {                                                                                                         \
+		if (count(r, kind) >= UINT32_MAX)                                                                    \
+			return fail(r, "too many %s", section_names[kind]);                                          \
+		t->field = count(r, kind) ? (void *)sec(r, kind) : NULL;                                             \
+		t->nfield = (uint32_t)count(r, kind);                                                                \
+	} while (0)
+
+static bool read_model(struct reader *r)
+{
+	struct trace *t = r->t;
+	const struct meta *m = sec(r, S_META);
+
+	if (count(r, S_META) != 1)
+		return fail(r, "the meta section is missing");
+	if (m->status > LOAD_TRUNCATED)
+		return fail(r, "a failed load was stored");
+	t->status = (enum load_status)m->status;
+	t->bytes = m->bytes;
+	t->file_bytes = m->file_bytes;
+	t->events = m->events;
+	t->async_events = m->async_events;
+	memcpy(t->count_by_ph, m->count_by_ph, sizeof t->count_by_ph);
+	t->has_base = m->has_base;
+	t->base_ns = m->base_ns;
+	t->start = m->start;
+	t->end = m->end;
+	t->legacy = m->legacy;
+	t->shared_launch = m->shared_launch;
+	t->rank = m->rank;
+	t->world_size = m->world_size;
+	t->backend = m->backend;
+	t->display_time_unit = m->display_time_unit;
+	t->schema_version = m->schema_version;
+	t->quality = m->quality;
+	if (!read_text(r, m) || !read_strings(r, m))
+		return false;
+	POINT(processes, nprocesses, S_PROCESSES);
+	POINT(devices, ndevices, S_DEVICES);
+	POINT(gpu, ngpu, S_GPU);
+	t->gpu_cap = t->ngpu;
+	POINT(aside, naside, S_ASIDE);
+	t->aside_cap = t->naside;
+	POINT(flows, nflows, S_FLOWS);
+	POINT(instants, ninstants, S_INSTANTS);
+	t->instants_cap = t->ninstants;
+	POINT(mem, nmem, S_MEM);
+	t->mem_cap = t->nmem;
+	POINT(flops, nflops, S_FLOPS);
+	t->flops_cap = t->nflops;
+	POINT(comm_ops, ncomm_ops, S_COMM);
+	t->comm_ops_cap = t->ncomm_ops;
+	POINT(steps, nsteps, S_STEPS);
+	return read_tracks(r) && read_counters(r) && check_ids(r);
+}
+
+/* Checks the header and the section table; CAUSE/WHY on a refusal. */
+static bool header_ok(struct reader *r, uint64_t size, const struct cache_key *key, int *why)
+{
+	const struct header *h = r->h;
+	struct header want;
+
+	*why = CACHE_STALE;
+	if (size < HEADER_BYTES || memcmp(h->magic, CACHE_MAGIC, 8) != 0)
+		return fail(r, size < HEADER_BYTES ? "shorter than its header" : "not a ttrace cache");
+	if (h->format != CACHE_FORMAT_VERSION || h->endian != ENDIAN_MARK || h->header_bytes != HEADER_BYTES)
+		return fail(r, "written in another format (version %u)", h->format);
+	fill_header_id(&want, key);
+	if (h->layout != want.layout || memcmp(h->version, want.version, sizeof h->version) != 0 ||
+	    h->build_len != want.build_len || memcmp(h->build, want.build, sizeof h->build) != 0)
+		return fail(r, "written by another build of ttrace (%.*s)", (int)strnlen(h->version, sizeof h->version),
+		            h->version);
+	if (memcmp(&h->key, key, sizeof *key) != 0)
+		return fail(r, "written for another file, or before the file changed");
+	*why = CACHE_DAMAGED;
+	if (checksum64(h, offsetof(struct header, check), 0) != h->check)
+		return fail(r, "its header's checksum does not match");
+	if (h->file_bytes != size)
+		return fail(r, "%llu bytes long where %llu were written", (unsigned long long)size,
+		            (unsigned long long)h->file_bytes);
+	if (h->nsections != S__COUNT)
+		return fail(r, "holds %u sections, not %u", h->nsections, (unsigned)S__COUNT);
+	for (int s = 0; s < S__COUNT; s++) {
+		const struct section *x = &h->sections[s];
+		if (x->kind != (uint32_t)s || x->elem != elem_size[s] || x->offset < HEADER_BYTES ||
+		    x->offset % CACHE_ALIGN != 0 || x->offset > size || x->length > size - x->offset ||
+		    x->length % elem_size[s] != 0)
+			return fail(r, "its section of %s does not fit the file", section_names[s]);
+	}
+	return true;
+}
+
+struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args,
+                         size_t *args_len, char **cause, int *why)
+{
+	struct reader r;
+	struct stat sb;
+	double t0 = now(), t1, t2;
+	void *map;
+
+	memset(&r, 0, sizeof r);
+	*why = CACHE_DAMAGED;
+	if (fstat(fd, &sb) < 0) {
+		*cause = xasprintf("cannot read the cache: %s", strerror(errno));
+		return NULL;
+	}
+	if ((uint64_t)sb.st_size < HEADER_BYTES) {
+		*cause = xstrdup("the cache is shorter than its header");
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		*cause = xasprintf("cannot map the cache: %s", strerror(errno));
+		return NULL;
+	}
+	r.base = map;
+	r.h = map;
+	if (!header_ok(&r, (uint64_t)sb.st_size, key, why)) {
+		munmap(map, (size_t)sb.st_size);
+		*cause = r.cause;
+		return NULL;
+	}
+	madvise(map, (size_t)sb.st_size, MADV_WILLNEED);
+	t1 = now();
+	int bad = verify_sections(r.base, r.h);
+	t2 = now();
+	if (bad >= 0) {
+		munmap(map, (size_t)sb.st_size);
+		*cause = xasprintf("the checksum of its %s does not match", section_names[bad]);
+		return NULL;
+	}
+	r.t = xcalloc(1, sizeof *r.t);
+	r.t->cache_map = map;
+	r.t->cache_map_len = (size_t)sb.st_size;
+	r.t->path = xstrdup(path);
+	r.t->cache = TRACE_CACHE_READ;
+	if (!read_model(&r)) {
+		trace_free(r.t);
+		*cause = r.cause;
+		return NULL;
+	}
+	*args = sec(&r, S_ARGS);
+	*args_len = (size_t)r.h->sections[S_ARGS].length;
+	if (getenv("TTRACE_CACHE_TIMES") != NULL) /* for bench/cache */
+		fprintf(stderr, "ttrace: cache %.1f MB: header %.1f ms, checksums %.1f ms, indices %.1f ms\n",
+		        (double)sb.st_size / 1e6, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (now() - t2) * 1e3);
+	*why = 0;
+	return r.t;
+}
