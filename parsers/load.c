@@ -946,10 +946,16 @@ void load_traces(char *const *paths, int n, const struct load_options *opt, stru
 		/* cores left over when there are fewer files than cores go to parts of files */
 		pool.jobs[i].parts = ncpu > n ? (int)(ncpu / n) : 1;
 	}
+	/* With no progress to draw, the calling thread loads too: one thread fewer to start
+	 * (none for one file; starting one costs more than loading a small file). */
+	bool caller_loads = opt == NULL || opt->progress == NULL;
+	int nstarted = caller_loads ? nthreads - 1 : nthreads;
 	threads = xcalloc((size_t)nthreads, sizeof *threads);
-	for (int i = 0; i < nthreads; i++)
+	for (int i = 0; i < nstarted; i++)
 		if (pthread_create(&threads[i], NULL, worker, &pool) != 0)
 			fatal("cannot start a loader thread");
+	if (caller_loads)
+		worker(&pool);
 	/* The calling thread draws progress until the workers are done. */
 	pthread_mutex_lock(&pool.lock);
 	while (pool.done < n) {
@@ -968,7 +974,7 @@ void load_traces(char *const *paths, int n, const struct load_options *opt, stru
 		}
 	}
 	pthread_mutex_unlock(&pool.lock);
-	for (int i = 0; i < nthreads; i++)
+	for (int i = 0; i < nstarted; i++)
 		pthread_join(threads[i], NULL);
 	if (shown || (opt != NULL && opt->progress != NULL && opt->progress_after <= 0))
 		draw_progress(opt->progress, &shared, now_seconds() - t0, n, n, true);

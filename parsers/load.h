@@ -2,7 +2,7 @@
  *
  * Each file is read, scanned and indexed on a thread of its own (up to the number of
  * cores at a time); compressed files also get a decompression thread (parsers/input.h).
- * The caller's thread only waits and, if asked, reports progress. */
+ * The caller's thread reports progress if asked; if not, it loads files too. */
 #ifndef TT_LOAD_H
 #define TT_LOAD_H
 

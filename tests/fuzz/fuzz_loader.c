@@ -1,9 +1,10 @@
 /* fuzz_loader.c: the libFuzzer target for the whole loading path. The input bytes go
  * into a memfd and through load_trace (input sniffing, decompression, scanner, builder,
- * index) in one piece and again split in parts (TTRACE_PARTS), then through every
- * report, the index queries and the lazy args reader. Index answers are checked against
- * src/index.h, and the two loads must dump the same model (but for the lines
- * parts_may_differ names); any mismatch aborts. */
+ * index), then through every report, the model dump, the index queries and the lazy args
+ * reader; index answers are checked against src/index.h. The full oracle also loads the
+ * file split in parts (TTRACE_PARTS), checks that both loads dump the same model (but for
+ * the lines parts_may_differ names) and queries the index more; it runs on the inputs
+ * fuzz_oracle_sampled picks (all of them in the replay). Any mismatch aborts. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,12 +19,18 @@
 #include "src/model.h"
 #include "ui/dump.h"
 #include "ui/report.h"
+#include "tests/fuzz/fuzz_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_ROWS_CHECKED 64
-#define MAX_POINTS_CHECKED 256
-#define MAX_ARGS_READ 32
+/* How much of each model the checks cover: every input gets the cheap bounds, the
+ * inputs of the full oracle the others (each args read opens the file again). */
+struct bounds {
+	uint16_t rows;   /* rows per track queried */
+	uint32_t points; /* slices per track looked up, with a window over each */
+	unsigned args;   /* slices whose args are read back */
+};
+static const struct bounds cheap = { 16, 32, 4 }, full = { 64, 256, 32 };
 
 #define CHECK(cond)                                                                               \
 	do {                                                                                      \
@@ -54,13 +61,13 @@ static int64_t between(int64_t a, int64_t b, int num, int den)
 	return (int64_t)((__int128)a + d * num / den);
 }
 
-static void check_window(const struct track *tr, int64_t t0, int64_t t1)
+static void check_window(const struct track *tr, int64_t t0, int64_t t1, const struct bounds *bd)
 {
 	int64_t track_busy = index_track_busy(tr, t0, t1);
 	__int128 width = t1 > t0 ? (__int128)t1 - t0 : 0;
 
 	CHECK(track_busy >= 0 && track_busy <= width);
-	for (uint16_t r = 0; r < tr->nrows && r < MAX_ROWS_CHECKED; r++) {
+	for (uint16_t r = 0; r < tr->nrows && r < bd->rows; r++) {
 		const struct row *row = &tr->rows[r];
 		uint32_t first, last, dom;
 		int64_t busy;
@@ -86,20 +93,20 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1)
 	}
 }
 
-static void check_track(const struct track *tr, int64_t start, int64_t end)
+static void check_track(const struct track *tr, int64_t start, int64_t end, const struct bounds *bd)
 {
-	check_window(tr, start, end);
+	check_window(tr, start, end, bd);
 	if (end < INT64_MAX)
-		check_window(tr, start, end + 1);
+		check_window(tr, start, end + 1, bd);
 	for (int k = 0; k < 4; k++)
-		check_window(tr, between(start, end, k, 4), between(start, end, k + 1, 4));
+		check_window(tr, between(start, end, k, 4), between(start, end, k + 1, 4), bd);
 	if (end > start)
-		check_window(tr, end, start); /* reversed: empty */
+		check_window(tr, end, start, bd); /* reversed: empty */
 	for (int k = 0; k <= 8; k++) {
 		uint32_t i = index_slice_at(tr, between(start, end, k, 8));
 		CHECK(i == TT_NONE || i < tr->nslices);
 	}
-	for (uint32_t i = 0; i < tr->nslices && i < MAX_POINTS_CHECKED; i++) {
+	for (uint32_t i = 0; i < tr->nslices && i < bd->points; i++) {
 		const struct slice *s = &tr->slices[i];
 		uint32_t at = index_slice_at(tr, s->ts);
 		CHECK(s->depth < tr->nrows);
@@ -107,17 +114,17 @@ static void check_track(const struct track *tr, int64_t start, int64_t end)
 		CHECK(tr->slices[at].ts <= s->ts && s->ts <= slice_end(&tr->slices[at]));
 		CHECK(tr->slices[at].depth >= s->depth);
 		if (s->dur > 0)
-			check_window(tr, s->ts, slice_end(s));
+			check_window(tr, s->ts, slice_end(s), bd);
 	}
 }
 
 /* Reads back the args of the first few slices that have them, as the viewer does. */
-static void read_args(const struct trace *t)
+static void read_args(const struct trace *t, unsigned max)
 {
 	unsigned n = 0;
-	for (uint32_t ti = 0; ti < t->ntracks && n < MAX_ARGS_READ; ti++) {
+	for (uint32_t ti = 0; ti < t->ntracks && n < max; ti++) {
 		const struct track *tr = &t->tracks[ti];
-		for (uint32_t i = 0; i < tr->nslices && n < MAX_ARGS_READ; i++) {
+		for (uint32_t i = 0; i < tr->nslices && n < max; i++) {
 			struct event_args a;
 			char *cause = NULL;
 			if (tr->slices[i].args == 0)
@@ -134,8 +141,9 @@ static void read_args(const struct trace *t)
 	}
 }
 
-/* Runs the reports over T and checks its index. Returns the model dump (allocated). */
-static char *exercise(struct trace *t)
+/* Runs the reports over T and checks its index within BD. Returns the model dump
+ * (allocated). */
+static char *exercise(struct trace *t, const struct bounds *bd)
 {
 	FILE *out = fopen("/dev/null", "w");
 	char *dump = NULL;
@@ -154,16 +162,16 @@ static char *exercise(struct trace *t)
 	dump_model(mem, t);
 	fclose(mem);
 	if (t->status != LOAD_FAILED) {
-		read_args(t);
+		read_args(t, bd->args);
 		CHECK(t->start <= t->end);
 		for (uint32_t ti = 0; ti < t->ntracks; ti++)
-			check_track(&t->tracks[ti], t->start, t->end);
+			check_track(&t->tracks[ti], t->start, t->end, bd);
 	}
 	return dump;
 }
 
 /* Loads PATH in one piece (parts 0) or forced into that many parts; returns the dump. */
-static char *load_and_exercise(const char *path, int parts)
+static char *load_and_exercise(const char *path, int parts, const struct bounds *bd)
 {
 	struct load_options opt = { .progress = NULL, .progress_after = 0, .quiet = true, .problems = NULL };
 	struct trace *t;
@@ -177,7 +185,7 @@ static char *load_and_exercise(const char *path, int parts)
 		unsetenv("TTRACE_PARTS");
 	}
 	t = load_trace(path, &opt);
-	dump = exercise(t);
+	dump = exercise(t, bd);
 	trace_free(t);
 	return dump;
 }
@@ -253,10 +261,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		done += (size_t)w;
 	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	dump = load_and_exercise(path, 0);
+	if (!fuzz_oracle_sampled(data, size)) {
+		free(load_and_exercise(path, 0, &cheap));
+		close(fd);
+		return 0;
+	}
+	dump = load_and_exercise(path, 0, &full);
 	whole = comparable(dump);
 	free(dump);
-	dump = load_and_exercise(path, parts);
+	dump = load_and_exercise(path, parts, &full);
 	split = comparable(dump);
 	free(dump);
 	if (strcmp(whole, split) != 0) {

@@ -3,7 +3,8 @@
  * subdirectories, recursively) are replayed in sorted (byte-wise) order. A crash or
  * sanitizer report fails the run. A watchdog aborts an input that runs longer than
  * FUZZ_REPLAY_TIMEOUT seconds (60 by default; 0 for none), naming it, with a stack
- * under the sanitizers. */
+ * under the sanitizers. Every input gets the targets' full oracle (fuzz_oracle.h) unless
+ * FUZZ_ORACLE_EVERY says otherwise. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/xalloc.h"
+#include "tests/fuzz/fuzz_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* The sanitizers' stack printer, when linked with them. */
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 	const char *t = getenv("FUZZ_REPLAY_TIMEOUT");
 	if (t != NULL && t[0] != '\0')
 		timeout_s = (unsigned)strtoul(t, NULL, 10);
+	fuzz_oracle_set_default(1); /* the full oracle on every saved input */
 	signal(SIGALRM, on_alarm);
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
