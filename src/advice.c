@@ -745,9 +745,6 @@ static void rule_host_sync(struct ctx *c)
 	if (c->main == NULL || !(fig > TT_ADVICE_SYNC_IDLE_MAX))
 		return;
 	struct topk *k = &c->tk[ADV_HOST_SYNC];
-	uint32_t with_op = 0;
-	for (uint32_t i = 0; i < k->n; i++)
-		with_op += k->v[i].op.track != TT_NONE;
 	enum advice_confidence conf = k->count >= 2 ? ADV_HIGH : ADV_MEDIUM;
 	struct advice_finding *f = add_finding(c, ADV_HOST_SYNC, fig, fig, conf);
 	char a[32], b[32], d[48];
