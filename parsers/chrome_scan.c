@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,7 @@ struct scanner {
 	bool full;            /* the last refill failed: the window is at its largest */
 	struct scan_limits lim;
 	char *input_cause;    /* why input ended badly, or NULL */
+	bool cancelled;       /* the sink's cancel flag ended the input */
 
 	uint64_t lines_before; /* newlines in [start, base) */
 	uint64_t last_nl;      /* stream offset just past the last newline before base, 0: none */
@@ -170,6 +172,12 @@ static int refill(struct scanner *s, size_t keep)
 	s->full = false;
 	if (s->eof)
 		return 0;
+	if (s->sink->cancel != NULL && atomic_load(s->sink->cancel)) {
+		s->eof = true;
+		s->cancelled = true;
+		memset(s->buf + s->len, 0, PAD);
+		return 0;
+	}
 	if (s->len == s->cap) {
 		size_t ncap = s->cap * 2;
 		if (s->cap < s->lim.window_small) {
@@ -1971,6 +1979,12 @@ truncated:
 		/* an element outgrew a range scan's window */
 		res = SCAN_MISSED_STOP;
 		goto out;
+	}
+	if (s->cancelled) {
+		/* no location: finding a line may read the file from its start (a later part) */
+		*cause = xstrdup("cancelled");
+		res = SCAN_TRUNCATED;
+		goto out_keep_cause;
 	}
 	if (s->full) {
 		uint64_t line, col;

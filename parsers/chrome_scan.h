@@ -154,6 +154,9 @@ struct scan_sink {
 	                uint64_t col, const char *message);
 	/* Optional progress call, about every few MB: bytes scanned so far. */
 	void (*progress)(void *ctx, uint64_t data_bytes, uint64_t file_bytes);
+	/* Optional: when it becomes true, the scan ends at its next read of the input, as if
+	 * the input had failed there (SCAN_TRUNCATED or SCAN_IO_ERROR, cause "cancelled"). */
+	const _Atomic bool *cancel;
 };
 
 enum scan_result {

@@ -46,6 +46,9 @@ struct job {
 	struct trace *out;
 	struct progress_shared *shared;
 	int parts;                     /* threads this file may use */
+	struct snap *snap;             /* snapshots of the load in progress, or NULL */
+	const _Atomic bool *cancel;    /* the load was given up: scans end at their next read */
+	unsigned slow_us;              /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
 };
 
 /* One part of a file: its own input, scanner and builder. */
@@ -62,13 +65,178 @@ struct part {
 	char *cause;
 	struct args_side *side;        /* args kept aside (see side_for), or NULL */
 	pthread_t thread;
+	int index;                     /* its place among the file's parts */
+	unsigned served;               /* the last snapshot it gave a copy for */
+	unsigned events;               /* events seen (for slow_us) */
 };
+
+static bool cancelled(const struct job *j)
+{
+	return j->cancel != NULL && atomic_load(j->cancel);
+}
 
 static double now_seconds(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- snapshots of a load in progress -------------------------------------------------
+ * While one file loads, a thread of the session (snap_main) decides when a snapshot is
+ * due and asks for it by bumping WANT. Each part of the file, between two events, sees
+ * the request and hands over a copy of its builder (builder_snapshot); when every part has,
+ * the snapshot thread merges the copies in order and finishes them into a model of what
+ * was read so far, which the caller takes (load_take_snapshot). Once any part has ended
+ * its scan, the whole model is near: no snapshot is made after that. */
+struct snap {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	_Atomic unsigned want;         /* the snapshot asked for last */
+	int nparts;                    /* parts that hand over copies; 0 before the parse starts */
+	bool closed;                   /* a part has ended: no more snapshots */
+	bool stop;                     /* the session is ending */
+	struct builder *copy[MAX_PARTS];
+	struct trace *copy_t[MAX_PARTS];
+	uint64_t copy_bytes[MAX_PARTS]; /* the JSON bytes of its part each copy holds */
+	struct trace *ready;           /* the newest snapshot, until taken */
+	int made;
+	double last_at;
+	uint64_t last_bytes;
+	struct snapshot_policy policy;
+	const char *path;
+	struct progress_shared *shared;
+	double t0;
+	pthread_t thread;
+};
+
+static void snap_drop_copies(struct snap *sn)
+{
+	for (int k = 0; k < MAX_PARTS; k++) {
+		if (sn->copy[k] != NULL) {
+			builder_abort(sn->copy[k]);
+			trace_free(sn->copy_t[k]);
+		}
+		sn->copy[k] = NULL;
+		sn->copy_t[k] = NULL;
+	}
+}
+
+/* The parse of SN's file starts with N parts (part k hands over copy k). */
+static void snap_register(struct snap *sn, int n)
+{
+	if (sn == NULL)
+		return;
+	pthread_mutex_lock(&sn->lock);
+	if (!sn->closed)
+		sn->nparts = n;
+	pthread_mutex_unlock(&sn->lock);
+}
+
+/* No more snapshots: a part ended, or the parse did. */
+static void snap_close(struct snap *sn)
+{
+	if (sn == NULL)
+		return;
+	pthread_mutex_lock(&sn->lock);
+	sn->closed = true;
+	pthread_cond_broadcast(&sn->cond);
+	pthread_mutex_unlock(&sn->lock);
+}
+
+/* Called by part P between events when a snapshot was asked for. */
+static void snap_serve(struct part *p, struct snap *sn, unsigned want, uint64_t offset)
+{
+	struct trace *ct;
+	struct builder *c = builder_snapshot(p->b, &ct);
+	pthread_mutex_lock(&sn->lock);
+	if (!sn->closed && p->index < sn->nparts && atomic_load(&sn->want) == want && sn->copy[p->index] == NULL) {
+		sn->copy[p->index] = c;
+		sn->copy_t[p->index] = ct;
+		sn->copy_bytes[p->index] = offset - (p->ranged ? p->range.start : 0);
+		c = NULL;
+		pthread_cond_broadcast(&sn->cond);
+	}
+	pthread_mutex_unlock(&sn->lock);
+	p->served = want;
+	if (c != NULL) {
+		builder_abort(c);
+		trace_free(ct);
+	}
+}
+
+static bool snap_due(struct snap *sn)
+{
+	const struct snapshot_policy *pol = &sn->policy;
+	double el = now_seconds() - sn->t0;
+	uint64_t done = atomic_load(&sn->shared->file_bytes), total = sn->shared->total_file_bytes;
+	double frac = total > 0 ? (double)done / (double)total : 0;
+	if (sn->nparts == 0) /* DONE moves by steps of megabytes: a small file may show none */
+		return false;
+	if (sn->made == 0)
+		return el >= pol->first_after && frac <= pol->max_fraction;
+	return el - sn->last_at >= pol->every && (double)done >= (double)sn->last_bytes * pol->growth &&
+	       frac <= pol->max_fraction;
+}
+
+static void *snap_main(void *arg)
+{
+	struct snap *sn = arg;
+	pthread_mutex_lock(&sn->lock);
+	while (!sn->stop && !sn->closed) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&sn->cond, &sn->lock, &ts);
+		if (sn->stop || sn->closed || !snap_due(sn))
+			continue;
+		uint64_t bytes = atomic_load(&sn->shared->file_bytes);
+		snap_drop_copies(sn);
+		atomic_fetch_add(&sn->want, 1);
+		for (;;) {
+			int have = 0;
+			for (int k = 0; k < sn->nparts; k++)
+				have += sn->copy[k] != NULL;
+			if (sn->stop || sn->closed || have == sn->nparts)
+				break;
+			pthread_cond_wait(&sn->cond, &sn->lock);
+		}
+		if (sn->stop || sn->closed)
+			break;
+		struct builder *b = sn->copy[0];
+		struct trace *t = sn->copy_t[0];
+		struct builder *rest[MAX_PARTS];
+		int n = sn->nparts;
+		uint64_t held = 0;
+		for (int k = 0; k < n; k++)
+			held += sn->copy_bytes[k];
+		for (int k = 1; k < n; k++)
+			rest[k] = sn->copy[k];
+		for (int k = 0; k < MAX_PARTS; k++) {
+			sn->copy[k] = NULL;
+			sn->copy_t[k] = NULL;
+		}
+		pthread_mutex_unlock(&sn->lock);
+		for (int k = 1; k < n; k++)
+			builder_merge(b, rest[k]); /* frees the later copies */
+		builder_finish(b);
+		t->status = LOAD_OK;
+		t->file_bytes = sn->shared->total_file_bytes;
+		t->snapshot_bytes = held > 0 ? held : 1;
+		pthread_mutex_lock(&sn->lock);
+		trace_free(sn->ready);
+		sn->ready = t;
+		sn->made++;
+		sn->last_at = now_seconds() - sn->t0;
+		sn->last_bytes = bytes;
+	}
+	snap_drop_copies(sn);
+	pthread_mutex_unlock(&sn->lock);
+	return NULL;
 }
 
 /* The scanner has one sink context: this forwards events and header keys to the
@@ -81,6 +249,15 @@ struct relay {
 static void relay_event(void *ctx, const struct scan_event *ev)
 {
 	struct relay *r = ctx;
+	struct snap *sn = r->part->job->snap;
+	if (sn != NULL) {
+		unsigned want = atomic_load_explicit(&sn->want, memory_order_relaxed);
+		if (want != r->part->served)
+			snap_serve(r->part, sn, want, ev->offset);
+	}
+	if (r->part->job->slow_us > 0 && (++r->part->events & 1023) == 0)
+		for (unsigned us = 0; us < r->part->job->slow_us && !cancelled(r->part->job); us += 10000)
+			usleep(10000); /* a load given up ends at once, even slowed */
 	/* only slices (X, and B whose args the slice keeps) show args */
 	if (r->part->side != NULL && ev->args_len > 0 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
 		args_side_add(r->part->side, ev->args_offset, ev->args_text, ev->args_len);
@@ -196,7 +373,9 @@ static void scan_part(struct part *p)
 	sink.header = relay_header;
 	sink.progress = relay_progress;
 	sink.problem = relay_problem;
+	sink.cancel = p->job->cancel;
 	p->res = scan_run_range(p->in, &sink, p->ranged ? &p->range : NULL, &p->stats, &p->cause);
+	snap_close(p->job->snap);
 	relay_progress(&relay, p->stats.bytes, input_file_offset(p->in));
 }
 
@@ -279,6 +458,24 @@ static struct input *start_again(struct job *j, struct trace **tp, struct input 
 static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
                       struct args_side **sidep, struct scan_stats *stats, enum scan_result *res, char **cause);
 
+/* Ends a load that was given up: frees the parts (1 + NSPLIT) and IN; T says why. */
+static void abandon(struct job *j, struct trace *t, struct input *in, struct part *parts, int nsplit)
+{
+	(void)j;
+	for (int k = 0; k <= nsplit; k++) {
+		if (k > 0) {
+			input_close(parts[k].in);
+			trace_free(parts[k].t);
+		}
+		builder_abort(parts[k].b);
+		free(parts[k].cause);
+	}
+	args_side_free(parts[0].side);
+	input_close(in);
+	t->status = LOAD_FAILED;
+	t->error = xstrdup("cancelled");
+}
+
 static void parse_job(struct job *j)
 {
 	struct trace *t = new_trace(j->path);
@@ -359,6 +556,9 @@ static void parse_job(struct job *j)
 			parts[nsplit].range.stop = 0;
 		else
 			parts[0].ranged = false;
+		for (int k = 0; k <= nsplit; k++)
+			parts[k].index = k;
+		snap_register(j->snap, nsplit + 1);
 		for (int k = 1; k <= nsplit; k++)
 			if (pthread_create(&parts[k].thread, NULL, part_main, &parts[k]) == 0)
 				started = k;
@@ -367,6 +567,10 @@ static void parse_job(struct job *j)
 		scan_part(&parts[0]);
 		for (int k = 1; k <= started; k++)
 			pthread_join(parts[k].thread, NULL);
+		if (cancelled(j)) {
+			abandon(j, t, in, parts, nsplit);
+			return;
+		}
 		/* a part whose element outgrew its window ends with SCAN_MISSED_STOP, the last too */
 		bool whole = started == nsplit && parts[nsplit].res != SCAN_MISSED_STOP;
 		for (int k = 0; k < nsplit && whole; k++)
@@ -407,7 +611,12 @@ static void parse_job(struct job *j)
 			nsplit = 0;
 		}
 	} else {
+		snap_register(j->snap, 1);
 		scan_part(&parts[0]);
+		if (cancelled(j)) {
+			abandon(j, t, in, parts, 0);
+			return;
+		}
 	}
 	stats = parts[0].stats;
 	res = parts[0].res;
@@ -460,7 +669,16 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
                        struct args_side *side, struct scan_stats *st, enum scan_result res, char *cause, double t0)
 {
 	struct scan_stats stats = *st;
-	(void)j;
+	if (cancelled(j)) {
+		builder_abort(b);
+		args_side_free(side);
+		input_close(in);
+		free(cause);
+		free(t->error);
+		t->status = LOAD_FAILED;
+		t->error = xstrdup("cancelled");
+		return;
+	}
 	chrome_build_add_stats(b, &stats);
 	t->bytes = stats.bytes;
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
@@ -651,6 +869,8 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 	pthread_mutex_init(&st.lock, NULL);
 	pthread_cond_init(&st.cond, NULL);
 	quiet.shared = NULL;
+	quiet.snap = NULL; /* chunks are not parts that a snapshot could copy */
+	snap_close(j->snap);
 	st.job = &quiet;
 	st.t = t;
 	st.top_is_object = true;
@@ -675,6 +895,11 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		carry_len = 0;
 		for (;;) {
 			while (fill < cap) {
+				if (j->cancel != NULL && atomic_load(j->cancel)) {
+					err = xstrdup("cancelled");
+					end = true;
+					break;
+				}
 				ssize_t n = input_read(in, buf + fill, cap - fill, &err);
 				if (n <= 0) {
 					end = true;
@@ -838,10 +1063,12 @@ static void run_job(struct job *j)
 			}
 			if (index_only)
 				keep_outcome(j);
+			snap_close(j->snap);
 			return;
 		}
 	}
 	parse_job(j);
+	snap_close(j->snap);
 	struct trace *t = j->out;
 	t->cache_note = note; /* why the cache was not used, until the save says more */
 	t->cache_damaged = damaged;
@@ -911,77 +1138,203 @@ static void draw_progress(FILE *f, struct progress_shared *sh, double elapsed, i
 	fflush(f);
 }
 
-void load_traces(char *const *paths, int n, const struct load_options *opt, struct trace **out)
-{
+struct load_session {
 	struct progress_shared shared;
 	struct pool pool;
+	pthread_t *threads;
+	int nstarted;
+	double t0;
+	struct load_options opt;
+	struct snap *snap;
+	_Atomic bool cancel;
+};
+
+/* Starts loading; CALLER_LOADS: the calling thread will load too (load_traces without
+ * progress), so one thread fewer is started. */
+static struct load_session *session_start(char *const *paths, int n, const struct load_options *opt,
+                                           bool caller_loads)
+{
+	struct load_session *s = xcalloc(1, sizeof *s);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nthreads;
-	pthread_t *threads;
-	double t0 = now_seconds();
-	bool shown = false;
 
-	memset(&shared, 0, sizeof shared);
+	const char *slow = getenv("TTRACE_TEST_SLOW_LOAD");
+	unsigned slow_us = slow != NULL ? (unsigned)strtoul(slow, NULL, 10) : 0;
+	s->t0 = now_seconds();
+	if (opt != NULL)
+		s->opt = *opt;
+	atomic_init(&s->cancel, false);
 	if (ncpu > LOAD_MAX_THREADS)
 		ncpu = LOAD_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
 		/* stat, not open: opening a FIFO would wait for, then cut off, its writer */
 		struct stat sb;
 		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode))
-			shared.total_file_bytes += (uint64_t)sb.st_size;
+			s->shared.total_file_bytes += (uint64_t)sb.st_size;
 	}
-	pool.jobs = xcalloc((size_t)n, sizeof *pool.jobs);
-	pool.n = n;
-	atomic_init(&pool.next, 0);
-	pool.done = 0;
-	pthread_mutex_init(&pool.lock, NULL);
-	pthread_cond_init(&pool.cond, NULL);
+	s->pool.jobs = xcalloc((size_t)n, sizeof *s->pool.jobs);
+	s->pool.n = n;
+	atomic_init(&s->pool.next, 0);
+	s->pool.done = 0;
+	pthread_mutex_init(&s->pool.lock, NULL);
+	pthread_cond_init(&s->pool.cond, NULL);
 	nthreads = ncpu < 1 ? 1 : (int)ncpu;
 	if (nthreads > n)
 		nthreads = n;
-	for (int i = 0; i < n; i++) {
-		pool.jobs[i].path = paths[i];
-		pool.jobs[i].opt = opt;
-		pool.jobs[i].shared = &shared;
-		/* cores left over when there are fewer files than cores go to parts of files */
-		pool.jobs[i].parts = ncpu > n ? (int)(ncpu / n) : 1;
+	if (n == 1 && s->opt.snapshots && !s->opt.index_only) {
+		struct snap *sn = xcalloc(1, sizeof *sn);
+		pthread_mutex_init(&sn->lock, NULL);
+		pthread_cond_init(&sn->cond, NULL);
+		atomic_init(&sn->want, 0);
+		sn->policy = s->opt.snapshot_policy;
+		sn->path = paths[0];
+		sn->shared = &s->shared;
+		sn->t0 = s->t0;
+		if (pthread_create(&sn->thread, NULL, snap_main, sn) == 0) {
+			s->snap = sn;
+		} else {
+			pthread_mutex_destroy(&sn->lock);
+			pthread_cond_destroy(&sn->cond);
+			free(sn);
+		}
 	}
-	/* With no progress to draw, the calling thread loads too: one thread fewer to start
-	 * (none for one file; starting one costs more than loading a small file). */
-	bool caller_loads = opt == NULL || opt->progress == NULL;
-	int nstarted = caller_loads ? nthreads - 1 : nthreads;
-	threads = xcalloc((size_t)nthreads, sizeof *threads);
-	for (int i = 0; i < nstarted; i++)
-		if (pthread_create(&threads[i], NULL, worker, &pool) != 0)
+	for (int i = 0; i < n; i++) {
+		s->pool.jobs[i].path = paths[i];
+		s->pool.jobs[i].opt = &s->opt;
+		s->pool.jobs[i].shared = &s->shared;
+		s->pool.jobs[i].snap = s->snap;
+		s->pool.jobs[i].cancel = &s->cancel;
+		s->pool.jobs[i].slow_us = slow_us;
+		/* cores left over when there are fewer files than cores go to parts of files */
+		s->pool.jobs[i].parts = ncpu > n ? (int)(ncpu / n) : 1;
+	}
+	s->nstarted = caller_loads ? nthreads - 1 : nthreads;
+	s->threads = xcalloc((size_t)nthreads, sizeof *s->threads);
+	for (int i = 0; i < s->nstarted; i++)
+		if (pthread_create(&s->threads[i], NULL, worker, &s->pool) != 0)
 			fatal("cannot start a loader thread");
-	if (caller_loads)
-		worker(&pool);
-	/* The calling thread draws progress until the workers are done. */
-	pthread_mutex_lock(&pool.lock);
-	while (pool.done < n) {
+	return s;
+}
+
+struct load_session *load_start(char *const *paths, int n, const struct load_options *opt)
+{
+	return session_start(paths, n, opt, false);
+}
+
+bool load_wait(struct load_session *s, double seconds)
+{
+	bool done;
+	pthread_mutex_lock(&s->pool.lock);
+	if (s->pool.done < s->pool.n && seconds > 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
+		long ns = (long)(seconds * 1e9);
+		ts.tv_sec += ns / 1000000000;
+		ts.tv_nsec += ns % 1000000000;
 		if (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
-		pthread_cond_timedwait(&pool.cond, &pool.lock, &ts);
-		double el = now_seconds() - t0;
-		if (pool.done < n && opt != NULL && opt->progress != NULL && el >= opt->progress_after) {
-			draw_progress(opt->progress, &shared, el, pool.done, n, false);
+		pthread_cond_timedwait(&s->pool.cond, &s->pool.lock, &ts);
+	}
+	done = s->pool.done == s->pool.n;
+	pthread_mutex_unlock(&s->pool.lock);
+	return done;
+}
+
+double load_fraction(const struct load_session *s, uint64_t *file_bytes, uint64_t *total)
+{
+	uint64_t done = atomic_load(&((struct load_session *)s)->shared.file_bytes);
+	if (file_bytes != NULL)
+		*file_bytes = done;
+	if (total != NULL)
+		*total = s->shared.total_file_bytes;
+	if (s->shared.total_file_bytes == 0)
+		return -1;
+	double f = (double)done / (double)s->shared.total_file_bytes;
+	return f > 1 ? 1 : f;
+}
+
+struct trace *load_take_snapshot(struct load_session *s)
+{
+	struct trace *t = NULL;
+	if (s->snap == NULL)
+		return NULL;
+	pthread_mutex_lock(&s->snap->lock);
+	t = s->snap->ready;
+	s->snap->ready = NULL;
+	pthread_mutex_unlock(&s->snap->lock);
+	return t;
+}
+
+void load_cancel(struct load_session *s)
+{
+	atomic_store(&s->cancel, true);
+}
+
+void load_finish(struct load_session *s, struct trace **out)
+{
+	while (!load_wait(s, 0.1))
+		;
+	for (int i = 0; i < s->nstarted; i++)
+		pthread_join(s->threads[i], NULL);
+	if (s->snap != NULL) {
+		struct snap *sn = s->snap;
+		pthread_mutex_lock(&sn->lock);
+		sn->stop = true;
+		pthread_cond_broadcast(&sn->cond);
+		pthread_mutex_unlock(&sn->lock);
+		pthread_join(sn->thread, NULL);
+		trace_free(sn->ready);
+		pthread_mutex_destroy(&sn->lock);
+		pthread_cond_destroy(&sn->cond);
+		free(sn);
+	}
+	for (int i = 0; i < s->pool.n; i++) {
+		if (out != NULL)
+			out[i] = s->pool.jobs[i].out;
+		else
+			trace_free(s->pool.jobs[i].out);
+	}
+	free(s->threads);
+	free(s->pool.jobs);
+	pthread_mutex_destroy(&s->pool.lock);
+	pthread_cond_destroy(&s->pool.cond);
+	free(s);
+}
+
+void load_traces(char *const *paths, int n, const struct load_options *opt, struct trace **out)
+{
+	/* With no progress to draw, the calling thread loads too: one thread fewer to start
+	 * (none for one file; starting one costs more than loading a small file). */
+	bool caller_loads = opt == NULL || opt->progress == NULL;
+	struct load_session *s = session_start(paths, n, opt, caller_loads);
+	bool shown = false;
+
+	if (caller_loads)
+		worker(&s->pool);
+	/* The calling thread draws progress until the workers are done. */
+	while (!load_wait(s, 0.1)) {
+		double el = now_seconds() - s->t0;
+		if (opt != NULL && opt->progress != NULL && el >= opt->progress_after) {
+			draw_progress(opt->progress, &s->shared, el, load_files_done(s), n, false);
 			shown = true;
 		}
 	}
-	pthread_mutex_unlock(&pool.lock);
-	for (int i = 0; i < nstarted; i++)
-		pthread_join(threads[i], NULL);
 	if (shown || (opt != NULL && opt->progress != NULL && opt->progress_after <= 0))
-		draw_progress(opt->progress, &shared, now_seconds() - t0, n, n, true);
-	for (int i = 0; i < n; i++)
-		out[i] = pool.jobs[i].out;
-	free(threads);
-	free(pool.jobs);
-	pthread_mutex_destroy(&pool.lock);
-	pthread_cond_destroy(&pool.cond);
+		draw_progress(opt->progress, &s->shared, now_seconds() - s->t0, n, n, true);
+	load_finish(s, out);
+}
+
+int load_files_done(struct load_session *s)
+{
+	pthread_mutex_lock(&s->pool.lock);
+	int d = s->pool.done;
+	pthread_mutex_unlock(&s->pool.lock);
+	return d;
+}
+
+void load_draw_progress(struct load_session *s, FILE *f, bool final)
+{
+	draw_progress(f, &s->shared, now_seconds() - s->t0, final ? s->pool.n : load_files_done(s), s->pool.n, final);
 }

@@ -12,6 +12,14 @@
 
 #include "src/model.h"
 
+/* When snapshots of a load in progress are made (load_start with one file). */
+struct snapshot_policy {
+	double first_after;    /* the first, this many seconds after the start */
+	double every;          /* then at most one every this many seconds */
+	double growth;         /* and only once this many times the bytes of the last are read */
+	double max_fraction;   /* none past this fraction of the file: the whole is near */
+};
+
 struct load_options {
 	FILE *progress;        /* where to draw progress (a terminal), or NULL for none */
 	double progress_after; /* seconds before progress appears (about 0.5) */
@@ -20,6 +28,8 @@ struct load_options {
 	bool index_only;       /* ttrace index: write each file's cache now, whatever its size
 	                        * (parsers/cache_dir.h), and keep of each trace only its path,
 	                        * status, error and what was done with its cache */
+	bool snapshots;        /* load_start of one file: make snapshots (load_take_snapshot) */
+	struct snapshot_policy snapshot_policy;
 };
 
 /* A load reads a regular file's valid cache instead of parsing it, and writes the cache of
@@ -31,6 +41,35 @@ struct trace *load_trace(const char *path, const struct load_options *opt);
 
 /* Loads N files in parallel into OUT[0..n) (each as load_trace would). */
 void load_traces(char *const *paths, int n, const struct load_options *opt, struct trace **out);
+
+/* A load running in the background, for a caller that shows what is loaded so far. */
+struct load_session;
+
+/* Starts loading N files in the background (as load_traces would) and returns at once.
+ * PATHS and OPT must outlive the session. */
+struct load_session *load_start(char *const *paths, int n, const struct load_options *opt);
+/* Waits up to SECONDS (0: not at all) for the load to end; true when every file is done. */
+bool load_wait(struct load_session *s, double seconds);
+/* Files done so far. */
+int load_files_done(struct load_session *s);
+/* The fraction of the files' bytes read so far (0..1), or -1 when their size is unknown;
+ * the bytes read and the total (0 when unknown) in *FILE_BYTES and *TOTAL when not NULL. */
+double load_fraction(const struct load_session *s, uint64_t *file_bytes, uint64_t *total);
+/* Draws the progress line on F (as load_traces does); FINAL ends it with a newline. */
+void load_draw_progress(struct load_session *s, FILE *f, bool final);
+/* The newest snapshot made since the last call, or NULL: a finished model of the events
+ * of the one file read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked for
+ * them (see struct snapshot_policy). It is incomplete, never wrong: every slice in it is a
+ * slice of the whole trace, at its place (only nesting rows may change as parents arrive);
+ * B/E slices whose end is not yet read are left out. It has no args store, warnings or
+ * cache, and its analyses (gaps, utilization, memory) describe only what it holds. The
+ * caller frees it. */
+struct trace *load_take_snapshot(struct load_session *s);
+/* Gives the load up: every scan stops at its next read (the traces then end truncated or
+ * failed, saying "cancelled"). load_finish must still be called. */
+void load_cancel(struct load_session *s);
+/* Waits for the end and frees S; the traces go to OUT[0..n) (freed when OUT is NULL). */
+void load_finish(struct load_session *s, struct trace **out);
 
 /* The args of standard input, a pipe or a FIFO, which cannot be read again, are kept in
  * memory (compressed) up to this many bytes of args text; past it, none are. */

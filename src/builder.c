@@ -859,6 +859,91 @@ void builder_merge(struct builder *dst, struct builder *src)
 	free(tmap);
 }
 
+/* A fresh array of CAP elements of SIZE (at least one) holding the first N of P, or NULL
+ * when P is NULL. */
+static void *dup_array(const void *p, size_t n, size_t cap, size_t size)
+{
+	if (p == NULL)
+		return NULL;
+	void *q = xreallocarray(NULL, cap > n ? cap : (n ? n : 1), size);
+	if (n > 0)
+		memcpy(q, p, n * size);
+	return q;
+}
+
+struct builder *builder_snapshot(const struct builder *b, struct trace **tp)
+{
+	const struct trace *s = b->t;
+	struct trace *t = xmalloc(sizeof *t);
+	struct builder *c = xcalloc(1, sizeof *c);
+
+	*t = *s; /* the counts, times and facts; every array is copied below */
+	t->path = xstrdup(s->path);
+	t->args = NULL;
+	t->error = NULL;
+	t->warnings = NULL; /* a snapshot is drawn, never reported */
+	t->warning_tags = NULL;
+	t->nwarnings = 0;
+	strtab_init(&t->strings);
+	for (uint32_t id = 1; id < s->strings.n; id++) /* the same ids, in the same order */
+		strtab_intern(&t->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
+	t->devices = dup_array(s->devices, s->ndevices, s->ndevices, sizeof *s->devices);
+	t->tracks = dup_array(s->tracks, s->ntracks, b->tracks_cap, sizeof *s->tracks);
+	for (uint32_t i = 0; i < t->ntracks; i++) {
+		struct track *tr = &t->tracks[i];
+		tr->slices = dup_array(tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
+		tr->rows = NULL;
+		tr->nrows = 0;
+		tr->row_tree = NULL;
+		tr->busy = NULL;
+		tr->busy_block_sum = NULL;
+		tr->nbusy = 0;
+	}
+	t->processes = dup_array(s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
+	t->gpu = dup_array(s->gpu, s->ngpu, s->gpu_cap, sizeof *s->gpu);
+	t->aside = dup_array(s->aside, s->naside, s->aside_cap, sizeof *s->aside);
+	t->flows = NULL; /* made by the index */
+	t->nflows = 0;
+	t->flow_ends = dup_array(s->flow_ends, s->nflow_ends, s->flow_ends_cap, sizeof *s->flow_ends);
+	t->instants = dup_array(s->instants, s->ninstants, s->instants_cap, sizeof *s->instants);
+	t->mem = dup_array(s->mem, s->nmem, s->mem_cap, sizeof *s->mem);
+	t->flops = dup_array(s->flops, s->nflops, s->flops_cap, sizeof *s->flops);
+	t->comm_ops = dup_array(s->comm_ops, s->ncomm_ops, s->comm_ops_cap, sizeof *s->comm_ops);
+	t->counters = dup_array(s->counters, s->ncounters, b->counters_cap, sizeof *s->counters);
+	for (uint32_t i = 0; i < t->ncounters; i++) {
+		struct counter *k = &t->counters[i];
+		k->ts = dup_array(k->ts, k->n, k->cap, sizeof *k->ts);
+		k->value = dup_array(k->value, k->n, k->cap, sizeof *k->value);
+	}
+	t->steps = NULL;
+	t->nsteps = 0;
+	t->cache_map = NULL;
+	t->cache_map_len = 0;
+	t->cache_note = NULL;
+	t->cache_save = NULL;
+	t->finish_cache_save = NULL;
+	t->analyses = NULL;
+	t->free_analyses = NULL;
+
+	*tp = t;
+	c->t = t;
+	c->seed = b->seed;
+	c->track_slots = dup_array(b->track_slots, b->nslots, b->nslots, sizeof *b->track_slots);
+	c->nslots = b->nslots;
+	c->tracks_cap = b->tracks_cap;
+	c->processes_cap = b->processes_cap;
+	c->process_slots = dup_array(b->process_slots, b->nprocess_slots, b->nprocess_slots, sizeof *b->process_slots);
+	c->nprocess_slots = b->nprocess_slots;
+	c->counters_cap = b->counters_cap;
+	c->last_counter = b->last_counter;
+	c->max_end = b->max_end;
+	c->saw_cat = b->saw_cat;
+	c->part = b->part;
+	/* no open begins and no orphan ends: what they pair with may not be read yet, so a
+	 * snapshot shows no B/E slice that is not closed within its own part */
+	return c;
+}
+
 void builder_abort(struct builder *b)
 {
 	free_builder(b);

@@ -88,6 +88,12 @@ struct builder *builder_new_part(struct trace *t);
 /* Appends what SRC (the next part of the same source, in order) collected to DST,
  * closing SRC's leftover ends with DST's open begins; frees SRC and its trace. */
 void builder_merge(struct builder *dst, struct builder *src);
+/* Returns a copy of B and (in *TP) of its trace as they are now, for a snapshot of a load
+ * in progress: merged (builder_merge) and finished like parts, the copies give a model of
+ * what was read so far, while B goes on. Begins still open and ends of later parts whose
+ * begins are elsewhere are left out of the copy: their slices appear when the whole source
+ * is read. The copy has no args store, warnings or cache. */
+struct builder *builder_snapshot(const struct builder *b, struct trace **tp);
 /* Frees B without finishing its trace (when a parallel parse is abandoned). */
 void builder_abort(struct builder *b);
 /* Finishes the model: closes open begins at the last time seen (Q_UNCLOSED_BEGIN),

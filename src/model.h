@@ -301,6 +301,8 @@ struct trace {
 	uint64_t events;           /* events read from traceEvents */
 	uint64_t count_by_ph[128];
 	double load_seconds;
+	uint64_t snapshot_bytes;   /* a snapshot of a load in progress (parsers/load.h): the bytes
+	                            * of JSON it holds (at least 1); 0 for a whole trace */
 
 	bool has_base;
 	int64_t base_ns;

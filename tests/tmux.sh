@@ -144,4 +144,43 @@ ok $? "a key map in ~/.config/ttrace/keys remaps z to zoom-in"
 T send-keys -t "$S" q
 wait_for "MAPEXIT=0"
 ok $? "and q still quits"
+
+# A trace that takes long to load (slowed by TTRACE_TEST_SLOW_LOAD) opens on a snapshot of
+# what is read so far, says so in the header, keeps the keys alive, holds back what would be
+# wrong on part of a trace (the gap list), then shows the whole trace; q while loading quits
+# at once with the terminal restored (parsers/load.h snapshots, ui/loading.c).
+# wait_gone TEXT: polls the pane until it no longer shows TEXT (20 s at most)
+wait_gone() {
+	i=0
+	while [ $i -lt 200 ]; do
+		T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1" || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
+	return 1
+}
+T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=400000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; echo LIVE=\$?; stty -g > $TMP/stty.live" Enter
+wait_for "LOADING"
+ok $? "a slow load opens the timeline at once, marked LOADING in the header"
+T send-keys -t "$S" o
+wait_for "gap list view opens when the trace has loaded"
+ok $? "while loading, the gap list waits for the whole trace (keys work during the load)"
+T send-keys -t "$S" Escape
+wait_gone "LOADING"
+ok $? "the LOADING mark goes when the whole trace is in"
+T send-keys -t "$S" o
+wait_for "13 gaps of 100 us or more"
+ok $? "then the gap list opens on the whole trace's gaps"
+T send-keys -t "$S" Escape q
+wait_for "LIVE=0"
+ok $? "q quits with status 0"
+T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; echo QUITLIVE=\$?; stty -g > $TMP/stty.live" Enter
+wait_for "LOADING"
+T send-keys -t "$S" q
+wait_for "QUITLIVE=0" 30
+ok $? "q while loading quits within 3 s (the load is given up)"
+sleep 0.2
+cmp -s "$TMP/stty.before" "$TMP/stty.live"
+ok $? "the terminal modes are restored after quitting while loading"
 finish

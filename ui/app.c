@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "lib/xalloc.h"
+#include "ui/loading.h"
 #include "ui/panels.h"
 #include "ui/render.h"
 #include "ui/view.h"
@@ -87,6 +88,8 @@ void app_status(struct app *app, const char *fmt, ...)
 static void app_act(struct app *app, enum action a)
 {
 	const struct panel_entry *e = panels_find(a);
+	if (e != NULL && e->action != A_HELP && loading_blocks(app, e->name))
+		return;
 	if (e != NULL) {
 		struct panel *top = app_top(app);
 		if (app->depth > 1 && strcmp(top->ops->name, e->name) == 0) {
@@ -177,7 +180,7 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 		fe->present(fe, g);
 		if (app->quit)
 			break;
-		if (!hinted) {
+		if (!hinted && !app->tl->partial) {
 			/* the findings after the first frame, so that the timeline shows at once; a
 			 * serious one is hinted at in the status line */
 			hinted = true;
@@ -188,7 +191,12 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 			}
 		}
 		while ((key = fe->next_key(fe)) == -1)
-			;
+			if (app->load != NULL && loading_poll(app))
+				break; /* a newer snapshot, the whole trace or more read: draw again */
+		if (key == -1) {
+			action_ms = 0;
+			continue;
+		}
 		if (key == -2)
 			break;
 		if (key == TT_KEY_RESIZE) {

@@ -19,6 +19,7 @@
 #define APP_MAX_PANELS 16
 
 struct view;
+struct load_session;
 
 struct app {
 	struct trace *const *ts;   /* every rank's trace */
@@ -30,6 +31,12 @@ struct app {
 	int depth;
 	struct view *tl;           /* the timeline: stack[0] */
 	bool quit;
+	/* a trace still loading (ui/loading.h) */
+	struct load_session *load; /* the load, until it ends */
+	struct trace *own[1];      /* the trace shown while loading: ts points here */
+	struct trace *loading_trace; /* the snapshot shown, then the whole trace */
+	struct trace *load_failed; /* the whole trace, when its load failed */
+	bool loaded;               /* the load ended and its trace is shown */
 };
 
 /* Sets up the app over the N traces TS at size W x H with the timeline open. */

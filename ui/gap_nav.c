@@ -75,8 +75,9 @@ void view_build_gap_nav(struct view *v)
 
 void view_compute_gaps(struct view *v)
 {
+	static const struct gap_analysis none; /* a trace still loading: no gaps yet */
 	for (int r = 0; r < v->nts; r++)
-		v->rank_gaps[r] = trace_gaps(v->ts[r], v->gap_min); /* computed once per trace and length */
+		v->rank_gaps[r] = v->partial ? &none : trace_gaps(v->ts[r], v->gap_min); /* once per trace and length */
 	view_build_gap_nav(v);
 	v->gap_at = v->gap_rank = 0;
 }
@@ -114,6 +115,12 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 /* The gap keys; false for another action. */
 bool gap_nav_act(struct view *v, enum action a)
 {
+	if (v->partial && (a == A_NEXT_GAP || a == A_PREV_GAP || a == A_BIGGEST_GAP || a == A_GAP_MIN_UP ||
+	                   a == A_GAP_MIN_DOWN)) {
+		/* a gap in what is read so far may be filled by what is not */
+		view_status(v, "the gaps are found when the trace has loaded");
+		return true;
+	}
 	switch (a) {
 	case A_NEXT_GAP:
 	case A_PREV_GAP: {

@@ -176,6 +176,76 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h
 	return 0;
 }
 
+/* The user's key map file when none was given and there is one, else NULL (to free). */
+static char *user_keymap(const char *given)
+{
+	char *home_map = NULL;
+	if (given != NULL)
+		return NULL;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg != NULL && xdg[0] != '\0')
+		home_map = xasprintf("%s/ttrace/keys", xdg);
+	else if (home != NULL)
+		home_map = xasprintf("%s/.config/ttrace/keys", home);
+	if (home_map != NULL && access(home_map, R_OK) != 0) {
+		free(home_map);
+		home_map = NULL;
+	}
+	return home_map;
+}
+
+/* When snapshots of a load are due (parsers/load.h): the first after 0.1 s, then each time
+ * the bytes read have tripled, at most one a second, none past half the file (each one
+ * costs an index of what it holds, on a core the load would use). A test
+ * sets TTRACE_TEST_SNAPSHOTS="first,every,growth,max" to see them on a small file. */
+static struct snapshot_policy live_policy(void)
+{
+	struct snapshot_policy p = { 0.1, 1.0, 3.0, 0.5 };
+	const char *e = getenv("TTRACE_TEST_SNAPSHOTS");
+	if (e != NULL)
+		sscanf(e, "%lf,%lf,%lf,%lf", &p.first_after, &p.every, &p.growth, &p.max_fraction);
+	return p;
+}
+
+/* Loads FILES[0] for the timeline, which opens on the load's first snapshot, if one comes
+ * before the load ends. Returns false when none came: TRACES[0] is then the whole trace,
+ * loaded as load_traces would, for the usual way. Returns true when the timeline ran: then
+ * TRACES[0] is the whole trace when the load ended while it was open, NULL when the user
+ * quit first, and *RC the timeline's exit status. */
+static bool load_live(char **files, const struct load_options *given, int align, const char *keymap, bool ascii,
+                      struct trace **traces, int *rc)
+{
+	struct load_options opt = *given;
+	bool shown = false;
+	struct trace *first = NULL;
+	double waited = 0;
+
+	opt.snapshots = true;
+	opt.snapshot_policy = live_policy();
+	struct load_session *s = load_start(files, 1, &opt);
+	while (!load_wait(s, 0.05)) {
+		waited += 0.05;
+		if ((first = load_take_snapshot(s)) != NULL)
+			break;
+		if (opt.progress != NULL && waited >= opt.progress_after) {
+			load_draw_progress(s, opt.progress, false);
+			shown = true;
+		}
+	}
+	if (first == NULL) {
+		if (shown)
+			load_draw_progress(s, opt.progress, true);
+		load_finish(s, traces);
+		return false;
+	}
+	if (shown)
+		fputc('\n', opt.progress);
+	char *home_map = user_keymap(keymap);
+	*rc = tty_run_loading(&first, 1, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii, s, &traces[0]);
+	free(home_map);
+	return true;
+}
+
 static void usage(FILE *f)
 {
 	fputs("Usage: ttrace [OPTIONS] TRACE...\n"
@@ -495,12 +565,30 @@ int main(int argc, char **argv)
 	}
 	struct trace **traces = xcalloc((size_t)n, sizeof *traces);
 	struct load_options opt = { 0 };
+	int status = 0;
 	if (!quiet && (force_progress || isatty(STDERR_FILENO)))
 		opt.progress = stderr;
 	opt.progress_after = force_progress ? 0 : 0.5;
-	load_traces(files, n, &opt, traces);
+	/* one file for the timeline: it opens on the first snapshot of a long load, and fills in
+	 * (ui/loading.h); a cached or small file loads before the first snapshot is due */
+	bool live = false;
+	if (mode == MODE_DEFAULT && !json && n == 1 && strcmp(files[0], "-") != 0 && isatty(STDIN_FILENO) &&
+	    isatty(STDOUT_FILENO)) {
+		int rc = 0;
+		if (load_live(files, &opt, align, keymap, ascii, traces, &rc)) {
+			if (traces[0] == NULL) { /* the user quit while it loaded */
+				free(traces);
+				free(files[0]);
+				free(files);
+				return rc;
+			}
+			live = true;
+			status = rc;
+		}
+	} else {
+		load_traces(files, n, &opt, traces);
+	}
 
-	int status = 0;
 	for (int i = 0; i < n; i++) {
 		struct trace *t = traces[i];
 		if (t->status == LOAD_FAILED) {
@@ -572,20 +660,10 @@ int main(int argc, char **argv)
 		break;
 	case MODE_DEFAULT:
 		/* the timeline when both ends are a terminal, else the summary */
+		if (live)
+			break; /* the timeline was open while the trace loaded */
 		if (interactive) {
-			/* the user's key map, when there is one */
-			char *home_map = NULL;
-			if (keymap == NULL) {
-				const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-				if (xdg != NULL && xdg[0] != '\0')
-					home_map = xasprintf("%s/ttrace/keys", xdg);
-				else if (home != NULL)
-					home_map = xasprintf("%s/.config/ttrace/keys", home);
-				if (home_map != NULL && access(home_map, R_OK) != 0) {
-					free(home_map);
-					home_map = NULL;
-				}
-			}
+			char *home_map = user_keymap(keymap);
 			int rc = tty_run(usable, nusable, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii);
 			free(home_map);
 			if (rc != 0)

@@ -90,9 +90,16 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 		problems += quality_problems(v->ts[r]);
 		cut |= v->ts[r]->status == LOAD_TRUNCATED;
 	}
-	if (problems > 0)
+	if (v->loading >= 0) {
+		/* still loading: what is drawn is what was read so far (ui/loading.c) */
+		char got[32], all[32];
+		snprintf(mark, sizeof mark, "LOADING %.0f%% (%s of %s)  ", 100 * v->loading,
+		         timefmt_bytes((double)v->loading_bytes, got, sizeof got),
+		         timefmt_bytes((double)v->loading_total, all, sizeof all));
+	} else if (problems > 0) {
 		snprintf(mark, sizeof mark, "!%s %u data problem%s (Q)  ", cut ? " cut short," : "", problems,
 		         problems == 1 ? "" : "s");
+	}
 	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
 	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), mark, rk, file);
 	grid_text(g, 0, 0, g->w, line, CS_HEADER, 0);

@@ -23,6 +23,8 @@
 #include "lib/xalloc.h"
 #include "ui/escape.h"
 #include "ui/app.h"
+#include "ui/loading.h"
+#include "ui/view.h"
 #include "ui/keys.h"
 
 static volatile sig_atomic_t tty_active;
@@ -259,7 +261,23 @@ static void tty_size(struct frontend *fe, int *w, int *h)
 	*h = LINES;
 }
 
+/* Ends an app that was loading: gives up the load if it still runs, frees the app and the
+ * snapshot it showed; the whole trace, when the load ended, goes to *WHOLE. */
+static void tty_end_loading(struct app *app, struct trace **whole)
+{
+	struct trace *shown = loading_end(app, whole);
+	app_free(app);
+	if (shown != *whole)
+		trace_free(shown);
+}
+
 int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii)
+{
+	return tty_run_loading(ts, nts, align, keymap, ascii, NULL, NULL);
+}
+
+int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii,
+                    struct load_session *load, struct trace **whole)
 {
 	struct app app;
 	struct grid g;
@@ -297,12 +315,25 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	setup_colors();
 	prepare_reset();
 	busy = 1;
-	app_init(&app, ts, nts, align, COLS, LINES, ascii);
+	if (load != NULL) {
+		/* TS[0] is the load's first snapshot: the app shows it through app.own */
+		struct trace *first = ts[0];
+		app_init(&app, &first, 1, align, COLS, LINES, ascii); /* app_init keeps the pointer: moved below */
+		app.own[0] = first;
+		app.ts = app.own;
+		app.tl->ts = app.own;
+		loading_begin(&app, load, first);
+	} else {
+		app_init(&app, ts, nts, align, COLS, LINES, ascii);
+	}
 	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
 		tty_restore();
 		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
-		app_free(&app);
+		if (load != NULL)
+			tty_end_loading(&app, whole);
+		else
+			app_free(&app);
 		return 2;
 	}
 	grid_init(&g, COLS, LINES);
@@ -313,6 +344,9 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 	busy = 0;
 	tty_restore();
 	grid_free(&g);
-	app_free(&app);
+	if (load != NULL)
+		tty_end_loading(&app, whole);
+	else
+		app_free(&app);
 	return stop_signal ? 128 + stop_signal : 0;
 }

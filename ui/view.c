@@ -56,8 +56,11 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	v->launch_root.track = v->launch_root.idx = TT_NONE;
 	v->launch_at = v->climbed = v->launch_root;
 	v->dragging = false;
+	v->partial = ts[0]->snapshot_bytes > 0;
+	v->loading = -1;
 	view_align_ranks(v);
-	counter_tracks_build(v);
+	if (!v->partial) /* memory curves of part of the events would be wrong */
+		counter_tracks_build(v);
 	layout_build_groups(v);
 	layout_fold_to_fit(v); /* at 80x24 the GPU streams show, not only the CPU's deep rows */
 	layout_build_lines(v);

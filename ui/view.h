@@ -116,6 +116,10 @@ struct view {
 	int details_page;            /* the page of the args shown (0-based) */
 	int details_pages;           /* pages the args took in the last frame */
 	char status[256];
+	/* a trace still loading (ui/loading.c): the view shows a snapshot (parsers/load.h) */
+	bool partial;                /* the trace is a snapshot: no gaps, utilization or counters */
+	double loading;              /* the fraction of the file read, while it loads; else -1 */
+	uint64_t loading_bytes, loading_total;
 	/* counter tracks (ui/counter_track.h), made once when the view opens */
 	struct counter_track *counters;
 	uint32_t ncounters;

@@ -90,7 +90,7 @@ static char *write_tmp(const char *name, const char *data, size_t n)
 static enum scan_result scan_text(const char *text, struct got *g, struct scan_stats *st, char **cause)
 {
 	char *path = write_tmp("doc.json", text, strlen(text));
-	struct scan_sink sink = { g, on_event, on_header, on_problem, NULL };
+	struct scan_sink sink = { g, on_event, on_header, on_problem, NULL, NULL };
 	char *err = NULL;
 	struct input *in = input_open(path, &err);
 	enum scan_result r;
@@ -295,7 +295,7 @@ static void test_big_document(void)
 	char *path = write_tmp("big.json", doc, len);
 	struct got g;
 	memset(&g, 0, sizeof g);
-	struct scan_sink sink = { &g, big_event, NULL, NULL, NULL };
+	struct scan_sink sink = { &g, big_event, NULL, NULL, NULL, NULL };
 	struct scan_stats st;
 	char *cause = NULL, *err = NULL;
 	struct input *in = input_open(path, &err);
@@ -362,7 +362,7 @@ static char *long_string_doc(size_t len, size_t *n, size_t *mid)
 static enum scan_result scan_file(const char *path, const struct scan_range *range, struct got *g,
                                   struct scan_stats *st, char **cause)
 {
-	struct scan_sink sink = { g, on_event, on_header, on_problem, NULL };
+	struct scan_sink sink = { g, on_event, on_header, on_problem, NULL, NULL };
 	char *err = NULL;
 	struct input *in = input_open(path, &err);
 	enum scan_result r;

@@ -1,0 +1,223 @@
+/* test_snapshot.c: snapshots of a load in progress (parsers/load.h load_start,
+ * load_take_snapshot) and giving a load up (load_cancel).
+ *
+ * A generated trace (nested CPU slices, B/E pairs, runtime calls, kernels and their flows)
+ * is loaded slowly (TTRACE_TEST_SLOW_LOAD) in one part and in two, with snapshots asked for
+ * often. What a snapshot holds must be incomplete, never wrong: every slice in it is a slice
+ * of the whole trace (same track, start, duration and name), and the whole trace is the one
+ * an ordinary load makes. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "parsers/load.h"
+#include "tests/unit/tap.h"
+
+static char path[PATH_MAX];
+
+/* Writes the trace: STEPS steps of a training loop. */
+static void write_trace(int steps)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		fatal("cannot write %s: %s", path, strerror(errno));
+	fputs("{\"traceEvents\": [\n", f);
+	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}},\n", f);
+	long long t = 1000, corr = 1;
+	for (int s = 0; s < steps; s++) {
+		long long step0 = t;
+		fprintf(f, "{\"ph\": \"X\", \"name\": \"ProfilerStep#%d\", \"cat\": \"user_annotation\", \"pid\": 1, "
+		           "\"tid\": 1, \"ts\": %lld, \"dur\": 1000},\n", s, t);
+		for (int k = 0; k < 8; k++) {
+			long long a = t + 10 + k * 120;
+			fprintf(f, "{\"ph\": \"X\", \"name\": \"aten::op%d\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, "
+			           "\"ts\": %lld, \"dur\": 100, \"args\": {\"External id\": %lld}},\n", k, a, corr);
+			fprintf(f, "{\"ph\": \"X\", \"name\": \"cudaLaunchKernel\", \"cat\": \"cuda_runtime\", \"pid\": 1, "
+			           "\"tid\": 1, \"ts\": %lld, \"dur\": 20, \"args\": {\"correlation\": %lld}},\n", a + 5, corr);
+			fprintf(f, "{\"ph\": \"s\", \"id\": %lld, \"name\": \"ac2g\", \"cat\": \"ac2g\", \"pid\": 1, "
+			           "\"tid\": 1, \"ts\": %lld},\n", corr, a + 5);
+			fprintf(f, "{\"ph\": \"X\", \"name\": \"kernel_%d\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, "
+			           "\"ts\": %lld, \"dur\": 50, \"args\": {\"correlation\": %lld, \"stream\": 7, \"device\": 0}},\n",
+			        k, a + 30, corr);
+			fprintf(f, "{\"ph\": \"f\", \"id\": %lld, \"name\": \"ac2g\", \"cat\": \"ac2g\", \"pid\": 0, "
+			           "\"tid\": 7, \"ts\": %lld, \"bp\": \"e\"},\n", corr, a + 30);
+			corr++;
+		}
+		/* a worker thread's B/E pairs, nested */
+		fprintf(f, "{\"ph\": \"B\", \"name\": \"worker\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n",
+		        step0 + 5);
+		fprintf(f, "{\"ph\": \"B\", \"name\": \"inner\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n",
+		        step0 + 50);
+		fprintf(f, "{\"ph\": \"E\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n", step0 + 400);
+		fprintf(f, "{\"ph\": \"E\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n", step0 + 900);
+		t += 1100;
+	}
+	fprintf(f, "{\"ph\": \"X\", \"name\": \"last\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": %lld, "
+	           "\"dur\": 1}\n], \"baseTimeNanoseconds\": 1700000000000000000}\n", t);
+	if (fclose(f) != 0)
+		fatal("cannot write %s", path);
+}
+
+static bool same_track(const struct trace *a, const struct track *x, const struct trace *b, const struct track *y)
+{
+	if (x->pid_is_str != y->pid_is_str || x->tid_is_str != y->tid_is_str)
+		return false;
+	if (x->pid_is_str ? strcmp(strtab_get(&a->strings, (uint32_t)x->pid), strtab_get(&b->strings, (uint32_t)y->pid))
+	                  : x->pid != y->pid)
+		return false;
+	return x->tid_is_str ? !strcmp(strtab_get(&a->strings, (uint32_t)x->tid), strtab_get(&b->strings, (uint32_t)y->tid))
+	                     : x->tid == y->tid;
+}
+
+/* Slices of S missing from W (same track, start, duration, name); *N counts S's slices. */
+static uint64_t missing(const struct trace *s, const struct trace *w, uint64_t *n)
+{
+	uint64_t miss = 0;
+	*n = 0;
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		const struct track *st = &s->tracks[i], *wt = NULL;
+		for (uint32_t k = 0; k < w->ntracks && wt == NULL; k++)
+			if (same_track(s, st, w, &w->tracks[k]))
+				wt = &w->tracks[k];
+		for (uint32_t j = 0; j < st->nslices; j++) {
+			const struct slice *a = &st->slices[j];
+			bool found = false;
+			(*n)++;
+			uint32_t lo = 0, hi = wt != NULL ? wt->nslices : 0;
+			while (lo < hi) { /* slices are sorted by start */
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (wt->slices[mid].ts < a->ts)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (uint32_t k = lo; wt != NULL && k < wt->nslices && wt->slices[k].ts == a->ts && !found; k++) {
+				const struct slice *b = &wt->slices[k];
+				found = b->ts == a->ts && b->dur == a->dur &&
+				        strcmp(strtab_get(&s->strings, a->name), strtab_get(&w->strings, b->name)) == 0;
+			}
+			miss += !found;
+		}
+	}
+	return miss;
+}
+
+/* A digest of T's slices (start, duration, name, row) by track, in order. */
+static uint64_t digest(const struct trace *t)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint32_t j = 0; j < t->tracks[i].nslices; j++) {
+			const struct slice *s = &t->tracks[i].slices[j];
+			const char *name = strtab_get(&t->strings, s->name);
+			h = (h ^ (uint64_t)s->ts) * 1099511628211ull;
+			h = (h ^ (uint64_t)s->dur) * 1099511628211ull;
+			h = (h ^ s->depth) * 1099511628211ull;
+			for (const char *p = name; *p; p++)
+				h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		}
+	return h;
+}
+
+static void run(const char *what, const char *parts)
+{
+	struct load_options opt = { 0 };
+	struct trace *snaps[256], *whole = NULL;
+	int nsnaps = 0;
+
+	if (parts != NULL)
+		setenv("TTRACE_PARTS", parts, 1);
+	else
+		unsetenv("TTRACE_PARTS");
+	struct trace *plain = load_trace(path, NULL);
+	setenv("TTRACE_TEST_SLOW_LOAD", "4000", 1);
+	opt.snapshots = true;
+	opt.snapshot_policy = (struct snapshot_policy){ 0, 0.01, 1.0, 1.0 };
+	char *paths[1] = { path };
+	struct load_session *s = load_start(paths, 1, &opt);
+	while (!load_wait(s, 0.005)) {
+		struct trace *t = load_take_snapshot(s);
+		if (t != NULL && nsnaps < 256)
+			snaps[nsnaps++] = t;
+		else
+			trace_free(t);
+	}
+	load_finish(s, &whole);
+	unsetenv("TTRACE_TEST_SLOW_LOAD");
+
+	ok(nsnaps >= 2, "%s: snapshots were made while loading (%d)", what, nsnaps);
+	is_int(whole->status, LOAD_OK, "%s: the whole trace loaded", what);
+	is_int(whole->snapshot_bytes, 0, "%s: the whole trace is not a snapshot", what);
+	ok(digest(whole) == digest(plain) && whole->nflows == plain->nflows && whole->events == plain->events,
+	   "%s: the whole trace is the one a load without snapshots makes", what);
+	uint64_t last = 0, total = 0, bad = 0, grew = 0, prev_n = 0;
+	bool monotone = true;
+	int nonempty = 0;
+	for (int i = 0; i < nsnaps; i++) {
+		uint64_t n;
+		bad += missing(snaps[i], whole, &n);
+		total += n;
+		monotone &= snaps[i]->snapshot_bytes >= last && snaps[i]->snapshot_bytes > 0 && snaps[i]->status == LOAD_OK;
+		nonempty += n > 0; /* the first may come before the first event */
+		grew += n > prev_n;
+		prev_n = n;
+		last = snaps[i]->snapshot_bytes;
+	}
+	uint64_t wn;
+	missing(whole, whole, &wn);
+	ok(monotone, "%s: each snapshot says how much of the file it holds, more each time", what);
+	ok(nonempty >= 2 && grew >= 2, "%s: the snapshots hold slices, more as the load goes on (%d of %d hold some, "
+	   "%llu grew)", what, nonempty, nsnaps, (unsigned long long)grew);
+	is_int(bad, 0, "%s: every slice of every snapshot (%llu in all) is a slice of the whole trace", what,
+	       (unsigned long long)total);
+	ok(nsnaps == 0 || prev_n < wn, "%s: the last snapshot holds less than the whole (%llu of %llu slices)", what,
+	   (unsigned long long)prev_n, (unsigned long long)wn);
+	for (int i = 0; i < nsnaps; i++)
+		trace_free(snaps[i]);
+	trace_free(whole);
+	trace_free(plain);
+}
+
+static void cancel(const char *parts)
+{
+	struct load_options opt = { 0 };
+	struct trace *t = NULL, *first = NULL;
+	char *paths[1] = { path };
+
+	if (parts != NULL)
+		setenv("TTRACE_PARTS", parts, 1);
+	else
+		unsetenv("TTRACE_PARTS");
+	setenv("TTRACE_TEST_SLOW_LOAD", "20000", 1);
+	opt.snapshots = true;
+	opt.snapshot_policy = (struct snapshot_policy){ 0, 0.01, 1.0, 1.0 };
+	struct load_session *s = load_start(paths, 1, &opt);
+	while (first == NULL && !load_wait(s, 0.005))
+		first = load_take_snapshot(s);
+	load_cancel(s);
+	load_finish(s, &t);
+	unsetenv("TTRACE_TEST_SLOW_LOAD");
+	ok(first != NULL, "cancel (%s parts): a snapshot came first", parts ? parts : "1");
+	is_int(t->status, LOAD_FAILED, "cancel (%s parts): the load given up ends failed", parts ? parts : "1");
+	is_str(t->error, "cancelled", "cancel (%s parts): saying why", parts ? parts : "1");
+	trace_free(first);
+	trace_free(t);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	setenv("TTRACE_NO_CACHE", "1", 1); /* a cache would be read instead of the file */
+	snprintf(path, sizeof path, "%s/ttrace-snapshot-%ld.json", tmp != NULL ? tmp : "/tmp", (long)getpid());
+	write_trace(1000);
+	run("one part", NULL);
+	run("two parts", "2");
+	cancel(NULL);
+	cancel("2");
+	unlink(path);
+	return done_testing();
+}

@@ -1,0 +1,224 @@
+/* loading.c: the timeline while its one trace loads (see loading.h).
+ *
+ * The loader makes snapshots of what it has read (parsers/load.h); each new one replaces
+ * the trace under the timeline, and the whole trace replaces the last. The user's place
+ * survives the swaps: the window (unless it showed the whole trace, which then grows with
+ * it), the cursor, the selected slice and line, found again by their track's ids, since
+ * track numbers change as tracks appear. The views over analyses open once the whole trace
+ * is there: an analysis of part of a trace would be wrong, not incomplete. */
+#include "ui/loading.h"
+
+#include <string.h>
+
+#include "ui/view.h"
+
+/* What identifies a track across snapshots: its pid and tid as the file writes them. */
+struct track_key {
+	bool pid_is_str, tid_is_str;
+	const char *pid, *tid; /* the string, when an id is one */
+	int64_t pidv, tidv;
+};
+
+static struct track_key key_of(const struct trace *t, const struct track *tr)
+{
+	struct track_key k = { tr->pid_is_str, tr->tid_is_str, NULL, NULL, tr->pid, tr->tid };
+	if (k.pid_is_str)
+		k.pid = strtab_get(&t->strings, (uint32_t)tr->pid);
+	if (k.tid_is_str)
+		k.tid = strtab_get(&t->strings, (uint32_t)tr->tid);
+	return k;
+}
+
+static bool key_is(const struct track_key *a, const struct track_key *b)
+{
+	if (a->pid_is_str != b->pid_is_str || a->tid_is_str != b->tid_is_str)
+		return false;
+	if (a->pid_is_str ? strcmp(a->pid, b->pid) != 0 : a->pidv != b->pidv)
+		return false;
+	return a->tid_is_str ? strcmp(a->tid, b->tid) == 0 : a->tidv == b->tidv;
+}
+
+/* The track of T with key K, or TT_NONE. */
+static uint32_t find_track(const struct trace *t, const struct track_key *k)
+{
+	for (uint32_t i = 0; i < t->ntracks; i++) {
+		struct track_key o = key_of(t, &t->tracks[i]);
+		if (key_is(&o, k))
+			return i;
+	}
+	return TT_NONE;
+}
+
+/* The slice of track TI of T that starts at TS, lasts DUR and is named NAME, or TT_NONE. */
+static uint32_t find_slice(const struct trace *t, uint32_t ti, int64_t ts, int64_t dur, const char *name)
+{
+	const struct track *tr = &t->tracks[ti];
+	uint32_t lo = 0, hi = tr->nslices;
+	while (lo < hi) { /* slices are sorted by start */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->slices[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < tr->nslices && tr->slices[lo].ts == ts; lo++)
+		if (tr->slices[lo].dur == dur && strcmp(strtab_get(&t->strings, tr->slices[lo].name), name) == 0)
+			return lo;
+	return TT_NONE;
+}
+
+void loading_begin(struct app *app, struct load_session *s, struct trace *first)
+{
+	app->load = s;
+	app->loading_trace = first;
+	loading_update(app);
+}
+
+bool loading_update(struct app *app)
+{
+	struct view *v = app->tl;
+	uint64_t got, total;
+	if (app->load == NULL)
+		return false;
+	double f = load_fraction(app->load, &got, &total);
+	bool changed = (int)(100 * f) != (int)(100 * v->loading) || v->loading < 0;
+	v->loading = f < 0 ? 0 : f;
+	v->loading_bytes = got;
+	v->loading_total = total;
+	return changed;
+}
+
+/* Puts T under the timeline in place of the trace it shows, keeping the user's place. */
+static void adopt(struct app *app, struct trace *t)
+{
+	struct view *v = app->tl;
+	struct trace *old = app->loading_trace;
+	bool whole = v->t0 <= v->start && v->t1 >= v->end; /* the window showed everything */
+	int64_t t0 = v->t0, t1 = v->t1, cursor = v->cursor;
+	int top = v->top, sel_line = v->sel_line;
+	struct track_key sel_key = { 0 }, line_key = { 0 };
+	bool has_sel = false, has_line = false;
+	uint16_t line_row = 0;
+	int64_t sel_ts = 0, sel_dur = 0;
+	const char *sel_name = NULL;
+	char query[sizeof v->query];
+	char status[sizeof v->status];
+	enum align_mode align = v->align;
+	double loading = v->loading;
+	uint64_t lb = v->loading_bytes, lt = v->loading_total;
+
+	if (v->sel.track != TT_NONE) {
+		const struct track *tr = view_track(v, v->sel.track);
+		const struct slice *s = &tr->slices[v->sel.idx];
+		sel_key = key_of(old, tr);
+		sel_ts = s->ts;
+		sel_dur = s->dur;
+		sel_name = strtab_get(&old->strings, s->name);
+		has_sel = true;
+	}
+	const struct view_line *l = view_cur_line(v);
+	if (l != NULL && l->track != TT_NONE) {
+		line_key = key_of(old, view_track(v, l->track));
+		line_row = l->row;
+		has_line = true;
+	}
+	memcpy(query, v->query, sizeof query);
+	memcpy(status, v->status, sizeof status);
+
+	/* the keys above point into OLD: it is freed last */
+	struct panel base = v->base;
+	view_free(v);
+	app->loading_trace = t;
+	app->own[0] = t;
+	view_init(v, app, app->own, 1, align, app->w, app->h);
+	v->base = base;
+	if (!whole)
+		view_set_window_range(v, t0, t1);
+	v->cursor = cursor;
+	if (has_line) {
+		uint32_t ti = find_track(t, &line_key);
+		for (uint32_t i = 0; ti != TT_NONE && i < v->nlines; i++)
+			if (v->lines[i].track == ti && v->lines[i].row == line_row) {
+				sel_line = (int)i;
+				break;
+			}
+	}
+	v->sel_line = sel_line >= 0 && (uint32_t)sel_line < v->nlines ? sel_line : (v->nlines > 1 ? 1 : 0);
+	v->top = top >= 0 && (uint32_t)top < v->nlines ? top : 0;
+	if (has_sel) {
+		uint32_t ti = find_track(t, &sel_key);
+		uint32_t si = ti != TT_NONE ? find_slice(t, ti, sel_ts, sel_dur, sel_name) : TT_NONE;
+		if (si != TT_NONE) {
+			v->sel.track = ti;
+			v->sel.idx = si;
+		}
+	}
+	if (query[0] != '\0') {
+		memcpy(v->query, query, sizeof query);
+		search_run(v);
+	}
+	if (v->status[0] == '\0')
+		memcpy(v->status, status, sizeof status);
+	v->loading = t->snapshot_bytes > 0 ? loading : -1;
+	v->loading_bytes = lb;
+	v->loading_total = lt;
+	trace_free(old);
+}
+
+bool loading_poll(struct app *app)
+{
+	if (app->load == NULL)
+		return false;
+	bool changed = loading_update(app);
+	if (load_wait(app->load, 0)) {
+		struct trace *whole;
+		struct trace *snap = load_take_snapshot(app->load);
+		trace_free(snap);
+		load_finish(app->load, &whole);
+		app->load = NULL;
+		if (whole->status == LOAD_FAILED) {
+			/* nothing more to show than the snapshot: the caller says why */
+			app->load_failed = whole;
+			app->tl->loading = -1;
+			app->quit = true;
+			return true;
+		}
+		adopt(app, whole);
+		app->loaded = true;
+		return true;
+	}
+	struct trace *snap = load_take_snapshot(app->load);
+	if (snap != NULL) {
+		adopt(app, snap);
+		return true;
+	}
+	return changed;
+}
+
+bool loading_blocks(struct app *app, const char *view_name)
+{
+	if (!app->tl->partial)
+		return false;
+	app_status(app, "the %s view opens when the trace has loaded (%.0f%% read)", view_name,
+	           100 * (app->tl->loading < 0 ? 0 : app->tl->loading));
+	return true;
+}
+
+struct trace *loading_end(struct app *app, struct trace **whole)
+{
+	struct trace *shown = app->loading_trace;
+	*whole = NULL;
+	if (app->load != NULL) {
+		/* quit while loading: the load is given up */
+		load_cancel(app->load);
+		load_finish(app->load, NULL);
+		app->load = NULL;
+	}
+	if (app->load_failed != NULL)
+		*whole = app->load_failed;
+	else if (app->loaded)
+		*whole = shown;
+	app->load_failed = NULL;
+	app->loading_trace = NULL;
+	return shown;
+}
