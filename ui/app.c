@@ -180,6 +180,12 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 		fe->present(fe, g);
 		if (app->quit)
 			break;
+		if (app->tl->deferred) {
+			/* a big trace's gaps, utilization and counters, after its first frame */
+			view_complete(app->tl);
+			app_draw(app, g);
+			fe->present(fe, g);
+		}
 		if (!hinted && !app->tl->partial) {
 			/* the findings after the first frame, so that the timeline shows at once; a
 			 * serious one is hinted at in the status line */

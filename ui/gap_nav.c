@@ -77,7 +77,7 @@ void view_compute_gaps(struct view *v)
 {
 	static const struct gap_analysis none; /* a trace still loading: no gaps yet */
 	for (int r = 0; r < v->nts; r++)
-		v->rank_gaps[r] = v->partial ? &none : trace_gaps(v->ts[r], v->gap_min); /* once per trace and length */
+		v->rank_gaps[r] = v->partial || v->deferred ? &none : trace_gaps(v->ts[r], v->gap_min); /* once per length */
 	view_build_gap_nav(v);
 	v->gap_at = v->gap_rank = 0;
 }

@@ -117,7 +117,7 @@ void layout_build_lines(struct view *v)
 		v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_HEADING, g, 0 };
 		if (gr->collapsed)
 			continue;
-		if (gr->device >= 0 && !v->partial) { /* utilization of part of the kernels would be wrong */
+		if (gr->device >= 0 && !v->partial && !v->deferred) { /* of part of the kernels: wrong */
 			if (v->nlines + 1 >= cap)
 				v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
 			v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_UTIL, g, 0 };

@@ -32,6 +32,37 @@ void view_status(struct view *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Traces with this many slices in all draw their first frame before their analyses (a
+ * reopened 1 GB trace: 3 M slices, 180 ms of gaps and memory curves). */
+#define VIEW_DEFER_SLICES (1u << 20)
+
+static bool defers(struct trace *const *ts, int n)
+{
+	const char *e = getenv("TTRACE_TEST_DEFER_SLICES"); /* tests: defer smaller traces */
+	uint64_t limit = e != NULL ? strtoull(e, NULL, 10) : VIEW_DEFER_SLICES, slices = 0;
+	for (int r = 0; r < n; r++)
+		for (uint32_t i = 0; i < ts[r]->ntracks; i++)
+			slices += ts[r]->tracks[i].nslices;
+	return slices >= limit;
+}
+
+void view_complete(struct view *v)
+{
+	if (!v->deferred)
+		return;
+	int64_t t0 = v->t0, t1 = v->t1, cursor = v->cursor;
+	v->deferred = false;
+	counter_tracks_build(v);
+	layout_build_groups(v);
+	layout_fold_to_fit(v);
+	layout_build_lines(v);
+	v->t0 = t0;
+	v->t1 = t1;
+	v->cursor = cursor;
+	view_compute_gaps(v);
+	v->sel_line = v->nlines > 1 ? 1 : 0;
+}
+
 void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h)
 {
 	int given = n;
@@ -57,9 +88,10 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	v->launch_at = v->climbed = v->launch_root;
 	v->dragging = false;
 	v->partial = ts[0]->snapshot_bytes > 0;
+	v->deferred = !v->partial && defers(ts, n);
 	v->loading = -1;
 	view_align_ranks(v);
-	if (!v->partial) /* memory curves of part of the events would be wrong */
+	if (!v->partial && !v->deferred) /* memory curves of part of the events would be wrong */
 		counter_tracks_build(v);
 	layout_build_groups(v);
 	layout_fold_to_fit(v); /* at 80x24 the GPU streams show, not only the CPU's deep rows */

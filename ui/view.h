@@ -118,6 +118,8 @@ struct view {
 	char status[256];
 	/* a trace still loading (ui/loading.c): the view shows a snapshot (parsers/load.h) */
 	bool partial;                /* the trace is a snapshot: no gaps, utilization or counters */
+	bool deferred;               /* a big trace: its gaps, utilization lines and counter tracks
+	                              * wait for view_complete, after the first frame */
 	double loading;              /* the fraction of the file read, while it loads; else -1 */
 	uint64_t loading_bytes, loading_total;
 	/* counter tracks (ui/counter_track.h), made once when the view opens */
@@ -140,6 +142,10 @@ void view_free(struct view *v);
 bool view_act(struct view *v, enum action a);
 /* The new screen size. */
 void view_resize(struct view *v, int w, int h);
+/* Computes what a big trace's first frame went without (v->deferred): the gaps, the
+ * utilization lines and the counter tracks. Called before the first key is acted on, so the
+ * view is then as view_init would have made it. */
+void view_complete(struct view *v);
 /* Sets the status line's message. */
 void view_status(struct view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The time at the start of timeline column X. */
