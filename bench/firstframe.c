@@ -3,9 +3,13 @@
  * the timeline, "q quit" of its key hints, drawn with the first frame). Then it types q
  * and waits for the program to end.
  *
- *   firstframe [-s COLSxROWS] [-m MARKER] -- CMD [ARGS...]
+ *   firstframe [-s COLSxROWS] [-m MARKER] [-n] -- CMD [ARGS...]
  *
- * Prints "first_frame_ms F exit_ms E" on stdout; exits 1 when the marker never came
+ * -n: type nothing, wait for the program to end by itself (a timeline still loading, run
+ * with TTRACE_TEST_QUIT_LOADED=1, ends once the whole trace is drawn: exit_ms is then the
+ * time to the whole trace).
+ *
+ * Prints "first_frame_ms F exit_ms E maxrss_mb M" (the program's peak RSS) on stdout; exits 1 when the marker never came
  * (within 120 s) or the program could not be run. Built by bench/cache (not part of the
  * program). */
 #define _GNU_SOURCE
@@ -16,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,14 +37,19 @@ int main(int argc, char **argv)
 	const char *marker = "? help";
 	struct winsize ws = { .ws_col = 200, .ws_row = 60 };
 	int c, fd;
-	while ((c = getopt(argc, argv, "+s:m:")) != -1) {
+	int no_quit = 0;
+	while ((c = getopt(argc, argv, "+s:m:n")) != -1) {
+		if (c == 'n') {
+			no_quit = 1;
+			continue;
+		}
 		if (c == 's' && sscanf(optarg, "%hux%hu", &ws.ws_col, &ws.ws_row) == 2)
 			continue;
 		if (c == 'm') {
 			marker = optarg;
 			continue;
 		}
-		fprintf(stderr, "usage: firstframe [-s COLSxROWS] [-m MARKER] -- CMD [ARGS...]\n");
+		fprintf(stderr, "usage: firstframe [-s COLSxROWS] [-m MARKER] [-n] -- CMD [ARGS...]\n");
 		return 2;
 	}
 	if (optind >= argc) {
@@ -72,7 +82,7 @@ int main(int argc, char **argv)
 		size_t len = keep + (size_t)n;
 		if (first < 0 && memmem(buf, len, marker, mlen) != NULL) {
 			first = now_ms() - t0;
-			if (write(fd, "q", 1) != 1)
+			if (!no_quit && write(fd, "q", 1) != 1)
 				break;
 		}
 		/* keep the tail, in case the marker straddles two reads */
@@ -82,13 +92,15 @@ int main(int argc, char **argv)
 	int status;
 	if (first < 0)
 		kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
+	wait4(pid, &status, 0, &ru);
 	double end = now_ms() - t0;
 	close(fd);
 	if (first < 0) {
 		fprintf(stderr, "firstframe: '%s' never appeared\n", marker);
 		return 1;
 	}
-	printf("first_frame_ms %.1f exit_ms %.1f\n", first, end);
+	printf("first_frame_ms %.1f exit_ms %.1f maxrss_mb %.0f\n", first, end, (double)ru.ru_maxrss / 1024);
 	return 0;
 }
