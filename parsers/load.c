@@ -105,6 +105,8 @@ struct snap {
 	uint64_t last_bytes;
 	struct snapshot_policy policy;
 	const char *path;
+	bool plain;                    /* a plain regular file: snapshots read args back from it */
+	struct input_file id;
 	struct progress_shared *shared;
 	double t0;
 	pthread_t thread;
@@ -122,12 +124,13 @@ static void snap_drop_copies(struct snap *sn)
 	}
 }
 
-/* The parse of SN's file starts with N parts (part k hands over copy k). */
-static void snap_register(struct snap *sn, int n)
+/* The parse of SN's file (IN) starts with N parts (part k hands over copy k). */
+static void snap_register(struct snap *sn, struct input *in, int n)
 {
 	if (sn == NULL)
 		return;
 	pthread_mutex_lock(&sn->lock);
+	sn->plain = input_codec(in) == INPUT_PLAIN && input_file_identity(in, &sn->id);
 	if (!sn->closed)
 		sn->nparts = n;
 	pthread_mutex_unlock(&sn->lock);
@@ -226,6 +229,8 @@ static void *snap_main(void *arg)
 		builder_finish(b);
 		t->status = LOAD_OK;
 		t->file_bytes = sn->shared->total_file_bytes;
+		if (sn->plain) /* args are read back from the file, as for the whole trace */
+			t->args = seek_store_new(sn->path, &sn->id, NULL);
 		t->snapshot_bytes = held > 0 ? held : 1;
 		pthread_mutex_lock(&sn->lock);
 		trace_free(sn->ready);
@@ -558,7 +563,7 @@ static void parse_job(struct job *j)
 			parts[0].ranged = false;
 		for (int k = 0; k <= nsplit; k++)
 			parts[k].index = k;
-		snap_register(j->snap, nsplit + 1);
+		snap_register(j->snap, in, nsplit + 1);
 		for (int k = 1; k <= nsplit; k++)
 			if (pthread_create(&parts[k].thread, NULL, part_main, &parts[k]) == 0)
 				started = k;
@@ -611,7 +616,7 @@ static void parse_job(struct job *j)
 			nsplit = 0;
 		}
 	} else {
-		snap_register(j->snap, 1);
+		snap_register(j->snap, in, 1);
 		scan_part(&parts[0]);
 		if (cancelled(j)) {
 			abandon(j, t, in, parts, 0);

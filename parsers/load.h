@@ -61,8 +61,8 @@ void load_draw_progress(struct load_session *s, FILE *f, bool final);
  * of the one file read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked for
  * them (see struct snapshot_policy). It is incomplete, never wrong: every slice in it is a
  * slice of the whole trace, at its place (only nesting rows may change as parents arrive);
- * B/E slices whose end is not yet read are left out. It has no args store, warnings or
- * cache, and its analyses (gaps, utilization, memory) describe only what it holds. The
+ * B/E slices whose end is not yet read are left out. It has no warnings or cache, and an
+ * args store only for a plain file (compressed args come with the whole trace); its analyses (gaps, utilization, memory) describe only what it holds. The
  * caller frees it. */
 struct trace *load_take_snapshot(struct load_session *s);
 /* Gives the load up: every scan stops at its next read (the traces then end truncated or

@@ -23,7 +23,8 @@ int args_store_text(const struct trace *t, const struct slice *s, char **text, c
 		return -1;
 	}
 	if (t->args == NULL) {
-		*cause = xstrdup("args unavailable: this trace has no args store");
+		*cause = xstrdup(t->snapshot_bytes > 0 ? "args: once the trace has loaded"
+		                                       : "args unavailable: this trace has no args store");
 		return -1;
 	}
 	char *buf = xmalloc(len + 1);

@@ -155,7 +155,7 @@ static void run(const char *what, const char *parts)
 	ok(digest(whole) == digest(plain) && whole->nflows == plain->nflows && whole->events == plain->events,
 	   "%s: the whole trace is the one a load without snapshots makes", what);
 	uint64_t last = 0, total = 0, bad = 0, grew = 0, prev_n = 0;
-	bool monotone = true;
+	bool monotone = true, args = true;
 	int nonempty = 0;
 	for (int i = 0; i < nsnaps; i++) {
 		uint64_t n;
@@ -163,6 +163,7 @@ static void run(const char *what, const char *parts)
 		total += n;
 		monotone &= snaps[i]->snapshot_bytes >= last && snaps[i]->snapshot_bytes > 0 && snaps[i]->status == LOAD_OK;
 		nonempty += n > 0; /* the first may come before the first event */
+		args &= snaps[i]->args != NULL;
 		grew += n > prev_n;
 		prev_n = n;
 		last = snaps[i]->snapshot_bytes;
@@ -170,6 +171,7 @@ static void run(const char *what, const char *parts)
 	uint64_t wn;
 	missing(whole, whole, &wn);
 	ok(monotone, "%s: each snapshot says how much of the file it holds, more each time", what);
+	ok(args, "%s: the snapshots of a plain file read args back from it", what);
 	ok(nonempty >= 2 && grew >= 2, "%s: the snapshots hold slices, more as the load goes on (%d of %d hold some, "
 	   "%llu grew)", what, nonempty, nsnaps, (unsigned long long)grew);
 	is_int(bad, 0, "%s: every slice of every snapshot (%llu in all) is a slice of the whole trace", what,
