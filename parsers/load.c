@@ -745,6 +745,9 @@ struct stream {
 	bool keep_args;            /* each chunk keeps its args aside (side_for) */
 	struct job *job;
 	struct trace *t;
+	struct snap *snap;         /* the load's snapshots: copies of the chunks merged so far */
+	struct part merged_part;   /* stands for them when a snapshot asks (snap_serve) */
+	uint64_t merged_bytes;     /* the JSON bytes they hold */
 };
 
 static void parse_chunk(struct stream *st, struct chunk *c)
@@ -795,6 +798,7 @@ static void *stream_worker(void *arg)
  * while merging. */
 static void merge_ready(struct stream *st, struct scan_stats *stats, enum scan_result *res, char **cause)
 {
+again:
 	while (st->merged < st->nchunks && st->chunks[st->merged]->done && !st->failed) {
 		struct chunk *c = st->chunks[st->merged];
 		pthread_mutex_unlock(&st->lock);
@@ -816,7 +820,19 @@ static void merge_ready(struct stream *st, struct scan_stats *stats, enum scan_r
 		*cause = c->part.cause;
 		c->part.cause = NULL;
 		pthread_mutex_lock(&st->lock);
+		st->merged_bytes = c->start + c->len;
 		st->merged++;
+	}
+	if (st->snap != NULL && st->merged > 0) {
+		/* the chunks merged in order are a prefix of the file: a snapshot copies them */
+		unsigned want = atomic_load_explicit(&st->snap->want, memory_order_relaxed);
+		if (want != st->merged_part.served) {
+			pthread_mutex_unlock(&st->lock);
+			st->merged_part.b = st->chunks[0]->part.b;
+			snap_serve(&st->merged_part, st->snap, want, st->merged_bytes);
+			pthread_mutex_lock(&st->lock);
+			goto again; /* chunks done while the lock was dropped: their wake-up is past */
+		}
 	}
 }
 
@@ -874,8 +890,9 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 	pthread_mutex_init(&st.lock, NULL);
 	pthread_cond_init(&st.cond, NULL);
 	quiet.shared = NULL;
-	quiet.snap = NULL; /* chunks are not parts that a snapshot could copy */
-	snap_close(j->snap);
+	quiet.snap = NULL; /* chunks are not parts: the job's thread serves the snapshots */
+	st.snap = j->snap;
+	snap_register(j->snap, in, 1);
 	st.job = &quiet;
 	st.t = t;
 	st.top_is_object = true;

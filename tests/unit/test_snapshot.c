@@ -15,9 +15,10 @@
 
 #include "lib/xalloc.h"
 #include "parsers/load.h"
+#include "tests/unit/compress.h"
 #include "tests/unit/tap.h"
 
-static char path[PATH_MAX];
+static char path[PATH_MAX], zpath[PATH_MAX + 8];
 
 /* Writes the trace: STEPS steps of a training loop. */
 static void write_trace(int steps)
@@ -123,8 +124,9 @@ static uint64_t digest(const struct trace *t)
 	return h;
 }
 
-static void run(const char *what, const char *parts)
+static void run(const char *what, const char *parts, const char *file)
 {
+	bool plain = file == path;
 	struct load_options opt = { 0 };
 	struct trace *snaps[256], *whole = NULL;
 	int nsnaps = 0;
@@ -133,11 +135,11 @@ static void run(const char *what, const char *parts)
 		setenv("TTRACE_PARTS", parts, 1);
 	else
 		unsetenv("TTRACE_PARTS");
-	struct trace *plain = load_trace(path, NULL);
+	struct trace *whole0 = load_trace(file, NULL);
 	setenv("TTRACE_TEST_SLOW_LOAD", "4000", 1);
 	opt.snapshots = true;
 	opt.snapshot_policy = (struct snapshot_policy){ 0, 0.01, 1.0, 1.0 };
-	char *paths[1] = { path };
+	char *paths[1] = { (char *)file };
 	struct load_session *s = load_start(paths, 1, &opt);
 	while (!load_wait(s, 0.005)) {
 		struct trace *t = load_take_snapshot(s);
@@ -152,7 +154,7 @@ static void run(const char *what, const char *parts)
 	ok(nsnaps >= 2, "%s: snapshots were made while loading (%d)", what, nsnaps);
 	is_int(whole->status, LOAD_OK, "%s: the whole trace loaded", what);
 	is_int(whole->snapshot_bytes, 0, "%s: the whole trace is not a snapshot", what);
-	ok(digest(whole) == digest(plain) && whole->nflows == plain->nflows && whole->events == plain->events,
+	ok(digest(whole) == digest(whole0) && whole->nflows == whole0->nflows && whole->events == whole0->events,
 	   "%s: the whole trace is the one a load without snapshots makes", what);
 	uint64_t last = 0, total = 0, bad = 0, grew = 0, prev_n = 0;
 	bool monotone = true, args = true;
@@ -171,17 +173,18 @@ static void run(const char *what, const char *parts)
 	uint64_t wn;
 	missing(whole, whole, &wn);
 	ok(monotone, "%s: each snapshot says how much of the file it holds, more each time", what);
-	ok(args, "%s: the snapshots of a plain file read args back from it", what);
+	if (plain)
+		ok(args, "%s: the snapshots of a plain file read args back from it", what);
 	ok(nonempty >= 2 && grew >= 2, "%s: the snapshots hold slices, more as the load goes on (%d of %d hold some, "
 	   "%llu grew)", what, nonempty, nsnaps, (unsigned long long)grew);
 	is_int(bad, 0, "%s: every slice of every snapshot (%llu in all) is a slice of the whole trace", what,
 	       (unsigned long long)total);
-	ok(nsnaps == 0 || prev_n < wn, "%s: the last snapshot holds less than the whole (%llu of %llu slices)", what,
+	ok(nsnaps == 0 || prev_n <= wn, "%s: the last snapshot holds no more than the whole (%llu of %llu slices)", what,
 	   (unsigned long long)prev_n, (unsigned long long)wn);
 	for (int i = 0; i < nsnaps; i++)
 		trace_free(snaps[i]);
 	trace_free(whole);
-	trace_free(plain);
+	trace_free(whole0);
 }
 
 static void cancel(const char *parts)
@@ -216,10 +219,29 @@ int main(void)
 	setenv("TTRACE_NO_CACHE", "1", 1); /* a cache would be read instead of the file */
 	snprintf(path, sizeof path, "%s/ttrace-snapshot-%ld.json", tmp != NULL ? tmp : "/tmp", (long)getpid());
 	write_trace(1000);
-	run("one part", NULL);
-	run("two parts", "2");
+	run("one part", NULL, path);
+	run("two parts", "2", path);
+	{
+		/* a compressed file parsed in chunks on several threads: the job's thread serves the
+		 * snapshots with the chunks merged so far */
+		FILE *f = fopen(path, "rb");
+		char *text = xmalloc(32u << 20), *z = NULL;
+		size_t n = f != NULL ? fread(text, 1, 32u << 20, f) : 0, zn = 0;
+		if (f != NULL)
+			fclose(f);
+		zstd_frame(text, n, &z, &zn);
+		snprintf(zpath, sizeof zpath, "%s.zst", path);
+		f = fopen(zpath, "wb");
+		if (f == NULL || fwrite(z, 1, zn, f) != zn || fclose(f) != 0)
+			fatal("cannot write %s", zpath);
+		free(text);
+		free(z);
+		run("zstd in chunks", "3", zpath);
+		run("zstd in one part", NULL, zpath);
+	}
 	cancel(NULL);
 	cancel("2");
 	unlink(path);
+	unlink(zpath);
 	return done_testing();
 }
