@@ -93,9 +93,13 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	if (v->loading >= 0) {
 		/* still loading: what is drawn is what was read so far (ui/loading.c) */
 		char got[32], all[32];
-		snprintf(mark, sizeof mark, "LOADING %.0f%% (%s of %s)  ", 100 * v->loading,
-		         timefmt_bytes((double)v->loading_bytes, got, sizeof got),
-		         timefmt_bytes((double)v->loading_total, all, sizeof all));
+		if (v->loading_total > 0 && v->loading_bytes >= v->loading_total)
+			snprintf(mark, sizeof mark, "LOADING: all %s read, indexing  ",
+			         timefmt_bytes((double)v->loading_total, all, sizeof all));
+		else
+			snprintf(mark, sizeof mark, "LOADING %.0f%% (%s of %s)  ", 100 * v->loading,
+			         timefmt_bytes((double)v->loading_bytes, got, sizeof got),
+			         timefmt_bytes((double)v->loading_total, all, sizeof all));
 	} else if (problems > 0) {
 		snprintf(mark, sizeof mark, "!%s %u data problem%s (Q)  ", cut ? " cut short," : "", problems,
 		         problems == 1 ? "" : "s");
