@@ -31,6 +31,8 @@
 #include "lib/xalloc.h"
 
 #define WINDOW_INITIAL ((size_t)1 << 20)
+/* Progress is reported every this many bytes (the timeline's LOADING figure moves by it). */
+#define PROGRESS_STEP (1u << 20)
 #define PAD 64
 
 enum step { ST_OK, ST_NEED_MORE, ST_ERROR, ST_STOPPED, ST_MISSED, ST_FATAL };
@@ -217,7 +219,7 @@ static int refill(struct scanner *s, size_t keep)
 	s->stats->bytes = s->base + s->len;
 	if (s->sink->progress != NULL && s->stats->bytes >= s->next_progress) {
 		s->sink->progress(s->sink->ctx, s->stats->bytes, input_file_offset(s->in));
-		s->next_progress = s->stats->bytes + (8u << 20);
+		s->next_progress = s->stats->bytes + PROGRESS_STEP;
 	}
 	return added > 0;
 }
@@ -1739,14 +1741,14 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 	s->buf = xmalloc(s->cap + PAD);
 	s->scratch_cap = s->cap + PAD;
 	s->scratch = xmalloc(s->scratch_cap);
-	s->next_progress = 8u << 20;
+	s->next_progress = PROGRESS_STEP;
 	memset(s->buf, 0, PAD);
 	s->range = range;
 	enum step st0;
 	if (range != NULL && range->start > 0) {
 		/* a part of a file parsed in parallel: the input is at an event of the array */
 		s->base = range->start;
-		s->next_progress = range->start + (8u << 20);
+		s->next_progress = range->start + PROGRESS_STEP;
 		refill(s, 0);
 		have_events = true;
 		pos = 0;

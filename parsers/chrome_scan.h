@@ -152,7 +152,7 @@ struct scan_sink {
 	 * Called for the first few of each kind only; the counts are in scan_stats. */
 	void (*problem)(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line,
 	                uint64_t col, const char *message);
-	/* Optional progress call, about every few MB: bytes scanned so far. */
+	/* Optional progress call, about every MB: bytes scanned so far. */
 	void (*progress)(void *ctx, uint64_t data_bytes, uint64_t file_bytes);
 	/* Optional: when it becomes true, the scan ends at its next read of the input, as if
 	 * the input had failed there (SCAN_TRUNCATED or SCAN_IO_ERROR, cause "cancelled"). */
