@@ -160,15 +160,23 @@ wait_gone() {
 	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
 	return 1
 }
-T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=400000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; echo LIVE=\$?; stty -g > $TMP/stty.live" Enter
+T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=900000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; echo LIVE=\$?; stty -g > $TMP/stty.live" Enter
 wait_for "LOADING"
 ok $? "a slow load opens the timeline at once, marked LOADING in the header"
 T send-keys -t "$S" o
 wait_for "gap list view opens when the trace has loaded"
 ok $? "while loading, the gap list waits for the whole trace (keys work during the load)"
-T send-keys -t "$S" Escape
+T send-keys -t "$S" Escape w B
+wait_for "bookmark name"
+T send-keys -t "$S" Enter
+wait_for 'bookmarked as "bookmark 1"' && T capture-pane -p -t "$S" | grep -q LOADING
+ok $? "a bookmark made while loading"
 wait_gone "LOADING"
 ok $? "the LOADING mark goes when the whole trace is in"
+T send-keys -t "$S" "'"
+wait_for "bookmark 1"
+ok $? "the bookmark is still there with the whole trace"
+T send-keys -t "$S" Escape
 T send-keys -t "$S" o
 wait_for "13 gaps of 100 us or more"
 ok $? "then the gap list opens on the whole trace's gaps"

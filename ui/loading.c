@@ -4,7 +4,8 @@
  * the trace under the timeline, and the whole trace replaces the last. The user's place
  * survives the swaps: the window (unless it showed the whole trace, which then grows with
  * it), the cursor, the selected slice and line, found again by their track's ids, since
- * track numbers change as tracks appear. The views over analyses open once the whole trace
+ * track numbers change as tracks appear; the search, run again; the places to go back to
+ * and the bookmarks, by their times (their slices are forgotten). The views over analyses open once the whole trace
  * is there: an analysis of part of a trace would be wrong, not incomplete. */
 #include "ui/loading.h"
 
@@ -89,6 +90,14 @@ bool loading_update(struct app *app)
 	return changed;
 }
 
+/* Keeps place P across a swap: its times hold, its slice and track numbers may not. */
+static void forget_refs(struct view_pos *p)
+{
+	p->sel.track = p->sel.idx = TT_NONE;
+	p->line_track = TT_NONE;
+	p->gap_shown = false;
+}
+
 /* Puts T under the timeline in place of the trace it shows, keeping the user's place. */
 static void adopt(struct app *app, struct trace *t)
 {
@@ -125,6 +134,11 @@ static void adopt(struct app *app, struct trace *t)
 	}
 	memcpy(query, v->query, sizeof query);
 	memcpy(status, v->status, sizeof status);
+	/* the places to go back to and the bookmarks, by time */
+	struct history history = v->history;
+	struct bookmark *bookmarks = v->bookmarks;
+	uint32_t nbookmarks = v->nbookmarks, made = v->bookmarks_made, bversion = v->bookmarks_version;
+	v->bookmarks = NULL;
 
 	/* the keys above point into OLD: it is freed last */
 	struct panel base = v->base;
@@ -158,6 +172,15 @@ static void adopt(struct app *app, struct trace *t)
 		memcpy(v->query, query, sizeof query);
 		search_run(v);
 	}
+	v->history = history;
+	for (int i = 0; i < v->history.n; i++)
+		forget_refs(&v->history.e[i]);
+	v->bookmarks = bookmarks;
+	v->nbookmarks = nbookmarks;
+	v->bookmarks_made = made;
+	v->bookmarks_version = bversion + 1;
+	for (uint32_t i = 0; i < nbookmarks; i++)
+		forget_refs(&v->bookmarks[i].pos);
 	if (v->status[0] == '\0')
 		memcpy(v->status, status, sizeof status);
 	v->loading = t->snapshot_bytes > 0 ? loading : -1;
