@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +112,10 @@ struct snap {
 	double t0;
 	pthread_t thread;
 };
+
+/* The snapshot thread's niceness after the first snapshot (Linux: per thread): the parts'
+ * threads, which the whole trace waits for, come first. */
+#define SNAP_NICE 10
 
 static void snap_drop_copies(struct snap *sn)
 {
@@ -232,6 +237,8 @@ static void *snap_main(void *arg)
 		if (sn->plain) /* args are read back from the file, as for the whole trace */
 			t->args = seek_store_new(sn->path, &sn->id, NULL);
 		t->snapshot_bytes = held > 0 ? held : 1;
+		if (sn->made == 0) /* the first one is awaited; later ones yield to the parse */
+			setpriority(PRIO_PROCESS, (id_t)gettid(), SNAP_NICE);
 		pthread_mutex_lock(&sn->lock);
 		trace_free(sn->ready);
 		sn->ready = t;
