@@ -756,19 +756,17 @@ void builder_merge(struct builder *dst, struct builder *src)
 	}
 	{
 		uint32_t first = d->nflow_ends;
-		append((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, s->flow_ends, s->nflow_ends,
-		       sizeof *s->flow_ends);
+		append_draining((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, (void **)&s->flow_ends,
+		                s->nflow_ends, sizeof *s->flow_ends);
 		for (uint32_t k = first; k < d->nflow_ends; k++) {
 			d->flow_ends[k].cat = smap[d->flow_ends[k].cat];
 			d->flow_ends[k].track = tmap[d->flow_ends[k].track];
 		}
-		free(s->flow_ends);
-		s->flow_ends = NULL;
 	}
 	{
 		uint32_t first = d->ninstants;
-		append((void **)&d->instants, &d->ninstants, &d->instants_cap, s->instants, s->ninstants,
-		       sizeof *s->instants);
+		append_draining((void **)&d->instants, &d->ninstants, &d->instants_cap, (void **)&s->instants,
+		                s->ninstants, sizeof *s->instants);
 		for (uint32_t k = first; k < d->ninstants; k++) {
 			struct instant *in = &d->instants[k];
 			in->name = smap[in->name];
@@ -777,17 +775,13 @@ void builder_merge(struct builder *dst, struct builder *src)
 				in->track = tmap[in->track];
 		}
 	}
-	free(s->instants);
-	s->instants = NULL;
 	{
 		uint32_t first = d->nmem;
-		append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+		append_draining((void **)&d->mem, &d->nmem, &d->mem_cap, (void **)&s->mem, s->nmem, sizeof *s->mem);
 		for (uint32_t k = first; k < d->nmem; k++)
 			if (d->mem[k].track != TT_NONE)
 				d->mem[k].track = tmap[d->mem[k].track];
 	}
-	free(s->mem);
-	s->mem = NULL;
 	append((void **)&d->flops, &d->nflops, &d->flops_cap, s->flops, s->nflops, sizeof *s->flops);
 	free(s->flops);
 	s->flops = NULL;

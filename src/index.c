@@ -713,10 +713,24 @@ static void flow_note(struct trace *t, enum quality_kind k, const struct flow_en
 	}
 }
 
-static void link_flows(struct trace *t)
+/* Flows are made in two steps. pair_flows, before the index, sorts the flow ends and
+ * pairs them into flows written over the ends themselves, so that the ends' array is
+ * smaller (a flow per two ends) while the index is built; each end of a flow keeps its
+ * track in from.track / to.track. bind_flows, once the index is built, binds each end to
+ * its slice.
+ *
+ * Writing over the ends is safe: a flow takes an 's' and an 'f' end, distinct for each
+ * flow, so the M-th flow (0-based) is written when its 'f' end K >= 2M + 1 has been read,
+ * and fills bytes [M, M + 1) * sizeof(flow), which end before end K + 1 starts as long as
+ * a flow is no bigger than two ends. The one end still needed from before K, an open 's',
+ * is read before the flow is written, and no flow is written while an 's' waits. */
+_Static_assert(sizeof(struct flow) <= 2 * sizeof(struct flow_end), "a flow must fit in two flow ends");
+
+static void pair_flows(struct trace *t)
 {
 	struct flow_end *e = t->flow_ends;
-	uint32_t n = t->nflow_ends, cap = 0;
+	uint32_t n = t->nflow_ends;
+	struct flow *flows = (struct flow *)(void *)e;
 
 	sort_flow_ends(e, n);
 	for (uint32_t i = 0; i < n;) {
@@ -740,21 +754,14 @@ static void link_flows(struct trace *t)
 					flow_note(t, Q_FLOW_NO_START, &e[k]);
 					continue;
 				}
-				if (t->nflows == cap) {
-					cap = cap ? cap * 2 : 1024;
-					t->flows = xreallocarray(t->flows, cap, sizeof *t->flows);
-				}
-				struct flow *f = &t->flows[t->nflows++];
-				f->id = e[k].id;
-				f->cat = e[k].cat;
-				f->ts_from = open->ts;
-				f->ts_to = e[k].ts;
-				f->from = bind_end(t, open);
-				f->to = bind_end(t, &e[k]);
-				if (f->from.track == TT_NONE)
-					flow_note(t, Q_FLOW_UNBOUND, open);
-				if (f->to.track == TT_NONE)
-					flow_note(t, Q_FLOW_UNBOUND, &e[k]);
+				struct flow f;
+				f.id = e[k].id;
+				f.cat = e[k].cat;
+				f.ts_from = open->ts;
+				f.ts_to = e[k].ts;
+				f.from = (struct slice_ref){ open->track, TT_NONE };
+				f.to = (struct slice_ref){ e[k].track, TT_NONE };
+				memcpy(&flows[t->nflows++], &f, sizeof f);
 				open = NULL;
 			}
 		}
@@ -762,12 +769,30 @@ static void link_flows(struct trace *t)
 			flow_note(t, Q_FLOW_NO_FINISH, open);
 		i = j;
 	}
-	if (t->nflows > 0)
-		t->flows = xreallocarray(t->flows, t->nflows, sizeof *t->flows);
-	free(t->flow_ends);
+	if (t->nflows > 0) {
+		t->flows = xreallocarray(flows, t->nflows, sizeof *t->flows);
+	} else {
+		t->flows = NULL;
+		free(e);
+	}
 	t->flow_ends = NULL;
 	t->nflow_ends = 0;
 	t->flow_ends_cap = 0;
+}
+
+static void bind_flows(struct trace *t)
+{
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		struct flow *f = &t->flows[i];
+		struct flow_end from = { .id = f->id, .ts = f->ts_from, .track = f->from.track, .cat = f->cat, .ph = 's' };
+		struct flow_end to = { .id = f->id, .ts = f->ts_to, .track = f->to.track, .cat = f->cat, .ph = 'f' };
+		f->from = bind_end(t, &from);
+		f->to = bind_end(t, &to);
+		if (f->from.track == TT_NONE)
+			flow_note(t, Q_FLOW_UNBOUND, &from);
+		if (f->to.track == TT_NONE)
+			flow_note(t, Q_FLOW_UNBOUND, &to);
+	}
 }
 
 static int step_cmp(const void *a, const void *b)
@@ -880,6 +905,7 @@ bad:
 void index_build(struct trace *t)
 {
 	set_aside_outliers(t);
+	pair_flows(t); /* first: the flows take less room than their ends while the index is built */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		if (tr->nslices > 0)
@@ -894,8 +920,8 @@ void index_build(struct trace *t)
 		build_busy(tr);
 	}
 	relink_gpu_self(t);
+	bind_flows(t);
 	link_launches(t);
-	link_flows(t);
 	find_steps(t);
 	compute_span(t);
 	check_utf8(t);
