@@ -781,8 +781,8 @@ static void bind_flows(struct trace *t)
 {
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		struct flow *f = &t->flows[i];
-		struct flow_end from = { .id = f->id, .ts = f->ts_from, .track = f->from.track, .cat = f->cat, .ph = 's' };
-		struct flow_end to = { .id = f->id, .ts = f->ts_to, .track = f->to.track, .cat = f->cat, .ph = 'f' };
+		struct flow_end from = { .id = f->id, .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
+		struct flow_end to = { .id = f->id, .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
 		f->from = bind_end(t, &from);
 		f->to = bind_end(t, &to);
 		if (f->from.track == TT_NONE)
