@@ -7,6 +7,7 @@
  *   gentrace --target-mb 100 -o big.json
  *   gentrace --ranks 8 --rank 3 --target-mb 100 -o r3.json
  *   gentrace --steps 2 --layers 2            (small, to stdout)
+ *   gentrace --legacy --target-mb 96 -o cpu.json  (legacy CPU-only layout)
  *
  * Simulated job: DDP (NCCL) training of a GPT-style transformer, bf16 autocast,
  * one GPU per rank, profiled with record_shapes, profile_memory and with_stack.
@@ -242,6 +243,7 @@ static long opt_steps = -1;
 static double opt_target_mb = -1;
 static const char *opt_out = NULL;
 static double opt_ts_base_us = -1;
+static int opt_legacy = 0;
 
 static u64 g_pid;           /* fake OS pid of the CPU process */
 static int g_dev;           /* local device id = GPU pid */
@@ -2450,13 +2452,442 @@ static void emit_footer(u64 start, u64 end)
 }
 
 /* ------------------------------------------------------------------ */
+/* Legacy format (--legacy)                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What torch 1.13 without Kineto writes (shared/traces/README.md, "Legacy
+ * format"): a bare JSON array on one line, only "X" events, no "cat", pid
+ * "CPU functions", tid 1, "args" always {}, integer us ts/dur relative to the
+ * profiler start, events in start order, about 110 bytes per event.  The
+ * simulated job is CPU-only training of a conv net: each ProfilerStep#N holds a
+ * DataLoader fetch, a forward pass (conv > convolution > _convolution >
+ * mkldnn_convolution ...), the loss, a backward pass (evaluate_function:
+ * XBackward0 > XBackward0 > aten ops, AccumulateGrad per parameter) and an SGD
+ * step, so CPU nesting is deep (up to 7) and a third of the events are
+ * zero-length.  The legacy oddities are kept: the record_function handle
+ * (zeros > empty, zero_) before every block, a child ending 1 us after its
+ * parent now and then, and exact duplicates of zero-length ops.
+ */
+
+typedef struct {
+    u32 name;
+    u32 ts, dur;
+} LgEv;
+
+static struct {
+    u64 rng;
+    u64 t; /* clock, us */
+    LgEv *ev;
+    size_t n, cap;
+    size_t stk[16];
+    int sp;
+} lg;
+
+static const char *const lg_names[] = {
+#define LG_NAMES \
+    X(ZEROS, "aten::zeros") X(EMPTY, "aten::empty") X(ZERO_, "aten::zero_") \
+    X(DATALOADER, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__") \
+    X(SELECT, "aten::select") X(AS_STRIDED, "aten::as_strided") X(UNSQUEEZE, "aten::unsqueeze") \
+    X(STACK, "aten::stack") X(CAT, "aten::cat") X(TO, "aten::to") X(TO_COPY, "aten::_to_copy") \
+    X(EMPTY_STRIDED, "aten::empty_strided") X(COPY_, "aten::copy_") X(CONV2D, "aten::conv2d") \
+    X(CONVOLUTION, "aten::convolution") X(_CONVOLUTION, "aten::_convolution") \
+    X(MKLDNN_CONV, "aten::mkldnn_convolution") X(AS_STRIDED_, "aten::as_strided_") \
+    X(BATCH_NORM, "aten::batch_norm") X(BN_IMPL, "aten::_batch_norm_impl_index") \
+    X(NATIVE_BN, "aten::native_batch_norm") X(RELU, "aten::relu") X(CLAMP_MIN, "aten::clamp_min") \
+    X(MAX_POOL, "aten::max_pool2d") X(MAX_POOL_IDX, "aten::max_pool2d_with_indices") \
+    X(FLATTEN, "aten::flatten") X(VIEW, "aten::view") X(RESHAPE_ALIAS, "aten::_reshape_alias") \
+    X(LINEAR, "aten::linear") X(T, "aten::t") X(TRANSPOSE, "aten::transpose") X(ADDMM, "aten::addmm") \
+    X(EXPAND, "aten::expand") X(RESOLVE_CONJ, "aten::resolve_conj") \
+    X(CROSS_ENTROPY, "aten::cross_entropy_loss") X(LOG_SOFTMAX, "aten::log_softmax") \
+    X(_LOG_SOFTMAX, "aten::_log_softmax") X(NLL_ND, "aten::nll_loss_nd") X(NLL, "aten::nll_loss") \
+    X(NLL_FWD, "aten::nll_loss_forward") X(ZERO_GRAD, "Optimizer.zero_grad#SGD.zero_grad") \
+    X(ONES_LIKE, "aten::ones_like") X(EMPTY_LIKE, "aten::empty_like") X(FILL_, "aten::fill_") \
+    X(EF_RELU, "autograd::engine::evaluate_function: ReluBackward0") X(RELU_BW, "ReluBackward0") \
+    X(THRESHOLD_BW, "aten::threshold_backward") \
+    X(EF_BN, "autograd::engine::evaluate_function: NativeBatchNormBackward0") \
+    X(BN_BW, "NativeBatchNormBackward0") X(NATIVE_BN_BW, "aten::native_batch_norm_backward") \
+    X(EF_CONV, "autograd::engine::evaluate_function: ConvolutionBackward0") \
+    X(CONV_BW, "ConvolutionBackward0") X(CONV_BACKWARD, "aten::convolution_backward") \
+    X(MKLDNN_CONV_BW, "aten::mkldnn_convolution_backward") X(SUM, "aten::sum") \
+    X(EF_POOL, "autograd::engine::evaluate_function: MaxPool2DWithIndicesBackward0") \
+    X(POOL_BW, "MaxPool2DWithIndicesBackward0") X(POOL_IDX_BW, "aten::max_pool2d_with_indices_backward") \
+    X(EF_ADDMM, "autograd::engine::evaluate_function: AddmmBackward0") X(ADDMM_BW, "AddmmBackward0") \
+    X(MM, "aten::mm") X(EF_TBW, "autograd::engine::evaluate_function: TBackward0") X(T_BW, "TBackward0") \
+    X(EF_LOSS, "autograd::engine::evaluate_function: NllLossBackward0") X(NLL_BW, "NllLossBackward0") \
+    X(NLL_BACKWARD, "aten::nll_loss_backward") \
+    X(EF_ACC, "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad") \
+    X(ACC, "torch::autograd::AccumulateGrad") X(DETACH, "aten::detach") X(DETACH_, "detach") \
+    X(SGD_STEP, "Optimizer.step#SGD.step") X(ADD_, "aten::add_") X(MUL_, "aten::mul_")
+#define X(id, s) s,
+    LG_NAMES
+#undef X
+};
+enum {
+#define X(id, s) LG_##id,
+    LG_NAMES
+#undef X
+    LG__COUNT
+};
+
+static u64 lg_rnd(void)
+{
+    u64 z = (lg.rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+static u64 lg_rr(u64 lo, u64 hi) { return lo + lg_rnd() % (hi - lo + 1); }
+
+/* "ProfilerStep#N" names live past the end of lg_names */
+static char lg_step_name[32];
+static u32 lg_step_no;
+
+static void lg_push(u32 name, u64 ts, u64 dur)
+{
+    if (lg.n == lg.cap) {
+        lg.cap = lg.cap ? 2 * lg.cap : 4096;
+        lg.ev = xrealloc(lg.ev, lg.cap * sizeof *lg.ev);
+    }
+    lg.ev[lg.n++] = (LgEv){name, (u32)ts, (u32)dur};
+}
+
+static void lg_begin(u32 name)
+{
+    lg.t += lg_rnd() % 4 == 0 ? lg_rr(1, 3) : 0;
+    lg.stk[lg.sp++] = lg.n;
+    lg_push(name, lg.t, 0);
+}
+
+static void lg_end(void)
+{
+    LgEv *e = &lg.ev[lg.stk[--lg.sp]];
+    lg.t += lg_rnd() % 3 == 0 ? 1 : 0;
+    u64 dur = lg.t - e->ts;
+    /* integer rounding: now and then the last child ends 1 us after its parent */
+    if (dur > 2 && lg_rnd() % 200 == 0)
+        dur--;
+    e->dur = (u32)dur;
+}
+
+/* a leaf op: zero-length half of the time */
+static void lg_leaf(u32 name, u64 lo, u64 hi)
+{
+    lg.t += lg_rnd() % 3 == 0 ? 1 : 0;
+    u64 dur = lg_rnd() % 2 ? 0 : lg_rr(lo, hi);
+    lg_push(name, lg.t, dur);
+    if (dur == 0 && lg_rnd() % 64 == 0)
+        lg_push(name, lg.t, 0); /* an exact duplicate, as the legacy writer leaves them */
+    lg.t += dur;
+}
+
+static void lg_handle(void) /* the record_function handle tensor */
+{
+    lg_begin(LG_ZEROS);
+    lg_leaf(LG_EMPTY, 1, 3);
+    lg_leaf(LG_ZERO_, 1, 2);
+    lg_end();
+}
+
+static void lg_to_copy(void)
+{
+    lg_begin(LG_TO);
+    lg_begin(LG_TO_COPY);
+    lg_leaf(LG_EMPTY_STRIDED, 1, 9);
+    lg_leaf(LG_COPY_, 1, 40);
+    lg_end();
+    lg_end();
+}
+
+static void lg_view_op(u32 name)
+{
+    lg_begin(name);
+    lg_leaf(LG_AS_STRIDED, 1, 3);
+    lg_end();
+}
+
+static void lg_dataloader(int batch)
+{
+    lg_begin(LG_DATALOADER);
+    lg_leaf(LG_EMPTY, 1, 2);
+    for (int i = 0; i < batch; i++)
+        lg_view_op(LG_SELECT);
+    for (int i = 0; i < batch; i++)
+        lg_view_op(LG_UNSQUEEZE);
+    lg_begin(LG_STACK);
+    lg_leaf(LG_CAT, 20, 200);
+    lg_end();
+    lg_end();
+    lg_to_copy();
+}
+
+static void lg_conv(void)
+{
+    lg_begin(LG_CONV2D);
+    lg_begin(LG_CONVOLUTION);
+    lg_begin(LG__CONVOLUTION);
+    lg_begin(LG_MKLDNN_CONV);
+    lg_leaf(LG_EMPTY, 1, 20);
+    lg_leaf(LG_AS_STRIDED_, 1, 4);
+    lg.t += lg_rr(100, 1500);
+    lg_end();
+    lg_end();
+    lg_end();
+    lg_end();
+}
+
+static void lg_bn(void)
+{
+    lg_begin(LG_BATCH_NORM);
+    lg_begin(LG_BN_IMPL);
+    lg_begin(LG_NATIVE_BN);
+    lg_leaf(LG_EMPTY, 1, 2);
+    lg_leaf(LG_EMPTY, 1, 2);
+    lg_leaf(LG_EMPTY, 1, 2);
+    lg.t += lg_rr(50, 900);
+    lg_end();
+    lg_end();
+    lg_end();
+}
+
+static void lg_linear(void)
+{
+    lg_begin(LG_LINEAR);
+    lg_begin(LG_T);
+    lg_view_op(LG_TRANSPOSE);
+    lg_end();
+    lg_begin(LG_ADDMM);
+    lg_view_op(LG_EXPAND);
+    lg_leaf(LG_COPY_, 1, 5);
+    for (int i = 0; i < 3; i++)
+        lg_leaf(LG_RESOLVE_CONJ, 0, 0);
+    lg.t += lg_rr(20, 300);
+    lg_end();
+    lg_end();
+}
+
+/* evaluate_function: NAME > NODE > what CHILD does */
+static void lg_bw_node(u32 ef, u32 node, void (*child)(void))
+{
+    lg_begin(ef);
+    lg_begin(node);
+    child();
+    lg_end();
+    lg_end();
+}
+
+static void lg_relu_bw(void)
+{
+    lg_begin(LG_THRESHOLD_BW);
+    lg_leaf(LG_EMPTY, 1, 5);
+    lg.t += lg_rr(20, 600);
+    lg_end();
+}
+
+static void lg_bn_bw(void)
+{
+    lg_begin(LG_NATIVE_BN_BW);
+    lg_begin(LG_EMPTY_LIKE);
+    lg_leaf(LG_EMPTY, 1, 2);
+    lg_end();
+    lg_leaf(LG_EMPTY, 1, 2);
+    lg_leaf(LG_EMPTY, 1, 2);
+    lg.t += lg_rr(50, 1400);
+    lg_end();
+}
+
+static void lg_conv_bw(void)
+{
+    lg_begin(LG_CONV_BACKWARD);
+    lg_begin(LG_MKLDNN_CONV_BW);
+    lg_leaf(LG_EMPTY, 1, 4);
+    lg_leaf(LG_AS_STRIDED_, 1, 4);
+    lg_leaf(LG_EMPTY, 1, 4);
+    lg.t += lg_rr(200, 3000);
+    lg_end();
+    lg_leaf(LG_SUM, 5, 60);
+    lg_end();
+}
+
+static void lg_pool_bw(void)
+{
+    lg_begin(LG_POOL_IDX_BW);
+    lg_leaf(LG_ZERO_, 5, 60);
+    lg.t += lg_rr(50, 600);
+    lg_end();
+}
+
+static void lg_addmm_bw(void)
+{
+    lg_begin(LG_T);
+    lg_view_op(LG_TRANSPOSE);
+    lg_end();
+    lg_begin(LG_MM);
+    lg_leaf(LG_RESOLVE_CONJ, 0, 0);
+    lg_leaf(LG_RESOLVE_CONJ, 0, 0);
+    lg.t += lg_rr(10, 2000);
+    lg_end();
+    lg_begin(LG_SUM);
+    lg_view_op(LG_AS_STRIDED);
+    lg_end();
+    lg_begin(LG_VIEW);
+    lg_leaf(LG_RESHAPE_ALIAS, 1, 5);
+    lg_end();
+}
+
+static void lg_t_bw(void) { lg_view_op(LG_T); }
+
+static void lg_loss_bw(void)
+{
+    lg_begin(LG_NLL_BACKWARD);
+    lg_leaf(LG_ZERO_, 1, 4);
+    lg_end();
+}
+
+static void lg_acc(void)
+{
+    lg_begin(LG_DETACH);
+    lg_leaf(LG_DETACH_, 1, 3);
+    lg_end();
+}
+
+static void lg_sgd_param(void)
+{
+    lg_leaf(LG_ADD_, 1, 60);
+    lg_begin(LG_MUL_);
+    lg_to_copy();
+    lg_end();
+    lg_leaf(LG_ADD_, 1, 30);
+}
+
+static void lg_step(int layers, int batch)
+{
+    lg_handle();
+    snprintf(lg_step_name, sizeof lg_step_name, "ProfilerStep#%u", lg_step_no++);
+    lg_begin(LG__COUNT);
+    lg_leaf(LG_EMPTY, 0, 1);
+    lg_handle();
+    lg_dataloader(batch);
+    /* forward */
+    for (int l = 0; l < layers; l++) {
+        lg_conv();
+        lg_bn();
+        lg_begin(LG_RELU);
+        lg_leaf(LG_CLAMP_MIN, 10, 100);
+        lg_end();
+        if (l % 4 == 3) {
+            lg_begin(LG_MAX_POOL);
+            lg_leaf(LG_MAX_POOL_IDX, 50, 2000);
+            lg_end();
+        }
+    }
+    lg_begin(LG_FLATTEN);
+    lg_begin(LG_VIEW);
+    lg_leaf(LG_RESHAPE_ALIAS, 1, 5);
+    lg_end();
+    lg_end();
+    lg_linear();
+    lg_handle();
+    lg_begin(LG_CROSS_ENTROPY);
+    lg_begin(LG_LOG_SOFTMAX);
+    lg_leaf(LG__LOG_SOFTMAX, 5, 30);
+    lg_end();
+    lg_begin(LG_NLL_ND);
+    lg_begin(LG_NLL);
+    lg_leaf(LG_NLL_FWD, 2, 20);
+    lg_end();
+    lg_end();
+    lg_end();
+    /* zero_grad, backward */
+    lg_handle();
+    lg_begin(LG_ZERO_GRAD);
+    lg.t += lg_rr(5, 40);
+    lg_end();
+    lg_handle();
+    lg_begin(LG_ONES_LIKE);
+    lg_begin(LG_EMPTY_LIKE);
+    lg_leaf(LG_EMPTY_STRIDED, 1, 2);
+    lg_end();
+    lg_leaf(LG_FILL_, 1, 3);
+    lg_end();
+    lg_bw_node(LG_EF_LOSS, LG_NLL_BW, lg_loss_bw);
+    lg_bw_node(LG_EF_ADDMM, LG_ADDMM_BW, lg_addmm_bw);
+    lg_bw_node(LG_EF_TBW, LG_T_BW, lg_t_bw);
+    for (int k = 0; k < 2; k++)
+        lg_bw_node(LG_EF_ACC, LG_ACC, lg_acc);
+    for (int l = layers - 1; l >= 0; l--) {
+        if (l % 4 == 3)
+            lg_bw_node(LG_EF_POOL, LG_POOL_BW, lg_pool_bw);
+        lg_bw_node(LG_EF_RELU, LG_RELU_BW, lg_relu_bw);
+        lg_bw_node(LG_EF_BN, LG_BN_BW, lg_bn_bw);
+        for (int k = 0; k < 2; k++)
+            lg_bw_node(LG_EF_ACC, LG_ACC, lg_acc);
+        lg_bw_node(LG_EF_CONV, LG_CONV_BW, lg_conv_bw);
+        lg_bw_node(LG_EF_ACC, LG_ACC, lg_acc);
+    }
+    /* optimizer: weight and bias of every conv and BN layer, and of the head */
+    lg_handle();
+    lg_begin(LG_SGD_STEP);
+    for (int p = 0; p < 3 * layers + 2; p++)
+        lg_sgd_param();
+    lg_end();
+    lg_end();
+}
+
+static void lg_emit(void)
+{
+    for (size_t i = 0; i < lg.n; i++) {
+        const LgEv *e = &lg.ev[i];
+        ores(512);
+        if (ofirst) {
+            OL("[{\"name\": \"");
+            ofirst = 0;
+        } else {
+            OL(", {\"name\": \"");
+        }
+        if (e->name == LG__COUNT)
+            oput(lg_step_name, strlen(lg_step_name));
+        else
+            oput(lg_names[e->name], strlen(lg_names[e->name]));
+        OL("\", \"ph\": \"X\", \"ts\": ");
+        ou(e->ts);
+        OL(", \"dur\": ");
+        ou(e->dur);
+        OL(", \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}}");
+        g_nevents++;
+    }
+    lg.n = 0;
+}
+
+/* Writes the legacy trace: --steps steps, or steps until --target-mb is reached. */
+static void legacy_main(void)
+{
+    int layers = opt_layers_set ? opt_layers : 16;
+    lg.rng = mix64(opt_seed ^ 0x1e9ac7ULL);
+    lg.t = 140 + lg_rnd() % 60;
+    lg_step_no = 1;
+    for (long st = 0;; st++) {
+        if (opt_steps > 0 ? st >= opt_steps : (double)(ototal + on) >= opt_target_mb * 1e6)
+            break;
+        lg_step(layers, 128);
+        lg_emit();
+        lg.t += lg_rr(10, 200);
+    }
+    ores(8);
+    if (ofirst)
+        oc('[');
+    oc(']');
+    free(lg.ev);
+}
+
+/* ------------------------------------------------------------------ */
 /* Main                                                                */
 /* ------------------------------------------------------------------ */
 
 static void usage(FILE *f)
 {
     fputs("usage: gentrace [--target-mb N | --steps N] [--layers L] [--ranks R --rank r]\n"
-          "                [--seed S] [--ts-base-us T] [-o FILE]\n"
+          "                [--seed S] [--ts-base-us T] [--legacy] [-o FILE]\n"
           "Writes a synthetic PyTorch profiler (Kineto) trace in Chrome trace JSON.\n"
           "  --target-mb N  stop adding steps at about N*10^6 bytes\n"
           "  --steps N      number of ProfilerStep iterations (default 2 without --target-mb)\n"
@@ -2466,6 +2897,9 @@ static void usage(FILE *f)
           "  --seed S       seed (default 1); same options and seed give the same bytes\n"
           "  --ts-base-us T first step's ts in us (default: 3e12..6e12 from the seed,\n"
           "                 like the monotonic-clock values in real Kineto traces)\n"
+          "  --legacy       CPU-only training in the legacy exporter's layout (torch without\n"
+          "                 Kineto): a bare array of X events, about 110 B each, deep nesting;\n"
+          "                 --layers (default 16) and --seed apply, --ranks and --ts-base-us not\n"
           "  -o FILE        output file (default stdout)\n", f);
 }
 
@@ -2530,6 +2964,8 @@ int main(int argc, char **argv)
             opt_ts_base_us = strtod(argval(argc, argv, &i), &end);
             if (*end || opt_ts_base_us < 10000 || opt_ts_base_us > 1e15)
                 die("bad --ts-base-us (10000..1e15)");
+        } else if (!strcmp(a, "--legacy")) {
+            opt_legacy = 1;
         } else if (!strcmp(a, "-o") || opt_is(a, "--output")) {
             opt_out = argval(argc, argv, &i);
         } else {
@@ -2541,6 +2977,26 @@ int main(int argc, char **argv)
         die("--rank must be < --ranks");
     if (opt_steps < 0 && opt_target_mb < 0)
         opt_steps = 2;
+    if (opt_legacy) {
+        double t0 = now_s();
+        if (opt_out && strcmp(opt_out, "-") != 0) {
+            ofd = open(opt_out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (ofd < 0)
+                die("%s: %s", opt_out, strerror(errno));
+        } else {
+            ofd = 1;
+        }
+        ob = xrealloc(NULL, OUT_CAP);
+        legacy_main();
+        oflush();
+        if (ofd != 1 && close(ofd) != 0)
+            die("close: %s", strerror(errno));
+        double dt = now_s() - t0;
+        fprintf(stderr, "gentrace: %s: %llu bytes, legacy, %u steps, %llu events (%.0f B/event), %.2f s\n",
+                opt_out ? opt_out : "stdout", (unsigned long long)ototal, lg_step_no - 1,
+                (unsigned long long)g_nevents, g_nevents ? (double)ototal / (double)g_nevents : 0.0, dt);
+        return 0;
+    }
 
     /* identity: the time base depends on the seed only, so ranks line up */
     u64 h = mix64(opt_seed);

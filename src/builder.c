@@ -628,6 +628,34 @@ static void append(void **dst, uint32_t *n, uint32_t *cap, const void *src, uint
 	*n += count;
 }
 
+/* Moves the COUNT elements of SIZE bytes at *SRC to the end of *DST (holding *N of *CAP)
+ * and frees *SRC. The copy runs from the end of *SRC in steps of DRAIN_STEP bytes, each
+ * followed by a realloc that shrinks *SRC, so that the two arrays hold the elements
+ * about once between them, not twice: a file parsed in two parts whose slices are all on
+ * one thread would otherwise peak at one and a half times its slices. */
+#define DRAIN_STEP ((size_t)1 << 20)
+static void append_draining(void **dst, uint32_t *n, uint32_t *cap, void **src, uint32_t count, size_t size)
+{
+	size_t step = DRAIN_STEP / size;
+	char *base;
+
+	if (count > 0 && *n + count > *cap) {
+		*cap = *n + count;
+		*dst = xreallocarray(*dst, *cap, size);
+	}
+	base = (char *)*dst + (size_t)*n * size;
+	*n += count;
+	while (count > 0) {
+		uint32_t k = count < step ? count : (uint32_t)step;
+		count -= k;
+		memcpy(base + (size_t)count * size, (char *)*src + (size_t)count * size, k * size);
+		if (count > 0)
+			*src = xreallocarray(*src, count, size);
+	}
+	free(*src);
+	*src = NULL;
+}
+
 static void free_builder(struct builder *b)
 {
 	for (uint32_t i = 0; i < b->nstacks; i++)
@@ -681,7 +709,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 				if (prev->ts == next->ts && prev->dur == next->dur && prev->name == smap[next->name])
 					note_at(dst, Q_EXACT_DUPLICATE, (struct where){ 0, next->ts }, prev->name, ti);
 			}
-			append((void **)&dt->slices, &dt->nslices, &dt->cap, st->slices, st->nslices, sizeof *st->slices);
+			append_draining((void **)&dt->slices, &dt->nslices, &dt->cap, (void **)&s->tracks[i].slices,
+			                st->nslices, sizeof *st->slices);
 			for (uint32_t k = first; k < dt->nslices; k++) {
 				struct slice *sl = &dt->slices[k];
 				sl->name = smap[sl->name];
@@ -694,12 +723,11 @@ void builder_merge(struct builder *dst, struct builder *src)
 		free(s->tracks[i].slices);
 		s->tracks[i].slices = NULL;
 		s->tracks[i].nslices = 0;
+		s->tracks[i].cap = 0;
 	}
 	for (uint32_t k = 0; k < s->ngpu; k++)
 		s->gpu[k].pg = smap[s->gpu[k].pg];
-	append((void **)&d->gpu, &d->ngpu, &d->gpu_cap, s->gpu, s->ngpu, sizeof *s->gpu);
-	free(s->gpu);
-	s->gpu = NULL;
+	append_draining((void **)&d->gpu, &d->ngpu, &d->gpu_cap, (void **)&s->gpu, s->ngpu, sizeof *s->gpu);
 	/* ends of SRC that close begins of DST, in source order */
 	for (uint32_t k = 0; k < src->norphans; k++) {
 		const struct orphan_e *o = &src->orphans[k];
@@ -728,19 +756,17 @@ void builder_merge(struct builder *dst, struct builder *src)
 	}
 	{
 		uint32_t first = d->nflow_ends;
-		append((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, s->flow_ends, s->nflow_ends,
-		       sizeof *s->flow_ends);
+		append_draining((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, (void **)&s->flow_ends,
+		                s->nflow_ends, sizeof *s->flow_ends);
 		for (uint32_t k = first; k < d->nflow_ends; k++) {
 			d->flow_ends[k].cat = smap[d->flow_ends[k].cat];
 			d->flow_ends[k].track = tmap[d->flow_ends[k].track];
 		}
-		free(s->flow_ends);
-		s->flow_ends = NULL;
 	}
 	{
 		uint32_t first = d->ninstants;
-		append((void **)&d->instants, &d->ninstants, &d->instants_cap, s->instants, s->ninstants,
-		       sizeof *s->instants);
+		append_draining((void **)&d->instants, &d->ninstants, &d->instants_cap, (void **)&s->instants,
+		                s->ninstants, sizeof *s->instants);
 		for (uint32_t k = first; k < d->ninstants; k++) {
 			struct instant *in = &d->instants[k];
 			in->name = smap[in->name];
@@ -749,17 +775,13 @@ void builder_merge(struct builder *dst, struct builder *src)
 				in->track = tmap[in->track];
 		}
 	}
-	free(s->instants);
-	s->instants = NULL;
 	{
 		uint32_t first = d->nmem;
-		append((void **)&d->mem, &d->nmem, &d->mem_cap, s->mem, s->nmem, sizeof *s->mem);
+		append_draining((void **)&d->mem, &d->nmem, &d->mem_cap, (void **)&s->mem, s->nmem, sizeof *s->mem);
 		for (uint32_t k = first; k < d->nmem; k++)
 			if (d->mem[k].track != TT_NONE)
 				d->mem[k].track = tmap[d->mem[k].track];
 	}
-	free(s->mem);
-	s->mem = NULL;
 	append((void **)&d->flops, &d->nflops, &d->flops_cap, s->flops, s->nflops, sizeof *s->flops);
 	free(s->flops);
 	s->flops = NULL;

@@ -198,7 +198,7 @@ static void build_row_sums(struct track *tr, struct row *row)
 		row->block_sum[row->n / ROW_BLOCK] = acc;
 }
 
-static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *depths, uint16_t *nrows)
+static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *nrows)
 {
 	uint32_t *stack = NULL;
 	uint32_t sn = 0, scap = 0;
@@ -225,7 +225,7 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
 		if (sn >= 65535)
 			tr->nested = false; /* the deepest row holds several levels */
-		depths[i] = d;
+		s->depth = d;
 		if (d + 1 > maxd)
 			maxd = (uint16_t)(d + 1);
 		if (sn == scap) {
@@ -293,7 +293,7 @@ static void heap_down_u32(uint32_t *h, uint32_t n, uint32_t i)
 	}
 }
 
-static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *depths, uint16_t *nrows)
+static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *nrows)
 {
 	/* pass 1: annotations nest (their depth among themselves; they go below the GPU work) */
 	uint32_t *stack = NULL;
@@ -306,7 +306,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 		while (sn > 0 && slice_end(&tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
-		depths[i] = d;
+		s->depth = d;
 		if (d + 1 > arows)
 			arows = (uint16_t)(d + 1);
 		if (sn == scap) {
@@ -362,7 +362,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 			}
 			s->flags |= SF_PARTIAL;
 		}
-		depths[i] = r < 65535 ? (uint16_t)r : 65534;
+		s->depth = r < 65535 ? (uint16_t)r : 65534;
 	}
 	free(last_end);
 	free(busy);
@@ -371,8 +371,8 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	 * ran on it, never a gpu_user_annotation that would make an idle stream look busy */
 	for (uint32_t i = 0; i < tr->nslices && arows > 0; i++)
 		if (tr->slices[i].cls == SC_GPU_ANNOTATION) {
-			uint32_t d = nr + depths[i];
-			depths[i] = d < 65535 ? (uint16_t)d : 65534;
+			uint32_t d = nr + tr->slices[i].depth;
+			tr->slices[i].depth = d < 65535 ? (uint16_t)d : 65534;
 		}
 	tr->nested = false;
 	tr->annotation_rows = arows;
@@ -462,30 +462,26 @@ static bool row_tree_holds(const struct row_tree *rt, uint32_t node, int64_t ts)
 static void build_rows(struct trace *t, uint32_t ti, struct track *tr)
 {
 	uint16_t nrows = 0;
-	uint16_t *depths;
 
 	if (tr->nslices == 0)
 		return;
-	depths = xmalloc(tr->nslices * sizeof *depths);
+	/* the lay-outs write each slice's depth (its row) */
 	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
-		lay_out_gpu(t, ti, tr, depths, &nrows);
+		lay_out_gpu(t, ti, tr, &nrows);
 	else
-		lay_out_cpu(t, ti, tr, depths, &nrows);
+		lay_out_cpu(t, ti, tr, &nrows);
 	tr->nrows = nrows;
 	tr->rows = xcalloc(nrows, sizeof *tr->rows);
-	for (uint32_t i = 0; i < tr->nslices; i++) {
-		tr->slices[i].depth = depths[i];
-		tr->rows[depths[i]].n++;
-	}
+	for (uint32_t i = 0; i < tr->nslices; i++)
+		tr->rows[tr->slices[i].depth].n++;
 	for (uint16_t r = 0; r < nrows; r++) {
 		tr->rows[r].idx = xmalloc((tr->rows[r].n ? tr->rows[r].n : 1) * sizeof(uint32_t));
 		tr->rows[r].n = 0;
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		struct row *row = &tr->rows[depths[i]];
+		struct row *row = &tr->rows[tr->slices[i].depth];
 		row->idx[row->n++] = i;
 	}
-	free(depths);
 	for (uint16_t r = 0; r < nrows; r++) {
 		struct row *row = &tr->rows[r];
 		build_row_sums(tr, row);
@@ -570,20 +566,20 @@ static inline bool is_gpu_activity(uint8_t cls)
 	return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET;
 }
 
-/* A runtime call by correlation id; the first in gpu order wins when several share one. */
-struct launch_key {
-	int64_t correlation;
-	uint32_t g;
-};
+/* Runtime calls by correlation id, as indices into trace.gpu (4 bytes a call rather than
+ * a copy of the id beside each): the first in gpu order wins when several share one. The
+ * sort reads the ids through LAUNCH_GPU, the gpu array of the trace this thread links. */
+static _Thread_local const struct gpu_info *launch_gpu;
 
-static inline bool launch_key_less(const struct launch_key *a, const struct launch_key *b)
+static inline bool launch_less(const uint32_t *a, const uint32_t *b)
 {
-	if (a->correlation != b->correlation)
-		return a->correlation < b->correlation;
-	return a->g < b->g;
+	int64_t ca = launch_gpu[*a].correlation, cb = launch_gpu[*b].correlation;
+	if (ca != cb)
+		return ca < cb;
+	return *a < *b;
 }
 
-SORT_DEFINE(sort_launch_keys, struct launch_key, launch_key_less)
+SORT_DEFINE(sort_launches, uint32_t, launch_less)
 
 /* Links each kernel, memcpy and memset to the runtime call of the same correlation id:
  * the calls sorted by id (then gpu order), one binary search per GPU operation, so a file
@@ -591,7 +587,7 @@ SORT_DEFINE(sort_launch_keys, struct launch_key, launch_key_less)
 static void link_launches(struct trace *t)
 {
 	uint32_t nrt = 0, nkeys = 0;
-	struct launch_key *keys;
+	uint32_t *keys;
 
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
@@ -606,12 +602,13 @@ static void link_launches(struct trace *t)
 		if (gi->self.track == TT_NONE || gi->correlation < 0 ||
 		    is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			continue;
-		keys[nkeys++] = (struct launch_key){ gi->correlation, g };
+		keys[nkeys++] = g;
 	}
-	sort_launch_keys(keys, nkeys);
+	launch_gpu = t->gpu;
+	sort_launches(keys, nkeys);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < nkeys; i++)
-		if (m == 0 || keys[m - 1].correlation != keys[i].correlation)
+		if (m == 0 || t->gpu[keys[m - 1]].correlation != t->gpu[keys[i]].correlation)
 			keys[m++] = keys[i];
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		struct gpu_info *gi = &t->gpu[g];
@@ -623,13 +620,13 @@ static void link_launches(struct trace *t)
 			uint32_t lo = 0, hi = m;
 			while (lo < hi) {
 				uint32_t mid = lo + (hi - lo) / 2;
-				if (keys[mid].correlation < gi->correlation)
+				if (t->gpu[keys[mid]].correlation < gi->correlation)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			if (lo < m && keys[lo].correlation == gi->correlation)
-				found = keys[lo].g;
+			if (lo < m && t->gpu[keys[lo]].correlation == gi->correlation)
+				found = keys[lo];
 		}
 		if (found == TT_NONE) {
 			if (nrt > 0) {
@@ -713,10 +710,24 @@ static void flow_note(struct trace *t, enum quality_kind k, const struct flow_en
 	}
 }
 
-static void link_flows(struct trace *t)
+/* Flows are made in two steps. pair_flows, before the index, sorts the flow ends and
+ * pairs them into flows written over the ends themselves, so that the ends' array is
+ * smaller (a flow per two ends) while the index is built; each end of a flow keeps its
+ * track in from.track / to.track. bind_flows, once the index is built, binds each end to
+ * its slice.
+ *
+ * Writing over the ends is safe: a flow takes an 's' and an 'f' end, distinct for each
+ * flow, so the M-th flow (0-based) is written when its 'f' end K >= 2M + 1 has been read,
+ * and fills bytes [M, M + 1) * sizeof(flow), which end before end K + 1 starts as long as
+ * a flow is no bigger than two ends. The one end still needed from before K, an open 's',
+ * is read before the flow is written, and no flow is written while an 's' waits. */
+_Static_assert(sizeof(struct flow) <= 2 * sizeof(struct flow_end), "a flow must fit in two flow ends");
+
+static void pair_flows(struct trace *t)
 {
 	struct flow_end *e = t->flow_ends;
-	uint32_t n = t->nflow_ends, cap = 0;
+	uint32_t n = t->nflow_ends;
+	struct flow *flows = (struct flow *)(void *)e;
 
 	sort_flow_ends(e, n);
 	for (uint32_t i = 0; i < n;) {
@@ -740,21 +751,14 @@ static void link_flows(struct trace *t)
 					flow_note(t, Q_FLOW_NO_START, &e[k]);
 					continue;
 				}
-				if (t->nflows == cap) {
-					cap = cap ? cap * 2 : 1024;
-					t->flows = xreallocarray(t->flows, cap, sizeof *t->flows);
-				}
-				struct flow *f = &t->flows[t->nflows++];
-				f->id = e[k].id;
-				f->cat = e[k].cat;
-				f->ts_from = open->ts;
-				f->ts_to = e[k].ts;
-				f->from = bind_end(t, open);
-				f->to = bind_end(t, &e[k]);
-				if (f->from.track == TT_NONE)
-					flow_note(t, Q_FLOW_UNBOUND, open);
-				if (f->to.track == TT_NONE)
-					flow_note(t, Q_FLOW_UNBOUND, &e[k]);
+				struct flow f;
+				f.id = e[k].id;
+				f.cat = e[k].cat;
+				f.ts_from = open->ts;
+				f.ts_to = e[k].ts;
+				f.from = (struct slice_ref){ open->track, TT_NONE };
+				f.to = (struct slice_ref){ e[k].track, TT_NONE };
+				memcpy(&flows[t->nflows++], &f, sizeof f);
 				open = NULL;
 			}
 		}
@@ -762,12 +766,30 @@ static void link_flows(struct trace *t)
 			flow_note(t, Q_FLOW_NO_FINISH, open);
 		i = j;
 	}
-	if (t->nflows > 0)
-		t->flows = xreallocarray(t->flows, t->nflows, sizeof *t->flows);
-	free(t->flow_ends);
+	if (t->nflows > 0) {
+		t->flows = xreallocarray(flows, t->nflows, sizeof *t->flows);
+	} else {
+		t->flows = NULL;
+		free(e);
+	}
 	t->flow_ends = NULL;
 	t->nflow_ends = 0;
 	t->flow_ends_cap = 0;
+}
+
+static void bind_flows(struct trace *t)
+{
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		struct flow *f = &t->flows[i];
+		struct flow_end from = { .id = f->id, .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
+		struct flow_end to = { .id = f->id, .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
+		f->from = bind_end(t, &from);
+		f->to = bind_end(t, &to);
+		if (f->from.track == TT_NONE)
+			flow_note(t, Q_FLOW_UNBOUND, &from);
+		if (f->to.track == TT_NONE)
+			flow_note(t, Q_FLOW_UNBOUND, &to);
+	}
 }
 
 static int step_cmp(const void *a, const void *b)
@@ -880,6 +902,7 @@ bad:
 void index_build(struct trace *t)
 {
 	set_aside_outliers(t);
+	pair_flows(t); /* first: the flows take less room than their ends while the index is built */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		if (tr->nslices > 0)
@@ -894,8 +917,8 @@ void index_build(struct trace *t)
 		build_busy(tr);
 	}
 	relink_gpu_self(t);
+	bind_flows(t);
 	link_launches(t);
-	link_flows(t);
 	find_steps(t);
 	compute_span(t);
 	check_utf8(t);

@@ -2,7 +2,8 @@
  * writes JSON would build it: a CPU thread with nested slices, a GPU stream with
  * overlapping kernels, a flow and a launch from a runtime call to a kernel, a counter,
  * memory, device properties and metadata; then what the finished model and its index
- * say. A second model is built in two parts whose begin and end lie in different parts. */
+ * say. A second model is built in two parts whose begin and end lie in different parts; a
+ * third, big one in three parts and in one, which must agree. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,9 +245,104 @@ static void test_parts(void)
 	trace_free(t1);
 }
 
+/* Events K of a synthetic source, cut anywhere: a CPU thread with a parent and a child
+ * slice each, a runtime call with a correlation id and a flow start, and its kernel on a
+ * stream with the flow's finish. */
+static void big_event(struct builder *b, uint32_t k)
+{
+	static const char *const names[] = { "aten::add", "aten::empty", "aten::mm", "aten::view" };
+	uint32_t cpu = builder_track(b, num(1), num(1)), gpu = builder_track(b, num(0), num(7));
+	int64_t ts = (int64_t)k * 1000;
+	struct builder_slice s = { ts, 900, str(b, "parent"), str(b, "cpu_op"), (uint64_t)k * 4 + 1, 0 };
+	struct builder_gpu g = no_gpu_facts();
+
+	builder_slice(b, cpu, &s, NULL);
+	s = (struct builder_slice){ ts + 10, k % 3 ? 50 : 0, str(b, names[k % 4]), str(b, "cpu_op"), (uint64_t)k * 4 + 2,
+		                    0 };
+	builder_slice(b, cpu, &s, NULL);
+	g.has_correlation = true;
+	g.correlation = k;
+	s = (struct builder_slice){ ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3,
+		                    0 };
+	builder_slice(b, cpu, &s, &g);
+	builder_flow(b, cpu, ts + 100, k, str(b, "ac2g"), FLOW_START, false);
+	g.stream = 7;
+	g.device = 0;
+	g.grid[0] = (int32_t)k;
+	s = (struct builder_slice){ ts + 500, 300, str(b, names[k % 4]), str(b, "kernel"), (uint64_t)k * 4 + 4, 0 };
+	builder_slice(b, gpu, &s, &g);
+	builder_flow(b, gpu, ts + 500, k, str(b, "ac2g"), FLOW_FINISH, true);
+}
+
+static bool same_ref(const struct slice_ref *a, const struct slice_ref *b)
+{
+	return a->track == b->track && a->idx == b->idx;
+}
+
+/* Parts big enough that builder_merge drains each array in several steps (over 1 MiB of
+ * slices, GPU facts and flow ends) give the model that one part gives. */
+static void test_big_parts(void)
+{
+	enum { N = 40000 };
+	static const uint32_t cuts[] = { 0, 13001, 29999, N };
+	struct trace *one = new_trace(), *t[3];
+	struct builder *b = builder_new(one), *p[3];
+
+	for (uint32_t k = 0; k < N; k++)
+		big_event(b, k);
+	builder_finish(b);
+	for (int i = 0; i < 3; i++) {
+		t[i] = new_trace();
+		p[i] = i == 0 ? builder_new(t[i]) : builder_new_part(t[i]);
+		for (uint32_t k = cuts[i]; k < cuts[i + 1]; k++)
+			big_event(p[i], k);
+	}
+	builder_merge(p[0], p[1]);
+	builder_merge(p[0], p[2]);
+	builder_finish(p[0]);
+
+	struct trace *m = t[0];
+	ok(one->ntracks == 2 && m->ntracks == 2, "two tracks either way");
+	bool slices = true, facts = true;
+	for (uint32_t ti = 0; ti < 2 && ti < m->ntracks && ti < one->ntracks; ti++) {
+		const struct track *a = &one->tracks[ti], *c = &m->tracks[ti];
+		slices = slices && a->nslices == c->nslices && a->nrows == c->nrows;
+		for (uint32_t i = 0; slices && i < a->nslices; i++) {
+			const struct slice *x = &a->slices[i], *y = &c->slices[i];
+			slices = x->ts == y->ts && x->dur == y->dur && x->args == y->args && x->depth == y->depth &&
+			         x->cls == y->cls && x->flags == y->flags &&
+			         (x->gpu == TT_NONE) == (y->gpu == TT_NONE) && strcmp(text(one, x->name), text(m, y->name)) == 0 &&
+			         strcmp(text(one, x->cat), text(m, y->cat)) == 0;
+			if (slices && x->gpu != TT_NONE) {
+				const struct gpu_info *gx = &one->gpu[x->gpu], *gy = &m->gpu[y->gpu];
+				facts = facts && gx->correlation == gy->correlation && gx->grid[0] == gy->grid[0] &&
+				        same_ref(&gx->self, &gy->self) && same_ref(&gx->peer, &gy->peer);
+			}
+		}
+	}
+	is_int(m->tracks[0].nslices, 3 * N, "every CPU slice kept");
+	ok(slices, "the same slices, in the same order, on the same rows");
+	is_int(m->ngpu, 2 * N, "every GPU fact kept");
+	ok(facts, "the same GPU facts, linked the same way");
+	is_int(m->nflows, N, "every flow paired");
+	bool flows = one->nflows == m->nflows;
+	for (uint32_t i = 0; flows && i < m->nflows; i++)
+		flows = one->flows[i].id == m->flows[i].id && one->flows[i].ts_from == m->flows[i].ts_from &&
+		        one->flows[i].ts_to == m->flows[i].ts_to && same_ref(&one->flows[i].from, &m->flows[i].from) &&
+		        same_ref(&one->flows[i].to, &m->flows[i].to) && m->flows[i].from.track != TT_NONE &&
+		        m->flows[i].to.track != TT_NONE;
+	ok(flows, "the same flows, every end bound to its slice");
+	is_int(m->quality.count[Q_FLOW_UNBOUND] + m->quality.count[Q_FLOW_NO_START] +
+	               m->quality.count[Q_FLOW_NO_FINISH],
+	       0, "no flow problem");
+	trace_free(one);
+	trace_free(m);
+}
+
 int main(void)
 {
 	test_one_model();
 	test_parts();
+	test_big_parts();
 	return done_testing();
 }
