@@ -503,7 +503,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 
 struct chunk {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	uint64_t start;
 	bool first, last;
 	char *end_cause;
@@ -520,6 +520,11 @@ struct stream {
 	int next_to_parse, merged;
 	bool produced_all, top_is_object, failed;
 	bool keep_args;            /* each chunk keeps its args aside (side_for) */
+	/* chunk buffers parsed and given back, for the next chunks (under lock): fresh ones
+	 * cost a page fault per 4 KB, the program keeping blocks this big mmapped (ui/main.c) */
+	char *spare[MAX_PARTS + 2];
+	size_t spare_cap[MAX_PARTS + 2];
+	int nspare;
 	struct job *job;
 	struct trace *t;
 };
@@ -538,11 +543,25 @@ static void parse_chunk(struct stream *st, struct chunk *c)
 	p->range.lines_known = true;
 	p->range.lines_before = c->lines_before;
 	p->range.last_nl_before = c->last_nl_before;
+	p->range.keep_window = true;
 	p->side = st->keep_args ? args_side_new(0, false) : NULL;
+	/* the first chunk's store takes the others' (args_side_append): it stays open */
+	bool own_side = p->side != NULL && !c->first;
+	if (own_side)
+		args_side_keep_buffers(p->side);
 	scan_part(p); /* st->job has no progress: the reader counts it */
+	if (own_side) /* compressed here, on the chunk's thread, not by the merger */
+		args_side_finish(p->side);
 	input_close(p->in);
 	p->in = NULL;
-	free(c->buf);
+	pthread_mutex_lock(&st->lock);
+	if (st->nspare < (int)(sizeof st->spare / sizeof st->spare[0])) {
+		st->spare[st->nspare] = c->buf;
+		st->spare_cap[st->nspare++] = c->cap;
+	} else {
+		free(c->buf);
+	}
+	pthread_mutex_unlock(&st->lock);
 	c->buf = NULL;
 }
 
@@ -664,8 +683,20 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		end = true, st.failed = true;
 	while (!end) {
 		size_t cap = STREAM_CHUNK + carry_len + 4096, fill = carry_len;
-		char *buf = xmalloc(cap);
+		char *buf = NULL;
 		char *err = NULL;
+		pthread_mutex_lock(&st.lock);
+		for (int k = 0; k < st.nspare && buf == NULL; k++) {
+			if (st.spare_cap[k] >= cap) {
+				buf = st.spare[k];
+				cap = st.spare_cap[k];
+				st.spare[k] = st.spare[st.nspare - 1];
+				st.spare_cap[k] = st.spare_cap[--st.nspare];
+			}
+		}
+		pthread_mutex_unlock(&st.lock);
+		if (buf == NULL)
+			buf = xmalloc(cap);
 		size_t cut = 0;
 		bool too_big = false;
 		if (carry_len > 0)
@@ -705,6 +736,7 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		}
 		struct chunk *c = xcalloc(1, sizeof *c);
 		c->buf = buf;
+		c->cap = cap;
 		c->start = offset;
 		c->first = st.nchunks == 0;
 		c->last = end;
@@ -789,6 +821,8 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		free(c);
 	}
 	free(st.chunks);
+	for (int k = 0; k < st.nspare; k++)
+		free(st.spare[k]);
 	pthread_mutex_destroy(&st.lock);
 	pthread_cond_destroy(&st.cond);
 	return rc;
