@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -34,6 +35,43 @@
 /* Progress is reported every this many bytes (the timeline's LOADING figure moves by it). */
 #define PROGRESS_STEP (1u << 20)
 #define PAD 64
+
+/* The window (and scratch) of a range scan that asked to keep it (scan_range.keep_window),
+ * held for this thread's next scan: a 1 GB compressed stream is parsed in a thousand
+ * chunks, and the program keeps blocks this big mmapped (ui/main.c), so a fresh window
+ * per chunk cost a page fault per 4 KB of it. Freed by the key's destructor at thread
+ * exit. */
+struct spare_window {
+	char *buf, *scratch;
+	size_t cap, scratch_cap;
+};
+
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *p)
+{
+	struct spare_window *w = p;
+	free(w->buf);
+	free(w->scratch);
+	free(w);
+}
+
+static void spare_key_init(void)
+{
+	if (pthread_key_create(&spare_key, spare_free) != 0)
+		fatal("cannot create a thread key");
+}
+
+/* Takes this thread's spare window, or NULL. */
+static struct spare_window *spare_take(void)
+{
+	pthread_once(&spare_once, spare_key_init);
+	struct spare_window *w = pthread_getspecific(spare_key);
+	if (w != NULL)
+		pthread_setspecific(spare_key, NULL);
+	return w;
+}
 
 enum step { ST_OK, ST_NEED_MORE, ST_ERROR, ST_STOPPED, ST_MISSED, ST_FATAL };
 
@@ -1738,9 +1776,19 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 	s->stats = stats;
 	s->lim = limits;
 	s->cap = WINDOW_INITIAL < s->lim.window_small ? WINDOW_INITIAL : s->lim.window_small;
-	s->buf = xmalloc(s->cap + PAD);
-	s->scratch_cap = s->cap + PAD;
-	s->scratch = xmalloc(s->scratch_cap);
+	struct spare_window *spare = range != NULL && range->keep_window ? spare_take() : NULL;
+	if (spare != NULL && spare->cap == s->cap) {
+		s->buf = spare->buf;
+		s->scratch = spare->scratch;
+		s->scratch_cap = spare->scratch_cap;
+	} else {
+		if (spare != NULL)
+			spare_free(spare);
+		spare = NULL;
+		s->buf = xmalloc(s->cap + PAD);
+		s->scratch_cap = s->cap + PAD;
+		s->scratch = xmalloc(s->scratch_cap);
+	}
 	s->next_progress = PROGRESS_STEP;
 	memset(s->buf, 0, PAD);
 	s->range = range;
@@ -2034,7 +2082,18 @@ truncated:
 out_keep_cause:
 out:
 	free(s->input_cause);
-	free(s->buf);
-	free(s->scratch);
+	if (range != NULL && range->keep_window) {
+		if (spare == NULL)
+			spare = xmalloc(sizeof *spare);
+		spare->buf = s->buf;
+		spare->scratch = s->scratch;
+		spare->cap = s->cap;
+		spare->scratch_cap = s->scratch_cap;
+		if (pthread_setspecific(spare_key, spare) != 0)
+			spare_free(spare);
+	} else {
+		free(s->buf);
+		free(s->scratch);
+	}
 	return res;
 }

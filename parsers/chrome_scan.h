@@ -189,6 +189,9 @@ struct scan_range {
 	 * past the last of them; otherwise they are counted from the file when needed. */
 	bool lines_known;
 	uint64_t lines_before, last_nl_before;
+	/* A thread that scans many small ranges (the chunks of a compressed stream) sets this:
+	 * the scan keeps its window for the thread's next one, freed when the thread exits. */
+	bool keep_window;
 };
 
 /* As scan_run, for the part of IN that RANGE describes (NULL: the whole input). */

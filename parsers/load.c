@@ -36,6 +36,13 @@ struct progress_shared {
 /* A chunk with no event boundary in this many bytes ends the chunked parse: the file is
  * parsed again in one piece, where big elements have the room they need. */
 #define STREAM_CHUNK_MAX (8u << 20)
+/* On 2 cores, zstd files this big (compressed size: about 450 MB of JSON at zstd's usual
+ * 14x on Kineto traces) are parsed in chunks too, on two threads beside the decompressor.
+ * 1 GB .zst, 2-core VM, 3 rounds: 3.13-3.24 s against 3.45-3.77 s for one parse thread
+ * (bench/RESULTS.md "Compressed input"); at 100 MB no faster, and the chunks in flight
+ * cost 15 MB of a 29 MB peak. Not gzip: inflate is the slowest thread already, and the
+ * chunks' threads slowed it (1 GB .gz: 3.41-3.84 s against 3.37-3.55 s). */
+#define STREAM_TWO_CORES_MIN_FILE (32u << 20)
 /* Threads loading at once, whatever the number of cores: with the scanner's and the
  * inputs' bounds (parsers/input.h, parsers/chrome_scan.h) this bounds the memory of
  * loading, apart from the traces themselves. */
@@ -513,10 +520,13 @@ static void parse_job(struct job *j)
 	memset(parts, 0, sizeof parts);
 	{
 		/* a compressed file: parse its stream in chunks on several threads, when at
-		 * least two cores are left beside the one that decompresses (measured: on 2
-		 * cores, chunks only add contention) */
+		 * least two cores are left beside the one that decompresses, or on two cores
+		 * for a big zstd file (STREAM_TWO_CORES_MIN_FILE) */
 		const char *force_s = getenv("TTRACE_PARTS");
 		int w = force_s != NULL ? atoi(force_s) : j->parts - 1;
+		if (force_s == NULL && j->parts == 2 && input_codec(in) == INPUT_ZSTD &&
+		    input_file_size(in) >= STREAM_TWO_CORES_MIN_FILE)
+			w = 2;
 		if (w > 1 && input_codec(in) != INPUT_PLAIN && t->regular && /* start_again reopens it */
 		    (force_s != NULL || input_file_size(in) >= STREAM_MIN_FILE)) {
 			struct builder *b = NULL;
@@ -733,7 +743,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 
 struct chunk {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	uint64_t start;
 	bool first, last;
 	char *end_cause;
@@ -750,6 +760,11 @@ struct stream {
 	int next_to_parse, merged;
 	bool produced_all, top_is_object, failed;
 	bool keep_args;            /* each chunk keeps its args aside (side_for) */
+	/* chunk buffers parsed and given back, for the next chunks (under lock): fresh ones
+	 * cost a page fault per 4 KB, the program keeping blocks this big mmapped (ui/main.c) */
+	char *spare[MAX_PARTS + 2];
+	size_t spare_cap[MAX_PARTS + 2];
+	int nspare;
 	struct job *job;
 	struct trace *t;
 	struct snap *snap;         /* the load's snapshots: copies of the chunks merged so far */
@@ -771,11 +786,25 @@ static void parse_chunk(struct stream *st, struct chunk *c)
 	p->range.lines_known = true;
 	p->range.lines_before = c->lines_before;
 	p->range.last_nl_before = c->last_nl_before;
+	p->range.keep_window = true;
 	p->side = st->keep_args ? args_side_new(0, false) : NULL;
+	/* the first chunk's store takes the others' (args_side_append): it stays open */
+	bool own_side = p->side != NULL && !c->first;
+	if (own_side)
+		args_side_keep_buffers(p->side);
 	scan_part(p); /* st->job has no progress: the reader counts it */
+	if (own_side) /* compressed here, on the chunk's thread, not by the merger */
+		args_side_finish(p->side);
 	input_close(p->in);
 	p->in = NULL;
-	free(c->buf);
+	pthread_mutex_lock(&st->lock);
+	if (st->nspare < (int)(sizeof st->spare / sizeof st->spare[0])) {
+		st->spare[st->nspare] = c->buf;
+		st->spare_cap[st->nspare++] = c->cap;
+	} else {
+		free(c->buf);
+	}
+	pthread_mutex_unlock(&st->lock);
 	c->buf = NULL;
 }
 
@@ -913,8 +942,20 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		end = true, st.failed = true;
 	while (!end) {
 		size_t cap = STREAM_CHUNK + carry_len + 4096, fill = carry_len;
-		char *buf = xmalloc(cap);
+		char *buf = NULL;
 		char *err = NULL;
+		pthread_mutex_lock(&st.lock);
+		for (int k = 0; k < st.nspare && buf == NULL; k++) {
+			if (st.spare_cap[k] >= cap) {
+				buf = st.spare[k];
+				cap = st.spare_cap[k];
+				st.spare[k] = st.spare[st.nspare - 1];
+				st.spare_cap[k] = st.spare_cap[--st.nspare];
+			}
+		}
+		pthread_mutex_unlock(&st.lock);
+		if (buf == NULL)
+			buf = xmalloc(cap);
 		size_t cut = 0;
 		bool too_big = false;
 		if (carry_len > 0)
@@ -959,6 +1000,7 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		}
 		struct chunk *c = xcalloc(1, sizeof *c);
 		c->buf = buf;
+		c->cap = cap;
 		c->start = offset;
 		c->first = st.nchunks == 0;
 		c->last = end;
@@ -1043,6 +1085,8 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 		free(c);
 	}
 	free(st.chunks);
+	for (int k = 0; k < st.nspare; k++)
+		free(st.spare[k]);
 	pthread_mutex_destroy(&st.lock);
 	pthread_cond_destroy(&st.cond);
 	return rc;

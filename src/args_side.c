@@ -49,6 +49,8 @@ struct args_side {
 	char *scratch;
 	size_t scratch_cap;
 
+	bool keep_buffers;   /* raw, cctx and scratch go back to the thread's spares */
+
 	/* background compression */
 	bool background;
 	pthread_t thread;
@@ -71,6 +73,34 @@ struct args_side {
 	 * mapping, not freed here, and damage in them is an error, not a bug */
 	bool borrowed;
 };
+
+/* The buffers of the last finished store that kept them (args_side_keep_buffers), held
+ * for the thread's next store: the chunks of a 1 GB compressed stream fill a thousand
+ * stores, and fresh 1 MB buffers (mmapped at this size, ui/main.c) cost a page fault per
+ * 4 KB, and a fresh context its tables. Freed by the key's destructor at thread exit. */
+struct side_spares {
+	char *raw, *scratch;
+	size_t raw_cap, scratch_cap;
+	ZSTD_CCtx *cctx;
+};
+
+static pthread_key_t spares_key;
+static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
+
+static void spares_free(void *p)
+{
+	struct side_spares *sp = p;
+	free(sp->raw);
+	free(sp->scratch);
+	ZSTD_freeCCtx(sp->cctx);
+	free(sp);
+}
+
+static void spares_key_init(void)
+{
+	if (pthread_key_create(&spares_key, spares_free) != 0)
+		fatal("cannot create a thread key");
+}
 
 static void compress_chunk(struct args_side *s, const char *buf, size_t len, uint64_t first)
 {
@@ -232,6 +262,28 @@ bool args_side_finish(struct args_side *s)
 		pthread_mutex_destroy(&s->lock);
 		pthread_cond_destroy(&s->cond);
 		s->background = false;
+	}
+	if (s->keep_buffers) {
+		struct side_spares *sp = pthread_getspecific(spares_key);
+		if (sp == NULL) {
+			sp = xcalloc(1, sizeof *sp);
+			if (pthread_setspecific(spares_key, sp) != 0) {
+				free(sp);
+				sp = NULL;
+			}
+		}
+		if (sp != NULL) { /* what the thread holds already (none, normally) goes */
+			free(sp->raw);
+			free(sp->scratch);
+			ZSTD_freeCCtx(sp->cctx);
+			sp->raw = s->raw;
+			sp->raw_cap = s->raw_cap;
+			sp->scratch = s->scratch;
+			sp->scratch_cap = s->scratch_cap;
+			sp->cctx = s->cctx;
+			s->raw = s->scratch = NULL;
+			s->cctx = NULL;
+		}
 	}
 	free(s->raw);
 	free(s->spare);
@@ -450,6 +502,24 @@ struct args_store *args_side_store(struct args_side *s)
 {
 	BUG_ON(!s->finished);
 	return &s->store;
+}
+
+void args_side_keep_buffers(struct args_side *s)
+{
+	BUG_ON(s->background || s->raw != NULL || s->cctx != NULL);
+	pthread_once(&spares_once, spares_key_init);
+	struct side_spares *sp = pthread_getspecific(spares_key);
+	s->keep_buffers = true;
+	if (sp == NULL)
+		return;
+	s->raw = sp->raw;
+	s->raw_cap = sp->raw_cap;
+	s->scratch = sp->scratch;
+	s->scratch_cap = sp->scratch_cap;
+	s->cctx = sp->cctx;
+	sp->raw = sp->scratch = NULL;
+	sp->raw_cap = sp->scratch_cap = 0;
+	sp->cctx = NULL;
 }
 
 void args_side_free(struct args_side *s)

@@ -25,6 +25,12 @@ struct args_side;
  * BACKGROUND: compress on a thread of its own. The caller owns it (args_side_free, or
  * args_side_finish and then the store's free). */
 struct args_side *args_side_new(uint64_t limit, bool background);
+/* Makes S (not compressing in the background, nothing added yet) take its buffers and
+ * compression context from the calling thread's spares and leave them there when it is
+ * finished, for the thread's next store; the spares are freed when the thread exits. For a
+ * thread that fills many small stores (the chunks of a compressed stream); S must then be
+ * added to and finished on that thread. */
+void args_side_keep_buffers(struct args_side *s);
 /* Keeps the LEN bytes at TEXT as the args at stream OFFSET, which must be past every offset
  * added before. Once the limit would be passed, nothing more is kept and the store is
  * over its limit for good. */

@@ -615,13 +615,23 @@ void builder_schema_version(struct builder *b, int32_t version)
 
 /* ---- parts ---------------------------------------------------------------------------- */
 
-/* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). */
+/* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). The capacity
+ * grows by half at least: a compressed stream is merged chunk by chunk, a thousand merges
+ * for a 1 GB file, and growing to the exact size made each of them copy the whole array
+ * (quadratic: 4x the CPU of the whole parse, bench/RESULTS.md "Compressed input"). */
 static void append(void **dst, uint32_t *n, uint32_t *cap, const void *src, uint32_t count, size_t size)
 {
 	if (count == 0)
 		return;
+	if ((uint64_t)*n + count > UINT32_MAX)
+		BUG("merged array of %llu elements", (unsigned long long)*n + count);
 	if (*n + count > *cap) {
-		*cap = *n + count;
+		uint64_t want = (uint64_t)*cap + *cap / 2;
+		if (want < (uint64_t)*n + count)
+			want = (uint64_t)*n + count;
+		if (want > UINT32_MAX)
+			want = UINT32_MAX;
+		*cap = (uint32_t)want;
 		*dst = xreallocarray(*dst, *cap, size);
 	}
 	memcpy((char *)*dst + (size_t)*n * size, src, (size_t)count * size);

@@ -90,6 +90,16 @@ rm "$TMP/many/r1000.json"
 run --dump-screen --size=80x24 "$TMP/many"
 unlike "$err" "shows only" "1000 ranks: no warning"
 
+# A directory's files in name order, numbers in names as numbers (rank2 before rank10)
+mkdir "$TMP/order"
+for r in 10 2 1 100 9 02; do
+	printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": %d, "dur": 5}]}\n' $r \
+		>"$TMP/order/rank$r.json"
+done
+run --report=summary "$TMP/order"
+is "$(printf '%s\n' "$out" | sed -n 's|^== .*/order/\(rank[0-9]*\)\.json .*|\1|p' | tr '\n' ' ')" \
+	"rank1 rank02 rank2 rank9 rank10 rank100 " "a directory's ranks in numeric order (rank02 beside rank2, before it)"
+
 run --report=none "$EX"
 is "$rc" 0 "--report=none exits 0"
 is "$out" "" "--report=none prints nothing"

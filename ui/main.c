@@ -35,7 +35,45 @@ enum mode {
 	MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN
 };
 
-static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* Orders file names with their runs of digits compared as numbers, so that a directory of
+ * ranks reads rank0, rank1, rank2, ... rank10 rather than rank0, rank1, rank10, rank100;
+ * names equal that way (rank01, rank1) fall back to strcmp. */
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int natural_cmp(const char *a, const char *b)
+{
+	const char *p = a, *q = b;
+	while (*p != '\0' && *q != '\0') {
+		if (is_digit(*p) && is_digit(*q)) {
+			while (*p == '0')
+				p++;
+			while (*q == '0')
+				q++;
+			size_t np = 0, nq = 0;
+			while (is_digit(p[np]))
+				np++;
+			while (is_digit(q[nq]))
+				nq++;
+			if (np != nq)
+				return np < nq ? -1 : 1;
+			int c = memcmp(p, q, np);
+			if (c != 0)
+				return c;
+			p += np;
+			q += nq;
+			continue;
+		}
+		if (*p != *q)
+			return (unsigned char)*p < (unsigned char)*q ? -1 : 1;
+		p++;
+		q++;
+	}
+	if (*p != *q)
+		return *p == '\0' ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static int name_cmp(const void *a, const void *b) { return natural_cmp(*(char *const *)a, *(char *const *)b); }
 
 static bool is_trace_name(const char *n)
 {
@@ -44,7 +82,8 @@ static bool is_trace_name(const char *n)
 	       (l > 9 && strcmp(n + l - 9, ".json.zst") == 0);
 }
 
-/* Expands directories among PATHS into the trace files they hold (sorted by name);
+/* Expands directories among PATHS into the trace files they hold (sorted by name, numbers
+ * in names as numbers: natural_cmp);
  * other arguments are kept as they are. Returns an allocated array of *N paths. */
 static char **expand_paths(char **paths, int n, int *nout)
 {

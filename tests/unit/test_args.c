@@ -260,6 +260,10 @@ static void test_stores(void)
 	/* the same parsed in parts of the stream on several threads: their side stores append */
 	setenv("TTRACE_PARTS", "3", 1);
 	same_args(ref, path, "zstd, one frame, in 3 parts", "in memory");
+	/* two threads for the three chunks: a thread parses a second chunk into the window and
+	 * args buffers its first one left (scan_range.keep_window, args_side_keep_buffers) */
+	setenv("TTRACE_PARTS", "2", 1);
+	same_args(ref, path, "zstd, one frame, in 2 parts (buffers reused)", "in memory");
 	unsetenv("TTRACE_PARTS");
 	unlink(path);
 	free(path);

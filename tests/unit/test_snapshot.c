@@ -124,7 +124,7 @@ static uint64_t digest(const struct trace *t)
 	return h;
 }
 
-static void run(const char *what, const char *parts, const char *file)
+static void run(const char *what, const char *parts, const char *file, const char *slow)
 {
 	bool plain = file == path;
 	struct load_options opt = { 0 };
@@ -136,7 +136,7 @@ static void run(const char *what, const char *parts, const char *file)
 	else
 		unsetenv("TTRACE_PARTS");
 	struct trace *whole0 = load_trace(file, NULL);
-	setenv("TTRACE_TEST_SLOW_LOAD", "4000", 1);
+	setenv("TTRACE_TEST_SLOW_LOAD", slow, 1);
 	opt.snapshots = true;
 	opt.snapshot_policy = (struct snapshot_policy){ 0, 0.01, 1.0, 1.0 };
 	char *paths[1] = { (char *)file };
@@ -219,14 +219,16 @@ int main(void)
 	setenv("TTRACE_NO_CACHE", "1", 1); /* a cache would be read instead of the file */
 	snprintf(path, sizeof path, "%s/ttrace-snapshot-%ld.json", tmp != NULL ? tmp : "/tmp", (long)getpid());
 	write_trace(1000);
-	run("one part", NULL, path);
-	run("two parts", "2", path);
+	run("one part", NULL, path, "4000");
+	run("two parts", "2", path, "4000");
 	{
 		/* a compressed file parsed in chunks on several threads: the job's thread serves the
-		 * snapshots with the chunks merged so far */
+		 * snapshots with the chunks merged so far, as each chunk (1 MB of JSON) is merged: a
+		 * bigger file, for more chunks */
+		write_trace(5000);
 		FILE *f = fopen(path, "rb");
-		char *text = xmalloc(32u << 20), *z = NULL;
-		size_t n = f != NULL ? fread(text, 1, 32u << 20, f) : 0, zn = 0;
+		char *text = xmalloc(64u << 20), *z = NULL;
+		size_t n = f != NULL ? fread(text, 1, 64u << 20, f) : 0, zn = 0;
 		if (f != NULL)
 			fclose(f);
 		zstd_frame(text, n, &z, &zn);
@@ -236,8 +238,8 @@ int main(void)
 			fatal("cannot write %s", zpath);
 		free(text);
 		free(z);
-		run("zstd in chunks", "3", zpath);
-		run("zstd in one part", NULL, zpath);
+		run("zstd in chunks", "3", zpath, "4000");
+		run("zstd in one part", "1", zpath, "4000");
 	}
 	cancel(NULL);
 	cancel("2");
