@@ -172,13 +172,15 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 	int key = -1;
 	double action_ms = 0;
 	bool hinted = false;
+	/* bench/live: end once the whole trace is drawn, loaded live or not */
+	bool quit_when_whole = getenv("TTRACE_TEST_QUIT_LOADED") != NULL;
 	for (;;) {
 		double t0 = now_ms();
 		app_draw(app, g);
 		if (fe->timing != NULL)
 			fe->timing(fe, key, action_ms, now_ms() - t0);
 		fe->present(fe, g);
-		if (app->quit)
+		if (app->quit || (quit_when_whole && !app->tl->partial))
 			break;
 		if (app->tl->deferred) {
 			/* a big trace's gaps, utilization and counters, after its first frame */

@@ -9,7 +9,6 @@
  * is there: an analysis of part of a trace would be wrong, not incomplete. */
 #include "ui/loading.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "ui/view.h"
@@ -209,8 +208,6 @@ bool loading_poll(struct app *app)
 		}
 		adopt(app, whole);
 		app->loaded = true;
-		if (getenv("TTRACE_TEST_QUIT_LOADED") != NULL) /* bench/live: the time to the whole trace */
-			app->quit = true;
 		return true;
 	}
 	struct trace *snap = load_take_snapshot(app->load);
