@@ -242,12 +242,12 @@ static char *user_keymap(const char *given)
 }
 
 /* When snapshots of a load are due (parsers/load.h): the first after 0.1 s, then each time
- * the bytes read have tripled, at most one every 2 s, none past half the file (each one
- * costs an index of what it holds, on a core the load would use). A test
+ * the bytes read have grown fourfold, at most one every 2 s, none past 30% of the file (each
+ * costs an index of what it holds, on a core the load would use: bench/live). A test
  * sets TTRACE_TEST_SNAPSHOTS="first,every,growth,max" to see them on a small file. */
 static struct snapshot_policy live_policy(void)
 {
-	struct snapshot_policy p = { 0.1, 2.0, 3.0, 0.5 };
+	struct snapshot_policy p = { 0.1, 2.0, 4.0, 0.3 };
 	const char *e = getenv("TTRACE_TEST_SNAPSHOTS");
 	if (e != NULL)
 		sscanf(e, "%lf,%lf,%lf,%lf", &p.first_after, &p.every, &p.growth, &p.max_fraction);
