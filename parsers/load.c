@@ -650,7 +650,10 @@ static void parse_job(struct job *j)
 			stats.count[c] += p->stats.count[c];
 		stats.events += p->stats.events;
 		stats.bytes = p->stats.bytes;
-		res = p->res;
+		/* a later part that stopped before any event of its own (an element nested too
+		 * deep, say) has not found that the file is not a trace: the earlier parts' events
+		 * are kept, as a scan in one piece keeps them (found by fuzz_loader) */
+		res = p->res == SCAN_NOT_TRACE && stats.events > 0 ? SCAN_TRUNCATED : p->res;
 		free(cause);
 		cause = p->cause;
 		input_close(p->in);
