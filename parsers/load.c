@@ -477,10 +477,9 @@ static struct input *start_again(struct job *j, struct trace **tp, struct input 
 static int run_stream(struct job *j, struct trace *t, struct input *in, int workers, struct builder **bp,
                       struct args_side **sidep, struct scan_stats *stats, enum scan_result *res, char **cause);
 
-/* Ends a load that was given up: frees the parts (1 + NSPLIT) and IN; T says why. */
-static void abandon(struct job *j, struct trace *t, struct input *in, struct part *parts, int nsplit)
+/* Frees the parts 0..NSPLIT of an abandoned parse, but for part 0's input. */
+static void free_parts(struct part *parts, int nsplit)
 {
-	(void)j;
 	for (int k = 0; k <= nsplit; k++) {
 		if (k > 0) {
 			input_close(parts[k].in);
@@ -490,6 +489,12 @@ static void abandon(struct job *j, struct trace *t, struct input *in, struct par
 		free(parts[k].cause);
 	}
 	args_side_free(parts[0].side);
+}
+
+/* Ends a load that was given up: frees the parts (1 + NSPLIT) and IN; T says why. */
+static void abandon(struct trace *t, struct input *in, struct part *parts, int nsplit)
+{
+	free_parts(parts, nsplit);
 	input_close(in);
 	t->status = LOAD_FAILED;
 	t->error = xstrdup("cancelled");
@@ -590,7 +595,7 @@ static void parse_job(struct job *j)
 		for (int k = 1; k <= started; k++)
 			pthread_join(parts[k].thread, NULL);
 		if (cancelled(j)) {
-			abandon(j, t, in, parts, nsplit);
+			abandon(t, in, parts, nsplit);
 			return;
 		}
 		/* a part whose element outgrew its window ends with SCAN_MISSED_STOP, the last too */
@@ -599,16 +604,7 @@ static void parse_job(struct job *j)
 			whole = parts[k].res == SCAN_STOPPED;
 		if (nsplit > 0 && !whole && parts[0].res != SCAN_NOT_TRACE && parts[0].res != SCAN_IO_ERROR) {
 			/* a split was not an event boundary: parse the file again in one piece */
-			for (int k = 0; k <= nsplit; k++) {
-				if (k > 0) {
-					input_close(parts[k].in);
-					builder_abort(parts[k].b);
-					trace_free(parts[k].t);
-				}
-				free(parts[k].cause);
-			}
-			builder_abort(parts[0].b);
-			args_side_free(parts[0].side);
+			free_parts(parts, nsplit);
 			memset(parts, 0, sizeof parts);
 			if ((in = start_again(j, &t, in)) == NULL)
 				return;
@@ -636,7 +632,7 @@ static void parse_job(struct job *j)
 		snap_register(j->snap, in, 1);
 		scan_part(&parts[0]);
 		if (cancelled(j)) {
-			abandon(j, t, in, parts, 0);
+			abandon(t, in, parts, 0);
 			return;
 		}
 	}
