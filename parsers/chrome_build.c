@@ -172,7 +172,7 @@ static void on_begin(struct chrome_build *cb, const struct scan_event *ev)
 static void on_end(struct chrome_build *cb, const struct scan_event *ev)
 {
 	uint32_t ti = track_of(cb, ev);
-	if (!builder_end(cb->b, ti, ev->ts, ev->offset))
+	if (!builder_end(cb->b, ti, ev->ts, ev->offset, ev->name.p, ev->name.len))
 		builder_note(cb->b, Q_UNMATCHED_END, ev->offset, ev->ts, intern(cb, &ev->name), ti);
 }
 

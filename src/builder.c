@@ -27,11 +27,15 @@ struct bstack {
 	uint32_t n, cap;
 };
 
-/* An end of a later part whose begin lies in an earlier part. */
+/* An end of a later part whose begin lies in an earlier part. Its name is kept as bytes
+ * (in builder.orphan_names), not interned: the part's strings all join the merged table,
+ * and a one-piece parse interns an end's name only when nothing is open to close. */
 struct orphan_e {
 	int64_t ts;
 	uint64_t origin;
 	uint32_t track;
+	uint32_t name_len;
+	size_t name_at; /* in orphan_names */
 };
 
 struct builder {
@@ -52,6 +56,8 @@ struct builder {
 	bool part;                 /* a later part of a source parsed in parallel */
 	struct orphan_e *orphans;
 	uint32_t norphans, orphans_cap;
+	char *orphan_names;
+	size_t orphan_names_len, orphan_names_cap;
 };
 
 /* Where a quality example came from: the source's offset and the event's time. */
@@ -433,7 +439,7 @@ void builder_begin(struct builder *b, uint32_t track, int64_t ts, uint32_t name,
 		b->max_end = ts;
 }
 
-bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin)
+bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin, const char *name, size_t name_len)
 {
 	struct bstack *st = track < b->nstacks ? &b->stacks[track] : NULL;
 
@@ -446,7 +452,16 @@ bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin)
 			b->orphans_cap = b->orphans_cap ? b->orphans_cap * 2 : 16;
 			b->orphans = xreallocarray(b->orphans, b->orphans_cap, sizeof *b->orphans);
 		}
-		b->orphans[b->norphans++] = (struct orphan_e){ ts, origin, track };
+		if (name_len > UINT32_MAX)
+			name_len = UINT32_MAX;
+		if (b->orphan_names_len + name_len > b->orphan_names_cap) {
+			b->orphan_names_cap = (b->orphan_names_len + name_len) * 2 + 64;
+			b->orphan_names = xreallocarray(b->orphan_names, b->orphan_names_cap, 1);
+		}
+		if (name_len > 0)
+			memcpy(b->orphan_names + b->orphan_names_len, name, name_len);
+		b->orphans[b->norphans++] = (struct orphan_e){ ts, origin, track, (uint32_t)name_len, b->orphan_names_len };
+		b->orphan_names_len += name_len;
 		return true;
 	}
 	struct open_b o = st->v[--st->n];
@@ -672,6 +687,7 @@ static void free_builder(struct builder *b)
 		free(b->stacks[i].v);
 	free(b->stacks);
 	free(b->orphans);
+	free(b->orphan_names);
 	free(b->track_slots);
 	free(b->process_slots);
 	free(b);
@@ -745,7 +761,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		uint32_t ti = tmap[o->track];
 		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
 		if (st == NULL || st->n == 0) {
-			note_at(dst, Q_UNMATCHED_END, w, 0, ti);
+			note_at(dst, Q_UNMATCHED_END, w,
+			        strtab_intern(&d->strings, src->orphan_names + o->name_at, o->name_len), ti);
 			continue;
 		}
 		struct open_b b = st->v[--st->n];

@@ -130,9 +130,10 @@ void builder_begin(struct builder *b, uint32_t track, int64_t ts, uint32_t name,
                    uint64_t origin);
 /* Closes the innermost open begin of TRACK at TS (before its start: counted as
  * Q_NEGATIVE_DUR, a zero-length slice). Returns false when none is open, except in a
- * later part, which keeps the end for builder_merge: the caller then counts the end as
- * Q_UNMATCHED_END with what it knows of it (builder_note). */
-bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin);
+ * later part, which keeps the end (and a copy of NAME, its NAME_LEN bytes) for
+ * builder_merge, which counts it as Q_UNMATCHED_END under NAME if nothing earlier was
+ * open; on false the caller counts the end as Q_UNMATCHED_END (builder_note). */
+bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin, const char *name, size_t name_len);
 /* Adds an instant event at TS on TRACK, or on no track (TT_NONE: global or process
  * scope, or no thread known); SCOPE is 't', 'p', 'g' or 0 as the source says. */
 void builder_instant(struct builder *b, uint32_t track, int64_t ts, uint32_t name, uint32_t cat, char scope);

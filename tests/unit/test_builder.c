@@ -80,7 +80,7 @@ static void test_one_model(void)
 	launch.correlation = 7;
 	add(b, cpu, 200, 50, "cudaLaunchKernel", "cuda_runtime", &launch);
 	builder_begin(b, cpu, 300, str(b, "inner"), str(b, "cpu_op"), 0, 0);
-	ok(builder_end(b, cpu, 400, 0), "an end closes the open begin");
+	ok(builder_end(b, cpu, 400, 0, "", 0), "an end closes the open begin");
 
 	/* a GPU stream: gemm (launched above), relu overlapping it, then a memcpy */
 	uint32_t gpu = builder_track(b, num(0), num(7));
@@ -113,7 +113,7 @@ static void test_one_model(void)
 
 	/* what is odd is counted */
 	uint32_t other = builder_track(b, num(100), num(2));
-	ok(!builder_end(b, other, 10, 0), "an end with nothing open says so");
+	ok(!builder_end(b, other, 10, 0, "", 0), "an end with nothing open says so");
 	add(b, other, 20, -1, "no duration", "cpu_op", NULL);
 
 	/* the header */
@@ -221,13 +221,14 @@ static void test_parts(void)
 	/* part 2 sees strings in another order: ids must be mapped */
 	uint32_t tr2 = builder_track(b2, pid, num(5));
 	add(b2, tr2, 30, 5, "later", "cpu_op", NULL);
-	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 50, 0), "a later part keeps an end it cannot match");
+	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 50, 0, "late", 4), "a later part keeps an end it cannot match");
+	ok(builder_end(b2, builder_track(b2, num(1), num(2)), 55, 77, "stray\xff", 6), "and one nothing will match");
 	trace_warn_group(t2, 1, 3, "three");
 	trace_warn_group(t2, 1, 3, "four");
 	builder_merge(b1, b2);
 	builder_finish(b1);
 
-	is_int(t1->ntracks, 2, "tracks of both parts");
+	is_int(t1->ntracks, 3, "tracks of both parts");
 	const struct track *tr = &t1->tracks[0];
 	uint32_t open = slice_named(t1, tr, "open"), outer = slice_named(t1, tr, "outer");
 	ok(open != TT_NONE && outer != TT_NONE, "both begins became slices");
@@ -235,7 +236,12 @@ static void test_parts(void)
 	ok(!(tr->slices[open].flags & SF_UNCLOSED), "which is not left unclosed");
 	ok(tr->slices[outer].flags & SF_UNCLOSED, "the outer begin is never closed");
 	is_int(tr->slices[outer].dur, 40, "and ends at the last time seen");
-	is_int(t1->quality.count[Q_UNMATCHED_END], 0, "no unmatched end");
+	is_int(t1->quality.count[Q_UNMATCHED_END], 1, "one unmatched end: the stray one");
+	is_str(text(t1, t1->quality.ex[Q_UNMATCHED_END][0].name), "stray\xff",
+	       "counted under its own name, as a parse in one piece counts it");
+	is_int(t1->quality.ex[Q_UNMATCHED_END][0].offset, 77, "at its own place");
+	ok(strtab_find(&t1->strings, "late", 4) == UINT32_MAX,
+	   "the name of an end that closed a begin is not interned (a parse in one piece never reads it)");
 	is_int(t1->quality.count[Q_UNCLOSED_BEGIN], 1, "one unclosed begin");
 	ok(t1->tracks[1].pid_is_str, "the string pid survives the merge");
 	is_str(text(t1, (uint32_t)t1->tracks[1].pid), "worker", "with its text");
