@@ -36,13 +36,6 @@ struct progress_shared {
 /* A chunk with no event boundary in this many bytes ends the chunked parse: the file is
  * parsed again in one piece, where big elements have the room they need. */
 #define STREAM_CHUNK_MAX (8u << 20)
-/* On 2 cores, zstd files this big (compressed size: about 450 MB of JSON at zstd's usual
- * 14x on Kineto traces) are parsed in chunks too, on two threads beside the decompressor.
- * 1 GB .zst, 2-core VM, 3 rounds: 3.13-3.24 s against 3.45-3.77 s for one parse thread
- * (bench/RESULTS.md "Compressed input"); at 100 MB no faster, and the chunks in flight
- * cost 15 MB of a 29 MB peak. Not gzip: inflate is the slowest thread already, and the
- * chunks' threads slowed it (1 GB .gz: 3.41-3.84 s against 3.37-3.55 s). */
-#define STREAM_TWO_CORES_MIN_FILE (32u << 20)
 /* Threads loading at once, whatever the number of cores: with the scanner's and the
  * inputs' bounds (parsers/input.h, parsers/chrome_scan.h) this bounds the memory of
  * loading, apart from the traces themselves. */
@@ -525,13 +518,12 @@ static void parse_job(struct job *j)
 	memset(parts, 0, sizeof parts);
 	{
 		/* a compressed file: parse its stream in chunks on several threads, when at
-		 * least two cores are left beside the one that decompresses, or on two cores
-		 * for a big zstd file (STREAM_TWO_CORES_MIN_FILE) */
+		 * least two cores are left beside the one that decompresses. Not on 2 cores,
+		 * whatever the size: 1 GB .zst on the quiet 2-core VM, 6 rounds, chunks on two
+		 * threads took 3.17-3.94 s and one parse thread 2.76-3.73 s, less in every
+		 * round (bench/RESULTS.md "Compressed input, measured again quietly") */
 		const char *force_s = getenv("TTRACE_PARTS");
 		int w = force_s != NULL ? atoi(force_s) : j->parts - 1;
-		if (force_s == NULL && j->parts == 2 && input_codec(in) == INPUT_ZSTD &&
-		    input_file_size(in) >= STREAM_TWO_CORES_MIN_FILE)
-			w = 2;
 		if (w > 1 && input_codec(in) != INPUT_PLAIN && t->regular && /* start_again reopens it */
 		    (force_s != NULL || input_file_size(in) >= STREAM_MIN_FILE)) {
 			struct builder *b = NULL;
