@@ -1,6 +1,8 @@
 /* index.c: builds the interval index (see index.h) and answers its queries.
  *
- * Layout per track, after sorting its slices by (start, longer first, file order):
+ * Layout per track, after sorting its slices by (start, longer first, file order: the
+ * args' offset, then name, category, flags and GPU record, so that ties are ordered alike
+ * however the file was parsed):
  * - CPU and other tracks: depth by nesting, with a stack of open slices. A slice that
  *   starts inside the top of the stack but ends after it (a partial overlap) still goes
  *   one row deeper than the stack: every slice previously placed in that row has been
@@ -33,7 +35,15 @@ static inline bool slice_less(const struct slice *a, const struct slice *b)
 		return a->dur > b->dur;
 	if (a->args != b->args)
 		return a->args < b->args;
-	return a->name < b->name;
+	if (a->name != b->name)
+		return a->name < b->name;
+	/* a total order: the sort is not stable, and slices that tie on all of the above
+	 * (no args) come in another order when a file is parsed in parts */
+	if (a->cat != b->cat)
+		return a->cat < b->cat;
+	if (a->flags != b->flags)
+		return a->flags < b->flags;
+	return a->gpu < b->gpu;
 }
 
 SORT_DEFINE(sort_slices, struct slice, slice_less)

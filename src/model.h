@@ -4,7 +4,7 @@
  * has `baseTimeNanoseconds`, else 0: the absolute time of t is base_ns + t).
  *
  * Tracks come from (pid, tid). Each track holds its slices (X events and matched B/E
- * pairs) in one array sorted by (start, longer first, file order), and an interval
+ * pairs) in one array sorted by (start, longer first, file order: src/index.c), and an interval
  * index over them (src/index.h): rows by depth, in which slices never overlap, each a
  * list of slice indices in time order with sparse prefix sums of durations, plus the
  * merged union of the track's busy time. Nothing is dropped: overlapping GPU slices
