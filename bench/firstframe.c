@@ -3,13 +3,16 @@
  * the timeline, "q quit" of its key hints, drawn with the first frame). Then it types q
  * and waits for the program to end.
  *
- *   firstframe [-s COLSxROWS] [-m MARKER] [-n] -- CMD [ARGS...]
+ *   firstframe [-s COLSxROWS] [-m MARKER] [-n | -d MS] -- CMD [ARGS...]
  *
+ * -d MS: type q MS milliseconds after the first frame instead of at once (quit_ms is then
+ * the time from the q to the program's end: how long quitting a load midway takes).
  * -n: type nothing, wait for the program to end by itself (a timeline still loading, run
  * with TTRACE_TEST_QUIT_LOADED=1, ends once the whole trace is drawn: exit_ms is then the
  * time to the whole trace).
  *
- * Prints "first_frame_ms F exit_ms E maxrss_mb M" (the program's peak RSS) on stdout; exits 1 when the marker never came
+ * Prints "first_frame_ms F exit_ms E maxrss_mb M" (the program's peak RSS; with -d also
+ * "quit_ms Q") on stdout; exits 1 when the marker never came
  * (within 120 s) or the program could not be run. Built by bench/cache (not part of the
  * program). */
 #define _GNU_SOURCE
@@ -38,9 +41,14 @@ int main(int argc, char **argv)
 	struct winsize ws = { .ws_col = 200, .ws_row = 60 };
 	int c, fd;
 	int no_quit = 0;
-	while ((c = getopt(argc, argv, "+s:m:n")) != -1) {
+	double delay = 0, typed = -1;
+	while ((c = getopt(argc, argv, "+s:m:nd:")) != -1) {
 		if (c == 'n') {
 			no_quit = 1;
+			continue;
+		}
+		if (c == 'd') {
+			delay = atof(optarg);
 			continue;
 		}
 		if (c == 's' && sscanf(optarg, "%hux%hu", &ws.ws_col, &ws.ws_row) == 2)
@@ -49,7 +57,7 @@ int main(int argc, char **argv)
 			marker = optarg;
 			continue;
 		}
-		fprintf(stderr, "usage: firstframe [-s COLSxROWS] [-m MARKER] [-n] -- CMD [ARGS...]\n");
+		fprintf(stderr, "usage: firstframe [-s COLSxROWS] [-m MARKER] [-n | -d MS] -- CMD [ARGS...]\n");
 		return 2;
 	}
 	if (optind >= argc) {
@@ -73,7 +81,20 @@ int main(int argc, char **argv)
 	char buf[65536 + 256];
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
-		int r = poll(&p, 1, 120000);
+		int wait_ms = 120000;
+		if (first >= 0 && typed < 0 && delay > 0) {
+			double left = first + delay - (now_ms() - t0);
+			if (left <= 0) {
+				typed = now_ms() - t0;
+				if (write(fd, "q", 1) != 1)
+					break;
+			} else {
+				wait_ms = (int)left + 1;
+			}
+		}
+		int r = poll(&p, 1, wait_ms);
+		if (r == 0 && first >= 0 && typed < 0 && delay > 0)
+			continue;
 		if (r <= 0)
 			break;
 		ssize_t n = read(fd, buf + keep, sizeof buf - 256 - keep);
@@ -82,7 +103,7 @@ int main(int argc, char **argv)
 		size_t len = keep + (size_t)n;
 		if (first < 0 && memmem(buf, len, marker, mlen) != NULL) {
 			first = now_ms() - t0;
-			if (!no_quit && write(fd, "q", 1) != 1)
+			if (!no_quit && delay <= 0 && write(fd, "q", 1) != 1)
 				break;
 		}
 		/* keep the tail, in case the marker straddles two reads */
@@ -101,6 +122,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "firstframe: '%s' never appeared\n", marker);
 		return 1;
 	}
-	printf("first_frame_ms %.1f exit_ms %.1f maxrss_mb %.0f\n", first, end, (double)ru.ru_maxrss / 1024);
+	printf("first_frame_ms %.1f exit_ms %.1f maxrss_mb %.0f", first, end, (double)ru.ru_maxrss / 1024);
+	if (typed >= 0)
+		printf(" quit_ms %.1f", end - typed);
+	printf("\n");
 	return 0;
 }

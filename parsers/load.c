@@ -97,6 +97,10 @@ struct snap {
 	int nparts;                    /* parts that hand over copies; 0 before the parse starts */
 	bool closed;                   /* a part has ended: no more snapshots */
 	bool stop;                     /* the session is ending */
+	bool building;                 /* merging and indexing copies, unlocked */
+	unsigned slow_ms;              /* tests: sleep this long while building (TTRACE_TEST_SLOW_SNAPSHOT) */
+	bool orphan;                   /* the session ended (given up) while building: the
+	                                * thread, detached, frees SN when it is done */
 	struct builder *copy[MAX_PARTS];
 	struct trace *copy_t[MAX_PARTS];
 	uint64_t copy_bytes[MAX_PARTS]; /* the JSON bytes of its part each copy holds */
@@ -105,7 +109,7 @@ struct snap {
 	double last_at;
 	uint64_t last_bytes;
 	struct snapshot_policy policy;
-	const char *path;
+	char *path;                    /* a copy: an orphan outlives the session */
 	bool plain;                    /* a plain regular file: snapshots read args back from it */
 	struct input_file id;
 	struct progress_shared *shared;
@@ -127,6 +131,16 @@ static void snap_drop_copies(struct snap *sn)
 		sn->copy[k] = NULL;
 		sn->copy_t[k] = NULL;
 	}
+}
+
+static void snap_free(struct snap *sn)
+{
+	snap_drop_copies(sn);
+	trace_free(sn->ready);
+	pthread_mutex_destroy(&sn->lock);
+	pthread_cond_destroy(&sn->cond);
+	free(sn->path);
+	free(sn);
 }
 
 /* The parse of SN's file (IN) starts with N parts (part k hands over copy k). */
@@ -156,7 +170,11 @@ static void snap_close(struct snap *sn)
 static void snap_serve(struct part *p, struct snap *sn, unsigned want, uint64_t offset)
 {
 	struct trace *ct;
-	struct builder *c = builder_snapshot(p->b, &ct);
+	struct builder *c = builder_snapshot(p->b, &ct, p->job->cancel);
+	if (c == NULL) { /* the load is given up */
+		p->served = want;
+		return;
+	}
 	pthread_mutex_lock(&sn->lock);
 	if (!sn->closed && p->index < sn->nparts && atomic_load(&sn->want) == want && sn->copy[p->index] == NULL) {
 		sn->copy[p->index] = c;
@@ -228,18 +246,29 @@ static void *snap_main(void *arg)
 			sn->copy[k] = NULL;
 			sn->copy_t[k] = NULL;
 		}
+		uint64_t total = sn->shared->total_file_bytes; /* SHARED is the session's */
+		sn->building = true;
 		pthread_mutex_unlock(&sn->lock);
+		if (sn->slow_ms > 0)
+			usleep(sn->slow_ms * 1000u);
 		for (int k = 1; k < n; k++)
 			builder_merge(b, rest[k]); /* frees the later copies */
 		builder_finish(b);
 		t->status = LOAD_OK;
-		t->file_bytes = sn->shared->total_file_bytes;
+		t->file_bytes = total;
 		if (sn->plain) /* args are read back from the file, as for the whole trace */
 			t->args = seek_store_new(sn->path, &sn->id, NULL);
 		t->snapshot_bytes = held > 0 ? held : 1;
 		if (sn->made == 0) /* the first one is awaited; later ones yield to the parse */
 			setpriority(PRIO_PROCESS, (id_t)gettid(), SNAP_NICE);
 		pthread_mutex_lock(&sn->lock);
+		sn->building = false;
+		if (sn->orphan) {
+			pthread_mutex_unlock(&sn->lock);
+			trace_free(t);
+			snap_free(sn);
+			return NULL;
+		}
 		trace_free(sn->ready);
 		sn->ready = t;
 		sn->made++;
@@ -919,6 +948,7 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 	quiet.shared = NULL;
 	quiet.snap = NULL; /* chunks are not parts: the job's thread serves the snapshots */
 	st.snap = j->snap;
+	st.merged_part.job = j; /* its cancel flag stops a snapshot's copy */
 	snap_register(j->snap, in, 1);
 	st.job = &quiet;
 	st.t = t;
@@ -1251,15 +1281,15 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 		pthread_cond_init(&sn->cond, NULL);
 		atomic_init(&sn->want, 0);
 		sn->policy = s->opt.snapshot_policy;
-		sn->path = paths[0];
+		sn->path = xstrdup(paths[0]);
+		const char *slow_snap = getenv("TTRACE_TEST_SLOW_SNAPSHOT");
+		sn->slow_ms = slow_snap != NULL ? (unsigned)strtoul(slow_snap, NULL, 10) : 0;
 		sn->shared = &s->shared;
 		sn->t0 = s->t0;
 		if (pthread_create(&sn->thread, NULL, snap_main, sn) == 0) {
 			s->snap = sn;
 		} else {
-			pthread_mutex_destroy(&sn->lock);
-			pthread_cond_destroy(&sn->cond);
-			free(sn);
+			snap_free(sn);
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -1331,6 +1361,17 @@ struct trace *load_take_snapshot(struct load_session *s)
 	return t;
 }
 
+bool load_indexing_snapshot(struct load_session *s)
+{
+	bool b = false;
+	if (s->snap != NULL) {
+		pthread_mutex_lock(&s->snap->lock);
+		b = s->snap->building;
+		pthread_mutex_unlock(&s->snap->lock);
+	}
+	return b;
+}
+
 void load_cancel(struct load_session *s)
 {
 	atomic_store(&s->cancel, true);
@@ -1343,16 +1384,21 @@ void load_finish(struct load_session *s, struct trace **out)
 	for (int i = 0; i < s->nstarted; i++)
 		pthread_join(s->threads[i], NULL);
 	if (s->snap != NULL) {
+		/* A load given up does not wait for a snapshot being indexed (seconds, on a
+		 * trace of many GB): the thread is left to finish and free it. */
 		struct snap *sn = s->snap;
 		pthread_mutex_lock(&sn->lock);
 		sn->stop = true;
+		sn->orphan = sn->building && atomic_load(&s->cancel);
+		bool orphan = sn->orphan;
 		pthread_cond_broadcast(&sn->cond);
 		pthread_mutex_unlock(&sn->lock);
-		pthread_join(sn->thread, NULL);
-		trace_free(sn->ready);
-		pthread_mutex_destroy(&sn->lock);
-		pthread_cond_destroy(&sn->cond);
-		free(sn);
+		if (orphan) {
+			pthread_detach(sn->thread);
+		} else {
+			pthread_join(sn->thread, NULL);
+			snap_free(sn);
+		}
 	}
 	for (int i = 0; i < s->pool.n; i++) {
 		if (out != NULL)

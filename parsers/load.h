@@ -65,8 +65,12 @@ void load_draw_progress(struct load_session *s, FILE *f, bool final);
  * args store only for a plain file (compressed args come with the whole trace); its analyses (gaps, utilization, memory) describe only what it holds. The
  * caller frees it. */
 struct trace *load_take_snapshot(struct load_session *s);
+/* Whether a snapshot is being merged and indexed now (for tests). */
+bool load_indexing_snapshot(struct load_session *s);
 /* Gives the load up: every scan stops at its next read (the traces then end truncated or
- * failed, saying "cancelled"). load_finish must still be called. */
+ * failed, saying "cancelled"), a part copying its builder for a snapshot stops, and
+ * load_finish does not wait for a snapshot being indexed (its thread frees it when done).
+ * load_finish must still be called. */
 void load_cancel(struct load_session *s);
 /* Waits for the end and frees S; the traces go to OUT[0..n) (freed when OUT is NULL). */
 void load_finish(struct load_session *s, struct trace **out);

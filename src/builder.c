@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -920,13 +921,44 @@ static void *dup_array(const void *p, size_t n, size_t cap, size_t size)
 	return q;
 }
 
-struct builder *builder_snapshot(const struct builder *b, struct trace **tp)
+/* A snapshot's copy: copies as dup_array does, in steps of COPY_STEP bytes, and gives up
+ * (NULL, and every later copy NULL too) once *CANCEL is set: a part copying a builder of
+ * hundreds of MB for a snapshot would otherwise hold up quitting for a second. */
+#define COPY_STEP ((size_t)8 << 20)
+struct copying {
+	const _Atomic bool *cancel;
+	bool stopped;
+};
+
+static void *copy_array(struct copying *cp, const void *p, size_t n, size_t cap, size_t size)
+{
+	if (p == NULL || cp->stopped)
+		return NULL;
+	char *q = xreallocarray(NULL, cap > n ? cap : (n ? n : 1), size);
+	size_t bytes = n * size;
+	for (size_t at = 0; at < bytes; at += COPY_STEP) {
+		if (cp->cancel != NULL && atomic_load(cp->cancel)) {
+			free(q);
+			cp->stopped = true;
+			return NULL;
+		}
+		memcpy(q + at, (const char *)p + at, bytes - at < COPY_STEP ? bytes - at : COPY_STEP);
+	}
+	return q;
+}
+
+struct builder *builder_snapshot(const struct builder *b, struct trace **tp, const _Atomic bool *cancel)
 {
 	const struct trace *s = b->t;
+	struct copying cp = { cancel, false };
+
+	*tp = NULL;
+	if (cancel != NULL && atomic_load(cancel))
+		return NULL;
 	struct trace *t = xmalloc(sizeof *t);
 	struct builder *c = xcalloc(1, sizeof *c);
 
-	*t = *s; /* the counts, times and facts; every array is copied below */
+	*t = *s; /* the counts, times and facts; every array is copied below (or NULL) */
 	t->path = xstrdup(s->path);
 	t->args = NULL;
 	t->error = NULL;
@@ -936,11 +968,13 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp)
 	strtab_init(&t->strings);
 	for (uint32_t id = 1; id < s->strings.n; id++) /* the same ids, in the same order */
 		strtab_intern(&t->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
-	t->devices = dup_array(s->devices, s->ndevices, s->ndevices, sizeof *s->devices);
-	t->tracks = dup_array(s->tracks, s->ntracks, b->tracks_cap, sizeof *s->tracks);
+	t->devices = copy_array(&cp, s->devices, s->ndevices, s->ndevices, sizeof *s->devices);
+	t->tracks = copy_array(&cp, s->tracks, s->ntracks, b->tracks_cap, sizeof *s->tracks);
+	if (t->tracks == NULL)
+		t->ntracks = 0;
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
-		tr->slices = dup_array(tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
+		tr->slices = copy_array(&cp, tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
 		tr->rows = NULL;
 		tr->nrows = 0;
 		tr->row_tree = NULL;
@@ -948,21 +982,23 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp)
 		tr->busy_block_sum = NULL;
 		tr->nbusy = 0;
 	}
-	t->processes = dup_array(s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
-	t->gpu = dup_array(s->gpu, s->ngpu, s->gpu_cap, sizeof *s->gpu);
-	t->aside = dup_array(s->aside, s->naside, s->aside_cap, sizeof *s->aside);
+	t->processes = copy_array(&cp, s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
+	t->gpu = copy_array(&cp, s->gpu, s->ngpu, s->gpu_cap, sizeof *s->gpu);
+	t->aside = copy_array(&cp, s->aside, s->naside, s->aside_cap, sizeof *s->aside);
 	t->flows = NULL; /* made by the index */
 	t->nflows = 0;
-	t->flow_ends = dup_array(s->flow_ends, s->nflow_ends, s->flow_ends_cap, sizeof *s->flow_ends);
-	t->instants = dup_array(s->instants, s->ninstants, s->instants_cap, sizeof *s->instants);
-	t->mem = dup_array(s->mem, s->nmem, s->mem_cap, sizeof *s->mem);
-	t->flops = dup_array(s->flops, s->nflops, s->flops_cap, sizeof *s->flops);
-	t->comm_ops = dup_array(s->comm_ops, s->ncomm_ops, s->comm_ops_cap, sizeof *s->comm_ops);
-	t->counters = dup_array(s->counters, s->ncounters, b->counters_cap, sizeof *s->counters);
+	t->flow_ends = copy_array(&cp, s->flow_ends, s->nflow_ends, s->flow_ends_cap, sizeof *s->flow_ends);
+	t->instants = copy_array(&cp, s->instants, s->ninstants, s->instants_cap, sizeof *s->instants);
+	t->mem = copy_array(&cp, s->mem, s->nmem, s->mem_cap, sizeof *s->mem);
+	t->flops = copy_array(&cp, s->flops, s->nflops, s->flops_cap, sizeof *s->flops);
+	t->comm_ops = copy_array(&cp, s->comm_ops, s->ncomm_ops, s->comm_ops_cap, sizeof *s->comm_ops);
+	t->counters = copy_array(&cp, s->counters, s->ncounters, b->counters_cap, sizeof *s->counters);
+	if (t->counters == NULL)
+		t->ncounters = 0;
 	for (uint32_t i = 0; i < t->ncounters; i++) {
 		struct counter *k = &t->counters[i];
-		k->ts = dup_array(k->ts, k->n, k->cap, sizeof *k->ts);
-		k->value = dup_array(k->value, k->n, k->cap, sizeof *k->value);
+		k->ts = copy_array(&cp, k->ts, k->n, k->cap, sizeof *k->ts);
+		k->value = copy_array(&cp, k->value, k->n, k->cap, sizeof *k->value);
 	}
 	t->steps = NULL;
 	t->nsteps = 0;
@@ -973,6 +1009,11 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp)
 	t->finish_cache_save = NULL;
 	t->analyses = NULL;
 	t->free_analyses = NULL;
+	if (cp.stopped) { /* every array not copied is NULL: the partial copy frees cleanly */
+		trace_free(t);
+		free(c);
+		return NULL;
+	}
 
 	*tp = t;
 	c->t = t;

@@ -92,8 +92,9 @@ void builder_merge(struct builder *dst, struct builder *src);
  * in progress: merged (builder_merge) and finished like parts, the copies give a model of
  * what was read so far, while B goes on. Begins still open and ends of later parts whose
  * begins are elsewhere are left out of the copy: their slices appear when the whole source
- * is read. The copy has no args store, warnings or cache. */
-struct builder *builder_snapshot(const struct builder *b, struct trace **tp);
+ * is read. The copy has no args store, warnings or cache. Returns NULL (and *TP NULL)
+ * when *CANCEL (NULL: never) is set before the copy is made whole. */
+struct builder *builder_snapshot(const struct builder *b, struct trace **tp, const _Atomic bool *cancel);
 /* Frees B without finishing its trace (when a parallel parse is abandoned). */
 void builder_abort(struct builder *b);
 /* Finishes the model: closes open begins at the last time seen (Q_UNCLOSED_BEGIN),

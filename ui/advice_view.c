@@ -70,7 +70,7 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 	for (uint32_t f = 0; f < r->n; f++) {
 		const struct advice_finding *fd = &r->findings[f];
 		const struct advice_rule_info *ri = advice_rule_info(fd->rule);
-		char buf[256], a[48], b[48];
+		char buf[400], a[48], b[48]; /* buf holds val, name and ctx whole */
 		uint32_t row = table_add_row(&av->t, TAG(f + 1, 0));
 		if (v->nts > 1 && fd->nranks > 0)
 			snprintf(buf, sizeof buf, "%s (%u of %d ranks)", ri->title, fd->nranks, v->nts);

@@ -5,8 +5,11 @@
  * say. A second model is built in two parts whose begin and end lie in different parts; a
  * third, big one in three parts and in one, which must agree. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/xalloc.h"
 #include "src/builder.h"
@@ -345,10 +348,66 @@ static void test_big_parts(void)
 	trace_free(m);
 }
 
+/* A snapshot's copy given up: none when cancelled before it starts; given up at any point
+ * of the copy, no leak and no double free (ASan), and the builder copied goes on. */
+struct canceller {
+	_Atomic bool *flag;
+	useconds_t after;
+};
+
+static void *cancel_later(void *arg)
+{
+	struct canceller *c = arg;
+	usleep(c->after);
+	atomic_store(c->flag, true);
+	return NULL;
+}
+
+static void test_snapshot_cancel(void)
+{
+	struct trace *t = new_trace(), *ct = NULL;
+	struct builder *b = builder_new(t);
+	_Atomic bool flag = true;
+
+	for (uint32_t k = 0; k < 200000; k++) /* 800k slices: copies of several steps */
+		big_event(b, k);
+	ok(builder_snapshot(b, &ct, &flag) == NULL && ct == NULL, "a snapshot cancelled before it starts is none");
+	int stopped = 0, whole = 0;
+	for (int i = 0; i < 20; i++) { /* a whole copy takes about 0.4 s on the 2-core VM */
+		struct canceller c = { &flag, (useconds_t)i * 5000 };
+		pthread_t th;
+		atomic_store(&flag, false);
+		bool later = i < 16; /* the last copies are not cancelled */
+		if (later)
+			pthread_create(&th, NULL, cancel_later, &c);
+		struct builder *copy = builder_snapshot(b, &ct, &flag);
+		if (later)
+			pthread_join(th, NULL);
+		if (copy == NULL) {
+			stopped++;
+		} else {
+			whole++;
+			builder_abort(copy);
+			trace_free(ct);
+		}
+	}
+	printf("# snapshot copies: %d given up midway or before, %d whole\n", stopped, whole);
+	ok(stopped + whole == 20 && whole >= 4, "copies given up at any point free what they copied");
+	struct builder *copy = builder_snapshot(b, &ct, NULL);
+	ok(copy != NULL && ct->tracks[0].nslices == t->tracks[0].nslices, "the builder copied goes on: a whole copy");
+	builder_abort(copy);
+	trace_free(ct);
+	big_event(b, 200000);
+	builder_finish(b);
+	is_int(t->tracks[0].nslices, 600003, "and it finishes with every slice");
+	trace_free(t);
+}
+
 int main(void)
 {
 	test_one_model();
 	test_parts();
 	test_big_parts();
+	test_snapshot_cancel();
 	return done_testing();
 }

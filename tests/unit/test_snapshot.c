@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/xalloc.h"
@@ -19,6 +20,13 @@
 #include "tests/unit/tap.h"
 
 static char path[PATH_MAX], zpath[PATH_MAX + 8];
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Writes the trace: STEPS steps of a training loop. */
 static void write_trace(int steps)
@@ -213,6 +221,36 @@ static void cancel(const char *parts)
 	trace_free(t);
 }
 
+/* Quitting while a snapshot is indexed: load_finish does not wait for it (the snapshot
+ * thread, slowed by TTRACE_TEST_SLOW_SNAPSHOT, finishes and frees it alone). */
+static void cancel_while_indexing(void)
+{
+	struct load_options opt = { 0 };
+	struct trace *t = NULL;
+	char *paths[1] = { path };
+
+	unsetenv("TTRACE_PARTS");
+	setenv("TTRACE_TEST_SLOW_LOAD", "20000", 1);
+	setenv("TTRACE_TEST_SLOW_SNAPSHOT", "3000", 1);
+	opt.snapshots = true;
+	opt.snapshot_policy = (struct snapshot_policy){ 0, 0.01, 1.0, 1.0 };
+	struct load_session *s = load_start(paths, 1, &opt);
+	unsetenv("TTRACE_TEST_SLOW_SNAPSHOT"); /* read once, by load_start */
+	unsetenv("TTRACE_TEST_SLOW_LOAD");
+	bool indexing = false;
+	for (int i = 0; i < 10000 && !(indexing = load_indexing_snapshot(s)); i++)
+		usleep(1000);
+	ok(indexing, "cancel while indexing: a snapshot is being indexed");
+	double t0 = now_s();
+	load_cancel(s);
+	load_finish(s, &t);
+	double waited = now_s() - t0;
+	ok(waited < 1.5, "cancel while indexing: the load ends without waiting for the snapshot's 3 s (%.3f s)",
+	   waited);
+	is_int(t->status, LOAD_FAILED, "cancel while indexing: the load given up ends failed");
+	trace_free(t);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -243,6 +281,7 @@ int main(void)
 	}
 	cancel(NULL);
 	cancel("2");
+	cancel_while_indexing();
 	unlink(path);
 	unlink(zpath);
 	return done_testing();
