@@ -762,8 +762,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		uint32_t ti = tmap[o->track];
 		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
 		if (st == NULL || st->n == 0) {
-			note_at(dst, Q_UNMATCHED_END, w,
-			        strtab_intern(&d->strings, src->orphan_names + o->name_at, o->name_len), ti);
+			const char *name = o->name_len > 0 ? src->orphan_names + o->name_at : ""; /* none kept: NULL */
+			note_at(dst, Q_UNMATCHED_END, w, strtab_intern(&d->strings, name, o->name_len), ti);
 			continue;
 		}
 		struct open_b b = st->v[--st->n];
