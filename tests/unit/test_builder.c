@@ -348,6 +348,20 @@ static void test_big_parts(void)
 	trace_free(m);
 }
 
+/* A later part whose only unmatched end has no name (no name bytes kept at all). */
+static void test_unnamed_orphan(void)
+{
+	struct trace *t1 = new_trace(), *t2 = new_trace();
+	struct builder *b1 = builder_new(t1), *b2 = builder_new_part(t2);
+	add(b1, builder_track(b1, num(1), num(1)), 10, 5, "first", "cpu_op", NULL);
+	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 56, 78, NULL, 0), "a later part keeps an end with no name");
+	builder_merge(b1, b2);
+	builder_finish(b1);
+	is_int(t1->quality.count[Q_UNMATCHED_END], 1, "counted unmatched");
+	is_str(text(t1, t1->quality.ex[Q_UNMATCHED_END][0].name), "", "under the empty name");
+	trace_free(t1);
+}
+
 /* A snapshot's copy given up: none when cancelled before it starts; given up at any point
  * of the copy, no leak and no double free (ASan), and the builder copied goes on. */
 struct canceller {
@@ -408,6 +422,7 @@ int main(void)
 	test_one_model();
 	test_parts();
 	test_big_parts();
+	test_unnamed_orphan();
 	test_snapshot_cancel();
 	return done_testing();
 }
