@@ -911,19 +911,10 @@ void builder_merge(struct builder *dst, struct builder *src)
 
 /* A fresh array of CAP elements of SIZE (at least one) holding the first N of P, or NULL
  * when P is NULL. */
-static void *dup_array(const void *p, size_t n, size_t cap, size_t size)
-{
-	if (p == NULL)
-		return NULL;
-	void *q = xreallocarray(NULL, cap > n ? cap : (n ? n : 1), size);
-	if (n > 0)
-		memcpy(q, p, n * size);
-	return q;
-}
-
-/* A snapshot's copy: copies as dup_array does, in steps of COPY_STEP bytes, and gives up
- * (NULL, and every later copy NULL too) once *CANCEL is set: a part copying a builder of
- * hundreds of MB for a snapshot would otherwise hold up quitting for a second. */
+/* A snapshot's copy of an array of N elements of SIZE bytes, with room for CAP: made in
+ * steps of COPY_STEP bytes, it gives up (NULL, and every later copy NULL too) once *CANCEL
+ * is set: a part copying a builder of hundreds of MB for a snapshot would otherwise hold
+ * up quitting for a second. */
 #define COPY_STEP ((size_t)8 << 20)
 struct copying {
 	const _Atomic bool *cancel;
@@ -945,6 +936,12 @@ static void *copy_array(struct copying *cp, const void *p, size_t n, size_t cap,
 		memcpy(q + at, (const char *)p + at, bytes - at < COPY_STEP ? bytes - at : COPY_STEP);
 	}
 	return q;
+}
+
+static void *dup_array(const void *p, size_t n, size_t cap, size_t size)
+{
+	struct copying cp = { NULL, false };
+	return copy_array(&cp, p, n, cap, size);
 }
 
 struct builder *builder_snapshot(const struct builder *b, struct trace **tp, const _Atomic bool *cancel)
