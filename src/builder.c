@@ -909,8 +909,6 @@ void builder_merge(struct builder *dst, struct builder *src)
 	free(tmap);
 }
 
-/* A fresh array of CAP elements of SIZE (at least one) holding the first N of P, or NULL
- * when P is NULL. */
 /* A snapshot's copy of an array of N elements of SIZE bytes, with room for CAP: made in
  * steps of COPY_STEP bytes, it gives up (NULL, and every later copy NULL too) once *CANCEL
  * is set: a part copying a builder of hundreds of MB for a snapshot would otherwise hold
@@ -938,6 +936,8 @@ static void *copy_array(struct copying *cp, const void *p, size_t n, size_t cap,
 	return q;
 }
 
+/* A fresh array of CAP elements of SIZE (at least one) holding the first N of P, or NULL
+ * when P is NULL. */
 static void *dup_array(const void *p, size_t n, size_t cap, size_t size)
 {
 	struct copying cp = { NULL, false };
