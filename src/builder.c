@@ -309,6 +309,34 @@ void builder_process_sort_index(struct builder *b, uint32_t process, int64_t sor
 
 /* ---- slices --------------------------------------------------------------------------- */
 
+/* True when IN gives any launch fact (grid, block, blocks per SM, occupancy, registers,
+ * shared memory). */
+static bool has_launch(const struct builder_gpu *in)
+{
+	for (int i = 0; i < 3; i++)
+		if (in->grid[i] != 0 || in->block[i] != 0)
+			return true;
+	return !isnan(in->blocks_per_sm) || !isnan(in->occupancy) || in->regs != -1 || in->smem != -1;
+}
+
+static uint32_t add_launch(struct trace *t, const struct builder_gpu *in)
+{
+	if (t->nlaunches == t->launches_cap) {
+		t->launches_cap = t->launches_cap ? t->launches_cap * 2 : 256;
+		t->launches = xreallocarray(t->launches, t->launches_cap, sizeof *t->launches);
+	}
+	struct kernel_launch *k = &t->launches[t->nlaunches];
+	for (int i = 0; i < 3; i++) {
+		k->grid[i] = in->grid[i];
+		k->block[i] = in->block[i];
+	}
+	k->blocks_per_sm = in->blocks_per_sm;
+	k->occupancy = in->occupancy;
+	k->regs = in->regs;
+	k->smem = in->smem;
+	return t->nlaunches++;
+}
+
 static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 {
 	struct trace *t = b->t;
@@ -320,25 +348,15 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 	if (in != NULL) {
 		g->correlation = in->has_correlation ? in->correlation : -1;
 		g->external_id = in->external_id;
-		g->stream = in->stream;
+		g->stream = in->stream >= 0 && in->stream <= INT32_MAX ? (int32_t)in->stream : -1;
 		g->bytes = in->bytes;
 		g->device = in->device;
-		for (int i = 0; i < 3; i++) {
-			g->grid[i] = in->grid[i];
-			g->block[i] = in->block[i];
-		}
-		g->blocks_per_sm = in->blocks_per_sm;
-		g->occupancy = in->occupancy;
-		g->regs = in->regs;
-		g->smem = in->smem;
+		g->launch = has_launch(in) ? add_launch(t, in) : TT_NONE;
 		g->pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
 	} else {
-		g->correlation = g->external_id = g->stream = g->bytes = -1;
-		g->device = -1;
-		for (int i = 0; i < 3; i++)
-			g->grid[i] = g->block[i] = 0;
-		g->blocks_per_sm = g->occupancy = NAN;
-		g->regs = g->smem = -1;
+		g->correlation = g->external_id = g->bytes = -1;
+		g->stream = g->device = -1;
+		g->launch = TT_NONE;
 		g->pg = 0;
 	}
 	g->self.track = g->peer.track = TT_NONE;
@@ -752,8 +770,13 @@ void builder_merge(struct builder *dst, struct builder *src)
 		s->tracks[i].nslices = 0;
 		s->tracks[i].cap = 0;
 	}
-	for (uint32_t k = 0; k < s->ngpu; k++)
+	for (uint32_t k = 0; k < s->ngpu; k++) {
 		s->gpu[k].pg = smap[s->gpu[k].pg];
+		if (s->gpu[k].launch != TT_NONE)
+			s->gpu[k].launch += d->nlaunches;
+	}
+	append_draining((void **)&d->launches, &d->nlaunches, &d->launches_cap, (void **)&s->launches, s->nlaunches,
+	                sizeof *s->launches);
 	append_draining((void **)&d->gpu, &d->ngpu, &d->gpu_cap, (void **)&s->gpu, s->ngpu, sizeof *s->gpu);
 	/* ends of SRC that close begins of DST, in source order */
 	for (uint32_t k = 0; k < src->norphans; k++) {
@@ -981,6 +1004,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	}
 	t->processes = copy_array(&cp, s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
 	t->gpu = copy_array(&cp, s->gpu, s->ngpu, s->gpu_cap, sizeof *s->gpu);
+	t->launches = copy_array(&cp, s->launches, s->nlaunches, s->launches_cap, sizeof *s->launches);
 	t->aside = copy_array(&cp, s->aside, s->naside, s->aside_cap, sizeof *s->aside);
 	t->flows = NULL; /* made by the index */
 	t->nflows = 0;

@@ -42,7 +42,7 @@ enum section_kind {
 	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
 	S_TRACKS, S_SLICES, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
 	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
-	S_PROCESSES, S_DEVICES, S_GPU, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
+	S_PROCESSES, S_DEVICES, S_GPU, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
 	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
 	S__COUNT
 };
@@ -106,7 +106,8 @@ static const uint32_t elem_size[S__COUNT] = {
 	[S_ROW_MAX] = sizeof(uint32_t), [S_RT_FIRST] = sizeof(uint32_t), [S_RT_N] = sizeof(uint32_t),
 	[S_RT_SPANS] = sizeof(struct span), [S_BUSY] = sizeof(struct span), [S_BUSY_SUM] = sizeof(int64_t),
 	[S_PROCESSES] = sizeof(struct process), [S_DEVICES] = sizeof(struct device_props),
-	[S_GPU] = sizeof(struct gpu_info), [S_ASIDE] = sizeof(struct slice), [S_FLOWS] = sizeof(struct flow),
+	[S_GPU] = sizeof(struct gpu_info), [S_LAUNCHES] = sizeof(struct kernel_launch),
+	[S_ASIDE] = sizeof(struct slice), [S_FLOWS] = sizeof(struct flow),
 	[S_INSTANTS] = sizeof(struct instant), [S_MEM] = sizeof(struct mem_sample),
 	[S_FLOPS] = sizeof(struct flop_count), [S_COMM] = sizeof(struct comm_op),
 	[S_COUNTERS] = sizeof(struct ccounter), [S_COUNTER_TS] = sizeof(int64_t), [S_COUNTER_VAL] = sizeof(double),
@@ -120,7 +121,8 @@ static uint64_t layout_hash(void)
 	static const uint64_t v[] = {
 		sizeof(struct slice), offsetof(struct slice, args), offsetof(struct slice, name),
 		offsetof(struct slice, gpu), offsetof(struct slice, depth), offsetof(struct slice, flags),
-		sizeof(struct gpu_info), offsetof(struct gpu_info, device), offsetof(struct gpu_info, blocks_per_sm),
+		sizeof(struct gpu_info), offsetof(struct gpu_info, device), offsetof(struct gpu_info, launch),
+		sizeof(struct kernel_launch), offsetof(struct kernel_launch, blocks_per_sm), offsetof(struct kernel_launch, smem),
 		offsetof(struct gpu_info, pg), offsetof(struct gpu_info, self), offsetof(struct gpu_info, peer),
 		sizeof(struct span), sizeof(struct warning_tag), sizeof(struct process), offsetof(struct process, name),
 		offsetof(struct process, sort_index), sizeof(struct device_props), offsetof(struct device_props, total_global_mem),
@@ -439,6 +441,7 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	put_array(&w, S_PROCESSES, t->processes, t->nprocesses);
 	put_array(&w, S_DEVICES, t->devices, t->ndevices);
 	put_array(&w, S_GPU, t->gpu, t->ngpu);
+	put_array(&w, S_LAUNCHES, t->launches, t->nlaunches);
 	put_array(&w, S_ASIDE, t->aside, t->naside);
 	put_array(&w, S_FLOWS, t->flows, t->nflows);
 	put_array(&w, S_INSTANTS, t->instants, t->ninstants);
@@ -564,7 +567,7 @@ static const char *const section_names[S__COUNT] = {
 	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
 	"tracks", "slices", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
-	"set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
+	"kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
 	"counters", "counter times", "counter values", "steps", "args store",
 };
 
@@ -815,7 +818,8 @@ static bool check_ids(struct reader *r)
 	if (!slices_ok(t, t->aside, t->naside, 0, false))
 		return fail(r, "a set-aside slice's ids are out of range");
 	for (uint32_t i = 0; i < t->ngpu; i++)
-		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].pg >= nstr)
+		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].pg >= nstr ||
+		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE))
 			return fail(r, "GPU info %u refers out of range", i);
 	for (uint32_t i = 0; i < t->nprocesses; i++) {
 		const struct process *p = &t->processes[i];
@@ -923,6 +927,8 @@ static bool read_model(struct reader *r)
 	POINT(devices, ndevices, S_DEVICES);
 	POINT(gpu, ngpu, S_GPU);
 	t->gpu_cap = t->ngpu;
+	POINT(launches, nlaunches, S_LAUNCHES);
+	t->launches_cap = t->nlaunches;
 	POINT(aside, naside, S_ASIDE);
 	t->aside_cap = t->naside;
 	POINT(flows, nflows, S_FLOWS);

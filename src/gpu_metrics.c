@@ -201,7 +201,7 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 				d->tc_plugin_time = tt_add(d->tc_plugin_time, s->dur);
 			if (n == nk) /* the tracks' counts are exact: this is a guard */
 				k = xreallocarray(k, nk = nk * 2 + 1024, sizeof *k);
-			k[n] = (struct kcall){ s->ts, tt_add(s->ts, s->dur), g ? g->blocks_per_sm : NAN, g ? g->occupancy : NAN, dev };
+			k[n] = (struct kcall){ s->ts, tt_add(s->ts, s->dur), g ? gpu_launch(t, g)->blocks_per_sm : NAN, g ? gpu_launch(t, g)->occupancy : NAN, dev };
 			if (n > 0 && kcall_less(&k[n], &k[n - 1]))
 				sorted = false;
 			n++;

@@ -134,7 +134,7 @@ struct key {
 	int32_t grid[3], block[3], regs, smem;
 };
 
-static struct key key_of(const struct slice *s, const struct gpu_info *g, uint32_t op, enum kernel_group group)
+static struct key key_of(const struct slice *s, const struct kernel_launch *g, uint32_t op, enum kernel_group group)
 {
 	struct key k = { .name = s->name, .op = group == KG_OP ? op : TT_NONE, .regs = -1, .smem = -1 };
 	if ((group == KG_SHAPE || group == KG_OP) && g != NULL) {
@@ -249,7 +249,8 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 				if (op != TT_NONE)
 					opn = pt->slices[op].name;
 			}
-			struct key key = key_of(s, g, opn, group);
+			const struct kernel_launch *kl = g != NULL ? gpu_launch(t, g) : NULL;
+			struct key key = key_of(s, kl, opn, group);
 			uint32_t *slot = rowmap_find(&map, r, keys, &key);
 			if (*slot == TT_NONE) {
 				if (r->n == cap) {
@@ -273,10 +274,10 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 			uint32_t row = *slot;
 			struct kernel_row *k = &r->rows[row];
 			bool first = k->calls == 0;
-			set_or_vary(k->grid, g ? g->grid : none, 3, first, &k->grid_varies);
-			set_or_vary(k->block, g ? g->block : none, 3, first, &k->block_varies);
-			set_or_vary(&k->regs, g ? &g->regs : &minus1, 1, first, &k->regs_varies);
-			set_or_vary(&k->smem, g ? &g->smem : &minus1, 1, first, &k->smem_varies);
+			set_or_vary(k->grid, kl ? kl->grid : none, 3, first, &k->grid_varies);
+			set_or_vary(k->block, kl ? kl->block : none, 3, first, &k->block_varies);
+			set_or_vary(&k->regs, kl ? &kl->regs : &minus1, 1, first, &k->regs_varies);
+			set_or_vary(&k->smem, kl ? &kl->smem : &minus1, 1, first, &k->smem_varies);
 			k->calls++;
 			k->total = tt_add(k->total, s->dur);
 			r->total = tt_add(r->total, s->dur);
@@ -289,12 +290,12 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 				k->longest = (struct slice_ref){ ti, i };
 			}
 			/* the plugin's means: weighted by duration, a call without the figure as 0 */
-			if (g != NULL && !isnan(g->blocks_per_sm)) {
-				k->bps_sum += (double)g->blocks_per_sm * (double)s->dur;
+			if (kl != NULL && !isnan(kl->blocks_per_sm)) {
+				k->bps_sum += (double)kl->blocks_per_sm * (double)s->dur;
 				k->bps_n++;
 			}
-			if (g != NULL && !isnan(g->occupancy)) {
-				k->occ_sum += (double)g->occupancy * (double)s->dur;
+			if (kl != NULL && !isnan(kl->occupancy)) {
+				k->occ_sum += (double)kl->occupancy * (double)s->dur;
 				k->occ_n++;
 			}
 			if (opn != TT_NONE)

@@ -2,6 +2,7 @@
 #include "src/model.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "src/args.h"
 #include "lib/xalloc.h"
+
+const struct kernel_launch kernel_launch_none = { { 0, 0, 0 }, { 0, 0, 0 }, NAN, NAN, -1, -1 };
 
 enum slice_class model_classify(const char *cat, uint32_t n)
 {
@@ -265,6 +268,7 @@ void trace_free(struct trace *t)
 	release(t, t->tracks);
 	release(t, t->processes);
 	release(t, t->gpu);
+	release(t, t->launches);
 	release(t, t->aside);
 	release(t, t->flows);
 	release(t, t->flow_ends);

@@ -68,21 +68,27 @@ struct slice_ref {
 	uint32_t track, idx;
 };
 
-/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. */
+/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. 56 bytes:
+ * most of them are runtime calls, which have no launch facts (those are in trace.launches). */
 struct gpu_info {
 	int64_t correlation;   /* -1 when absent */
 	int64_t external_id;   /* -1 when absent */
-	int64_t stream;        /* -1 when absent */
 	int64_t bytes;         /* memcpy/memset bytes, -1 when absent */
+	struct slice_ref self; /* the slice this belongs to */
+	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */
+	int32_t stream;        /* -1 when absent (or outside int32: a stream id is a small number) */
 	int32_t device;        /* -1 when absent */
-	int32_t grid[3], block[3];
+	uint32_t pg;           /* collectives: "Process Group Name" string id, 0 when absent */
+	uint32_t launch;       /* index into trace.launches, or TT_NONE when no launch fact was given */
+};
+
+/* A kernel's launch facts, where the file gives any (40 bytes, kernels only). */
+struct kernel_launch {
+	int32_t grid[3], block[3]; /* 0 when absent */
 	float blocks_per_sm;   /* NAN when absent */
 	float occupancy;       /* est. achieved occupancy %, NAN when absent */
 	int32_t regs;          /* registers per thread, -1 when absent */
 	int32_t smem;          /* shared memory per block (static + dynamic) bytes, -1 when absent */
-	uint32_t pg;           /* collectives: "Process Group Name" string id, 0 when absent */
-	struct slice_ref self; /* the slice this belongs to */
-	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */
 };
 
 /* One row of a track: slices that never overlap, in time order. */
@@ -325,6 +331,8 @@ struct trace {
 
 	struct gpu_info *gpu;
 	uint32_t ngpu, gpu_cap;
+	struct kernel_launch *launches; /* gpu_info.launch */
+	uint32_t nlaunches, launches_cap;
 	struct slice *aside;       /* outliers set aside (ts 0 kernels): not drawn, not counted */
 	uint32_t naside, aside_cap;
 
@@ -365,6 +373,15 @@ struct trace {
 	struct analysis_cache *analyses;
 	void (*free_analyses)(struct analysis_cache *);
 };
+
+/* Launch facts that say nothing: grid and block 0, NAN, -1. */
+extern const struct kernel_launch kernel_launch_none;
+
+/* G's launch facts, or kernel_launch_none when the file gave none (runtime calls, memcpys). */
+static inline const struct kernel_launch *gpu_launch(const struct trace *t, const struct gpu_info *g)
+{
+	return g->launch < t->nlaunches ? &t->launches[g->launch] : &kernel_launch_none;
+}
 
 /* Returns the class of a slice of category CAT (may be empty) and name NAME. */
 enum slice_class model_classify(const char *cat, uint32_t catlen);

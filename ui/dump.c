@@ -116,15 +116,16 @@ void dump_model(FILE *f, const struct trace *t)
 					fprintf(f, " corr %" PRId64, g->correlation);
 					if (g->external_id >= 0)
 						fprintf(f, " ext %" PRId64, g->external_id);
-					if (g->grid[0])
-						fprintf(f, " grid %d,%d,%d block %d,%d,%d", g->grid[0], g->grid[1], g->grid[2],
-						        g->block[0], g->block[1], g->block[2]);
-					if (!isnan(g->occupancy))
-						fprintf(f, " occ %g", g->occupancy);
-					if (g->regs >= 0)
-						fprintf(f, " regs %d", g->regs);
-					if (g->smem >= 0)
-						fprintf(f, " smem %d", g->smem);
+					const struct kernel_launch *kl = gpu_launch(t, g);
+					if (kl->grid[0])
+						fprintf(f, " grid %d,%d,%d block %d,%d,%d", kl->grid[0], kl->grid[1], kl->grid[2],
+						        kl->block[0], kl->block[1], kl->block[2]);
+					if (!isnan(kl->occupancy))
+						fprintf(f, " occ %g", kl->occupancy);
+					if (kl->regs >= 0)
+						fprintf(f, " regs %d", kl->regs);
+					if (kl->smem >= 0)
+						fprintf(f, " smem %d", kl->smem);
 					if (g->bytes >= 0)
 						fprintf(f, " bytes %" PRId64, g->bytes);
 					fputs(" peer ", f);

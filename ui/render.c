@@ -564,11 +564,12 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			         gi->bytes >= 0 ? "" : "(no byte count) ", (long long)(gi->bytes >= 0 ? gi->bytes : 0),
 			         op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
 		else if (s->cls == SC_KERNEL) {
+			const struct kernel_launch *kl = gpu_launch(t, gi);
 			char occ[32] = "occupancy ?"; /* NaN: the trace does not give it */
-			if (gi->occupancy == gi->occupancy)
-				snprintf(occ, sizeof occ, "occupancy %.0f%%", (double)gi->occupancy);
-			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d %s  launched by %s%s%s%s", gi->grid[0],
-			         gi->grid[1], gi->grid[2], gi->block[0], gi->block[1], gi->block[2], occ, op[0] ? op : "",
+			if (kl->occupancy == kl->occupancy)
+				snprintf(occ, sizeof occ, "occupancy %.0f%%", (double)kl->occupancy);
+			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d %s  launched by %s%s%s%s", kl->grid[0],
+			         kl->grid[1], kl->grid[2], kl->block[0], kl->block[1], kl->block[2], occ, op[0] ? op : "",
 			         op[0] ? " via " : "", peer[0] ? peer : "(no launch)", " (] [ follow)");
 		}
 		else

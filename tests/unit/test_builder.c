@@ -167,9 +167,10 @@ static void test_one_model(void)
 	/* GPU facts, the launch and the flow */
 	ok(g->slices[gemm].gpu != TT_NONE, "the kernel keeps its GPU facts");
 	const struct gpu_info *gi = &t->gpu[g->slices[gemm].gpu];
-	is_int(gi->grid[0], 80, "grid kept");
-	is_int(gi->block[0], 128, "block kept");
-	ok(gi->occupancy == 50.0f, "occupancy kept");
+	is_int(gpu_launch(t, gi)->grid[0], 80, "grid kept");
+	is_int(gpu_launch(t, gi)->block[0], 128, "block kept");
+	ok(gpu_launch(t, gi)->occupancy == 50.0f, "occupancy kept");
+	is_int(t->nlaunches, 2, "only the two kernels have launch records (not the runtime call, not the memcpy)");
 	is_int(gi->peer.track, cpu, "the kernel is linked to its launch's thread");
 	is_int(gi->peer.idx, rt, "and to the launch itself");
 	is_int(t->gpu[c->slices[rt].gpu].peer.idx, gemm, "the launch is linked back to its kernel");
@@ -324,7 +325,7 @@ static void test_big_parts(void)
 			         strcmp(text(one, x->cat), text(m, y->cat)) == 0;
 			if (slices && x->gpu != TT_NONE) {
 				const struct gpu_info *gx = &one->gpu[x->gpu], *gy = &m->gpu[y->gpu];
-				facts = facts && gx->correlation == gy->correlation && gx->grid[0] == gy->grid[0] &&
+				facts = facts && gx->correlation == gy->correlation && gpu_launch(one, gx)->grid[0] == gpu_launch(m, gy)->grid[0] &&
 				        same_ref(&gx->self, &gy->self) && same_ref(&gx->peer, &gy->peer);
 			}
 		}
