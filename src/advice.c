@@ -431,7 +431,7 @@ static void sweep_cpu(struct ctx *c)
 				}
 			}
 			int32_t dev = -1;
-			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME && host_call_blocking_copy(c->t, s, &dev));
+			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME && host_call_blocking_copy(c->t, tr, s, &dev));
 			if (sync && c->main != NULL) {
 				mine |= U_SYNC;
 				if (!(under & U_SYNC) && in_window) {
@@ -502,8 +502,9 @@ static void sweep_gpu(struct ctx *c)
 			if (v == 0 && !(s->ts >= c->w0 && s->ts < c->w1))
 				continue;
 			struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
-			if (s->gpu != TT_NONE && s->gpu < t->ngpu)
-				x.bytes = t->gpu[s->gpu].bytes;
+			uint32_t g = slice_gpu(tr, s);
+			if (g != TT_NONE && g < t->ngpu)
+				x.bytes = t->gpu[g].bytes;
 			if (x.bytes > 0)
 				c->pageable_bytes = tt_add(c->pageable_bytes, x.bytes);
 			c->sum[ADV_PAGEABLE_MEMCPY] += v;
@@ -606,9 +607,10 @@ static void sweep_launch(struct ctx *c)
 		if (next.track == TT_NONE)
 			continue;
 		const struct slice *op = &t->tracks[next.track].slices[next.idx];
-		if (op->gpu == TT_NONE || op->gpu >= t->ngpu)
+		uint32_t og = track_gpu_at(&t->tracks[next.track], next.idx);
+		if (og == TT_NONE || og >= t->ngpu)
 			continue;
-		struct slice_ref l = t->gpu[op->gpu].peer;
+		struct slice_ref l = t->gpu[og].peer;
 		if (l.track == TT_NONE || l.track >= t->ntracks || l.idx >= t->tracks[l.track].nslices)
 			continue;
 		const struct slice *rt = &t->tracks[l.track].slices[l.idx];

@@ -53,6 +53,7 @@ struct builder {
 	uint32_t counters_cap;
 	uint32_t last_counter;     /* series of the last sample: counters come in runs */
 	int64_t max_end;
+	uint8_t last_cat;          /* cat_index's last answer: slices come in runs of a category */
 	bool saw_cat;
 	bool part;                 /* a later part of a source parsed in parallel */
 	struct orphan_e *orphans;
@@ -82,6 +83,7 @@ struct builder *builder_new(struct trace *t)
 	b->seed = strtab_seed();
 	b->last_counter = TT_NONE;
 	b->max_end = INT64_MIN;
+	t->ncats = 1; /* cats[0]: no category */
 	t->rank = -1;
 	t->world_size = -1;
 	t->schema_version = -1;
@@ -364,6 +366,49 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 	return t->ngpu++;
 }
 
+static uint8_t cat_overflow(struct builder *b);
+
+/* The index in trace.cats of category CAT (a string id), added when new. Past the table's
+ * room every further category shares its last entry, "(other categories)". */
+static uint8_t cat_index(struct builder *b, uint32_t cat)
+{
+	struct trace *t = b->t;
+	if (cat == 0)
+		return 0;
+	if (t->cats[b->last_cat] == cat)
+		return b->last_cat;
+	for (uint32_t i = 1; i < t->ncats && i < TRACE_MAX_CATS - 1; i++)
+		if (t->cats[i] == cat)
+			return b->last_cat = (uint8_t)i;
+	if (t->ncats < TRACE_MAX_CATS - 1) {
+		t->cats[t->ncats] = cat;
+		return b->last_cat = (uint8_t)t->ncats++;
+	}
+	return cat_overflow(b);
+}
+
+/* The shared entry of categories past the table's room. */
+static uint8_t cat_overflow(struct builder *b)
+{
+	struct trace *t = b->t;
+	if (t->ncats < TRACE_MAX_CATS) {
+		static const char other[] = "(other categories)";
+		t->cats[TRACE_MAX_CATS - 1] = builder_string(b, other, sizeof other - 1);
+		t->ncats = TRACE_MAX_CATS;
+	}
+	return TRACE_MAX_CATS - 1;
+}
+
+/* Gives track TR a GPU link array (all TT_NONE) if it has none. */
+static void track_gpu_array(struct track *tr)
+{
+	if (tr->gpu != NULL)
+		return;
+	tr->gpu = xreallocarray(NULL, tr->cap ? tr->cap : 1, sizeof *tr->gpu);
+	for (uint32_t i = 0; i < tr->nslices; i++)
+		tr->gpu[i] = TT_NONE;
+}
+
 /* Appends a slice to track TI. Complete slices (COMPLETE) keep GPU facts: all GPU
  * operations, and runtime calls and syncs with a correlation id; slices closed from a
  * begin keep none. Examples of the notes it takes are located at W. */
@@ -378,22 +423,24 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 		/* small at first: a file may hold a track per pid for 200k pids */
 		tr->cap = tr->cap ? tr->cap + tr->cap / 2 + 16 : 4;
 		tr->slices = xreallocarray(tr->slices, tr->cap, sizeof *tr->slices);
+		if (tr->gpu != NULL)
+			tr->gpu = xreallocarray(tr->gpu, tr->cap, sizeof *tr->gpu);
 	}
 	if (tr->nslices > 0) {
 		const struct slice *prev = &tr->slices[tr->nslices - 1];
 		if (prev->ts == ts && prev->dur == dur && prev->name == name)
 			note_at(b, Q_EXACT_DUPLICATE, w, name, ti);
 	}
-	s = &tr->slices[tr->nslices++];
+	uint32_t at = tr->nslices++;
+	s = &tr->slices[at];
 	s->ts = ts;
 	s->dur = dur;
 	s->args = args;
 	s->name = name;
-	s->cat = cat;
+	s->cat_ix = cat_index(b, cat);
 	s->depth = 0;
-	s->cls = (uint8_t)cls;
-	s->flags = flags;
-	s->gpu = TT_NONE;
+	s->cls = (uint8_t)cls & 15;
+	s->flags = flags & 15;
 	if (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET) {
 		tr->gpu_slices++;
 		if (dur == 0)
@@ -401,9 +448,14 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 		if (cls == SC_KERNEL && model_is_comm_kernel(strtab_get(&b->t->strings, name)))
 			tr->comm_kernels++;
 	}
+	uint32_t g = TT_NONE;
 	if (complete && (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET ||
-	                 ((cls == SC_RUNTIME || cls == SC_SYNC) && gpu != NULL && gpu->has_correlation)))
-		s->gpu = add_gpu_info(b, gpu);
+	                 ((cls == SC_RUNTIME || cls == SC_SYNC) && gpu != NULL && gpu->has_correlation))) {
+		g = add_gpu_info(b, gpu);
+		track_gpu_array(tr);
+	}
+	if (tr->gpu != NULL)
+		tr->gpu[at] = g;
 	if (ts + dur > b->max_end)
 		b->max_end = ts + dur;
 }
@@ -721,6 +773,9 @@ void builder_merge(struct builder *dst, struct builder *src)
 
 	for (uint32_t id = 0; id < s->strings.n; id++)
 		smap[id] = strtab_intern(&d->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
+	uint8_t cmap[TRACE_MAX_CATS] = { 0 }; /* SRC's category indices to DST's */
+	for (uint32_t k = 1; k < s->ncats; k++)
+		cmap[k] = k == TRACE_MAX_CATS - 1 ? cat_overflow(dst) : cat_index(dst, smap[s->cats[k]]);
 #define ID(is_str_, v_) ((struct builder_id){ (is_str_), (is_str_) ? (int64_t)smap[(uint32_t)(v_)] : (v_) })
 	for (uint32_t i = 0; i < s->nprocesses; i++) {
 		const struct process *sp = &s->processes[i];
@@ -759,13 +814,26 @@ void builder_merge(struct builder *dst, struct builder *src)
 			for (uint32_t k = first; k < dt->nslices; k++) {
 				struct slice *sl = &dt->slices[k];
 				sl->name = smap[sl->name];
-				sl->cat = smap[sl->cat];
-				if (sl->gpu != TT_NONE)
-					sl->gpu += gpu_base;
+				sl->cat_ix = cmap[sl->cat_ix];
+			}
+			if (st->gpu != NULL || dt->gpu != NULL) {
+				if (dt->gpu == NULL) {
+					dt->gpu = xreallocarray(NULL, dt->cap, sizeof *dt->gpu);
+					for (uint32_t k = 0; k < first; k++)
+						dt->gpu[k] = TT_NONE;
+				} else {
+					dt->gpu = xreallocarray(dt->gpu, dt->cap, sizeof *dt->gpu);
+				}
+				for (uint32_t k = first; k < dt->nslices; k++) {
+					uint32_t g = st->gpu != NULL ? st->gpu[k - first] : TT_NONE;
+					dt->gpu[k] = g != TT_NONE ? g + gpu_base : TT_NONE;
+				}
 			}
 		}
 		/* free as we go: the peak stays near the merged size, not twice it */
 		free(s->tracks[i].slices);
+		free(s->tracks[i].gpu);
+		s->tracks[i].gpu = NULL;
 		s->tracks[i].slices = NULL;
 		s->tracks[i].nslices = 0;
 		s->tracks[i].cap = 0;
@@ -995,6 +1063,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
 		tr->slices = copy_array(&cp, tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
+		tr->gpu = copy_array(&cp, tr->gpu, tr->nslices, tr->cap, sizeof *tr->gpu);
 		tr->rows = NULL;
 		tr->nrows = 0;
 		tr->row_tree = NULL;

@@ -295,12 +295,12 @@ static int64_t launch_cover(const struct trace *t, const struct track *tr, int64
 {
 	int64_t sum = 0;
 	uint32_t i = index_slice_at(tr, a); /* a call that began before the gap */
-	if (i != TT_NONE && tr->slices[i].cls == SC_RUNTIME && tr->slices[i].gpu != TT_NONE &&
-	    t->gpu[tr->slices[i].gpu].peer.track != TT_NONE && tr->slices[i].ts < a)
+	if (i != TT_NONE && tr->slices[i].cls == SC_RUNTIME && track_gpu_at(tr, i) != TT_NONE &&
+	    t->gpu[track_gpu_at(tr, i)].peer.track != TT_NONE && tr->slices[i].ts < a)
 		sum += overlap(&tr->slices[i], a, b);
 	for (uint32_t lo = first_starting_at(tr, a); lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
 		const struct slice *s = &tr->slices[lo];
-		if (s->cls == SC_RUNTIME && s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE)
+		if (s->cls == SC_RUNTIME && slice_gpu(tr, s) != TT_NONE && t->gpu[slice_gpu(tr, s)].peer.track != TT_NONE)
 			sum += overlap(s, a, b);
 	}
 	return sum;
@@ -340,9 +340,9 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 	g->cpu.track = g->cpu.idx = TT_NONE;
 	g->op.track = g->op.idx = TT_NONE;
 	if (g->next.track != TT_NONE) {
-		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
-		if (op->gpu != TT_NONE)
-			launch = t->gpu[op->gpu].peer;
+		uint32_t op = track_gpu_at(&t->tracks[g->next.track], g->next.idx);
+		if (op != TT_NONE)
+			launch = t->gpu[op].peer;
 	}
 	const struct slice *rt = launch.track != TT_NONE ? &t->tracks[launch.track].slices[launch.idx] : NULL;
 	g->hta = rt != NULL && rt->ts > g->start ? HTA_HOST_WAIT : len < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT : HTA_OTHER;
@@ -379,8 +379,8 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 		 * the next ones on its stream (a few looked at) is taken for the launching thread */
 		const struct track *st = &t->tracks[g->next.track];
 		for (uint32_t k = g->next.idx + 1; k < st->nslices && k <= g->next.idx + 16 && thread == TT_NONE; k++)
-			if (st->slices[k].gpu != TT_NONE)
-				thread = t->gpu[st->slices[k].gpu].peer.track;
+			if (track_gpu_at(st, k) != TT_NONE)
+				thread = t->gpu[track_gpu_at(st, k)].peer.track;
 	}
 	if (thread == TT_NONE) {
 		g->cause = GC_OTHER; /* no next operation, or nothing tells which thread launches */
@@ -447,7 +447,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			if (f == 0)
 				continue;
 			if (f & N_MEMCPY_ASYNC) /* a hint only when it blocks */
-				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) | (host_call_blocking_copy(t, &tr->slices[i], NULL) ? N_SYNC : 0));
+				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) | (host_call_blocking_copy(t, tr, &tr->slices[i], NULL) ? N_SYNC : 0));
 			if (f == 0)
 				continue;
 			if (nh == hcap)
@@ -510,8 +510,9 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 				if (prev_end != INT64_MIN && s->ts > prev_end && s->ts > r->start && prev_end < r->end) {
 					int64_t a = prev_end > r->start ? prev_end : r->start, b = s->ts < r->end ? s->ts : r->end;
 					const struct slice *rt = NULL;
-					if (s->gpu != TT_NONE && t->gpu[s->gpu].peer.track != TT_NONE)
-						rt = &t->tracks[t->gpu[s->gpu].peer.track].slices[t->gpu[s->gpu].peer.idx];
+					uint32_t gi = track_gpu_at(tr, i);
+					if (gi != TT_NONE && t->gpu[gi].peer.track != TT_NONE)
+						rt = &t->tracks[t->gpu[gi].peer.track].slices[t->gpu[gi].peer.idx];
 					enum hta_class c = rt != NULL && rt->ts > prev_end ? HTA_HOST_WAIT
 					                   : s->ts - prev_end < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT
 					                                                         : HTA_OTHER;

@@ -185,7 +185,7 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 			const struct slice *s = &tr->slices[i];
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
-			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
+			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			int32_t dev = g && g->device >= 0 ? g->device : tr->device;
 			if (dev < 0)
 				dev = 0;

@@ -27,11 +27,12 @@ unsigned host_call_flags(const char *s)
 	return f;
 }
 
-bool host_call_blocking_copy(const struct trace *t, const struct slice *s, int32_t *device)
+bool host_call_blocking_copy(const struct trace *t, const struct track *tr, const struct slice *s, int32_t *device)
 {
-	if (s->gpu == TT_NONE || s->gpu >= t->ngpu)
+	uint32_t g = slice_gpu(tr, s);
+	if (g == TT_NONE || g >= t->ngpu)
 		return false;
-	struct slice_ref p = t->gpu[s->gpu].peer;
+	struct slice_ref p = t->gpu[g].peer;
 	if (p.track == TT_NONE || p.track >= t->ntracks || p.idx >= t->tracks[p.track].nslices)
 		return false;
 	const struct slice *op = &t->tracks[p.track].slices[p.idx];

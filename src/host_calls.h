@@ -24,6 +24,6 @@ unsigned host_call_flags(const char *name);
 /* Whether runtime call S of T (an HC_MEMCPY_ASYNC call) blocked the host: its copy goes
  * device to host, into pageable memory or with the call lasting until the copy ended.
  * *DEVICE (may be NULL) gets the copy's device. */
-bool host_call_blocking_copy(const struct trace *t, const struct slice *s, int32_t *device);
+bool host_call_blocking_copy(const struct trace *t, const struct track *tr, const struct slice *s, int32_t *device);
 
 #endif

@@ -27,26 +27,83 @@
 
 static inline int64_t slice_end(const struct slice *s) { return s->ts + s->dur; }
 
-static inline bool slice_less(const struct slice *a, const struct slice *b)
+/* The order of a track's slices, but for their GPU links (slice_less). */
+static inline int slice_cmp(const struct slice *a, const struct slice *b)
 {
 	if (a->ts != b->ts)
-		return a->ts < b->ts;
+		return a->ts < b->ts ? -1 : 1;
 	if (a->dur != b->dur)
-		return a->dur > b->dur;
+		return a->dur > b->dur ? -1 : 1;
 	if (a->args != b->args)
-		return a->args < b->args;
+		return a->args < b->args ? -1 : 1;
 	if (a->name != b->name)
-		return a->name < b->name;
+		return a->name < b->name ? -1 : 1;
 	/* a total order: the sort is not stable, and slices that tie on all of the above
-	 * (no args) come in another order when a file is parsed in parts */
-	if (a->cat != b->cat)
-		return a->cat < b->cat;
+	 * (no args) come in another order when a file is parsed in parts. The category is
+	 * compared by index: both parses number categories in the order the file shows them. */
+	if (a->cat_ix != b->cat_ix)
+		return a->cat_ix < b->cat_ix ? -1 : 1;
 	if (a->flags != b->flags)
-		return a->flags < b->flags;
-	return a->gpu < b->gpu;
+		return a->flags < b->flags ? -1 : 1;
+	return 0;
 }
 
+static inline bool slice_less(const struct slice *a, const struct slice *b) { return slice_cmp(a, b) < 0; }
+
 SORT_DEFINE(sort_slices, struct slice, slice_less)
+
+/* A track with GPU links sorts a permutation, compared through this track (one per
+ * thread: several traces are indexed at once), then moves slices and links by it. */
+static _Thread_local const struct track *perm_track;
+
+static inline bool perm_less(const uint32_t *x, const uint32_t *y)
+{
+	const struct track *tr = perm_track;
+	int c = slice_cmp(&tr->slices[*x], &tr->slices[*y]);
+	if (c != 0)
+		return c < 0;
+	/* GPU links are numbered in file order in both parses: the last tie-break */
+	return tr->gpu[*x] < tr->gpu[*y];
+}
+
+SORT_DEFINE(sort_perm, uint32_t, perm_less)
+
+static void sort_track(struct track *tr)
+{
+	uint32_t n = tr->nslices;
+	if (tr->gpu == NULL) {
+		sort_slices(tr->slices, n);
+		return;
+	}
+	uint32_t *perm = xreallocarray(NULL, n ? n : 1, sizeof *perm);
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	perm_track = tr;
+	sort_perm(perm, n);
+	perm_track = NULL;
+	/* position i takes the slice at perm[i]: follow each cycle once, marking placed
+	 * positions with perm[i] = i */
+	for (uint32_t i = 0; i < n; i++) {
+		if (perm[i] == i)
+			continue;
+		struct slice s = tr->slices[i];
+		uint32_t g = tr->gpu[i];
+		uint32_t j = i;
+		for (;;) {
+			uint32_t k = perm[j];
+			perm[j] = j;
+			if (k == i) {
+				tr->slices[j] = s;
+				tr->gpu[j] = g;
+				break;
+			}
+			tr->slices[j] = tr->slices[k];
+			tr->gpu[j] = tr->gpu[k];
+			j = k;
+		}
+	}
+	free(perm);
+}
 
 /* ---- outliers ------------------------------------------------------------------------ */
 
@@ -85,14 +142,17 @@ static void set_aside_outliers(struct trace *t)
 					t->aside_cap = t->aside_cap ? t->aside_cap * 2 : 16;
 					t->aside = xreallocarray(t->aside, t->aside_cap, sizeof *t->aside);
 				}
-				if (s->gpu != TT_NONE) {
-					t->gpu[s->gpu].self.track = TT_NONE;
+				uint32_t g = slice_gpu(tr, s);
+				if (g != TT_NONE) {
+					t->gpu[g].self.track = TT_NONE;
 					if (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
 						tr->gpu_slices--;
 				}
-				t->aside[t->naside++] = *s;
+				t->aside[t->naside++] = *s; /* its GPU facts stay unlinked */
 				continue;
 			}
+			if (tr->gpu != NULL)
+				tr->gpu[w] = tr->gpu[i];
 			tr->slices[w++] = *s;
 		}
 		tr->nslices = w;
@@ -164,9 +224,10 @@ static void gpu_identity(struct trace *t, struct track *tr)
 {
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		const struct slice *s = &tr->slices[i];
-		if (s->gpu == TT_NONE || (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET))
+		uint32_t gi = slice_gpu(tr, s);
+		if (gi == TT_NONE || (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET))
 			continue;
-		const struct gpu_info *g = &t->gpu[s->gpu];
+		const struct gpu_info *g = &t->gpu[gi];
 		if (tr->device < 0 && g->device >= 0)
 			tr->device = g->device;
 		if (tr->stream < 0 && g->stream >= 0)
@@ -562,7 +623,7 @@ static void relink_gpu_self(struct trace *t)
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
-			uint32_t g = tr->slices[i].gpu;
+			uint32_t g = slice_gpu(tr, &tr->slices[i]);
 			if (g != TT_NONE) {
 				t->gpu[g].self.track = ti;
 				t->gpu[g].self.idx = i;
@@ -915,10 +976,13 @@ void index_build(struct trace *t)
 	pair_flows(t); /* first: the flows take less room than their ends while the index is built */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
-		if (tr->nslices > 0)
+		if (tr->nslices > 0) {
 			tr->slices = xreallocarray(tr->slices, tr->nslices, sizeof *tr->slices);
+			if (tr->gpu != NULL)
+				tr->gpu = xreallocarray(tr->gpu, tr->nslices, sizeof *tr->gpu);
+		}
 		tr->cap = tr->nslices;
-		sort_slices(tr->slices, tr->nslices);
+		sort_track(tr);
 		classify_track(t, tr);
 		if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
 			gpu_identity(t, tr);

@@ -240,7 +240,7 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 			const struct slice *s = &tr->slices[i];
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
-			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
+			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			/* the operator above the runtime call that launched it */
 			uint32_t opn = TT_NONE;
 			if (g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {

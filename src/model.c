@@ -254,6 +254,7 @@ void trace_free(struct trace *t)
 			release(t, tr->row_tree);
 		}
 		release(t, tr->slices);
+		release(t, tr->gpu);
 		release(t, tr->busy);
 		release(t, tr->busy_block_sum);
 	}

@@ -51,18 +51,21 @@ enum slice_flag {
 	SF_PARTIAL = 4,     /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
 };
 
-/* 40 bytes per slice: the trace's bulk. */
+/* 32 bytes per slice: the trace's bulk. A slice's GPU facts link is in its track's `gpu`
+ * array (slice_gpu), its category in the trace's `cats` table (slice_cat). */
 struct slice {
 	int64_t ts;
 	int64_t dur;
 	uint64_t args;     /* (byte offset of args '{' << 24) | min(length, 2^24 - 1); 0: none */
 	uint32_t name;     /* string id */
-	uint32_t cat;      /* string id */
-	uint32_t gpu;      /* index into trace.gpu (kernels, memcpy/memset, runtime calls) or TT_NONE */
 	uint16_t depth;    /* row */
-	uint8_t cls;       /* enum slice_class */
-	uint8_t flags;     /* enum slice_flag */
+	uint8_t cat_ix;    /* index into trace.cats */
+	uint8_t cls : 4;   /* enum slice_class */
+	uint8_t flags : 4; /* enum slice_flag */
 };
+
+_Static_assert(sizeof(struct slice) == 32, "a slice is 32 bytes");
+_Static_assert(SC__COUNT <= 16 && SF_PARTIAL < 16, "a slice's class and flags take 4 bits each");
 
 struct slice_ref {
 	uint32_t track, idx;
@@ -131,6 +134,8 @@ struct track {
 
 	struct slice *slices;      /* sorted by (ts, dur descending, file order) */
 	uint32_t nslices, cap;
+	uint32_t *gpu;             /* by slice: index into trace.gpu (kernels, memcpy/memset, runtime
+	                            * calls) or TT_NONE; NULL when no slice of the track has one */
 	struct row *rows;
 	uint16_t nrows;
 	uint16_t annotation_rows;  /* GPU tracks: the last n rows hold gpu_user_annotation */
@@ -331,6 +336,10 @@ struct trace {
 
 	struct gpu_info *gpu;
 	uint32_t ngpu, gpu_cap;
+	/* the categories of slices (string ids), slice.cat_ix indexes it; cats[0] is 0 (none).
+	 * Past TRACE_MAX_CATS the rest share the last entry, "(other categories)". */
+	uint32_t cats[256];
+	uint32_t ncats;
 	struct kernel_launch *launches; /* gpu_info.launch */
 	uint32_t nlaunches, launches_cap;
 	struct slice *aside;       /* outliers set aside (ts 0 kernels): not drawn, not counted */
@@ -373,6 +382,20 @@ struct trace {
 	struct analysis_cache *analyses;
 	void (*free_analyses)(struct analysis_cache *);
 };
+
+#define TRACE_MAX_CATS 256
+
+/* The string id of S's category (0: none). */
+static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[s->cat_ix]; }
+
+/* The index into trace.gpu of S's GPU facts, or TT_NONE; S is a slice of TR. */
+static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
+{
+	return tr->gpu != NULL ? tr->gpu[s - tr->slices] : TT_NONE;
+}
+
+/* The same for slice I of TR. */
+static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i) { return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; }
 
 /* Launch facts that say nothing: grid and block 0, NAN, -1. */
 extern const struct kernel_launch kernel_launch_none;

@@ -66,7 +66,7 @@ static enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice 
 	*op = tables_counts_as_op(t, s) && !(*f & NF_STEP);
 	if (*op || ((*f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
 	    (s->cls == SC_USER_ANNOTATION && (*f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (*f & NF_MODULE)) ||
-	    (flags_of(t, nf, s->cat) & NF_PYTHON_CAT))
+	    (flags_of(t, nf, slice_cat(t, s)) & NF_PYTHON_CAT))
 		return K_NODE;
 	if (s->cls == SC_USER_ANNOTATION)
 		return K_ANNOTATION;
@@ -129,7 +129,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 		int64_t rt_end = INT64_MIN;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->name >= ns || s->cat >= ns)
+			if (s->name >= ns || slice_cat(t, s) >= ns)
 				continue;
 			uint8_t f;
 			bool op;
@@ -182,7 +182,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
 				continue;
 			tree->gpu_ops++;
-			const struct gpu_info *g = s->gpu != TT_NONE ? &t->gpu[s->gpu] : NULL;
+			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			if (g == NULL || g->peer.track >= t->ntracks || owner[g->peer.track] == NULL ||
 			    g->peer.idx >= t->tracks[g->peer.track].nslices)
 				continue;
@@ -468,9 +468,9 @@ static void launched_sums(const struct trace *t, int64_t **dev, uint32_t **count
 		if (a->cls != SC_KERNEL && a->cls != SC_MEMCPY && a->cls != SC_MEMSET)
 			continue;
 		const struct track *pt = &t->tracks[gi->peer.track];
-		if (gi->peer.idx >= pt->nslices || pt->slices[gi->peer.idx].gpu >= t->ngpu)
+		if (gi->peer.idx >= pt->nslices || track_gpu_at(pt, gi->peer.idx) >= t->ngpu)
 			continue;
-		uint32_t rg = pt->slices[gi->peer.idx].gpu;
+		uint32_t rg = track_gpu_at(pt, gi->peer.idx);
 		(*dev)[rg] = tt_add((*dev)[rg], a->dur);
 		(*count)[rg]++;
 	}
@@ -500,7 +500,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 		int64_t rt_end = INT64_MIN;
 		for (uint32_t i = 0; i <= tr->nslices; i++) {
 			const struct slice *s = i < tr->nslices ? &tr->slices[i] : NULL;
-			if (s != NULL && (s->name >= ns || s->cat >= ns))
+			if (s != NULL && (s->name >= ns || slice_cat(t, s) >= ns))
 				continue;
 			uint8_t f = 0;
 			bool op = false;
@@ -523,12 +523,13 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 					/* a driver call inside a runtime call: its time is the runtime call's */
 					if (s->ts >= rt_end)
 						me->rt_dur = tt_add(me->rt_dur, s->dur);
-					if (s->gpu < t->ngpu) {
+					uint32_t g = slice_gpu(tr, s);
+					if (g < t->ngpu) {
 						if (sum_dev != NULL) {
-							me->rt_dev = tt_add(me->rt_dev, sum_dev[s->gpu]);
-							r->gpu_ops_linked += sum_n[s->gpu];
+							me->rt_dev = tt_add(me->rt_dev, sum_dev[g]);
+							r->gpu_ops_linked += sum_n[g];
 						} else {
-							struct slice_ref p = t->gpu[s->gpu].peer;
+							struct slice_ref p = t->gpu[g].peer;
 							const struct slice *a = p.track < t->ntracks && p.idx < t->tracks[p.track].nslices
 							                          ? &t->tracks[p.track].slices[p.idx]
 							                          : NULL;

@@ -143,9 +143,10 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 				v = xreallocarray(v, cap = cap ? cap * 2 : 64, sizeof *v);
 			kind_of(nm, kernels, v[n].kind, sizeof v[n].kind);
 			/* collectives of different process groups are matched apart, in order within each */
-			if (s->gpu != TT_NONE && t->gpu[s->gpu].pg != 0) {
+			uint32_t g = slice_gpu(tr, s);
+			if (g != TT_NONE && t->gpu[g].pg != 0) {
 				size_t l = strlen(v[n].kind);
-				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, t->gpu[s->gpu].pg));
+				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, t->gpu[g].pg));
 			}
 			v[n].ref = (struct slice_ref){ ti, i };
 			v[n].start = abs_start(t, s);

@@ -409,13 +409,15 @@ static void names_free(struct names *nm)
 /* ---- the analysis -------------------------------------------------------------------- */
 
 /* The plugin's role of slice S (comm: the collectives' External ids, NCOMM), or -1. */
-static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, const struct slice *s)
+static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm,
+                   const struct track *tr, const struct slice *s)
 {
 	if (s->flags & SF_FROM_BE)
 		return -1; /* the plugin reads complete (X) events only */
-	switch (type_of(nm, s->cat)) {
+	switch (type_of(nm, slice_cat(t, s))) {
 	case PT_KERNEL:
-		return s->gpu != TT_NONE && has_id(comm, ncomm, t->gpu[s->gpu].external_id) ? ROLE_COMM : ROLE_KERNEL;
+		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, t->gpu[slice_gpu(tr, s)].external_id) ? ROLE_COMM
+		                                                                                             : ROLE_KERNEL;
 	case PT_MEMCPY: return ROLE_MEMCPY;
 	case PT_MEMSET: return ROLE_MEMSET;
 	case PT_RUNTIME: return ROLE_RUNTIME;
@@ -449,7 +451,7 @@ static void *gpu_roles_main(void *arg)
 		if (tr->kind == TRACK_CPU)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
-			int role = role_of(t, &nm, j->comm, j->ncomm, &tr->slices[i]);
+			int role = role_of(t, &nm, j->comm, j->ncomm, tr, &tr->slices[i]);
 			if (role >= 0)
 				spanv_add(&j->l[role], tr->slices[i].ts, tt_add(tr->slices[i].ts, tr->slices[i].dur));
 		}
@@ -523,7 +525,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			int64_t end = tt_add(s->ts, s->dur);
-			int role = role_of(t, nm, comm, ncomm, s);
+			int role = role_of(t, nm, comm, ncomm, tr, s);
 			if (role >= 0)
 				spanv_add(&role_l[role], s->ts, end);
 			unsigned f = flags_of(nm, s->name);

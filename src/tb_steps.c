@@ -13,7 +13,10 @@ static inline bool is_gpu_track(const struct track *tr)
 }
 
 /* cuLaunchKernel and the other driver calls: not runtime events to the plugin. */
-static bool is_driver_call(uint32_t driver_cat, const struct slice *s) { return s->cat == driver_cat; }
+static bool is_driver_call(const struct trace *t, uint32_t driver_cat, const struct slice *s)
+{
+	return slice_cat(t, s) == driver_cat;
+}
 
 struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 {
@@ -79,15 +82,16 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(driver_cat, rt))
+		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(t, driver_cat, rt))
 			continue;
 		if (op->ts + op->dur > dev_end[lo - 1])
 			dev_end[lo - 1] = op->ts + op->dur;
 		s[lo - 1].launched++;
 		if (lo == 1 && op->ts < first_dev_start)
 			first_dev_start = op->ts;
-		if (op->gpu != TT_NONE)
-			matched[op->gpu] = 1;
+		uint32_t og = track_gpu_at(&t->tracks[gi->peer.track], gi->peer.idx);
+		if (og != TT_NONE)
+			matched[og] = 1;
 		nmatched++;
 	}
 	/* the first step starts no earlier than device work launched outside every step that
@@ -102,7 +106,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *sl = &tr->slices[i];
 				int64_t end = sl->ts + sl->dur;
-				if (is_gpu_op(sl->cls) && (sl->gpu == TT_NONE || !matched[sl->gpu]) && end < first_dev_start &&
+				if (is_gpu_op(sl->cls) && (track_gpu_at(tr, i) == TT_NONE || !matched[track_gpu_at(tr, i)]) && end < first_dev_start &&
 				    end > prev_end)
 					prev_end = end;
 			}

@@ -107,12 +107,12 @@ void dump_model(FILE *f, const struct trace *t)
 				        s->flags & SF_FROM_BE ? " BE" : "", s->flags & SF_UNCLOSED ? " unclosed" : "",
 				        s->flags & SF_PARTIAL ? " partial" : "");
 				name(f, t, s->name);
-				if (s->cat) {
+				if (slice_cat(t, s)) {
 					fputs(" cat ", f);
-					name(f, t, s->cat);
+					name(f, t, slice_cat(t, s));
 				}
-				if (s->gpu != TT_NONE) {
-					const struct gpu_info *g = &t->gpu[s->gpu];
+				if (slice_gpu(tr, s) != TT_NONE) {
+					const struct gpu_info *g = &t->gpu[slice_gpu(tr, s)];
 					fprintf(f, " corr %" PRId64, g->correlation);
 					if (g->external_id >= 0)
 						fprintf(f, " ext %" PRId64, g->external_id);

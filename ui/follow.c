@@ -33,12 +33,14 @@ static const char *work_kind(const struct slice *s)
 	return s->cls == SC_MEMCPY ? "memcpy" : s->cls == SC_MEMSET ? "memset" : s->cls == SC_KERNEL ? "kernel" : "GPU activity";
 }
 
-/* The launch of GPU work S of trace T (its runtime call, by correlation), or {TT_NONE}. */
-static struct slice_ref launch_of(const struct trace *t, const struct slice *s)
+/* The launch of GPU work S of track TR of trace T (its runtime call, by correlation), or
+ * {TT_NONE}. */
+static struct slice_ref launch_of(const struct trace *t, const struct track *tr, const struct slice *s)
 {
-	if (!is_gpu_work(s) || s->gpu == TT_NONE || s->gpu >= t->ngpu)
+	uint32_t g = slice_gpu(tr, s);
+	if (!is_gpu_work(s) || g == TT_NONE || g >= t->ngpu)
 		return no_slice;
-	struct slice_ref p = t->gpu[s->gpu].peer;
+	struct slice_ref p = t->gpu[g].peer;
 	return p.track < t->ntracks && p.idx < t->tracks[p.track].nslices ? p : no_slice;
 }
 
@@ -54,9 +56,10 @@ static struct slice_ref nth_launch(const struct trace *t, uint32_t local, uint32
 	uint32_t n = 0;
 	for (uint32_t i = idx; i < tr->nslices && (i == idx || tr->slices[i].depth > d); i++) {
 		const struct slice *c = &tr->slices[i];
-		if (c->gpu == TT_NONE || c->gpu >= t->ngpu || is_gpu_work(c))
+		uint32_t g = track_gpu_at(tr, i);
+		if (g == TT_NONE || g >= t->ngpu || is_gpu_work(c))
 			continue;
-		struct slice_ref p = t->gpu[c->gpu].peer;
+		struct slice_ref p = t->gpu[g].peer;
 		if (p.track >= t->ntracks || p.idx >= t->tracks[p.track].nslices || same(p, last))
 			continue; /* nothing launched; or a driver call under the runtime call that made the same launch */
 		last = p;
@@ -131,7 +134,7 @@ static bool go_up(struct view *v, const char *again)
 	const struct track *tr = &t->tracks[local];
 	const struct slice *s = &tr->slices[v->sel.idx];
 	char name[96];
-	struct slice_ref to = launch_of(t, s);
+	struct slice_ref to = launch_of(t, tr, s);
 	if (to.track != TT_NONE) {
 		const char *kind = work_kind(s);
 		to.track = view_id(rank, to.track);

@@ -537,7 +537,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	char tname[96], cat[64];
 	trace_str_escaped(t, s->name, name, sizeof name);
 	trace_str_escaped(t, tr->name, tname, sizeof tname);
-	trace_str_escaped(t, s->cat, cat, sizeof cat);
+	trace_str_escaped(t, slice_cat(t, s), cat, sizeof cat);
 	grid_text(g, 1, y0 + 1, g->w, name, CS_HILITE, 0);
 	int64_t self = s->dur;
 	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
@@ -548,8 +548,8 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	         timefmt_dur(self, c, sizeof c));
 	grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);
 	int yl = y0 + 3;
-	if (s->gpu != TT_NONE && yl < y0 + dh) {
-		const struct gpu_info *gi = &t->gpu[s->gpu];
+	if (slice_gpu(tr, s) != TT_NONE && yl < y0 + dh) {
+		const struct gpu_info *gi = &t->gpu[slice_gpu(tr, s)];
 		char peer[512] = "", op[256] = "";
 		if (gi->peer.track != TT_NONE) {
 			const struct track *pt = &t->tracks[gi->peer.track];

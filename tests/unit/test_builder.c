@@ -165,18 +165,18 @@ static void test_one_model(void)
 	is_int(index_row_dominant(c, 1, 0, 1000), mm, "the op covers most of row 1");
 
 	/* GPU facts, the launch and the flow */
-	ok(g->slices[gemm].gpu != TT_NONE, "the kernel keeps its GPU facts");
-	const struct gpu_info *gi = &t->gpu[g->slices[gemm].gpu];
+	ok(track_gpu_at(g, gemm) != TT_NONE, "the kernel keeps its GPU facts");
+	const struct gpu_info *gi = &t->gpu[track_gpu_at(g, gemm)];
 	is_int(gpu_launch(t, gi)->grid[0], 80, "grid kept");
 	is_int(gpu_launch(t, gi)->block[0], 128, "block kept");
 	ok(gpu_launch(t, gi)->occupancy == 50.0f, "occupancy kept");
 	is_int(t->nlaunches, 2, "only the two kernels have launch records (not the runtime call, not the memcpy)");
 	is_int(gi->peer.track, cpu, "the kernel is linked to its launch's thread");
 	is_int(gi->peer.idx, rt, "and to the launch itself");
-	is_int(t->gpu[c->slices[rt].gpu].peer.idx, gemm, "the launch is linked back to its kernel");
-	is_int(t->gpu[g->slices[copy].gpu].bytes, 4096, "the memcpy keeps its bytes");
+	is_int(t->gpu[track_gpu_at(c, rt)].peer.idx, gemm, "the launch is linked back to its kernel");
+	is_int(t->gpu[track_gpu_at(g, copy)].bytes, 4096, "the memcpy keeps its bytes");
 	is_int(t->quality.count[Q_KERNEL_NO_LAUNCH], 2, "the kernel and the memcpy with no launch are counted");
-	is_int(c->slices[mm].gpu, TT_NONE, "a CPU op keeps no GPU facts");
+	is_int(track_gpu_at(c, mm), TT_NONE, "a CPU op keeps no GPU facts");
 	is_int(t->nflows, 1, "one flow");
 	is_int(t->flows[0].from.track, cpu, "the flow starts on the thread");
 	is_int(t->flows[0].from.idx, rt, "at the launch");
@@ -321,10 +321,11 @@ static void test_big_parts(void)
 			const struct slice *x = &a->slices[i], *y = &c->slices[i];
 			slices = x->ts == y->ts && x->dur == y->dur && x->args == y->args && x->depth == y->depth &&
 			         x->cls == y->cls && x->flags == y->flags &&
-			         (x->gpu == TT_NONE) == (y->gpu == TT_NONE) && strcmp(text(one, x->name), text(m, y->name)) == 0 &&
-			         strcmp(text(one, x->cat), text(m, y->cat)) == 0;
-			if (slices && x->gpu != TT_NONE) {
-				const struct gpu_info *gx = &one->gpu[x->gpu], *gy = &m->gpu[y->gpu];
+			         (track_gpu_at(a, i) == TT_NONE) == (track_gpu_at(c, i) == TT_NONE) &&
+			         strcmp(text(one, x->name), text(m, y->name)) == 0 &&
+			         strcmp(text(one, slice_cat(one, x)), text(m, slice_cat(m, y))) == 0;
+			if (slices && track_gpu_at(a, i) != TT_NONE) {
+				const struct gpu_info *gx = &one->gpu[track_gpu_at(a, i)], *gy = &m->gpu[track_gpu_at(c, i)];
 				facts = facts && gx->correlation == gy->correlation && gpu_launch(one, gx)->grid[0] == gpu_launch(m, gy)->grid[0] &&
 				        same_ref(&gx->self, &gy->self) && same_ref(&gx->peer, &gy->peer);
 			}
