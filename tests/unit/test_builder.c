@@ -7,6 +7,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -419,6 +420,48 @@ static void test_snapshot_cancel(void)
 	trace_free(t);
 }
 
+/* More categories than trace.cats holds: the first 254 keep their names, the rest share
+ * "(other categories)" but keep their class; a parse in two parts numbers them alike. */
+static void cat_event(struct builder *b, uint32_t track, uint32_t k)
+{
+	char cat[32];
+	snprintf(cat, sizeof cat, k % 2 ? "cat%u" : "kernel_cat%u", k);
+	if (k == 299)
+		snprintf(cat, sizeof cat, "kernel"); /* past the room: still a kernel */
+	add(b, track, 10 * (int64_t)k, 5, "op", cat, NULL);
+}
+
+static void test_many_categories(void)
+{
+	enum { N = 300, CUT = 120 };
+	struct trace *one = new_trace(), *t0 = new_trace(), *t1 = new_trace();
+	struct builder *b = builder_new(one), *p0 = builder_new(t0), *p1 = builder_new_part(t1);
+	uint32_t tr = builder_track(b, num(1), num(1));
+	for (uint32_t k = 0; k < N; k++)
+		cat_event(b, tr, k);
+	builder_finish(b);
+	uint32_t tr0 = builder_track(p0, num(1), num(1)), tr1 = builder_track(p1, num(1), num(1));
+	for (uint32_t k = 0; k < N; k++)
+		cat_event(k < CUT ? p0 : p1, k < CUT ? tr0 : tr1, k);
+	builder_merge(p0, p1);
+	builder_finish(p0);
+
+	is_int(one->ncats, TRACE_MAX_CATS, "the category table is full");
+	const struct track *a = &one->tracks[0], *m = &t0->tracks[0];
+	is_int(a->nslices, N, "every slice kept");
+	is_str(text(one, slice_cat(one, &a->slices[0])), "kernel_cat0", "the first category keeps its name");
+	is_str(text(one, slice_cat(one, &a->slices[253])), "cat253", "the 254th too");
+	is_str(text(one, slice_cat(one, &a->slices[254])), "(other categories)", "the 255th shares the last entry");
+	is_int(a->slices[299].cls, SC_KERNEL, "a slice past the room keeps its class");
+	bool same = m->nslices == a->nslices && t0->ncats == one->ncats;
+	for (uint32_t i = 0; same && i < a->nslices; i++)
+		same = a->slices[i].cat_ix == m->slices[i].cat_ix && a->slices[i].cls == m->slices[i].cls &&
+		       strcmp(text(one, slice_cat(one, &a->slices[i])), text(t0, slice_cat(t0, &m->slices[i]))) == 0;
+	ok(same, "a parse in two parts gives every slice the same category");
+	trace_free(one);
+	trace_free(t0);
+}
+
 int main(void)
 {
 	test_one_model();
@@ -426,5 +469,6 @@ int main(void)
 	test_big_parts();
 	test_unnamed_orphan();
 	test_snapshot_cancel();
+	test_many_categories();
 	return done_testing();
 }
