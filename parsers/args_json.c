@@ -54,10 +54,10 @@ static char *finite_copy(const char *text, size_t n, int *count)
 	return o;
 }
 
-int args_store_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause)
+int args_store_read(const struct trace *t, uint64_t args, struct event_args *out, char **cause)
 {
 	memset(out, 0, sizeof *out);
-	if (args_store_text(t, s, &out->text, cause) < 0)
+	if (args_store_text(t, args, &out->text, cause) < 0)
 		return -1;
 	char *fixed = finite_copy(out->text, strlen(out->text), &out->nonfinite);
 	out->json = cJSON_ParseWithLength(fixed, strlen(fixed));
@@ -72,10 +72,10 @@ void event_args_free(struct event_args *a)
 	memset(a, 0, sizeof *a);
 }
 
-char *args_one_line(const struct trace *t, const struct slice *s, char **cause)
+char *args_one_line(const struct trace *t, uint64_t args, char **cause)
 {
 	struct event_args ea;
-	if (args_store_read(t, s, &ea, cause) < 0)
+	if (args_store_read(t, args, &ea, cause) < 0)
 		return NULL;
 	char *flat = ea.json != NULL ? cJSON_PrintUnformatted(ea.json) : NULL;
 	char *out = xstrdup(flat != NULL ? flat : ea.text);
@@ -84,10 +84,10 @@ char *args_one_line(const struct trace *t, const struct slice *s, char **cause)
 	return out;
 }
 
-char *args_lines(const struct trace *t, const struct slice *s, char **cause)
+char *args_lines(const struct trace *t, uint64_t args, char **cause)
 {
 	struct event_args ea;
-	if (args_store_read(t, s, &ea, cause) < 0)
+	if (args_store_read(t, args, &ea, cause) < 0)
 		return NULL;
 	if (ea.json == NULL || !cJSON_IsObject(ea.json)) {
 		char *out = xasprintf("%s\n", ea.text);

@@ -16,18 +16,19 @@ struct event_args {
 	int nonfinite;   /* bare inf/nan tokens read as null */
 };
 
-/* Reads and parses the args of slice S of trace T. Returns 0 and fills OUT (free it with
- * event_args_free), or -1 with *cause (allocated), as args_store_text. */
-int args_store_read(const struct trace *t, const struct slice *s, struct event_args *out, char **cause);
+/* Reads and parses the args of trace T that ARGS points at (a slice's: slice_args). Returns
+ * 0 and fills OUT (free it with event_args_free), or -1 with *cause (allocated), as
+ * args_store_text. */
+int args_store_read(const struct trace *t, uint64_t args, struct event_args *out, char **cause);
 void event_args_free(struct event_args *a);
-/* The args of S as one line of JSON (normalised when they parse, else the raw text),
+/* The args ARGS points at as one line of JSON (normalised when they parse, else the raw text),
  * allocated; NULL with *cause (allocated) when they cannot be read. Not escaped for a
  * terminal: the caller does that. */
-char *args_one_line(const struct trace *t, const struct slice *s, char **cause);
-/* The args of S one per line, "key: value" (strings as their text, other values as JSON;
+char *args_one_line(const struct trace *t, uint64_t args, char **cause);
+/* The args ARGS points at one per line, "key: value" (strings as their text, other values as JSON;
  * "Call stack" as a line per frame, indented; the raw text as one line when they do not
  * parse), lines ended by '\n', allocated; NULL
  * with *cause as args_one_line. Not escaped for a terminal. */
-char *args_lines(const struct trace *t, const struct slice *s, char **cause);
+char *args_lines(const struct trace *t, uint64_t args, char **cause);
 
 #endif

@@ -87,8 +87,8 @@ static uint32_t track_of(struct chrome_build *cb, const struct scan_event *ev)
  * args object in the decompressed file, which the details panel reads again. */
 static uint64_t pack_args(const struct scan_event *ev)
 {
-	if (ev->args_len == 0)
-		return 0;
+	if (ev->args_len <= 2)
+		return 0; /* none, or "{}" (every event of the legacy exporter): nothing to show */
 	return (ev->args_offset << 24) | (ev->args_len < 0xffffff ? ev->args_len : 0xffffff);
 }
 

@@ -300,7 +300,7 @@ static void relay_event(void *ctx, const struct scan_event *ev)
 		for (unsigned us = 0; us < r->part->job->slow_us && !cancelled(r->part->job); us += 10000)
 			usleep(10000); /* a load given up ends at once, even slowed */
 	/* only slices (X, and B whose args the slice keeps) show args */
-	if (r->part->side != NULL && ev->args_len > 0 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
+	if (r->part->side != NULL && ev->args_len > 2 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
 		args_side_add(r->part->side, ev->args_offset, ev->args_text, ev->args_len);
 	r->rules.event(r->rules.ctx, ev);
 }

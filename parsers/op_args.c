@@ -148,10 +148,10 @@ void op_args_keys(const struct trace *t, const struct op_tree *tree, enum op_gro
 		keys[i] = 0;
 		if (!tree->inst[i].row)
 			continue;
-		const struct slice *s = &t->tracks[tree->inst[i].ref.track].slices[tree->inst[i].ref.idx];
-		uint32_t len = (uint32_t)(s->args & 0xffffff);
-		if (s->args != 0 && len > 0 && len < 0xffffff && t->args != NULL)
-			w[nw++] = (struct want){ s->args >> 24, len, i };
+		uint64_t args = track_args_at(&t->tracks[tree->inst[i].ref.track], tree->inst[i].ref.idx);
+		uint32_t len = (uint32_t)(args & 0xffffff);
+		if (args != 0 && len > 0 && len < 0xffffff && t->args != NULL)
+			w[nw++] = (struct want){ args >> 24, len, i };
 	}
 	sort_wants(w, nw);
 	struct buf b = { 0 };
@@ -180,8 +180,7 @@ void op_args_keys(const struct trace *t, const struct op_tree *tree, enum op_gro
 			} else {
 				/* the store keeps args only (no bytes between them): one at a time */
 				char *one = NULL;
-				const struct slice *s = &t->tracks[in->ref.track].slices[in->ref.idx];
-				if (args_store_text(t, s, &one, &cause) == 0)
+				if (args_store_text(t, track_args_at(&t->tracks[in->ref.track], in->ref.idx), &one, &cause) == 0)
 					keys[w[k].inst] = key_of(one, w[k].len, g, text, &b);
 				free(one);
 				free(cause);

@@ -8,13 +8,13 @@
 
 #include "lib/xalloc.h"
 
-int args_store_text(const struct trace *t, const struct slice *s, char **text, char **cause)
+int args_store_text(const struct trace *t, uint64_t args, char **text, char **cause)
 {
-	uint64_t offset = s->args >> 24;
-	size_t len = (size_t)(s->args & 0xffffff);
+	uint64_t offset = args >> 24;
+	size_t len = (size_t)(args & 0xffffff);
 
 	*text = NULL;
-	if (s->args == 0 || len == 0) {
+	if (args == 0 || len == 0) {
 		*cause = xstrdup("this event has no args");
 		return -1;
 	}

@@ -40,11 +40,11 @@ struct args_store {
 	const char *kind; /* for reports: "file", "gzip checkpoints", "in memory", ... */
 };
 
-/* Reads the raw args text of slice S of trace T through T's store into *TEXT (allocated,
+/* Reads the raw args text that ARGS (a slice's: slice_args) points at through T's store into *TEXT (allocated,
  * NUL-terminated, starting with '{'). Returns 0, or -1 with *cause set (allocated) when
  * the slice has no args, the trace has no store, or the store cannot give them back (file
  * changed or gone, args of a large standard input not kept). */
-int args_store_text(const struct trace *t, const struct slice *s, char **text, char **cause);
+int args_store_text(const struct trace *t, uint64_t args, char **text, char **cause);
 
 /* The first byte of a saved store (args_store_ops.save). */
 enum args_saved_kind {

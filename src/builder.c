@@ -409,6 +409,13 @@ static void track_gpu_array(struct track *tr)
 		tr->gpu[i] = TT_NONE;
 }
 
+/* Gives track TR an args array (all 0) if it has none. */
+static void track_args_array(struct track *tr)
+{
+	if (tr->args == NULL)
+		tr->args = xcalloc(tr->cap ? tr->cap : 1, sizeof *tr->args);
+}
+
 /* Appends a slice to track TI. Complete slices (COMPLETE) keep GPU facts: all GPU
  * operations, and runtime calls and syncs with a correlation id; slices closed from a
  * begin keep none. Examples of the notes it takes are located at W. */
@@ -425,6 +432,8 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 		tr->slices = xreallocarray(tr->slices, tr->cap, sizeof *tr->slices);
 		if (tr->gpu != NULL)
 			tr->gpu = xreallocarray(tr->gpu, tr->cap, sizeof *tr->gpu);
+		if (tr->args != NULL)
+			tr->args = xreallocarray(tr->args, tr->cap, sizeof *tr->args);
 	}
 	if (tr->nslices > 0) {
 		const struct slice *prev = &tr->slices[tr->nslices - 1];
@@ -435,7 +444,6 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 	s = &tr->slices[at];
 	s->ts = ts;
 	s->dur = dur;
-	s->args = args;
 	s->name = name;
 	s->cat_ix = cat_index(b, cat);
 	s->depth = 0;
@@ -456,6 +464,10 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 	}
 	if (tr->gpu != NULL)
 		tr->gpu[at] = g;
+	if (args != 0)
+		track_args_array(tr);
+	if (tr->args != NULL)
+		tr->args[at] = args;
 	if (ts + dur > b->max_end)
 		b->max_end = ts + dur;
 }
@@ -829,11 +841,22 @@ void builder_merge(struct builder *dst, struct builder *src)
 					dt->gpu[k] = g != TT_NONE ? g + gpu_base : TT_NONE;
 				}
 			}
+			if (st->args != NULL || dt->args != NULL) {
+				if (dt->args == NULL) {
+					dt->args = xcalloc(dt->cap, sizeof *dt->args);
+				} else {
+					dt->args = xreallocarray(dt->args, dt->cap, sizeof *dt->args);
+				}
+				for (uint32_t k = first; k < dt->nslices; k++)
+					dt->args[k] = st->args != NULL ? st->args[k - first] : 0;
+			}
 		}
 		/* free as we go: the peak stays near the merged size, not twice it */
 		free(s->tracks[i].slices);
 		free(s->tracks[i].gpu);
 		s->tracks[i].gpu = NULL;
+		free(s->tracks[i].args);
+		s->tracks[i].args = NULL;
 		s->tracks[i].slices = NULL;
 		s->tracks[i].nslices = 0;
 		s->tracks[i].cap = 0;
@@ -1064,6 +1087,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 		struct track *tr = &t->tracks[i];
 		tr->slices = copy_array(&cp, tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
 		tr->gpu = copy_array(&cp, tr->gpu, tr->nslices, tr->cap, sizeof *tr->gpu);
+		tr->args = copy_array(&cp, tr->args, tr->nslices, tr->cap, sizeof *tr->args);
 		tr->rows = NULL;
 		tr->nrows = 0;
 		tr->row_tree = NULL;

@@ -143,7 +143,7 @@ void builder_instant(struct builder *b, uint32_t track, int64_t ts, uint32_t nam
  * where src/memory.c finds the operator that allocated. */
 void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *m);
 /* Records that the operator starting at TS counted FLOPS floating-point operations
- * (with_flops=True); kept apart from the slices, which stay 40 bytes. */
+ * (with_flops=True); kept apart from the slices, which stay 32 bytes. */
 void builder_flops(struct builder *b, int64_t ts, int64_t flops);
 /* Records that a complete event named NAME (nccl:... or gloo:...) of category CAT carries
  * External id EXTERNAL_ID: the kernels with the same External id are its communication. */

@@ -40,7 +40,7 @@
 enum section_kind {
 	S_META, S_TEXT, S_WARN_TAGS,
 	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
-	S_TRACKS, S_SLICES, S_SLICE_GPU, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
+	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
 	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
 	S_PROCESSES, S_DEVICES, S_GPU, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
 	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
@@ -85,7 +85,7 @@ struct ctrack {
 	uint32_t kind, name, process, events, nslices, nbusy, gpu_slices, comm_kernels, rt_leaves, rt_nspans;
 	int32_t device;
 	uint16_t nrows, annotation_rows;
-	uint8_t pid_is_str, tid_is_str, named, nested, has_gpu;
+	uint8_t pid_is_str, tid_is_str, named, nested, has_gpu, has_args;
 };
 
 struct crow {
@@ -102,7 +102,7 @@ static const uint32_t elem_size[S__COUNT] = {
 	[S_META] = sizeof(struct meta), [S_TEXT] = 1, [S_WARN_TAGS] = sizeof(struct warning_tag),
 	[S_STR_LEN] = sizeof(uint32_t), [S_STR_HASH] = sizeof(uint64_t), [S_STR_SLOTS] = sizeof(uint32_t),
 	[S_STR_BYTES] = 1, [S_TRACKS] = sizeof(struct ctrack), [S_SLICES] = sizeof(struct slice),
-	[S_SLICE_GPU] = sizeof(uint32_t), [S_CATS] = sizeof(uint32_t),
+	[S_SLICE_GPU] = sizeof(uint32_t), [S_SLICE_ARGS] = sizeof(uint64_t), [S_CATS] = sizeof(uint32_t),
 	[S_ROWS] = sizeof(struct crow), [S_ROW_IDX] = sizeof(uint32_t), [S_ROW_SUM] = sizeof(int64_t),
 	[S_ROW_MAX] = sizeof(uint32_t), [S_RT_FIRST] = sizeof(uint32_t), [S_RT_N] = sizeof(uint32_t),
 	[S_RT_SPANS] = sizeof(struct span), [S_BUSY] = sizeof(struct span), [S_BUSY_SUM] = sizeof(int64_t),
@@ -120,7 +120,7 @@ static const uint32_t elem_size[S__COUNT] = {
 static uint64_t layout_hash(void)
 {
 	static const uint64_t v[] = {
-		sizeof(struct slice), offsetof(struct slice, args), offsetof(struct slice, name),
+		sizeof(struct slice), offsetof(struct slice, dur), offsetof(struct slice, name),
 		offsetof(struct slice, depth), offsetof(struct slice, cat_ix), TRACE_MAX_CATS,
 		sizeof(struct gpu_info), offsetof(struct gpu_info, device), offsetof(struct gpu_info, launch),
 		sizeof(struct kernel_launch), offsetof(struct kernel_launch, blocks_per_sm), offsetof(struct kernel_launch, smem),
@@ -367,6 +367,7 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 		c.named = tr->named;
 		c.nested = tr->nested;
 		c.has_gpu = tr->gpu != NULL;
+		c.has_args = tr->args != NULL;
 		put(&w, &c, sizeof c);
 	}
 	end(&w, S_TRACKS);
@@ -379,6 +380,11 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 		if (t->tracks[i].gpu != NULL)
 			put(&w, t->tracks[i].gpu, (size_t)t->tracks[i].nslices * sizeof(uint32_t));
 	end(&w, S_SLICE_GPU);
+	begin(&w, S_SLICE_ARGS);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		if (t->tracks[i].args != NULL)
+			put(&w, t->tracks[i].args, (size_t)t->tracks[i].nslices * sizeof(uint64_t));
+	end(&w, S_SLICE_ARGS);
 	put_array(&w, S_CATS, t->cats, t->ncats);
 	begin(&w, S_ROWS);
 	for (uint32_t i = 0; i < t->ntracks; i++)
@@ -573,7 +579,7 @@ static int verify_sections(const char *base, const struct header *h)
 
 static const char *const section_names[S__COUNT] = {
 	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
-	"tracks", "slices", "slice GPU links", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
+	"tracks", "slices", "slice GPU links", "slice args", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
 	"kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
 	"counters", "counter times", "counter values", "steps", "args store",
@@ -696,11 +702,12 @@ static bool read_tracks(struct reader *r)
 	const struct crow *cr = sec(r, S_ROWS);
 	struct slice *slices = (struct slice *)sec(r, S_SLICES);
 	uint32_t *sgpu = (uint32_t *)sec(r, S_SLICE_GPU);
+	uint64_t *sargs = (uint64_t *)sec(r, S_SLICE_ARGS);
 	uint32_t *idx = (uint32_t *)sec(r, S_ROW_IDX), *maxt = (uint32_t *)sec(r, S_ROW_MAX);
 	int64_t *sums = (int64_t *)sec(r, S_ROW_SUM), *bsums = (int64_t *)sec(r, S_BUSY_SUM);
 	uint32_t *rtf = (uint32_t *)sec(r, S_RT_FIRST), *rtn = (uint32_t *)sec(r, S_RT_N);
 	struct span *rts = (struct span *)sec(r, S_RT_SPANS), *busy = (struct span *)sec(r, S_BUSY);
-	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_row = 0, at_idx = 0, at_sum = 0, at_max = 0, at_rt = 0,
+	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_sargs = 0, at_row = 0, at_idx = 0, at_sum = 0, at_max = 0, at_rt = 0,
 	         at_rts = 0, at_busy = 0, at_bsum = 0, nstr = t->strings.n;
 
 	if (nt >= UINT32_MAX)
@@ -742,6 +749,12 @@ static bool read_tracks(struct reader *r)
 				return fail(r, "track %llu's GPU links run past their array", (unsigned long long)i);
 			tr->gpu = sgpu + at_sgpu;
 			at_sgpu += c->nslices;
+		}
+		if (c->has_args) {
+			if (c->nslices > count(r, S_SLICE_ARGS) - at_sargs)
+				return fail(r, "track %llu's args run past their array", (unsigned long long)i);
+			tr->args = sargs + at_sargs;
+			at_sargs += c->nslices;
 		}
 		if (c->nrows > count(r, S_ROWS) - at_row)
 			return fail(r, "track %llu's rows run past the rows", (unsigned long long)i);
@@ -803,7 +816,7 @@ static bool read_tracks(struct reader *r)
 		at_busy += c->nbusy;
 		at_bsum += (uint64_t)c->nbusy / ROW_BLOCK + 1;
 	}
-	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
+	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_sargs != count(r, S_SLICE_ARGS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
 	    at_sum != count(r, S_ROW_SUM) || at_max != count(r, S_ROW_MAX) || at_rt != count(r, S_RT_FIRST) ||
 	    at_rt != count(r, S_RT_N) || at_rts != count(r, S_RT_SPANS) || at_busy != count(r, S_BUSY) ||
 	    at_bsum != count(r, S_BUSY_SUM))

@@ -27,43 +27,34 @@
 
 static inline int64_t slice_end(const struct slice *s) { return s->ts + s->dur; }
 
-/* The order of a track's slices, but for their GPU links (slice_less). */
-static inline int slice_cmp(const struct slice *a, const struct slice *b)
-{
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	if (a->args != b->args)
-		return a->args < b->args ? -1 : 1;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	/* a total order: the sort is not stable, and slices that tie on all of the above
-	 * (no args) come in another order when a file is parsed in parts. The category is
-	 * compared by index: both parses number categories in the order the file shows them. */
-	if (a->cat_ix != b->cat_ix)
-		return a->cat_ix < b->cat_ix ? -1 : 1;
-	if (a->flags != b->flags)
-		return a->flags < b->flags ? -1 : 1;
-	return 0;
-}
-
-static inline bool slice_less(const struct slice *a, const struct slice *b) { return slice_cmp(a, b) < 0; }
-
-SORT_DEFINE(sort_slices, struct slice, slice_less)
-
-/* A track with GPU links sorts a permutation, compared through this track (one per
- * thread: several traces are indexed at once), then moves slices and links by it. */
+/* A track's slices are sorted by start, longer first, then in file order. File order is
+ * the order the builder got them in for complete (X) slices, in a parse in one piece or in
+ * parts alike; a slice closed from a begin (B/E) is pushed at its end, and in a parse in
+ * parts at the merge, so those tie on the begin's args position, name, category, flags.
+ * The sort moves a permutation, compared through this track (one per thread: several
+ * traces are indexed at once), then moves the slices and their arrays by it. */
 static _Thread_local const struct track *perm_track;
 
 static inline bool perm_less(const uint32_t *x, const uint32_t *y)
 {
 	const struct track *tr = perm_track;
-	int c = slice_cmp(&tr->slices[*x], &tr->slices[*y]);
-	if (c != 0)
-		return c < 0;
-	/* GPU links are numbered in file order in both parses: the last tie-break */
-	return tr->gpu[*x] < tr->gpu[*y];
+	const struct slice *a = &tr->slices[*x], *b = &tr->slices[*y];
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->dur != b->dur)
+		return a->dur > b->dur;
+	if ((a->flags | b->flags) & SF_FROM_BE) {
+		uint64_t aa = track_args_at(tr, *x), ba = track_args_at(tr, *y);
+		if (aa != ba)
+			return aa < ba;
+		if (a->name != b->name)
+			return a->name < b->name;
+		if (a->cat_ix != b->cat_ix)
+			return a->cat_ix < b->cat_ix;
+		if (a->flags != b->flags)
+			return a->flags < b->flags;
+	}
+	return *x < *y;
 }
 
 SORT_DEFINE(sort_perm, uint32_t, perm_less)
@@ -71,34 +62,47 @@ SORT_DEFINE(sort_perm, uint32_t, perm_less)
 static void sort_track(struct track *tr)
 {
 	uint32_t n = tr->nslices;
-	if (tr->gpu == NULL) {
-		sort_slices(tr->slices, n);
+	uint32_t i = 1;
+	perm_track = tr;
+	for (uint32_t k = 0; i < n; i++) { /* already in order (most tracks nearly are): done */
+		k = i - 1;
+		if (perm_less(&i, &k))
+			break;
+	}
+	if (i >= n) {
+		perm_track = NULL;
 		return;
 	}
-	uint32_t *perm = xreallocarray(NULL, n ? n : 1, sizeof *perm);
-	for (uint32_t i = 0; i < n; i++)
+	uint32_t *perm = xreallocarray(NULL, n, sizeof *perm);
+	for (i = 0; i < n; i++)
 		perm[i] = i;
-	perm_track = tr;
 	sort_perm(perm, n);
 	perm_track = NULL;
 	/* position i takes the slice at perm[i]: follow each cycle once, marking placed
 	 * positions with perm[i] = i */
-	for (uint32_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		if (perm[i] == i)
 			continue;
 		struct slice s = tr->slices[i];
-		uint32_t g = tr->gpu[i];
+		uint32_t g = track_gpu_at(tr, i);
+		uint64_t args = track_args_at(tr, i);
 		uint32_t j = i;
 		for (;;) {
 			uint32_t k = perm[j];
 			perm[j] = j;
 			if (k == i) {
 				tr->slices[j] = s;
-				tr->gpu[j] = g;
+				if (tr->gpu != NULL)
+					tr->gpu[j] = g;
+				if (tr->args != NULL)
+					tr->args[j] = args;
 				break;
 			}
 			tr->slices[j] = tr->slices[k];
-			tr->gpu[j] = tr->gpu[k];
+			if (tr->gpu != NULL)
+				tr->gpu[j] = tr->gpu[k];
+			if (tr->args != NULL)
+				tr->args[j] = tr->args[k];
 			j = k;
 		}
 	}
@@ -133,7 +137,7 @@ static void set_aside_outliers(struct trace *t)
 				struct quality *q = &t->quality;
 				uint64_t k = q->count[Q_TS_ZERO_OUTLIER]++;
 				if (k < QUALITY_EXAMPLES) {
-					q->ex[Q_TS_ZERO_OUTLIER][k].offset = s->args >> 24;
+					q->ex[Q_TS_ZERO_OUTLIER][k].offset = slice_args(tr, s) >> 24;
 					q->ex[Q_TS_ZERO_OUTLIER][k].ts = 0;
 					q->ex[Q_TS_ZERO_OUTLIER][k].name = s->name;
 					q->ex[Q_TS_ZERO_OUTLIER][k].track = ti;
@@ -153,6 +157,8 @@ static void set_aside_outliers(struct trace *t)
 			}
 			if (tr->gpu != NULL)
 				tr->gpu[w] = tr->gpu[i];
+			if (tr->args != NULL)
+				tr->args[w] = tr->args[i];
 			tr->slices[w++] = *s;
 		}
 		tr->nslices = w;
@@ -285,7 +291,7 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 			struct quality *q = &t->quality;
 			uint64_t k = q->count[Q_CPU_PARTIAL_OVERLAP]++;
 			if (k < QUALITY_EXAMPLES) {
-				q->ex[Q_CPU_PARTIAL_OVERLAP][k].offset = s->args >> 24;
+				q->ex[Q_CPU_PARTIAL_OVERLAP][k].offset = slice_args(tr, s) >> 24;
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].ts = s->ts;
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].name = s->name;
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].track = ti;
@@ -426,7 +432,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 			struct quality *q = &t->quality;
 			uint64_t k = q->count[Q_GPU_OVERLAP]++;
 			if (k < QUALITY_EXAMPLES) {
-				q->ex[Q_GPU_OVERLAP][k].offset = s->args >> 24;
+				q->ex[Q_GPU_OVERLAP][k].offset = slice_args(tr, s) >> 24;
 				q->ex[Q_GPU_OVERLAP][k].ts = s->ts;
 				q->ex[Q_GPU_OVERLAP][k].name = s->name;
 				q->ex[Q_GPU_OVERLAP][k].track = ti;
@@ -705,7 +711,7 @@ static void link_launches(struct trace *t)
 				struct quality *q = &t->quality;
 				uint64_t k = q->count[Q_KERNEL_NO_LAUNCH]++;
 				if (k < QUALITY_EXAMPLES) {
-					q->ex[Q_KERNEL_NO_LAUNCH][k].offset = s->args >> 24;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].offset = track_args_at(&t->tracks[gi->self.track], gi->self.idx) >> 24;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].ts = s->ts;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].name = s->name;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].track = gi->self.track;
@@ -980,6 +986,8 @@ void index_build(struct trace *t)
 			tr->slices = xreallocarray(tr->slices, tr->nslices, sizeof *tr->slices);
 			if (tr->gpu != NULL)
 				tr->gpu = xreallocarray(tr->gpu, tr->nslices, sizeof *tr->gpu);
+			if (tr->args != NULL)
+				tr->args = xreallocarray(tr->args, tr->nslices, sizeof *tr->args);
 		}
 		tr->cap = tr->nslices;
 		sort_track(tr);

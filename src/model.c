@@ -255,6 +255,7 @@ void trace_free(struct trace *t)
 		}
 		release(t, tr->slices);
 		release(t, tr->gpu);
+		release(t, tr->args);
 		release(t, tr->busy);
 		release(t, tr->busy_block_sum);
 	}

@@ -51,12 +51,12 @@ enum slice_flag {
 	SF_PARTIAL = 4,     /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
 };
 
-/* 32 bytes per slice: the trace's bulk. A slice's GPU facts link is in its track's `gpu`
- * array (slice_gpu), its category in the trace's `cats` table (slice_cat). */
+/* 24 bytes per slice: the trace's bulk. A slice's args reference and GPU facts link are in
+ * its track's `args` and `gpu` arrays (slice_args, slice_gpu), its category in the trace's
+ * `cats` table (slice_cat). */
 struct slice {
 	int64_t ts;
 	int64_t dur;
-	uint64_t args;     /* (byte offset of args '{' << 24) | min(length, 2^24 - 1); 0: none */
 	uint32_t name;     /* string id */
 	uint16_t depth;    /* row */
 	uint8_t cat_ix;    /* index into trace.cats */
@@ -64,7 +64,7 @@ struct slice {
 	uint8_t flags : 4; /* enum slice_flag */
 };
 
-_Static_assert(sizeof(struct slice) == 32, "a slice is 32 bytes");
+_Static_assert(sizeof(struct slice) == 24, "a slice is 24 bytes");
 _Static_assert(SC__COUNT <= 16 && SF_PARTIAL < 16, "a slice's class and flags take 4 bits each");
 
 struct slice_ref {
@@ -136,6 +136,8 @@ struct track {
 	uint32_t nslices, cap;
 	uint32_t *gpu;             /* by slice: index into trace.gpu (kernels, memcpy/memset, runtime
 	                            * calls) or TT_NONE; NULL when no slice of the track has one */
+	uint64_t *args;            /* by slice: (byte offset of args '{' << 24) | min(length, 2^24 - 1),
+	                            * 0: none or empty; NULL when no slice of the track has args */
 	struct row *rows;
 	uint16_t nrows;
 	uint16_t annotation_rows;  /* GPU tracks: the last n rows hold gpu_user_annotation */
@@ -396,6 +398,15 @@ static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
 
 /* The same for slice I of TR. */
 static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i) { return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; }
+
+/* The same for slice I of TR. */
+static inline uint64_t track_args_at(const struct track *tr, uint32_t i) { return tr->args != NULL ? tr->args[i] : 0; }
+
+/* Where S's args are in the file (see track.args), 0 when it has none; S is a slice of TR. */
+static inline uint64_t slice_args(const struct track *tr, const struct slice *s)
+{
+	return tr->args != NULL ? tr->args[s - tr->slices] : 0;
+}
 
 /* Launch facts that say nothing: grid and block 0, NAN, -1. */
 extern const struct kernel_launch kernel_launch_none;

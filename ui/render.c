@@ -422,7 +422,7 @@ static void args_lines_draw(struct grid *g, struct view *v, const struct trace *
 		free(v->args_text);
 		v->args_for = v->sel;
 		v->details_page = 0;
-		if ((raw = args_lines(t, s, &cause)) != NULL) {
+		if ((raw = args_lines(t, slice_args(view_track(v, v->sel.track), s), &cause)) != NULL) {
 			size_t n = strlen(raw), cap = n * 4 + 8, k = 0;
 			v->args_text = xmalloc(cap);
 			for (char *p = raw, *nl; *p != '\0'; p = nl + 1) {

@@ -127,10 +127,10 @@ static void read_args(const struct trace *t, unsigned max)
 		for (uint32_t i = 0; i < tr->nslices && n < max; i++) {
 			struct event_args a;
 			char *cause = NULL;
-			if (tr->slices[i].args == 0)
+			if (track_args_at(tr, i) == 0)
 				continue;
 			n++;
-			if (args_store_read(t, &tr->slices[i], &a, &cause) == 0) {
+			if (args_store_read(t, track_args_at(tr, i), &a, &cause) == 0) {
 				CHECK(a.text != NULL && a.text[0] == '{');
 				event_args_free(&a);
 			} else {

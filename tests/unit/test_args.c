@@ -38,6 +38,15 @@ static const struct slice *find(const struct trace *t, const char *name)
 	return NULL;
 }
 
+/* The args reference of slice S of T (0 for NULL). */
+static uint64_t args_ref(const struct trace *t, const struct slice *s)
+{
+	for (uint32_t ti = 0; s != NULL && ti < t->ntracks; ti++)
+		if (s >= t->tracks[ti].slices && s < t->tracks[ti].slices + t->tracks[ti].nslices)
+			return slice_args(&t->tracks[ti], s);
+	return 0;
+}
+
 static void check(const char *path, const char *what)
 {
 	struct load_options opt = { 0 };
@@ -51,19 +60,19 @@ static void check(const char *path, const char *what)
 		trace_free(t);
 		return;
 	}
-	ok(args_store_read(t, k, &a, &cause) == 0 && a.json != NULL, "%s: kernel args read back", what);
+	ok(args_store_read(t, args_ref(t, k), &a, &cause) == 0 && a.json != NULL, "%s: kernel args read back", what);
 	ok(cJSON_GetObjectItem(a.json, "correlation") && cJSON_GetObjectItem(a.json, "correlation")->valueint == 42,
 	   "%s: correlation 42", what);
 	ok(cJSON_GetArraySize(cJSON_GetObjectItem(a.json, "grid")) == 3, "%s: grid array", what);
 	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(a.json, "note")), "a \"q\" b", "%s: escaped string", what);
 	ok(a.text[0] == '{' && a.text[strlen(a.text) - 1] == '}', "%s: raw text is the args object", what);
 	event_args_free(&a);
-	ok(args_store_read(t, m, &a, &cause) == 0 && a.json != NULL, "%s: args with bare inf parse", what);
+	ok(args_store_read(t, args_ref(t, m), &a, &cause) == 0 && a.json != NULL, "%s: args with bare inf parse", what);
 	is_int(a.nonfinite, 3, "%s: three non-finite tokens read as null", what);
 	ok(strstr(a.text, "inf") != NULL, "%s: the raw text keeps inf", what);
 	ok(cJSON_IsNull(cJSON_GetObjectItem(a.json, "memory bandwidth (GB/s)")), "%s: inf became null", what);
 	event_args_free(&a);
-	ok(args_store_read(t, n, &a, &cause) < 0 && cause && strstr(cause, "no args"), "%s: no args said so", what);
+	ok(args_store_read(t, args_ref(t, n), &a, &cause) < 0 && cause && strstr(cause, "no args"), "%s: no args said so", what);
 	free(cause);
 	trace_free(t);
 }
@@ -102,7 +111,7 @@ static void test_fifo(void)
 	struct trace *t = load_fifo(fifo);
 	ok(t->status == LOAD_OK && !t->regular, "a FIFO loads, and is not a regular file");
 	alarm(60); /* reopening the FIFO by name would block: fail rather than hang */
-	int rc = args_store_read(t, find(t, "k"), &a, &cause);
+	int rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
 	alarm(0);
 	ok(rc == 0 && a.json != NULL && cJSON_GetObjectItem(a.json, "correlation") != NULL,
 	   "its args were kept while it loaded: %s", rc == 0 ? a.text : cause);
@@ -117,7 +126,7 @@ static void test_fifo(void)
 	load_set_stdin_args_max(100);
 	t = load_fifo(fifo);
 	load_set_stdin_args_max(LOAD_STDIN_ARGS_MAX);
-	rc = args_store_read(t, find(t, "k"), &a, &cause);
+	rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
 	ok(t->status == LOAD_OK && rc < 0 && cause && strstr(cause, "args not kept for standard input or a pipe with over 100 bytes of args"),
 	   "past the bound, args are said not kept: %s", cause ? cause : "(none)");
 	free(cause);
@@ -138,7 +147,7 @@ static void test_replaced(const char *plain)
 	fputs(doc, f); /* the same bytes: only the file's identity differs */
 	fclose(f);
 	rename(other, plain);
-	int rc = args_store_read(t, find(t, "k"), &a, &cause);
+	int rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
 	ok(rc < 0 && cause && strstr(cause, "changed"),
 	   "a file renamed over the loaded one is not read: %s", cause ? cause : "(none)");
 	free(cause);
@@ -192,7 +201,7 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 			const struct slice *s = find_in(t, name);
 			struct event_args a, b;
 			char *c1 = NULL, *c2 = NULL;
-			int r1 = args_store_read(ref, rs, &a, &c1), r2 = s != NULL ? args_store_read(t, s, &b, &c2) : -1;
+			int r1 = args_store_read(ref, args_ref(ref, rs), &a, &c1), r2 = s != NULL ? args_store_read(t, args_ref(t, s), &b, &c2) : -1;
 			tried++;
 			if (r1 != 0 || r2 != 0 || strcmp(a.text, b.text) != 0) {
 				bad++;
@@ -286,7 +295,7 @@ static void test_stores(void)
 		struct event_args a;
 		char *cause = NULL;
 		utimensat(AT_FDCWD, path, ts, 0);
-		int rc = args_store_read(t, find(t, "e007000"), &a, &cause);
+		int rc = args_store_read(t, args_ref(t, find(t, "e007000")), &a, &cause);
 		ok(rc < 0 && cause && strstr(cause, "changed"), "zstd frames: a file modified since loading is not read: %s",
 		   cause ? cause : "(none)");
 		free(cause);
@@ -328,7 +337,7 @@ int main(void)
 	fclose(f);
 	struct event_args a;
 	char *cause = NULL;
-	ok(args_store_read(t, find(t, "k"), &a, &cause) < 0 && cause && strstr(cause, "changed"),
+	ok(args_store_read(t, args_ref(t, find(t, "k")), &a, &cause) < 0 && cause && strstr(cause, "changed"),
 	   "a changed file gives a clear error: %s", cause ? cause : "(none)");
 	free(cause);
 	trace_free(t);

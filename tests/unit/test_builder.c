@@ -320,7 +320,7 @@ static void test_big_parts(void)
 		slices = slices && a->nslices == c->nslices && a->nrows == c->nrows;
 		for (uint32_t i = 0; slices && i < a->nslices; i++) {
 			const struct slice *x = &a->slices[i], *y = &c->slices[i];
-			slices = x->ts == y->ts && x->dur == y->dur && x->args == y->args && x->depth == y->depth &&
+			slices = x->ts == y->ts && x->dur == y->dur && track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
 			         x->cls == y->cls && x->flags == y->flags &&
 			         (track_gpu_at(a, i) == TT_NONE) == (track_gpu_at(c, i) == TT_NONE) &&
 			         strcmp(text(one, x->name), text(m, y->name)) == 0 &&
