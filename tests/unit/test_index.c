@@ -236,11 +236,42 @@ static void test_nesting(void)
 	trace_free(t);
 }
 
+/* Slices that tie on start and length nest in file order: the one the file gives first is
+ * the parent, whatever the names' order, with "{}" args, with none, and with real ones. A
+ * track whose args are all "{}" keeps no args array. */
+static void test_ties_in_file_order(void)
+{
+	static const char *const args[] = { ",\"args\":{}", "", ",\"args\":{\"a\":1}" };
+	static const char *const what[] = { "args {}", "no args", "args" };
+	for (int k = 0; k < 3; k++) {
+		char *text = xasprintf(
+			"[{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":1%s},"
+			"{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5%s},"
+			"{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5%s},"
+			"{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":0%s},"
+			"{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":0%s}]",
+			args[k], args[k], args[k], args[k], args[k]);
+		struct trace *t = load_text("ties.json", text);
+		const struct track *tr = find_track(t, 1);
+		ok(tr != NULL && tr->nslices == 4, "%s: four slices on the thread", what[k]);
+		if (tr != NULL && tr->nslices == 4) {
+			is_str(strtab_get(&t->strings, tr->slices[0].name), "outer", "%s: the first in the file comes first", what[k]);
+			is_int(tr->slices[0].depth, 0, "%s: and is the parent", what[k]);
+			is_int(tr->slices[1].depth, 1, "%s: the second nests in it", what[k]);
+			is_str(strtab_get(&t->strings, tr->slices[2].name), "outer", "%s: zero-length ties too", what[k]);
+			ok((tr->args != NULL) == (k == 2), "%s: an args array only where an event has args", what[k]);
+		}
+		trace_free(t);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
 		fatal("mkdtemp");
 	test_nesting();
+	test_ties_in_file_order();
 	for (int round = 0; round < 3; round++) {
 		char *txt = random_trace(round == 2 ? 3000 : 400, round != 1);
 		struct trace *t = load_text("rand.json", txt);
