@@ -410,7 +410,7 @@ static void sweep_cpu(struct ctx *c)
 		uint32_t sp = 0;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			int64_t end = tt_add(s->ts, s->dur);
+			int64_t end = tt_add(s->ts, slice_dur(tr, s));
 			while (sp > 0 && st[sp - 1].end <= s->ts)
 				sp--;
 			/* a copy: pushing below may move the stack */
@@ -498,7 +498,7 @@ static void sweep_gpu(struct ctx *c)
 			const struct slice *s = &tr->slices[i];
 			if (s->cls != SC_MEMCPY || !(c->names[s->name] & N_PAGEABLE))
 				continue;
-			int64_t end = tt_add(s->ts, s->dur), v = clip_len(c, s->ts, end);
+			int64_t end = tt_add(s->ts, slice_dur(tr, s)), v = clip_len(c, s->ts, end);
 			if (v == 0 && !(s->ts >= c->w0 && s->ts < c->w1))
 				continue;
 			struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
@@ -529,12 +529,12 @@ static void sweep_gpu(struct ctx *c)
 				if (c->names[s->name] & N_COMM_KERNEL) {
 					if (nc == ccap)
 						comm = xreallocarray(comm, ccap = ccap * 2 + 256, sizeof *comm);
-					comm[nc++] = (struct span){ s->ts, tt_add(s->ts, s->dur) };
+					comm[nc++] = (struct span){ s->ts, tt_add(s->ts, slice_dur(tr, s)) };
 					continue;
 				}
 				if (n == cap)
 					comp = xreallocarray(comp, cap = cap * 2 + 1024, sizeof *comp);
-				comp[n++] = (struct span){ s->ts, tt_add(s->ts, s->dur) };
+				comp[n++] = (struct span){ s->ts, tt_add(s->ts, slice_dur(tr, s)) };
 			}
 		}
 		n = spans_merge(comp, n);
@@ -554,7 +554,7 @@ static void sweep_gpu(struct ctx *c)
 				const struct slice *s = &tr->slices[i];
 				if (s->cls != SC_KERNEL || !(c->names[s->name] & N_COMM_KERNEL))
 					continue;
-				int64_t a = s->ts > c->w0 ? s->ts : c->w0, end = tt_add(s->ts, s->dur);
+				int64_t a = s->ts > c->w0 ? s->ts : c->w0, end = tt_add(s->ts, slice_dur(tr, s));
 				int64_t b = end < c->w1 ? end : c->w1;
 				if (b <= a)
 					continue;
@@ -617,7 +617,8 @@ static void sweep_launch(struct ctx *c)
 		if (rt->ts <= a)
 			continue; /* launched before the device ran dry: the GPU was not waiting for it */
 		c->launch_waits++;
-		c->launch_short += op->cls == SC_KERNEL && op->dur < rt->dur;
+		c->launch_short += op->cls == SC_KERNEL &&
+		                   slice_dur(&t->tracks[next.track], op) < slice_dur(&t->tracks[l.track], rt);
 		c->sum[ADV_LAUNCH_BOUND] += b - a;
 		struct advice_instance x = instance(next, a, b, b - a);
 		topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
@@ -838,7 +839,8 @@ static void rule_tensor_cores(struct ctx *c)
 		off += k->total;
 		const struct slice *s = k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx]
 		                                                    : NULL;
-		struct advice_instance x = instance(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, s->dur) : 0, k->total);
+		struct advice_instance x = instance(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
+		                                    k->total);
 		topk_add(&c->tk[ADV_TENSOR_CORES_UNUSED], &x);
 	}
 	double fig = share(off, kr->total);
@@ -887,7 +889,8 @@ static void rule_occupancy(struct ctx *c)
 		}
 		const struct slice *s = k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx]
 		                                                    : NULL;
-		struct advice_instance x = instance(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, s->dur) : 0, k->total);
+		struct advice_instance x = instance(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
+		                                    k->total);
 		topk_add(&c->tk[ADV_LOW_OCCUPANCY], &x);
 	}
 	double kshare = share(flagged, kr->total);
@@ -1243,7 +1246,8 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 		if (me->ref.track == TT_NONE)
 			continue;
 		const struct slice *s = &ts[sp]->tracks[me->ref.track].slices[me->ref.idx];
-		struct advice_instance x = instance(me->ref, s->ts, tt_add(s->ts, s->dur), cl->skew);
+		struct advice_instance x =
+			instance(me->ref, s->ts, tt_add(s->ts, slice_dur(&ts[sp]->tracks[me->ref.track], s)), cl->skew);
 		x.rank = sp;
 		topk_add(k, &x);
 	}

@@ -437,13 +437,20 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 	}
 	if (tr->nslices > 0) {
 		const struct slice *prev = &tr->slices[tr->nslices - 1];
-		if (prev->ts == ts && prev->dur == dur && prev->name == name)
+		if (prev->ts == ts && slice_dur(tr, prev) == dur && prev->name == name)
 			note_at(b, Q_EXACT_DUPLICATE, w, name, ti);
 	}
 	uint32_t at = tr->nslices++;
 	s = &tr->slices[at];
 	s->ts = ts;
-	s->dur = dur;
+	s->dur32 = dur < SLICE_LONG ? (uint32_t)dur : SLICE_LONG;
+	if (dur >= SLICE_LONG) {
+		if (tr->nlong == tr->long_cap) {
+			tr->long_cap = tr->long_cap ? tr->long_cap * 2 : 4;
+			tr->long_durs = xreallocarray(tr->long_durs, tr->long_cap, sizeof *tr->long_durs);
+		}
+		tr->long_durs[tr->nlong++] = (struct long_dur){ at, 0, dur };
+	}
 	s->name = name;
 	s->cat_ix = cat_index(b, cat);
 	s->depth = 0;
@@ -818,7 +825,7 @@ void builder_merge(struct builder *dst, struct builder *src)
 			uint32_t first = dt->nslices;
 			if (first > 0) {
 				const struct slice *prev = &dt->slices[first - 1], *next = &st->slices[0];
-				if (prev->ts == next->ts && prev->dur == next->dur && prev->name == smap[next->name])
+				if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) && prev->name == smap[next->name])
 					note_at(dst, Q_EXACT_DUPLICATE, (struct where){ 0, next->ts }, prev->name, ti);
 			}
 			append_draining((void **)&dt->slices, &dt->nslices, &dt->cap, (void **)&s->tracks[i].slices,
@@ -841,6 +848,15 @@ void builder_merge(struct builder *dst, struct builder *src)
 					dt->gpu[k] = g != TT_NONE ? g + gpu_base : TT_NONE;
 				}
 			}
+			if (st->nlong > 0) {
+				if (dt->nlong + st->nlong > dt->long_cap) {
+					dt->long_cap = dt->nlong + st->nlong;
+					dt->long_durs = xreallocarray(dt->long_durs, dt->long_cap, sizeof *dt->long_durs);
+				}
+				for (uint32_t k = 0; k < st->nlong; k++)
+					dt->long_durs[dt->nlong++] = (struct long_dur){ st->long_durs[k].idx + first, 0,
+					                                                st->long_durs[k].dur };
+			}
 			if (st->args != NULL || dt->args != NULL) {
 				if (dt->args == NULL) {
 					dt->args = xcalloc(dt->cap, sizeof *dt->args);
@@ -857,6 +873,9 @@ void builder_merge(struct builder *dst, struct builder *src)
 		s->tracks[i].gpu = NULL;
 		free(s->tracks[i].args);
 		s->tracks[i].args = NULL;
+		free(s->tracks[i].long_durs);
+		s->tracks[i].long_durs = NULL;
+		s->tracks[i].nlong = s->tracks[i].long_cap = 0;
 		s->tracks[i].slices = NULL;
 		s->tracks[i].nslices = 0;
 		s->tracks[i].cap = 0;
@@ -1088,6 +1107,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 		tr->slices = copy_array(&cp, tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
 		tr->gpu = copy_array(&cp, tr->gpu, tr->nslices, tr->cap, sizeof *tr->gpu);
 		tr->args = copy_array(&cp, tr->args, tr->nslices, tr->cap, sizeof *tr->args);
+		tr->long_durs = copy_array(&cp, tr->long_durs, tr->nlong, tr->long_cap, sizeof *tr->long_durs);
 		tr->rows = NULL;
 		tr->nrows = 0;
 		tr->row_tree = NULL;

@@ -40,7 +40,7 @@
 enum section_kind {
 	S_META, S_TEXT, S_WARN_TAGS,
 	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
-	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
+	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_LONG_DURS, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
 	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
 	S_PROCESSES, S_DEVICES, S_GPU, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
 	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
@@ -82,7 +82,7 @@ struct meta {
 
 struct ctrack {
 	int64_t pid, tid, stream, sort_index, busy_total;
-	uint32_t kind, name, process, events, nslices, nbusy, gpu_slices, comm_kernels, rt_leaves, rt_nspans;
+	uint32_t kind, name, process, events, nslices, nlong, nbusy, gpu_slices, comm_kernels, rt_leaves, rt_nspans;
 	int32_t device;
 	uint16_t nrows, annotation_rows;
 	uint8_t pid_is_str, tid_is_str, named, nested, has_gpu, has_args;
@@ -102,13 +102,14 @@ static const uint32_t elem_size[S__COUNT] = {
 	[S_META] = sizeof(struct meta), [S_TEXT] = 1, [S_WARN_TAGS] = sizeof(struct warning_tag),
 	[S_STR_LEN] = sizeof(uint32_t), [S_STR_HASH] = sizeof(uint64_t), [S_STR_SLOTS] = sizeof(uint32_t),
 	[S_STR_BYTES] = 1, [S_TRACKS] = sizeof(struct ctrack), [S_SLICES] = sizeof(struct slice),
-	[S_SLICE_GPU] = sizeof(uint32_t), [S_SLICE_ARGS] = sizeof(uint64_t), [S_CATS] = sizeof(uint32_t),
+	[S_SLICE_GPU] = sizeof(uint32_t), [S_SLICE_ARGS] = sizeof(uint64_t),
+	[S_LONG_DURS] = sizeof(struct long_dur), [S_CATS] = sizeof(uint32_t),
 	[S_ROWS] = sizeof(struct crow), [S_ROW_IDX] = sizeof(uint32_t), [S_ROW_SUM] = sizeof(int64_t),
 	[S_ROW_MAX] = sizeof(uint32_t), [S_RT_FIRST] = sizeof(uint32_t), [S_RT_N] = sizeof(uint32_t),
 	[S_RT_SPANS] = sizeof(struct span), [S_BUSY] = sizeof(struct span), [S_BUSY_SUM] = sizeof(int64_t),
 	[S_PROCESSES] = sizeof(struct process), [S_DEVICES] = sizeof(struct device_props),
 	[S_GPU] = sizeof(struct gpu_info), [S_LAUNCHES] = sizeof(struct kernel_launch),
-	[S_ASIDE] = sizeof(struct slice), [S_FLOWS] = sizeof(struct flow),
+	[S_ASIDE] = sizeof(struct aside_slice), [S_FLOWS] = sizeof(struct flow),
 	[S_INSTANTS] = sizeof(struct instant), [S_MEM] = sizeof(struct mem_sample),
 	[S_FLOPS] = sizeof(struct flop_count), [S_COMM] = sizeof(struct comm_op),
 	[S_COUNTERS] = sizeof(struct ccounter), [S_COUNTER_TS] = sizeof(int64_t), [S_COUNTER_VAL] = sizeof(double),
@@ -120,7 +121,8 @@ static const uint32_t elem_size[S__COUNT] = {
 static uint64_t layout_hash(void)
 {
 	static const uint64_t v[] = {
-		sizeof(struct slice), offsetof(struct slice, dur), offsetof(struct slice, name),
+		sizeof(struct slice), offsetof(struct slice, dur32), offsetof(struct slice, name), sizeof(struct long_dur),
+		sizeof(struct aside_slice),
 		offsetof(struct slice, depth), offsetof(struct slice, cat_ix), TRACE_MAX_CATS,
 		sizeof(struct gpu_info), offsetof(struct gpu_info, device), offsetof(struct gpu_info, launch),
 		sizeof(struct kernel_launch), offsetof(struct kernel_launch, blocks_per_sm), offsetof(struct kernel_launch, smem),
@@ -350,6 +352,7 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 		c.process = tr->process;
 		c.events = tr->events;
 		c.nslices = tr->nslices;
+		c.nlong = tr->nlong;
 		c.nbusy = tr->nbusy;
 		c.gpu_slices = tr->gpu_slices;
 		c.comm_kernels = tr->comm_kernels;
@@ -385,6 +388,10 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 		if (t->tracks[i].args != NULL)
 			put(&w, t->tracks[i].args, (size_t)t->tracks[i].nslices * sizeof(uint64_t));
 	end(&w, S_SLICE_ARGS);
+	begin(&w, S_LONG_DURS);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		put(&w, t->tracks[i].long_durs, (size_t)t->tracks[i].nlong * sizeof(struct long_dur));
+	end(&w, S_LONG_DURS);
 	put_array(&w, S_CATS, t->cats, t->ncats);
 	begin(&w, S_ROWS);
 	for (uint32_t i = 0; i < t->ntracks; i++)
@@ -579,7 +586,7 @@ static int verify_sections(const char *base, const struct header *h)
 
 static const char *const section_names[S__COUNT] = {
 	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
-	"tracks", "slices", "slice GPU links", "slice args", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
+	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
 	"kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
 	"counters", "counter times", "counter values", "steps", "args store",
@@ -703,11 +710,12 @@ static bool read_tracks(struct reader *r)
 	struct slice *slices = (struct slice *)sec(r, S_SLICES);
 	uint32_t *sgpu = (uint32_t *)sec(r, S_SLICE_GPU);
 	uint64_t *sargs = (uint64_t *)sec(r, S_SLICE_ARGS);
+	struct long_dur *slong = (struct long_dur *)sec(r, S_LONG_DURS);
 	uint32_t *idx = (uint32_t *)sec(r, S_ROW_IDX), *maxt = (uint32_t *)sec(r, S_ROW_MAX);
 	int64_t *sums = (int64_t *)sec(r, S_ROW_SUM), *bsums = (int64_t *)sec(r, S_BUSY_SUM);
 	uint32_t *rtf = (uint32_t *)sec(r, S_RT_FIRST), *rtn = (uint32_t *)sec(r, S_RT_N);
 	struct span *rts = (struct span *)sec(r, S_RT_SPANS), *busy = (struct span *)sec(r, S_BUSY);
-	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_sargs = 0, at_row = 0, at_idx = 0, at_sum = 0, at_max = 0, at_rt = 0,
+	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_sargs = 0, at_long = 0, at_row = 0, at_idx = 0, at_sum = 0, at_max = 0, at_rt = 0,
 	         at_rts = 0, at_busy = 0, at_bsum = 0, nstr = t->strings.n;
 
 	if (nt >= UINT32_MAX)
@@ -750,6 +758,11 @@ static bool read_tracks(struct reader *r)
 			tr->gpu = sgpu + at_sgpu;
 			at_sgpu += c->nslices;
 		}
+		if (c->nlong > count(r, S_LONG_DURS) - at_long)
+			return fail(r, "track %llu's long lengths run past their array", (unsigned long long)i);
+		tr->long_durs = c->nlong ? slong + at_long : NULL;
+		tr->nlong = tr->long_cap = c->nlong;
+		at_long += c->nlong;
 		if (c->has_args) {
 			if (c->nslices > count(r, S_SLICE_ARGS) - at_sargs)
 				return fail(r, "track %llu's args run past their array", (unsigned long long)i);
@@ -816,7 +829,7 @@ static bool read_tracks(struct reader *r)
 		at_busy += c->nbusy;
 		at_bsum += (uint64_t)c->nbusy / ROW_BLOCK + 1;
 	}
-	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_sargs != count(r, S_SLICE_ARGS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
+	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_sargs != count(r, S_SLICE_ARGS) || at_long != count(r, S_LONG_DURS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
 	    at_sum != count(r, S_ROW_SUM) || at_max != count(r, S_ROW_MAX) || at_rt != count(r, S_RT_FIRST) ||
 	    at_rt != count(r, S_RT_N) || at_rts != count(r, S_RT_SPANS) || at_busy != count(r, S_BUSY) ||
 	    at_bsum != count(r, S_BUSY_SUM))
@@ -824,15 +837,22 @@ static bool read_tracks(struct reader *r)
 	return true;
 }
 
-static bool slices_ok(const struct trace *t, const struct slice *s, const uint32_t *gpu, uint64_t n, uint16_t nrows,
-                      bool check_depth)
+static bool slices_ok(const struct trace *t, const struct track *tr)
 {
-	uint32_t nstr = t->strings.n, ngpu = t->ngpu;
-	for (uint64_t i = 0; i < n; i++)
+	const struct slice *s = tr->slices;
+	const uint32_t *gpu = tr->gpu;
+	uint32_t nstr = t->strings.n, ngpu = t->ngpu, nlong = 0;
+	for (uint32_t i = 0; i < tr->nslices; i++) {
 		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats || (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) ||
-		    s[i].cls >= SC__COUNT || (check_depth && s[i].depth >= nrows))
+		    s[i].cls >= SC__COUNT || s[i].depth >= tr->nrows)
 			return false;
-	return true;
+		if (s[i].dur32 == SLICE_LONG) {
+			if (nlong >= tr->nlong || tr->long_durs[nlong].idx != i || tr->long_durs[nlong].dur < SLICE_LONG)
+				return false;
+			nlong++;
+		}
+	}
+	return nlong == tr->nlong;
 }
 
 /* Checks every index stored in the bulk arrays. */
@@ -842,10 +862,11 @@ static bool check_ids(struct reader *r)
 	uint32_t nstr = t->strings.n;
 
 	for (uint32_t i = 0; i < t->ntracks; i++)
-		if (!slices_ok(t, t->tracks[i].slices, t->tracks[i].gpu, t->tracks[i].nslices, t->tracks[i].nrows, true))
-			return fail(r, "track %u: a slice's name, category, GPU info or row is out of range", i);
-	if (!slices_ok(t, t->aside, NULL, t->naside, 0, false))
-		return fail(r, "a set-aside slice's ids are out of range");
+		if (!slices_ok(t, &t->tracks[i]))
+			return fail(r, "track %u: a slice's name, category, GPU info, row or length is out of range", i);
+	for (uint32_t i = 0; i < t->naside; i++)
+		if (t->aside[i].name >= nstr || t->aside[i].track >= t->ntracks)
+			return fail(r, "a set-aside slice's ids are out of range");
 	for (uint32_t i = 0; i < t->ngpu; i++)
 		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].pg >= nstr ||
 		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE))

@@ -267,9 +267,9 @@ static void assign_steps(const struct gap_report *r, struct gap *g, uint32_t n)
 	free(heap);
 }
 
-static int64_t overlap(const struct slice *s, int64_t a, int64_t b)
+static int64_t overlap(const struct track *tr, const struct slice *s, int64_t a, int64_t b)
 {
-	int64_t x = s->ts > a ? s->ts : a, y = tt_add(s->ts, s->dur) < b ? tt_add(s->ts, s->dur) : b;
+	int64_t x = s->ts > a ? s->ts : a, y = tt_add(s->ts, slice_dur(tr, s)) < b ? tt_add(s->ts, slice_dur(tr, s)) : b;
 	return y > x ? y - x : 0;
 }
 
@@ -279,11 +279,11 @@ static struct slice_ref outer_op(const struct trace *t, struct slice_ref ref)
 {
 	const struct track *tr = &t->tracks[ref.track];
 	const struct slice *s = &tr->slices[ref.idx];
-	int64_t mid = s->ts + s->dur / 2;
+	int64_t mid = s->ts + slice_dur(tr, s) / 2;
 	for (uint16_t r = 0; r < s->depth && r < tr->nrows; r++) {
 		uint32_t i = index_row_slice_at(tr, r, mid);
 		if (i != TT_NONE && tr->slices[i].cls == SC_CPU_OP && tr->slices[i].ts <= s->ts &&
-		    tt_add(tr->slices[i].ts, tr->slices[i].dur) >= tt_add(s->ts, s->dur))
+		    tt_add(tr->slices[i].ts, slice_dur(tr, &tr->slices[i])) >= tt_add(s->ts, slice_dur(tr, s)))
 			return (struct slice_ref){ ref.track, i };
 	}
 	return s->cls == SC_CPU_OP ? ref : (struct slice_ref){ TT_NONE, TT_NONE };
@@ -297,11 +297,11 @@ static int64_t launch_cover(const struct trace *t, const struct track *tr, int64
 	uint32_t i = index_slice_at(tr, a); /* a call that began before the gap */
 	if (i != TT_NONE && tr->slices[i].cls == SC_RUNTIME && track_gpu_at(tr, i) != TT_NONE &&
 	    t->gpu[track_gpu_at(tr, i)].peer.track != TT_NONE && tr->slices[i].ts < a)
-		sum += overlap(&tr->slices[i], a, b);
+		sum += overlap(tr, &tr->slices[i], a, b);
 	for (uint32_t lo = first_starting_at(tr, a); lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
 		const struct slice *s = &tr->slices[lo];
 		if (s->cls == SC_RUNTIME && slice_gpu(tr, s) != TT_NONE && t->gpu[slice_gpu(tr, s)].peer.track != TT_NONE)
-			sum += overlap(s, a, b);
+			sum += overlap(tr, s, a, b);
 	}
 	return sum;
 }
@@ -321,7 +321,7 @@ static uint32_t deepest_cover(const struct trace *t, const struct track *tr, int
 		if (i == TT_NONE)
 			continue;
 		const struct slice *s = &tr->slices[i];
-		if (overlap(s, a, b) * 2 < b - a)
+		if (overlap(tr, s, a, b) * 2 < b - a)
 			continue;
 		if (s->cls == SC_CPU_OP || s->cls == SC_PYTHON || s->cls == SC_RUNTIME || s->cls == SC_SYNC ||
 		    (s->cls == SC_USER_ANNOTATION && !is_profiler_step(t, s)))
@@ -452,7 +452,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 				continue;
 			if (nh == hcap)
 				h = xreallocarray(h, hcap = hcap ? hcap * 2 : 256, sizeof *h);
-			h[nh++] = (struct hint){ tr->slices[i].ts, tr->slices[i].ts + tr->slices[i].dur, { ti, i }, f };
+			h[nh++] = (struct hint){ tr->slices[i].ts, tr->slices[i].ts + slice_dur(tr, &tr->slices[i]), { ti, i }, f };
 		}
 	}
 	sort_hints(h, nh);
@@ -500,11 +500,11 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 					continue;
 				if (na == nall) /* the tracks' counts are exact: this is a guard */
 					all = xreallocarray(all, nall = nall * 2 + 1024, sizeof *all);
-				all[na++] = (struct span){ s->ts, s->ts + s->dur };
+				all[na++] = (struct span){ s->ts, s->ts + slice_dur(tr, s) };
 				if (s->cls == SC_KERNEL) {
 					if (nk == kcap)
 						kern = xreallocarray(kern, kcap = kcap ? kcap * 2 : 1024, sizeof *kern);
-					kern[nk++] = (struct span){ s->ts, s->ts + s->dur };
+					kern[nk++] = (struct span){ s->ts, s->ts + slice_dur(tr, s) };
 				}
 				/* HTA's per-stream idle breakdown */
 				if (prev_end != INT64_MIN && s->ts > prev_end && s->ts > r->start && prev_end < r->end) {
@@ -534,8 +534,8 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 						sg->next = (struct slice_ref){ ti, i };
 					}
 				}
-				if (s->ts + s->dur > prev_end)
-					prev_end = s->ts + s->dur;
+				if (s->ts + slice_dur(tr, s) > prev_end)
+					prev_end = s->ts + slice_dur(tr, s);
 			}
 		}
 		na = spans_merge(all, na);

@@ -194,14 +194,14 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 							(kernel_on_plugin_tc_list(strtab_get(&t->strings, s->name)) ? 4 : 0));
 			struct gpu_metrics_device *d = device_of(m, &dcap, dev, &last);
 			d->kernels++;
-			d->kernel_time = tt_add(d->kernel_time, s->dur);
+			d->kernel_time = tt_add(d->kernel_time, slice_dur(tr, s));
 			if (tc[s->name] & 2)
-				d->tc_time = tt_add(d->tc_time, s->dur);
+				d->tc_time = tt_add(d->tc_time, slice_dur(tr, s));
 			if (tc[s->name] & 4)
-				d->tc_plugin_time = tt_add(d->tc_plugin_time, s->dur);
+				d->tc_plugin_time = tt_add(d->tc_plugin_time, slice_dur(tr, s));
 			if (n == nk) /* the tracks' counts are exact: this is a guard */
 				k = xreallocarray(k, nk = nk * 2 + 1024, sizeof *k);
-			k[n] = (struct kcall){ s->ts, tt_add(s->ts, s->dur), g ? gpu_launch(t, g)->blocks_per_sm : NAN, g ? gpu_launch(t, g)->occupancy : NAN, dev };
+			k[n] = (struct kcall){ s->ts, tt_add(s->ts, slice_dur(tr, s)), g ? gpu_launch(t, g)->blocks_per_sm : NAN, g ? gpu_launch(t, g)->occupancy : NAN, dev };
 			if (n > 0 && kcall_less(&k[n], &k[n - 1]))
 				sorted = false;
 			n++;

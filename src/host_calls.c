@@ -42,5 +42,5 @@ bool host_call_blocking_copy(const struct trace *t, const struct track *tr, cons
 		return false;
 	if (device != NULL)
 		*device = t->tracks[p.track].device;
-	return strstr(nm, "Pageable") != NULL || tt_add(s->ts, s->dur) >= tt_add(op->ts, op->dur);
+	return strstr(nm, "Pageable") != NULL || tt_add(s->ts, slice_dur(tr, s)) >= tt_add(op->ts, slice_dur(&t->tracks[p.track], op));
 }

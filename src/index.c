@@ -25,7 +25,7 @@
 /* Outliers: events at ts 0 while the rest of the file lies this far from 0. */
 #define OUTLIER_DISTANCE_NS 1000000000000ll /* 1000 s */
 
-static inline int64_t slice_end(const struct slice *s) { return s->ts + s->dur; }
+static inline int64_t slice_end(const struct track *tr, const struct slice *s) { return s->ts + slice_dur(tr, s); }
 
 /* A track's slices are sorted by start, longer first, then in file order. File order is
  * the order the builder got them in for complete (X) slices, in a parse in one piece or in
@@ -41,8 +41,9 @@ static inline bool perm_less(const uint32_t *x, const uint32_t *y)
 	const struct slice *a = &tr->slices[*x], *b = &tr->slices[*y];
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
-	if (a->dur != b->dur)
-		return a->dur > b->dur;
+	int64_t ad = slice_dur(tr, a), bd = slice_dur(tr, b);
+	if (ad != bd)
+		return ad > bd;
 	if ((a->flags | b->flags) & SF_FROM_BE) {
 		uint64_t aa = track_args_at(tr, *x), ba = track_args_at(tr, *y);
 		if (aa != ba)
@@ -78,6 +79,17 @@ static void sort_track(struct track *tr)
 		perm[i] = i;
 	sort_perm(perm, n);
 	perm_track = NULL;
+	if (tr->nlong > 0) { /* the long lengths, by their new places */
+		struct long_dur *moved = xreallocarray(NULL, tr->nlong, sizeof *moved);
+		uint32_t m = 0;
+		for (i = 0; i < n; i++)
+			if (tr->slices[perm[i]].dur32 == SLICE_LONG)
+				moved[m++] = (struct long_dur){ i, 0, track_long_dur(tr, perm[i]) };
+		BUG_ON(m != tr->nlong);
+		free(tr->long_durs);
+		tr->long_durs = moved;
+		tr->long_cap = m;
+	}
 	/* position i takes the slice at perm[i]: follow each cycle once, marking placed
 	 * positions with perm[i] = i */
 	for (i = 0; i < n; i++) {
@@ -130,9 +142,10 @@ static void set_aside_outliers(struct trace *t)
 		return;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
-		uint32_t w = 0;
+		uint32_t w = 0, lk = 0, lw = 0; /* long_durs: read at lk, kept at lw */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			struct slice *s = &tr->slices[i];
+			bool is_long = s->dur32 == SLICE_LONG;
 			if (s->ts == 0) {
 				struct quality *q = &t->quality;
 				uint64_t k = q->count[Q_TS_ZERO_OUTLIER]++;
@@ -152,9 +165,14 @@ static void set_aside_outliers(struct trace *t)
 					if (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
 						tr->gpu_slices--;
 				}
-				t->aside[t->naside++] = *s; /* its GPU facts stay unlinked */
+				/* its GPU facts stay unlinked */
+				t->aside[t->naside++] = (struct aside_slice){ s->ts, is_long ? tr->long_durs[lk].dur : s->dur32,
+				                                               s->name, ti };
+				lk += is_long;
 				continue;
 			}
+			if (is_long)
+				tr->long_durs[lw++] = (struct long_dur){ w, 0, tr->long_durs[lk++].dur };
 			if (tr->gpu != NULL)
 				tr->gpu[w] = tr->gpu[i];
 			if (tr->args != NULL)
@@ -162,6 +180,7 @@ static void set_aside_outliers(struct trace *t)
 			tr->slices[w++] = *s;
 		}
 		tr->nslices = w;
+		tr->nlong = lw;
 	}
 	/* flow ends at 0 belong to the outliers too */
 	uint32_t w = 0;
@@ -266,7 +285,7 @@ static void build_row_sums(struct track *tr, struct row *row)
 	for (uint32_t i = 0; i < row->n; i++) {
 		if (i % ROW_BLOCK == 0)
 			row->block_sum[i / ROW_BLOCK] = acc;
-		int64_t d = tr->slices[row->idx[i]].dur;
+		int64_t d = track_dur_at(tr, row->idx[i]);
 		acc += d;
 		if (d > row->max_dur)
 			row->max_dur = d;
@@ -284,10 +303,10 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	tr->nested = true;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
-		int64_t end = slice_end(s);
-		while (sn > 0 && slice_end(&tr->slices[stack[sn - 1]]) <= s->ts)
+		int64_t end = slice_end(tr, s);
+		while (sn > 0 && slice_end(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
-		if (sn > 0 && end > slice_end(&tr->slices[stack[sn - 1]])) {
+		if (sn > 0 && end > slice_end(tr, &tr->slices[stack[sn - 1]])) {
 			struct quality *q = &t->quality;
 			uint64_t k = q->count[Q_CPU_PARTIAL_OVERLAP]++;
 			if (k < QUALITY_EXAMPLES) {
@@ -380,7 +399,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 		struct slice *s = &tr->slices[i];
 		if (s->cls != SC_GPU_ANNOTATION)
 			continue;
-		while (sn > 0 && slice_end(&tr->slices[stack[sn - 1]]) <= s->ts)
+		while (sn > 0 && slice_end(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
 		s->depth = d;
@@ -425,7 +444,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 			}
 			r = nr++;
 		}
-		last_end[r] = slice_end(s);
+		last_end[r] = slice_end(tr, s);
 		busy[nbusy++] = r;
 		heap_up(busy, nbusy - 1, last_end);
 		if (r > 0) {
@@ -499,7 +518,7 @@ static struct row_tree *build_row_tree(const struct track *tr)
 		struct span *tmp = xmalloc((row->n ? row->n : 1) * sizeof *tmp);
 		for (uint32_t i = 0; i < row->n; i++) {
 			const struct slice *sl = &tr->slices[row->idx[i]];
-			tmp[i] = (struct span){ sl->ts, slice_end(sl) };
+			tmp[i] = (struct span){ sl->ts, slice_end(tr, sl) };
 		}
 		rt->first[node] = n;
 		union_into(&rt->spans, &n, &cap, tmp, row->n, NULL, 0); /* touching slices merge */
@@ -568,13 +587,13 @@ static void build_rows(struct trace *t, uint32_t ti, struct track *tr)
 		for (uint32_t b = 0; b < nb; b++) {
 			uint32_t best = b * ROW_BLOCK;
 			for (uint32_t i = b * ROW_BLOCK; i < row->n && i < (b + 1) * ROW_BLOCK; i++)
-				if (tr->slices[row->idx[i]].dur > tr->slices[row->idx[best]].dur)
+				if (track_dur_at(tr, row->idx[i]) > track_dur_at(tr, row->idx[best]))
 					best = i;
 			node[nb + b] = best;
 		}
 		for (uint32_t b = nb; b-- > 1;) {
 			uint32_t l = node[2 * b], rr = node[2 * b + 1];
-			node[b] = tr->slices[row->idx[rr]].dur > tr->slices[row->idx[l]].dur ? rr : l;
+			node[b] = track_dur_at(tr, row->idx[rr]) > track_dur_at(tr, row->idx[l]) ? rr : l;
 		}
 		row->max_tree = node;
 	}
@@ -591,7 +610,7 @@ static void build_busy(struct track *tr)
 	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		const struct slice *s = &tr->slices[i];
-		int64_t e = slice_end(s);
+		int64_t e = slice_end(tr, s);
 		if (gpu && s->cls == SC_GPU_ANNOTATION)
 			continue;
 		if (n > 0 && s->ts <= v[n - 1].end) {
@@ -599,7 +618,7 @@ static void build_busy(struct track *tr)
 				v[n - 1].end = e;
 			continue;
 		}
-		if (s->dur == 0)
+		if (s->dur32 == 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : tr->nslices < 64 ? tr->nslices : 64;
@@ -901,7 +920,7 @@ static void find_steps(struct trace *t)
 			struct step *st = &t->steps[t->nsteps++];
 			st->number = strtoll(nm + pn, NULL, 10);
 			st->ts = s->ts;
-			st->dur = s->dur;
+			st->dur = slice_dur(tr, s);
 			st->ref.track = ti;
 			st->ref.idx = i;
 			st->gpu = tr->kind != TRACK_CPU;
@@ -921,7 +940,7 @@ static void compute_span(struct trace *t)
 		for (uint16_t r = 0; r < tr->nrows; r++) {
 			const struct row *row = &tr->rows[r];
 			if (row->n > 0) {
-				int64_t e = slice_end(&tr->slices[row->idx[row->n - 1]]);
+				int64_t e = slice_end(tr, &tr->slices[row->idx[row->n - 1]]);
 				if (e > hi)
 					hi = e;
 			}
@@ -1020,7 +1039,7 @@ static uint32_t row_lower(const struct track *tr, const struct row *row, int64_t
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		const struct slice *s = row_slice(tr, row, mid);
-		if (slice_end(s) > t || s->ts >= t)
+		if (slice_end(tr, s) > t || s->ts >= t)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -1060,7 +1079,7 @@ static int64_t row_prefix(const struct track *tr, const struct row *row, uint32_
 {
 	int64_t s = row->block_sum[i / ROW_BLOCK];
 	for (uint32_t k = i - i % ROW_BLOCK; k < i; k++)
-		s += row_slice(tr, row, k)->dur;
+		s += slice_dur(tr, row_slice(tr, row, k));
 	return s;
 }
 
@@ -1075,8 +1094,8 @@ int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t
 	const struct slice *f = row_slice(tr, row, a), *l = row_slice(tr, row, b - 1);
 	if (f->ts < t0)
 		sum -= t0 - f->ts;
-	if (slice_end(l) > t1)
-		sum -= slice_end(l) - t1;
+	if (slice_end(tr, l) > t1)
+		sum -= slice_end(tr, l) - t1;
 	return sum > 0 ? sum : 0;
 }
 
@@ -1117,9 +1136,9 @@ int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1)
 	return sum;
 }
 
-static inline int64_t coverage(const struct slice *s, int64_t t0, int64_t t1)
+static inline int64_t coverage(const struct track *tr, const struct slice *s, int64_t t0, int64_t t1)
 {
-	int64_t a = s->ts > t0 ? s->ts : t0, e = slice_end(s), b = e < t1 ? e : t1;
+	int64_t a = s->ts > t0 ? s->ts : t0, e = slice_end(tr, s), b = e < t1 ? e : t1;
 	return b > a ? b - a : 0;
 }
 
@@ -1127,7 +1146,7 @@ static inline int64_t coverage(const struct slice *s, int64_t t0, int64_t t1)
 static uint32_t row_longest(const struct track *tr, const struct row *row, uint32_t a, uint32_t b)
 {
 	uint32_t best = a;
-#define BETTER(i) (row_slice(tr, row, (i))->dur > row_slice(tr, row, best)->dur)
+#define BETTER(i) (slice_dur(tr, row_slice(tr, row, (i))) > slice_dur(tr, row_slice(tr, row, best)))
 	uint32_t ba = (a + ROW_BLOCK - 1) / ROW_BLOCK, bb = b / ROW_BLOCK;
 	if (ba >= bb) {
 		for (uint32_t i = a; i < b; i++)
@@ -1167,9 +1186,9 @@ uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int6
 		return TT_NONE;
 	const struct row *row = &tr->rows[r];
 	best = a;
-	cov = coverage(row_slice(tr, row, a), t0, t1);
+	cov = coverage(tr, row_slice(tr, row, a), t0, t1);
 	if (b - 1 > a) {
-		int64_t c = coverage(row_slice(tr, row, b - 1), t0, t1);
+		int64_t c = coverage(tr, row_slice(tr, row, b - 1), t0, t1);
 		if (c > cov) {
 			best = b - 1;
 			cov = c;
@@ -1177,7 +1196,7 @@ uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int6
 	}
 	if (b - a > 2) {
 		uint32_t m = row_longest(tr, row, a + 1, b - 1);
-		if (row_slice(tr, row, m)->dur > cov)
+		if (slice_dur(tr, row_slice(tr, row, m)) > cov)
 			best = m;
 	}
 	return row->idx[best];
@@ -1190,13 +1209,13 @@ static uint32_t row_slice_at(const struct track *tr, uint16_t r, int64_t ts)
 	uint32_t i = row_lower(tr, row, ts);
 	if (i < row->n) {
 		const struct slice *s = row_slice(tr, row, i);
-		if (s->ts <= ts && ts <= slice_end(s))
+		if (s->ts <= ts && ts <= slice_end(tr, s))
 			return row->idx[i];
 	}
 	/* a slice ending exactly at ts */
 	if (i > 0) {
 		const struct slice *s = row_slice(tr, row, i - 1);
-		if (s->ts <= ts && ts <= slice_end(s))
+		if (s->ts <= ts && ts <= slice_end(tr, s))
 			return row->idx[i - 1];
 	}
 	return TT_NONE;

@@ -279,23 +279,23 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 			set_or_vary(&k->regs, kl ? &kl->regs : &minus1, 1, first, &k->regs_varies);
 			set_or_vary(&k->smem, kl ? &kl->smem : &minus1, 1, first, &k->smem_varies);
 			k->calls++;
-			k->total = tt_add(k->total, s->dur);
-			r->total = tt_add(r->total, s->dur);
+			k->total = tt_add(k->total, slice_dur(tr, s));
+			r->total = tt_add(r->total, slice_dur(tr, s));
 			if (k->tensor_cores)
-				r->tc_total = tt_add(r->tc_total, s->dur);
-			if (s->dur < k->min)
-				k->min = s->dur;
-			if (s->dur > k->max) {
-				k->max = s->dur;
+				r->tc_total = tt_add(r->tc_total, slice_dur(tr, s));
+			if (slice_dur(tr, s) < k->min)
+				k->min = slice_dur(tr, s);
+			if (slice_dur(tr, s) > k->max) {
+				k->max = slice_dur(tr, s);
 				k->longest = (struct slice_ref){ ti, i };
 			}
 			/* the plugin's means: weighted by duration, a call without the figure as 0 */
 			if (kl != NULL && !isnan(kl->blocks_per_sm)) {
-				k->bps_sum += (double)kl->blocks_per_sm * (double)s->dur;
+				k->bps_sum += (double)kl->blocks_per_sm * (double)slice_dur(tr, s);
 				k->bps_n++;
 			}
 			if (kl != NULL && !isnan(kl->occupancy)) {
-				k->occ_sum += (double)kl->occupancy * (double)s->dur;
+				k->occ_sum += (double)kl->occupancy * (double)slice_dur(tr, s);
 				k->occ_n++;
 			}
 			if (opn != TT_NONE)

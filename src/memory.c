@@ -145,7 +145,7 @@ static uint32_t row_holding(const struct trace *t, const struct track *tr, uint1
 	for (uint32_t k = a; k < b; k++) {
 		uint32_t i = tr->rows[r].idx[k];
 		const struct slice *s = &tr->slices[i];
-		if (s->ts <= ts && ts - s->ts < s->dur && want(t, s))
+		if (s->ts <= ts && ts - s->ts < slice_dur(tr, s) && want(t, s))
 			return i;
 	}
 	return TT_NONE;
@@ -287,9 +287,9 @@ struct sweep {
 	uint32_t next;     /* the next slice of the thread to open */
 };
 
-static int64_t end_of(const struct slice *s) { return tt_add(s->ts, s->dur); }
+static int64_t end_of(const struct track *tr, const struct slice *s) { return tt_add(s->ts, slice_dur(tr, s)); }
 
-static bool holds(const struct slice *s, int64_t ts) { return s->ts <= ts && ts < end_of(s); }
+static bool holds(const struct track *tr, const struct slice *s, int64_t ts) { return s->ts <= ts && ts < end_of(tr, s); }
 
 static void close_top(struct sweep *w)
 {
@@ -309,13 +309,13 @@ static void sweep_to(struct sweep *w, int64_t ts)
 	const struct track *tr = &w->t->tracks[w->ti];
 	while (w->next < tr->nslices && tr->slices[w->next].ts <= ts) {
 		const struct slice *s = &tr->slices[w->next];
-		while (w->n > 0 && end_of(&tr->slices[w->v[w->n - 1].idx]) <= s->ts)
+		while (w->n > 0 && end_of(tr, &tr->slices[w->v[w->n - 1].idx]) <= s->ts)
 			close_top(w);
 		if (w->n == w->cap)
 			w->v = xreallocarray(w->v, w->cap = w->cap ? w->cap * 2 : 64, sizeof *w->v);
 		w->v[w->n++] = (struct open_slice){ w->next++, TT_NONE, TT_NONE, 0 };
 	}
-	while (w->n > 0 && end_of(&tr->slices[w->v[w->n - 1].idx]) <= ts)
+	while (w->n > 0 && end_of(tr, &tr->slices[w->v[w->n - 1].idx]) <= ts)
 		close_top(w);
 }
 
@@ -343,7 +343,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 	const struct trace *t = w->t;
 	const struct track *tr = &t->tracks[w->ti];
 	int node = (int)w->n - 1;
-	while (node >= 0 && !(holds(&tr->slices[w->v[node].idx], m->ts) && is_node(t, &tr->slices[w->v[node].idx])))
+	while (node >= 0 && !(holds(tr, &tr->slices[w->v[node].idx], m->ts) && is_node(t, &tr->slices[w->v[node].idx])))
 		node--;
 	if (node < 0 || !tables_counts_as_op(t, &tr->slices[w->v[node].idx]))
 		return; /* no operator holds it: the plugin's "staled" records */
@@ -354,7 +354,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 		struct open_slice *o = &w->v[k];
 		const struct slice *s = &tr->slices[o->idx];
 		bool self = k == node;
-		if (!self && !(holds(s, m->ts) && tables_counts_as_op(t, s)))
+		if (!self && !(holds(tr, s, m->ts) && tables_counts_as_op(t, s)))
 			continue;
 		uint32_t row = o->dev == dev ? o->row : row_of(w, dev, s->name);
 		struct mem_op_row *x = &w->r->rows[row];

@@ -13,6 +13,21 @@
 #include "src/args.h"
 #include "lib/xalloc.h"
 
+int64_t track_long_dur(const struct track *tr, uint32_t i)
+{
+	uint32_t lo = 0, hi = tr->nlong;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->long_durs[mid].idx < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == tr->nlong || tr->long_durs[lo].idx != i)
+		BUG("slice %u of a track is long but its length is not kept (the slice of another track?)", i);
+	return tr->long_durs[lo].dur;
+}
+
 const struct kernel_launch kernel_launch_none = { { 0, 0, 0 }, { 0, 0, 0 }, NAN, NAN, -1, -1 };
 
 enum slice_class model_classify(const char *cat, uint32_t n)
@@ -256,6 +271,7 @@ void trace_free(struct trace *t)
 		release(t, tr->slices);
 		release(t, tr->gpu);
 		release(t, tr->args);
+		release(t, tr->long_durs);
 		release(t, tr->busy);
 		release(t, tr->busy_block_sum);
 	}

@@ -51,20 +51,37 @@ enum slice_flag {
 	SF_PARTIAL = 4,     /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
 };
 
-/* 24 bytes per slice: the trace's bulk. A slice's args reference and GPU facts link are in
- * its track's `args` and `gpu` arrays (slice_args, slice_gpu), its category in the trace's
+/* The length of a slice that does not fit in slice.dur32: in its track's long_durs. */
+#define SLICE_LONG UINT32_MAX
+
+/* 20 bytes per slice: the trace's bulk. Its length is read with slice_dur (lengths of 4.29 s
+ * or more are in the track's long_durs); its args reference and GPU facts link are in its
+ * track's `args` and `gpu` arrays (slice_args, slice_gpu), its category in the trace's
  * `cats` table (slice_cat). */
 struct slice {
 	int64_t ts;
-	int64_t dur;
+	uint32_t dur32;    /* ns; SLICE_LONG: see long_durs */
 	uint32_t name;     /* string id */
 	uint16_t depth;    /* row */
 	uint8_t cat_ix;    /* index into trace.cats */
 	uint8_t cls : 4;   /* enum slice_class */
 	uint8_t flags : 4; /* enum slice_flag */
+} __attribute__((packed, aligned(4)));
+
+/* A slice of 4.29 s or more: its index in its track and its length. */
+struct long_dur {
+	uint32_t idx;
+	uint32_t unused;
+	int64_t dur;
 };
 
-_Static_assert(sizeof(struct slice) == 24, "a slice is 24 bytes");
+/* A slice set aside (trace.aside). */
+struct aside_slice {
+	int64_t ts, dur;
+	uint32_t name, track;
+};
+
+_Static_assert(sizeof(struct slice) == 20, "a slice is 20 bytes");
 _Static_assert(SC__COUNT <= 16 && SF_PARTIAL < 16, "a slice's class and flags take 4 bits each");
 
 struct slice_ref {
@@ -138,6 +155,8 @@ struct track {
 	                            * calls) or TT_NONE; NULL when no slice of the track has one */
 	uint64_t *args;            /* by slice: (byte offset of args '{' << 24) | min(length, 2^24 - 1),
 	                            * 0: none or empty; NULL when no slice of the track has args */
+	struct long_dur *long_durs; /* the slices of SLICE_LONG, by index */
+	uint32_t nlong, long_cap;
 	struct row *rows;
 	uint16_t nrows;
 	uint16_t annotation_rows;  /* GPU tracks: the last n rows hold gpu_user_annotation */
@@ -344,7 +363,7 @@ struct trace {
 	uint32_t ncats;
 	struct kernel_launch *launches; /* gpu_info.launch */
 	uint32_t nlaunches, launches_cap;
-	struct slice *aside;       /* outliers set aside (ts 0 kernels): not drawn, not counted */
+	struct aside_slice *aside; /* outliers set aside (ts 0 kernels): not drawn, not counted */
 	uint32_t naside, aside_cap;
 
 	struct flow *flows;
@@ -394,6 +413,25 @@ static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) {
 static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
 {
 	return tr->gpu != NULL ? tr->gpu[s - tr->slices] : TT_NONE;
+}
+
+/* The length of slice I of TR, which is SLICE_LONG (track_long_dur is src/model.c's). */
+int64_t track_long_dur(const struct track *tr, uint32_t i);
+
+/* The length of S in ns; S is a slice of TR. */
+static inline int64_t slice_dur(const struct track *tr, const struct slice *s)
+{
+	return s->dur32 != SLICE_LONG ? (int64_t)s->dur32 : track_long_dur(tr, (uint32_t)(s - tr->slices));
+}
+
+/* The same for slice I of TR. */
+static inline int64_t track_dur_at(const struct track *tr, uint32_t i) { return slice_dur(tr, &tr->slices[i]); }
+
+/* Where S ends: its start plus its length (saturated). */
+static inline int64_t slice_end_of(const struct track *tr, const struct slice *s)
+{
+	int64_t d = slice_dur(tr, s);
+	return s->ts > INT64_MAX - d ? INT64_MAX : s->ts + d;
 }
 
 /* The same for slice I of TR. */

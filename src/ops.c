@@ -136,7 +136,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			enum kind k = kind_of(t, nf, s, &f, &op);
 			if (k == K_SKIP)
 				continue;
-			int64_t end = tt_add(s->ts, s->dur);
+			int64_t end = tt_add(s->ts, slice_dur(tr, s));
 			while (sn > 0 && !(s->ts < stack[sn - 1].end))
 				sn--;
 			if (k == K_RUNTIME) {
@@ -148,7 +148,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 				owner[ti][i] = o;
 				/* a driver call inside a runtime call: its time is the runtime call's */
 				if (o != TT_NONE && s->ts >= rt_end)
-					b[o].rt_dur = tt_add(b[o].rt_dur, s->dur);
+					b[o].rt_dur = tt_add(b[o].rt_dur, slice_dur(tr, s));
 				if (s->ts >= rt_end || end > rt_end)
 					rt_end = end;
 				continue;
@@ -159,13 +159,13 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			uint32_t op_below = sn > 0 ? stack[sn - 1].op : TT_NONE;
 			if (k == K_NODE) {
 				node = tree->n;
-				struct op_inst in = { { ti, i }, below, s->name, op && !(f & NF_NOT_ROW), s->dur, 0, 0, 0 };
+				struct op_inst in = { { ti, i }, below, s->name, op && !(f & NF_NOT_ROW), slice_dur(tr, s), 0, 0, 0 };
 				push_node(tree, &b, &cap, in, op);
 				if (below != TT_NONE) {
 					struct build *p = &b[below];
 					p->nchild++;
 					p->only_child = node;
-					p->child_dur = tt_add(p->child_dur, s->dur);
+					p->child_dur = tt_add(p->child_dur, slice_dur(tr, s));
 				}
 			}
 			if (sn == scap)
@@ -189,7 +189,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			uint32_t o = owner[g->peer.track][g->peer.idx];
 			if (o == TT_NONE)
 				continue;
-			b[o].rt_dev = tt_add(b[o].rt_dev, s->dur);
+			b[o].rt_dev = tt_add(b[o].rt_dev, slice_dur(tr, s));
 			tree->gpu_ops_linked++;
 		}
 	}
@@ -264,7 +264,7 @@ SORT_DEFINE(sort_keyed, struct keyed, KEYED_LESS)
 static void add_inst(const struct trace *t, struct op_row *o, const struct op_inst *in)
 {
 	const struct slice *l = o->calls ? &t->tracks[o->longest.track].slices[o->longest.idx] : NULL;
-	if (l == NULL || in->dur > l->dur)
+	if (l == NULL || in->dur > slice_dur(&t->tracks[o->longest.track], l))
 		o->longest = in->ref;
 	o->calls++;
 	o->cpu_total = tt_add(o->cpu_total, in->dur);
@@ -471,7 +471,7 @@ static void launched_sums(const struct trace *t, int64_t **dev, uint32_t **count
 		if (gi->peer.idx >= pt->nslices || track_gpu_at(pt, gi->peer.idx) >= t->ngpu)
 			continue;
 		uint32_t rg = track_gpu_at(pt, gi->peer.idx);
-		(*dev)[rg] = tt_add((*dev)[rg], a->dur);
+		(*dev)[rg] = tt_add((*dev)[rg], slice_dur(&t->tracks[gi->self.track], a));
 		(*count)[rg]++;
 	}
 }
@@ -515,14 +515,14 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 			}
 			if (s == NULL)
 				break;
-			int64_t end = tt_add(s->ts, s->dur);
+			int64_t end = tt_add(s->ts, slice_dur(tr, s));
 			if (k == K_RUNTIME) {
 				uint32_t o = sn > 0 ? stack[sn - 1].op : TT_NONE;
 				if (o != TT_NONE) {
 					struct settled *me = &stack[o].me;
 					/* a driver call inside a runtime call: its time is the runtime call's */
 					if (s->ts >= rt_end)
-						me->rt_dur = tt_add(me->rt_dur, s->dur);
+						me->rt_dur = tt_add(me->rt_dur, slice_dur(tr, s));
 					uint32_t g = slice_gpu(tr, s);
 					if (g < t->ngpu) {
 						if (sum_dev != NULL) {
@@ -534,7 +534,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 							                          ? &t->tracks[p.track].slices[p.idx]
 							                          : NULL;
 							if (a != NULL && (a->cls == SC_KERNEL || a->cls == SC_MEMCPY || a->cls == SC_MEMSET)) {
-								me->rt_dev = tt_add(me->rt_dev, a->dur);
+								me->rt_dev = tt_add(me->rt_dev, slice_dur(&t->tracks[p.track], a));
 								r->gpu_ops_linked++;
 							}
 						}
@@ -558,7 +558,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 			if (e->is_node) {
 				e->parent = below;
 				e->waiting = false;
-				e->me = (struct settled){ { ti, i }, s->name, 0, op, op && !(f & NF_NOT_ROW), s->dur, 0, 0, 0, 0, 0 };
+				e->me = (struct settled){ { ti, i }, s->name, 0, op, op && !(f & NF_NOT_ROW), slice_dur(tr, s), 0, 0, 0, 0, 0 };
 				if (below != TT_NONE) {
 					struct sweep_entry *p = &stack[below];
 					if (++p->me.nchild == 2 && p->waiting) {
@@ -567,7 +567,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 						p->me.dev_children = tt_add(p->me.dev_children, p->child.dev_total);
 						p->waiting = false;
 					}
-					p->me.child_dur = tt_add(p->me.child_dur, s->dur);
+					p->me.child_dur = tt_add(p->me.child_dur, slice_dur(tr, s));
 				}
 			}
 			sn++;

@@ -85,9 +85,9 @@ struct found {
 /* A slice's start and end in absolute time (saturated: two ranks' time bases may lie
  * centuries apart). */
 static int64_t abs_start(const struct trace *t, const struct slice *s) { return tt_add(base_of(t), s->ts); }
-static int64_t abs_end(const struct trace *t, const struct slice *s)
+static int64_t abs_end(const struct trace *t, const struct track *tr, const struct slice *s)
 {
-	return tt_add(tt_add(base_of(t), s->ts), s->dur);
+	return tt_add(tt_add(base_of(t), s->ts), slice_dur(tr, s));
 }
 
 static bool is_gpu(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
@@ -150,7 +150,7 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			}
 			v[n].ref = (struct slice_ref){ ti, i };
 			v[n].start = abs_start(t, s);
-			v[n].end = abs_end(t, s);
+			v[n].end = abs_end(t, tr, s);
 			n++;
 		}
 	}
@@ -252,7 +252,7 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
-			struct span sp = { abs_start(t, s), abs_end(t, s) };
+			struct span sp = { abs_start(t, s), abs_end(t, tr, s) };
 			bool comm = kernels ? (s->cls == SC_KERNEL && model_is_comm_kernel(nm))
 			                    : (tr->kind == TRACK_CPU && strncmp(nm, "gloo:", 5) == 0);
 			bool compute;
@@ -494,7 +494,8 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 			/* in the rank's own (unaligned) time, as the unions are */
 			const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
 			if (!st->exposed_na)
-				p->overlap = spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl), abs_end(traces[i], sl));
+				p->overlap = spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl),
+				                                abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl));
 		}
 		free(cu_prefix);
 		free(cu);

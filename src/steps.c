@@ -453,7 +453,7 @@ static void *gpu_roles_main(void *arg)
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			int role = role_of(t, &nm, j->comm, j->ncomm, tr, &tr->slices[i]);
 			if (role >= 0)
-				spanv_add(&j->l[role], tr->slices[i].ts, tt_add(tr->slices[i].ts, tr->slices[i].dur));
+				spanv_add(&j->l[role], tr->slices[i].ts, tt_add(tr->slices[i].ts, slice_dur(tr, &tr->slices[i])));
 		}
 	}
 	names_free(&nm);
@@ -524,7 +524,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			int64_t end = tt_add(s->ts, s->dur);
+			int64_t end = tt_add(s->ts, slice_dur(tr, s));
 			int role = role_of(t, nm, comm, ncomm, tr, s);
 			if (role >= 0)
 				spanv_add(&role_l[role], s->ts, end);
@@ -655,8 +655,9 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 				continue;
 			p = first_covering(l, PL__COUNT, ts);
 		}
-		r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], op->dur);
-		r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, op->dur);
+		int64_t od = slice_dur(&t->tracks[gi->self.track], op);
+		r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], od);
+		r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, od);
 	}
 	for (int k = 0; k < PL__COUNT; k++)
 		free(l[k].v);

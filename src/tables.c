@@ -63,13 +63,13 @@ struct op_stat *tables_ops(const struct trace *t, uint32_t *n)
 			/* pop what ended before s (everything at the end) */
 			while (sn > 0) {
 				const struct slice *top = &tr->slices[stack[sn - 1].idx];
-				if (s != NULL && top->ts + top->dur > s->ts)
+				if (s != NULL && top->ts + slice_dur(tr, top) > s->ts)
 					break;
 				if (tables_counts_as_op(t, top)) {
 					struct op_stat *o = &by_name[top->name];
-					int64_t self = top->dur - stack[sn - 1].child;
+					int64_t self = slice_dur(tr, top) - stack[sn - 1].child;
 					o->calls++;
-					o->total = add_sat(o->total, top->dur);
+					o->total = add_sat(o->total, slice_dur(tr, top));
 					o->self = add_sat(o->self, self > 0 ? self : 0);
 				}
 				sn--;
@@ -78,7 +78,7 @@ struct op_stat *tables_ops(const struct trace *t, uint32_t *n)
 				break;
 			if (sn > 0) {
 				const struct slice *p = &tr->slices[stack[sn - 1].idx];
-				int64_t e = s->ts + s->dur, pe = p->ts + p->dur;
+				int64_t e = s->ts + slice_dur(tr, s), pe = p->ts + slice_dur(tr, p);
 				stack[sn - 1].child += (e < pe ? e : pe) - s->ts;
 			}
 			if (sn == cap) {
@@ -116,12 +116,12 @@ struct kernel_stat *tables_kernels(const struct trace *t, uint32_t *n)
 			if (s->cls != SC_KERNEL)
 				continue;
 			struct kernel_stat *k = &by_name[s->name];
-			if (k->calls == 0 || s->dur < k->min)
-				k->min = s->dur;
-			if (s->dur > k->max)
-				k->max = s->dur;
+			if (k->calls == 0 || slice_dur(tr, s) < k->min)
+				k->min = slice_dur(tr, s);
+			if (slice_dur(tr, s) > k->max)
+				k->max = slice_dur(tr, s);
 			k->calls++;
-			k->total = add_sat(k->total, s->dur);
+			k->total = add_sat(k->total, slice_dur(tr, s));
 		}
 	}
 	for (uint32_t id = 0; id < t->strings.n; id++) {

@@ -39,8 +39,8 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 					continue;
 				if (sl->ts < lo)
 					lo = sl->ts;
-				if (sl->ts + sl->dur > hi)
-					hi = sl->ts + sl->dur;
+				if (sl->ts + slice_dur(tr, sl) > hi)
+					hi = sl->ts + slice_dur(tr, sl);
 			}
 		}
 		if (lo == INT64_MAX) {
@@ -82,10 +82,11 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts + rt->dur > s[lo - 1].end || is_driver_call(t, driver_cat, rt))
+		if (lo == 0 || rt->ts + slice_dur(&t->tracks[gi->self.track], rt) > s[lo - 1].end || is_driver_call(t, driver_cat, rt))
 			continue;
-		if (op->ts + op->dur > dev_end[lo - 1])
-			dev_end[lo - 1] = op->ts + op->dur;
+		int64_t op_end = op->ts + slice_dur(&t->tracks[gi->peer.track], op);
+		if (op_end > dev_end[lo - 1])
+			dev_end[lo - 1] = op_end;
 		s[lo - 1].launched++;
 		if (lo == 1 && op->ts < first_dev_start)
 			first_dev_start = op->ts;
@@ -105,7 +106,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 				continue;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *sl = &tr->slices[i];
-				int64_t end = sl->ts + sl->dur;
+				int64_t end = sl->ts + slice_dur(tr, sl);
 				if (is_gpu_op(sl->cls) && (track_gpu_at(tr, i) == TT_NONE || !matched[track_gpu_at(tr, i)]) && end < first_dev_start &&
 				    end > prev_end)
 					prev_end = end;

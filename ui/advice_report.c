@@ -124,8 +124,9 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 		fprintf(f, "%s %s", fd->rule == ADV_LOW_GPU_UTILIZATION || fd->rule == ADV_LAUNCH_BOUND ? " before" : kernel_rule ? " (longest call)" : "",
 		        slice_name(t, x->ref, nm, sizeof nm));
 		char par[96] = "";
-		if (!kernel_rule && s->dur != x->value)
-			timefmt_dur(s->dur, par, sizeof par);
+		int64_t d = slice_dur(&t->tracks[x->ref.track], s);
+		if (!kernel_rule && d != x->value)
+			timefmt_dur(d, par, sizeof par);
 		if (x->bytes >= 0) {
 			size_t l = strlen(par);
 			snprintf(par + l, sizeof par - l, "%s%s", l ? ", " : "", timefmt_bytes((double)x->bytes, v, sizeof v));

@@ -61,7 +61,7 @@ static void set_slice(struct table *tb, uint32_t r, int col, const struct trace 
 	table_set_trace_str(tb, r, col, t, s->name);
 	table_set_trace_str(tb, r, col + 1, t, tr->name);
 	table_set_int(tb, r, col + 2, s->ts);
-	table_set_int(tb, r, col + 3, s->dur);
+	table_set_int(tb, r, col + 3, slice_dur(tr, s));
 }
 
 void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t, struct slice_ref cpu,

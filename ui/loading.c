@@ -63,7 +63,7 @@ static uint32_t find_slice(const struct trace *t, uint32_t ti, int64_t ts, int64
 			hi = mid;
 	}
 	for (; lo < tr->nslices && tr->slices[lo].ts == ts; lo++)
-		if (tr->slices[lo].dur == dur && strcmp(strtab_get(&t->strings, tr->slices[lo].name), name) == 0)
+		if (slice_dur(tr, &tr->slices[lo]) == dur && strcmp(strtab_get(&t->strings, tr->slices[lo].name), name) == 0)
 			return lo;
 	return TT_NONE;
 }
@@ -121,7 +121,7 @@ static void adopt(struct app *app, struct trace *t)
 		const struct slice *s = &tr->slices[v->sel.idx];
 		sel_key = key_of(old, tr);
 		sel_ts = s->ts;
-		sel_dur = s->dur;
+		sel_dur = slice_dur(tr, s);
 		sel_name = strtab_get(&old->strings, s->name);
 		has_sel = true;
 	}

@@ -127,7 +127,7 @@ static void fill(struct table *tb, const struct trace *t, const struct op_report
 			table_set_int(tb, row, O_MTOTAL, mt);
 		}
 		table_set_int(tb, row, O_LONGEST, l->ts);
-		table_set_int(tb, row, O_LONGEST_DUR, l->dur);
+		table_set_int(tb, row, O_LONGEST_DUR, slice_dur(&t->tracks[o->longest.track], l));
 	}
 	free(label);
 }

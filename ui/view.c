@@ -160,15 +160,16 @@ void view_go_to(struct view *v, struct slice_ref r)
 	v->gap_shown = false;
 	if (r.track == TT_NONE)
 		return;
-	const struct slice *s = &view_track(v, r.track)->slices[r.idx];
+	const struct track *tr = view_track(v, r.track);
+	const struct slice *s = &tr->slices[r.idx];
 	int64_t ts = tt_add(s->ts, view_shift_of(v, r.track));
 	v->sel = r;
 	view_show_line(v, r.track, s->depth);
 	v->cursor = ts;
 	if (ts < v->t0 || ts >= v->t1) {
 		int64_t w = view_width(v);
-		if (s->dur > w)
-			w = tt_add(s->dur, s->dur / 10);
+		if (slice_dur(tr, s) > w)
+			w = tt_add(slice_dur(tr, s), slice_dur(tr, s) / 10);
 		view_set_window(v, tt_sub(ts, w / 3), w);
 	}
 }
@@ -220,7 +221,7 @@ static void select_under_cursor(struct view *v, bool at_cursor)
 	uint32_t i = TT_NONE;
 	if (at_cursor && (i = index_row_slice_at(tr, l->row, at)) != TT_NONE) {
 		const struct slice *s = &tr->slices[i];
-		if (!(s->ts <= at && (at < tt_add(s->ts, s->dur) || s->dur == 0)))
+		if (!(s->ts <= at && (at < tt_add(s->ts, slice_dur(tr, s)) || slice_dur(tr, s) == 0)))
 			i = TT_NONE; /* it ends at the cursor: not under it */
 	}
 	if (i == TT_NONE)
@@ -307,9 +308,10 @@ bool view_act(struct view *v, enum action a)
 		break;
 	case A_FIT:
 		if (v->sel.track != TT_NONE) {
-			const struct slice *s = &view_track(v, v->sel.track)->slices[v->sel.idx];
-			int64_t pad = s->dur / 20 + 1, ts = tt_add(s->ts, view_shift_of(v, v->sel.track));
-			view_set_window_range(v, tt_sub(ts, pad), tt_add(tt_add(ts, s->dur), pad));
+			const struct track *tr = view_track(v, v->sel.track);
+			const struct slice *s = &tr->slices[v->sel.idx];
+			int64_t pad = slice_dur(tr, s) / 20 + 1, ts = tt_add(s->ts, view_shift_of(v, v->sel.track));
+			view_set_window_range(v, tt_sub(ts, pad), tt_add(tt_add(ts, slice_dur(tr, s)), pad));
 		} else if (v->has_mark) {
 			view_set_window_range(v, v->mark0, v->mark1);
 		} else {
@@ -325,10 +327,11 @@ bool view_act(struct view *v, enum action a)
 			v->mark1 = v->range_anchor < v->cursor ? v->cursor : v->range_anchor;
 			v->ranging = false;
 		} else if (v->sel.track != TT_NONE) {
-			const struct slice *s = &view_track(v, v->sel.track)->slices[v->sel.idx];
+			const struct track *tr = view_track(v, v->sel.track);
+			const struct slice *s = &tr->slices[v->sel.idx];
 			v->has_mark = true;
 			v->mark0 = tt_add(s->ts, view_shift_of(v, v->sel.track));
-			v->mark1 = tt_add(v->mark0, s->dur);
+			v->mark1 = tt_add(v->mark0, slice_dur(tr, s));
 		} else {
 			view_status(v, "select a slice (Enter) or a range (v) to mark");
 			break;

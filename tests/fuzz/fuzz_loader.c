@@ -41,17 +41,17 @@ static const struct bounds cheap = { 16, 32, 4 }, full = { 64, 256, 32 };
 		}                                                                                 \
 	} while (0)
 
-static int64_t slice_end(const struct slice *s)
+static int64_t slice_end(const struct track *tr, const struct slice *s)
 {
-	return (int64_t)((uint64_t)s->ts + (uint64_t)s->dur);
+	return (int64_t)((uint64_t)s->ts + (uint64_t)slice_dur(tr, s));
 }
 
 /* A slice overlaps [t0, t1) as index_row_range defines it. */
-static bool overlaps(const struct slice *s, int64_t t0, int64_t t1)
+static bool overlaps(const struct track *tr, const struct slice *s, int64_t t0, int64_t t1)
 {
-	if (s->dur == 0)
+	if (s->dur32 == 0)
 		return t0 <= s->ts && s->ts < t1;
-	return s->ts < t1 && slice_end(s) > t0;
+	return s->ts < t1 && slice_end(tr, s) > t0;
 }
 
 /* The point a fraction num/den of the way through [a, b], without overflow. */
@@ -75,11 +75,11 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1, const s
 		index_row_range(tr, r, t0, t1, &first, &last);
 		CHECK(first <= last && last <= row->n);
 		for (uint32_t i = first; i < last; i++)
-			CHECK(overlaps(&tr->slices[row->idx[i]], t0, t1));
+			CHECK(overlaps(tr, &tr->slices[row->idx[i]], t0, t1));
 		if (t1 > t0 && first > 0)
-			CHECK(!overlaps(&tr->slices[row->idx[first - 1]], t0, t1));
+			CHECK(!overlaps(tr, &tr->slices[row->idx[first - 1]], t0, t1));
 		if (t1 > t0 && last < row->n)
-			CHECK(!overlaps(&tr->slices[row->idx[last]], t0, t1));
+			CHECK(!overlaps(tr, &tr->slices[row->idx[last]], t0, t1));
 		busy = index_row_busy(tr, r, t0, t1);
 		CHECK(busy >= 0 && busy <= width);
 		if (r + tr->annotation_rows < tr->nrows) /* GPU busy time leaves out gpu_user_annotation (the last rows) */
@@ -88,7 +88,7 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1, const s
 		CHECK((dom == TT_NONE) == (first == last));
 		if (dom != TT_NONE) {
 			CHECK(dom < tr->nslices && tr->slices[dom].depth == r);
-			CHECK(overlaps(&tr->slices[dom], t0, t1));
+			CHECK(overlaps(tr, &tr->slices[dom], t0, t1));
 		}
 	}
 }
@@ -111,10 +111,10 @@ static void check_track(const struct track *tr, int64_t start, int64_t end, cons
 		uint32_t at = index_slice_at(tr, s->ts);
 		CHECK(s->depth < tr->nrows);
 		CHECK(at != TT_NONE && at < tr->nslices);
-		CHECK(tr->slices[at].ts <= s->ts && s->ts <= slice_end(&tr->slices[at]));
+		CHECK(tr->slices[at].ts <= s->ts && s->ts <= slice_end(tr, &tr->slices[at]));
 		CHECK(tr->slices[at].depth >= s->depth);
-		if (s->dur > 0)
-			check_window(tr, s->ts, slice_end(s), bd);
+		if (s->dur32 > 0)
+			check_window(tr, s->ts, slice_end(tr, s), bd);
 	}
 }
 

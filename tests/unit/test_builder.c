@@ -147,7 +147,7 @@ static void test_one_model(void)
 	is_int(c->slices[mm].depth, 1, "the op is inside the step");
 	is_int(c->slices[rt].depth, 2, "the launch is inside the op");
 	is_int(c->slices[inner].depth, 2, "the begin/end pair is inside the op");
-	is_int(c->slices[inner].dur, 100, "the pair lasts from begin to end");
+	is_int(track_dur_at(c, inner), 100, "the pair lasts from begin to end");
 	ok(c->slices[inner].flags & SF_FROM_BE, "the pair is marked as one");
 	is_int(c->nrows, 3, "three rows on the thread");
 	uint32_t gemm = slice_named(t, g, "gemm"), relu = slice_named(t, g, "relu");
@@ -207,7 +207,7 @@ static void test_one_model(void)
 	is_int(t->schema_version, 1, "schema version");
 	is_str(text(t, t->display_time_unit), "ns", "display time unit");
 	is_int(t->quality.count[Q_NEGATIVE_DUR], 1, "a negative duration is counted");
-	is_int(t->tracks[other].slices[0].dur, 0, "and taken as 0");
+	is_int(track_dur_at(&t->tracks[other], 0), 0, "and taken as 0");
 	ok(!t->legacy, "no source events: not the legacy exporter");
 	trace_free(t);
 }
@@ -237,10 +237,10 @@ static void test_parts(void)
 	const struct track *tr = &t1->tracks[0];
 	uint32_t open = slice_named(t1, tr, "open"), outer = slice_named(t1, tr, "outer");
 	ok(open != TT_NONE && outer != TT_NONE, "both begins became slices");
-	is_int(tr->slices[open].dur, 30, "the end of part 2 closed the innermost begin of part 1");
+	is_int(track_dur_at(tr, open), 30, "the end of part 2 closed the innermost begin of part 1");
 	ok(!(tr->slices[open].flags & SF_UNCLOSED), "which is not left unclosed");
 	ok(tr->slices[outer].flags & SF_UNCLOSED, "the outer begin is never closed");
-	is_int(tr->slices[outer].dur, 40, "and ends at the last time seen");
+	is_int(track_dur_at(tr, outer), 40, "and ends at the last time seen");
 	is_int(t1->quality.count[Q_UNMATCHED_END], 1, "one unmatched end: the stray one");
 	is_str(text(t1, t1->quality.ex[Q_UNMATCHED_END][0].name), "stray\xff",
 	       "counted under its own name, as a parse in one piece counts it");
@@ -264,7 +264,9 @@ static void big_event(struct builder *b, uint32_t k)
 	static const char *const names[] = { "aten::add", "aten::empty", "aten::mm", "aten::view" };
 	uint32_t cpu = builder_track(b, num(1), num(1)), gpu = builder_track(b, num(0), num(7));
 	int64_t ts = (int64_t)k * 1000;
-	struct builder_slice s = { ts, 900, str(b, "parent"), str(b, "cpu_op"), (uint64_t)k * 4 + 1, 0 };
+	/* now and then a parent of 5 s or more: its length is kept beside the slice */
+	int64_t parent = k % 997 == 5 ? 5000000000 + k : 900;
+	struct builder_slice s = { ts, parent, str(b, "parent"), str(b, "cpu_op"), (uint64_t)k * 4 + 1, 0 };
 	struct builder_gpu g = no_gpu_facts();
 
 	builder_slice(b, cpu, &s, NULL);
@@ -314,13 +316,15 @@ static void test_big_parts(void)
 
 	struct trace *m = t[0];
 	ok(one->ntracks == 2 && m->ntracks == 2, "two tracks either way");
+	ok(one->tracks[0].nlong > 30 && one->tracks[0].nlong == m->tracks[0].nlong, "the long parents are kept either way (%u)",
+	   one->tracks[0].nlong);
 	bool slices = true, facts = true;
 	for (uint32_t ti = 0; ti < 2 && ti < m->ntracks && ti < one->ntracks; ti++) {
 		const struct track *a = &one->tracks[ti], *c = &m->tracks[ti];
 		slices = slices && a->nslices == c->nslices && a->nrows == c->nrows;
 		for (uint32_t i = 0; slices && i < a->nslices; i++) {
 			const struct slice *x = &a->slices[i], *y = &c->slices[i];
-			slices = x->ts == y->ts && x->dur == y->dur && track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
+			slices = x->ts == y->ts && slice_dur(a, x) == slice_dur(c, y) && track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
 			         x->cls == y->cls && x->flags == y->flags &&
 			         (track_gpu_at(a, i) == TT_NONE) == (track_gpu_at(c, i) == TT_NONE) &&
 			         strcmp(text(one, x->name), text(m, y->name)) == 0 &&

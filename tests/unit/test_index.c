@@ -41,9 +41,9 @@ static const struct track *find_track(const struct trace *t, int64_t tid)
 	return NULL;
 }
 
-static int64_t cov(const struct slice *s, int64_t t0, int64_t t1)
+static int64_t cov(const struct track *tr, const struct slice *s, int64_t t0, int64_t t1)
 {
-	int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + s->dur, b = e < t1 ? e : t1;
+	int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + slice_dur(tr, s), b = e < t1 ? e : t1;
 	return b > a ? b - a : 0;
 }
 
@@ -57,7 +57,7 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 		total += row->n;
 		for (uint32_t i = 1; i < row->n; i++) {
 			const struct slice *p = &tr->slices[row->idx[i - 1]], *s = &tr->slices[row->idx[i]];
-			if (s->ts < p->ts + p->dur)
+			if (s->ts < p->ts + slice_dur(tr, p))
 				rows_ok = 0;
 		}
 		for (uint32_t i = 0; i < row->n; i++)
@@ -79,29 +79,29 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 			got_n = b - a;
 			for (uint32_t i = 0; i < row->n; i++) {
 				const struct slice *s = &tr->slices[row->idx[i]];
-				bool in = (s->ts < t1 && s->ts + s->dur > t0) || (s->dur == 0 && s->ts >= t0 && s->ts < t1);
+				bool in = (s->ts < t1 && s->ts + slice_dur(tr, s) > t0) || (slice_dur(tr, s) == 0 && s->ts >= t0 && s->ts < t1);
 				if (in) {
 					want_n++;
 					if (i < a || i >= b)
 						range_ok = 0;
-					if (cov(s, t0, t1) > best)
-						best = cov(s, t0, t1);
+					if (cov(tr, s, t0, t1) > best)
+						best = cov(tr, s, t0, t1);
 				}
-				want_busy += cov(s, t0, t1);
+				want_busy += cov(tr, s, t0, t1);
 			}
 			if (want_n != got_n)
 				range_ok = 0;
 			if (index_row_busy(tr, r, t0, t1) != want_busy)
 				busy_ok = 0;
 			uint32_t d = index_row_dominant(tr, r, t0, t1);
-			if (want_n == 0 ? d != TT_NONE : (d == TT_NONE || cov(&tr->slices[d], t0, t1) != best))
+			if (want_n == 0 ? d != TT_NONE : (d == TT_NONE || cov(tr, &tr->slices[d], t0, t1) != best))
 				dom_ok = 0;
 		}
 		/* union by brute force: sweep sorted slices */
 		int64_t un = 0, cur_s = 0, cur_e = INT64_MIN;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + s->dur < t1 ? s->ts + s->dur : t1;
+			int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + slice_dur(tr, s) < t1 ? s->ts + slice_dur(tr, s) : t1;
 			if (e <= a)
 				continue;
 			if (a > cur_e) {
@@ -122,7 +122,7 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 		int best_depth = -1;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->ts <= t0 && t0 <= s->ts + s->dur && s->depth > best_depth)
+			if (s->ts <= t0 && t0 <= s->ts + slice_dur(tr, s) && s->depth > best_depth)
 				best_depth = s->depth;
 		}
 		if (best_depth < 0 ? at != TT_NONE : (at == TT_NONE || tr->slices[at].depth != best_depth))
@@ -174,7 +174,7 @@ static void check_nesting(const struct track *tr, const char *what)
 	int parent_ok = 1, child_ok = 1, nested = 0;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		const struct slice *s = &tr->slices[i];
-		while (sn > 0 && tr->slices[stack[sn - 1]].ts + tr->slices[stack[sn - 1]].dur <= s->ts)
+		while (sn > 0 && tr->slices[stack[sn - 1]].ts + track_dur_at(tr, stack[sn - 1]) <= s->ts)
 			sn--;
 		parent[i] = sn > 0 ? stack[sn - 1] : TT_NONE;
 		nested += parent[i] != TT_NONE;

@@ -106,7 +106,7 @@ static uint64_t missing(const struct trace *s, const struct trace *w, uint64_t *
 			}
 			for (uint32_t k = lo; wt != NULL && k < wt->nslices && wt->slices[k].ts == a->ts && !found; k++) {
 				const struct slice *b = &wt->slices[k];
-				found = b->ts == a->ts && b->dur == a->dur &&
+				found = b->ts == a->ts && slice_dur(wt, b) == slice_dur(st, a) &&
 				        strcmp(strtab_get(&s->strings, a->name), strtab_get(&w->strings, b->name)) == 0;
 			}
 			miss += !found;
@@ -124,7 +124,7 @@ static uint64_t digest(const struct trace *t)
 			const struct slice *s = &t->tracks[i].slices[j];
 			const char *name = strtab_get(&t->strings, s->name);
 			h = (h ^ (uint64_t)s->ts) * 1099511628211ull;
-			h = (h ^ (uint64_t)s->dur) * 1099511628211ull;
+			h = (h ^ (uint64_t)slice_dur(&t->tracks[i], s)) * 1099511628211ull;
 			h = (h ^ s->depth) * 1099511628211ull;
 			for (const char *p = name; *p; p++)
 				h = (h ^ (unsigned char)*p) * 1099511628211ull;
