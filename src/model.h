@@ -119,7 +119,7 @@ struct row {
 	uint32_t *max_tree;    /* segment tree over blocks: position of the longest slice */
 	int64_t max_dur;
 };
-#define ROW_BLOCK 16
+#define ROW_BLOCK 64
 
 struct span {
 	int64_t start, end;
