@@ -25,8 +25,6 @@
 /* Outliers: events at ts 0 while the rest of the file lies this far from 0. */
 #define OUTLIER_DISTANCE_NS 1000000000000ll /* 1000 s */
 
-static inline int64_t slice_end(const struct track *tr, const struct slice *s) { return s->ts + slice_dur(tr, s); }
-
 /* A track's slices are sorted by start, longer first, then in file order. File order is
  * the order the builder got them in for complete (X) slices, in a parse in one piece or in
  * parts alike; a slice closed from a begin (B/E) is pushed at its end, and in a parse in
@@ -303,10 +301,10 @@ static void lay_out_cpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	tr->nested = true;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
-		int64_t end = slice_end(tr, s);
-		while (sn > 0 && slice_end(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
+		int64_t end = slice_end_of(tr, s);
+		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
-		if (sn > 0 && end > slice_end(tr, &tr->slices[stack[sn - 1]])) {
+		if (sn > 0 && end > slice_end_of(tr, &tr->slices[stack[sn - 1]])) {
 			struct quality *q = &t->quality;
 			uint64_t k = q->count[Q_CPU_PARTIAL_OVERLAP]++;
 			if (k < QUALITY_EXAMPLES) {
@@ -399,7 +397,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 		struct slice *s = &tr->slices[i];
 		if (s->cls != SC_GPU_ANNOTATION)
 			continue;
-		while (sn > 0 && slice_end(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
+		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
 		s->depth = d;
@@ -444,7 +442,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 			}
 			r = nr++;
 		}
-		last_end[r] = slice_end(tr, s);
+		last_end[r] = slice_end_of(tr, s);
 		busy[nbusy++] = r;
 		heap_up(busy, nbusy - 1, last_end);
 		if (r > 0) {
@@ -518,7 +516,7 @@ static struct row_tree *build_row_tree(const struct track *tr)
 		struct span *tmp = xmalloc((row->n ? row->n : 1) * sizeof *tmp);
 		for (uint32_t i = 0; i < row->n; i++) {
 			const struct slice *sl = &tr->slices[row->idx[i]];
-			tmp[i] = (struct span){ sl->ts, slice_end(tr, sl) };
+			tmp[i] = (struct span){ sl->ts, slice_end_of(tr, sl) };
 		}
 		rt->first[node] = n;
 		union_into(&rt->spans, &n, &cap, tmp, row->n, NULL, 0); /* touching slices merge */
@@ -610,7 +608,7 @@ static void build_busy(struct track *tr)
 	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		const struct slice *s = &tr->slices[i];
-		int64_t e = slice_end(tr, s);
+		int64_t e = slice_end_of(tr, s);
 		if (gpu && s->cls == SC_GPU_ANNOTATION)
 			continue;
 		if (n > 0 && s->ts <= v[n - 1].end) {
@@ -940,7 +938,7 @@ static void compute_span(struct trace *t)
 		for (uint16_t r = 0; r < tr->nrows; r++) {
 			const struct row *row = &tr->rows[r];
 			if (row->n > 0) {
-				int64_t e = slice_end(tr, &tr->slices[row->idx[row->n - 1]]);
+				int64_t e = slice_end_of(tr, &tr->slices[row->idx[row->n - 1]]);
 				if (e > hi)
 					hi = e;
 			}
@@ -1039,7 +1037,7 @@ static uint32_t row_lower(const struct track *tr, const struct row *row, int64_t
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		const struct slice *s = row_slice(tr, row, mid);
-		if (slice_end(tr, s) > t || s->ts >= t)
+		if (slice_end_of(tr, s) > t || s->ts >= t)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -1094,8 +1092,8 @@ int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t
 	const struct slice *f = row_slice(tr, row, a), *l = row_slice(tr, row, b - 1);
 	if (f->ts < t0)
 		sum -= t0 - f->ts;
-	if (slice_end(tr, l) > t1)
-		sum -= slice_end(tr, l) - t1;
+	if (slice_end_of(tr, l) > t1)
+		sum -= slice_end_of(tr, l) - t1;
 	return sum > 0 ? sum : 0;
 }
 
@@ -1138,7 +1136,7 @@ int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1)
 
 static inline int64_t coverage(const struct track *tr, const struct slice *s, int64_t t0, int64_t t1)
 {
-	int64_t a = s->ts > t0 ? s->ts : t0, e = slice_end(tr, s), b = e < t1 ? e : t1;
+	int64_t a = s->ts > t0 ? s->ts : t0, e = slice_end_of(tr, s), b = e < t1 ? e : t1;
 	return b > a ? b - a : 0;
 }
 
@@ -1209,13 +1207,13 @@ static uint32_t row_slice_at(const struct track *tr, uint16_t r, int64_t ts)
 	uint32_t i = row_lower(tr, row, ts);
 	if (i < row->n) {
 		const struct slice *s = row_slice(tr, row, i);
-		if (s->ts <= ts && ts <= slice_end(tr, s))
+		if (s->ts <= ts && ts <= slice_end_of(tr, s))
 			return row->idx[i];
 	}
 	/* a slice ending exactly at ts */
 	if (i > 0) {
 		const struct slice *s = row_slice(tr, row, i - 1);
-		if (s->ts <= ts && ts <= slice_end(tr, s))
+		if (s->ts <= ts && ts <= slice_end_of(tr, s))
 			return row->idx[i - 1];
 	}
 	return TT_NONE;
