@@ -51,6 +51,9 @@ enum slice_flag {
 	SF_PARTIAL = 4,     /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
 };
 
+/* Room in trace.cats: 254 categories, then "(other categories)". */
+#define TRACE_MAX_CATS 256
+
 /* The length of a slice that does not fit in slice.dur32: in its track's long_durs. */
 #define SLICE_LONG UINT32_MAX
 
@@ -358,8 +361,8 @@ struct trace {
 	struct gpu_info *gpu;
 	uint32_t ngpu, gpu_cap;
 	/* the categories of slices (string ids), slice.cat_ix indexes it; cats[0] is 0 (none).
-	 * Past TRACE_MAX_CATS the rest share the last entry, "(other categories)". */
-	uint32_t cats[256];
+	 * Past the 254th, categories share the last entry, "(other categories)". */
+	uint32_t cats[TRACE_MAX_CATS];
 	uint32_t ncats;
 	struct kernel_launch *launches; /* gpu_info.launch */
 	uint32_t nlaunches, launches_cap;
@@ -404,8 +407,6 @@ struct trace {
 	void (*free_analyses)(struct analysis_cache *);
 };
 
-#define TRACE_MAX_CATS 256
-
 /* The string id of S's category (0: none). */
 static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[s->cat_ix]; }
 
@@ -414,6 +415,9 @@ static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
 {
 	return tr->gpu != NULL ? tr->gpu[s - tr->slices] : TT_NONE;
 }
+
+/* The same for slice I of TR. */
+static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i) { return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; }
 
 /* The length of slice I of TR, which is SLICE_LONG (track_long_dur is src/model.c's). */
 int64_t track_long_dur(const struct track *tr, uint32_t i);
@@ -434,17 +438,14 @@ static inline int64_t slice_end_of(const struct track *tr, const struct slice *s
 	return s->ts > INT64_MAX - d ? INT64_MAX : s->ts + d;
 }
 
-/* The same for slice I of TR. */
-static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i) { return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; }
-
-/* The same for slice I of TR. */
-static inline uint64_t track_args_at(const struct track *tr, uint32_t i) { return tr->args != NULL ? tr->args[i] : 0; }
-
 /* Where S's args are in the file (see track.args), 0 when it has none; S is a slice of TR. */
 static inline uint64_t slice_args(const struct track *tr, const struct slice *s)
 {
 	return tr->args != NULL ? tr->args[s - tr->slices] : 0;
 }
+
+/* The same for slice I of TR. */
+static inline uint64_t track_args_at(const struct track *tr, uint32_t i) { return tr->args != NULL ? tr->args[i] : 0; }
 
 /* Launch facts that say nothing: grid and block 0, NAN, -1. */
 extern const struct kernel_launch kernel_launch_none;
