@@ -50,6 +50,7 @@ struct job {
 	struct snap *snap;             /* snapshots of the load in progress, or NULL */
 	const _Atomic bool *cancel;    /* the load was given up: scans end at their next read */
 	unsigned slow_us;              /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
+	bool finished;                 /* OUT is final (under the pool's lock) */
 };
 
 /* One part of a file: its own input, scanner and builder. */
@@ -84,7 +85,7 @@ static double now_seconds(void)
 }
 
 /* ---- snapshots of a load in progress -------------------------------------------------
- * While one file loads, a thread of the session (snap_main) decides when a snapshot is
+ * While one file loads (or the first of several), a thread of the session (snap_main) decides when a snapshot is
  * due and asks for it by bumping WANT. Each part of the file, between two events, sees
  * the request and hands over a copy of its builder (builder_snapshot); when every part has,
  * the snapshot thread merges the copies in order and finishes them into a model of what
@@ -112,7 +113,8 @@ struct snap {
 	char *path;                    /* a copy: an orphan outlives the session */
 	bool plain;                    /* a plain regular file: snapshots read args back from it */
 	struct input_file id;
-	struct progress_shared *shared;
+	struct progress_shared *shared; /* the session's (one file), else OWN */
+	struct progress_shared own;    /* file 0's progress in a load of several files */
 	double t0;
 	pthread_t thread;
 };
@@ -246,7 +248,7 @@ static void *snap_main(void *arg)
 			sn->copy[k] = NULL;
 			sn->copy_t[k] = NULL;
 		}
-		uint64_t total = sn->shared->total_file_bytes; /* SHARED is the session's */
+		uint64_t total = sn->shared->total_file_bytes; /* the file's size */
 		sn->building = true;
 		pthread_mutex_unlock(&sn->lock);
 		if (sn->slow_ms > 0)
@@ -311,15 +313,25 @@ static void relay_header(void *ctx, const char *key, uint32_t keylen, const char
 	r->rules.header(r->rules.ctx, key, keylen, json, len);
 }
 
+/* Counts DATA decompressed and FILE bytes more read of J's file: in the session's
+ * progress, and in its snapshots' when they count this file alone. */
+static void add_progress(struct job *j, uint64_t data, uint64_t file)
+{
+	if (j->shared != NULL) {
+		atomic_fetch_add(&j->shared->data_bytes, data);
+		atomic_fetch_add(&j->shared->file_bytes, file);
+	}
+	if (j->snap != NULL && j->snap->shared == &j->snap->own) {
+		atomic_fetch_add(&j->snap->own.data_bytes, data);
+		atomic_fetch_add(&j->snap->own.file_bytes, file);
+	}
+}
+
 static void relay_progress(void *ctx, uint64_t data_bytes, uint64_t file_bytes)
 {
 	struct relay *r = ctx;
 	struct part *p = r->part;
-	struct progress_shared *sh = p->job->shared;
-	if (sh == NULL)
-		return;
-	atomic_fetch_add(&sh->data_bytes, data_bytes - p->last_data);
-	atomic_fetch_add(&sh->file_bytes, file_bytes - p->last_file);
+	add_progress(p->job, data_bytes - p->last_data, file_bytes - p->last_file);
 	p->last_data = data_bytes;
 	p->last_file = file_bytes;
 }
@@ -1044,10 +1056,9 @@ static int run_stream(struct job *j, struct trace *t, struct input *in, int work
 				i++;
 			st.top_is_object = i >= c->len || buf[i] != '[';
 		}
-		if (j->shared != NULL) {
+		{
 			uint64_t fo = input_file_offset(in);
-			atomic_fetch_add(&j->shared->data_bytes, offset - last_data);
-			atomic_fetch_add(&j->shared->file_bytes, fo - last_file);
+			add_progress(j, offset - last_data, fo - last_file);
 			last_data = offset;
 			last_file = fo;
 		}
@@ -1151,10 +1162,7 @@ static void run_job(struct job *j)
 		if (t != NULL) {
 			t->load_seconds = now_seconds() - t0;
 			j->out = t;
-			if (j->shared != NULL) {
-				atomic_fetch_add(&j->shared->file_bytes, key.size);
-				atomic_fetch_add(&j->shared->data_bytes, t->bytes);
-			}
+			add_progress(j, t->bytes, key.size);
 			if (index_only)
 				keep_outcome(j);
 			snap_close(j->snap);
@@ -1208,6 +1216,7 @@ static void *worker(void *arg)
 			break;
 		run_job(&p->jobs[i]);
 		pthread_mutex_lock(&p->lock);
+		p->jobs[i].finished = true;
 		p->done++;
 		pthread_cond_signal(&p->cond);
 		pthread_mutex_unlock(&p->lock);
@@ -1275,7 +1284,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 	nthreads = ncpu < 1 ? 1 : (int)ncpu;
 	if (nthreads > n)
 		nthreads = n;
-	if (n == 1 && s->opt.snapshots && !s->opt.index_only) {
+	if (n >= 1 && s->opt.snapshots && !s->opt.index_only) {
 		struct snap *sn = xcalloc(1, sizeof *sn);
 		pthread_mutex_init(&sn->lock, NULL);
 		pthread_cond_init(&sn->cond, NULL);
@@ -1285,6 +1294,12 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 		const char *slow_snap = getenv("TTRACE_TEST_SLOW_SNAPSHOT");
 		sn->slow_ms = slow_snap != NULL ? (unsigned)strtoul(slow_snap, NULL, 10) : 0;
 		sn->shared = &s->shared;
+		if (n > 1) { /* snapshots of file 0 alone: its own progress */
+			struct stat sb;
+			if (strcmp(paths[0], "-") != 0 && stat(paths[0], &sb) == 0 && S_ISREG(sb.st_mode))
+				sn->own.total_file_bytes = (uint64_t)sb.st_size;
+			sn->shared = &sn->own;
+		}
 		sn->t0 = s->t0;
 		if (pthread_create(&sn->thread, NULL, snap_main, sn) == 0) {
 			s->snap = sn;
@@ -1296,7 +1311,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 		s->pool.jobs[i].path = paths[i];
 		s->pool.jobs[i].opt = &s->opt;
 		s->pool.jobs[i].shared = &s->shared;
-		s->pool.jobs[i].snap = s->snap;
+		s->pool.jobs[i].snap = i == 0 ? s->snap : NULL;
 		s->pool.jobs[i].cancel = &s->cancel;
 		s->pool.jobs[i].slow_us = slow_us;
 		/* cores left over when there are fewer files than cores go to parts of files */
@@ -1347,6 +1362,21 @@ double load_fraction(const struct load_session *s, uint64_t *file_bytes, uint64_
 		return -1;
 	double f = (double)done / (double)s->shared.total_file_bytes;
 	return f > 1 ? 1 : f;
+}
+
+struct trace *load_file_done(struct load_session *s, int i)
+{
+	struct trace *t = NULL;
+	pthread_mutex_lock(&s->pool.lock);
+	if (i >= 0 && i < s->pool.n && s->pool.jobs[i].finished)
+		t = s->pool.jobs[i].out;
+	pthread_mutex_unlock(&s->pool.lock);
+	return t;
+}
+
+int load_files(const struct load_session *s)
+{
+	return s->pool.n;
 }
 
 struct trace *load_take_snapshot(struct load_session *s)

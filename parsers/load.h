@@ -28,7 +28,7 @@ struct load_options {
 	bool index_only;       /* ttrace index: write each file's cache now, whatever its size
 	                        * (parsers/cache_dir.h), and keep of each trace only its path,
 	                        * status, error and what was done with its cache */
-	bool snapshots;        /* load_start of one file: make snapshots (load_take_snapshot) */
+	bool snapshots;        /* load_start: make snapshots of the first file (load_take_snapshot) */
 	struct snapshot_policy snapshot_policy;
 };
 
@@ -52,13 +52,18 @@ struct load_session *load_start(char *const *paths, int n, const struct load_opt
 bool load_wait(struct load_session *s, double seconds);
 /* Files done so far. */
 int load_files_done(struct load_session *s);
+/* The files of the load (N of load_start). */
+int load_files(const struct load_session *s);
+/* File I's trace once its load has ended (loaded or failed), else NULL. The session still
+ * owns it: load_finish hands it out, the same pointer. */
+struct trace *load_file_done(struct load_session *s, int i);
 /* The fraction of the files' bytes read so far (0..1), or -1 when their size is unknown;
  * the bytes read and the total (0 when unknown) in *FILE_BYTES and *TOTAL when not NULL. */
 double load_fraction(const struct load_session *s, uint64_t *file_bytes, uint64_t *total);
 /* Draws the progress line on F (as load_traces does); FINAL ends it with a newline. */
 void load_draw_progress(struct load_session *s, FILE *f, bool final);
 /* The newest snapshot made since the last call, or NULL: a finished model of the events
- * of the one file read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked for
+ * of the file (the first, when there are several) read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked for
  * them (see struct snapshot_policy). It is incomplete, never wrong: every slice in it is a
  * slice of the whole trace, at its place (only nesting rows may change as parents arrive);
  * B/E slices whose end is not yet read are left out. It has no warnings or cache, and an

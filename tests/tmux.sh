@@ -191,4 +191,32 @@ ok $? "q while loading quits within 3 s (the load is given up)"
 sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.live"
 ok $? "the terminal modes are restored after quitting while loading"
+
+# Several files (a directory of ranks) that take long to load: the timeline opens on the
+# first while the others load, says so, holds back the views, then shows every rank.
+mkdir -p "$TMP/ranks"
+for r in 0 1 2; do cp "$EX" "$TMP/ranks/rank$r.pt.trace.json.gz"; done
+T resize-window -t "$S" -x 120 -y 35 2>/dev/null || T resize-pane -t "$S" -x 120 -y 35
+T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=900000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$TMP/ranks'; echo RANKS=\$?" Enter
+wait_for "file 1 of 3 shown"
+ok $? "a directory of ranks opens the timeline on the first file while the others load"
+T send-keys -t "$S" o
+wait_for "gap list view opens when every file has loaded"
+ok $? "while they load, the views wait for every file"
+T send-keys -t "$S" Escape
+wait_gone "LOADING"
+ok $? "the LOADING mark goes when every file is in"
+wait_for "3 ranks  align: collective"
+ok $? "then every rank is shown, aligned"
+T send-keys -t "$S" q
+wait_for "RANKS=0"
+ok $? "q quits with status 0"
+T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$TMP/ranks'; echo QUITRANKS=\$?; stty -g > $TMP/stty.ranks" Enter
+wait_for "file 1 of 3 shown"
+T send-keys -t "$S" q
+wait_for "QUITRANKS=0" 30
+ok $? "q while the ranks load quits within 3 s"
+sleep 0.2
+cmp -s "$TMP/stty.before" "$TMP/stty.ranks"
+ok $? "the terminal modes are restored after quitting while the ranks load"
 finish

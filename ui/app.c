@@ -50,6 +50,9 @@ void app_free(struct app *app)
 		struct panel *p = app->stack[--app->depth];
 		p->ops->free(p);
 	}
+	free(app->shown);
+	trace_free(app->snapshot);
+	free(app->loaded); /* the array: its traces went to the caller (loading_end) */
 	memset(app, 0, sizeof *app);
 }
 
@@ -180,7 +183,7 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 		if (fe->timing != NULL)
 			fe->timing(fe, key, action_ms, now_ms() - t0);
 		fe->present(fe, g);
-		if (app->quit || (quit_when_whole && !app->tl->partial))
+		if (app->quit || (quit_when_whole && app->load == NULL))
 			break;
 		if (app->tl->deferred) {
 			/* a big trace's gaps, utilization and counters, after its first frame */
@@ -188,9 +191,9 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 			app_draw(app, g);
 			fe->present(fe, g);
 		}
-		if (!hinted && !app->tl->partial) {
-			/* the findings after the first frame, so that the timeline shows at once; a
-			 * serious one is hinted at in the status line */
+		if (!hinted && app->load == NULL) {
+			/* the findings after the first frame (of the whole load), so that the timeline
+			 * shows at once; a serious one is hinted at in the status line */
 			hinted = true;
 			advice_hint(app);
 			if (app->tl->status[0] != '\0') {

@@ -31,16 +31,18 @@ struct app {
 	int depth;
 	struct view *tl;           /* the timeline: stack[0] */
 	bool quit;
-	/* a trace still loading (ui/loading.h) */
+	/* traces still loading (ui/loading.h) */
 	struct load_session *load; /* the load, until it ends */
-	struct trace *own[1];      /* the trace shown while loading: ts points here */
-	struct trace *loading_trace; /* the snapshot shown, then the whole trace */
-	struct trace *load_failed; /* the whole trace, when its load failed */
-	bool loaded;               /* the load ended and its trace is shown */
+	struct trace **shown;      /* what the timeline shows of a load (the app's array): ts points here */
+	struct trace *snapshot;    /* the snapshot of the first file shown (the app's), or NULL */
+	struct trace **loaded;     /* every file's trace once the load ended (the caller's), else NULL */
+	int nloaded;
+	bool load_failed;          /* the load ended and no file loaded: nothing to show */
 };
 
 /* Sets up the app over the N traces TS at size W x H with the timeline open. */
 void app_init(struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h, bool ascii);
+/* Frees the app, and the shown array and snapshot of a load (not the traces it loaded). */
 void app_free(struct app *app);
 /* Reads a key map into the key table (keys.h). Returns 0 or -1 with *cause. */
 int app_load_keymap(struct app *app, const char *path, char **cause);

@@ -1,16 +1,21 @@
-/* loading.c: the timeline while its one trace loads (see loading.h).
+/* loading.c: the timeline while its traces load (see loading.h).
  *
- * The loader makes snapshots of what it has read (parsers/load.h); each new one replaces
- * the trace under the timeline, and the whole trace replaces the last. The user's place
- * survives the swaps: the window (unless it showed the whole trace, which then grows with
- * it), the cursor, the selected slice and line, found again by their track's ids, since
- * track numbers change as tracks appear; the search, run again; the places to go back to
- * and the bookmarks, by their times (their slices are forgotten). The views over analyses open once the whole trace
- * is there: an analysis of part of a trace would be wrong, not incomplete. */
+ * The loader makes snapshots of what it has read of the first file (parsers/load.h);
+ * each new one replaces the trace under the timeline, and the first file's whole trace
+ * replaces the last, then every file's once all have loaded. The user's place survives
+ * the swaps: the window (unless it showed everything, which then grows with it), the
+ * cursor, the selected slice and line, found again by their track's ids, since track
+ * numbers change as tracks appear; the search, run again; the places to go back to and
+ * the bookmarks, by their times (their slices are forgotten). The first file is rank 0 of
+ * the aligned set, whose view time and ids are its own, so all of these hold when the
+ * other ranks come. The views over analyses open once everything is there: an analysis of
+ * part of a trace would be wrong, not incomplete. */
 #include "ui/loading.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "ui/view.h"
 
 /* What identifies a track across snapshots: its pid and tid as the file writes them. */
@@ -71,7 +76,14 @@ static uint32_t find_slice(const struct trace *t, uint32_t ti, int64_t ts, int64
 void loading_begin(struct app *app, struct load_session *s, struct trace *first)
 {
 	app->load = s;
-	app->loading_trace = first;
+	app->shown = xmalloc(sizeof *app->shown);
+	app->shown[0] = first;
+	app->snapshot = first->snapshot_bytes > 0 ? first : NULL;
+	app->ts = app->shown;
+	app->nts = 1;
+	app->tl->ts = app->shown;
+	app->tl->t = first;
+	app->tl->loading_files = load_files(s);
 	loading_update(app);
 }
 
@@ -97,11 +109,15 @@ static void forget_refs(struct view_pos *p)
 	p->gap_shown = false;
 }
 
-/* Puts T under the timeline in place of the trace it shows, keeping the user's place. */
-static void adopt(struct app *app, struct trace *t)
+/* Puts the N traces TS (an array the app takes) under the timeline in place of what it
+ * shows, keeping the user's place; SNAPSHOT is TS[0] when that is a snapshot (the app's),
+ * else NULL. What it showed is rank 0's, the first file's, as TS[0] is when that file
+ * loaded; when it did not, the selection and line are not found again. */
+static void adopt(struct app *app, struct trace **ts, int n, struct trace *snapshot)
 {
 	struct view *v = app->tl;
-	struct trace *old = app->loading_trace;
+	struct trace *old = v->ts[0], *t = ts[0];
+	struct trace **old_shown = app->shown, *old_snapshot = app->snapshot;
 	bool whole = v->t0 <= v->start && v->t1 >= v->end; /* the window showed everything */
 	int64_t t0 = v->t0, t1 = v->t1, cursor = v->cursor;
 	int top = v->top, sel_line = v->sel_line;
@@ -116,7 +132,7 @@ static void adopt(struct app *app, struct trace *t)
 	double loading = v->loading;
 	uint64_t lb = v->loading_bytes, lt = v->loading_total;
 
-	if (v->sel.track != TT_NONE) {
+	if (v->sel.track != TT_NONE && view_rank_of(v->sel.track) == 0) {
 		const struct track *tr = view_track(v, v->sel.track);
 		const struct slice *s = &tr->slices[v->sel.idx];
 		sel_key = key_of(old, tr);
@@ -126,7 +142,7 @@ static void adopt(struct app *app, struct trace *t)
 		has_sel = true;
 	}
 	const struct view_line *l = view_cur_line(v);
-	if (l != NULL && l->track != TT_NONE) {
+	if (l != NULL && l->track != TT_NONE && view_rank_of(l->track) == 0) {
 		line_key = key_of(old, view_track(v, l->track));
 		line_row = l->row;
 		has_line = true;
@@ -141,11 +157,15 @@ static void adopt(struct app *app, struct trace *t)
 
 	/* the keys above point into OLD: it is freed last */
 	struct panel base = v->base;
+	int nfiles = v->loading_files;
 	view_free(v);
-	app->loading_trace = t;
-	app->own[0] = t;
-	view_init(v, app, app->own, 1, align, app->w, app->h);
+	app->shown = ts;
+	app->snapshot = snapshot;
+	app->ts = ts;
+	app->nts = n;
+	view_init(v, app, ts, n, align, app->w, app->h);
 	v->base = base;
+	v->loading_files = nfiles;
 	if (!whole)
 		view_set_window_range(v, t0, t1);
 	v->cursor = cursor;
@@ -182,10 +202,21 @@ static void adopt(struct app *app, struct trace *t)
 		forget_refs(&v->bookmarks[i].pos);
 	if (v->status[0] == '\0')
 		memcpy(v->status, status, sizeof status);
-	v->loading = t->snapshot_bytes > 0 ? loading : -1;
+	v->loading = app->load != NULL ? loading : -1;
 	v->loading_bytes = lb;
 	v->loading_total = lt;
-	trace_free(old);
+	free(old_shown);
+	if (old_snapshot != snapshot)
+		trace_free(old_snapshot); /* the keys above pointed into it */
+	(void)old;
+}
+
+/* ONE trace in an array of its own, for adopt. */
+static struct trace **one(struct trace *t)
+{
+	struct trace **a = xmalloc(sizeof *a);
+	a[0] = t;
+	return a;
 }
 
 bool loading_poll(struct app *app)
@@ -194,25 +225,46 @@ bool loading_poll(struct app *app)
 		return false;
 	bool changed = loading_update(app);
 	if (load_wait(app->load, 0)) {
-		struct trace *whole;
-		struct trace *snap = load_take_snapshot(app->load);
-		trace_free(snap);
-		load_finish(app->load, &whole);
+		int n = load_files(app->load);
+		struct trace **all = xcalloc((size_t)n, sizeof *all);
+		trace_free(load_take_snapshot(app->load));
+		load_finish(app->load, all);
 		app->load = NULL;
-		if (whole->status == LOAD_FAILED) {
-			/* nothing more to show than the snapshot: the caller says why */
-			app->load_failed = whole;
+		app->loaded = all;
+		app->nloaded = n;
+		/* the timeline shows the files that loaded, one per rank (as ui/main.c does) */
+		struct trace **usable = xcalloc((size_t)n, sizeof *usable);
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (all[i]->status != LOAD_FAILED)
+				usable[k++] = all[i];
+		if (k == 0) {
+			/* nothing more to show than what was shown: the caller says why */
+			free(usable);
+			app->load_failed = true;
 			app->tl->loading = -1;
 			app->quit = true;
 			return true;
 		}
-		adopt(app, whole);
-		app->loaded = true;
+		adopt(app, usable, k, NULL);
 		return true;
+	}
+	if (app->snapshot != NULL) {
+		/* the first of several files has loaded: it replaces its snapshot */
+		struct trace *first = load_file_done(app->load, 0);
+		if (first != NULL && first->status != LOAD_FAILED) {
+			trace_free(load_take_snapshot(app->load));
+			adopt(app, one(first), 1, NULL);
+			return true;
+		}
 	}
 	struct trace *snap = load_take_snapshot(app->load);
 	if (snap != NULL) {
-		adopt(app, snap);
+		if (app->snapshot == NULL) { /* the first file's whole trace is shown already */
+			trace_free(snap);
+			return changed;
+		}
+		adopt(app, one(snap), 1, snap);
 		return true;
 	}
 	return changed;
@@ -220,28 +272,25 @@ bool loading_poll(struct app *app)
 
 bool loading_blocks(struct app *app, const char *view_name)
 {
-	if (!app->tl->partial)
+	if (app->load == NULL)
 		return false;
-	app_status(app, "the %s view opens when the trace has loaded (%.0f%% read)", view_name,
+	app_status(app, "the %s view opens when %s loaded (%.0f%% read)", view_name,
+	           app->tl->loading_files > 1 ? "every file has" : "the trace has",
 	           100 * (app->tl->loading < 0 ? 0 : app->tl->loading));
 	return true;
 }
 
-struct trace *loading_end(struct app *app, struct trace **whole)
+bool loading_end(struct app *app, struct trace **out)
 {
-	struct trace *shown = app->loading_trace;
-	*whole = NULL;
 	if (app->load != NULL) {
-		/* quit while loading: the load is given up */
+		/* quit while loading: the load is given up; its traces are freed after the app,
+		 * which may show the first */
 		load_cancel(app->load);
-		load_finish(app->load, NULL);
+		load_finish(app->load, out);
 		app->load = NULL;
+		return false;
 	}
-	if (app->load_failed != NULL)
-		*whole = app->load_failed;
-	else if (app->loaded)
-		*whole = shown;
-	app->load_failed = NULL;
-	app->loading_trace = NULL;
-	return shown;
+	if (app->loaded != NULL)
+		memcpy(out, app->loaded, (size_t)app->nloaded * sizeof *out);
+	return true;
 }

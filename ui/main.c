@@ -254,26 +254,43 @@ static struct snapshot_policy live_policy(void)
 	return p;
 }
 
-/* Loads FILES[0] for the timeline, which opens on the load's first snapshot, if one comes
- * before the load ends. Returns false when none came: TRACES[0] is then the whole trace,
- * loaded as load_traces would, for the usual way. Returns true when the timeline ran: then
- * TRACES[0] is the whole trace when the load ended while it was open, NULL when the user
- * quit first, and *RC the timeline's exit status. */
-static bool load_live(char **files, const struct load_options *given, int align, const char *keymap, bool ascii,
-                      struct trace **traces, int *rc)
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Loads the N FILES for the timeline, which opens on the first file's first snapshot, if
+ * one comes before the load ends, or (several files) on the first file's whole trace once
+ * it has loaded and the policy's first snapshot would be due (ui/loading.h). Returns false
+ * when neither came first: TRACES[0..n) then hold every trace, loaded as load_traces would,
+ * for the usual way. Returns true when the timeline ran: then TRACES[0..n) hold the traces
+ * when the load ended while it was open, TRACES[0] is NULL when the user quit first, and
+ * *RC is the timeline's exit status. */
+static bool load_live(char **files, int n, const struct load_options *given, int align, const char *keymap,
+                      bool ascii, struct trace **traces, int *rc)
 {
 	struct load_options opt = *given;
 	bool shown = false;
 	struct trace *first = NULL;
-	double waited = 0;
+	double t0 = seconds_now();
 
 	opt.snapshots = true;
 	opt.snapshot_policy = live_policy();
-	struct load_session *s = load_start(files, 1, &opt);
+	struct load_session *s = load_start(files, n, &opt);
 	while (!load_wait(s, 0.05)) {
-		waited += 0.05;
+		double waited = seconds_now() - t0;
 		if ((first = load_take_snapshot(s)) != NULL)
 			break;
+		if (n > 1 && waited >= opt.snapshot_policy.first_after) {
+			/* the first rank, whole, while the others load */
+			struct trace *t = load_file_done(s, 0);
+			if (t != NULL && t->status != LOAD_FAILED) {
+				first = t;
+				break;
+			}
+		}
 		if (opt.progress != NULL && waited >= opt.progress_after) {
 			load_draw_progress(s, opt.progress, false);
 			shown = true;
@@ -288,7 +305,8 @@ static bool load_live(char **files, const struct load_options *given, int align,
 	if (shown)
 		fputc('\n', opt.progress);
 	char *home_map = user_keymap(keymap);
-	*rc = tty_run_loading(&first, 1, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii, s, &traces[0]);
+	struct trace *firsts[1] = { first };
+	*rc = tty_run_loading(firsts, n, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii, s, traces);
 	free(home_map);
 	return true;
 }
@@ -616,16 +634,19 @@ int main(int argc, char **argv)
 	if (!quiet && (force_progress || isatty(STDERR_FILENO)))
 		opt.progress = stderr;
 	opt.progress_after = force_progress ? 0 : 0.5;
-	/* one file for the timeline: it opens on the first snapshot of a long load, and fills in
-	 * (ui/loading.h); a cached or small file loads before the first snapshot is due */
-	bool live = false;
-	if (mode == MODE_DEFAULT && !json && n == 1 && strcmp(files[0], "-") != 0 && isatty(STDIN_FILENO) &&
-	    isatty(STDOUT_FILENO)) {
+	/* the timeline opens on the first snapshot of a long load, or on the first of several
+	 * files while the others load, and fills in (ui/loading.h); cached or small files load
+	 * before the first snapshot is due */
+	bool live = false, piped = false;
+	for (int i = 0; i < n; i++)
+		piped |= strcmp(files[i], "-") == 0;
+	if (mode == MODE_DEFAULT && !json && !piped && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		int rc = 0;
-		if (load_live(files, &opt, align, keymap, ascii, traces, &rc)) {
+		if (load_live(files, n, &opt, align, keymap, ascii, traces, &rc)) {
 			if (traces[0] == NULL) { /* the user quit while it loaded */
 				free(traces);
-				free(files[0]);
+				for (int i = 0; i < n; i++)
+					free(files[i]);
 				free(files);
 				return rc;
 			}

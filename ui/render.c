@@ -93,7 +93,10 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	if (v->loading >= 0) {
 		/* still loading: what is drawn is what was read so far (ui/loading.c) */
 		char got[32], all[32];
-		if (v->loading_total > 0 && v->loading_bytes >= v->loading_total)
+		if (v->loading_files > 1) /* the first file alone is shown until all have loaded */
+			snprintf(mark, sizeof mark, "LOADING %.0f%% (file 1 of %d shown)  ", 100 * v->loading,
+			         v->loading_files);
+		else if (v->loading_total > 0 && v->loading_bytes >= v->loading_total)
 			snprintf(mark, sizeof mark, "LOADING: all %s read, indexing  ",
 			         timefmt_bytes((double)v->loading_total, all, sizeof all));
 		else

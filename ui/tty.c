@@ -261,14 +261,18 @@ static void tty_size(struct frontend *fe, int *w, int *h)
 	*h = LINES;
 }
 
-/* Ends an app that was loading: gives up the load if it still runs, frees the app and the
- * snapshot it showed; the whole trace, when the load ended, goes to *WHOLE. */
-static void tty_end_loading(struct app *app, struct trace **whole)
+/* Ends an app that was loading N files: gives up the load if it still runs, frees the app
+ * (and the snapshot it showed); every file's trace, when the load ended, goes to
+ * OUT[0..n), else OUT[0] is NULL. */
+static void tty_end_loading(struct app *app, struct trace **out, int n)
 {
-	struct trace *shown = loading_end(app, whole);
+	bool ended = loading_end(app, out);
 	app_free(app);
-	if (shown != *whole)
-		trace_free(shown);
+	if (!ended) {
+		for (int i = 0; i < n; i++)
+			trace_free(out[i]);
+		out[0] = NULL;
+	}
 }
 
 int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii)
@@ -277,7 +281,7 @@ int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char 
 }
 
 int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii,
-                    struct load_session *load, struct trace **whole)
+                    struct load_session *load, struct trace **out)
 {
 	struct app app;
 	struct grid g;
@@ -316,12 +320,10 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, con
 	prepare_reset();
 	busy = 1;
 	if (load != NULL) {
-		/* TS[0] is the load's first snapshot: the app shows it through app.own */
+		/* TS[0] is the first file's snapshot or whole trace: the app shows it through
+		 * app.shown (app_init keeps the pointer to FIRST: loading_begin moves it) */
 		struct trace *first = ts[0];
-		app_init(&app, &first, 1, align, COLS, LINES, ascii); /* app_init keeps the pointer: moved below */
-		app.own[0] = first;
-		app.ts = app.own;
-		app.tl->ts = app.own;
+		app_init(&app, &first, 1, align, COLS, LINES, ascii);
 		loading_begin(&app, load, first);
 	} else {
 		app_init(&app, ts, nts, align, COLS, LINES, ascii);
@@ -331,7 +333,7 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, con
 		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
 		if (load != NULL)
-			tty_end_loading(&app, whole);
+			tty_end_loading(&app, out, nts);
 		else
 			app_free(&app);
 		return 2;
@@ -345,7 +347,7 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, con
 	tty_restore();
 	grid_free(&g);
 	if (load != NULL)
-		tty_end_loading(&app, whole);
+		tty_end_loading(&app, out, nts);
 	else
 		app_free(&app);
 	return stop_signal ? 128 + stop_signal : 0;

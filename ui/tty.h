@@ -11,11 +11,12 @@
  * The terminal is restored on every exit path, including signals and crashes. Returns
  * the exit status. */
 int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii);
-/* As tty_run over one trace still loading: TS[0] is LOAD's first snapshot (ui/loading.h),
- * which the call takes over. When the load ended while the timeline was open, the whole
- * trace (loaded or failed) goes to *WHOLE, else (the user quit first) NULL. */
+/* As tty_run over the NTS files of LOAD, still loading (ui/loading.h): TS[0] is the first
+ * file's snapshot, which the call takes over, or its whole trace, which LOAD keeps. When
+ * the load ended while the timeline was open, every file's trace (loaded or failed) goes
+ * to OUT[0..nts), else (the user quit first) OUT[0] is NULL. */
 struct load_session;
 int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii,
-                    struct load_session *load, struct trace **whole);
+                    struct load_session *load, struct trace **out);
 
 #endif

@@ -120,8 +120,9 @@ struct view {
 	bool partial;                /* the trace is a snapshot: no gaps, utilization or counters */
 	bool deferred;               /* a big trace: its gaps, utilization lines and counter tracks
 	                              * wait for view_complete, after the first frame */
-	double loading;              /* the fraction of the file read, while it loads; else -1 */
+	double loading;              /* the fraction of the files read, while they load; else -1 */
 	uint64_t loading_bytes, loading_total;
+	int loading_files;           /* files loading (the first alone is shown until all have loaded) */
 	/* counter tracks (ui/counter_track.h), made once when the view opens */
 	struct counter_track *counters;
 	uint32_t ncounters;

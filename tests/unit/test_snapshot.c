@@ -28,12 +28,12 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Writes the trace: STEPS steps of a training loop. */
-static void write_trace(int steps)
+/* Writes the trace to FILE: STEPS steps of a training loop. */
+static void write_trace_to(const char *file, int steps)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(file, "w");
 	if (f == NULL)
-		fatal("cannot write %s: %s", path, strerror(errno));
+		fatal("cannot write %s: %s", file, strerror(errno));
 	fputs("{\"traceEvents\": [\n", f);
 	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}},\n", f);
 	long long t = 1000, corr = 1;
@@ -68,8 +68,10 @@ static void write_trace(int steps)
 	fprintf(f, "{\"ph\": \"X\", \"name\": \"last\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": %lld, "
 	           "\"dur\": 1}\n], \"baseTimeNanoseconds\": 1700000000000000000}\n", t);
 	if (fclose(f) != 0)
-		fatal("cannot write %s", path);
+		fatal("cannot write %s", file);
 }
+
+static void write_trace(int steps) { write_trace_to(path, steps); }
 
 static bool same_track(const struct trace *a, const struct track *x, const struct trace *b, const struct track *y)
 {
@@ -251,6 +253,66 @@ static void cancel_while_indexing(void)
 	trace_free(t);
 }
 
+/* Several files (the ranks of a job): the snapshots are of the first file alone, and its
+ * whole trace can be had (load_file_done) before the others have loaded. */
+static void several_files(void)
+{
+	char p1[PATH_MAX + 8], p2[PATH_MAX + 8];
+	snprintf(p1, sizeof p1, "%s.r1", path);
+	snprintf(p2, sizeof p2, "%s.r2", path);
+	write_trace_to(path, 1000);
+	write_trace_to(p1, 1500);
+	write_trace_to(p2, 1500);
+	char *paths[3] = { path, p1, p2 };
+	struct trace *whole0 = load_trace(path, NULL), *out[3] = { NULL, NULL, NULL };
+	struct load_options opt = { 0 };
+	struct trace *snaps[256], *first = NULL;
+	int nsnaps = 0;
+	bool first_before_end = false, none_early = true;
+
+	unsetenv("TTRACE_PARTS");
+	setenv("TTRACE_TEST_SLOW_LOAD", "4000", 1);
+	opt.snapshots = true;
+	opt.snapshot_policy = (struct snapshot_policy){ 0, 0.01, 1.0, 1.0 };
+	struct load_session *s = load_start(paths, 3, &opt);
+	unsetenv("TTRACE_TEST_SLOW_LOAD"); /* read once, by load_start */
+	none_early = load_file_done(s, 0) == NULL;
+	while (!load_wait(s, 0.005)) {
+		struct trace *t = load_take_snapshot(s);
+		if (t != NULL && nsnaps < 256)
+			snaps[nsnaps++] = t;
+		else
+			trace_free(t);
+		if (first == NULL && (first = load_file_done(s, 0)) != NULL)
+			first_before_end = !load_wait(s, 0);
+	}
+	is_int(load_files(s), 3, "several files: the session has 3 files");
+	load_finish(s, out);
+	ok(none_early, "several files: the first file is not done at the start");
+	ok(first != NULL && first == out[0], "several files: the first file's trace, had while loading, is the one the "
+	   "load hands out");
+	ok(first_before_end, "several files: it came before the others had loaded");
+	ok(digest(out[0]) == digest(whole0), "several files: and it is the file's whole trace");
+	ok(nsnaps >= 2, "several files: snapshots were made while the first file loaded (%d)", nsnaps);
+	uint64_t bad = 0, total = 0;
+	bool sized = true;
+	for (int i = 0; i < nsnaps; i++) {
+		uint64_t n;
+		bad += missing(snaps[i], out[0], &n);
+		total += n;
+		sized &= snaps[i]->file_bytes == whole0->file_bytes && snaps[i]->snapshot_bytes <= whole0->file_bytes;
+		trace_free(snaps[i]);
+	}
+	ok(sized, "several files: each snapshot is of the first file (its size, and no more read than it holds)");
+	is_int(bad, 0, "several files: every slice of every snapshot (%llu) is a slice of the first file",
+	       (unsigned long long)total);
+	for (int i = 0; i < 3; i++)
+		trace_free(out[i]);
+	trace_free(whole0);
+	unlink(p1);
+	unlink(p2);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -282,6 +344,7 @@ int main(void)
 	cancel(NULL);
 	cancel("2");
 	cancel_while_indexing();
+	several_files();
 	unlink(path);
 	unlink(zpath);
 	return done_testing();
