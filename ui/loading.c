@@ -111,12 +111,12 @@ static void forget_refs(struct view_pos *p)
 
 /* Puts the N traces TS (an array the app takes) under the timeline in place of what it
  * shows, keeping the user's place; SNAPSHOT is TS[0] when that is a snapshot (the app's),
- * else NULL. What it showed is rank 0's, the first file's, as TS[0] is when that file
- * loaded; when it did not, the selection and line are not found again. */
-static void adopt(struct app *app, struct trace **ts, int n, struct trace *snapshot)
+ * else NULL. What it showed is rank 0's, the first file's; SAME_FIRST says TS[0] is that
+ * file's too (else, the first file having failed, the selection and line are dropped). */
+static void adopt(struct app *app, struct trace **ts, int n, struct trace *snapshot, bool same_first)
 {
 	struct view *v = app->tl;
-	struct trace *old = v->ts[0], *t = ts[0];
+	struct trace *old = v->ts[0], *t = ts[0]; /* the keys below point into OLD */
 	struct trace **old_shown = app->shown, *old_snapshot = app->snapshot;
 	bool whole = v->t0 <= v->start && v->t1 >= v->end; /* the window showed everything */
 	int64_t t0 = v->t0, t1 = v->t1, cursor = v->cursor;
@@ -132,7 +132,7 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 	double loading = v->loading;
 	uint64_t lb = v->loading_bytes, lt = v->loading_total;
 
-	if (v->sel.track != TT_NONE && view_rank_of(v->sel.track) == 0) {
+	if (same_first && v->sel.track != TT_NONE && view_rank_of(v->sel.track) == 0) {
 		const struct track *tr = view_track(v, v->sel.track);
 		const struct slice *s = &tr->slices[v->sel.idx];
 		sel_key = key_of(old, tr);
@@ -142,7 +142,7 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 		has_sel = true;
 	}
 	const struct view_line *l = view_cur_line(v);
-	if (l != NULL && l->track != TT_NONE && view_rank_of(l->track) == 0) {
+	if (same_first && l != NULL && l->track != TT_NONE && view_rank_of(l->track) == 0) {
 		line_key = key_of(old, view_track(v, l->track));
 		line_row = l->row;
 		has_line = true;
@@ -208,7 +208,6 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 	free(old_shown);
 	if (old_snapshot != snapshot)
 		trace_free(old_snapshot); /* the keys above pointed into it */
-	(void)old;
 }
 
 /* ONE trace in an array of its own, for adopt. */
@@ -246,7 +245,7 @@ bool loading_poll(struct app *app)
 			app->quit = true;
 			return true;
 		}
-		adopt(app, usable, k, NULL);
+		adopt(app, usable, k, NULL, usable[0] == all[0]);
 		return true;
 	}
 	if (app->snapshot != NULL) {
@@ -254,7 +253,7 @@ bool loading_poll(struct app *app)
 		struct trace *first = load_file_done(app->load, 0);
 		if (first != NULL && first->status != LOAD_FAILED) {
 			trace_free(load_take_snapshot(app->load));
-			adopt(app, one(first), 1, NULL);
+			adopt(app, one(first), 1, NULL, true);
 			return true;
 		}
 	}
@@ -264,7 +263,7 @@ bool loading_poll(struct app *app)
 			trace_free(snap);
 			return changed;
 		}
-		adopt(app, one(snap), 1, snap);
+		adopt(app, one(snap), 1, snap, true);
 		return true;
 	}
 	return changed;
