@@ -17,7 +17,11 @@
 
 #include "src/args.h"
 
-#define ARGS_SIDE_CHUNK ((size_t)1 << 20)
+/* 512 KB: the chunk being filled and the one being compressed are held at once, beside
+ * the model; against 1 MB, that is 1 MB less at the peak of a compressed file, for a few
+ * percent more compressed bytes (t1000.zst's peak: +0.8 MB of 169 MB) (bench/RESULTS.md
+ * "Compressed input: smaller buffers"). */
+#define ARGS_SIDE_CHUNK ((size_t)1 << 19)
 
 struct args_side;
 
