@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
 #include "parsers/chrome_build.h"
@@ -77,16 +78,9 @@ static bool cancelled(const struct job *j)
 	return j->cancel != NULL && atomic_load(j->cancel);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- snapshots of a load in progress -------------------------------------------------
- * While one file loads (or the first of several), a thread of the session (snap_main) decides when a snapshot is
- * due and asks for it by bumping WANT. Each part of the file, between two events, sees
+ * While one file loads (or the first of several), a thread of the session (snap_main)
+ * decides when a snapshot is due and asks for it by bumping WANT. Each part of the file, between two events, sees
  * the request and hands over a copy of its builder (builder_snapshot); when every part has,
  * the snapshot thread merges the copies in order and finishes them into a model of what
  * was read so far, which the caller takes (load_take_snapshot). Once any part has ended
@@ -196,7 +190,7 @@ static void snap_serve(struct part *p, struct snap *sn, unsigned want, uint64_t 
 static bool snap_due(struct snap *sn)
 {
 	const struct snapshot_policy *pol = &sn->policy;
-	double el = now_seconds() - sn->t0;
+	double el = monotime_seconds() - sn->t0;
 	uint64_t done = atomic_load(&sn->shared->file_bytes), total = sn->shared->total_file_bytes;
 	double frac = total > 0 ? (double)done / (double)total : 0;
 	if (sn->nparts == 0) /* DONE moves by steps of megabytes: a small file may show none */
@@ -274,7 +268,7 @@ static void *snap_main(void *arg)
 		trace_free(sn->ready);
 		sn->ready = t;
 		sn->made++;
-		sn->last_at = now_seconds() - sn->t0;
+		sn->last_at = monotime_seconds() - sn->t0;
 		sn->last_bytes = bytes;
 	}
 	snap_drop_copies(sn);
@@ -539,7 +533,7 @@ static void parse_job(struct job *j)
 	struct trace *t = new_trace(j->path);
 	struct input *in;
 	char *cause = NULL;
-	double t0 = now_seconds();
+	double t0 = monotime_seconds();
 	struct part parts[MAX_PARTS];
 	struct scan_stats stats;
 	enum scan_result res;
@@ -764,7 +758,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0 && !model_time_is_epoch(t->start))
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
 		              "events), so this file cannot be aligned with other ranks on absolute time");
-	t->load_seconds = now_seconds() - t0;
+	t->load_seconds = monotime_seconds() - t0;
 }
 
 /* ---- a compressed stream in chunks ---------------------------------------------------
@@ -1150,7 +1144,7 @@ static void run_job(struct job *j)
 	struct cache_key key;
 	char *note = NULL;
 	bool damaged = false;
-	double t0 = now_seconds();
+	double t0 = monotime_seconds();
 
 	if (cached && cache_dir_key(j->path, &key, &note) != 0) {
 		cached = false;
@@ -1160,7 +1154,7 @@ static void run_job(struct job *j)
 	if (cached) {
 		struct trace *t = cache_dir_open(j->path, &key, &note, &damaged);
 		if (t != NULL) {
-			t->load_seconds = now_seconds() - t0;
+			t->load_seconds = monotime_seconds() - t0;
 			j->out = t;
 			add_progress(j, t->bytes, key.size);
 			if (index_only)
@@ -1263,17 +1257,21 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 
 	const char *slow = getenv("TTRACE_TEST_SLOW_LOAD");
 	unsigned slow_us = slow != NULL ? (unsigned)strtoul(slow, NULL, 10) : 0;
-	s->t0 = now_seconds();
+	s->t0 = monotime_seconds();
 	if (opt != NULL)
 		s->opt = *opt;
 	atomic_init(&s->cancel, false);
 	if (ncpu > LOAD_MAX_THREADS)
 		ncpu = LOAD_MAX_THREADS;
+	uint64_t first_size = 0;
 	for (int i = 0; i < n; i++) {
 		/* stat, not open: opening a FIFO would wait for, then cut off, its writer */
 		struct stat sb;
-		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode))
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode)) {
 			s->shared.total_file_bytes += (uint64_t)sb.st_size;
+			if (i == 0)
+				first_size = (uint64_t)sb.st_size;
+		}
 	}
 	s->pool.jobs = xcalloc((size_t)n, sizeof *s->pool.jobs);
 	s->pool.n = n;
@@ -1284,7 +1282,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 	nthreads = ncpu < 1 ? 1 : (int)ncpu;
 	if (nthreads > n)
 		nthreads = n;
-	if (n >= 1 && s->opt.snapshots && !s->opt.index_only) {
+	if (n > 0 && s->opt.snapshots && !s->opt.index_only) {
 		struct snap *sn = xcalloc(1, sizeof *sn);
 		pthread_mutex_init(&sn->lock, NULL);
 		pthread_cond_init(&sn->cond, NULL);
@@ -1295,9 +1293,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 		sn->slow_ms = slow_snap != NULL ? (unsigned)strtoul(slow_snap, NULL, 10) : 0;
 		sn->shared = &s->shared;
 		if (n > 1) { /* snapshots of file 0 alone: its own progress */
-			struct stat sb;
-			if (strcmp(paths[0], "-") != 0 && stat(paths[0], &sb) == 0 && S_ISREG(sb.st_mode))
-				sn->own.total_file_bytes = (uint64_t)sb.st_size;
+			sn->own.total_file_bytes = first_size;
 			sn->shared = &sn->own;
 		}
 		sn->t0 = s->t0;
@@ -1455,14 +1451,14 @@ void load_traces(char *const *paths, int n, const struct load_options *opt, stru
 		worker(&s->pool);
 	/* The calling thread draws progress until the workers are done. */
 	while (!load_wait(s, 0.1)) {
-		double el = now_seconds() - s->t0;
+		double el = monotime_seconds() - s->t0;
 		if (opt != NULL && opt->progress != NULL && el >= opt->progress_after) {
 			draw_progress(opt->progress, &s->shared, el, load_files_done(s), n, false);
 			shown = true;
 		}
 	}
 	if (shown || (opt != NULL && opt->progress != NULL && opt->progress_after <= 0))
-		draw_progress(opt->progress, &s->shared, now_seconds() - s->t0, n, n, true);
+		draw_progress(opt->progress, &s->shared, monotime_seconds() - s->t0, n, n, true);
 	load_finish(s, out);
 }
 
@@ -1476,5 +1472,5 @@ int load_files_done(struct load_session *s)
 
 void load_draw_progress(struct load_session *s, FILE *f, bool final)
 {
-	draw_progress(f, &s->shared, now_seconds() - s->t0, final ? s->pool.n : load_files_done(s), s->pool.n, final);
+	draw_progress(f, &s->shared, monotime_seconds() - s->t0, final ? s->pool.n : load_files_done(s), s->pool.n, final);
 }

@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "lib/checksum.h"
+#include "lib/monotime.h"
 #include "lib/xalloc.h"
 
 #define CACHE_MAGIC "TTRCACHE"
@@ -502,13 +503,6 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 }
 
 /* ---- reading --------------------------------------------------------------------------- */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* One block to checksum: section S's block B. */
 struct verify_task {
@@ -1042,7 +1036,7 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 {
 	struct reader r;
 	struct stat sb;
-	double t0 = now(), t1, t2;
+	double t0 = monotime_seconds(), t1, t2;
 	void *map;
 
 	memset(&r, 0, sizeof r);
@@ -1068,9 +1062,9 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 		return NULL;
 	}
 	madvise(map, (size_t)sb.st_size, MADV_WILLNEED);
-	t1 = now();
+	t1 = monotime_seconds();
 	int bad = verify_sections(r.base, r.h);
-	t2 = now();
+	t2 = monotime_seconds();
 	if (bad >= 0) {
 		munmap(map, (size_t)sb.st_size);
 		*cause = xasprintf("the checksum of its %s does not match", section_names[bad]);
@@ -1090,7 +1084,7 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 	*args_len = (size_t)r.h->sections[S_ARGS].length;
 	if (getenv("TTRACE_CACHE_TIMES") != NULL) /* for bench/cache */
 		fprintf(stderr, "ttrace: cache %.1f MB: header %.1f ms, checksums %.1f ms, indices %.1f ms\n",
-		        (double)sb.st_size / 1e6, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (now() - t2) * 1e3);
+		        (double)sb.st_size / 1e6, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (monotime_seconds() - t2) * 1e3);
 	*why = 0;
 	return r.t;
 }

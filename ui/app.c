@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "ui/loading.h"
 #include "ui/panels.h"
@@ -163,12 +164,7 @@ void app_draw(struct app *app, struct grid *g)
 	top->ops->draw(top, app, g, &app->ro);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+static double now_ms(void) { return 1e3 * monotime_seconds(); }
 
 void app_run(struct app *app, struct frontend *fe, struct grid *g)
 {

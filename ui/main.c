@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "parsers/load.h"
+#include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "src/ranks.h"
 #include "lib/timefmt.h"
@@ -254,13 +255,6 @@ static struct snapshot_policy live_policy(void)
 	return p;
 }
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Loads the N FILES for the timeline, which opens on the first file's first snapshot, if
  * one comes before the load ends, or (several files) on the first file's whole trace once
  * it has loaded and the policy's first snapshot would be due (ui/loading.h). Returns false
@@ -274,13 +268,13 @@ static bool load_live(char **files, int n, const struct load_options *given, int
 	struct load_options opt = *given;
 	bool shown = false;
 	struct trace *first = NULL;
-	double t0 = seconds_now();
+	double t0 = monotime_seconds();
 
 	opt.snapshots = true;
 	opt.snapshot_policy = live_policy();
 	struct load_session *s = load_start(files, n, &opt);
 	while (!load_wait(s, 0.05)) {
-		double waited = seconds_now() - t0;
+		double waited = monotime_seconds() - t0;
 		if ((first = load_take_snapshot(s)) != NULL)
 			break;
 		if (n > 1 && waited >= opt.snapshot_policy.first_after) {

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "ui/escape.h"
 #include "ui/app.h"
@@ -170,13 +171,11 @@ static void blit(const struct grid *g)
  * signal while the program is busy (as it would be on a slow frame). */
 static void test_busy(long ms)
 {
-	struct timespec a, b;
 	if (ms <= 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	double until = monotime_seconds() + (double)ms / 1e3;
+	while (monotime_seconds() < until)
+		;
 }
 
 static int map_key(wint_t ch, int code)
