@@ -51,6 +51,11 @@
 #define RING_SLOTS 4
 #define SLOT_SIZE ((size_t)256 << 10)
 #define SRC_BUF_SIZE ((size_t)256 << 10)
+/* A compressed file smaller than this reads through buffers a quarter of that size: its
+ * whole stream takes a fraction of a second, and the 1 MB it saves is 2% of a 50 MB
+ * trace's JSON (bench/RESULTS.md "v100 at a quarter of its JSON"). */
+#define SMALL_FILE ((uint64_t)16 << 20)
+#define SMALL_BUF_SHIFT 2
 #define SNIFF_LEN 4
 #define ZSTD_HEADER_MAX 18 /* ZSTD_FRAMEHEADERSIZE_MAX */
 
@@ -116,6 +121,7 @@ struct input {
 	unsigned int tail; /* producer: slot being filled */
 	uint64_t produced; /* producer: bytes published */
 	struct seek_index *index; /* producer: seek points of a regular file, or NULL */
+	size_t slot_size, src_size; /* SLOT_SIZE and SRC_BUF_SIZE, smaller for a small file */
 };
 
 const char *input_codec_name(enum input_codec c)
@@ -243,7 +249,7 @@ static void gzip_run(struct input *in)
 	z->avail_in = (uInt)in->sniff_len;
 	for (;;) {
 		if (z->avail_in == 0 && !out_full) {
-			n = src_read(in, in->src, SRC_BUF_SIZE);
+			n = src_read(in, in->src, in->src_size);
 			if (n == -2)
 				return;
 			if (n < 0) {
@@ -283,11 +289,11 @@ static void gzip_run(struct input *in)
 			if ((s = ring_claim(in)) == NULL)
 				return;
 			z->next_out = s->buf;
-			z->avail_out = (uInt)SLOT_SIZE;
+			z->avail_out = (uInt)in->slot_size;
 		}
 		/* Z_BLOCK stops at block boundaries too: the places to record seek points */
 		ret = inflate(z, in->index != NULL ? Z_BLOCK : Z_NO_FLUSH);
-		s->len = SLOT_SIZE - z->avail_out;
+		s->len = in->slot_size - z->avail_out;
 		if (in->index != NULL)
 			seek_index_gzip(in->index, z, total - z->avail_in, in->produced + s->len);
 		if (ret == Z_STREAM_END) {
@@ -389,7 +395,7 @@ static void zstd_run(struct input *in)
 				memmove(in->src, in->src + zin.pos, zin.size - zin.pos);
 				zin.size -= zin.pos;
 				zin.pos = 0;
-				n = src_read(in, in->src + zin.size, SRC_BUF_SIZE - zin.size);
+				n = src_read(in, in->src + zin.size, in->src_size - zin.size);
 				if (n == -2)
 					return;
 				if (n < 0) {
@@ -416,7 +422,7 @@ static void zstd_run(struct input *in)
 				return;
 		}
 		if (zin.pos == zin.size && !out_full) {
-			n = src_eof ? 0 : src_read(in, in->src, SRC_BUF_SIZE);
+			n = src_eof ? 0 : src_read(in, in->src, in->src_size);
 			if (n == -2)
 				return;
 			if (n < 0) {
@@ -438,7 +444,7 @@ static void zstd_run(struct input *in)
 			if ((s = ring_claim(in)) == NULL)
 				return;
 			zout.dst = s->buf;
-			zout.size = SLOT_SIZE;
+			zout.size = in->slot_size;
 			zout.pos = 0;
 		}
 		ret = ZSTD_decompressStream(in->zds, &zout, &zin);
@@ -499,9 +505,12 @@ static bool start_producer(struct input *in, char **cause)
 	}
 	if (in->is_reg)
 		in->index = seek_index_new(in->codec);
-	in->src = xmalloc(SRC_BUF_SIZE);
+	bool small = in->is_reg && in->file_size < SMALL_FILE;
+	in->slot_size = small ? SLOT_SIZE >> SMALL_BUF_SHIFT : SLOT_SIZE;
+	in->src_size = small ? SRC_BUF_SIZE >> SMALL_BUF_SHIFT : SRC_BUF_SIZE;
+	in->src = xmalloc(in->src_size);
 	for (i = 0; i < RING_SLOTS; i++)
-		in->ring[i].buf = xmalloc(SLOT_SIZE);
+		in->ring[i].buf = xmalloc(in->slot_size);
 	pthread_mutex_init(&in->lock, NULL);
 	pthread_cond_init(&in->nonempty, NULL);
 	pthread_cond_init(&in->notfull, NULL);

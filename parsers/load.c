@@ -27,8 +27,11 @@ struct progress_shared {
 	uint64_t total_file_bytes;     /* sum of sizes on disk (0 when unknown) */
 };
 
-/* Files this big, plain and seekable, are parsed in parts on several threads. */
-#define PARALLEL_MIN_BYTES (32u << 20)
+/* Files this big, plain and seekable, are parsed in parts on several threads. Smaller
+ * ones are parsed in one piece: parts save 5-10% of a 50 MB file's load (0.19-0.21 s
+ * against 0.20-0.23 s) but hold 1.5-1.7 MB more at their merge, 3% of its JSON
+ * (bench/RESULTS.md "v100 at a quarter of its JSON"). */
+#define PARALLEL_MIN_BYTES (64u << 20)
 #define MAX_PARTS 16
 #define SPLIT_WINDOW (1u << 20)
 /* Compressed files this big are parsed in chunks of about STREAM_CHUNK bytes of JSON. */
