@@ -226,7 +226,7 @@ static void on_flow(struct chrome_build *cb, const struct scan_event *ev)
 	uint32_t ti = track_of(cb, ev);
 	uint32_t cat = intern(cb, &ev->cat);
 	enum builder_flow_point point = ev->ph == 's' ? FLOW_START : ev->ph == 't' ? FLOW_STEP : FLOW_FINISH;
-	builder_flow(cb->b, ti, ev->ts, ev->id, cat, point, ev->bp == 'e');
+	builder_flow(cb->b, ti, ev->ts, ev->id, cat, point);
 }
 
 static void on_metadata(struct chrome_build *cb, const struct scan_event *ev)

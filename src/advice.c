@@ -504,7 +504,7 @@ static void sweep_gpu(struct ctx *c)
 			struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
 			uint32_t g = slice_gpu(tr, s);
 			if (g != TT_NONE && g < t->ngpu)
-				x.bytes = t->gpu[g].bytes;
+				x.bytes = gpu_bytes(t, &t->gpu[g]);
 			if (x.bytes > 0)
 				c->pageable_bytes = tt_add(c->pageable_bytes, x.bytes);
 			c->sum[ADV_PAGEABLE_MEMCPY] += v;

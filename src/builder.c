@@ -48,6 +48,9 @@ struct builder {
 	uint32_t processes_cap;
 	uint32_t *process_slots;   /* open addressing: process index + 1, 0 when free */
 	uint32_t nprocess_slots;
+	uint32_t *place_slots;     /* open addressing: GPU place index + 1, 0 when free */
+	uint32_t nplace_slots;
+	uint32_t last_place;       /* intern_place's last answer: kernels come in runs of a stream */
 	struct bstack *stacks;     /* by track */
 	uint32_t nstacks;
 	uint32_t counters_cap;
@@ -339,6 +342,83 @@ static uint32_t add_launch(struct trace *t, const struct builder_gpu *in)
 	return t->nlaunches++;
 }
 
+static uint32_t place_hash(uint64_t seed, const struct gpu_place *p)
+{
+	return (uint32_t)track_hash(seed, false, p->stream, false, (int64_t)((uint64_t)(uint32_t)p->device << 32 | p->pg));
+}
+
+static void grow_place_slots(struct builder *b)
+{
+	uint32_t ns = b->nplace_slots ? b->nplace_slots * 2 : 16;
+	uint32_t *slots = xcalloc(ns, sizeof *slots);
+	for (uint32_t i = 0; i < b->t->ngpu_places; i++) {
+		uint32_t h = place_hash(b->seed, &b->t->gpu_places[i]) & (ns - 1);
+		while (slots[h])
+			h = (h + 1) & (ns - 1);
+		slots[h] = i + 1;
+	}
+	free(b->place_slots);
+	b->place_slots = slots;
+	b->nplace_slots = ns;
+}
+
+/* The index of place P in trace.gpu_places, added when new ([0] is "none given"). */
+static uint32_t intern_place(struct builder *b, const struct gpu_place *p)
+{
+	struct trace *t = b->t;
+	if (t->ngpu_places == 0) {
+		t->gpu_places_cap = 4;
+		t->gpu_places = xreallocarray(NULL, t->gpu_places_cap, sizeof *t->gpu_places);
+		t->gpu_places[t->ngpu_places++] = (struct gpu_place){ -1, -1, 0 };
+		b->last_place = 0;
+	}
+	const struct gpu_place *last = &t->gpu_places[b->last_place];
+	if (last->stream == p->stream && last->device == p->device && last->pg == p->pg)
+		return b->last_place;
+	if ((uint64_t)(t->ngpu_places + 1) * 2 > b->nplace_slots)
+		grow_place_slots(b);
+	uint32_t h = place_hash(b->seed, p) & (b->nplace_slots - 1);
+	for (;; h = (h + 1) & (b->nplace_slots - 1)) {
+		uint32_t k = b->place_slots[h];
+		if (k == 0)
+			break;
+		const struct gpu_place *q = &t->gpu_places[k - 1];
+		if (q->stream == p->stream && q->device == p->device && q->pg == p->pg)
+			return b->last_place = k - 1;
+	}
+	if (t->ngpu_places == t->gpu_places_cap) {
+		t->gpu_places_cap *= 2;
+		t->gpu_places = xreallocarray(t->gpu_places, t->gpu_places_cap, sizeof *t->gpu_places);
+	}
+	t->gpu_places[t->ngpu_places] = *p;
+	b->place_slots[h] = t->ngpu_places + 1;
+	return b->last_place = t->ngpu_places++;
+}
+
+/* ID stored in 32 bits (see GPU_ID_WIDE); a wide id is appended to trace.wide_ids. */
+static uint32_t id_code(struct trace *t, int64_t id)
+{
+	if (id >= 0 && id < (int64_t)GPU_ID_WIDE)
+		return (uint32_t)id;
+	if (id == -1 || t->nwide_ids >= GPU_ID_MAX_WIDE)
+		return GPU_ID_NONE;
+	if (t->nwide_ids == t->wide_ids_cap) {
+		t->wide_ids_cap = t->wide_ids_cap ? t->wide_ids_cap * 2 : 16;
+		t->wide_ids = xreallocarray(t->wide_ids, t->wide_ids_cap, sizeof *t->wide_ids);
+	}
+	t->wide_ids[t->nwide_ids] = id;
+	return GPU_ID_WIDE + t->nwide_ids++;
+}
+
+static void add_bytes(struct trace *t, uint32_t gpu, int64_t bytes)
+{
+	if (t->ngpu_bytes == t->gpu_bytes_cap) {
+		t->gpu_bytes_cap = t->gpu_bytes_cap ? t->gpu_bytes_cap * 2 : 64;
+		t->gpu_bytes = xreallocarray(t->gpu_bytes, t->gpu_bytes_cap, sizeof *t->gpu_bytes);
+	}
+	t->gpu_bytes[t->ngpu_bytes++] = (struct gpu_bytes){ gpu, 0, bytes };
+}
+
 static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 {
 	struct trace *t = b->t;
@@ -347,20 +427,21 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		t->gpu = xreallocarray(t->gpu, t->gpu_cap, sizeof *t->gpu);
 	}
 	struct gpu_info *g = &t->gpu[t->ngpu];
+	struct gpu_place p = { -1, -1, 0 };
 	if (in != NULL) {
-		g->correlation = in->has_correlation ? in->correlation : -1;
-		g->external_id = in->external_id;
-		g->stream = in->stream >= 0 && in->stream <= INT32_MAX ? (int32_t)in->stream : -1;
-		g->bytes = in->bytes;
-		g->device = in->device;
+		g->corr_code = in->has_correlation ? id_code(t, in->correlation) : GPU_ID_NONE;
+		g->ext_code = id_code(t, in->external_id);
+		p.stream = in->stream >= 0 && in->stream <= INT32_MAX ? (int32_t)in->stream : -1;
+		p.device = in->device;
+		p.pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
+		if (in->bytes != -1)
+			add_bytes(t, t->ngpu, in->bytes);
 		g->launch = has_launch(in) ? add_launch(t, in) : TT_NONE;
-		g->pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
 	} else {
-		g->correlation = g->external_id = g->bytes = -1;
-		g->stream = g->device = -1;
+		g->corr_code = g->ext_code = GPU_ID_NONE;
 		g->launch = TT_NONE;
-		g->pg = 0;
 	}
+	g->place = intern_place(b, &p);
 	g->self.track = g->peer.track = TT_NONE;
 	g->self.idx = g->peer.idx = TT_NONE;
 	return t->ngpu++;
@@ -665,7 +746,7 @@ void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, ui
 }
 
 void builder_flow(struct builder *b, uint32_t track, int64_t ts, uint64_t id, uint32_t cat,
-                  enum builder_flow_point point, bool bind_enclosing)
+                  enum builder_flow_point point)
 {
 	struct trace *t = b->t;
 
@@ -675,12 +756,13 @@ void builder_flow(struct builder *b, uint32_t track, int64_t ts, uint64_t id, ui
 		t->flow_ends = xreallocarray(t->flow_ends, t->flow_ends_cap, sizeof *t->flow_ends);
 	}
 	struct flow_end *f = &t->flow_ends[t->nflow_ends++];
+	if (track >= FLOW_END_MAX_TRACKS) /* the tracks would take over 100 GB */
+		BUG("flow end on track %u", track);
 	f->id = id;
 	f->ts = ts;
 	f->track = track;
 	f->cat = cat;
-	f->ph = (char)point;
-	f->bp = bind_enclosing ? 'e' : 0;
+	f->ph = point == FLOW_START ? FLOW_PH_S : point == FLOW_STEP ? FLOW_PH_T : FLOW_PH_F;
 }
 
 /* ---- header facts --------------------------------------------------------------------- */
@@ -780,6 +862,7 @@ static void free_builder(struct builder *b)
 	free(b->orphan_names);
 	free(b->track_slots);
 	free(b->process_slots);
+	free(b->place_slots);
 	free(b);
 }
 
@@ -880,11 +963,25 @@ void builder_merge(struct builder *dst, struct builder *src)
 		s->tracks[i].nslices = 0;
 		s->tracks[i].cap = 0;
 	}
-	for (uint32_t k = 0; k < s->ngpu; k++) {
-		s->gpu[k].pg = smap[s->gpu[k].pg];
-		if (s->gpu[k].launch != TT_NONE)
-			s->gpu[k].launch += d->nlaunches;
+	uint32_t *pmap = xmalloc((s->ngpu_places ? s->ngpu_places : 1) * sizeof *pmap);
+	for (uint32_t k = 0; k < s->ngpu_places; k++) {
+		struct gpu_place p = s->gpu_places[k];
+		p.pg = smap[p.pg];
+		pmap[k] = intern_place(dst, &p);
 	}
+	for (uint32_t k = 0; k < s->ngpu; k++) {
+		struct gpu_info *g = &s->gpu[k];
+		g->place = g->place < s->ngpu_places ? pmap[g->place] : 0;
+		if (g->corr_code >= GPU_ID_WIDE && g->corr_code != GPU_ID_NONE)
+			g->corr_code = id_code(d, gpu_id_value(s, g->corr_code));
+		if (g->ext_code >= GPU_ID_WIDE && g->ext_code != GPU_ID_NONE)
+			g->ext_code = id_code(d, gpu_id_value(s, g->ext_code));
+		if (g->launch != TT_NONE)
+			g->launch += d->nlaunches;
+	}
+	free(pmap);
+	for (uint32_t k = 0; k < s->ngpu_bytes; k++)
+		add_bytes(d, s->gpu_bytes[k].gpu + gpu_base, s->gpu_bytes[k].bytes);
 	append_draining((void **)&d->launches, &d->nlaunches, &d->launches_cap, (void **)&s->launches, s->nlaunches,
 	                sizeof *s->launches);
 	append_draining((void **)&d->gpu, &d->ngpu, &d->gpu_cap, (void **)&s->gpu, s->ngpu, sizeof *s->gpu);
@@ -1118,6 +1215,9 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	t->processes = copy_array(&cp, s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
 	t->gpu = copy_array(&cp, s->gpu, s->ngpu, s->gpu_cap, sizeof *s->gpu);
 	t->launches = copy_array(&cp, s->launches, s->nlaunches, s->launches_cap, sizeof *s->launches);
+	t->gpu_places = copy_array(&cp, s->gpu_places, s->ngpu_places, s->gpu_places_cap, sizeof *s->gpu_places);
+	t->wide_ids = copy_array(&cp, s->wide_ids, s->nwide_ids, s->wide_ids_cap, sizeof *s->wide_ids);
+	t->gpu_bytes = copy_array(&cp, s->gpu_bytes, s->ngpu_bytes, s->gpu_bytes_cap, sizeof *s->gpu_bytes);
 	t->aside = copy_array(&cp, s->aside, s->naside, s->aside_cap, sizeof *s->aside);
 	t->flows = NULL; /* made by the index */
 	t->nflows = 0;
@@ -1158,6 +1258,9 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	c->processes_cap = b->processes_cap;
 	c->process_slots = dup_array(b->process_slots, b->nprocess_slots, b->nprocess_slots, sizeof *b->process_slots);
 	c->nprocess_slots = b->nprocess_slots;
+	c->place_slots = dup_array(b->place_slots, b->nplace_slots, b->nplace_slots, sizeof *b->place_slots);
+	c->nplace_slots = b->nplace_slots;
+	c->last_place = b->last_place;
 	c->counters_cap = b->counters_cap;
 	c->last_counter = b->last_counter;
 	c->max_end = b->max_end;

@@ -153,10 +153,10 @@ void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, ui
                      double value);
 /* Adds one end of the flow (CAT, ID) at TS on TRACK. Ends are paired when the model is
  * finished (each start with the next finish in time) and bound to the slice of their
- * track that starts at TS, else to the deepest one that holds TS. BIND_ENCLOSING is the
- * source's binding point ("bp": "e"), kept as said. */
+ * track that starts at TS, else to the deepest one that holds TS, whatever the source's
+ * binding point ("bp": "e" binds to the enclosing slice, which that rule finds too). */
 void builder_flow(struct builder *b, uint32_t track, int64_t ts, uint64_t id, uint32_t cat,
-                  enum builder_flow_point point, bool bind_enclosing);
+                  enum builder_flow_point point);
 
 /* The source as a whole. */
 

@@ -43,7 +43,7 @@ enum section_kind {
 	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
 	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_LONG_DURS, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
 	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
-	S_PROCESSES, S_DEVICES, S_GPU, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
+	S_PROCESSES, S_DEVICES, S_GPU, S_GPU_PLACES, S_WIDE_IDS, S_GPU_BYTES, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
 	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
 	S__COUNT
 };
@@ -109,7 +109,8 @@ static const uint32_t elem_size[S__COUNT] = {
 	[S_ROW_MAX] = sizeof(uint32_t), [S_RT_FIRST] = sizeof(uint32_t), [S_RT_N] = sizeof(uint32_t),
 	[S_RT_SPANS] = sizeof(struct span), [S_BUSY] = sizeof(struct span), [S_BUSY_SUM] = sizeof(int64_t),
 	[S_PROCESSES] = sizeof(struct process), [S_DEVICES] = sizeof(struct device_props),
-	[S_GPU] = sizeof(struct gpu_info), [S_LAUNCHES] = sizeof(struct kernel_launch),
+	[S_GPU] = sizeof(struct gpu_info), [S_GPU_PLACES] = sizeof(struct gpu_place),
+	[S_WIDE_IDS] = sizeof(int64_t), [S_GPU_BYTES] = sizeof(struct gpu_bytes), [S_LAUNCHES] = sizeof(struct kernel_launch),
 	[S_ASIDE] = sizeof(struct aside_slice), [S_FLOWS] = sizeof(struct flow),
 	[S_INSTANTS] = sizeof(struct instant), [S_MEM] = sizeof(struct mem_sample),
 	[S_FLOPS] = sizeof(struct flop_count), [S_COMM] = sizeof(struct comm_op),
@@ -125,9 +126,10 @@ static uint64_t layout_hash(void)
 		sizeof(struct slice), offsetof(struct slice, dur32), offsetof(struct slice, name), sizeof(struct long_dur),
 		sizeof(struct aside_slice),
 		offsetof(struct slice, depth), offsetof(struct slice, cat_ix), TRACE_MAX_CATS,
-		sizeof(struct gpu_info), offsetof(struct gpu_info, device), offsetof(struct gpu_info, launch),
+		sizeof(struct gpu_info), offsetof(struct gpu_info, place), offsetof(struct gpu_info, launch),
+		sizeof(struct gpu_place), offsetof(struct gpu_place, pg), sizeof(struct gpu_bytes),
 		sizeof(struct kernel_launch), offsetof(struct kernel_launch, blocks_per_sm), offsetof(struct kernel_launch, smem),
-		offsetof(struct gpu_info, pg), offsetof(struct gpu_info, self), offsetof(struct gpu_info, peer),
+		offsetof(struct gpu_info, ext_code), offsetof(struct gpu_info, self), offsetof(struct gpu_info, peer),
 		sizeof(struct span), sizeof(struct warning_tag), sizeof(struct process), offsetof(struct process, name),
 		offsetof(struct process, sort_index), sizeof(struct device_props), offsetof(struct device_props, total_global_mem),
 		sizeof(struct flow), offsetof(struct flow, from), offsetof(struct flow, ts_from),
@@ -463,6 +465,9 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	put_array(&w, S_PROCESSES, t->processes, t->nprocesses);
 	put_array(&w, S_DEVICES, t->devices, t->ndevices);
 	put_array(&w, S_GPU, t->gpu, t->ngpu);
+	put_array(&w, S_GPU_PLACES, t->gpu_places, t->ngpu_places);
+	put_array(&w, S_WIDE_IDS, t->wide_ids, t->nwide_ids);
+	put_array(&w, S_GPU_BYTES, t->gpu_bytes, t->ngpu_bytes);
 	put_array(&w, S_LAUNCHES, t->launches, t->nlaunches);
 	put_array(&w, S_ASIDE, t->aside, t->naside);
 	put_array(&w, S_FLOWS, t->flows, t->nflows);
@@ -582,7 +587,7 @@ static const char *const section_names[S__COUNT] = {
 	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
 	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
-	"kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
+	"GPU places", "wide ids", "GPU byte counts", "kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
 	"counters", "counter times", "counter values", "steps", "args store",
 };
 
@@ -862,9 +867,15 @@ static bool check_ids(struct reader *r)
 		if (t->aside[i].name >= nstr || t->aside[i].track >= t->ntracks)
 			return fail(r, "a set-aside slice's ids are out of range");
 	for (uint32_t i = 0; i < t->ngpu; i++)
-		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].pg >= nstr ||
+		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].place >= t->ngpu_places ||
 		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE))
 			return fail(r, "GPU info %u refers out of range", i);
+	for (uint32_t i = 0; i < t->ngpu_places; i++)
+		if (t->gpu_places[i].pg >= nstr)
+			return fail(r, "GPU place %u refers out of range", i);
+	for (uint32_t i = 0; i < t->ngpu_bytes; i++)
+		if (t->gpu_bytes[i].gpu >= t->ngpu || (i > 0 && t->gpu_bytes[i].gpu <= t->gpu_bytes[i - 1].gpu))
+			return fail(r, "GPU byte count %u is out of range or order", i);
 	for (uint32_t i = 0; i < t->nprocesses; i++) {
 		const struct process *p = &t->processes[i];
 		if (p->name >= nstr || p->labels >= nstr || (p->pid_is_str && (uint64_t)p->pid >= nstr))
@@ -978,6 +989,12 @@ static bool read_model(struct reader *r)
 	POINT(devices, ndevices, S_DEVICES);
 	POINT(gpu, ngpu, S_GPU);
 	t->gpu_cap = t->ngpu;
+	POINT(gpu_places, ngpu_places, S_GPU_PLACES);
+	t->gpu_places_cap = t->ngpu_places;
+	POINT(wide_ids, nwide_ids, S_WIDE_IDS);
+	t->wide_ids_cap = t->nwide_ids;
+	POINT(gpu_bytes, ngpu_bytes, S_GPU_BYTES);
+	t->gpu_bytes_cap = t->ngpu_bytes;
 	POINT(launches, nlaunches, S_LAUNCHES);
 	t->launches_cap = t->nlaunches;
 	POINT(aside, naside, S_ASIDE);

@@ -186,7 +186,7 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
-			int32_t dev = g && g->device >= 0 ? g->device : tr->device;
+			int32_t dev = g && gpu_device(t, g) >= 0 ? gpu_device(t, g) : tr->device;
 			if (dev < 0)
 				dev = 0;
 			if (tc[s->name] == 0)

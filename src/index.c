@@ -251,10 +251,10 @@ static void gpu_identity(struct trace *t, struct track *tr)
 		if (gi == TT_NONE || (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET))
 			continue;
 		const struct gpu_info *g = &t->gpu[gi];
-		if (tr->device < 0 && g->device >= 0)
-			tr->device = g->device;
-		if (tr->stream < 0 && g->stream >= 0)
-			tr->stream = g->stream;
+		if (tr->device < 0 && gpu_device(t, g) >= 0)
+			tr->device = gpu_device(t, g);
+		if (tr->stream < 0 && gpu_stream(t, g) >= 0)
+			tr->stream = gpu_stream(t, g);
 		if (tr->device >= 0 && tr->stream >= 0)
 			break;
 	}
@@ -662,12 +662,18 @@ static inline bool is_gpu_activity(uint8_t cls)
 
 /* Runtime calls by correlation id, as indices into trace.gpu (4 bytes a call rather than
  * a copy of the id beside each): the first in gpu order wins when several share one. The
- * sort reads the ids through LAUNCH_GPU, the gpu array of the trace this thread links. */
-static _Thread_local const struct gpu_info *launch_gpu;
+ * sort reads the ids through LAUNCH_TRACE, the trace this thread links. */
+static _Thread_local const struct trace *launch_trace;
+
+/* The correlation id of T's GPU fact G. */
+static inline int64_t corr_of(const struct trace *t, uint32_t g)
+{
+	return gpu_correlation(t, &t->gpu[g]);
+}
 
 static inline bool launch_less(const uint32_t *a, const uint32_t *b)
 {
-	int64_t ca = launch_gpu[*a].correlation, cb = launch_gpu[*b].correlation;
+	int64_t ca = corr_of(launch_trace, *a), cb = corr_of(launch_trace, *b);
 	if (ca != cb)
 		return ca < cb;
 	return *a < *b;
@@ -685,7 +691,7 @@ static void link_launches(struct trace *t)
 
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE || gi->correlation < 0)
+		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0)
 			continue;
 		if (!is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			nrt++;
@@ -693,16 +699,16 @@ static void link_launches(struct trace *t)
 	keys = xmalloc((nrt ? nrt : 1) * sizeof *keys);
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE || gi->correlation < 0 ||
+		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0 ||
 		    is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			continue;
 		keys[nkeys++] = g;
 	}
-	launch_gpu = t->gpu;
+	launch_trace = t;
 	sort_launches(keys, nkeys);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < nkeys; i++)
-		if (m == 0 || t->gpu[keys[m - 1]].correlation != t->gpu[keys[i]].correlation)
+		if (m == 0 || corr_of(t, keys[m - 1]) != corr_of(t, keys[i]))
 			keys[m++] = keys[i];
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		struct gpu_info *gi = &t->gpu[g];
@@ -710,16 +716,17 @@ static void link_launches(struct trace *t)
 		    !is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			continue;
 		uint32_t found = TT_NONE;
-		if (gi->correlation >= 0) {
+		int64_t want = gpu_correlation(t, gi);
+		if (want >= 0) {
 			uint32_t lo = 0, hi = m;
 			while (lo < hi) {
 				uint32_t mid = lo + (hi - lo) / 2;
-				if (t->gpu[keys[mid]].correlation < gi->correlation)
+				if (corr_of(t, keys[mid]) < want)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			if (lo < m && t->gpu[keys[lo]].correlation == gi->correlation)
+			if (lo < m && corr_of(t, keys[lo]) == want)
 				found = keys[lo];
 		}
 		if (found == TT_NONE) {
@@ -752,10 +759,8 @@ static inline bool flow_end_less(const struct flow_end *x, const struct flow_end
 		return x->id < y->id;
 	if (x->ts != y->ts)
 		return x->ts < y->ts;
-	/* s before t before f at equal times */
-	int rx = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, ry = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
-	if (rx != ry)
-		return rx < ry;
+	if (x->ph != y->ph) /* s before t before f at equal times */
+		return x->ph < y->ph;
 	return x->track < y->track;
 }
 
@@ -827,8 +832,8 @@ static void pair_flows(struct trace *t)
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i, starts = 0, finishes = 0;
 		while (j < n && e[j].cat == e[i].cat && e[j].id == e[i].id) {
-			starts += e[j].ph == 's';
-			finishes += e[j].ph == 'f';
+			starts += e[j].ph == FLOW_PH_S;
+			finishes += e[j].ph == FLOW_PH_F;
 			j++;
 		}
 		if (starts > 1 || finishes > 1)
@@ -836,11 +841,11 @@ static void pair_flows(struct trace *t)
 		/* pair each s with the next f in time */
 		const struct flow_end *open = NULL;
 		for (uint32_t k = i; k < j; k++) {
-			if (e[k].ph == 's') {
+			if (e[k].ph == FLOW_PH_S) {
 				if (open != NULL)
 					flow_note(t, Q_FLOW_NO_FINISH, open);
 				open = &e[k];
-			} else if (e[k].ph == 'f') {
+			} else if (e[k].ph == FLOW_PH_F) {
 				if (open == NULL) {
 					flow_note(t, Q_FLOW_NO_START, &e[k]);
 					continue;

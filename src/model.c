@@ -30,6 +30,19 @@ int64_t track_long_dur(const struct track *tr, uint32_t i)
 
 const struct kernel_launch kernel_launch_none = { { 0, 0, 0 }, { 0, 0, 0 }, NAN, NAN, -1, -1 };
 
+int64_t gpu_bytes(const struct trace *t, const struct gpu_info *g)
+{
+	uint32_t want = (uint32_t)(g - t->gpu), lo = 0, hi = t->ngpu_bytes;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->gpu_bytes[mid].gpu < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->ngpu_bytes && t->gpu_bytes[lo].gpu == want ? t->gpu_bytes[lo].bytes : -1;
+}
+
 enum slice_class model_classify(const char *cat, uint32_t n)
 {
 #define IS(lit) (n == sizeof(lit) - 1 && memcmp(cat, lit, n) == 0)
@@ -286,6 +299,9 @@ void trace_free(struct trace *t)
 	release(t, t->tracks);
 	release(t, t->processes);
 	release(t, t->gpu);
+	release(t, t->gpu_places);
+	release(t, t->wide_ids);
+	release(t, t->gpu_bytes);
 	release(t, t->launches);
 	release(t, t->aside);
 	release(t, t->flows);

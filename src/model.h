@@ -91,18 +91,40 @@ struct slice_ref {
 	uint32_t track, idx;
 };
 
-/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. 56 bytes:
- * most of them are runtime calls, which have no launch facts (those are in trace.launches). */
+/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. 32 bytes
+ * (most of them are runtime calls, which have no stream, device, bytes or launch facts):
+ * read the ids, stream, device, process group and bytes through gpu_correlation() and
+ * the others below, which decode what is stored here. */
 struct gpu_info {
-	int64_t correlation;   /* -1 when absent */
-	int64_t external_id;   /* -1 when absent */
-	int64_t bytes;         /* memcpy/memset bytes, -1 when absent */
+	uint32_t corr_code;    /* correlation id, coded (gpu_id_value): absent reads -1 */
+	uint32_t ext_code;     /* External id, coded the same way */
 	struct slice_ref self; /* the slice this belongs to */
 	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */
+	uint32_t place;        /* index into trace.gpu_places: stream, device, process group */
+	uint32_t launch;       /* index into trace.launches, or TT_NONE when no launch fact was given */
+};
+_Static_assert(sizeof(struct gpu_info) == 32, "GPU facts are 32 bytes");
+
+/* An id stored in 32 bits: values 0 .. GPU_ID_WIDE - 1 as they are, -1 (absent) as
+ * GPU_ID_NONE, any other value as GPU_ID_WIDE + its index in trace.wide_ids (ids are
+ * counters: no trace seen has one past 2^32, but a file may say anything). */
+#define GPU_ID_WIDE 0xF0000000u
+#define GPU_ID_NONE 0xFFFFFFFFu
+#define GPU_ID_MAX_WIDE (GPU_ID_NONE - GPU_ID_WIDE) /* past that many, a wide id reads absent */
+
+/* Where GPU activity ran, shared by the facts that say the same (a handful per trace):
+ * trace.gpu_places[0] is "none given", the place of runtime calls. */
+struct gpu_place {
 	int32_t stream;        /* -1 when absent (or outside int32: a stream id is a small number) */
 	int32_t device;        /* -1 when absent */
 	uint32_t pg;           /* collectives: "Process Group Name" string id, 0 when absent */
-	uint32_t launch;       /* index into trace.launches, or TT_NONE when no launch fact was given */
+};
+
+/* The byte count of a memcpy or memset: kept apart, a few percent of the facts have one. */
+struct gpu_bytes {
+	uint32_t gpu;          /* index into trace.gpu; the array is sorted by it */
+	uint32_t pad;
+	int64_t bytes;
 };
 
 /* A kernel's launch facts, where the file gives any (40 bytes, kernels only). */
@@ -181,14 +203,15 @@ struct process {
 	int64_t sort_index;        /* INT64_MIN when absent */
 };
 
-struct flow_end {
+struct flow_end {           /* 24 bytes */
 	uint64_t id;
 	int64_t ts;
-	uint32_t track;
 	uint32_t cat;
-	char ph;                   /* 's', 't' or 'f' */
-	char bp;
+	uint32_t track : 30;       /* a trace holds fewer tracks (each costs over 100 bytes) */
+	uint32_t ph : 2;           /* enum flow_ph */
 };
+enum flow_ph { FLOW_PH_S, FLOW_PH_T, FLOW_PH_F }; /* sorted in this order at equal times */
+#define FLOW_END_MAX_TRACKS ((uint32_t)1 << 30)
 
 /* A flow: a start ('s') linked to a finish ('f') with the same (cat, id). */
 struct flow {
@@ -360,6 +383,12 @@ struct trace {
 
 	struct gpu_info *gpu;
 	uint32_t ngpu, gpu_cap;
+	struct gpu_place *gpu_places; /* gpu_info.place; [0] is {-1, -1, 0} once any fact is kept */
+	uint32_t ngpu_places, gpu_places_cap;
+	int64_t *wide_ids;         /* ids past 32 bits (gpu_id_value) */
+	uint32_t nwide_ids, wide_ids_cap;
+	struct gpu_bytes *gpu_bytes; /* memcpy/memset byte counts, by GPU fact (gpu_bytes()) */
+	uint32_t ngpu_bytes, gpu_bytes_cap;
 	/* the categories of slices (string ids), slice.cat_ix indexes it; cats[0] is 0 (none).
 	 * Past the 254th, categories share the last entry, "(other categories)". */
 	uint32_t cats[TRACE_MAX_CATS];
@@ -449,6 +478,32 @@ static inline uint64_t track_args_at(const struct track *tr, uint32_t i) { retur
 
 /* Launch facts that say nothing: grid and block 0, NAN, -1. */
 extern const struct kernel_launch kernel_launch_none;
+
+/* The value of an id stored as CODE (see GPU_ID_WIDE): -1 when absent. */
+static inline int64_t gpu_id_value(const struct trace *t, uint32_t code)
+{
+	if (code < GPU_ID_WIDE)
+		return code;
+	return code == GPU_ID_NONE || code - GPU_ID_WIDE >= t->nwide_ids ? -1 : t->wide_ids[code - GPU_ID_WIDE];
+}
+static inline int64_t gpu_correlation(const struct trace *t, const struct gpu_info *g)
+{
+	return gpu_id_value(t, g->corr_code);
+}
+static inline int64_t gpu_external_id(const struct trace *t, const struct gpu_info *g)
+{
+	return gpu_id_value(t, g->ext_code);
+}
+static inline const struct gpu_place *gpu_place(const struct trace *t, const struct gpu_info *g)
+{
+	static const struct gpu_place none = { -1, -1, 0 };
+	return g->place < t->ngpu_places ? &t->gpu_places[g->place] : &none;
+}
+static inline int32_t gpu_stream(const struct trace *t, const struct gpu_info *g) { return gpu_place(t, g)->stream; }
+static inline int32_t gpu_device(const struct trace *t, const struct gpu_info *g) { return gpu_place(t, g)->device; }
+static inline uint32_t gpu_pg(const struct trace *t, const struct gpu_info *g) { return gpu_place(t, g)->pg; }
+/* G's memcpy/memset bytes, -1 when absent (a binary search over trace.gpu_bytes). */
+int64_t gpu_bytes(const struct trace *t, const struct gpu_info *g);
 
 /* G's launch facts, or kernel_launch_none when the file gave none (runtime calls, memcpys). */
 static inline const struct kernel_launch *gpu_launch(const struct trace *t, const struct gpu_info *g)

@@ -144,9 +144,9 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			kind_of(nm, kernels, v[n].kind, sizeof v[n].kind);
 			/* collectives of different process groups are matched apart, in order within each */
 			uint32_t g = slice_gpu(tr, s);
-			if (g != TT_NONE && t->gpu[g].pg != 0) {
+			if (g != TT_NONE && gpu_pg(t, &t->gpu[g]) != 0) {
 				size_t l = strlen(v[n].kind);
-				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, t->gpu[g].pg));
+				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, gpu_pg(t, &t->gpu[g])));
 			}
 			v[n].ref = (struct slice_ref){ ti, i };
 			v[n].start = abs_start(t, s);

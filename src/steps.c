@@ -416,7 +416,7 @@ static int role_of(const struct trace *t, struct names *nm, const int64_t *comm,
 		return -1; /* the plugin reads complete (X) events only */
 	switch (type_of(nm, slice_cat(t, s))) {
 	case PT_KERNEL:
-		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, t->gpu[slice_gpu(tr, s)].external_id) ? ROLE_COMM
+		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, gpu_external_id(t, &t->gpu[slice_gpu(tr, s)])) ? ROLE_COMM
 		                                                                                             : ROLE_KERNEL;
 	case PT_MEMCPY: return ROLE_MEMCPY;
 	case PT_MEMSET: return ROLE_MEMSET;

@@ -113,9 +113,9 @@ void dump_model(FILE *f, const struct trace *t)
 				}
 				if (slice_gpu(tr, s) != TT_NONE) {
 					const struct gpu_info *g = &t->gpu[slice_gpu(tr, s)];
-					fprintf(f, " corr %" PRId64, g->correlation);
-					if (g->external_id >= 0)
-						fprintf(f, " ext %" PRId64, g->external_id);
+					fprintf(f, " corr %" PRId64, gpu_correlation(t, g));
+					if (gpu_external_id(t, g) >= 0)
+						fprintf(f, " ext %" PRId64, gpu_external_id(t, g));
 					const struct kernel_launch *kl = gpu_launch(t, g);
 					if (kl->grid[0])
 						fprintf(f, " grid %d,%d,%d block %d,%d,%d", kl->grid[0], kl->grid[1], kl->grid[2],
@@ -126,8 +126,8 @@ void dump_model(FILE *f, const struct trace *t)
 						fprintf(f, " regs %d", kl->regs);
 					if (kl->smem >= 0)
 						fprintf(f, " smem %d", kl->smem);
-					if (g->bytes >= 0)
-						fprintf(f, " bytes %" PRId64, g->bytes);
+					if (gpu_bytes(t, g) >= 0)
+						fprintf(f, " bytes %" PRId64, gpu_bytes(t, g));
 					fputs(" peer ", f);
 					ref(f, t, g->peer);
 				}

@@ -564,7 +564,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		}
 		if (s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
 			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",
-			         gi->bytes >= 0 ? "" : "(no byte count) ", (long long)(gi->bytes >= 0 ? gi->bytes : 0),
+			         gpu_bytes(t, gi) >= 0 ? "" : "(no byte count) ", (long long)(gpu_bytes(t, gi) >= 0 ? gpu_bytes(t, gi) : 0),
 			         op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
 		else if (s->cls == SC_KERNEL) {
 			const struct kernel_launch *kl = gpu_launch(t, gi);

@@ -104,8 +104,8 @@ static void test_one_model(void)
 	add(b, gpu, 800, 100, "Memcpy HtoD", "gpu_memcpy", &m);
 
 	/* the flow from the launch to its kernel */
-	builder_flow(b, cpu, 200, 7, str(b, "ac2g"), FLOW_START, false);
-	builder_flow(b, gpu, 260, 7, str(b, "ac2g"), FLOW_FINISH, true);
+	builder_flow(b, cpu, 200, 7, str(b, "ac2g"), FLOW_START);
+	builder_flow(b, gpu, 260, 7, str(b, "ac2g"), FLOW_FINISH);
 
 	/* a counter, a memory sample, a global instant */
 	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 0, 1.0);
@@ -175,7 +175,10 @@ static void test_one_model(void)
 	is_int(gi->peer.track, cpu, "the kernel is linked to its launch's thread");
 	is_int(gi->peer.idx, rt, "and to the launch itself");
 	is_int(t->gpu[track_gpu_at(c, rt)].peer.idx, gemm, "the launch is linked back to its kernel");
-	is_int(t->gpu[track_gpu_at(g, copy)].bytes, 4096, "the memcpy keeps its bytes");
+	is_int(gpu_bytes(t, &t->gpu[track_gpu_at(g, copy)]), 4096, "the memcpy keeps its bytes");
+	is_int(gpu_bytes(t, gi), -1, "a kernel has no bytes");
+	is_int(gpu_stream(t, gi), 7, "the kernel's stream");
+	is_int(gpu_device(t, gi), 0, "and device");
 	is_int(t->quality.count[Q_KERNEL_NO_LAUNCH], 2, "the kernel and the memcpy with no launch are counted");
 	is_int(track_gpu_at(c, mm), TT_NONE, "a CPU op keeps no GPU facts");
 	is_int(t->nflows, 1, "one flow");
@@ -274,17 +277,24 @@ static void big_event(struct builder *b, uint32_t k)
 		                    0 };
 	builder_slice(b, cpu, &s, NULL);
 	g.has_correlation = true;
-	g.correlation = k;
+	g.correlation = k % 5 == 0 ? 6000000000 + k : k; /* now and then past 32 bits */
+	g.external_id = k % 7 == 0 ? -5 - (int64_t)k : k % 7 == 1 ? -1 : (int64_t)k;
 	s = (struct builder_slice){ ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3,
 		                    0 };
 	builder_slice(b, cpu, &s, &g);
-	builder_flow(b, cpu, ts + 100, k, str(b, "ac2g"), FLOW_START, false);
+	builder_flow(b, cpu, ts + 100, k, str(b, "ac2g"), FLOW_START);
 	g.stream = 7;
-	g.device = 0;
+	g.device = (int32_t)(k % 2);
 	g.grid[0] = (int32_t)k;
+	if (k % 11 == 0) { /* a collective of one of two process groups */
+		g.pg = k % 22 == 0 ? "pg-a" : "pg-b";
+		g.pg_len = 4;
+	}
+	if (k % 13 == 0)
+		g.bytes = k % 26 == 0 ? 5000000000 + k : k;
 	s = (struct builder_slice){ ts + 500, 300, str(b, names[k % 4]), str(b, "kernel"), (uint64_t)k * 4 + 4, 0 };
 	builder_slice(b, gpu, &s, &g);
-	builder_flow(b, gpu, ts + 500, k, str(b, "ac2g"), FLOW_FINISH, true);
+	builder_flow(b, gpu, ts + 500, k, str(b, "ac2g"), FLOW_FINISH);
 }
 
 static bool same_ref(const struct slice_ref *a, const struct slice_ref *b)
@@ -331,7 +341,12 @@ static void test_big_parts(void)
 			         strcmp(text(one, slice_cat(one, x)), text(m, slice_cat(m, y))) == 0;
 			if (slices && track_gpu_at(a, i) != TT_NONE) {
 				const struct gpu_info *gx = &one->gpu[track_gpu_at(a, i)], *gy = &m->gpu[track_gpu_at(c, i)];
-				facts = facts && gx->correlation == gy->correlation && gpu_launch(one, gx)->grid[0] == gpu_launch(m, gy)->grid[0] &&
+				facts = facts && gpu_correlation(one, gx) == gpu_correlation(m, gy) &&
+				        gpu_external_id(one, gx) == gpu_external_id(m, gy) &&
+				        gpu_device(one, gx) == gpu_device(m, gy) && gpu_stream(one, gx) == gpu_stream(m, gy) &&
+				        strcmp(text(one, gpu_pg(one, gx)), text(m, gpu_pg(m, gy))) == 0 &&
+				        gpu_bytes(one, gx) == gpu_bytes(m, gy) &&
+				        gpu_launch(one, gx)->grid[0] == gpu_launch(m, gy)->grid[0] &&
 				        same_ref(&gx->self, &gy->self) && same_ref(&gx->peer, &gy->peer);
 			}
 		}
@@ -340,6 +355,21 @@ static void test_big_parts(void)
 	ok(slices, "the same slices, in the same order, on the same rows");
 	is_int(m->ngpu, 2 * N, "every GPU fact kept");
 	ok(facts, "the same GPU facts, linked the same way");
+	uint32_t wide = 0, negative = 0, big_copies = 0, pg_b = 0, linked = 0;
+	for (uint32_t g = 0; g < m->ngpu; g++) {
+		const struct gpu_info *gi = &m->gpu[g];
+		wide += gpu_correlation(m, gi) >= 6000000000;
+		negative += gpu_external_id(m, gi) < -1;
+		big_copies += gpu_bytes(m, gi) >= 5000000000;
+		pg_b += strcmp(text(m, gpu_pg(m, gi)), "pg-b") == 0;
+		linked += gi->peer.track != TT_NONE;
+	}
+	is_int(wide, 2 * 8000, "correlation ids past 32 bits read back (a call and its kernel each)");
+	is_int(negative, 2 * 5715, "negative External ids read back");
+	is_int(big_copies, 1539, "byte counts past 32 bits read back");
+	is_int(pg_b, 1818, "process groups read back");
+	is_int(linked, 2 * N, "every call linked to its kernel, wide ids too");
+	ok(m->nwide_ids > 0 && m->ngpu_places <= 8, "the places are shared (%u of them)", m->ngpu_places);
 	is_int(m->nflows, N, "every flow paired");
 	bool flows = one->nflows == m->nflows;
 	for (uint32_t i = 0; flows && i < m->nflows; i++)
