@@ -4,6 +4,9 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -733,8 +736,15 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	chrome_build_add_stats(b, &stats);
 	t->bytes = stats.bytes;
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
+	bool compressed = input_codec(in) != INPUT_PLAIN;
 	set_args_store(t, in, side);
 	input_close(in);
+#ifdef __GLIBC__
+	/* The decompressing thread's buffers, freed, stay in its malloc arena until trimmed:
+	 * 0.1-0.3 MB of a 50 MB .gz trace's peak, which is the finished model's */
+	if (compressed)
+		malloc_trim(0);
+#endif
 	switch (res) {
 	case SCAN_OK:
 		t->status = LOAD_OK;

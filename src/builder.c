@@ -395,21 +395,6 @@ static uint32_t intern_place(struct builder *b, const struct gpu_place *p)
 	return b->last_place = t->ngpu_places++;
 }
 
-/* ID stored in 32 bits (see GPU_ID_WIDE); a wide id is appended to trace.wide_ids. */
-static uint32_t id_code(struct trace *t, int64_t id)
-{
-	if (id >= 0 && id < (int64_t)GPU_ID_WIDE)
-		return (uint32_t)id;
-	if (id == -1 || t->nwide_ids >= GPU_ID_MAX_WIDE)
-		return GPU_ID_NONE;
-	if (t->nwide_ids == t->wide_ids_cap) {
-		t->wide_ids_cap = t->wide_ids_cap ? t->wide_ids_cap * 2 : 16;
-		t->wide_ids = xreallocarray(t->wide_ids, t->wide_ids_cap, sizeof *t->wide_ids);
-	}
-	t->wide_ids[t->nwide_ids] = id;
-	return GPU_ID_WIDE + t->nwide_ids++;
-}
-
 static void add_bytes(struct trace *t, uint32_t gpu, int64_t bytes)
 {
 	if (t->ngpu_bytes == t->gpu_bytes_cap) {
@@ -424,13 +409,13 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 	struct trace *t = b->t;
 	if (t->ngpu == t->gpu_cap) {
 		t->gpu_cap = t->gpu_cap ? t->gpu_cap * 2 : 1024;
-		t->gpu = xreallocarray(t->gpu, t->gpu_cap, sizeof *t->gpu);
+		t->gpu_facts = xreallocarray(t->gpu_facts, t->gpu_cap, sizeof *t->gpu_facts);
 	}
-	struct gpu_info *g = &t->gpu[t->ngpu];
+	struct gpu_fact *g = &t->gpu_facts[t->ngpu];
 	struct gpu_place p = { -1, -1, 0 };
 	if (in != NULL) {
-		g->corr_code = in->has_correlation ? id_code(t, in->correlation) : GPU_ID_NONE;
-		g->ext_code = id_code(t, in->external_id);
+		g->corr_code = in->has_correlation ? trace_id_code(t, in->correlation) : GPU_ID_NONE;
+		g->ext_code = trace_id_code(t, in->external_id);
 		p.stream = in->stream >= 0 && in->stream <= INT32_MAX ? (int32_t)in->stream : -1;
 		p.device = in->device;
 		p.pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
@@ -442,8 +427,6 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		g->launch = TT_NONE;
 	}
 	g->place = intern_place(b, &p);
-	g->self.track = g->peer.track = TT_NONE;
-	g->self.idx = g->peer.idx = TT_NONE;
 	return t->ngpu++;
 }
 
@@ -970,12 +953,12 @@ void builder_merge(struct builder *dst, struct builder *src)
 		pmap[k] = intern_place(dst, &p);
 	}
 	for (uint32_t k = 0; k < s->ngpu; k++) {
-		struct gpu_info *g = &s->gpu[k];
+		struct gpu_fact *g = &s->gpu_facts[k];
 		g->place = g->place < s->ngpu_places ? pmap[g->place] : 0;
 		if (g->corr_code >= GPU_ID_WIDE && g->corr_code != GPU_ID_NONE)
-			g->corr_code = id_code(d, gpu_id_value(s, g->corr_code));
+			g->corr_code = trace_id_code(d, gpu_id_value(s, g->corr_code));
 		if (g->ext_code >= GPU_ID_WIDE && g->ext_code != GPU_ID_NONE)
-			g->ext_code = id_code(d, gpu_id_value(s, g->ext_code));
+			g->ext_code = trace_id_code(d, gpu_id_value(s, g->ext_code));
 		if (g->launch != TT_NONE)
 			g->launch += d->nlaunches;
 	}
@@ -984,7 +967,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		add_bytes(d, s->gpu_bytes[k].gpu + gpu_base, s->gpu_bytes[k].bytes);
 	append_draining((void **)&d->launches, &d->nlaunches, &d->launches_cap, (void **)&s->launches, s->nlaunches,
 	                sizeof *s->launches);
-	append_draining((void **)&d->gpu, &d->ngpu, &d->gpu_cap, (void **)&s->gpu, s->ngpu, sizeof *s->gpu);
+	append_draining((void **)&d->gpu_facts, &d->ngpu, &d->gpu_cap, (void **)&s->gpu_facts, s->ngpu,
+	                sizeof *s->gpu_facts);
 	/* ends of SRC that close begins of DST, in source order */
 	for (uint32_t k = 0; k < src->norphans; k++) {
 		const struct orphan_e *o = &src->orphans[k];
@@ -1213,7 +1197,8 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 		tr->nbusy = 0;
 	}
 	t->processes = copy_array(&cp, s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
-	t->gpu = copy_array(&cp, s->gpu, s->ngpu, s->gpu_cap, sizeof *s->gpu);
+	t->gpu = NULL; /* made by the index */
+	t->gpu_facts = copy_array(&cp, s->gpu_facts, s->ngpu, s->gpu_cap, sizeof *s->gpu_facts);
 	t->launches = copy_array(&cp, s->launches, s->nlaunches, s->launches_cap, sizeof *s->launches);
 	t->gpu_places = copy_array(&cp, s->gpu_places, s->ngpu_places, s->gpu_places_cap, sizeof *s->gpu_places);
 	t->wide_ids = copy_array(&cp, s->wide_ids, s->nwide_ids, s->wide_ids_cap, sizeof *s->wide_ids);

@@ -158,12 +158,10 @@ static void set_aside_outliers(struct trace *t)
 					t->aside = xreallocarray(t->aside, t->aside_cap, sizeof *t->aside);
 				}
 				uint32_t g = slice_gpu(tr, s);
-				if (g != TT_NONE) {
-					t->gpu[g].self.track = TT_NONE;
-					if (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
-						tr->gpu_slices--;
-				}
-				/* its GPU facts stay unlinked */
+				if (g != TT_NONE && (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET))
+					tr->gpu_slices--;
+				/* its GPU facts stay unlinked: no slice refers to them, so relink_gpu_self
+				 * leaves their self absent */
 				t->aside[t->naside++] = (struct aside_slice){ s->ts, is_long ? tr->long_durs[lk].dur : s->dur32,
 				                                               s->name, ti };
 				lk += is_long;
@@ -606,7 +604,14 @@ static void build_busy(struct track *tr)
 	int64_t total = 0;
 
 	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
-	for (uint32_t i = 0; i < tr->nslices; i++) {
+	/* Row 0's slices never overlap; when it holds every slice (one row, and on a GPU track
+	 * no annotation row) or the rows nest (every slice within one of row 0), their union is
+	 * row 0, whose sums the index has: a GPU stream's spans were 16 bytes a kernel. */
+	tr->busy_row0 = tr->nrows > 0 && (gpu ? tr->nrows == 1 && tr->annotation_rows == 0 : tr->nrows == 1 || tr->nested);
+	if (tr->busy_row0)
+		for (uint32_t i = 0; i < tr->rows[0].n; i++)
+			total += slice_dur(tr, &tr->slices[tr->rows[0].idx[i]]);
+	for (uint32_t i = 0; i < (tr->busy_row0 ? 0 : tr->nslices); i++) {
 		const struct slice *s = &tr->slices[i];
 		int64_t e = slice_end_of(tr, s);
 		if (gpu && s->cls == SC_GPU_ANNOTATION)
@@ -640,6 +645,30 @@ static void build_busy(struct track *tr)
 }
 
 /* ---- links ----------------------------------------------------------------------------- */
+
+/* Turns the builder's GPU facts into gpu_info, in place (the array grows from 16 to 32
+ * bytes a fact, and each fact moves from the last to the first, so none is overwritten
+ * before it is read), their links absent until relink_gpu_self and link_launches. */
+static void expand_gpu_facts(struct trace *t)
+{
+	_Static_assert(sizeof(struct gpu_info) >= 2 * sizeof(struct gpu_fact), "a fact must move up");
+	if (t->ngpu == 0) {
+		free(t->gpu_facts);
+		t->gpu_facts = NULL;
+		t->gpu_cap = 0;
+		return;
+	}
+	char *base = xreallocarray(t->gpu_facts, t->ngpu, sizeof(struct gpu_info));
+	t->gpu_facts = NULL;
+	for (uint32_t i = t->ngpu; i-- > 0;) {
+		struct gpu_fact f;
+		memcpy(&f, base + (size_t)i * sizeof f, sizeof f);
+		struct gpu_info g = { f.corr_code, f.ext_code, { TT_NONE, TT_NONE }, { TT_NONE, TT_NONE }, f.place, f.launch };
+		memcpy(base + (size_t)i * sizeof g, &g, sizeof g);
+	}
+	t->gpu = (struct gpu_info *)(void *)base;
+	t->gpu_cap = t->ngpu;
+}
 
 static void relink_gpu_self(struct trace *t)
 {
@@ -851,7 +880,7 @@ static void pair_flows(struct trace *t)
 					continue;
 				}
 				struct flow f;
-				f.id = e[k].id;
+				f.id_code = trace_id_code(t, (int64_t)e[k].id);
 				f.cat = e[k].cat;
 				f.ts_from = open->ts;
 				f.ts_to = e[k].ts;
@@ -880,8 +909,8 @@ static void bind_flows(struct trace *t)
 {
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		struct flow *f = &t->flows[i];
-		struct flow_end from = { .id = f->id, .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
-		struct flow_end to = { .id = f->id, .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
+		struct flow_end from = { .id = flow_id(t, f), .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
+		struct flow_end to = { .id = flow_id(t, f), .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
 		f->from = bind_end(t, &from);
 		f->to = bind_end(t, &to);
 		if (f->from.track == TT_NONE)
@@ -1001,7 +1030,8 @@ bad:
 void index_build(struct trace *t)
 {
 	set_aside_outliers(t);
-	pair_flows(t); /* first: the flows take less room than their ends while the index is built */
+	pair_flows(t);
+	expand_gpu_facts(t); /* after the flows: the facts grow while the ends shrink */ /* first: the flows take less room than their ends while the index is built */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		if (tr->nslices > 0) {
@@ -1105,6 +1135,8 @@ int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t
 int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1)
 {
 	uint32_t lo = 0, hi = tr->nbusy, a, b;
+	if (tr->busy_row0)
+		return t1 > t0 ? index_row_busy(tr, 0, t0, t1) : 0;
 	if (t1 <= t0 || tr->nbusy == 0)
 		return 0;
 	while (lo < hi) {

@@ -30,6 +30,20 @@ int64_t track_long_dur(const struct track *tr, uint32_t i)
 
 const struct kernel_launch kernel_launch_none = { { 0, 0, 0 }, { 0, 0, 0 }, NAN, NAN, -1, -1 };
 
+uint32_t trace_id_code(struct trace *t, int64_t id)
+{
+	if (id >= 0 && id < (int64_t)GPU_ID_WIDE)
+		return (uint32_t)id;
+	if (id == -1 || t->nwide_ids >= GPU_ID_MAX_WIDE)
+		return GPU_ID_NONE;
+	if (t->nwide_ids == t->wide_ids_cap) {
+		t->wide_ids_cap = t->wide_ids_cap ? t->wide_ids_cap * 2 : 16;
+		t->wide_ids = xreallocarray(t->wide_ids, t->wide_ids_cap, sizeof *t->wide_ids);
+	}
+	t->wide_ids[t->nwide_ids] = id;
+	return GPU_ID_WIDE + t->nwide_ids++;
+}
+
 int64_t gpu_bytes(const struct trace *t, const struct gpu_info *g)
 {
 	uint32_t want = (uint32_t)(g - t->gpu), lo = 0, hi = t->ngpu_bytes;
@@ -299,6 +313,7 @@ void trace_free(struct trace *t)
 	release(t, t->tracks);
 	release(t, t->processes);
 	release(t, t->gpu);
+	release(t, t->gpu_facts);
 	release(t, t->gpu_places);
 	release(t, t->wide_ids);
 	release(t, t->gpu_bytes);

@@ -105,7 +105,13 @@ struct gpu_info {
 };
 _Static_assert(sizeof(struct gpu_info) == 32, "GPU facts are 32 bytes");
 
-/* An id stored in 32 bits: values 0 .. GPU_ID_WIDE - 1 as they are, -1 (absent) as
+/* A GPU fact while the trace is built: gpu_info without the links, which only the index
+ * can make. 16 bytes: a file of 65k facts holds 1 MB less at the end of its parse. */
+struct gpu_fact {
+	uint32_t corr_code, ext_code, place, launch; /* as in gpu_info */
+};
+
+/* An id (correlation, External, flow) stored in 32 bits: values 0 .. GPU_ID_WIDE - 1 as they are, -1 (absent) as
  * GPU_ID_NONE, any other value as GPU_ID_WIDE + its index in trace.wide_ids (ids are
  * counters: no trace seen has one past 2^32, but a file may say anything). */
 #define GPU_ID_WIDE 0xF0000000u
@@ -188,8 +194,10 @@ struct track {
 	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
 	struct row_tree *row_tree; /* deep tracks that do not nest: which rows hold a time (src/index.c) */
 
-	struct span *busy;         /* merged union of all slices */
+	struct span *busy;         /* merged union of all slices; NULL when BUSY_ROW0 */
 	uint32_t nbusy;
+	bool busy_row0;            /* one row, or rows that nest: the union is row 0's slices, read
+	                            * from the row (index_track_busy), and no spans are kept */
 	int64_t *busy_block_sum;
 	int64_t busy_total;
 	uint32_t gpu_slices;       /* kernels+memcpy+memset */
@@ -214,8 +222,8 @@ enum flow_ph { FLOW_PH_S, FLOW_PH_T, FLOW_PH_F }; /* sorted in this order at equ
 #define FLOW_END_MAX_TRACKS ((uint32_t)1 << 30)
 
 /* A flow: a start ('s') linked to a finish ('f') with the same (cat, id). */
-struct flow {
-	uint64_t id;
+struct flow {               /* 40 bytes */
+	uint32_t id_code;          /* the flow's id (a 64-bit value), coded as gpu_id_value reads */
 	uint32_t cat;
 	struct slice_ref from, to; /* slices bound at each end, or {TT_NONE} */
 	int64_t ts_from, ts_to;
@@ -381,8 +389,9 @@ struct trace {
 	struct process *processes;
 	uint32_t nprocesses;
 
-	struct gpu_info *gpu;
-	uint32_t ngpu, gpu_cap;
+	struct gpu_info *gpu;      /* made by the index from GPU_FACTS */
+	struct gpu_fact *gpu_facts; /* while the trace is built (src/builder.c), then NULL */
+	uint32_t ngpu, gpu_cap;    /* facts, in either array */
 	struct gpu_place *gpu_places; /* gpu_info.place; [0] is {-1, -1, 0} once any fact is kept */
 	uint32_t ngpu_places, gpu_places_cap;
 	int64_t *wide_ids;         /* ids past 32 bits (gpu_id_value) */
@@ -485,6 +494,13 @@ static inline int64_t gpu_id_value(const struct trace *t, uint32_t code)
 	if (code < GPU_ID_WIDE)
 		return code;
 	return code == GPU_ID_NONE || code - GPU_ID_WIDE >= t->nwide_ids ? -1 : t->wide_ids[code - GPU_ID_WIDE];
+}
+/* ID's code (GPU_ID_WIDE), ID kept in T's wide ids when it is one. */
+uint32_t trace_id_code(struct trace *t, int64_t id);
+/* F's id. */
+static inline uint64_t flow_id(const struct trace *t, const struct flow *f)
+{
+	return (uint64_t)gpu_id_value(t, f->id_code);
 }
 static inline int64_t gpu_correlation(const struct trace *t, const struct gpu_info *g)
 {

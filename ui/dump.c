@@ -144,7 +144,7 @@ void dump_model(FILE *f, const struct trace *t)
 		const struct flow *fl = &t->flows[i];
 		fprintf(f, "flow ");
 		name(f, t, fl->cat);
-		fprintf(f, " id %" PRIu64 " %" PRId64 " -> %" PRId64 " from ", fl->id, fl->ts_from, fl->ts_to);
+		fprintf(f, " id %" PRIu64 " %" PRId64 " -> %" PRId64 " from ", flow_id(t, fl), fl->ts_from, fl->ts_to);
 		ref(f, t, fl->from);
 		fputs(" to ", f);
 		ref(f, t, fl->to);

@@ -282,7 +282,7 @@ static void big_event(struct builder *b, uint32_t k)
 	s = (struct builder_slice){ ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3,
 		                    0 };
 	builder_slice(b, cpu, &s, &g);
-	builder_flow(b, cpu, ts + 100, k, str(b, "ac2g"), FLOW_START);
+	builder_flow(b, cpu, ts + 100, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_START);
 	g.stream = 7;
 	g.device = (int32_t)(k % 2);
 	g.grid[0] = (int32_t)k;
@@ -294,7 +294,7 @@ static void big_event(struct builder *b, uint32_t k)
 		g.bytes = k % 26 == 0 ? 5000000000 + k : k;
 	s = (struct builder_slice){ ts + 500, 300, str(b, names[k % 4]), str(b, "kernel"), (uint64_t)k * 4 + 4, 0 };
 	builder_slice(b, gpu, &s, &g);
-	builder_flow(b, gpu, ts + 500, k, str(b, "ac2g"), FLOW_FINISH);
+	builder_flow(b, gpu, ts + 500, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_FINISH);
 }
 
 static bool same_ref(const struct slice_ref *a, const struct slice_ref *b)
@@ -373,11 +373,15 @@ static void test_big_parts(void)
 	is_int(m->nflows, N, "every flow paired");
 	bool flows = one->nflows == m->nflows;
 	for (uint32_t i = 0; flows && i < m->nflows; i++)
-		flows = one->flows[i].id == m->flows[i].id && one->flows[i].ts_from == m->flows[i].ts_from &&
+		flows = flow_id(one, &one->flows[i]) == flow_id(m, &m->flows[i]) && one->flows[i].ts_from == m->flows[i].ts_from &&
 		        one->flows[i].ts_to == m->flows[i].ts_to && same_ref(&one->flows[i].from, &m->flows[i].from) &&
 		        same_ref(&one->flows[i].to, &m->flows[i].to) && m->flows[i].from.track != TT_NONE &&
 		        m->flows[i].to.track != TT_NONE;
 	ok(flows, "the same flows, every end bound to its slice");
+	uint32_t wide_flows = 0;
+	for (uint32_t i = 0; i < m->nflows; i++)
+		wide_flows += flow_id(m, &m->flows[i]) >= 6000000000u;
+	is_int(wide_flows, 8000, "flow ids past 32 bits read back");
 	is_int(m->quality.count[Q_FLOW_UNBOUND] + m->quality.count[Q_FLOW_NO_START] +
 	               m->quality.count[Q_FLOW_NO_FINISH],
 	       0, "no flow problem");

@@ -135,7 +135,9 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 	ok(at_ok, "%s: slice_at finds the deepest containing slice", what);
 }
 
-static char *random_trace(int n, bool gpu)
+/* N slices on one track: a CPU thread's (nesting), or a GPU stream's, overlapping now and
+ * then unless DISJOINT (then at least 2 us apart, beyond the random sub-us parts). */
+static char *random_trace(int n, bool gpu, bool disjoint)
 {
 	size_t cap = (size_t)n * 200 + 1000, len = 0;
 	char *s = xmalloc(cap);
@@ -146,7 +148,7 @@ static char *random_trace(int n, bool gpu)
 		if (gpu) {
 			/* mostly back to back, sometimes overlapping or nested, sometimes zero */
 			dur = (int64_t)(rnd() % 50);
-			int64_t gap = (int64_t)(rnd() % 20) - (rnd() % 8 == 0 ? 25 : 0);
+			int64_t gap = disjoint ? 2 + (int64_t)(rnd() % 20) : (int64_t)(rnd() % 20) - (rnd() % 8 == 0 ? 25 : 0);
 			ts += gap > -ts ? gap : 0;
 		} else {
 			dur = (int64_t)(rnd() % 200);
@@ -160,6 +162,41 @@ static char *random_trace(int n, bool gpu)
 		if (gpu)
 			ts += dur;
 	}
+	len += (size_t)snprintf(s + len, cap - len, "]}\n");
+	return s;
+}
+
+/* Slices within [T0, T1) on a CPU thread, nesting (whole microseconds: no partial overlap),
+ * DEPTH levels deep, appended to S while fewer than MAX are written (*N counts them). */
+static void nested_slices(char **s, size_t *len, size_t *cap, int64_t t0, int64_t t1, int depth, int *n, int max)
+{
+	int64_t at = t0;
+	while (*n < max && at + 4 < t1) {
+		int64_t a = at + (int64_t)(rnd() % 5), b = a + 1 + (int64_t)(rnd() % (uint64_t)(t1 - a));
+		if (b > t1)
+			b = t1;
+		if (*len + 300 > *cap)
+			*s = xrealloc(*s, *cap *= 2);
+		*len += (size_t)snprintf(*s + *len, *cap - *len,
+		                         "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n%d\", \"pid\": 1, "
+		                         "\"tid\": 100, \"ts\": %lld, \"dur\": %lld}\n",
+		                         *n > 0 ? "," : "", depth, (long long)a, (long long)(b - a));
+		(*n)++;
+		if (depth < 4 && b - a > 8)
+			nested_slices(s, len, cap, a, b, depth + 1, n, max);
+		at = b + (int64_t)(rnd() % 3);
+	}
+}
+
+static char *random_nested_trace(int max)
+{
+	size_t cap = 4096, len = 0;
+	char *s = xmalloc(cap);
+	int n = 0;
+	len += (size_t)snprintf(s + len, cap - len, "{\"traceEvents\": [\n");
+	nested_slices(&s, &len, &cap, 1000000, 1000000 + 40 * (int64_t)max, 0, &n, max);
+	if (len + 8 > cap)
+		s = xrealloc(s, cap += 8);
 	len += (size_t)snprintf(s + len, cap - len, "]}\n");
 	return s;
 }
@@ -272,17 +309,25 @@ int main(void)
 		fatal("mkdtemp");
 	test_nesting();
 	test_ties_in_file_order();
-	for (int round = 0; round < 3; round++) {
-		char *txt = random_trace(round == 2 ? 3000 : 400, round != 1);
+	for (int round = 0; round < 5; round++) {
+		char *txt = round == 4 ? random_nested_trace(600) : random_trace(round == 2 ? 3000 : 400, round != 1, round == 3);
 		struct trace *t = load_text("rand.json", txt);
 		const struct track *tr = &t->tracks[0];
 		char what[64];
-		snprintf(what, sizeof what, "random %s track %d (%u slices, %u rows)", round != 1 ? "GPU" : "CPU", round,
+		snprintf(what, sizeof what, "random %s track %d (%u slices, %u rows)",
+		         round == 4 ? "nested CPU" : round != 1 ? "GPU" : "CPU", round,
 		         tr->nslices, tr->nrows);
 		ok(t->status == LOAD_OK && t->ntracks == 1, "%s loads", what);
 		check_track(t, tr, what);
-		if (round != 1)
-			ok(tr->nrows > 1 && t->quality.count[Q_GPU_OVERLAP] > 0, "%s: overlaps got overflow rows", what);
+		if (round == 0 || round == 2)
+			ok(tr->nrows > 1 && t->quality.count[Q_GPU_OVERLAP] > 0 && !tr->busy_row0,
+			   "%s: overlaps got overflow rows, and the busy time its spans", what);
+		if (round == 3)
+			ok(tr->nrows == 1 && tr->busy_row0 && tr->busy == NULL, "%s: one row, which gives the busy time", what);
+		if (round == 1)
+			ok(!tr->nested && !tr->busy_row0, "%s: partial overlaps: the busy time is its spans'", what);
+		if (round == 4)
+			ok(tr->nested && tr->nrows >= 4 && tr->busy_row0, "%s: nested rows: row 0 gives the busy time", what);
 		if (round == 1)
 			check_nesting(tr, what);
 		trace_free(t);
