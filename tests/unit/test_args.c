@@ -303,6 +303,41 @@ static void test_stores(void)
 	}
 	unlink(path);
 	free(path);
+
+	/* the legacy exporter's "args": {} on every event: nothing to read back, and the gzip
+	 * checkpoints (a compressed window every span) are not kept */
+	{
+		size_t cap = 64 + 15000 * 120, len = 0;
+		char *legacy = xmalloc(cap);
+		len += (size_t)snprintf(legacy + len, cap - len, "[");
+		for (int i = 0; i < 15000; i++)
+			len += (size_t)snprintf(legacy + len, cap - len,
+			                        "%s{\"name\": \"op%d\", \"ph\": \"X\", \"ts\": %d, \"dur\": 5, \"pid\": 1, "
+			                        "\"tid\": 1, \"args\": {}}\n",
+			                        i ? "," : "", i % 7, i * 10);
+		len += (size_t)snprintf(legacy + len, cap - len, "]");
+		zlen = 0;
+		gzip_member(legacy, len, 6, &z, &zlen);
+		path = xasprintf("%s/legacy.json.gz", tmpdir);
+		f = fopen(path, "wb");
+		fwrite(z, 1, zlen, f);
+		fclose(f);
+		struct trace *t = load_trace(path, &opt);
+		struct event_args a;
+		char *cause = NULL;
+		ok(t->status == LOAD_OK && t->ntracks == 1 && t->tracks[0].nslices == 15000 && t->tracks[0].args == NULL,
+		   "gzip, args {} everywhere: loads, no slice has args");
+		ok(t->args != NULL && strcmp(t->args->kind, "not kept") == 0 && args_store_memory(t->args) < 1024,
+		   "and no checkpoints are kept (%s, %llu bytes)", t->args ? t->args->kind : "none",
+		   (unsigned long long)args_store_memory(t->args));
+		int rc = args_store_read(t, args_ref(t, find(t, "op3")), &a, &cause);
+		ok(rc < 0 && cause && strstr(cause, "no args"), "a slice says it has no args: %s", cause ? cause : "(none)");
+		free(cause);
+		trace_free(t);
+		unlink(path);
+		free(path);
+		free(legacy);
+	}
 	seek_set_limits(0, 0);
 
 	trace_free(ref);
