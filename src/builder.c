@@ -158,20 +158,29 @@ static uint64_t track_hash(uint64_t seed, bool ps, int64_t p, bool ts, int64_t t
 	return h ^ h >> 29;
 }
 
-static void grow_track_slots(struct builder *b)
+/* Hashes of the I-th track, process and GPU place of B's trace, for grow_slots. */
+static uint32_t track_slot_hash(const struct builder *b, uint32_t i)
 {
-	uint32_t ns = b->nslots ? b->nslots * 2 : 64;
-	uint32_t *slots = xcalloc(ns, sizeof *slots);
-	for (uint32_t i = 0; i < b->t->ntracks; i++) {
-		struct track *tr = &b->t->tracks[i];
-		uint32_t h = (uint32_t)track_hash(b->seed, tr->pid_is_str, tr->pid, tr->tid_is_str, tr->tid) & (ns - 1);
-		while (slots[h])
+	const struct track *tr = &b->t->tracks[i];
+	return (uint32_t)track_hash(b->seed, tr->pid_is_str, tr->pid, tr->tid_is_str, tr->tid);
+}
+
+/* Replaces the open-addressing table *SLOTS (*NSLOTS slots, each an index + 1 or 0 when
+ * free) by one of twice the slots, or FIRST, holding the indices 0 .. N - 1. */
+static void grow_slots(const struct builder *b, uint32_t **slots, uint32_t *nslots, uint32_t first, uint32_t n,
+                       uint32_t (*hash)(const struct builder *, uint32_t))
+{
+	uint32_t ns = *nslots ? *nslots * 2 : first;
+	uint32_t *v = xcalloc(ns, sizeof *v);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t h = hash(b, i) & (ns - 1);
+		while (v[h])
 			h = (h + 1) & (ns - 1);
-		slots[h] = i + 1;
+		v[h] = i + 1;
 	}
-	free(b->track_slots);
-	b->track_slots = slots;
-	b->nslots = ns;
+	free(*slots);
+	*slots = v;
+	*nslots = ns;
 }
 
 static uint32_t process_hash(uint64_t seed, bool is_str, int64_t pid)
@@ -182,20 +191,10 @@ static uint32_t process_hash(uint64_t seed, bool is_str, int64_t pid)
 	return (uint32_t)(h ^ h >> 31);
 }
 
-static void grow_process_slots(struct builder *b)
+static uint32_t process_slot_hash(const struct builder *b, uint32_t i)
 {
-	uint32_t ns = b->nprocess_slots ? b->nprocess_slots * 2 : 64;
-	uint32_t *slots = xcalloc(ns, sizeof *slots);
-	for (uint32_t i = 0; i < b->t->nprocesses; i++) {
-		const struct process *p = &b->t->processes[i];
-		uint32_t h = process_hash(b->seed, p->pid_is_str, p->pid) & (ns - 1);
-		while (slots[h])
-			h = (h + 1) & (ns - 1);
-		slots[h] = i + 1;
-	}
-	free(b->process_slots);
-	b->process_slots = slots;
-	b->nprocess_slots = ns;
+	const struct process *p = &b->t->processes[i];
+	return process_hash(b->seed, p->pid_is_str, p->pid);
 }
 
 uint32_t builder_process(struct builder *b, struct builder_id pid)
@@ -204,7 +203,7 @@ uint32_t builder_process(struct builder *b, struct builder_id pid)
 	uint32_t h;
 
 	if ((uint64_t)(t->nprocesses + 1) * 2 > b->nprocess_slots)
-		grow_process_slots(b);
+		grow_slots(b, &b->process_slots, &b->nprocess_slots, 64, t->nprocesses, process_slot_hash);
 	h = process_hash(b->seed, pid.is_str, pid.v) & (b->nprocess_slots - 1);
 	for (;; h = (h + 1) & (b->nprocess_slots - 1)) {
 		uint32_t s = b->process_slots[h];
@@ -232,7 +231,7 @@ uint32_t builder_track(struct builder *b, struct builder_id pid, struct builder_
 	uint32_t h;
 
 	if ((uint64_t)(t->ntracks + 1) * 2 > b->nslots)
-		grow_track_slots(b);
+		grow_slots(b, &b->track_slots, &b->nslots, 64, t->ntracks, track_slot_hash);
 	h = (uint32_t)track_hash(b->seed, pid.is_str, pid.v, tid.is_str, tid.v) & (b->nslots - 1);
 	for (;; h = (h + 1) & (b->nslots - 1)) {
 		uint32_t s = b->track_slots[h];
@@ -347,19 +346,9 @@ static uint32_t place_hash(uint64_t seed, const struct gpu_place *p)
 	return (uint32_t)track_hash(seed, false, p->stream, false, (int64_t)((uint64_t)(uint32_t)p->device << 32 | p->pg));
 }
 
-static void grow_place_slots(struct builder *b)
+static uint32_t place_slot_hash(const struct builder *b, uint32_t i)
 {
-	uint32_t ns = b->nplace_slots ? b->nplace_slots * 2 : 16;
-	uint32_t *slots = xcalloc(ns, sizeof *slots);
-	for (uint32_t i = 0; i < b->t->ngpu_places; i++) {
-		uint32_t h = place_hash(b->seed, &b->t->gpu_places[i]) & (ns - 1);
-		while (slots[h])
-			h = (h + 1) & (ns - 1);
-		slots[h] = i + 1;
-	}
-	free(b->place_slots);
-	b->place_slots = slots;
-	b->nplace_slots = ns;
+	return place_hash(b->seed, &b->t->gpu_places[i]);
 }
 
 /* The index of place P in trace.gpu_places, added when new ([0] is "none given"). */
@@ -376,7 +365,7 @@ static uint32_t intern_place(struct builder *b, const struct gpu_place *p)
 	if (last->stream == p->stream && last->device == p->device && last->pg == p->pg)
 		return b->last_place;
 	if ((uint64_t)(t->ngpu_places + 1) * 2 > b->nplace_slots)
-		grow_place_slots(b);
+		grow_slots(b, &b->place_slots, &b->nplace_slots, 16, t->ngpu_places, place_slot_hash);
 	uint32_t h = place_hash(b->seed, p) & (b->nplace_slots - 1);
 	for (;; h = (h + 1) & (b->nplace_slots - 1)) {
 		uint32_t k = b->place_slots[h];

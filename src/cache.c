@@ -951,6 +951,13 @@ static bool read_counters(struct reader *r)
 		t->nfield = (uint32_t)count(r, kind);                                                                \
 	} while (0)
 
+/* POINT for an array the builder grows: its capacity is its count. */
+#define POINT_GROWN(field, nfield, capfield, kind)                                                                  \
+	do {                                                                                                         \
+		POINT(field, nfield, kind);                                                                          \
+		t->capfield = t->nfield;                                                                             \
+	} while (0)
+
 static bool read_model(struct reader *r)
 {
 	struct trace *t = r->t;
@@ -989,27 +996,17 @@ static bool read_model(struct reader *r)
 			return fail(r, "category %u is out of range", i);
 	POINT(processes, nprocesses, S_PROCESSES);
 	POINT(devices, ndevices, S_DEVICES);
-	POINT(gpu, ngpu, S_GPU);
-	t->gpu_cap = t->ngpu;
-	POINT(gpu_places, ngpu_places, S_GPU_PLACES);
-	t->gpu_places_cap = t->ngpu_places;
-	POINT(wide_ids, nwide_ids, S_WIDE_IDS);
-	t->wide_ids_cap = t->nwide_ids;
-	POINT(gpu_bytes, ngpu_bytes, S_GPU_BYTES);
-	t->gpu_bytes_cap = t->ngpu_bytes;
-	POINT(launches, nlaunches, S_LAUNCHES);
-	t->launches_cap = t->nlaunches;
-	POINT(aside, naside, S_ASIDE);
-	t->aside_cap = t->naside;
+	POINT_GROWN(gpu, ngpu, gpu_cap, S_GPU);
+	POINT_GROWN(gpu_places, ngpu_places, gpu_places_cap, S_GPU_PLACES);
+	POINT_GROWN(wide_ids, nwide_ids, wide_ids_cap, S_WIDE_IDS);
+	POINT_GROWN(gpu_bytes, ngpu_bytes, gpu_bytes_cap, S_GPU_BYTES);
+	POINT_GROWN(launches, nlaunches, launches_cap, S_LAUNCHES);
+	POINT_GROWN(aside, naside, aside_cap, S_ASIDE);
 	POINT(flows, nflows, S_FLOWS);
-	POINT(instants, ninstants, S_INSTANTS);
-	t->instants_cap = t->ninstants;
-	POINT(mem, nmem, S_MEM);
-	t->mem_cap = t->nmem;
-	POINT(flops, nflops, S_FLOPS);
-	t->flops_cap = t->nflops;
-	POINT(comm_ops, ncomm_ops, S_COMM);
-	t->comm_ops_cap = t->ncomm_ops;
+	POINT_GROWN(instants, ninstants, instants_cap, S_INSTANTS);
+	POINT_GROWN(mem, nmem, mem_cap, S_MEM);
+	POINT_GROWN(flops, nflops, flops_cap, S_FLOPS);
+	POINT_GROWN(comm_ops, ncomm_ops, comm_ops_cap, S_COMM);
 	POINT(steps, nsteps, S_STEPS);
 	return read_tracks(r) && read_counters(r) && check_ids(r);
 }
