@@ -1030,8 +1030,8 @@ bad:
 void index_build(struct trace *t)
 {
 	set_aside_outliers(t);
-	pair_flows(t);
-	expand_gpu_facts(t); /* after the flows: the facts grow while the ends shrink */ /* first: the flows take less room than their ends while the index is built */
+	pair_flows(t);       /* first: the flows take less room than their ends while the index is built */
+	expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		if (tr->nslices > 0) {

@@ -111,9 +111,10 @@ struct gpu_fact {
 	uint32_t corr_code, ext_code, place, launch; /* as in gpu_info */
 };
 
-/* An id (correlation, External, flow) stored in 32 bits: values 0 .. GPU_ID_WIDE - 1 as they are, -1 (absent) as
- * GPU_ID_NONE, any other value as GPU_ID_WIDE + its index in trace.wide_ids (ids are
- * counters: no trace seen has one past 2^32, but a file may say anything). */
+/* An id (correlation, External, flow) stored in 32 bits: values 0 .. GPU_ID_WIDE - 1 as
+ * they are, -1 (absent) as GPU_ID_NONE, any other value as GPU_ID_WIDE + its index in
+ * trace.wide_ids (ids are counters: no trace seen has one past 2^32, but a file may say
+ * anything). */
 #define GPU_ID_WIDE 0xF0000000u
 #define GPU_ID_NONE 0xFFFFFFFFu
 #define GPU_ID_MAX_WIDE (GPU_ID_NONE - GPU_ID_WIDE) /* past that many, a wide id reads absent */
