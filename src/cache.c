@@ -86,7 +86,7 @@ struct ctrack {
 	uint32_t kind, name, process, events, nslices, nlong, nbusy, gpu_slices, comm_kernels, rt_leaves, rt_nspans;
 	int32_t device;
 	uint16_t nrows, annotation_rows;
-	uint8_t pid_is_str, tid_is_str, named, nested, has_gpu, has_args, busy_row0;
+	uint8_t pid_is_str, tid_is_str, named, nested, has_gpu, has_args;
 };
 
 struct crow {
@@ -372,7 +372,6 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 		c.tid_is_str = tr->tid_is_str;
 		c.named = tr->named;
 		c.nested = tr->nested;
-		c.busy_row0 = tr->busy_row0;
 		c.has_gpu = tr->gpu != NULL;
 		c.has_args = tr->args != NULL;
 		put(&w, &c, sizeof c);
@@ -728,7 +727,7 @@ static bool read_tracks(struct reader *r)
 		if (c->kind > TRACK_OTHER || !id_ok(c->name, nstr, false) ||
 		    !id_ok(c->process, t->nprocesses, true) || (c->pid_is_str && (uint64_t)c->pid >= nstr) ||
 		    (c->tid_is_str && (uint64_t)c->tid >= nstr) || c->annotation_rows > c->nrows ||
-		    (c->nslices > 0) != (c->nrows > 0) || c->busy_row0 > 1 || (c->busy_row0 && (c->nrows == 0 || c->nbusy != 0)))
+		    (c->nslices > 0) != (c->nrows > 0))
 			return fail(r, "track %llu does not hold together", (unsigned long long)i);
 		tr->kind = (enum track_kind)c->kind;
 		tr->pid_is_str = c->pid_is_str;
@@ -746,7 +745,6 @@ static bool read_tracks(struct reader *r)
 		tr->comm_kernels = c->comm_kernels;
 		tr->annotation_rows = c->annotation_rows;
 		tr->nested = c->nested;
-		tr->busy_row0 = c->busy_row0;
 		tr->busy_total = c->busy_total;
 		if (c->nslices > count(r, S_SLICES) - at_slice)
 			return fail(r, "track %llu's slices run past the slices", (unsigned long long)i);

@@ -597,21 +597,27 @@ static void build_rows(struct trace *t, uint32_t ti, struct track *tr)
 		tr->row_tree = build_row_tree(tr);
 }
 
+/* Row 0's slices never overlap; when it holds every slice (one row, and on a GPU track no
+ * annotation row) or the rows nest (every slice within one of row 0), their union is row
+ * 0, whose sums the index has, and TR keeps no busy spans (a GPU stream's were 16 bytes a
+ * kernel). */
+static bool busy_is_row0(const struct track *tr)
+{
+	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
+	return tr->nrows > 0 && (gpu ? tr->nrows == 1 && tr->annotation_rows == 0 : tr->nrows == 1 || tr->nested);
+}
+
 static void build_busy(struct track *tr)
 {
 	uint32_t n = 0, cap = 0;
 	struct span *v = NULL;
 	int64_t total = 0;
+	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM, row0 = busy_is_row0(tr);
 
-	bool gpu = tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
-	/* Row 0's slices never overlap; when it holds every slice (one row, and on a GPU track
-	 * no annotation row) or the rows nest (every slice within one of row 0), their union is
-	 * row 0, whose sums the index has: a GPU stream's spans were 16 bytes a kernel. */
-	tr->busy_row0 = tr->nrows > 0 && (gpu ? tr->nrows == 1 && tr->annotation_rows == 0 : tr->nrows == 1 || tr->nested);
-	if (tr->busy_row0)
+	if (row0)
 		for (uint32_t i = 0; i < tr->rows[0].n; i++)
 			total += slice_dur(tr, &tr->slices[tr->rows[0].idx[i]]);
-	for (uint32_t i = 0; i < (tr->busy_row0 ? 0 : tr->nslices); i++) {
+	for (uint32_t i = 0; i < (row0 ? 0 : tr->nslices); i++) {
 		const struct slice *s = &tr->slices[i];
 		int64_t e = slice_end_of(tr, s);
 		if (gpu && s->cls == SC_GPU_ANNOTATION)
@@ -1135,7 +1141,7 @@ int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t
 int64_t index_track_busy(const struct track *tr, int64_t t0, int64_t t1)
 {
 	uint32_t lo = 0, hi = tr->nbusy, a, b;
-	if (tr->busy_row0)
+	if (busy_is_row0(tr))
 		return t1 > t0 ? index_row_busy(tr, 0, t0, t1) : 0;
 	if (t1 <= t0 || tr->nbusy == 0)
 		return 0;

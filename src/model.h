@@ -195,10 +195,9 @@ struct track {
 	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
 	struct row_tree *row_tree; /* deep tracks that do not nest: which rows hold a time (src/index.c) */
 
-	struct span *busy;         /* merged union of all slices; NULL when BUSY_ROW0 */
+	struct span *busy;         /* merged union of all slices; NULL for a track of one row, or
+	                            * whose rows nest: index_track_busy reads row 0 then */
 	uint32_t nbusy;
-	bool busy_row0;            /* one row, or rows that nest: the union is row 0's slices, read
-	                            * from the row (index_track_busy), and no spans are kept */
 	int64_t *busy_block_sum;
 	int64_t busy_total;
 	uint32_t gpu_slices;       /* kernels+memcpy+memset */

@@ -183,14 +183,21 @@ ok $? "then the gap list opens on the whole trace's gaps"
 T send-keys -t "$S" Escape q
 wait_for "LIVE=0"
 ok $? "q quits with status 0"
-T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; echo QUITLIVE=\$?; stty -g > $TMP/stty.live" Enter
-wait_for "LOADING"
-T send-keys -t "$S" q
-wait_for "QUITLIVE=0" 30
-ok $? "q while loading quits within 3 s (the load is given up)"
-sleep 0.2
-cmp -s "$TMP/stty.before" "$TMP/stty.live"
-ok $? "the terminal modes are restored after quitting while loading"
+# quit_while_loading INPUT SHOWN WHAT: opens INPUT on a slowed load, types q once SHOWN is
+# on the screen, and checks that the program ends within 3 s with the terminal restored.
+quit_while_loading() {
+	T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$1'; echo QUITLOAD=\$?; stty -g > $TMP/stty.quit" Enter
+	wait_for "$2"
+	T send-keys -t "$S" q
+	wait_for "QUITLOAD=0" 30
+	ok $? "q while $3 quits within 3 s (the load is given up)"
+	sleep 0.2
+	cmp -s "$TMP/stty.before" "$TMP/stty.quit"
+	ok $? "the terminal modes are restored after quitting while $3"
+	T send-keys -t "$S" "clear" Enter
+	wait_gone "QUITLOAD=0"
+}
+quit_while_loading "$EX" "LOADING" "loading"
 
 # Several files (a directory of ranks) that take long to load: the timeline opens on the
 # first while the others load, says so, holds back the views, then shows every rank.
@@ -211,12 +218,5 @@ ok $? "then every rank is shown, aligned"
 T send-keys -t "$S" q
 wait_for "RANKS=0"
 ok $? "q quits with status 0"
-T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$TMP/ranks'; echo QUITRANKS=\$?; stty -g > $TMP/stty.ranks" Enter
-wait_for "file 1 of 3 shown"
-T send-keys -t "$S" q
-wait_for "QUITRANKS=0" 30
-ok $? "q while the ranks load quits within 3 s"
-sleep 0.2
-cmp -s "$TMP/stty.before" "$TMP/stty.ranks"
-ok $? "the terminal modes are restored after quitting while the ranks load"
+quit_while_loading "$TMP/ranks" "file 1 of 3 shown" "the ranks load"
 finish

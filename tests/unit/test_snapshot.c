@@ -134,6 +134,15 @@ static uint64_t digest(const struct trace *t)
 	return h;
 }
 
+/* Keeps T (a snapshot, or NULL) in SNAPS (256 at most, *N of them), or frees it. */
+static void keep_snapshot(struct trace **snaps, int *n, struct trace *t)
+{
+	if (t != NULL && *n < 256)
+		snaps[(*n)++] = t;
+	else
+		trace_free(t);
+}
+
 static void run(const char *what, const char *parts, const char *file, const char *slow)
 {
 	bool plain = file == path;
@@ -152,11 +161,7 @@ static void run(const char *what, const char *parts, const char *file, const cha
 	char *paths[1] = { (char *)file };
 	struct load_session *s = load_start(paths, 1, &opt);
 	while (!load_wait(s, 0.005)) {
-		struct trace *t = load_take_snapshot(s);
-		if (t != NULL && nsnaps < 256)
-			snaps[nsnaps++] = t;
-		else
-			trace_free(t);
+		keep_snapshot(snaps, &nsnaps, load_take_snapshot(s));
 	}
 	load_finish(s, &whole);
 	unsetenv("TTRACE_TEST_SLOW_LOAD");
@@ -278,11 +283,7 @@ static void several_files(void)
 	unsetenv("TTRACE_TEST_SLOW_LOAD"); /* read once, by load_start */
 	none_early = load_file_done(s, 0) == NULL;
 	while (!load_wait(s, 0.005)) {
-		struct trace *t = load_take_snapshot(s);
-		if (t != NULL && nsnaps < 256)
-			snaps[nsnaps++] = t;
-		else
-			trace_free(t);
+		keep_snapshot(snaps, &nsnaps, load_take_snapshot(s));
 		if (first == NULL && (first = load_file_done(s, 0)) != NULL)
 			first_before_end = !load_wait(s, 0);
 	}
