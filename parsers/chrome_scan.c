@@ -122,6 +122,7 @@ struct scanner {
 	const char *err_msg;
 
 	unsigned reported[SO__COUNT];
+	uint64_t counted_to[SO__COUNT]; /* 1 + the offset of the last problem counted, 0: none */
 	uint64_t events_in_array;
 };
 
@@ -266,10 +267,18 @@ static int refill(struct scanner *s, size_t keep)
 	return added > 0;
 }
 
+/* Counts a problem of KIND at AT and reports the first few. An element that runs past the
+ * window is parsed again from its start once the window holds more, and meets its
+ * problems again: those at or before the last one counted are not counted twice (a string
+ * of raw control characters across a window's end was counted once per try, so the
+ * count hung on where the reads ended, found by fuzz_loader's split-vs-whole oracle). */
 static void problem(struct scanner *s, enum scan_oddity kind, const char *at, const char *msg)
 {
-	uint64_t line, col;
+	uint64_t line, col, off = offset_of(s, at);
 
+	if (off < s->counted_to[kind])
+		return;
+	s->counted_to[kind] = off + 1;
 	s->stats->count[kind]++;
 	if (s->sink->problem == NULL || s->reported[kind] >= SCAN_PROBLEMS_REPORTED)
 		return;
