@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,20 +65,128 @@ static int64_t parse_bytes(const char *s)
 	return (int64_t)(v << shift);
 }
 
-char *cache_dir_path(void)
+/* The directory the cache directory goes in: $XDG_CACHE_HOME, else ~/.cache (allocated). */
+static char *cache_base(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	if (xdg != NULL && xdg[0] == '/') /* the spec: a relative value is ignored */
-		return xasprintf("%s/ttrace", xdg);
+		return xstrdup(xdg);
 	if (home != NULL && home[0] != '\0')
-		return xasprintf("%s/.cache/ttrace", home);
+		return xasprintf("%s/.cache", home);
 	return NULL;
+}
+
+char *cache_dir_path(void)
+{
+	char *base = cache_base(), *dir;
+	struct stat sb;
+	if (base == NULL)
+		return NULL;
+	/* a base that is not this user's (a shared scratch directory): a subdirectory of
+	 * the user's own in it, so that no one else's ttrace directory is ever used */
+	if (stat(base, &sb) == 0 && sb.st_uid != geteuid())
+		dir = xasprintf("%s/ttrace-%lu", base, (unsigned long)geteuid());
+	else
+		dir = xasprintf("%s/ttrace", base);
+	free(base);
+	return dir;
+}
+
+#define TRUST_HINT "; caches are used only in a directory that is yours and that nobody else can write (SECURITY in ttrace(1))"
+
+/* Why the directory DIR cannot be trusted with caches (allocated), or NULL when it can: it
+ * must be a directory of this user's that neither its group nor others can write, and
+ * every directory above it must belong to this user or to root and be writable by no one
+ * else, unless it has the sticky bit (as /tmp: others cannot rename or remove what is
+ * not theirs in it). *MISSING: DIR does not exist (then NULL). As ssh checks its keys. */
+static char *untrusted_dir(const char *dir, bool *missing)
+{
+	char *real = realpath(dir, NULL), *why = NULL;
+	struct stat sb;
+	uid_t me = geteuid();
+
+	*missing = false;
+	if (real == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR) { /* not there (yet): nothing to trust */
+			*missing = true;
+			return NULL;
+		}
+		return xasprintf("the cache directory %s cannot be checked: %s", dir, strerror(errno));
+	}
+	if (lstat(real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		why = xasprintf("the cache directory %s is not a directory" TRUST_HINT, dir);
+	else if (sb.st_uid != me)
+		why = xasprintf("the cache directory %s belongs to user %lu, not to you (user %lu)" TRUST_HINT, dir,
+		                (unsigned long)sb.st_uid, (unsigned long)me);
+	else if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		why = xasprintf("the cache directory %s can be written by %s (mode %04o)" TRUST_HINT, dir,
+		                (sb.st_mode & S_IWOTH) ? "anyone" : "its group", (unsigned)(sb.st_mode & 07777));
+	for (char *slash = strrchr(real, '/'); why == NULL && slash != NULL; slash = strrchr(real, '/')) {
+		if (slash == real)
+			slash[1] = '\0'; /* the root */
+		else
+			*slash = '\0';
+		if (lstat(real, &sb) != 0)
+			why = xasprintf("%s, above the cache directory %s, cannot be checked: %s", real, dir, strerror(errno));
+		else if (sb.st_uid != me && sb.st_uid != 0)
+			why = xasprintf("%s, above the cache directory %s, belongs to user %lu" TRUST_HINT, real, dir,
+			                (unsigned long)sb.st_uid);
+		else if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (sb.st_mode & S_ISVTX) == 0)
+			why = xasprintf("%s, above the cache directory %s, can be written by %s and has no sticky bit (mode "
+			                "%04o)" TRUST_HINT,
+			                real, dir, (sb.st_mode & S_IWOTH) ? "anyone" : "its group", (unsigned)(sb.st_mode & 07777));
+		if (real[1] == '\0')
+			break;
+	}
+	free(real);
+	return why;
+}
+
+/* Why the cache file open on FD (FILE) cannot be trusted, or NULL: it must be a regular
+ * file of this user's that neither its group nor others can write. */
+static char *untrusted_file(int fd, const char *file)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) != 0)
+		return xasprintf("its cache %s cannot be checked: %s", file, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return xasprintf("its cache %s is not a regular file", file);
+	if (sb.st_uid != geteuid())
+		return xasprintf("its cache %s belongs to user %lu, not to you (user %lu)" TRUST_HINT, file,
+		                 (unsigned long)sb.st_uid, (unsigned long)geteuid());
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return xasprintf("its cache %s can be written by %s (mode %04o)" TRUST_HINT, file,
+		                 (sb.st_mode & S_IWOTH) ? "anyone" : "its group", (unsigned)(sb.st_mode & 07777));
+	return NULL;
+}
+
+int cache_dir_check_env(char **msg)
+{
+	static const char *const names[] = { "TTRACE_CACHE_MAX", "TTRACE_CACHE_MIN" };
+	if (disabled || env_off())
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		const char *v = getenv(names[i]);
+		if (v != NULL && v[0] != '\0' && parse_bytes(v) < 0) {
+			*msg = xasprintf("%s='%s' is not a byte count: a whole number with an optional K, M, G or T "
+			                 "(powers of 1024), such as 500M or 20G",
+			                 names[i], v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool cache_dir_readable(const char *path)
+{
+	struct stat sb;
+	return !disabled && !env_off() && strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 bool cache_dir_wanted(const char *path, bool force)
 {
 	struct stat sb;
-	if (disabled || env_off() || strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if (!cache_dir_readable(path) || stat(path, &sb) != 0)
 		return false;
 	int64_t min = parse_bytes(getenv("TTRACE_CACHE_MIN"));
 	return force || (uint64_t)sb.st_size >= (min >= 0 ? (uint64_t)min : CACHE_DIR_DEFAULT_MIN);
@@ -113,6 +222,7 @@ int cache_dir_key(const char *path, struct cache_key *key, char **cause)
 	key->dev = (uint64_t)sb.st_dev;
 	key->ino = (uint64_t)sb.st_ino;
 	key->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+	key->ctime_ns = (int64_t)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec;
 	/* the head and the tail: what an in-place rewrite of the same size and time changes */
 	char *buf = xmalloc(EDGE_BYTES);
 	uint64_t h = key->size;
@@ -156,7 +266,7 @@ static char *cache_file(const char *dir, const char *path, const struct cache_ke
 /* Gives T, read from a cache whose args store was saved as BLOB (in the mapping), a store. */
 static void restore_args(struct trace *t, const struct cache_key *key, const char *blob, size_t len)
 {
-	struct input_file id = { key->dev, key->ino, key->size, key->mtime_ns };
+	struct input_file id = { key->dev, key->ino, key->size, key->mtime_ns, key->ctime_ns };
 	if (len >= 1 && blob[0] == ARGS_SAVED_FILE && len == 1) {
 		t->args = seek_store_new(t->path, &id, NULL);
 		return;
@@ -185,16 +295,37 @@ struct trace *cache_dir_open(const char *path, const struct cache_key *key, char
 	const void *blob;
 	size_t blob_len;
 	int fd, why;
+	bool missing;
 	struct trace *t;
 
 	*note = NULL;
 	*damaged = false;
 	if (dir == NULL)
 		return NULL;
+	if ((cause = untrusted_dir(dir, &missing)) != NULL || missing) {
+		/* a directory someone else can write: its caches could say anything */
+		*note = cause;
+		*damaged = cause != NULL;
+		free(dir);
+		return NULL;
+	}
 	file = cache_file(dir, path, key);
 	free(dir);
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* O_NOFOLLOW: a link in the directory is not followed elsewhere */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0) {
+		if (errno != ENOENT) {
+			*note = xasprintf(errno == ELOOP ? "its cache %s is a symbolic link" : "its cache %s cannot be opened: %s",
+			                  file, strerror(errno));
+			*damaged = true;
+		}
+		free(file);
+		return NULL;
+	}
+	if ((cause = untrusted_file(fd, file)) != NULL) {
+		*note = cause;
+		*damaged = true;
+		close(fd);
 		free(file);
 		return NULL;
 	}
@@ -254,6 +385,114 @@ static uint64_t cap_bytes(const char *dir)
 	return CACHE_DIR_DEFAULT_MAX;
 }
 
+/* ---- temporary files: removed on SIGINT, SIGTERM and SIGHUP ---------------------------- */
+
+#define MAX_LIVE_TMP 64
+/* slot states: 0 free, 1 being filled, 2 holds a live temporary's path */
+static _Atomic int live_state[MAX_LIVE_TMP];
+static char live_path[MAX_LIVE_TMP][PATH_MAX];
+
+static int live_add(const char *path)
+{
+	if (strlen(path) >= PATH_MAX)
+		return -1;
+	for (int i = 0; i < MAX_LIVE_TMP; i++) {
+		int free_slot = 0;
+		if (atomic_compare_exchange_strong(&live_state[i], &free_slot, 1)) {
+			strcpy(live_path[i], path);
+			atomic_store(&live_state[i], 2);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void live_remove(int slot)
+{
+	if (slot >= 0)
+		atomic_store(&live_state[slot], 0);
+}
+
+void cache_dir_remove_temporaries(void)
+{
+	for (int i = 0; i < MAX_LIVE_TMP; i++)
+		if (atomic_load(&live_state[i]) == 2)
+			unlink(live_path[i]); /* async-signal-safe */
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+	cache_dir_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+void cache_dir_guard_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL)
+			continue; /* ignored, or someone else's: leave it */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/* The name of a temporary file for FILE: .BASE.tmp.HOST.PID.XXXXXX in its directory, so
+ * that a later trim can tell one whose writer is gone (allocated). */
+static char *tmp_template(const char *dir, const char *file)
+{
+	char host[64];
+	if (gethostname(host, sizeof host) != 0)
+		host[0] = '\0';
+	host[sizeof host - 1] = '\0';
+	for (char *c = host; *c != '\0'; c++)
+		if (*c == '.' || *c == '/')
+			*c = '_';
+	return xasprintf("%s/.%s.tmp.%s.%ld.XXXXXX", dir, strrchr(file, '/') + 1, host, (long)getpid());
+}
+
+/* Whether the temporary file NAME (.BASE.tmp.HOST.PID.XXXXXX) was left by a process of this
+ * host that is gone. */
+static bool tmp_writer_gone(const char *name)
+{
+	const char *t = strstr(name, ".tmp."), *dot;
+	char host[64];
+	size_t hl;
+	if (t == NULL)
+		return false;
+	t += 5;
+	/* the PID is the field before the last (the XXXXXX) */
+	const char *last = strrchr(t, '.');
+	if (last == NULL || last == t)
+		return false;
+	dot = last - 1;
+	while (dot > t && *dot != '.')
+		dot--;
+	if (*dot != '.')
+		return false;
+	hl = (size_t)(dot - t);
+	if (gethostname(host, sizeof host) != 0)
+		return false;
+	host[sizeof host - 1] = '\0';
+	for (char *c = host; *c != '\0'; c++)
+		if (*c == '.' || *c == '/')
+			*c = '_';
+	if (strlen(host) != hl || memcmp(host, t, hl) != 0)
+		return false;
+	char *end;
+	errno = 0;
+	long pid = strtol(dot + 1, &end, 10);
+	if (errno != 0 || end != last || pid <= 0 || pid > INT_MAX)
+		return false;
+	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 struct entry {
 	char *path;
 	uint64_t bytes;
@@ -266,19 +505,22 @@ static int by_use(const void *a, const void *b)
 	return x->used_ns < y->used_ns ? -1 : x->used_ns > y->used_ns ? 1 : strcmp(x->path, y->path);
 }
 
-/* Removes the least recently used caches of DIR until it holds at most its cap, never
- * KEEP (the one just written) unless it alone is over the cap; and temporary files left by
- * writers that died. Returns -1 when KEEP itself had to go. */
-static int trim(const char *dir, const char *keep)
+/* Trims DIR to its cap after KEEP (the cache just written, KEEP_BYTES long) came in:
+ * temporary files whose writer is gone (a process of this host that no longer runs, or
+ * older than an hour) are removed, those still being written count against the cap; if
+ * KEEP alone does not fit beside them it is removed and nothing else is; else the least
+ * recently used caches go until the directory fits. Returns -1 when KEEP had to go. */
+static int trim(const char *dir, const char *keep, uint64_t keep_bytes, uint64_t *cap_out)
 {
 	DIR *d = opendir(dir);
 	struct entry *e = NULL;
 	size_t n = 0, cap = 0;
-	uint64_t total = 0, max = cap_bytes(dir);
+	uint64_t total = 0, busy = 0, max = cap_bytes(dir);
 	struct dirent *de;
 	time_t now = time(NULL);
 	int rc = 0;
 
+	*cap_out = max;
 	if (d == NULL)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
@@ -294,8 +536,16 @@ static int trim(const char *dir, const char *keep)
 			continue;
 		}
 		if (tmp) {
-			if (now - sb.st_mtime > STALE_TMP_SECONDS)
-				unlink(p);
+			if (now - sb.st_mtime > STALE_TMP_SECONDS || tmp_writer_gone(de->d_name)) {
+				if (unlink(p) != 0)
+					busy += (uint64_t)sb.st_size;
+			} else {
+				busy += (uint64_t)sb.st_size; /* another writer's, still growing */
+			}
+			free(p);
+			continue;
+		}
+		if (strcmp(p, keep) == 0) { /* counted as KEEP_BYTES */
 			free(p);
 			continue;
 		}
@@ -306,30 +556,63 @@ static int trim(const char *dir, const char *keep)
 		total += (uint64_t)sb.st_size;
 	}
 	closedir(d);
-	qsort(e, n, sizeof *e, by_use);
-	for (size_t i = 0; i < n && total > max; i++) {
-		if (strcmp(e[i].path, keep) == 0)
-			continue;
-		if (unlink(e[i].path) == 0)
-			total -= e[i].bytes;
-	}
-	if (total > max && unlink(keep) == 0)
+	if (keep_bytes > max || busy > max - keep_bytes) {
+		/* it cannot fit whatever goes: give it up, not the others */
+		unlink(keep);
 		rc = -1;
+	} else {
+		qsort(e, n, sizeof *e, by_use);
+		total += busy + keep_bytes;
+		for (size_t i = 0; i < n && total > max; i++)
+			if (unlink(e[i].path) == 0)
+				total -= e[i].bytes;
+	}
 	for (size_t i = 0; i < n; i++)
 		free(e[i].path);
 	free(e);
 	return rc;
 }
 
+/* Renames TMP to FILE only when FILE is a regular file or absent: a directory, a FIFO, a
+ * device or a link put at FILE's name is never replaced. */
+static int rename_over_regular(const char *tmp, const char *file, char **cause)
+{
+	struct stat sb;
+	if (lstat(file, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		*cause = xasprintf("%s exists and is not a regular file: not replaced", file);
+		return -1;
+	}
+	if (rename(tmp, file) != 0) {
+		*cause = xasprintf("cannot rename the cache into %s: %s", file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static char *human_bytes(uint64_t b)
+{
+	if (b >= (uint64_t)1 << 30)
+		return xasprintf("%.1f GiB", (double)b / (double)((uint64_t)1 << 30));
+	if (b >= (uint64_t)1 << 20)
+		return xasprintf("%.1f MiB", (double)b / (double)((uint64_t)1 << 20));
+	return xasprintf("%.1f KiB", (double)b / 1024.0);
+}
+
 int cache_dir_save(const struct trace *t, const struct cache_key *key, char **cause)
 {
-	char *dir = cache_dir_path(), *file, *tmp, *blob;
+	char *dir = cache_dir_path(), *file, *tmp, *blob, *why;
 	struct cache_key now_key;
+	struct stat sb;
 	size_t blob_len;
-	int fd, rc;
+	int fd, rc, slot;
+	bool missing;
 
 	if (dir == NULL) {
 		*cause = xstrdup("no cache directory: neither XDG_CACHE_HOME nor HOME is set");
+		return -1;
+	}
+	if (cache_dir_check_env(cause) != 0) {
+		free(dir);
 		return -1;
 	}
 	if (cache_dir_key(t->path, &now_key, cause) < 0) {
@@ -346,8 +629,13 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 		free(dir);
 		return -1;
 	}
+	if ((why = untrusted_dir(dir, &missing)) != NULL || missing) {
+		*cause = why != NULL ? why : xasprintf("the cache directory %s went away", dir);
+		free(dir);
+		return -1;
+	}
 	file = cache_file(dir, t->path, key);
-	tmp = xasprintf("%s/.%s.tmp.XXXXXX", dir, strrchr(file, '/') + 1);
+	tmp = tmp_template(dir, file);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		*cause = xasprintf("cannot write in the cache directory %s: %s", dir, strerror(errno));
@@ -356,22 +644,34 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 		free(dir);
 		return -1;
 	}
+	slot = live_add(tmp);
+	/* a test hook (tests/cache_trust.sh): a writer that takes this long, to be interrupted */
+	const char *stall = getenv("TTRACE_CACHE_TEST_STALL");
+	if (stall != NULL && stall[0] >= '1' && stall[0] <= '9' && stall[1] == '\0')
+		sleep((unsigned)(stall[0] - '0'));
 	blob = args_store_save(t->args, &blob_len);
 	rc = cache_write(fd, t, key, blob, blob_len, cause);
 	free(blob);
+	if (rc == 0 && fstat(fd, &sb) != 0) {
+		*cause = xasprintf("cannot write the cache %s: %s", tmp, strerror(errno));
+		rc = -1;
+	}
 	if (close(fd) != 0 && rc == 0) {
 		*cause = xasprintf("cannot write the cache %s: %s", tmp, strerror(errno));
 		rc = -1;
 	}
-	if (rc == 0 && rename(tmp, file) != 0) {
-		*cause = xasprintf("cannot rename the cache into %s: %s", file, strerror(errno));
-		rc = -1;
-	}
+	if (rc == 0)
+		rc = rename_over_regular(tmp, file, cause);
 	if (rc != 0)
 		unlink(tmp);
-	else if (trim(dir, file) != 0) {
-		*cause = xasprintf("the cache (%.0f MB) is bigger than the cache directory's cap (TTRACE_CACHE_MAX)",
-		                   (double)t->bytes / 1e6);
+	live_remove(slot);
+	uint64_t max;
+	if (rc == 0 && trim(dir, file, (uint64_t)sb.st_size, &max) != 0) {
+		char *size = human_bytes((uint64_t)sb.st_size), *cap = human_bytes(max);
+		*cause = xasprintf("the cache (%s) does not fit in the cache directory's cap (%s, TTRACE_CACHE_MAX%s)",
+		                   size, cap, getenv("TTRACE_CACHE_MAX") != NULL ? "" : " not set: a tenth of its file system, at most 20 GiB");
+		free(size);
+		free(cap);
 		rc = -1;
 	}
 	free(tmp);

@@ -1,6 +1,13 @@
 /* cache_dir.h: the directory of binary caches (src/cache.h) and how a load uses it.
  *
- * Caches live in $XDG_CACHE_HOME/ttrace (else ~/.cache/ttrace), never beside the input.
+ * Caches live in $XDG_CACHE_HOME/ttrace (else ~/.cache/ttrace), never beside the input;
+ * when that base directory is not the user's own (a shared scratch directory), in
+ * BASE/ttrace-UID instead. A cache is data trusted as if ttrace had parsed it, so it is
+ * read and written only where nobody else can change it, as ssh treats its keys: the
+ * directory must be the user's, writable by neither group nor others, every directory
+ * above it the user's or root's and writable by no one else unless sticky, and the cache
+ * file a regular file of the user's that group and others cannot write. Otherwise the
+ * cache is neither read nor written, and the load says why.
  * A file's cache is named after the input's base name and a checksum of its real path,
  * device and inode, so a changed file's cache is replaced in place; inside, the key
  * (real path, size, modification time in ns, device, inode, and a checksum of the first
@@ -25,16 +32,28 @@
 
 /* Turns caching off for this process (--no-cache). */
 void cache_dir_disable(void);
-/* True when a load of PATH should use the cache: caching on, PATH a regular file big
+/* True when a load of PATH should write its cache: caching on, PATH a regular file big
  * enough (FORCE: whatever its size, for ttrace index). */
 bool cache_dir_wanted(const char *path, bool force);
+/* True when a load of PATH may read an existing cache: caching on, PATH a regular file
+ * (of any size: a file under TTRACE_CACHE_MIN that ttrace index cached is read too). */
+bool cache_dir_readable(const char *path);
+/* Checks TTRACE_CACHE_MAX and TTRACE_CACHE_MIN: 0, or -1 with *MSG (allocated) naming the
+ * value that is not a byte count. */
+int cache_dir_check_env(char **msg);
+/* Removes the temporary files of caches being written now. Async-signal-safe. */
+void cache_dir_remove_temporaries(void);
+/* Makes SIGINT, SIGTERM and SIGHUP, where their action is the default, remove the
+ * temporary files of caches being written before the process ends. */
+void cache_dir_guard_signals(void);
 /* True when PATH exists and is not a regular file (a FIFO, a device, a directory). */
 bool cache_dir_is_other(const char *path);
 /* Computes PATH's key into *KEY. Returns 0, or -1 with *cause set (allocated). */
 int cache_dir_key(const char *path, struct cache_key *key, char **cause);
 /* Returns the trace PATH's valid cache holds (with its args store), or NULL: no cache, a
- * stale one or a damaged one (then *note says why, allocated, and *DAMAGED whether it was
- * damaged rather than out of date; else *note is NULL). KEY is PATH's key. */
+ * stale one, a damaged one or one that cannot be trusted (then *note says why, allocated,
+ * and *DAMAGED whether it is worth a warning, damaged or untrusted, rather than out of
+ * date; else *note is NULL). KEY is PATH's key. */
 struct trace *cache_dir_open(const char *path, const struct cache_key *key, char **note, bool *damaged);
 /* Writes the cache of T, loaded from PATH whose key was KEY before the load, now. Returns
  * 0, or -1 with *cause set (allocated): the directory cannot be written, the file changed
@@ -43,7 +62,8 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 /* Writes the cache of T on a thread of its own; T->finish_cache_save waits for it (trace_free
  * calls it), then sets T->cache to TRACE_CACHE_SAVED or NOT_SAVED. */
 void cache_dir_save_async(struct trace *t, const struct cache_key *key);
-/* The cache directory (allocated), or NULL when neither XDG_CACHE_HOME nor HOME is set. */
+/* The cache directory (allocated), or NULL when neither XDG_CACHE_HOME nor HOME is set.
+ * It may not exist yet. */
 char *cache_dir_path(void);
 
 #endif

@@ -76,7 +76,7 @@ struct input {
 	bool own_fd;
 	bool is_reg;
 	uint64_t dev, ino;
-	int64_t mtime_ns;
+	int64_t mtime_ns, ctime_ns;
 	enum input_codec codec;
 	uint64_t file_size;
 
@@ -586,6 +586,7 @@ static struct input *open_fd(struct input *in, char **cause)
 		in->dev = (uint64_t)st.st_dev;
 		in->ino = (uint64_t)st.st_ino;
 		in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		in->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 #ifdef POSIX_FADV_SEQUENTIAL
 		posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -634,8 +635,9 @@ struct input *input_open(const char *path, char **cause)
 	return open_fd(in, cause);
 }
 
-/* Opens PATH if it is still the regular file ID; with CONTENT, only if its size and
- * modification time are the same too. Returns the descriptor or -1 with *cause. */
+/* Opens PATH if it is still the regular file ID; with CONTENT, only if its size,
+ * modification time and status change time are the same too (an edit that puts the
+ * modification time back, touch -r or rsync -t --inplace, still moves the ctime). Returns the descriptor or -1 with *cause. */
 static int open_same(const char *path, const struct input_file *id, bool content, char **cause)
 {
 	struct stat st;
@@ -654,7 +656,8 @@ static int open_same(const char *path, const struct input_file *id, bool content
 		return -1;
 	}
 	if (content && ((uint64_t)st.st_size != id->size ||
-	                (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != id->mtime_ns)) {
+	                (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != id->mtime_ns ||
+	                (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec != id->ctime_ns)) {
 		close(fd);
 		*cause = xasprintf("%s has been modified since it was loaded (has the file changed?)", path);
 		return -1;
@@ -671,7 +674,7 @@ int input_open_same(const char *path, const struct input_file *id, char **cause)
 
 struct input *input_reopen(const char *path, uint64_t dev, uint64_t ino, char **cause)
 {
-	struct input_file id = { dev, ino, 0, 0 };
+	struct input_file id = { dev, ino, 0, 0, 0 };
 	struct input *in;
 	int fd = open_same(path, &id, false, cause);
 
@@ -701,6 +704,7 @@ bool input_file_identity(const struct input *in, struct input_file *id)
 		return false;
 	id->size = in->file_size;
 	id->mtime_ns = in->mtime_ns;
+	id->ctime_ns = in->ctime_ns;
 	return true;
 }
 

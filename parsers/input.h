@@ -45,12 +45,12 @@ bool input_file_id(const struct input *in, uint64_t *dev, uint64_t *ino);
  * all of it still holds. */
 struct input_file {
 	uint64_t dev, ino, size;
-	int64_t mtime_ns;
+	int64_t mtime_ns, ctime_ns; /* modification and status change times */
 };
 /* As input_file_id, filling *ID. */
 bool input_file_identity(const struct input *in, struct input_file *id);
 /* Opens PATH for reading, without ever blocking, only if it is still the regular file ID
- * (same device, inode, size and modification time). Returns the descriptor (the caller
+ * (same device, inode, size, modification and status change time). Returns the descriptor (the caller
  * closes it), or -1 with *cause set ("... has the file changed?"). */
 int input_open_same(const char *path, const struct input_file *id, char **cause);
 

@@ -1171,18 +1171,20 @@ static void keep_outcome(struct job *j)
 static void run_job(struct job *j)
 {
 	bool index_only = j->opt != NULL && j->opt->index_only;
+	/* a file too small to be worth a cache still uses one that ttrace index wrote */
 	bool cached = cache_dir_wanted(j->path, index_only);
+	bool readable = cached || cache_dir_readable(j->path);
 	struct cache_key key;
 	char *note = NULL;
 	bool damaged = false;
 	double t0 = monotime_seconds();
 
-	if (cached && cache_dir_key(j->path, &key, &note) != 0) {
-		cached = false;
+	if (readable && cache_dir_key(j->path, &key, &note) != 0) {
+		cached = readable = false;
 		free(note);
 		note = NULL;
 	}
-	if (cached) {
+	if (readable) {
 		struct trace *t = cache_dir_open(j->path, &key, &note, &damaged);
 		if (t != NULL) {
 			t->load_seconds = monotime_seconds() - t0;

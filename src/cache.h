@@ -28,13 +28,15 @@
 
 /* Bump when the meaning of any stored field changes without its size or place changing
  * (a new slice class, another rule for rows...): older files are then refused. */
-#define CACHE_FORMAT_VERSION 3
+#define CACHE_FORMAT_VERSION 4
 
 /* What names an input: a cache holds the model of the file with this key only. */
 struct cache_key {
 	uint64_t path_hash;  /* checksum64 of the input's real path */
 	uint64_t size, dev, ino;
 	int64_t mtime_ns;
+	int64_t ctime_ns;    /* status change time: moves with any write, even one that puts
+	                      * the mtime back (touch -r), and with chmod, chown, link */
 	uint64_t edge_hash;  /* checksum64 of the first and last 64 KB */
 };
 

@@ -119,9 +119,10 @@ ok $? "a cut cache: said to be damaged, the file parsed again, the same output"
 from_cache "$F"
 ok $? "and replaced by a sound one"
 
-# flips one byte in the middle of each section of each of these caches
-sections() { # sections CACHE: "name offset length" of each section (the header's table at byte 160)
-	od -An -v -t u4 -j 160 -N 1024 "$1" | tr -s ' \n' '\n\n' | grep -v '^$' |
+# flips one byte in the middle of each section of each of these caches (the section table
+# follows the header's key and file size, at byte 168)
+sections() { # sections CACHE: "name offset length" of each section
+	od -An -v -t u4 -j 168 -N 1024 "$1" | tr -s ' \n' '\n\n' | grep -v '^$' |
 		awk '{ v[NR - 1] = $1 } END { for (i = 0; i < 32; i++) { b = 8 * i;
 			off = v[b + 2] + v[b + 3] * 4294967296; len = v[b + 4] + v[b + 5] * 4294967296;
 			if (len > 0) print i, off, len } }'
@@ -248,7 +249,7 @@ TTRACE_CACHE_MAX=$((2 * one + one / 2)) "$TTRACE" index "$TMP/cap3.json" >/dev/n
 ok $? "over the cap (TTRACE_CACHE_MAX), the least recently used cache is removed"
 TTRACE_CACHE_MAX=100 run index "$TMP/cap2.json"
 is "$rc" 1 "a cache bigger than the whole cap: status 1"
-like "$out" "bigger than the cache directory's cap" "and said"
+like "$out" "does not fit in the cache directory's cap" "and said"
 [ -z "$(cache_of "$TMP/cap2.json")" ]
 ok $? "and not kept"
 

@@ -6,6 +6,7 @@
  * number modulo the number of tasks, so the nodes share the work instead of repeating it. */
 #include "ui/index_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,19 +35,44 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* This task's share under Slurm: *K of *N (0 of 1 outside Slurm). */
-static void shard(int *k, int *n)
+/* Parses the environment value NAME as a whole decimal integer in [LO, HI] into *V.
+ * Returns 1 when it is set and good, 0 when unset or empty, -1 (having said why) when not
+ * a number in range. */
+static int env_int(const char *name, long lo, long hi, long *v)
 {
-	const char *id = getenv("SLURM_PROCID"), *count = getenv("SLURM_NTASKS");
+	const char *s = getenv(name);
+	char *end;
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || errno != 0 || *end != '\0' || *v < lo || *v > hi) {
+		escape_say(stderr, "ttrace index: %s='%s' is not a whole number from %ld to %ld", name, s, lo, hi);
+		return -1;
+	}
+	return 1;
+}
+
+/* This task's share under Slurm: *K of *N (0 of 1 outside Slurm). Returns -1, having said
+ * why, when SLURM_PROCID or SLURM_NTASKS is set but not a task number and a task count. */
+static int shard(int *k, int *n)
+{
+	long id = 0, count = 1;
+	int a = env_int("SLURM_NTASKS", 1, 1 << 24, &count), b;
 	*k = 0;
 	*n = 1;
-	if (id != NULL && count != NULL) {
-		long a = strtol(id, NULL, 10), b = strtol(count, NULL, 10);
-		if (b > 1 && a >= 0 && a < b) {
-			*k = (int)a;
-			*n = (int)b;
-		}
+	if (a < 0 || (b = env_int("SLURM_PROCID", 0, a > 0 ? count - 1 : (1 << 24) - 1, &id)) < 0)
+		return -1;
+	if (a == 0 && b == 0)
+		return 0;
+	if (a == 0 || b == 0) {
+		fprintf(stderr, "ttrace index: SLURM_%s is set without SLURM_%s: cannot tell this task's share\n",
+		        a ? "NTASKS" : "PROCID", a ? "PROCID" : "NTASKS");
+		return -1;
 	}
+	*k = (int)id;
+	*n = (int)count;
+	return 0;
 }
 
 static void say(const char *path, const char *what, const char *why)
@@ -99,6 +125,14 @@ int index_main(int argc, char **argv, index_expand_fn expand)
 		return 2;
 	}
 	free(dir);
+	char *bad_env = NULL;
+	if (cache_dir_check_env(&bad_env) != 0) {
+		escape_say(stderr, "ttrace index: %s", bad_env);
+		free(bad_env);
+		return 2;
+	}
+	if (shard(&k, &nshards) != 0)
+		return 2;
 	for (int i = optind; i < argc; i++)
 		if (strcmp(argv[i], "-") == 0) {
 			fputs("ttrace index: standard input cannot be cached\n", stderr);
@@ -107,7 +141,7 @@ int index_main(int argc, char **argv, index_expand_fn expand)
 
 	int n, mine = 0;
 	char **files = expand(argv + optind, argc - optind, &n);
-	shard(&k, &nshards);
+	cache_dir_guard_signals(); /* an interrupted index leaves no temporary file */
 	char **todo = xcalloc(n ? (size_t)n : 1, sizeof *todo);
 	for (int i = 0; i < n; i++) {
 		if (i % nshards != k)

@@ -615,6 +615,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	char *bad_env = NULL;
+	if (cache_dir_check_env(&bad_env) != 0) {
+		escape_say(stderr, "ttrace: %s (or --no-cache)", bad_env);
+		free(bad_env);
+		return 2;
+	}
+
 	int n;
 	char **files = expand_paths(argv + optind, argc - optind, &n);
 	if (n == 0) {
@@ -648,9 +655,11 @@ int main(int argc, char **argv)
 			status = rc;
 		}
 	} else {
+		cache_dir_guard_signals(); /* an interrupted report leaves no temporary cache */
 		load_traces(files, n, &opt, traces);
 	}
 
+	const char *last_note = NULL;
 	for (int i = 0; i < n; i++) {
 		struct trace *t = traces[i];
 		if (t->status == LOAD_FAILED) {
@@ -669,7 +678,10 @@ int main(int argc, char **argv)
 				status = 1;
 			continue;
 		}
-		if (!quiet && t->cache_note != NULL && t->cache_damaged) {
+		if (!quiet && t->cache_note != NULL && t->cache_damaged &&
+		    (last_note == NULL || strcmp(last_note, t->cache_note) != 0)) {
+			/* the same reason for every file (an untrusted directory) is said once */
+			last_note = t->cache_note;
 			fputs("ttrace: warning: ", stderr);
 			escape_term(stderr, t->path, strlen(t->path));
 			fputs(": ", stderr);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -363,6 +364,32 @@ int main(void)
 	test_fifo();
 	test_replaced(plain);
 	test_stores();
+
+	/* a same-size rewrite that puts the modification time back (touch -r, rsync -t
+	 * --inplace): the status change time moved, so the file is not read as the one loaded */
+	{
+		struct load_options o = { 0 };
+		struct trace *t = load_trace(gz, &o);
+		struct stat sb;
+		struct event_args a;
+		char *cause = NULL, buf[65536];
+		size_t n;
+		stat(gz, &sb);
+		FILE *g = fopen(gz, "r+b");
+		n = fread(buf, 1, sizeof buf, g);
+		nanosleep(&(struct timespec){ 0, 20000000 }, NULL); /* past the clock's tick */
+		rewind(g);
+		fwrite(buf, 1, n, g);
+		fclose(g);
+		struct timespec ts[2] = { sb.st_atim, sb.st_mtim };
+		utimensat(AT_FDCWD, gz, ts, 0);
+		int rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
+		ok(rc < 0 && cause && strstr(cause, "changed"),
+		   "gzip: the same bytes rewritten, the modification time put back: not read as the file loaded: %s",
+		   cause ? cause : "(none)");
+		free(cause);
+		trace_free(t);
+	}
 
 	/* a file changed after loading: an error, not garbage */
 	struct load_options opt = { 0 };
