@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "lib/checksum.h"
+#include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 
@@ -1070,7 +1071,10 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 	}
 	r.base = map;
 	r.h = map;
+	/* a cache cut while it is mapped reads as zeros past the cut, not as a SIGBUS */
+	map_guard_add(map, (size_t)sb.st_size);
 	if (!header_ok(&r, (uint64_t)sb.st_size, key, why)) {
+		map_guard_remove(map);
 		munmap(map, (size_t)sb.st_size);
 		*cause = r.cause;
 		return NULL;
@@ -1080,6 +1084,7 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 	int bad = verify_sections(r.base, r.h);
 	t2 = monotime_seconds();
 	if (bad >= 0) {
+		map_guard_remove(map);
 		munmap(map, (size_t)sb.st_size);
 		*cause = xasprintf("the checksum of its %s does not match", section_names[bad]);
 		return NULL;
@@ -1089,7 +1094,9 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 	r.t->cache_map_len = (size_t)sb.st_size;
 	r.t->path = xstrdup(path);
 	r.t->cache = TRACE_CACHE_READ;
-	if (!read_model(&r)) {
+	if (!read_model(&r) || map_guard_lost(map)) {
+		if (r.cause == NULL)
+			r.cause = xstrdup("it was cut while it was read");
 		trace_free(r.t);
 		*cause = r.cause;
 		return NULL;

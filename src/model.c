@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "src/args.h"
+#include "lib/map_guard.h"
 #include "lib/xalloc.h"
 
 int64_t track_long_dur(const struct track *tr, uint32_t i)
@@ -334,9 +335,16 @@ void trace_free(struct trace *t)
 	free(t->error);
 	strtab_free(&t->strings);
 	free(t->cache_note);
-	if (t->cache_map != NULL)
+	if (t->cache_map != NULL) {
+		map_guard_remove(t->cache_map);
 		munmap(t->cache_map, t->cache_map_len);
+	}
 	free(t);
+}
+
+bool trace_cache_lost(const struct trace *t)
+{
+	return t != NULL && t->cache_map != NULL && map_guard_lost(t->cache_map);
 }
 
 uint32_t quality_problems(const struct trace *t)

@@ -535,6 +535,9 @@ const char *track_kind_name(enum track_kind k);
 const char *quality_key(enum quality_kind q);
 const char *quality_text(enum quality_kind q);
 /* How many kinds of problem T has: quality kinds counted, warnings, and a cut (0: none). */
+/* True when T was read from a cache that was cut while it was mapped (lib/map_guard.h):
+ * what it holds past the cut reads as zeros, and T must be loaded again. */
+bool trace_cache_lost(const struct trace *t);
 uint32_t quality_problems(const struct trace *t);
 /* True when NAME looks like a NCCL/RCCL kernel (case-insensitive "nccl"/"rccl" prefix). */
 bool model_is_comm_kernel(const char *name);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "ui/loading.h"
@@ -54,6 +55,9 @@ void app_free(struct app *app)
 	free(app->shown);
 	trace_free(app->snapshot);
 	free(app->loaded); /* the array: its traces went to the caller (loading_end) */
+	for (int i = 0; i < app->nswaps; i++)
+		trace_free(app->swaps[i].new);
+	free(app->swaps);
 	memset(app, 0, sizeof *app);
 }
 
@@ -168,12 +172,25 @@ static double now_ms(void) { return 1e3 * monotime_seconds(); }
 
 void app_run(struct app *app, struct frontend *fe, struct grid *g)
 {
-	int key = -1;
-	double action_ms = 0;
-	bool hinted = false;
+	/* volatile: kept across a jump back from a cut cache (below) */
+	volatile int key = -1;
+	volatile double action_ms = 0;
+	volatile bool hinted = false;
+	volatile unsigned seen = map_guard_generation();
+	sigjmp_buf guard;
 	/* bench/live: end once the whole trace is drawn, loaded live or not */
 	bool quit_when_whole = getenv("TTRACE_TEST_QUIT_LOADED") != NULL;
 	for (;;) {
+		/* a cache cut while mapped (lib/map_guard.h): a read of it jumps back here, or
+		 * another thread saw it; its trace is parsed again and replaces it */
+		if (sigsetjmp(guard, 1) != 0)
+			map_guard_disarm();
+		if (map_guard_generation() != seen) {
+			seen = map_guard_generation();
+			loading_recover(app);
+			key = -1;
+		}
+		map_guard_arm(&guard);
 		double t0 = now_ms();
 		app_draw(app, g);
 		if (fe->timing != NULL)
@@ -217,4 +234,5 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 		app_key(app, key);
 		action_ms = now_ms() - t1;
 	}
+	map_guard_disarm();
 }

@@ -38,6 +38,12 @@ struct app {
 	struct trace **loaded;     /* every file's trace once the load ended (the caller's), else NULL */
 	int nloaded;
 	bool load_failed;          /* the load ended and no file loaded: nothing to show */
+	/* traces read from a cache that was cut while mapped, and the parses that replace them
+	 * (the new ones are the app's; loading_recover) */
+	struct trace_swap {
+		struct trace *old, *new;
+	} *swaps;
+	int nswaps;
 };
 
 /* Sets up the app over the N traces TS at size W x H with the timeline open. */

@@ -210,6 +210,52 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 		trace_free(old_snapshot); /* the keys above pointed into it */
 }
 
+/* T, or the parse that replaced it when its cache was cut (loading_recover). */
+static struct trace *current(const struct app *app, struct trace *t)
+{
+	for (int i = 0; i < app->nswaps; i++)
+		if (app->swaps[i].old == t)
+			return app->swaps[i].new;
+	return t;
+}
+
+bool loading_recover(struct app *app)
+{
+	int n = app->nts, k = 0;
+	struct trace **ts = xcalloc((size_t)n, sizeof *ts);
+	const char *first = NULL;
+
+	for (int i = 0; i < n; i++) {
+		struct trace *t = app->ts[i];
+		ts[i] = t;
+		if (!trace_cache_lost(t))
+			continue;
+		/* parsed again, as without its cache (the cut one is refused as damaged); its new
+		 * cache is written before it is shown */
+		struct load_options opt = { 0 };
+		opt.quiet = true;
+		struct trace *nt = load_trace(t->path, &opt);
+		if (nt->finish_cache_save != NULL)
+			nt->finish_cache_save(nt);
+		app->swaps = xreallocarray(app->swaps, (size_t)app->nswaps + 1, sizeof *app->swaps);
+		app->swaps[app->nswaps++] = (struct trace_swap){ t, nt };
+		ts[i] = nt;
+		if (first == NULL)
+			first = nt->path;
+		k++;
+	}
+	if (k == 0) {
+		free(ts);
+		return false;
+	}
+	/* the views over the old traces go; the timeline keeps its window, not its selection */
+	while (app->depth > 1)
+		app_pop(app);
+	adopt(app, ts, n, app->snapshot, false);
+	app_status(app, "the cache of %s%s was cut while in use: parsed again", first, k > 1 ? " and others" : "");
+	return true;
+}
+
 /* ONE trace in an array of its own, for adopt. */
 static struct trace **one(struct trace *t)
 {
@@ -236,7 +282,7 @@ bool loading_poll(struct app *app)
 		int k = 0;
 		for (int i = 0; i < n; i++)
 			if (all[i]->status != LOAD_FAILED)
-				usable[k++] = all[i];
+				usable[k++] = current(app, all[i]);
 		if (k == 0) {
 			/* nothing more to show than what was shown: the caller says why */
 			free(usable);
@@ -245,13 +291,14 @@ bool loading_poll(struct app *app)
 			app->quit = true;
 			return true;
 		}
-		adopt(app, usable, k, NULL, usable[0] == all[0]);
+		adopt(app, usable, k, NULL, usable[0] == current(app, all[0]));
 		return true;
 	}
 	if (app->snapshot != NULL) {
 		/* the first of several files has loaded: it replaces its snapshot */
 		struct trace *first = load_file_done(app->load, 0);
 		if (first != NULL && first->status != LOAD_FAILED) {
+			first = current(app, first);
 			trace_free(load_take_snapshot(app->load));
 			adopt(app, one(first), 1, NULL, true);
 			return true;

@@ -32,6 +32,11 @@ bool loading_poll(struct app *app);
 /* While the load runs, says in the status line that the view named VIEW_NAME opens once
  * everything has loaded, and returns true. */
 bool loading_blocks(struct app *app, const char *view_name);
+/* Replaces each trace of the app that was read from a cache cut while mapped
+ * (trace_cache_lost) by a parse of its file, closes the views over it and says so in the
+ * status line; the timeline keeps its window. The parses are the app's. True when any was
+ * replaced. */
+bool loading_recover(struct app *app);
 /* After the main loop, before app_free: every file's trace goes to OUT[0..n) (n the files
  * of the load), the caller's. Returns true when the load had ended; false when it still
  * ran and was given up: the caller frees those traces after app_free (the app may show the

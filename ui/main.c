@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "parsers/load.h"
+#include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "src/ranks.h"
@@ -430,6 +431,40 @@ static void bad_option(const char *bad, int opt, const struct option *longopts)
 	escape_say(stderr, "ttrace: unknown option '-%c'", opt);
 }
 
+/* What a report says when a cache it reads is cut under it: written now, said from the
+ * SIGBUS handler with write(2). */
+static struct trace **guarded;
+static int nguarded;
+static char **guard_msgs;
+
+static void report_lost(void)
+{
+	for (int i = 0; i < nguarded; i++)
+		if (trace_cache_lost(guarded[i]) && guard_msgs[i] != NULL &&
+		    write(STDERR_FILENO, guard_msgs[i], strlen(guard_msgs[i])) < 0)
+			break;
+	_exit(1);
+}
+
+static void guard_report(struct trace **ts, int n)
+{
+	guarded = ts;
+	nguarded = n;
+	guard_msgs = xcalloc((size_t)n ? (size_t)n : 1, sizeof *guard_msgs);
+	for (int i = 0; i < n; i++) {
+		if (ts[i]->cache_map == NULL)
+			continue;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		escape_say(f, "ttrace: %s: its cache was cut while it was read: what was written is incomplete; run "
+		           "the command again (the file will be parsed)", ts[i]->path);
+		fclose(f);
+		guard_msgs[i] = buf;
+	}
+	map_guard_on_lost(report_lost);
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
@@ -714,6 +749,16 @@ int main(int argc, char **argv)
 	if (nusable > VIEW_MAX_RANKS && !quiet && (mode == MODE_SCREEN || interactive))
 		fprintf(stderr, "ttrace: warning: %d traces: the timeline shows only the first %d\n", nusable,
 		        VIEW_MAX_RANKS);
+	/* a cache cut while a report reads it (lib/map_guard.h): said, not a SIGBUS; the
+	 * timeline parses the file again instead (ui/loading.h) */
+	if (!(mode == MODE_DEFAULT && (live || interactive))) {
+		guard_report(traces, n);
+		/* a test hook (tests/cache_cut.sh): time to cut a cache before the report reads it */
+		const char *delay = getenv("TTRACE_TEST_REPORT_DELAY_MS");
+		if (delay != NULL)
+			nanosleep(&(struct timespec){ strtol(delay, NULL, 10) / 1000, strtol(delay, NULL, 10) % 1000 * 1000000 },
+			          NULL);
+	}
 	switch (mode) {
 	case MODE_NONE:
 		break;
@@ -773,6 +818,10 @@ int main(int argc, char **argv)
 		break;
 	}
 	}
+	map_guard_on_lost(NULL);
+	for (int i = 0; guard_msgs != NULL && i < nguarded; i++)
+		free(guard_msgs[i]);
+	free(guard_msgs);
 	free(usable);
 	for (int i = 0; i < n; i++) {
 		trace_free(traces[i]);

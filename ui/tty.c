@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "ui/escape.h"
@@ -299,7 +300,7 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, con
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGSEGV, on_crash);
-	signal(SIGBUS, on_crash);
+	map_guard_install(on_crash); /* SIGBUS: a cut cache is survived (lib/map_guard.h) */
 	signal(SIGABRT, on_crash);
 	signal(SIGFPE, on_crash);
 	fatal_set_hook(tty_restore);

@@ -1,0 +1,63 @@
+#!/bin/sh
+# cache_cut.sh: a binary cache cut while ttrace has it mapped (lib/map_guard.h). The
+# timeline survives: the trace is parsed again, the status line says so, the keys go on,
+# the exit status is 0. A report says which cache was cut and exits 1, not by SIGBUS.
+. "$srcdir/tests/lib.sh"
+command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
+unset TTRACE_NO_CACHE TTRACE_CACHE_MAX
+TTRACE_CACHE_MIN=0
+export TTRACE_CACHE_MIN
+EX="$TMP/trace.json.gz"
+cp "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" "$EX"
+C="$XDG_CACHE_HOME/ttrace"
+"$TTRACE" index "$EX" >/dev/null
+CF=$(ls "$C"/*.ttc)
+[ -f "$CF" ]
+ok $? "the example's cache is built"
+
+S="ttrace-cut-$$"
+SOCK="$TMP/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+wait_for() { # wait_for TEXT: polls the pane until it shows TEXT (10 s at most)
+	i=0
+	while [ $i -lt 100 ]; do
+		T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
+	return 1
+}
+T -f /dev/null new-session -d -s "$S" -x 120 -y 35 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color XDG_CACHE_HOME='$XDG_CACHE_HOME' TTRACE_CACHE_MIN=0 sh"
+T set-option -t "$S" remain-on-exit on >/dev/null
+sleep 0.3
+T send-keys -t "$S" "'$TTRACE' '$EX'; echo EXIT=\$?" Enter
+wait_for "ProfilerStep#10"
+ok $? "the timeline opens on the trace read from its cache"
+truncate -s 4096 "$CF"
+T send-keys -t "$S" w
+wait_for "was cut while in use: parsed again"
+ok $? "its cache cut to its header under it, then keys: the trace is parsed again and the status line says so"
+T send-keys -t "$S" s s s
+wait_for "ProfilerStep#10"
+ok $? "the slices are drawn again, the keys go on"
+T send-keys -t "$S" q
+wait_for "EXIT=0"
+ok $? "q quits with status 0 (no SIGBUS)"
+
+# a report: the cache cut after it was mapped, before the report reads it
+"$TTRACE" index "$EX" >/dev/null
+CF=$(ls "$C"/*.ttc)
+TTRACE_TEST_REPORT_DELAY_MS=1500 "$TTRACE" --report=summary "$EX" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 0.7
+truncate -s 4096 "$CF"
+wait $pid
+rc=$?
+is "$rc" 1 "a report whose cache is cut under it exits 1 (not by SIGBUS)"
+like "$(cat "$TMP/err")" "$EX: its cache was cut while it was read" "and says which"
+"$TTRACE" --report=summary "$EX" >"$TMP/out2" 2>"$TMP/err2"
+is "$?" 0 "the next run parses the file again"
+like "$(cat "$TMP/err2")" "was damaged" "saying that its cache was damaged"
+finish
