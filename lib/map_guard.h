@@ -11,7 +11,8 @@
  * (map_guard_on_lost) is said, if any; else the read goes on over zeros and the owner is
  * expected to check map_guard_lost before trusting what it read. A fault
  * anywhere else goes to the handler installed before (map_guard_install's FALLBACK), or
- * to the default action. */
+ * to the default action. A jump abandons what the code it leaves had allocated and not
+ * yet freed (for the timeline: one frame's temporaries, once per cut cache). */
 #ifndef TT_MAP_GUARD_H
 #define TT_MAP_GUARD_H
 

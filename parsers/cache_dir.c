@@ -561,7 +561,8 @@ static int trim(const char *dir, const char *keep, uint64_t keep_bytes, uint64_t
 		unlink(keep);
 		rc = -1;
 	} else {
-		qsort(e, n, sizeof *e, by_use);
+		if (n > 0)
+			qsort(e, n, sizeof *e, by_use);
 		total += busy + keep_bytes;
 		for (size_t i = 0; i < n && total > max; i++)
 			if (unlink(e[i].path) == 0)
