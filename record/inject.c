@@ -19,9 +19,12 @@
  * duration is over. A program killed otherwise keeps the last checkpoint.
  *
  * Settings come from the environment `ttrace record` sets (see ui/record_cmd.c):
- * TTRACE_RECORD_OUT, TTRACE_RECORD_MANIFEST, TTRACE_RECORD_DELAY, TTRACE_RECORD_DURATION,
- * TTRACE_RECORD_NO_API, TTRACE_RECORD_NO_NVTX, TTRACE_CUPTI_LIB; RANK, WORLD_SIZE and
- * LOCAL_RANK name the rank. Messages go to stderr prefixed "ttrace record:". */
+ * TTRACE_RECORD_OUT, TTRACE_RECORD_OUT_ID, TTRACE_RECORD_MANIFEST, TTRACE_RECORD_DELAY,
+ * TTRACE_RECORD_DURATION, TTRACE_RECORD_NO_API, TTRACE_RECORD_NO_NVTX, TTRACE_CUPTI_LIB;
+ * RANK, WORLD_SIZE and LOCAL_RANK name the rank. A TTRACE_RECORD_* value that is not what
+ * the command would have set (record/settings.h) is said, and the program runs
+ * unrecorded; a bad RANK, WORLD_SIZE or LOCAL_RANK is said and taken as not set. Messages
+ * go to stderr prefixed "ttrace record:", escaped (they quote paths and values). */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +48,9 @@
 #include <cupti.h>
 
 #include "record/out.h"
+#include "record/settings.h"
 #include "record/trace_writer.h"
+#include "ui/escape.h"
 
 #define BUFFER_BYTES (4u << 20)    /* one activity buffer */
 #define MAX_BUFFERS 32             /* in flight at once: 128 MB; beyond, CUPTI drops records */
@@ -81,6 +87,7 @@ static struct {
 	int finished[2];            /* the writer writes a byte when it has finished */
 	pthread_t writer;
 	bool writer_started, stop, stopped_by_duration;
+	bool stream, write_failed;  /* the output is a FIFO or a device; a write to it failed */
 	_Atomic bool enabled;       /* the activity kinds are on */
 	bool initialised, forked_child, finishing;
 	struct tw *tw;
@@ -90,6 +97,8 @@ static struct {
 	CUpti_SubscriberHandle subscriber;
 	/* settings */
 	char *out_setting, *manifest;
+	bool out_id_set;            /* TTRACE_RECORD_OUT_ID: the FIFO or device to write into */
+	uintmax_t out_dev, out_ino;
 	double delay_s, duration_s;
 	bool no_api, no_nvtx;
 	double t0;                  /* CLOCK_MONOTONIC seconds at InitializeInjection */
@@ -101,12 +110,12 @@ static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], shown[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "ttrace record: %s\n", msg);
+	fprintf(stderr, "ttrace record: %s\n", escape_term_buf(msg, strlen(msg), shown, sizeof shown));
 }
 
 static double now_s(void)
@@ -224,7 +233,7 @@ static void write_manifest(const char *path)
 {
 	if (g.manifest == NULL || *g.manifest == '\0')
 		return;
-	int fd = open(g.manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
+	int fd = open(g.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	char line[PATH_MAX + 2];
@@ -234,9 +243,91 @@ static void write_manifest(const char *path)
 	close(fd);
 }
 
+/* Whether this process is the first of the run to take PATH, a FIFO or a device that
+ * several processes must not write into at once: under an exclusive lock on the manifest,
+ * PATH is noted there unless a line already names it. Without a manifest, no process takes
+ * it. */
+static bool claim_in_manifest(const char *path)
+{
+	if (g.manifest == NULL || *g.manifest == '\0')
+		return false;
+	int fd = open(g.manifest, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool mine = false;
+	struct stat st;
+	if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t size = (size_t)st.st_size, n = 0, len = strlen(path);
+		char *text = malloc(size + 1);
+		while (text != NULL && n < size) {
+			ssize_t r = pread(fd, text + n, size - n, (off_t)n);
+			if (r > 0)
+				n += (size_t)r;
+			else if (r == 0 || errno != EINTR)
+				break;
+		}
+		bool taken = text == NULL;
+		for (size_t at = 0; !taken && at < n;) {
+			char *nl = memchr(text + at, '\n', n - at);
+			size_t end = nl != NULL ? (size_t)(nl - text) : n;
+			taken = end - at == len && memcmp(text + at, path, len) == 0;
+			at = end + 1;
+		}
+		free(text);
+		if (!taken) {
+			char line[PATH_MAX + 2];
+			int m = snprintf(line, sizeof line, "%s\n", path);
+			mine = m > 0 && (size_t)m < sizeof line && write(fd, line, (size_t)m) == m;
+		}
+	}
+	close(fd); /* and the lock with it */
+	return mine;
+}
+
+/* Opens the FIFO or character device PATH that `ttrace record -f -o` was asked to write
+ * into, when it is still the one it checked (TTRACE_RECORD_OUT_ID: its device and inode,
+ * compared through an O_PATH descriptor, which opens nothing, and reopened through
+ * /proc/self/fd, so that nothing put in its place meanwhile is written into) and this is
+ * the first process of the run to claim it. A FIFO with no reader yet is waited for, as a
+ * shell's redirection waits. The descriptor; or -1 with errno when PATH is not this
+ * process's to write into: ENOENT when it is gone, EEXIST when it is another file or
+ * another process's stream; or -2 with errno when this process claimed it but cannot
+ * open it. */
+static int open_stream(const char *path)
+{
+	int pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		if (errno != ENOENT)
+			errno = EEXIST;
+		return -1;
+	}
+	struct stat st;
+	if (fstat(pfd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) || (uintmax_t)st.st_dev != g.out_dev ||
+	    (uintmax_t)st.st_ino != g.out_ino || !claim_in_manifest(path)) {
+		close(pfd);
+		errno = EEXIST;
+		return -1;
+	}
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+	int fd = open(self, O_WRONLY | O_CLOEXEC | (S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0));
+	if (fd < 0 && errno == ENXIO) { /* a FIFO that no one reads yet */
+		say("waiting for a process to read the FIFO %s", path);
+		fd = open(self, O_WRONLY | O_CLOEXEC);
+	} else if (fd >= 0 && S_ISFIFO(st.st_mode)) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* a slow reader slows the writer */
+	}
+	int e = errno;
+	close(pfd);
+	errno = e;
+	return fd >= 0 ? fd : -2;
+}
+
 /* Creates the output file: in the directory TTRACE_RECORD_OUT (default: the current
  * one) as HOST.PID[.rankR].pt.trace.json.zst, or as the file it names (FILE.PID.EXT when
- * another process of the run took FILE). Called with g.lock held. */
+ * another process of the run took FILE), or writes into the FIFO or device it names when
+ * TTRACE_RECORD_OUT_ID says so (open_stream). Files are created O_EXCL|O_NOFOLLOW: never
+ * over a file, never through a symbolic link. Called with g.lock held. */
 static void open_output(void)
 {
 	char host[256] = "host";
@@ -247,7 +338,9 @@ static void open_output(void)
 			*c = '_';
 	const char *set = g.out_setting && *g.out_setting ? g.out_setting : ".";
 	struct stat st;
-	bool dir = ends_with(set, "/") || (stat(set, &st) == 0 && S_ISDIR(st.st_mode));
+	/* lstat: a symbolic link put where a file is to go is not a directory to write into
+	 * (ttrace record passes a directory with its links resolved) */
+	bool dir = ends_with(set, "/") || (lstat(set, &st) == 0 && S_ISDIR(st.st_mode));
 	char path[PATH_MAX];
 	char rank[32] = "";
 	if (g.rank >= 0)
@@ -255,7 +348,7 @@ static void open_output(void)
 	size_t prefix_len, closing_len;
 	char *prefix = tw_prefix(g.tw, &prefix_len);
 	char *closing = tw_suffix(g.tw, &closing_len);
-	bool zstd;
+	bool zstd, stream = false;
 	if (dir) {
 		if (ends_with(set, "/"))
 			mkdir(set, 0755);
@@ -266,8 +359,13 @@ static void open_output(void)
 	} else {
 		snprintf(path, sizeof path, "%s", set);
 		zstd = !ends_with(set, ".json");
-		g.out = out_create(path, zstd, prefix, prefix_len, closing, closing_len);
-		if (g.out == NULL && errno == EEXIST) {
+		int fd = g.out_id_set ? open_stream(path) : -1;
+		stream = fd != -1;
+		if (fd >= 0)
+			g.out = out_stream(fd, zstd, prefix, prefix_len, closing, closing_len);
+		else if (!g.out_id_set || errno == ENOENT)
+			g.out = out_create(path, zstd, prefix, prefix_len, closing, closing_len);
+		if (g.out == NULL && !stream && errno == EEXIST) {
 			/* FILE.PID.json[.zst]: the process's id before the extension */
 			const char *ext = strstr(set, ".json");
 			int base = ext ? (int)(ext - set) : (int)strlen(set);
@@ -278,7 +376,12 @@ static void open_output(void)
 	free(prefix);
 	free(closing);
 	if (g.out == NULL) {
-		say("cannot create %s: %s; nothing will be recorded", path, strerror(errno));
+		say("cannot %s %s: %s; nothing will be recorded", stream ? "write into" : "create", path, strerror(errno));
+		return;
+	}
+	if (stream) {
+		g.stream = true;
+		g.path = strdup(path); /* noted in the manifest when claimed */
 		return;
 	}
 	char abs[PATH_MAX];
@@ -378,8 +481,11 @@ static void checkpoint(void)
 		const char *t = tw_take(g.tw, &n); /* events made before the file existed */
 		out_write(g.out, t, n);
 		char *closing = tw_suffix(g.tw, &n);
-		if (out_checkpoint(g.out, closing, n) != 0)
-			say("writing %s failed: %s; it keeps what was written before", g.path, strerror(errno));
+		if (out_checkpoint(g.out, closing, n) != 0 && !g.write_failed) {
+			g.write_failed = true; /* said once: later checkpoints fail at once */
+			say("writing %s failed: %s; %s", g.path, strerror(errno),
+			    g.stream ? "its reader has what was written before" : "it keeps what was written before");
+		}
 		free(closing);
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -600,34 +706,76 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 /* ---- start ----------------------------------------------------------------------------- */
 
-static double env_seconds(const char *name)
+/* A TTRACE_RECORD_* value the recorder cannot take as given: said, naming it. The caller
+ * then gives up (setup returns 0): recording other than was asked (at once instead of
+ * after a delay, say) would be a wrong answer. */
+static bool bad_setting(const char *name, const char *v, const char *want)
 {
-	const char *v = getenv(name);
-	if (v == NULL || *v == '\0')
-		return 0;
-	char *end;
-	double d = strtod(v, &end);
-	if (*end != '\0' || !(d >= 0) || d > 1e9) {
-		say("%s=%s is not a number of seconds: ignored", name, v);
-		return 0;
-	}
-	return d;
+	say("%s=%s: %s", name, v, want);
+	return false;
 }
 
+/* TTRACE_RECORD_DELAY or _DURATION into *S: unset or empty is 0 (none); else decimal seconds
+ * as ttrace record takes them (record/settings.h), a duration more than 0. False when bad. */
+static bool env_seconds(const char *name, bool positive, double *s)
+{
+	const char *v = getenv(name);
+	*s = 0;
+	if (v == NULL || *v == '\0')
+		return true;
+	if (!record_parse_seconds(v, s) || (positive && *s <= 0))
+		return bad_setting(name, v,
+		                   positive ? "not seconds the recorder takes (decimal, more than 0, at most "
+		                              RECORD_SECONDS_MAX_TEXT ")"
+		                            : "not seconds the recorder takes (decimal, at most " RECORD_SECONDS_MAX_TEXT ")");
+	return true;
+}
+
+/* RANK, WORLD_SIZE or LOCAL_RANK: a decimal integer from 0 to INT_MAX; -1 when unset or
+ * empty, and when bad, which is said: the launcher's value, not the recorder's, so the
+ * recording goes on without it. */
 static int env_int(const char *name)
 {
 	const char *v = getenv(name);
 	if (v == NULL || *v == '\0')
 		return -1;
-	char *end;
-	long l = strtol(v, &end, 10);
-	return *end == '\0' && l >= 0 && l < INT_MAX ? (int)l : -1;
+	uintmax_t n;
+	if (!record_parse_uint(v, INT_MAX, &n)) {
+		say("%s=%s is not a number from 0 to %d: taken as not set", name, v, INT_MAX);
+		return -1;
+	}
+	return (int)n;
 }
 
-static bool env_flag(const char *name)
+/* TTRACE_RECORD_NO_API or _NO_NVTX into *ON: unset, empty or "0" is off, "1" on. False
+ * when bad. */
+static bool env_flag(const char *name, bool *on)
 {
 	const char *v = getenv(name);
-	return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+	*on = v != NULL && strcmp(v, "1") == 0;
+	if (v == NULL || *v == '\0' || strcmp(v, "0") == 0 || *on)
+		return true;
+	return bad_setting(name, v, "not 0 or 1");
+}
+
+/* TTRACE_RECORD_OUT_ID, DEV:INO in decimal (set by ttrace record -f for a FIFO or a
+ * device to write into). False when bad. */
+static bool env_out_id(void)
+{
+	const char *v = getenv("TTRACE_RECORD_OUT_ID");
+	g.out_id_set = false;
+	if (v == NULL || *v == '\0')
+		return true;
+	const char *colon = strchr(v, ':');
+	char dev[32];
+	if (colon == NULL || (size_t)(colon - v) >= sizeof dev)
+		return bad_setting("TTRACE_RECORD_OUT_ID", v, "not DEVICE:INODE");
+	memcpy(dev, v, (size_t)(colon - v));
+	dev[colon - v] = '\0';
+	if (!record_parse_uint(dev, UINTMAX_MAX, &g.out_dev) || !record_parse_uint(colon + 1, UINTMAX_MAX, &g.out_ino))
+		return bad_setting("TTRACE_RECORD_OUT_ID", v, "not DEVICE:INODE");
+	g.out_id_set = true;
+	return true;
 }
 
 static char *env_dup(const char *name)
@@ -688,10 +836,10 @@ static int setup(void)
 {
 	g.out_setting = env_dup("TTRACE_RECORD_OUT");
 	g.manifest = env_dup("TTRACE_RECORD_MANIFEST");
-	g.delay_s = env_seconds("TTRACE_RECORD_DELAY");
-	g.duration_s = env_seconds("TTRACE_RECORD_DURATION");
-	g.no_api = env_flag("TTRACE_RECORD_NO_API");
-	g.no_nvtx = env_flag("TTRACE_RECORD_NO_NVTX");
+	if (!env_out_id() || !env_seconds("TTRACE_RECORD_DELAY", false, &g.delay_s) ||
+	    !env_seconds("TTRACE_RECORD_DURATION", true, &g.duration_s) || !env_flag("TTRACE_RECORD_NO_API", &g.no_api) ||
+	    !env_flag("TTRACE_RECORD_NO_NVTX", &g.no_nvtx))
+		return 0;
 	g.rank = env_int("RANK");
 	g.t0 = now_s();
 	if (!load_cupti())

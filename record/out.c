@@ -3,8 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -19,6 +22,9 @@ struct out {
 	uint64_t file_end;  /* the file's length */
 	uint64_t json_bytes;
 	bool failed;
+	bool stream;      /* a FIFO or a device: written in order, the closing at out_close */
+	char *closing;    /* stream: the last checkpoint's closing, as it goes into the file */
+	size_t closing_n;
 };
 
 static int reserve(struct out *o, size_t more)
@@ -80,6 +86,39 @@ static int pwrite_all(int fd, const char *p, size_t n, uint64_t at)
 	return 0;
 }
 
+/* Writes N bytes at P to the stream FD in order. A FIFO whose reader has gone gives EPIPE,
+ * not a SIGPIPE that would kill the program: SIGPIPE is blocked in this thread for the
+ * write, and one that the write raised is taken back before it is unblocked. */
+static int write_stream(int fd, const char *p, size_t n)
+{
+	sigset_t pipe_set, old, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	int r = 0;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -1;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	int e = errno;
+	if (r != 0 && e == EPIPE && !was_pending) {
+		const struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return r;
+}
+
 /* The closing as it goes into the file: a frame of its own when compressed. */
 static char *closing_bytes(struct out *o, const char *closing, size_t n, size_t *out_n)
 {
@@ -117,6 +156,18 @@ int out_checkpoint(struct out *o, const char *closing, size_t closing_len)
 	char *c = closing_bytes(o, closing, closing_len, &cn);
 	if (c == NULL)
 		goto fail;
+	if (o->stream) {
+		/* the events in order; the closing waits for out_close, as it cannot be taken back */
+		free(o->closing);
+		o->closing = c;
+		o->closing_n = cn;
+		if (write_stream(o->fd, o->pend, o->pend_n) != 0)
+			goto fail;
+		o->data_end += o->pend_n;
+		o->file_end = o->data_end;
+		o->pend_n = 0;
+		return 0;
+	}
 	size_t events = o->pend_n;
 	if (put(o, c, cn) != 0) {
 		free(c);
@@ -156,17 +207,22 @@ fail:
 	return -1;
 }
 
-struct out *out_create(const char *path, bool zstd, const char *prefix, size_t prefix_len, const char *closing,
-                       size_t closing_len)
+/* A new out on FD (taken over) with PREFIX and an empty CLOSING written; PATH, when not
+ * NULL, is removed again on failure (a file out_create made). */
+static struct out *out_new(int fd, bool stream, const char *path, bool zstd, const char *prefix, size_t prefix_len,
+                           const char *closing, size_t closing_len)
 {
 	struct out *o = calloc(1, sizeof *o);
-	if (o == NULL)
-		return NULL;
-	o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (o->fd < 0) {
-		free(o);
+	if (o == NULL) {
+		int e = errno;
+		close(fd);
+		if (path != NULL)
+			unlink(path);
+		errno = e;
 		return NULL;
 	}
+	o->fd = fd;
+	o->stream = stream;
 	if (zstd) {
 		o->cctx = ZSTD_createCCtx();
 		if (o->cctx == NULL)
@@ -180,13 +236,30 @@ struct out *out_create(const char *path, bool zstd, const char *prefix, size_t p
 fail: {
 	int e = errno;
 	close(o->fd);
-	unlink(path);
+	if (path != NULL)
+		unlink(path);
 	ZSTD_freeCCtx(o->cctx);
 	free(o->pend);
+	free(o->closing);
 	free(o);
 	errno = e ? e : EIO;
 	return NULL;
 }
+}
+
+struct out *out_create(const char *path, bool zstd, const char *prefix, size_t prefix_len, const char *closing,
+                       size_t closing_len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	return out_new(fd, false, path, zstd, prefix, prefix_len, closing, closing_len);
+}
+
+struct out *out_stream(int fd, bool zstd, const char *prefix, size_t prefix_len, const char *closing,
+                       size_t closing_len)
+{
+	return out_new(fd, true, NULL, zstd, prefix, prefix_len, closing, closing_len);
 }
 
 int out_write(struct out *o, const char *text, size_t len)
@@ -219,10 +292,17 @@ int out_close(struct out *o)
 	if (o == NULL)
 		return 0;
 	int r = o->failed ? -1 : 0;
+	if (r == 0 && o->stream && o->closing != NULL) {
+		if (write_stream(o->fd, o->closing, o->closing_n) != 0)
+			r = -1;
+		else
+			o->file_end += o->closing_n;
+	}
 	if (close(o->fd) != 0)
 		r = -1;
 	ZSTD_freeCCtx(o->cctx);
 	free(o->pend);
+	free(o->closing);
 	free(o);
 	return r;
 }

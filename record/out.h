@@ -8,7 +8,12 @@
  * is. The file never shrinks: a closing shorter than the one it replaces is padded, with
  * spaces in plain JSON and with a skippable frame in zstd. Between checkpoints the
  * compressed events wait in memory; out_pending tells how much, so the caller can
- * checkpoint early. */
+ * checkpoint early.
+ *
+ * A stream (a FIFO or a character device, which cannot be written over) gets the opening
+ * and the events in order, each checkpoint's events when it is made, and the last
+ * checkpoint's closing at out_close: what a reader gets is whole once the file is closed,
+ * and cut short (which ttrace reads up to the cut) when the program dies before. */
 #ifndef TTRACE_RECORD_OUT_H
 #define TTRACE_RECORD_OUT_H
 
@@ -18,9 +23,16 @@
 
 struct out;
 
-/* Creates PATH (O_EXCL: never replaces a file) and writes PREFIX and an empty CLOSING.
- * ZSTD picks the compressed form. NULL with errno set on failure. */
+/* Creates PATH (O_EXCL and O_NOFOLLOW: never replaces a file, never follows a symbolic
+ * link) and writes PREFIX and an empty CLOSING. ZSTD picks the compressed form. NULL with
+ * errno set on failure. */
 struct out *out_create(const char *path, bool zstd, const char *prefix, size_t prefix_len, const char *closing,
+                       size_t closing_len);
+
+/* Like out_create, but into the stream FD, open for writing (a FIFO, a character device),
+ * which the out takes over: out_close (or a failure here) closes it. A write to a FIFO
+ * whose reader has gone fails with EPIPE and raises no SIGPIPE. */
+struct out *out_stream(int fd, bool zstd, const char *prefix, size_t prefix_len, const char *closing,
                        size_t closing_len);
 
 /* Adds event text (compressing it when the file is zstd). 0, or -1 after a failure. */
@@ -37,7 +49,8 @@ int out_checkpoint(struct out *o, const char *closing, size_t closing_len);
 uint64_t out_file_bytes(const struct out *o);
 uint64_t out_json_bytes(const struct out *o);
 
-/* Closes the file (after a last checkpoint by the caller) and frees O. */
+/* Closes the file (after a last checkpoint by the caller; a stream gets that checkpoint's
+ * closing now) and frees O. */
 int out_close(struct out *o);
 
 #endif

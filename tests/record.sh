@@ -110,6 +110,50 @@ is "$(summary "$files" files.0.rank files.0.world_size)" "5
 RANK=4 run basic
 like "$("$TTRACE" --report=summary "$files")" "rank 4 (world size not given)" "RANK without WORLD_SIZE: no made-up world size"
 
+# A TTRACE_RECORD_* value other than ttrace record sets (decimal seconds up to 31536000,
+# a duration more than 0, a flag 0 or 1, DEV:INO): said, naming it escaped, and the
+# program runs unrecorded, rather than recording other than was asked (a delay too long
+# was ignored: recording began at once). (The stand-in program then stops short, as it
+# plays its part through the stand-in CUPTI, which the recorder did not load.)
+bad_setting() { # bad_setting NAME VALUE
+	export "$1=$2"
+	run basic
+	unset "$1"
+	like "$err" "ttrace record: $1=$2: not" "$1='$2': said, naming the value"
+	like "$err" "the program runs unrecorded" "$1='$2': and that nothing is recorded"
+	is "$files" "" "$1='$2': no file"
+}
+bad_setting TTRACE_RECORD_DELAY 99999999999
+bad_setting TTRACE_RECORD_DELAY 31536000.5
+bad_setting TTRACE_RECORD_DELAY 1e3
+bad_setting TTRACE_RECORD_DELAY nan
+bad_setting TTRACE_RECORD_DELAY -1
+bad_setting TTRACE_RECORD_DELAY ' 1'
+bad_setting TTRACE_RECORD_DURATION 0
+bad_setting TTRACE_RECORD_DURATION inf
+bad_setting TTRACE_RECORD_NO_API yes
+bad_setting TTRACE_RECORD_OUT_ID 12
+TTRACE_RECORD_DELAY=99999999999 run basic
+like "$err" "TTRACE_RECORD_DELAY=99999999999: not seconds the recorder takes (decimal, at most 31536000 (365 days))" \
+	"the message says what is taken"
+TTRACE_RECORD_DELAY=$(printf '1\033]0;x\007') run basic
+like "$err" 'TTRACE_RECORD_DELAY=1\x1b]0;x\x07: not' "a hostile value is named escaped"
+unlike "$err" "$(printf '\033')" "no raw escape reaches the terminal"
+TTRACE_RECORD_DELAY=31536000 run basic
+is "$(printf '%s\n' "$files" | grep -c .)" 1 "the largest delay is taken: the file is made at the first context"
+unlike "$log" "activity_enable 10
+" "and kernels wait for the delay"
+TTRACE_RECORD_DURATION=31536000 TTRACE_RECORD_NO_API=0 run basic
+like "$log" "activity_enable 5
+" "the largest duration and NO_API=0 are taken"
+is "$(summary "$files" files.0.status)" ok "and record"
+RANK=' 5' run basic
+like "$err" "ttrace record: RANK= 5 is not a number from 0 to 2147483647: taken as not set" "a bad RANK is said"
+case "$files" in *.rank*) ok 1 "and the file is not named after it ($files)" ;; *) ok 0 "and the file is not named after it" ;; esac
+RANK=3 WORLD_SIZE=8x run basic
+like "$err" "WORLD_SIZE=8x is not a number" "a bad WORLD_SIZE is said"
+like "$("$TTRACE" --report=summary "$files")" "rank 3 (world size not given)" "and taken as not given"
+
 # ---- several GPUs; many records
 run two
 is "$(summary "$files" files.0.tracks.# files.0.tracks.1.device files.0.tracks.2.device)" "3
@@ -174,6 +218,66 @@ case "$(cat "$TMP/manifest")" in
 */run.[0-9]*.json) ok 0 "-o FILE taken: FILE.PID.json" ;;
 *) ok 1 "-o FILE taken: FILE.PID.json ($(cat "$TMP/manifest"))" ;;
 esac
+# a symbolic link to a directory put where the file is to go: not followed
+mkdir "$TMP/elsewhere"
+ln -s "$TMP/elsewhere" "$TMP/planted.json"
+REC_OUT="$TMP/planted.json" run basic
+case "$files" in
+"$TMP"/planted.[0-9]*.json) ok 0 "-o FILE a symbolic link to a directory: FILE.PID.json beside it" ;;
+*) ok 1 "-o FILE a symbolic link to a directory: FILE.PID.json beside it ($files)" ;;
+esac
+is "$(ls "$TMP/elsewhere")" "" "and nothing where the link leads"
+
+# ---- a FIFO or a character device to write into (ttrace record -f -o): only the one
+# TTRACE_RECORD_OUT_ID names, by the first process to claim it in the manifest
+mkfifo "$TMP/fifo"
+id=$(stat -c %d:%i "$TMP/fifo")
+REC_OUT="$TMP/fifo" run basic
+case "$files" in "$TMP/fifo".[0-9]*) ok 0 "a FIFO without TTRACE_RECORD_OUT_ID: not written into, a file beside it" ;;
+*) ok 1 "a FIFO without TTRACE_RECORD_OUT_ID: not written into, a file beside it ($files)" ;; esac
+rm -f "$TMP"/fifo.[0-9]*
+timeout 20 cat "$TMP/fifo" >"$TMP/fifo.got" &
+reader=$!
+TTRACE_RECORD_OUT_ID=$id REC_OUT="$TMP/fifo" run basic
+[ -n "$(ls "$TMP" | grep '^fifo\.[0-9]')" ] && kill "$reader" 2>/dev/null
+wait "$reader"
+is "$rc" 0 "TTRACE_RECORD_OUT_ID names the FIFO: the program's status"
+is "$files" "$TMP/fifo" "the FIFO is the file in the manifest"
+[ -p "$TMP/fifo" ]
+ok $? "and stays a FIFO"
+is "$(summary "$TMP/fifo.got" files.0.status files.0.codec files.0.tracks.1.events)" "ok
+zstd
+7" "its reader gets the whole trace"
+CUDA_INJECTION64_PATH="$RECORD_LIB" TTRACE_CUPTI_LIB="$FAKE_CUPTI" TTRACE_RECORD_OUT="$TMP/fifo" TTRACE_RECORD_OUT_ID=$id \
+	TTRACE_RECORD_MANIFEST="$TMP/manifest" "$RECORD_DRIVER" basic >/dev/null 2>&1
+case "$(sed -n 2p "$TMP/manifest")" in
+"$TMP/fifo".[0-9]*) ok 0 "a second process of the run: a file beside the FIFO, which the first took" ;;
+*) ok 1 "a second process of the run: a file beside the FIFO, which the first took ($(cat "$TMP/manifest"))" ;;
+esac
+# a reader that goes away: said once, and the program is not killed by SIGPIPE (30000
+# kernels are far more than a pipe holds)
+rm -f "$TMP"/fifo.[0-9]*
+timeout 20 head -c 1 "$TMP/fifo" >/dev/null &
+reader=$!
+TTRACE_RECORD_OUT_ID=$id REC_OUT="$TMP/fifo" run many 30000
+[ -n "$(ls "$TMP" | grep '^fifo\.[0-9]')" ] && kill "$reader" 2>/dev/null
+wait "$reader"
+is "$rc" 0 "a reader that goes away: the program's status, not SIGPIPE's"
+like "$err" "writing $TMP/fifo failed: Broken pipe; its reader has what was written before" "a reader that goes away: said"
+is "$(printf '%s\n' "$err" | grep -c 'failed: Broken pipe')" 1 "said once"
+# (made before the old one goes, so that it cannot have the old one's inode number)
+rm -f "$TMP"/fifo.[0-9]*
+mkfifo "$TMP/fifo2"
+mv "$TMP/fifo2" "$TMP/fifo"
+TTRACE_RECORD_OUT_ID=$id REC_OUT="$TMP/fifo" run basic
+case "$files" in "$TMP/fifo".[0-9]*) ok 0 "another FIFO put in its place: not written into" ;;
+*) ok 1 "another FIFO put in its place: not written into ($files)" ;; esac
+if [ "$(id -u)" = 0 ] && mknod "$TMP/null" c 1 3 2>/dev/null && echo probe >"$TMP/null" 2>/dev/null; then
+	TTRACE_RECORD_OUT_ID=$(stat -c %d:%i "$TMP/null") REC_OUT="$TMP/null" run basic
+	is "$files" "$TMP/null" "a character device TTRACE_RECORD_OUT_ID names: written into"
+	[ -c "$TMP/null" ]
+	ok $? "and still one"
+fi
 
 echo "1..$tap_n"
 [ $tap_fail -eq 0 ]

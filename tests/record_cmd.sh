@@ -70,6 +70,34 @@ run record --duration=0 -- /bin/true
 is "$rc" 2 "--duration wants more than 0"
 run record --delay=1e3 -- /bin/true
 is "$rc" 2 "--delay wants plain decimal seconds"
+# Seconds are decimal digits with at most one '.', whole, at most 31536000 (365 days): a
+# value past that was passed on and ignored by the recorder, which then recorded at once.
+for v in 99999999999 31536001 31536000.5 31536000.0000000001 nan inf -1 ' 1' '1 ' 1x +1 0x10 . '' 1.2.3; do
+	run record --delay="$v" -- sh -c 'touch "$1"' sh "$TMP/ran"
+	is "$rc" 2 "--delay='$v' is refused"
+done
+[ ! -e "$TMP/ran" ]
+ok $? "and the command is not run"
+rm -f "$TMP/ran"
+run record --delay=99999999999 -- /bin/true
+like "$err" "--delay wants decimal seconds, such as 10 or 2.5, at most 31536000 (365 days) (got '99999999999')" \
+	"the message names the value and the largest"
+for v in 0 0.0 0.0000000001 99999999999 31536000.001 nan; do
+	run record --duration="$v" -- /bin/true
+	is "$rc" 2 "--duration='$v' is refused"
+done
+like "$err" "--duration wants decimal seconds, such as 10 or 2.5, more than 0, at most 31536000 (365 days) (got 'nan')" \
+	"--duration: the message names the value"
+run record --delay="$(printf '1\033]0;x\007')" -- /bin/true
+like "$err" "(got '1\\x1b]0;x\\x07')" "a hostile --delay value is named escaped"
+case "$err" in *"$ESC"*) ok 1 "no ESC byte on stderr" ;; *) ok 0 "no ESC byte on stderr" ;; esac
+run record --delay=31536000 --duration=31536000.000 -- sh -c 'echo "$TTRACE_RECORD_DELAY $TTRACE_RECORD_DURATION"'
+is "$rc" 0 "the largest --delay and --duration are taken"
+is "$out" "31536000 31536000.000" "and passed on as given"
+run record --delay=0 --duration=0.000000001 -- sh -c 'echo "$TTRACE_RECORD_DELAY $TTRACE_RECORD_DURATION"'
+is "$out" "0 0.000000001" "--delay=0 and a nanosecond --duration are taken"
+run record --delay=.5 --duration=10. -- sh -c 'echo "$TTRACE_RECORD_DELAY $TTRACE_RECORD_DURATION"'
+is "$out" ".5 10." "so are .5 and 10."
 
 # The environment the recorder reads.
 TTRACE_RECORD_DELAY=9 "$TTRACE" record -o out/ --delay 1.5 --duration=2 --no-api -- sh -c 'env >"$1"' sh "$TMP/env1" 2>"$TMP/err"
@@ -135,6 +163,84 @@ is "$rc" 0 "-f: the file is removed before the run"
 run record -o "$TMP/nodir/t.json" -- /bin/true
 is "$rc" 2 "-o FILE in a missing directory is refused"
 
+# What -o names is never replaced but by a regular file: a FIFO or a character device is
+# written into with -f, and kept; a symbolic link, a socket, a block device are refused.
+mkfifo "$TMP/work/fifo"
+run record -o fifo -- sh -c 'touch "$1"' sh "$TMP/ran"
+is "$rc" 2 "-o an existing FIFO without -f is refused"
+like "$err" "fifo exists and is a FIFO (-f writes into it)" "and says what it is"
+[ -p "$TMP/work/fifo" ] && [ ! -e "$TMP/ran" ]
+ok $? "the FIFO is kept and the command not run"
+timeout 20 cat "$TMP/work/fifo" >"$TMP/fifo.got" &
+reader=$!
+run record -f -o fifo -- sh -c '[ -p "$TTRACE_RECORD_OUT" ] && [ "$TTRACE_RECORD_OUT_ID" = "$1" ] &&
+	echo "$TTRACE_RECORD_OUT" >>"$TTRACE_RECORD_MANIFEST" && printf "trace data" >"$TTRACE_RECORD_OUT"' sh "$(stat -c %d:%i fifo)"
+[ -p "$TMP/work/fifo" ] || kill "$reader" 2>/dev/null
+wait "$reader"
+is "$rc" 0 "-f -o FIFO: the command gets the FIFO itself, TTRACE_RECORD_OUT_ID its device and inode"
+[ -p "$TMP/work/fifo" ]
+ok $? "-f -o FIFO: still a FIFO afterwards"
+is "$(cat "$TMP/fifo.got")" "trace data" "-f -o FIFO: its reader gets what was written into it"
+like "$err" "ttrace record: wrote into $TMP/work/fifo (a FIFO): not read back" "-f -o FIFO: said, and not read back (that would wait)"
+unlike "$err" "cannot open" "-f -o FIFO: no loader message"
+
+run record -o /dev/null -- /bin/true
+is "$rc" 2 "-o /dev/null without -f is refused"
+like "$err" "/dev/null exists and is a character device (-f writes into it)" "and says what it is"
+# -f -o a character device: written into, never removed (run as root, the old code removed
+# /dev/null). As root, on a device node of our own, so that the test cannot harm /dev/null.
+if [ "$(id -u)" = 0 ]; then
+	dev="$TMP/work/null"
+	mknod "$dev" c 1 3 2>/dev/null && echo probe >"$dev" 2>/dev/null || dev=""
+else
+	dev=/dev/null
+fi
+if [ -n "$dev" ]; then
+	run record -f -o "$dev" -- sh -c '[ -c "$TTRACE_RECORD_OUT" ] && echo data >"$TTRACE_RECORD_OUT" && echo "$TTRACE_RECORD_OUT" >>"$TTRACE_RECORD_MANIFEST"'
+	is "$rc" 0 "-f -o a character device: written into"
+	[ -c "$dev" ]
+	ok $? "-f -o a character device: still one afterwards"
+	like "$err" "wrote into $dev (a character device): not read back" "-f -o a character device: not read back"
+else
+	ok 0 "# SKIP no character device of our own to write into"
+	ok 0 "# SKIP"
+	ok 0 "# SKIP"
+fi
+if [ "$(id -u)" = 0 ] && mknod "$TMP/work/blk" b 7 0 2>/dev/null; then
+	run record -f -o blk -- /bin/true
+	is "$rc" 2 "-f -o a block device: refused"
+	like "$err" "blk is a block device: -o names a directory, a file, a FIFO or a character device" "and says why"
+	[ -b "$TMP/work/blk" ]
+	ok $? "-f -o a block device: kept"
+fi
+if command -v python3 >/dev/null 2>&1 &&
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/work/sock" 2>/dev/null; then
+	run record -f -o sock -- /bin/true
+	is "$rc" 2 "-f -o a socket: refused"
+	like "$err" "sock is a socket: -o names" "and says why"
+	[ -S "$TMP/work/sock" ]
+	ok $? "-f -o a socket: kept"
+fi
+
+echo kept >"$TMP/work/target"
+ln -s target "$TMP/work/link"
+run record -o link -- sh -c 'touch "$1"' sh "$TMP/ran"
+is "$rc" 2 "-o a symbolic link is refused"
+like "$err" "link is a symbolic link: ttrace record does not write through one (name the file itself)" "and says why"
+run record -f -o link -- sh -c 'touch "$1"; echo x >"$TTRACE_RECORD_OUT"' sh "$TMP/ran"
+is "$rc" 2 "-f -o a symbolic link is refused as well"
+[ -L "$TMP/work/link" ] && [ ! -e "$TMP/ran" ]
+ok $? "the link is kept and the command not run"
+is "$(cat "$TMP/work/target")" kept "the link's target is untouched"
+ln -s "$TMP/work/planted" "$TMP/work/dangling"
+run record -f -o dangling -- sh -c 'echo x >"$TTRACE_RECORD_OUT"'
+is "$rc" 2 "-f -o a dangling symbolic link is refused"
+[ -L "$TMP/work/dangling" ] && [ ! -e "$TMP/work/planted" ]
+ok $? "and nothing is created where it points"
+ln -s out "$TMP/work/outlink"
+run record -o outlink -- sh -c 'echo "$TTRACE_RECORD_OUT"'
+is "$out" "$TMP/work/out" "-o a symbolic link to a directory: the directory, resolved"
+
 # The manifest: a stand-in recorder writes a trace and appends its path.
 cp "$FX" "$TMP/work/out/host.11.pt.trace.json"
 run record -o out -- sh -c 'echo "$TTRACE_RECORD_OUT/host.11.pt.trace.json" >>"$TTRACE_RECORD_MANIFEST"; exit 4'
@@ -198,6 +304,21 @@ if [ -f "${RECORD_LIB:-}" ] && [ -f "${FAKE_CUPTI:-}" ] && [ -x "${RECORD_DRIVER
 	like "$err" "no CUDA context was seen" "recorder: a program with no context writes nothing, and that is said"
 	rec --open -o "$E2E/open/" -- "$RECORD_DRIVER" basic
 	like "$out" "== $E2E/open/" "recorder: --open opens the file written"
+	# -f -o FIFO: the recorder writes the trace into it, which stays a FIFO
+	mkfifo "$E2E/fifo"
+	timeout 20 cat "$E2E/fifo" >"$E2E/fifo.got" &
+	reader=$!
+	rec -f -o "$E2E/fifo" -- "$RECORD_DRIVER" basic 5
+	[ -p "$E2E/fifo" ] || kill "$reader" 2>/dev/null
+	wait "$reader"
+	is "$rc" 0 "recorder: -f -o FIFO: the program's status"
+	[ -p "$E2E/fifo" ]
+	ok $? "recorder: -f -o FIFO: still a FIFO"
+	like "$err" "wrote into $E2E/fifo (a FIFO): not read back" "recorder: -f -o FIFO: the manifest names it"
+	is "$("$TTRACE" --report=summary --json "$E2E/fifo.got" 2>/dev/null | "$JSONQ" files.0.status files.0.codec files.0.tracks.#)" "ok
+zstd
+3" "recorder: -f -o FIFO: the reader gets the whole trace, compressed"
+	is "$(ls "$E2E" | grep -c '^fifo\.[0-9]')" 0 "recorder: -f -o FIFO: no file beside it"
 fi
 
 # Signals: SIGTERM and SIGHUP go on to the command; SIGINT and SIGQUIT are left to it. A

@@ -24,6 +24,7 @@
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "parsers/load.h"
+#include "record/settings.h"
 #include "ui/escape.h"
 #include "ui/record_cmd.h"
 
@@ -53,10 +54,12 @@ static void usage(FILE *f)
 	      "                         HOST.PID.rankR.pt.trace.json.zst when RANK is set; a FILE is\n"
 	      "                         written by the first process (a .json name: plain JSON, else\n"
 	      "                         zstd), the others write FILE with .PID before its extension\n"
-	      "  -f, --force            overwrite an existing -o FILE\n"
-	      "      --delay=S          start recording S seconds (decimal) after CUDA loads the\n"
-	      "                         recorder\n"
-	      "      --duration=S       record for S seconds, then stop (files are completed at exit)\n"
+	      "  -f, --force            replace an existing -o FILE, or write into an existing FIFO\n"
+	      "                         or character device (never a symbolic link)\n"
+	      "      --delay=S          start recording S seconds after CUDA loads the recorder\n"
+	      "                         (decimal, such as 2 or 0.5; at most " RECORD_SECONDS_MAX_TEXT ")\n"
+	      "      --duration=S       record for S seconds (more than 0, at most as --delay), then\n"
+	      "                         stop (files are completed at exit)\n"
 	      "      --no-api           no CUDA runtime and driver API calls (and so no launch flows)\n"
 	      "      --no-nvtx          no NVTX ranges and marks\n"
 	      "      --open             then open the timeline on the files written (as ttrace FILE...)\n"
@@ -77,19 +80,6 @@ static void explain_no_recorder(void)
 	      "      ./configure --with-cupti\n"
 	      "  a CUDA toolkit: ./configure --with-cupti=/usr/local/cuda (or the toolkit's $CUDA_HOME)\n",
 	      stderr);
-}
-
-/* Whether S is a plain decimal number ("2", "0.5", "10."): what the recorder parses. */
-static bool is_decimal(const char *s)
-{
-	int digits = 0, dots = 0;
-	for (const char *p = s; *p != '\0'; p++) {
-		if (*p >= '0' && *p <= '9')
-			digits++;
-		else if (*p != '.' || dots++ > 0)
-			return false;
-	}
-	return digits > 0;
 }
 
 /* Reads the command line into O. Returns -1 to go on, else the exit status (0 for --help). */
@@ -119,14 +109,19 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->force = true;
 			break;
 		case 'd':
-		case 'u':
-			if (!is_decimal(optarg) || (c == 'u' && strtod(optarg, NULL) <= 0)) {
-				escape_say(stderr, "ttrace record: --%s wants seconds, such as 10 or 2.5%s (got '%s')",
+		case 'u': {
+			/* the grammar and range the recorder checks again (record/settings.h) */
+			double v;
+			if (!record_parse_seconds(optarg, &v) || (c == 'u' && v <= 0)) {
+				escape_say(stderr,
+				           "ttrace record: --%s wants decimal seconds, such as 10 or 2.5%s, at most "
+				           RECORD_SECONDS_MAX_TEXT " (got '%s')",
 				           c == 'd' ? "delay" : "duration", c == 'u' ? ", more than 0" : "", optarg);
 				return 2;
 			}
 			*(c == 'd' ? &o->delay : &o->duration) = optarg;
 			break;
+		}
 		case 'A':
 			o->no_api = true;
 			break;
@@ -245,13 +240,31 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
+/* What a file of mode M is, for a message. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISREG(m)    ? "a regular file"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISLNK(m)  ? "a symbolic link"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	                     : "not a regular file";
+}
+
 /* Turns the -o value OUT (NULL: the current directory) into the absolute path the recorder
- * writes to: a directory when it is one or ends in '/' (created), else a file, which
- * must not exist unless FORCE (it is then removed). Returns it allocated, or NULL with
- * *CAUSE (allocated). */
-static char *resolve_output(const char *out, bool force, char **cause)
+ * writes to: a directory when it is one or ends in '/' (created; it may be reached through
+ * symbolic links, which are resolved), else a file. An existing file must be one that
+ * FORCE allows, and is never replaced by anything but a regular file: a regular file is
+ * removed; a FIFO or character device is kept and written into, and *ID (allocated) gets
+ * its DEV:INO for TTRACE_RECORD_OUT_ID, so that the recorder writes into that one and
+ * nothing put in its place; a symbolic link (which could lead anywhere) and anything else
+ * are refused. Returns the path allocated, or NULL with *CAUSE (allocated). */
+static char *resolve_output(const char *out, bool force, char **id, char **cause)
 {
 	struct stat st;
+	*id = NULL;
 	if (out == NULL)
 		out = ".";
 	bool dir = out[strlen(out) - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode));
@@ -280,19 +293,35 @@ static char *resolve_output(const char *out, bool force, char **cause)
 	free(parent);
 	abs = xasprintf("%s/%s", strcmp(real_parent, "/") == 0 ? "" : real_parent, slash == NULL ? out : slash + 1);
 	free(real_parent);
-	if (lstat(abs, &st) == 0) {
-		if (!force) {
+	if (lstat(abs, &st) != 0) {
+		if (errno == ENOENT)
+			return abs;
+		*cause = xasprintf("cannot write %s: %s", out, strerror(errno));
+	} else if (S_ISLNK(st.st_mode)) {
+		*cause = xasprintf("%s is a symbolic link: ttrace record does not write through one (name the file itself)",
+		                   out);
+	} else if (S_ISREG(st.st_mode)) {
+		if (!force)
 			*cause = xasprintf("%s exists (-f overwrites it)", out);
-			free(abs);
-			return NULL;
-		}
-		if (unlink(abs) != 0) {
+		else if (unlink(abs) != 0)
 			*cause = xasprintf("cannot remove %s: %s", out, strerror(errno));
-			free(abs);
-			return NULL;
+		else
+			return abs;
+	} else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+		if (!force)
+			*cause = xasprintf("%s exists and is %s (-f writes into it)", out, file_kind(st.st_mode));
+		else if (access(abs, W_OK) != 0)
+			*cause = xasprintf("cannot write into %s: %s", out, strerror(errno));
+		else {
+			*id = xasprintf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+			return abs;
 		}
+	} else {
+		*cause = xasprintf("%s is %s: -o names a directory, a file, a FIFO or a character device", out,
+		                   file_kind(st.st_mode));
 	}
-	return abs;
+	free(abs);
+	return NULL;
 }
 
 /* Creates the empty manifest file the recorded processes append to, in $TMPDIR or /tmp.
@@ -325,7 +354,8 @@ static void set_env(const char *name, const char *value)
 
 /* Sets the environment the recorder reads (the contract with record/inject.c); variables
  * for options not given are removed, so that the command sees only what was asked here. */
-static void set_recorder_env(const struct record_opts *o, const char *lib, const char *out, const char *manifest)
+static void set_recorder_env(const struct record_opts *o, const char *lib, const char *out, const char *out_id,
+                             const char *manifest)
 {
 	const char *old = getenv("CUDA_INJECTION64_PATH");
 	if (old != NULL && old[0] != '\0' && strcmp(old, lib) != 0)
@@ -345,6 +375,7 @@ static void set_recorder_env(const struct record_opts *o, const char *lib, const
 			fputs("ttrace record: warning: no libcupti path known (TTRACE_CUPTI_LIB): NVTX ranges are not recorded\n", stderr);
 	}
 	set_env("TTRACE_RECORD_OUT", out);
+	set_env("TTRACE_RECORD_OUT_ID", out_id);
 	set_env("TTRACE_RECORD_MANIFEST", manifest);
 	set_env("TTRACE_RECORD_DELAY", o->delay);
 	set_env("TTRACE_RECORD_DURATION", o->duration);
@@ -463,7 +494,10 @@ static char **read_manifest(const char *path, int *n)
 {
 	char **files = NULL;
 	int m = 0, cap = 0;
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (f == NULL && fd >= 0)
+		close(fd);
 	char *line = NULL;
 	size_t linecap = 0;
 	ssize_t len;
@@ -563,16 +597,17 @@ int record_main(int argc, char **argv)
 		explain_no_recorder();
 		return 2;
 	}
-	char *cause = NULL, *lib = NULL, *out = NULL, *manifest = NULL;
-	if ((lib = recorder_path(&cause)) == NULL || (out = resolve_output(o.output, o.force, &cause)) == NULL ||
+	char *cause = NULL, *lib = NULL, *out = NULL, *out_id = NULL, *manifest = NULL;
+	if ((lib = recorder_path(&cause)) == NULL || (out = resolve_output(o.output, o.force, &out_id, &cause)) == NULL ||
 	    (manifest = make_manifest(&cause)) == NULL) {
 		escape_say(stderr, "ttrace record: %s", cause);
 		free(cause);
 		free(lib);
 		free(out);
+		free(out_id);
 		return 2;
 	}
-	set_recorder_env(&o, lib, out, manifest);
+	set_recorder_env(&o, lib, out, out_id, manifest);
 
 	int exec_errno = 0, ws = run_and_wait(o.cmd[0], o.cmd, &exec_errno);
 	if (ws < 0) {
@@ -589,18 +624,31 @@ int record_main(int argc, char **argv)
 		escape_say(stderr, "ttrace record: no CUDA context was seen: %s did not initialise CUDA, or CUDA did not "
 		                   "load the recorder (CUDA_INJECTION64_PATH)", o.cmd[0]);
 	if (n > 0) {
+		/* a FIFO or a device was written into: its reader has what was written, and reading
+		 * it here would wait for a writer that will never come */
+		char **regular = xcalloc((size_t)n, sizeof *regular);
+		int nregular = 0;
+		for (int i = 0; i < n; i++) {
+			struct stat st;
+			if (lstat(files[i], &st) == 0 && !S_ISREG(st.st_mode))
+				escape_say(stderr, "ttrace record: wrote into %s (%s): not read back", files[i], file_kind(st.st_mode));
+			else
+				regular[nregular++] = files[i];
+		}
 		struct trace **traces = xcalloc((size_t)n, sizeof *traces);
 		struct load_options lo = { .quiet = true };
-		load_traces(files, n, &lo, traces);
+		if (nregular > 0)
+			load_traces(regular, nregular, &lo, traces);
 		char **usable = xcalloc((size_t)n, sizeof *usable);
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < nregular; i++) {
 			summarise(traces[i]);
 			if (traces[i]->status != LOAD_FAILED)
-				usable[nusable++] = files[i];
+				usable[nusable++] = regular[i];
 		}
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < nregular; i++)
 			trace_free(traces[i]);
 		free(traces);
+		free(regular);
 		if (o.open && nusable > 0) {
 			int viewer = open_viewer(usable, nusable);
 			if (status == 0)
@@ -615,6 +663,7 @@ int record_main(int argc, char **argv)
 	free(files);
 	free(lib);
 	free(out);
+	free(out_id);
 	free(manifest);
 	return status;
 }

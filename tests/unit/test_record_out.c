@@ -28,11 +28,9 @@ static char *slurp(const char *path, size_t *n)
 	return b;
 }
 
-/* The file's content as a reader sees it: decompressed through every frame. */
-static char *content(const char *path, bool zstd)
+/* RAW's N bytes as a reader sees them: decompressed through every frame (RAW is freed). */
+static char *decode(char *raw, size_t n, bool zstd)
 {
-	size_t n;
-	char *raw = slurp(path, &n);
 	if (raw == NULL || !zstd)
 		return raw;
 	ZSTD_DCtx *d = ZSTD_createDCtx();
@@ -55,6 +53,14 @@ static char *content(const char *path, bool zstd)
 	ZSTD_freeDCtx(d);
 	free(raw);
 	return out;
+}
+
+/* The file's content as a reader sees it: decompressed through every frame. */
+static char *content(const char *path, bool zstd)
+{
+	size_t n;
+	char *raw = slurp(path, &n);
+	return decode(raw, n, zstd);
 }
 
 static void rtrim(char *s)
@@ -126,9 +132,72 @@ static void run(bool zstd)
 	unlink(path);
 }
 
+/* A stream (a FIFO, a device: here a pipe) gets the opening and the events in order and
+ * only the last closing, at out_close; a reader that has gone is an error, not a SIGPIPE. */
+static void stream(bool zstd)
+{
+	const char *mode = zstd ? "zstd" : "plain";
+	int p[2];
+	if (pipe(p) != 0) {
+		ok(0, "%s stream: pipe", mode);
+		return;
+	}
+	struct out *o = out_stream(p[1], zstd, "{\"a\": [0", 8, "]} ", 3);
+	ok(o != NULL, "%s stream: opened", mode);
+	if (o == NULL)
+		return;
+	out_write(o, ",1", 2);
+	is_int(out_checkpoint(o, "]}      ", 8), 0, "%s stream: a checkpoint", mode);
+	out_write(o, ",2", 2);
+	is_int(out_checkpoint(o, "], \"x\": 1}", 11), 0, "%s stream: another", mode);
+	is_int(out_close(o), 0, "%s stream: closed", mode);
+	char *raw = malloc(65536);
+	size_t n = 0;
+	ssize_t r;
+	while ((r = read(p[0], raw + n, 65536 - n)) > 0)
+		n += (size_t)r;
+	close(p[0]);
+	char *got = decode(raw, n, zstd);
+	is_str(got != NULL ? got : "(undecodable)", "{\"a\": [0,1,2], \"x\": 1}",
+	       "%s stream: the events in order, then the last closing alone", mode);
+	free(got);
+
+	if (pipe(p) != 0)
+		return;
+	close(p[0]);
+	errno = 0;
+	o = out_stream(p[1], zstd, "{\"a\": [0", 8, "]}", 2);
+	ok(o == NULL && errno == EPIPE, "%s stream: no reader: EPIPE, and the test lives on (no SIGPIPE)", mode);
+	out_close(o);
+}
+
+/* A file out_create makes never follows a symbolic link planted in its place. */
+static void symlink_planted(void)
+{
+	char dir[] = "/tmp/ttrace-out-test-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "symlink: mkdtemp");
+		return;
+	}
+	char link[64], target[64];
+	snprintf(link, sizeof link, "%s/out.json", dir);
+	snprintf(target, sizeof target, "%s/target", dir);
+	ok(symlink(target, link) == 0, "symlink: planted");
+	errno = 0;
+	struct out *o = out_create(link, false, "{", 1, "}", 1);
+	ok(o == NULL && errno == EEXIST, "symlink: out_create refuses it");
+	out_close(o);
+	ok(access(target, F_OK) != 0, "symlink: its target is not created");
+	unlink(link);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	run(true);
 	run(false);
+	stream(true);
+	stream(false);
+	symlink_planted();
 	return done_testing();
 }
