@@ -142,6 +142,31 @@ static char *untrusted_dir(const char *dir, bool *missing)
 	return why;
 }
 
+/* untrusted_dir, remembering the last directory found trusted: a directory of many ranks
+ * checks it once (only the user and root can make a trusted directory untrusted). */
+static char *untrusted_dir_once(const char *dir, bool *missing)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char *trusted;
+	char *why;
+
+	pthread_mutex_lock(&lock);
+	if (trusted != NULL && strcmp(trusted, dir) == 0) {
+		pthread_mutex_unlock(&lock);
+		*missing = false;
+		return NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	why = untrusted_dir(dir, missing);
+	if (why == NULL && !*missing) {
+		pthread_mutex_lock(&lock);
+		free(trusted);
+		trusted = xstrdup(dir);
+		pthread_mutex_unlock(&lock);
+	}
+	return why;
+}
+
 /* Why the cache file open on FD (FILE) cannot be trusted, or NULL: it must be a regular
  * file of this user's that neither its group nor others can write. */
 static char *untrusted_file(int fd, const char *file)
@@ -302,7 +327,7 @@ struct trace *cache_dir_open(const char *path, const struct cache_key *key, char
 	*damaged = false;
 	if (dir == NULL)
 		return NULL;
-	if ((cause = untrusted_dir(dir, &missing)) != NULL || missing) {
+	if ((cause = untrusted_dir_once(dir, &missing)) != NULL || missing) {
 		/* a directory someone else can write: its caches could say anything */
 		*note = cause;
 		*damaged = cause != NULL;
