@@ -29,6 +29,7 @@
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
+#include "src/builder.h"
 
 #define CACHE_MAGIC "TTRCACHE"
 #define CACHE_BLOCK ((size_t)1 << 20)
@@ -725,7 +726,8 @@ static bool read_tracks(struct reader *r)
 	for (uint64_t i = 0; i < nt; i++) {
 		const struct ctrack *c = &ct[i];
 		struct track *tr = &t->tracks[i];
-		if (c->kind > TRACK_OTHER || !id_ok(c->name, nstr, false) ||
+		if (c->kind > TRACK_OTHER || c->pid_is_str > 1 || c->tid_is_str > 1 || c->named > 1 || c->nested > 1 ||
+		    c->has_gpu > 1 || c->has_args > 1 || !id_ok(c->name, nstr, false) ||
 		    !id_ok(c->process, t->nprocesses, true) || (c->pid_is_str && (uint64_t)c->pid >= nstr) ||
 		    (c->tid_is_str && (uint64_t)c->tid >= nstr) || c->annotation_rows > c->nrows ||
 		    (c->nslices > 0) != (c->nrows > 0))
@@ -779,7 +781,7 @@ static bool read_tracks(struct reader *r)
 			struct row *row = &tr->rows[k];
 			uint64_t nsum = (uint64_t)rc->n / ROW_BLOCK + 1, nmax = 2 * (((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK) + 1;
 			if (rc->n > count(r, S_ROW_IDX) - at_idx || nsum > count(r, S_ROW_SUM) - at_sum ||
-			    (rc->has_max_tree && nmax > count(r, S_ROW_MAX) - at_max) || rc->has_max_tree > 1)
+			    nmax > count(r, S_ROW_MAX) - at_max || rc->has_max_tree != 1)
 				return fail(r, "track %llu row %u runs past its arrays", (unsigned long long)i, k);
 			row->n = rc->n;
 			row->max_dur = rc->max_dur;
@@ -788,14 +790,12 @@ static bool read_tracks(struct reader *r)
 			at_idx += rc->n;
 			at_sum += nsum;
 			in_rows += rc->n;
-			if (rc->has_max_tree) {
-				row->max_tree = maxt + at_max;
-				for (uint64_t q = 1; q + 1 < nmax; q++)
-					if (row->max_tree[q] >= rc->n)
-						return fail(r, "track %llu row %u: a max tree node is out of range",
-						            (unsigned long long)i, k);
-				at_max += nmax;
-			}
+			row->max_tree = maxt + at_max; /* the index makes one for every row */
+			for (uint64_t q = 1; q + 1 < nmax; q++)
+				if (row->max_tree[q] >= rc->n)
+					return fail(r, "track %llu row %u: a max tree node is out of range",
+					            (unsigned long long)i, k);
+			at_max += nmax;
 			for (uint32_t q = 0; q < rc->n; q++)
 				if (row->idx[q] >= c->nslices)
 					return fail(r, "track %llu row %u: a slice index is out of range", (unsigned long long)i, k);
@@ -837,40 +837,417 @@ static bool read_tracks(struct reader *r)
 	return true;
 }
 
-static bool slices_ok(const struct trace *t, const struct track *tr)
+/* A time as the builder keeps them (src/builder.h): within BUILDER_TIME_LIMIT of the base. */
+static inline bool time_ok(int64_t ts) { return ts > -BUILDER_TIME_LIMIT && ts < BUILDER_TIME_LIMIT; }
+
+/* A bool stored as it is in memory, read as a byte: loading another value as a bool is
+ * undefined. */
+static inline bool bool_ok(const void *p)
 {
-	const struct slice *s = tr->slices;
-	const uint32_t *gpu = tr->gpu;
-	uint32_t nstr = t->strings.n, ngpu = t->ngpu, nlong = 0;
-	for (uint32_t i = 0; i < tr->nslices; i++) {
-		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats || (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) ||
-		    s[i].cls >= SC__COUNT || s[i].depth >= tr->nrows)
-			return false;
-		if (s[i].dur32 == SLICE_LONG) {
-			if (nlong >= tr->nlong || tr->long_durs[nlong].idx != i || tr->long_durs[nlong].dur < SLICE_LONG)
-				return false;
-			nlong++;
-		}
-	}
-	return nlong == tr->nlong;
+	uint8_t b;
+	memcpy(&b, p, 1);
+	return b <= 1;
 }
 
-/* Checks every index stored in the bulk arrays. */
+static inline bool is_gpu_kind(const struct track *tr)
+{
+	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
+}
+
+/* Whether TR's busy time is its row 0's (src/index.c's busy_is_row0): when its slices are
+ * all of row 0 or nest in it (on a GPU stream, one row and no annotation row). */
+static inline bool busy_is_row0(const struct track *tr)
+{
+	return tr->nrows > 0 && (is_gpu_kind(tr) ? tr->nrows == 1 && tr->annotation_rows == 0 : tr->nrows == 1 || tr->nested);
+}
+
+/* Where the pass over a track's slices is in one of its rows. */
+struct row_walk {
+	const uint32_t *idx;       /* the row's */
+	const int64_t *block_sum;
+	const uint32_t *leaves;    /* its max tree's leaves */
+	uint32_t n;
+	uint32_t pos;              /* the row's slices seen */
+	uint32_t best;             /* the position of the first longest of the current block */
+	int64_t best_dur, max, sum, prev_end;
+};
+
+/* A thread's buffers for the checks of tracks. */
+struct track_check {
+	int64_t *stack;            /* lay_out_cpu's stack of ends */
+	uint32_t stack_cap;
+	struct row_walk *rows;     /* by row */
+	uint32_t rows_cap;
+	struct span *tmp;          /* a row's spans, for its row tree leaf */
+	uint32_t tmp_cap;
+};
+
+/* The busy spans build_busy makes, compared with the stored ones as they are made. */
+struct busy_walk {
+	struct span cur;           /* the span being merged */
+	bool have;
+	uint32_t k;                /* spans compared */
+	int64_t total;             /* their lengths */
+};
+
+/* The span being merged is whole: it must be stored span K, after the prefix sums. */
+static bool busy_next(const struct track *tr, struct busy_walk *w)
+{
+	if (w->k >= tr->nbusy || tr->busy[w->k].start != w->cur.start || tr->busy[w->k].end != w->cur.end ||
+	    (w->k % ROW_BLOCK == 0 && tr->busy_block_sum[w->k / ROW_BLOCK] != w->total) ||
+	    __builtin_add_overflow(w->total, w->cur.end - w->cur.start, &w->total))
+		return false;
+	w->k++;
+	return true;
+}
+
+/* Slice S (slice I of its track), of length DUR, ends at END: is it next in its row as
+ * build_rows makes it? The row lists it next, after a slice that ends by its start (but in
+ * row 65534, where deeper slices share), and the prefix sums and max tree's leaves hold so
+ * far. */
+static inline bool row_next(struct track_check *c, const struct slice *s, uint32_t i, int64_t dur, int64_t end)
+{
+	struct row_walk *w = &c->rows[s->depth];
+	uint32_t p = w->pos;
+	if (p >= w->n || w->idx[p] != i || (s->depth < 65534 && s->ts < w->prev_end))
+		return false;
+	w->prev_end = end;
+	if (p % ROW_BLOCK == 0) {
+		if (w->block_sum[p / ROW_BLOCK] != w->sum)
+			return false;
+		w->best = p;
+		w->best_dur = dur;
+	} else if (dur > w->best_dur) {
+		w->best = p;
+		w->best_dur = dur;
+	}
+	/* a leaf of the max tree: its block's first longest */
+	if ((p % ROW_BLOCK == ROW_BLOCK - 1 || p + 1 == w->n) && w->leaves[p / ROW_BLOCK] != w->best)
+		return false;
+	if (__builtin_add_overflow(w->sum, dur, &w->sum))
+		return false;
+	if (dur > w->max)
+		w->max = dur;
+	w->pos = p + 1;
+	return true;
+}
+
+/* Checks the slices of track TI in one pass against what the parser and the index make of
+ * a file: ids in range, a class and flags that exist, times within the builder's limits
+ * (no end, ts + length, overflows), sorted by start, longer first (src/index.c), lengths of
+ * SLICE_LONG in long_durs, GPU facts that name the slice back; each slice's row as the
+ * lay-out makes it (a CPU thread's: the depth of the stack of slices open at its start, at
+ * most 65534, a slice ending after the one it starts in flagged partial, the track nesting
+ * when none is and no stack ran deeper; a GPU stream's: gpu_user_annotation spans in its
+ * last annotation_rows rows, the rest below) and its rows (row_next; the rows hold as many
+ * slices as the track, so each lists exactly its own); the counts of GPU operations and
+ * NCCL kernels, which size the analyses' arrays (the slices set aside, ASIDE of them, may
+ * stay counted); and the busy spans, their prefix sums and total, when they are not row
+ * 0's. Reading the slices in order, never through the rows, keeps it one sequential pass. */
+static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti, uint32_t aside)
+{
+	const struct track *tr = &t->tracks[ti];
+	const struct slice *s = tr->slices;
+	const uint32_t *gpu = tr->gpu;
+	const bool gpu_kind = is_gpu_kind(tr), row0 = busy_is_row0(tr);
+	const uint32_t first_annotation = (uint32_t)tr->nrows - tr->annotation_rows;
+	uint32_t nstr = t->strings.n, ngpu = t->ngpu, nlong = 0, sn = 0, ops = 0, comm = 0;
+	int64_t prev_ts = 0, prev_dur = 0;
+	struct busy_walk bw = { { 0, 0 }, false, 0, 0 };
+	bool nested = true;
+
+	if (gpu_kind ? tr->nested || tr->annotation_rows > tr->nrows : tr->annotation_rows != 0)
+		return false;
+	if (tr->nrows > c->rows_cap)
+		c->rows = xreallocarray(c->rows, c->rows_cap = tr->nrows, sizeof *c->rows);
+	for (uint16_t r = 0; r < tr->nrows; r++) {
+		const struct row *row = &tr->rows[r];
+		c->rows[r] = (struct row_walk){ row->idx, row->block_sum, row->max_tree + (row->n + ROW_BLOCK - 1) / ROW_BLOCK,
+			                        row->n, 0, 0, 0, 0, 0, INT64_MIN };
+	}
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats || (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) ||
+		    s[i].cls >= SC__COUNT || (s[i].flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 ||
+		    s[i].depth >= tr->nrows)
+			return false;
+		int64_t dur = s[i].dur32;
+		if (s[i].dur32 == SLICE_LONG) {
+			if (nlong >= tr->nlong || tr->long_durs[nlong].idx != i || tr->long_durs[nlong].dur < SLICE_LONG ||
+			    tr->long_durs[nlong].unused != 0)
+				return false;
+			dur = tr->long_durs[nlong++].dur;
+		}
+		if (!time_ok(s[i].ts) || dur > BUILDER_TIME_LIMIT - s[i].ts ||
+		    (i > 0 && (s[i].ts < prev_ts || (s[i].ts == prev_ts && dur > prev_dur))))
+			return false;
+		prev_ts = s[i].ts;
+		prev_dur = dur;
+		if (gpu != NULL && gpu[i] != TT_NONE && (t->gpu[gpu[i]].self.track != ti || t->gpu[gpu[i]].self.idx != i))
+			return false;
+		int64_t end = s[i].ts + dur;
+		if (gpu_kind) {
+			if (tr->nrows < 65535 && (s[i].cls == SC_GPU_ANNOTATION) != (s[i].depth >= first_annotation))
+				return false;
+		} else {
+			while (sn > 0 && c->stack[sn - 1] <= s[i].ts)
+				sn--;
+			bool partial = sn > 0 && end > c->stack[sn - 1];
+			if (partial != ((s[i].flags & SF_PARTIAL) != 0) || s[i].depth != (sn < 65535 ? sn : 65534))
+				return false;
+			if (partial || sn >= 65535)
+				nested = false;
+			if (sn == c->stack_cap)
+				c->stack = xreallocarray(c->stack, c->stack_cap = c->stack_cap ? 2 * c->stack_cap : 64,
+				                         sizeof *c->stack);
+			c->stack[sn++] = end;
+		}
+		if (!row_next(c, &s[i], i, dur, end))
+			return false;
+		if (s[i].cls == SC_KERNEL || s[i].cls == SC_MEMCPY || s[i].cls == SC_MEMSET) {
+			ops++;
+			comm += s[i].cls == SC_KERNEL && model_is_comm_kernel(strtab_get(&t->strings, s[i].name));
+		}
+		if (row0 || (gpu_kind && s[i].cls == SC_GPU_ANNOTATION))
+			continue;
+		if (bw.have && s[i].ts <= bw.cur.end) {
+			if (end > bw.cur.end)
+				bw.cur.end = end;
+		} else if (s[i].dur32 != 0) {
+			if (bw.have && !busy_next(tr, &bw))
+				return false;
+			bw.cur = (struct span){ s[i].ts, end };
+			bw.have = true;
+		}
+	}
+	if (nlong != tr->nlong || (!gpu_kind && (nested && tr->nslices > 0) != tr->nested))
+		return false; /* a track of no slice is not laid out: it does not nest */
+	if (tr->gpu_slices < ops || tr->gpu_slices - ops > aside || tr->comm_kernels < comm || tr->comm_kernels - comm > aside)
+		return false;
+	if (row0) /* track_ok checks its sums against row 0's */
+		return tr->nbusy == 0;
+	if (bw.have && !busy_next(tr, &bw))
+		return false;
+	return bw.k == tr->nbusy && (bw.k % ROW_BLOCK != 0 || tr->busy_block_sum[bw.k / ROW_BLOCK] == bw.total) &&
+	       tr->busy_total == bw.total;
+}
+
+/* Compares the union of the closed spans A (NA, in start order) and B (NB) as src/index.c
+ * makes it (touching spans merge) with WANT (NWANT): true when they are the same. */
+static bool union_is(const struct span *a, uint32_t na, const struct span *b, uint32_t nb, const struct span *want,
+                     uint32_t nwant)
+{
+	uint32_t i = 0, j = 0, k = 0;
+	struct span cur = { 0, 0 };
+	bool have = false;
+	while (i < na || j < nb) {
+		struct span x = j >= nb || (i < na && a[i].start <= b[j].start) ? a[i++] : b[j++];
+		if (have && x.start <= cur.end) {
+			if (x.end > cur.end)
+				cur.end = x.end;
+			continue;
+		}
+		if (have && (k >= nwant || want[k].start != cur.start || want[k++].end != cur.end))
+			return false;
+		cur = x;
+		have = true;
+	}
+	if (have && (k >= nwant || want[k].start != cur.start || want[k++].end != cur.end))
+		return false;
+	return k == nwant;
+}
+
+/* Checks what is left of row R of TR once the pass over its slices (row_next) is done:
+ * its last prefix sum, longest length and max tree's inner nodes. */
+static bool row_ok(const struct track_check *c, const struct track *tr, uint16_t r)
+{
+	const struct row *row = &tr->rows[r];
+	const struct row_walk *w = &c->rows[r];
+	const uint32_t *node = row->max_tree;
+	uint32_t nb = (row->n + ROW_BLOCK - 1) / ROW_BLOCK;
+	if (w->pos != row->n || (row->n % ROW_BLOCK == 0 && row->block_sum[row->n / ROW_BLOCK] != w->sum) ||
+	    row->max_dur != w->max)
+		return false;
+	for (uint32_t b = nb; b-- > 1;) {
+		uint32_t x = node[2 * b], y = node[2 * b + 1];
+		if (node[b] != (track_dur_at(tr, row->idx[y]) > track_dur_at(tr, row->idx[x]) ? y : x))
+			return false;
+	}
+	return true;
+}
+
+/* Checks TR's row tree as build_row_tree makes it: each leaf the union of its row's
+ * slices, each node the union of its children. */
+static bool row_tree_ok(struct track_check *c, const struct track *tr)
+{
+	const struct row_tree *rt = tr->row_tree;
+	for (uint32_t r = 0; r < rt->leaves; r++) {
+		uint32_t node = rt->leaves + r;
+		if (r >= tr->nrows) {
+			if (rt->n[node] != 0)
+				return false;
+			continue;
+		}
+		const struct row *row = &tr->rows[r];
+		if (row->n > c->tmp_cap)
+			c->tmp = xreallocarray(c->tmp, c->tmp_cap = row->n, sizeof *c->tmp);
+		for (uint32_t i = 0; i < row->n; i++) {
+			const struct slice *s = &tr->slices[row->idx[i]];
+			c->tmp[i] = (struct span){ s->ts, slice_end_of(tr, s) };
+		}
+		if (!union_is(c->tmp, row->n, NULL, 0, rt->spans + rt->first[node], rt->n[node]))
+			return false;
+	}
+	for (uint32_t node = rt->leaves; node-- > 1;) {
+		uint32_t a = 2 * node, b = 2 * node + 1;
+		if (!union_is(rt->spans + rt->first[a], rt->n[a], rt->spans + rt->first[b], rt->n[b],
+		              rt->spans + rt->first[node], rt->n[node]))
+			return false;
+	}
+	return true;
+}
+
+/* Checks track TI: its slices, then its rows, row tree and busy time. */
+static bool track_ok(struct track_check *c, const struct trace *t, uint32_t ti, uint32_t aside)
+{
+	const struct track *tr = &t->tracks[ti];
+	if (!slices_ok(c, t, ti, aside))
+		return false;
+	for (uint16_t r = 0; r < tr->nrows; r++)
+		if (!row_ok(c, tr, r))
+			return false;
+	if (busy_is_row0(tr) && (tr->busy_block_sum[0] != c->rows[0].sum || tr->busy_total != c->rows[0].sum))
+		return false;
+	return tr->row_tree == NULL || row_tree_ok(c, tr);
+}
+
+/* The checks of the tracks, shared by the threads that make them. */
+struct tracks_check {
+	const struct trace *t;
+	const uint32_t *aside;     /* by track: its slices set aside */
+	_Atomic uint32_t next;     /* the next track to check */
+	_Atomic uint32_t bad;      /* the first track found wrong, or UINT32_MAX */
+};
+
+static void *tracks_main(void *arg)
+{
+	struct tracks_check *k = arg;
+	struct track_check c = { NULL, 0, NULL, 0, NULL, 0 };
+	for (;;) {
+		uint32_t i = atomic_fetch_add(&k->next, 1), b = atomic_load(&k->bad);
+		/* tracks are handed out in order: every one before the first found wrong is
+		 * checked, so that the one named is the same however many threads run */
+		if (i >= k->t->ntracks || i > b)
+			break;
+		if (!track_ok(&c, k->t, i, k->aside[i]))
+			while (i < b && !atomic_compare_exchange_weak(&k->bad, &b, i))
+				;
+	}
+	free(c.stack);
+	free(c.rows);
+	free(c.tmp);
+	return NULL;
+}
+
+/* Checks every track of T (track_ok), on several threads when PARALLEL. Returns the first
+ * track found wrong, or UINT32_MAX. */
+static uint32_t check_tracks(const struct trace *t, const uint32_t *aside, bool parallel)
+{
+	struct tracks_check k = { .t = t, .aside = aside };
+	pthread_t threads[MAX_VERIFY_THREADS];
+	long ncpu = parallel ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	int nthreads = ncpu > 1 ? (int)(ncpu < MAX_VERIFY_THREADS ? ncpu : MAX_VERIFY_THREADS) : 1, started = 0;
+
+	atomic_init(&k.next, 0);
+	atomic_init(&k.bad, UINT32_MAX);
+	for (int i = 1; i < nthreads && (uint32_t)i < t->ntracks; i++)
+		if (pthread_create(&threads[started], NULL, tracks_main, &k) == 0)
+			started++;
+	tracks_main(&k);
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	return atomic_load(&k.bad);
+}
+
+/* Checks the steps as find_steps makes them: each a ProfilerStep#N slice of a CPU or GPU
+ * track, with its number, start, length and side, CPU steps first, then GPU ones, each by
+ * start then number. */
+static bool steps_ok(const struct trace *t)
+{
+	static const char prefix[] = "ProfilerStep#";
+	const size_t pn = sizeof prefix - 1;
+	for (uint32_t i = 0; i < t->nsteps; i++) {
+		const struct step *st = &t->steps[i];
+		if (!bool_ok(&st->gpu) || st->ref.track == TT_NONE || !ref_ok(t, st->ref))
+			return false;
+		const struct track *tr = &t->tracks[st->ref.track];
+		const struct slice *s = &tr->slices[st->ref.idx];
+		const char *nm = strtab_get(&t->strings, s->name);
+		if (tr->kind == TRACK_OTHER || st->gpu != (tr->kind != TRACK_CPU) || st->ts != s->ts ||
+		    st->dur != slice_dur(tr, s) || strtab_len(&t->strings, s->name) <= pn || memcmp(nm, prefix, pn) != 0 ||
+		    st->number != strtoll(nm + pn, NULL, 10))
+			return false;
+		if (i > 0) {
+			const struct step *p = &t->steps[i - 1];
+			if (p->gpu != st->gpu ? p->gpu : p->ts != st->ts ? p->ts > st->ts : p->number > st->number)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The span of the drawn events, as compute_span (src/index.c) finds it. */
+static struct span trace_span(const struct trace *t)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->nslices > 0 && tr->slices[0].ts < lo)
+			lo = tr->slices[0].ts;
+		for (uint16_t r = 0; r < tr->nrows; r++) {
+			const struct row *row = &tr->rows[r];
+			if (row->n > 0 && slice_end_of(tr, &tr->slices[row->idx[row->n - 1]]) > hi)
+				hi = slice_end_of(tr, &tr->slices[row->idx[row->n - 1]]);
+		}
+	}
+	for (uint32_t i = 0; i < t->ninstants; i++) {
+		lo = t->instants[i].ts < lo ? t->instants[i].ts : lo;
+		hi = t->instants[i].ts > hi ? t->instants[i].ts : hi;
+	}
+	for (uint32_t i = 0; i < t->nmem; i++) {
+		lo = t->mem[i].ts < lo ? t->mem[i].ts : lo;
+		hi = t->mem[i].ts > hi ? t->mem[i].ts : hi;
+	}
+	if (lo == INT64_MAX)
+		lo = hi = 0;
+	return (struct span){ lo, hi };
+}
+
+/* Checks every index stored in the bulk arrays, and every value against what the parser
+ * and the index make (times within the builder's limits, bools and enums in range, the
+ * orders and sums the index relies on). */
 static bool check_ids(struct reader *r)
 {
 	struct trace *t = r->t;
 	uint32_t nstr = t->strings.n;
 
-	for (uint32_t i = 0; i < t->ntracks; i++)
-		if (!slices_ok(t, &t->tracks[i]))
-			return fail(r, "track %u: a slice's name, category, GPU info, row or length is out of range", i);
-	for (uint32_t i = 0; i < t->naside; i++)
-		if (t->aside[i].name >= nstr || t->aside[i].track >= t->ntracks)
-			return fail(r, "a set-aside slice's ids are out of range");
-	for (uint32_t i = 0; i < t->ngpu; i++)
-		if (!ref_ok(t, t->gpu[i].self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].place >= t->ngpu_places ||
-		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE))
+	for (uint32_t i = 0; i < t->ngpu; i++) {
+		struct slice_ref self = t->gpu[i].self;
+		if (!ref_ok(t, self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].place >= t->ngpu_places ||
+		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE) ||
+		    (self.track != TT_NONE && track_gpu_at(&t->tracks[self.track], self.idx) != i))
 			return fail(r, "GPU info %u refers out of range", i);
+	}
+	for (uint32_t i = 0; i < t->naside; i++)
+		if (t->aside[i].name >= nstr || t->aside[i].track >= t->ntracks || t->aside[i].ts != 0 ||
+		    t->aside[i].dur < 0 || t->aside[i].dur > BUILDER_TIME_LIMIT)
+			return fail(r, "a set-aside slice's ids or times are out of range");
+	uint32_t *aside = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *aside);
+	for (uint32_t i = 0; i < t->naside; i++)
+		aside[t->aside[i].track]++;
+	uint32_t bad = check_tracks(t, aside, r->h->file_bytes >= PARALLEL_MIN);
+	free(aside);
+	if (bad != UINT32_MAX)
+		return fail(r, "track %u: its slices, rows or busy time are not as the parser and the index make them", bad);
 	for (uint32_t i = 0; i < t->ngpu_places; i++)
 		if (t->gpu_places[i].pg >= nstr)
 			return fail(r, "GPU place %u refers out of range", i);
@@ -879,34 +1256,49 @@ static bool check_ids(struct reader *r)
 			return fail(r, "GPU byte count %u is out of range or order", i);
 	for (uint32_t i = 0; i < t->nprocesses; i++) {
 		const struct process *p = &t->processes[i];
-		if (p->name >= nstr || p->labels >= nstr || (p->pid_is_str && (uint64_t)p->pid >= nstr))
+		if (!bool_ok(&p->pid_is_str) || p->name >= nstr || p->labels >= nstr ||
+		    (p->pid_is_str && (uint64_t)p->pid >= nstr))
 			return fail(r, "process %u refers out of range", i);
 	}
 	for (uint32_t i = 0; i < t->ndevices; i++)
 		if (t->devices[i].name >= nstr)
 			return fail(r, "device %u's name is out of range", i);
 	for (uint32_t i = 0; i < t->nflows; i++)
-		if (t->flows[i].cat >= nstr || !ref_ok(t, t->flows[i].from) || !ref_ok(t, t->flows[i].to))
-			return fail(r, "flow %u refers out of range", i);
+		if (t->flows[i].cat >= nstr || !ref_ok(t, t->flows[i].from) || !ref_ok(t, t->flows[i].to) ||
+		    !time_ok(t->flows[i].ts_from) || !time_ok(t->flows[i].ts_to))
+			return fail(r, "flow %u refers or lies out of range", i);
 	for (uint32_t i = 0; i < t->ninstants; i++)
 		if (t->instants[i].name >= nstr || t->instants[i].cat >= nstr ||
-		    !id_ok(t->instants[i].track, t->ntracks, true))
-			return fail(r, "instant %u refers out of range", i);
-	for (uint32_t i = 0; i < t->nmem; i++)
-		if (!id_ok(t->mem[i].track, t->ntracks, true))
-			return fail(r, "memory sample %u's track is out of range", i);
+		    !id_ok(t->instants[i].track, t->ntracks, true) || !time_ok(t->instants[i].ts))
+			return fail(r, "instant %u refers or lies out of range", i);
+	for (uint32_t i = 0; i < t->nmem; i++) {
+		const struct mem_sample *m = &t->mem[i];
+		if (!id_ok(m->track, t->ntracks, true) || !time_ok(m->ts) || (m->flags & ~(MEM_HAS_ADDR | MEM_HAS_BYTES)) != 0 ||
+		    m->device_type < -1 || m->device_id < -1)
+			return fail(r, "memory sample %u is out of range", i);
+	}
+	for (uint32_t i = 0; i < t->nflops; i++)
+		if (!time_ok(t->flops[i].ts))
+			return fail(r, "FLOP count %u lies out of range", i);
 	for (uint32_t i = 0; i < t->ncomm_ops; i++)
 		if (t->comm_ops[i].name >= nstr || t->comm_ops[i].cat >= nstr)
 			return fail(r, "collective op %u refers out of range", i);
-	for (uint32_t i = 0; i < t->nsteps; i++)
-		if (!ref_ok(t, t->steps[i].ref))
-			return fail(r, "step %u refers out of range", i);
+	if (!steps_ok(t))
+		return fail(r, "the steps are not those of the slices");
+	/* an example left all zero is none (the counts the scanner gives have none): its track 0
+	 * need not exist; the reports leave it out */
 	for (int q = 0; q < Q__COUNT; q++)
-		for (uint64_t k = 0; k < QUALITY_EXAMPLES && k < t->quality.count[q]; k++)
-			if (t->quality.ex[q][k].name >= nstr || !id_ok(t->quality.ex[q][k].track, t->ntracks, true))
+		for (uint64_t k = 0; k < QUALITY_EXAMPLES && k < t->quality.count[q]; k++) {
+			const struct quality_example *e = &t->quality.ex[q][k];
+			bool none = e->name == 0 && e->offset == 0 && e->ts == 0 && e->track == 0;
+			if (!none && (e->name >= nstr || !id_ok(e->track, t->ntracks, true)))
 				return fail(r, "a data-quality example refers out of range");
+		}
 	if (t->backend >= nstr || t->display_time_unit >= nstr)
 		return fail(r, "a header string is out of range");
+	struct span span = trace_span(t);
+	if (t->start != span.start || t->end != span.end)
+		return fail(r, "its span is not that of its events");
 	return true;
 }
 
@@ -933,6 +1325,9 @@ static bool read_counters(struct reader *r)
 		c->n = c->cap = cc[i].n;
 		c->ts = ts + at;
 		c->value = val + at;
+		for (uint32_t k = 0; k < cc[i].n; k++)
+			if (!time_ok(c->ts[k]))
+				return fail(r, "counter %llu: a sample lies out of range", (unsigned long long)i);
 		at += cc[i].n;
 		t->ncounters++;
 	}
@@ -966,6 +1361,9 @@ static bool read_model(struct reader *r)
 		return fail(r, "the meta section is missing");
 	if (m->status > LOAD_TRUNCATED)
 		return fail(r, "a failed load was stored");
+	if (m->has_base > 1 || m->legacy > 1 || m->shared_launch > 1 || m->has_error > 1 ||
+	    m->has_error != (m->status == LOAD_TRUNCATED))
+		return fail(r, "a flag of the trace is neither true nor false, or says another status");
 	t->status = (enum load_status)m->status;
 	t->bytes = m->bytes;
 	t->file_bytes = m->file_bytes;
@@ -1010,6 +1408,38 @@ static bool read_model(struct reader *r)
 	return read_tracks(r) && read_counters(r) && check_ids(r);
 }
 
+/* Checks the section table of a header whose checksum holds, for a file of SIZE bytes:
+ * the sections lie where the writer puts them, in order, each at the first aligned
+ * offset after the one before, the first right after the header, the last ending the
+ * file, so that none overlaps the header or another (a value checked in one section
+ * cannot change under a write to another). */
+static bool table_ok(struct reader *r, uint64_t size)
+{
+	const struct header *h = r->h;
+	uint64_t at = HEADER_BYTES;
+
+	if (h->file_bytes != size)
+		return fail(r, "%llu bytes long where %llu were written", (unsigned long long)size,
+		            (unsigned long long)h->file_bytes);
+	if (h->nsections != S__COUNT)
+		return fail(r, "holds %u sections, not %u", h->nsections, (unsigned)S__COUNT);
+	for (int s = 0; s < S__COUNT; s++) {
+		const struct section *x = &h->sections[s];
+		if (x->kind != (uint32_t)s || x->elem != elem_size[s] || x->offset > size || x->length > size - x->offset ||
+		    x->length % elem_size[s] != 0)
+			return fail(r, "its section of %s does not fit the file", section_names[s]);
+		if (x->offset != at)
+			return fail(r, "its section of %s %s", section_names[s],
+			            x->offset < at ? "overlaps the header or another section" : "is not where it belongs");
+		at = x->offset + x->length;
+		if (s + 1 < S__COUNT)
+			at = (at + CACHE_ALIGN - 1) / CACHE_ALIGN * CACHE_ALIGN;
+	}
+	if (at != size)
+		return fail(r, "its sections end before the file does");
+	return true;
+}
+
 /* Checks the header and the section table; CAUSE/WHY on a refusal. */
 static bool header_ok(struct reader *r, uint64_t size, const struct cache_key *key, int *why)
 {
@@ -1031,19 +1461,7 @@ static bool header_ok(struct reader *r, uint64_t size, const struct cache_key *k
 	*why = CACHE_DAMAGED;
 	if (checksum64(h, offsetof(struct header, check), 0) != h->check)
 		return fail(r, "its header's checksum does not match");
-	if (h->file_bytes != size)
-		return fail(r, "%llu bytes long where %llu were written", (unsigned long long)size,
-		            (unsigned long long)h->file_bytes);
-	if (h->nsections != S__COUNT)
-		return fail(r, "holds %u sections, not %u", h->nsections, (unsigned)S__COUNT);
-	for (int s = 0; s < S__COUNT; s++) {
-		const struct section *x = &h->sections[s];
-		if (x->kind != (uint32_t)s || x->elem != elem_size[s] || x->offset < HEADER_BYTES ||
-		    x->offset % CACHE_ALIGN != 0 || x->offset > size || x->length > size - x->offset ||
-		    x->length % elem_size[s] != 0)
-			return fail(r, "its section of %s does not fit the file", section_names[s]);
-	}
-	return true;
+	return table_ok(r, size);
 }
 
 struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args,
@@ -1108,4 +1526,219 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 		        (double)sb.st_size / 1e6, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (monotime_seconds() - t2) * 1e3);
 	*why = 0;
 	return r.t;
+}
+
+/* ---- for tests and fuzzing ------------------------------------------------------------- */
+
+#define F(type, member, kind) { #member, offsetof(type, member), sizeof(((type *)0)->member), kind }
+#define FIELDS(a) a, sizeof a / sizeof *a
+
+static const struct cache_field f_byte[] = { { "byte", 0, 1, CV_OTHER } };
+static const struct cache_field f_u32_count[] = { { "value", 0, 4, CV_COUNT } };
+static const struct cache_field f_u32_id[] = { { "value", 0, 4, CV_ID } };
+static const struct cache_field f_u64[] = { { "value", 0, 8, CV_OTHER } };
+static const struct cache_field f_time[] = { { "value", 0, 8, CV_TIME } };
+static const struct cache_field f_meta[] = {
+	F(struct meta, bytes, CV_COUNT), F(struct meta, file_bytes, CV_COUNT), F(struct meta, events, CV_COUNT),
+	F(struct meta, async_events, CV_COUNT), F(struct meta, count_by_ph[88], CV_COUNT),
+	F(struct meta, base_ns, CV_TIME), F(struct meta, start, CV_TIME), F(struct meta, end, CV_TIME),
+	F(struct meta, seed, CV_OTHER), F(struct meta, str_bytes, CV_COUNT), F(struct meta, rank, CV_OTHER),
+	F(struct meta, world_size, CV_OTHER), F(struct meta, schema_version, CV_OTHER), F(struct meta, status, CV_ENUM),
+	F(struct meta, backend, CV_ID), F(struct meta, display_time_unit, CV_ID), F(struct meta, nwarnings, CV_COUNT),
+	F(struct meta, nslots, CV_COUNT), F(struct meta, has_base, CV_BOOL), F(struct meta, legacy, CV_BOOL),
+	F(struct meta, shared_launch, CV_BOOL), F(struct meta, has_error, CV_BOOL),
+	F(struct meta, quality.count[Q_CPU_PARTIAL_OVERLAP], CV_COUNT),
+	F(struct meta, quality.count[Q_TS_ZERO_OUTLIER], CV_COUNT),
+	F(struct meta, quality.ex[Q_CPU_PARTIAL_OVERLAP][0].ts, CV_TIME),
+	F(struct meta, quality.ex[Q_CPU_PARTIAL_OVERLAP][0].name, CV_ID),
+	F(struct meta, quality.ex[Q_CPU_PARTIAL_OVERLAP][0].track, CV_ID),
+	F(struct meta, quality.ex[Q_TS_ZERO_OUTLIER][0].track, CV_ID),
+};
+static const struct cache_field f_warn_tag[] = {
+	F(struct warning_tag, group, CV_OTHER), F(struct warning_tag, max, CV_OTHER),
+};
+static const struct cache_field f_ctrack[] = {
+	F(struct ctrack, pid, CV_OTHER), F(struct ctrack, tid, CV_OTHER), F(struct ctrack, stream, CV_OTHER),
+	F(struct ctrack, sort_index, CV_OTHER), F(struct ctrack, busy_total, CV_TIME), F(struct ctrack, kind, CV_ENUM),
+	F(struct ctrack, name, CV_ID), F(struct ctrack, process, CV_ID), F(struct ctrack, events, CV_COUNT),
+	F(struct ctrack, nslices, CV_COUNT), F(struct ctrack, nlong, CV_COUNT), F(struct ctrack, nbusy, CV_COUNT),
+	F(struct ctrack, gpu_slices, CV_COUNT), F(struct ctrack, comm_kernels, CV_COUNT),
+	F(struct ctrack, rt_leaves, CV_COUNT), F(struct ctrack, rt_nspans, CV_COUNT), F(struct ctrack, device, CV_OTHER),
+	F(struct ctrack, nrows, CV_COUNT), F(struct ctrack, annotation_rows, CV_COUNT),
+	F(struct ctrack, pid_is_str, CV_BOOL), F(struct ctrack, tid_is_str, CV_BOOL), F(struct ctrack, named, CV_BOOL),
+	F(struct ctrack, nested, CV_BOOL), F(struct ctrack, has_gpu, CV_BOOL), F(struct ctrack, has_args, CV_BOOL),
+};
+static const struct cache_field f_slice[] = {
+	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, name, CV_ID),
+	F(struct slice, depth, CV_ID), F(struct slice, cat_ix, CV_ID),
+	{ "cls, flags", offsetof(struct slice, cat_ix) + 1, 1, CV_ENUM },
+};
+static const struct cache_field f_long_dur[] = {
+	F(struct long_dur, idx, CV_ID), F(struct long_dur, unused, CV_OTHER), F(struct long_dur, dur, CV_TIME),
+};
+static const struct cache_field f_crow[] = {
+	F(struct crow, max_dur, CV_TIME), F(struct crow, n, CV_COUNT), F(struct crow, has_max_tree, CV_BOOL),
+};
+static const struct cache_field f_span[] = { F(struct span, start, CV_TIME), F(struct span, end, CV_TIME) };
+static const struct cache_field f_process[] = {
+	F(struct process, pid_is_str, CV_BOOL), F(struct process, pid, CV_OTHER), F(struct process, name, CV_ID),
+	F(struct process, labels, CV_ID), F(struct process, sort_index, CV_OTHER),
+};
+static const struct cache_field f_device[] = {
+	F(struct device_props, id, CV_OTHER), F(struct device_props, name, CV_ID),
+	F(struct device_props, num_sms, CV_OTHER), F(struct device_props, max_threads_per_sm, CV_OTHER),
+	F(struct device_props, compute_major, CV_OTHER), F(struct device_props, total_global_mem, CV_OTHER),
+};
+static const struct cache_field f_gpu[] = {
+	F(struct gpu_info, corr_code, CV_OTHER), F(struct gpu_info, ext_code, CV_OTHER),
+	F(struct gpu_info, self.track, CV_ID), F(struct gpu_info, self.idx, CV_ID), F(struct gpu_info, peer.track, CV_ID),
+	F(struct gpu_info, peer.idx, CV_ID), F(struct gpu_info, place, CV_ID), F(struct gpu_info, launch, CV_ID),
+};
+static const struct cache_field f_gpu_place[] = {
+	F(struct gpu_place, stream, CV_OTHER), F(struct gpu_place, device, CV_OTHER), F(struct gpu_place, pg, CV_ID),
+};
+static const struct cache_field f_gpu_bytes[] = {
+	F(struct gpu_bytes, gpu, CV_ID), F(struct gpu_bytes, pad, CV_OTHER), F(struct gpu_bytes, bytes, CV_OTHER),
+};
+static const struct cache_field f_launch[] = {
+	F(struct kernel_launch, grid[0], CV_OTHER), F(struct kernel_launch, block[2], CV_OTHER),
+	F(struct kernel_launch, blocks_per_sm, CV_OTHER), F(struct kernel_launch, occupancy, CV_OTHER),
+	F(struct kernel_launch, regs, CV_OTHER), F(struct kernel_launch, smem, CV_OTHER),
+};
+static const struct cache_field f_aside[] = {
+	F(struct aside_slice, ts, CV_TIME), F(struct aside_slice, dur, CV_TIME), F(struct aside_slice, name, CV_ID),
+	F(struct aside_slice, track, CV_ID),
+};
+static const struct cache_field f_flow[] = {
+	F(struct flow, id_code, CV_OTHER), F(struct flow, cat, CV_ID), F(struct flow, from.track, CV_ID),
+	F(struct flow, from.idx, CV_ID), F(struct flow, to.track, CV_ID), F(struct flow, to.idx, CV_ID),
+	F(struct flow, ts_from, CV_TIME), F(struct flow, ts_to, CV_TIME),
+};
+static const struct cache_field f_instant[] = {
+	F(struct instant, ts, CV_TIME), F(struct instant, name, CV_ID), F(struct instant, cat, CV_ID),
+	F(struct instant, track, CV_ID), F(struct instant, scope, CV_ENUM),
+};
+static const struct cache_field f_mem[] = {
+	F(struct mem_sample, ts, CV_TIME), F(struct mem_sample, total_allocated, CV_OTHER),
+	F(struct mem_sample, total_reserved, CV_OTHER), F(struct mem_sample, bytes, CV_OTHER),
+	F(struct mem_sample, track, CV_ID), F(struct mem_sample, device_id, CV_ENUM),
+	F(struct mem_sample, device_type, CV_ENUM), F(struct mem_sample, flags, CV_ENUM),
+};
+static const struct cache_field f_flops[] = { F(struct flop_count, ts, CV_TIME), F(struct flop_count, flops, CV_OTHER) };
+static const struct cache_field f_comm[] = {
+	F(struct comm_op, external_id, CV_OTHER), F(struct comm_op, name, CV_ID), F(struct comm_op, cat, CV_ID),
+};
+static const struct cache_field f_ccounter[] = {
+	F(struct ccounter, pid, CV_OTHER), F(struct ccounter, name, CV_ID), F(struct ccounter, key, CV_ID),
+	F(struct ccounter, n, CV_COUNT), F(struct ccounter, pid_is_str, CV_BOOL),
+};
+static const struct cache_field f_step[] = {
+	F(struct step, number, CV_OTHER), F(struct step, ts, CV_TIME), F(struct step, dur, CV_TIME),
+	F(struct step, ref.track, CV_ID), F(struct step, ref.idx, CV_ID), F(struct step, gpu, CV_BOOL),
+};
+/* the header's scalars; its identity and key are left out: a change there is a stale file */
+static const struct cache_field f_header[] = {
+	F(struct header, format, CV_ENUM), F(struct header, header_bytes, CV_COUNT),
+	F(struct header, nsections, CV_COUNT), F(struct header, file_bytes, CV_COUNT),
+};
+static const struct cache_field f_section[] = {
+	F(struct section, kind, CV_ENUM), F(struct section, elem, CV_COUNT), F(struct section, offset, CV_COUNT),
+	F(struct section, length, CV_COUNT),
+};
+
+static const struct {
+	const struct cache_field *fields;
+	uint32_t n;
+} part_fields[S__COUNT + 2] = {
+	[S_META] = { FIELDS(f_meta) }, [S_TEXT] = { FIELDS(f_byte) }, [S_WARN_TAGS] = { FIELDS(f_warn_tag) },
+	[S_STR_LEN] = { FIELDS(f_u32_count) }, [S_STR_HASH] = { FIELDS(f_u64) }, [S_STR_SLOTS] = { FIELDS(f_u32_id) },
+	[S_STR_BYTES] = { FIELDS(f_byte) }, [S_TRACKS] = { FIELDS(f_ctrack) }, [S_SLICES] = { FIELDS(f_slice) },
+	[S_SLICE_GPU] = { FIELDS(f_u32_id) }, [S_SLICE_ARGS] = { FIELDS(f_u64) }, [S_LONG_DURS] = { FIELDS(f_long_dur) },
+	[S_CATS] = { FIELDS(f_u32_id) }, [S_ROWS] = { FIELDS(f_crow) }, [S_ROW_IDX] = { FIELDS(f_u32_id) },
+	[S_ROW_SUM] = { FIELDS(f_time) }, [S_ROW_MAX] = { FIELDS(f_u32_id) }, [S_RT_FIRST] = { FIELDS(f_u32_count) },
+	[S_RT_N] = { FIELDS(f_u32_count) }, [S_RT_SPANS] = { FIELDS(f_span) }, [S_BUSY] = { FIELDS(f_span) },
+	[S_BUSY_SUM] = { FIELDS(f_time) }, [S_PROCESSES] = { FIELDS(f_process) }, [S_DEVICES] = { FIELDS(f_device) },
+	[S_GPU] = { FIELDS(f_gpu) }, [S_GPU_PLACES] = { FIELDS(f_gpu_place) }, [S_WIDE_IDS] = { FIELDS(f_u64) },
+	[S_GPU_BYTES] = { FIELDS(f_gpu_bytes) }, [S_LAUNCHES] = { FIELDS(f_launch) }, [S_ASIDE] = { FIELDS(f_aside) },
+	[S_FLOWS] = { FIELDS(f_flow) }, [S_INSTANTS] = { FIELDS(f_instant) }, [S_MEM] = { FIELDS(f_mem) },
+	[S_FLOPS] = { FIELDS(f_flops) }, [S_COMM] = { FIELDS(f_comm) }, [S_COUNTERS] = { FIELDS(f_ccounter) },
+	[S_COUNTER_TS] = { FIELDS(f_time) }, [S_COUNTER_VAL] = { FIELDS(f_u64) }, [S_STEPS] = { FIELDS(f_step) },
+	[S_ARGS] = { FIELDS(f_byte) }, [S__COUNT] = { FIELDS(f_header) }, [S__COUNT + 1] = { FIELDS(f_section) },
+};
+#undef F
+#undef FIELDS
+
+unsigned cache_nparts(void) { return S__COUNT + 2; }
+
+bool cache_part(const void *image, size_t len, unsigned i, struct cache_part *p)
+{
+	const struct header *h = image;
+
+	if (i >= S__COUNT + 2 || len < HEADER_BYTES)
+		return false;
+	memset(p, 0, sizeof *p);
+	p->fields = part_fields[i].fields;
+	p->nfields = part_fields[i].n;
+	if (i == S__COUNT) {
+		p->name = "header";
+		p->elem = offsetof(struct header, sections);
+		p->count = 1;
+	} else if (i == S__COUNT + 1) {
+		p->name = "section table";
+		p->offset = offsetof(struct header, sections);
+		p->elem = sizeof(struct section);
+		p->count = S__COUNT;
+	} else {
+		const struct section *x = &h->sections[i];
+		p->name = section_names[i];
+		p->offset = x->offset;
+		p->elem = elem_size[i];
+		if (x->offset <= len)
+			p->count = ((x->length < len - x->offset ? x->length : len - x->offset)) / elem_size[i];
+	}
+	return true;
+}
+
+int cache_reseal(void *image, size_t len)
+{
+	struct header *h = image;
+	struct header want;
+	struct reader r;
+	size_t cap = 1;
+	uint64_t *sums;
+
+	if (len < HEADER_BYTES)
+		return -1;
+	sums = xmalloc(cap * sizeof *sums);
+	for (int s = 0; s < S__COUNT; s++) {
+		struct section *x = &h->sections[s];
+		if (x->offset > len || x->length > len - x->offset)
+			continue;
+		size_t nb = (size_t)((x->length + CACHE_BLOCK - 1) / CACHE_BLOCK);
+		if (nb > cap)
+			sums = xreallocarray(sums, cap = nb, sizeof *sums);
+		for (size_t b = 0; b < nb; b++) {
+			uint64_t at = (uint64_t)b * CACHE_BLOCK;
+			size_t n = x->length - at < CACHE_BLOCK ? (size_t)(x->length - at) : CACHE_BLOCK;
+			sums[b] = checksum64((const char *)image + x->offset + at, n, b);
+		}
+		x->check = checksum64(sums, nb * sizeof *sums, (uint64_t)s);
+	}
+	free(sums);
+	h->check = checksum64(h, offsetof(struct header, check), 0);
+
+	/* what header_ok checks, but for the key */
+	memset(&want, 0, sizeof want);
+	fill_header_id(&want, &h->key);
+	if (memcmp(h->magic, CACHE_MAGIC, 8) != 0 || h->format != CACHE_FORMAT_VERSION || h->endian != ENDIAN_MARK ||
+	    h->header_bytes != HEADER_BYTES || h->layout != want.layout ||
+	    memcmp(h->version, want.version, sizeof h->version) != 0 || h->build_len != want.build_len ||
+	    memcmp(h->build, want.build, sizeof h->build) != 0)
+		return 0;
+	memset(&r, 0, sizeof r);
+	r.base = image;
+	r.h = h;
+	bool ok = table_ok(&r, len);
+	free(r.cause);
+	return ok ? 1 : 0;
 }

@@ -11,16 +11,24 @@
  *
  * Reading maps the file (MAP_PRIVATE) and points the trace's arrays into the mapping: only
  * the track, row, counter and string-pointer arrays are allocated. Nothing read is trusted:
- * the header, every section's checksum (XXH64 over 1 MiB blocks, verified on several
- * threads) and every index the code dereferences (string, track, slice, row, GPU-info
- * ids, the rows' and row trees' ranges) are checked before the trace is returned, so a
- * stale, foreign, cut or damaged file is refused, never used.
+ * the header, the section table (each section where the writer puts it: none overlaps the
+ * header or another), every section's checksum (XXH64 over 1 MiB blocks, verified on
+ * several threads) and every index the code dereferences (string, track, slice, row,
+ * GPU-info ids, the rows' and row trees' ranges) are checked before the trace is
+ * returned, so a stale, foreign, cut or damaged file is refused, never used. So are the
+ * values, as strictly as the parser checks its input, since whoever can write the file
+ * can recompute its checksums: bools 0 or 1 (read as bytes before any is loaded as a
+ * bool), enums and flags in range, times within the builder's limits (no slice end
+ * overflows), and what the index relies on as src/index.c makes it (slices sorted, each
+ * CPU slice's row the depth of its stack, rows in time order without overlaps, prefix
+ * sums, max trees, row trees, busy spans, steps, the span, the GPU facts' links back).
  *
  * Analyses computed on first use are not stored: they are computed again. The args store
  * is the caller's: its saved state travels as an opaque section. */
 #ifndef TT_CACHE_H
 #define TT_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,5 +67,50 @@ enum cache_refusal {
  * on stderr how long the checks took (for bench/cache). */
 struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args,
                          size_t *args_len, char **cause, int *why);
+
+/* ---- for tests and fuzzing (tests/fuzz/fuzz_cache.c) -------------------------------------
+ * Whoever can write a cache file can recompute its checksums: they prove nothing about its
+ * values, which cache_read checks as strictly as the parser checks its input. These let a
+ * fuzzer forge caches as such a writer would, so that its changes reach those checks. */
+
+/* What a stored value is, so that a fuzzer tries the values a reader must refuse. */
+enum cache_value {
+	CV_BOOL,   /* 0 or 1 */
+	CV_ENUM,   /* one of a few values */
+	CV_TIME,   /* ns (a time, a length, a sum of lengths) */
+	CV_ID,     /* an index into another array, or TT_NONE */
+	CV_COUNT,  /* a number of elements, or a place in the file */
+	CV_OTHER,  /* anything the parser may give (ids, sizes, doubles...) */
+};
+
+struct cache_field {
+	const char *name;
+	uint32_t offset, size;     /* in its element; size 1, 2, 4 or 8 */
+	enum cache_value kind;
+};
+
+/* A part of a cache image: a section, or the header's scalars, or its section table. */
+struct cache_part {
+	const char *name;
+	uint64_t offset;           /* in the image */
+	uint64_t count;            /* elements that lie inside the image */
+	uint32_t elem;             /* bytes per element */
+	uint32_t nfields;
+	const struct cache_field *fields;
+};
+
+/* How many parts cache_part describes: the sections, then the header, then its table. */
+unsigned cache_nparts(void);
+
+/* Describes part I of the cache image IMAGE (LEN bytes) as its header says it lies. Returns
+ * false when I is out of range or LEN is shorter than a header. */
+bool cache_part(const void *image, size_t len, unsigned i, struct cache_part *p);
+
+/* Recomputes the checksums of the cache image IMAGE (LEN bytes) after its bytes were
+ * changed: each section that lies inside the image, then the header. Returns 1 when the
+ * header and section table then pass cache_read's checks (but for the key, which is the
+ * caller's), so that a read goes on to check the values; 0 when a read refuses the image
+ * at its header or table; -1 when LEN is shorter than a header. */
+int cache_reseal(void *image, size_t len);
 
 #endif
