@@ -217,6 +217,17 @@ is "$(stat -c %U "$S/ttrace")" "$other" "the attacker plants a ttrace directory 
 XDG_CACHE_HOME="$S" run --report=summary --json "$V"
 like "$err" "the cache directory $S/ttrace belongs to user $ouid, not to you" "the victim's ttrace does not use it and says why"
 is "$out" "$(TTRACE_NO_CACHE=1 summary "$V")" "the victim's report is the parse's"
+# the attacker edits the planted cache and recomputes its checksums
+forged=$("$CACHEFORGE" "$(ls "$S/ttrace"/*.ttc)" "gemm_bwd" "EVE_WAS_")
+is "$?:$forged:$(stat -c %U "$(ls "$S/ttrace"/*.ttc)")" "0:1:$other" "the attacker forges it: a name replaced, its checksums recomputed"
+XDG_CACHE_HOME="$S" run --dump-model "$V"
+unlike "$out$err" "EVE_WAS_" "the forgery never reaches the victim's model or report"
+# the same forgery where it is trusted (the attacker's own directory) is read: the test
+# above is not passed by a forgery that any reader would refuse
+cp "$(ls "$S/ttrace"/*.ttc)" "$TMP/forged.ttc"
+cat "$TMP/forged.ttc" >"$(ls "$S/ttrace-$ouid"/*.ttc)"
+like "$(as_other env XDG_CACHE_HOME="$S" "$TTRACE" --dump-model "$V" 2>&1)" "EVE_WAS_" \
+	"(the same forged cache, in its writer's own directory, is read by its writer)"
 XDG_CACHE_HOME="$S" run index "$V"
 is "$rc" 1 "nor does ttrace index write in it (status 1)"
 [ -z "$(find "$S/ttrace" -user root)" ]

@@ -5,6 +5,7 @@
 : "${builddir:=.}"
 JSONQ="$builddir/tests/jsonq"
 OPCHECK="$builddir/tests/opcheck"
+CACHEFORGE="$builddir/tests/cacheforge"
 LC_ALL=C.UTF-8
 TZ=UTC
 export LC_ALL TZ
