@@ -167,4 +167,13 @@ if [ -d "$S" ]; then
 		no_crash "gaps report on $f"
 	done
 fi
+# --gap-min holds in the timeline too: the gap list and the gap keys start from it
+EXG="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
+run --dump-screen --gap-min=1ms --keys='o' "$EXG"
+like "$out" "1 gaps of 1.00 ms or more, longest first" "the timeline's gap list honours --gap-min=1ms"
+run --dump-screen --keys='o' "$EXG"
+like "$out" "13 gaps of 100 us or more, longest first" "without it, the list starts at 100 us"
+run --dump-screen --gap-min=1ms --keys='<lt>' "$EXG"
+like "$out" "minimum gap 500 us" "< halves the --gap-min given"
+
 finish

@@ -2,6 +2,7 @@
  * texts come from src/advice.h; this file lays them out and escapes every name taken from
  * a trace. */
 #include "config.h"
+#include "ui/reports.h"
 #include "ui/advice_report.h"
 
 #include <inttypes.h>
@@ -412,3 +413,12 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 	free(rank);
 	free(ok);
 }
+
+static int write_advice(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	report_advice(f, ts, n, o->json, o->align);
+	return 0;
+}
+
+/* --report=advice (ui/reports.h) */
+const struct report_kind report_advice_kind = { "advice", true, false, NULL, NULL, write_advice };

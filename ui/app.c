@@ -11,6 +11,7 @@
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
+#include "src/analysis.h"
 #include "ui/loading.h"
 #include "ui/panels.h"
 #include "ui/render.h"
@@ -39,11 +40,21 @@ void app_init(struct app *app, struct trace *const *ts, int n, enum align_mode a
 	app->ro.ascii = ascii;
 	app->w = w > 20 ? w : 20; /* a smaller terminal shows the top left */
 	app->h = h > 8 ? h : 8;
+	app->gap_min = ANALYSIS_DEFAULT_MIN_GAP;
 	keymap_init(&app->keys);
 	app->tl = xcalloc(1, sizeof *app->tl);
 	view_init(app->tl, app, ts, n, align, app->w, app->h);
 	app->stack[app->depth++] = &app->tl->base;
 	layout(app, &app->tl->base);
+}
+
+void app_set_gap_min(struct app *app, int64_t ns)
+{
+	if (ns <= 0 || ns == app->gap_min)
+		return;
+	app->gap_min = ns;
+	app->tl->gap_min = ns;
+	view_compute_gaps(app->tl);
 }
 
 void app_free(struct app *app)

@@ -38,6 +38,7 @@ struct app {
 	struct trace **loaded;     /* every file's trace once the load ended (the caller's), else NULL */
 	int nloaded;
 	bool load_failed;          /* the load ended and no file loaded: nothing to show */
+	int64_t gap_min;           /* the gaps the timeline starts with (--gap-min), ns */
 	/* traces read from a cache that was cut while mapped, and the parses that replace them
 	 * (the new ones are the app's; loading_recover) */
 	struct trace_swap {
@@ -48,6 +49,9 @@ struct app {
 
 /* Sets up the app over the N traces TS at size W x H with the timeline open. */
 void app_init(struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h, bool ascii);
+/* Sets the shortest gap the timeline's gap keys and list show (--gap-min; < and > change
+ * it in the timeline). */
+void app_set_gap_min(struct app *app, int64_t ns);
 /* Frees the app, and the shown array and snapshot of a load (not the traces it loaded). */
 void app_free(struct app *app);
 /* Reads a key map into the key table (keys.h). Returns 0 or -1 with *cause. */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ui/reports.h"
 #include "ui/escape.h"
 
 static void name(FILE *f, const struct trace *t, uint32_t id)
@@ -195,3 +196,15 @@ void dump_model(FILE *f, const struct trace *t)
 		fputc('\n', f);
 	}
 }
+
+static int write_dump(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	(void)o;
+	for (int i = 0; i < n; i++)
+		if (ts[i]->status != LOAD_FAILED)
+			dump_model(f, ts[i]);
+	return 0;
+}
+
+/* --dump-model (ui/reports.h) */
+const struct report_kind report_dump_kind = { "dump-model", false, false, NULL, NULL, write_dump };

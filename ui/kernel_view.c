@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/reports.h"
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
@@ -274,3 +275,13 @@ struct panel *kernel_view_open(struct app *app)
 	build(k);
 	return table_panel_new(&k->t, &kernel_owner, k);
 }
+
+static int write_kernels(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	return report_table(f, ts, n, o->json, o->top, o->sort,
+	                    kernel_view_report(o->group >= 0 ? (enum kernel_group)o->group : KG_NAME));
+}
+
+/* --report=kernels (ui/reports.h) */
+const struct report_kind report_kernels_kind = { "kernels", true, false, "name, shape or operator", kernel_group_of,
+	                                         write_kernels };

@@ -158,6 +158,7 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 	/* the keys above point into OLD: it is freed last */
 	struct panel base = v->base;
 	int nfiles = v->loading_files;
+	app->gap_min = v->gap_min; /* as < and > left it */
 	view_free(v);
 	app->shown = ts;
 	app->snapshot = snapshot;

@@ -18,24 +18,21 @@
 #include "src/ranks.h"
 #include "lib/timefmt.h"
 #include "ui/app.h"
-#include "ui/dump.h"
 #include "ui/view.h"
 #include "ui/escape.h"
-#include "ui/report.h"
-#include "ui/kernel_view.h"
-#include "ui/memory_view.h"
-#include "ui/op_view.h"
-#include "ui/overview.h"
-#include "ui/advice_report.h"
+#include "ui/reports.h"
+#include "src/analysis.h"
 #include "ui/record_cmd.h"
 #include "ui/index_cmd.h"
 #include "parsers/cache_dir.h"
 #include "ui/tty.h"
 
-enum mode {
-	MODE_DEFAULT, MODE_SUMMARY, MODE_GAPS, MODE_DISTRIBUTED, MODE_KERNELS, MODE_OPERATORS, MODE_OVERVIEW, MODE_MEMORY, MODE_ADVICE,
-	MODE_NONE, MODE_CHECK, MODE_DUMP, MODE_SCREEN
-};
+/* What the command line asks for: the timeline (else the summary), a report (ui/reports.h),
+ * or the screen drawn headless. */
+enum mode { MODE_DEFAULT, MODE_REPORT, MODE_SCREEN };
+
+static bool has_json(const struct report_kind *k) { return k->json; }
+static bool has_groups(const struct report_kind *k) { return k->group_of != NULL; }
 
 /* Orders file names with their runs of digits compared as numbers, so that a directory of
  * ranks reads rank0, rank1, rank2, ... rank10 rather than rank0, rank1, rank10, rank100;
@@ -183,7 +180,8 @@ static void script_timing(struct frontend *fe, int key, double action_ms, double
 /* --dump-screen: replays KEYS through the key table headless and prints the screen.
  * With TIMES, prints on stderr how long each frame took to draw (median, worst) and
  * the slowest key action (a search, typically). */
-static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h, const char *keys, const char *keymap, bool ascii, bool times)
+static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_min, int w, int h, const char *keys,
+                       const char *keymap, bool ascii, bool times)
 {
 	struct app app;
 	struct grid g;
@@ -196,6 +194,7 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int w, int h
 		return 2;
 	}
 	app_init(&app, ts, nts, (enum align_mode)align, w, h, ascii);
+	app_set_gap_min(&app, gap_min);
 	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
 		escape_say(stderr, "ttrace: %s", cause);
 		free(cause);
@@ -263,8 +262,8 @@ static struct snapshot_policy live_policy(void)
  * for the usual way. Returns true when the timeline ran: then TRACES[0..n) hold the traces
  * when the load ended while it was open, TRACES[0] is NULL when the user quit first, and
  * *RC is the timeline's exit status. */
-static bool load_live(char **files, int n, const struct load_options *given, int align, const char *keymap,
-                      bool ascii, struct trace **traces, int *rc)
+static bool load_live(char **files, int n, const struct load_options *given, int align, int64_t gap_min,
+                      const char *keymap, bool ascii, struct trace **traces, int *rc)
 {
 	struct load_options opt = *given;
 	bool shown = false;
@@ -301,7 +300,8 @@ static bool load_live(char **files, int n, const struct load_options *given, int
 		fputc('\n', opt.progress);
 	char *home_map = user_keymap(keymap);
 	struct trace *firsts[1] = { first };
-	*rc = tty_run_loading(firsts, n, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii, s, traces);
+	*rc = tty_run_loading(firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii, s,
+	                      traces);
 	free(home_map);
 	return true;
 }
@@ -329,7 +329,8 @@ static void usage(FILE *f)
 	      "                         per file, or over the ranks when several files are given\n"
 	      "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
 	      "                         what the CPU was doing (see --gap-min)\n"
-	      "      --gap-min=DURATION shortest gap listed (default 100us; ns, us, ms, s)\n"
+	      "      --gap-min=DURATION shortest gap listed, in the report and the timeline (default\n"
+	      "                         100us; ns, us, ms, s)\n"
 	      "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"
 	      "                         communication, overlap, waiting, the straggler, collectives\n"
 	      "      --align=MODE       raw, step or collective (default) for --report=distributed\n"
@@ -468,13 +469,12 @@ static void guard_report(struct trace **ts, int n)
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
+	const struct report_kind *report = NULL; /* MODE_REPORT's */
 	bool json = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
 	int scr_w = 120, scr_h = 40;
-	int64_t gap_min = 100000; /* 100 us */
+	int64_t gap_min = ANALYSIS_DEFAULT_MIN_GAP;
 	int align = ALIGN_COLLECTIVE;
 	const char *keys = NULL, *keymap = NULL, *sort = NULL;
-	enum op_group group_by = OP_BY_NAME;
-	enum kernel_group kgroup_by = KG_NAME;
 	const char *group_arg = NULL;
 	int top = -1; /* the report's own default */
 	static const struct option longopts[] = {
@@ -507,37 +507,24 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			if (strcmp(optarg, "summary") == 0) {
-				mode = MODE_SUMMARY;
-			} else if (strcmp(optarg, "none") == 0) {
-				mode = MODE_NONE;
-			} else if (strcmp(optarg, "gaps") == 0) {
-				mode = MODE_GAPS;
-			} else if (strcmp(optarg, "distributed") == 0) {
-				mode = MODE_DISTRIBUTED;
-			} else if (strcmp(optarg, "kernels") == 0) {
-				mode = MODE_KERNELS;
-			} else if (strcmp(optarg, "operators") == 0) {
-				mode = MODE_OPERATORS;
-			} else if (strcmp(optarg, "overview") == 0) {
-				mode = MODE_OVERVIEW;
-			} else if (strcmp(optarg, "memory") == 0) {
-				mode = MODE_MEMORY;
-			} else if (strcmp(optarg, "advice") == 0) {
-				mode = MODE_ADVICE;
-			} else {
-				escape_say(stderr, "ttrace: unknown report '%s' (known: summary, overview, advice, gaps, distributed, operators, kernels, memory, none)", optarg);
+			if ((report = reports_find(optarg)) == NULL) {
+				char known[256];
+				reports_names(known, sizeof known, NULL, ", ");
+				escape_say(stderr, "ttrace: unknown report '%s' (known: %s)", optarg, known);
 				return 2;
 			}
+			mode = MODE_REPORT;
 			break;
 		case 'j':
 			json = true;
 			break;
 		case 'c':
-			mode = MODE_CHECK;
+			mode = MODE_REPORT;
+			report = &report_check_kind;
 			break;
 		case 'D':
-			mode = MODE_DUMP;
+			mode = MODE_REPORT;
+			report = &report_dump_kind;
 			break;
 		case 'q':
 			quiet = true;
@@ -619,26 +606,23 @@ int main(int argc, char **argv)
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
 	}
+	struct report_opts ro = { json, gap_min, align, top, sort, -1 };
 	if (group_arg != NULL) {
-		int g = mode == MODE_KERNELS ? kernel_group_of(group_arg) : ops_group_of(group_arg);
-		if (mode != MODE_KERNELS && mode != MODE_OPERATORS) {
-			fputs("ttrace: --group-by goes with --report=operators or kernels\n", stderr);
+		if (mode != MODE_REPORT || report->group_of == NULL) {
+			char with[128];
+			reports_names(with, sizeof with, has_groups, " or ");
+			fprintf(stderr, "ttrace: --group-by goes with --report=%s\n", with);
 			return 2;
 		}
-		if (g < 0) {
-			escape_say(stderr, "ttrace: --group-by wants %s (got '%s')",
-			           mode == MODE_KERNELS ? "name, shape or operator" : "name, shape, source or tree", group_arg);
+		if ((ro.group = report->group_of(group_arg)) < 0) {
+			escape_say(stderr, "ttrace: --group-by wants %s (got '%s')", report->group_choices, group_arg);
 			return 2;
 		}
-		if (mode == MODE_KERNELS)
-			kgroup_by = (enum kernel_group)g;
-		else
-			group_by = (enum op_group)g;
 	}
-	if (json && mode != MODE_SUMMARY && mode != MODE_GAPS && mode != MODE_DISTRIBUTED && mode != MODE_KERNELS &&
-	    mode != MODE_OPERATORS && mode != MODE_OVERVIEW && mode != MODE_MEMORY && mode != MODE_ADVICE &&
-	    mode != MODE_DEFAULT) {
-		fputs("ttrace: --json goes with --report=summary, overview, advice, gaps, distributed, operators, kernels or memory\n", stderr);
+	if (json && !(mode == MODE_DEFAULT || (mode == MODE_REPORT && report->json))) {
+		char with[256];
+		reports_names(with, sizeof with, has_json, " or ");
+		fprintf(stderr, "ttrace: --json goes with --report=%s\n", with);
 		return 2;
 	}
 
@@ -678,7 +662,7 @@ int main(int argc, char **argv)
 		piped |= strcmp(files[i], "-") == 0;
 	if (mode == MODE_DEFAULT && !json && !piped && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		int rc = 0;
-		if (load_live(files, n, &opt, align, keymap, ascii, traces, &rc)) {
+		if (load_live(files, n, &opt, align, gap_min, keymap, ascii, traces, &rc)) {
 			if (traces[0] == NULL) { /* the user quit while it loaded */
 				free(traces);
 				for (int i = 0; i < n; i++)
@@ -723,7 +707,7 @@ int main(int argc, char **argv)
 			escape_term(stderr, t->cache_note, strlen(t->cache_note));
 			fputs(": parsed the file again\n", stderr);
 		}
-		if (!quiet && mode != MODE_CHECK) {
+		if (!quiet && report != &report_check_kind) { /* --check says them itself */
 			if (t->status == LOAD_TRUNCATED) {
 				fputs("ttrace: warning: ", stderr);
 				escape_term(stderr, t->error, strlen(t->error));
@@ -759,64 +743,28 @@ int main(int argc, char **argv)
 			nanosleep(&(struct timespec){ strtol(delay, NULL, 10) / 1000, strtol(delay, NULL, 10) % 1000 * 1000000 },
 			          NULL);
 	}
-	switch (mode) {
-	case MODE_NONE:
-		break;
-	case MODE_CHECK:
-		report_check(stdout, traces, n);
-		break;
-	case MODE_DUMP:
-		for (int i = 0; i < n; i++)
-			if (traces[i]->status != LOAD_FAILED)
-				dump_model(stdout, traces[i]);
-		break;
-	case MODE_SCREEN:
+	if (mode == MODE_SCREEN) {
 		if (nusable > 0) {
-			int rc = dump_screen(usable, nusable, align, scr_w, scr_h, keys, keymap, ascii, frame_times);
+			int rc = dump_screen(usable, nusable, align, gap_min, scr_w, scr_h, keys, keymap, ascii, frame_times);
 			if (rc != 0)
 				status = rc;
 		}
-		break;
-	case MODE_DEFAULT:
-		/* the timeline when both ends are a terminal, else the summary */
-		if (live)
-			break; /* the timeline was open while the trace loaded */
-		if (interactive) {
-			char *home_map = user_keymap(keymap);
-			int rc = tty_run(usable, nusable, (enum align_mode)align, keymap != NULL ? keymap : home_map, ascii);
-			free(home_map);
-			if (rc != 0)
-				status = rc;
-			break;
-		}
-		/* fallthrough */
-	case MODE_SUMMARY:
-		report_summary(stdout, traces, n, json);
-		break;
-	case MODE_GAPS:
-		report_gaps(stdout, traces, n, json, gap_min);
-		break;
-	case MODE_DISTRIBUTED:
-		if (nusable > 0)
-			report_distributed(stdout, traces, n, json, align);
-		break;
-	case MODE_OVERVIEW:
-		report_overview(stdout, traces, n, json);
-		break;
-	case MODE_ADVICE:
-		report_advice(stdout, traces, n, json, align);
-		break;
-	case MODE_KERNELS:
-	case MODE_OPERATORS:
-	case MODE_MEMORY: {
-		int rc = report_table(stdout, traces, n, json, top, sort,
-		                      mode == MODE_KERNELS   ? kernel_view_report(kgroup_by)
-		                      : mode == MODE_MEMORY ? &memory_table_report
-		                                            : op_view_report(group_by));
+	} else if (mode == MODE_DEFAULT && live) {
+		/* the timeline was open while the trace loaded */
+	} else if (mode == MODE_DEFAULT && interactive) {
+		char *home_map = user_keymap(keymap);
+		int rc = tty_run(usable, nusable, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii);
+		free(home_map);
 		if (rc != 0)
 			status = rc;
-		break;
-	}
+	} else {
+		/* a report; without one, and without a terminal, the summary */
+		const struct report_kind *k = mode == MODE_REPORT ? report : &report_summary_kind;
+		if (!k->needs_a_trace || nusable > 0) {
+			int rc = k->write(stdout, traces, n, &ro);
+			if (rc != 0)
+				status = rc;
+		}
 	}
 	map_guard_on_lost(NULL);
 	for (int i = 0; guard_msgs != NULL && i < nguarded; i++)

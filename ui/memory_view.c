@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/reports.h"
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
@@ -493,3 +494,11 @@ struct panel *memory_view_open(struct app *app)
 	memory_view_fill(&m->t, m->tr, r);
 	return table_panel_new(&m->t, &memory_owner, m);
 }
+
+static int write_memory(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	return report_table(f, ts, n, o->json, o->top, o->sort, &memory_table_report);
+}
+
+/* --report=memory (ui/reports.h) */
+const struct report_kind report_memory_kind = { "memory", true, false, NULL, NULL, write_memory };

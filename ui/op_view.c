@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/reports.h"
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "parsers/op_args.h"
@@ -341,3 +342,13 @@ struct panel *op_view_open(struct app *app)
 	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME) & (trace_memory(v->ts[rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	return p;
 }
+
+static int write_operators(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	return report_table(f, ts, n, o->json, o->top, o->sort,
+	                    op_view_report(o->group >= 0 ? (enum op_group)o->group : OP_BY_NAME));
+}
+
+/* --report=operators (ui/reports.h) */
+const struct report_kind report_operators_kind = { "operators", true, false, "name, shape, source or tree",
+	                                           ops_group_of, write_operators };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/reports.h"
 #include "config.h"
 #include "lib/xalloc.h"
 #include "ui/app.h"
@@ -296,3 +297,12 @@ struct panel *overview_open(struct app *app)
 	((struct table_panel *)p)->cols = overview_step_breakdown_cols(&ov->t, ov->s) | overview_step_phase_cols(&ov->t);
 	return p;
 }
+
+static int write_overview(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	report_overview(f, ts, n, o->json);
+	return 0;
+}
+
+/* --report=overview (ui/reports.h) */
+const struct report_kind report_overview_kind = { "overview", true, false, NULL, NULL, write_overview };

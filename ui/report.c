@@ -4,6 +4,7 @@
  * written by ui/table.h as text or as JSON; this file adds the sentences around them.
  * Every string taken from a trace goes through ui/escape.h. */
 #include "config.h"
+#include "ui/reports.h"
 #include "ui/report.h"
 
 #include <inttypes.h>
@@ -762,3 +763,35 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 	}
 	free(ok);
 }
+
+/* ---- the kinds (ui/reports.h) -------------------------------------------------------------- */
+
+static int write_summary(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	report_summary(f, ts, n, o->json);
+	return 0;
+}
+
+static int write_gaps(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	report_gaps(f, ts, n, o->json, o->gap_min);
+	return 0;
+}
+
+static int write_distributed(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	report_distributed(f, ts, n, o->json, o->align);
+	return 0;
+}
+
+static int write_check(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
+{
+	(void)o;
+	report_check(f, ts, n);
+	return 0;
+}
+
+const struct report_kind report_summary_kind = { "summary", true, false, NULL, NULL, write_summary };
+const struct report_kind report_gaps_kind = { "gaps", true, false, NULL, NULL, write_gaps };
+const struct report_kind report_distributed_kind = { "distributed", true, true, NULL, NULL, write_distributed };
+const struct report_kind report_check_kind = { "check", false, false, NULL, NULL, write_check };

@@ -279,12 +279,12 @@ static void tty_end_loading(struct app *app, struct trace **out, int n)
 	}
 }
 
-int tty_run(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii)
+int tty_run(struct trace *const *ts, int nts, enum align_mode align, int64_t gap_min, const char *keymap, bool ascii)
 {
-	return tty_run_loading(ts, nts, align, keymap, ascii, NULL, NULL);
+	return tty_run_loading(ts, nts, align, gap_min, keymap, ascii, NULL, NULL);
 }
 
-int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, const char *keymap, bool ascii,
+int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, int64_t gap_min, const char *keymap, bool ascii,
                     struct load_session *load, struct trace **out)
 {
 	struct app app;
@@ -332,6 +332,7 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, con
 	} else {
 		app_init(&app, ts, nts, align, COLS, LINES, ascii);
 	}
+	app_set_gap_min(&app, gap_min);
 	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
 		tty_restore();
 		escape_say(stderr, "ttrace: %s", cause);

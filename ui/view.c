@@ -16,6 +16,7 @@
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "src/analysis.h"
 #include "ui/app.h"
 #include "ui/counter_track.h"
 #include "ui/prompt.h"
@@ -97,7 +98,7 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	layout_fold_to_fit(v); /* at 80x24 the GPU streams show, not only the CPU's deep rows */
 	layout_build_lines(v);
 	view_fit_all(v);
-	v->gap_min = 100000;
+	v->gap_min = app->gap_min > 0 ? app->gap_min : ANALYSIS_DEFAULT_MIN_GAP;
 	view_compute_gaps(v);
 	v->cursor = v->t0;
 	v->sel_line = v->nlines > 1 ? 1 : 0;
