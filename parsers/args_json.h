@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "parsers/args_text.h"
 #include "src/args.h"
 #include "src/model.h"
 
@@ -21,14 +22,4 @@ struct event_args {
  * args_store_text. */
 int args_store_read(const struct trace *t, uint64_t args, struct event_args *out, char **cause);
 void event_args_free(struct event_args *a);
-/* The args ARGS points at as one line of JSON (normalised when they parse, else the raw text),
- * allocated; NULL with *cause (allocated) when they cannot be read. Not escaped for a
- * terminal: the caller does that. */
-char *args_one_line(const struct trace *t, uint64_t args, char **cause);
-/* The args ARGS points at one per line, "key: value" (strings as their text, other values as JSON;
- * "Call stack" as a line per frame, indented; the raw text as one line when they do not
- * parse), lines ended by '\n', allocated; NULL
- * with *cause as args_one_line. Not escaped for a terminal. */
-char *args_lines(const struct trace *t, uint64_t args, char **cause);
-
 #endif

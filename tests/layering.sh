@@ -3,7 +3,8 @@
 # includes only itself and the folders before it; cJSON only in parsers/, curses only in
 # ui/tty.c, file I/O (stdio opens, read/pread) nowhere under ui/ but main.c, tty.c, the
 # record command (its manifest and the pipe that says whether exec failed) and the report
-# writer's FILE argument.
+# writer's FILE argument. The cJSON rules and "drawing reads no file" (ui/render.c reaches
+# nothing of parsers/) follow includes through headers, however deep.
 . "$srcdir/tests/lib.sh"
 cd "$srcdir" || exit 1
 
@@ -19,6 +20,49 @@ bad parsers '#include "ui/' "parsers/ includes nothing of ui/"
 bad lib 'cjson|cJSON' "lib/ does not use cJSON"
 bad src 'cjson|cJSON' "src/ does not use cJSON"
 bad ui 'cjson|cJSON' "ui/ does not use cJSON"
+# closure FILE: FILE and every project header it reaches through #include "..." (the
+# headers' own includes too), one per line
+closure() {
+	seen="$1"
+	todo="$1"
+	while [ -n "$todo" ]; do
+		next=""
+		for f in $todo; do
+			for h in $(sed -n 's/^#include "\(.*\)"$/\1/p' "$f" 2>/dev/null); do
+				[ -f "$h" ] || continue
+				case " $seen " in *" $h "*) continue ;; esac
+				seen="$seen $h"
+				next="$next $h"
+			done
+		done
+		todo=$next
+	done
+	printf '%s\n' $seen
+}
+# through_headers FILES... PATTERN DESCRIPTION: no file reaches, through any chain of
+# headers, a line matching PATTERN
+through_headers() {
+	desc=$1 pat=$2
+	shift 2
+	found=""
+	for f in "$@"; do
+		for h in $(closure "$f"); do
+			grep -q -E "$pat" "$h" && found="$found
+$f (through $h)"
+		done
+	done
+	[ -z "$found" ]
+	ok $? "$desc"
+	[ -z "$found" ] || printf '%s\n' "$found" | sed '/^$/d; s/^/#   /' | head -10
+}
+through_headers "ui/ reaches no cJSON header, even through other headers" '#include <cjson/' ui/*.c ui/*.h
+through_headers "src/ and lib/ reach no cJSON header, even through other headers" '#include <cjson/' src/*.c src/*.h lib/*.c lib/*.h
+# drawing reads no file: ui/render.c reaches nothing of parsers/ (the args of the
+# selection are read when it changes, ui/sel_args.c)
+hits=$(closure ui/render.c | grep '^parsers/')
+[ -z "$hits" ]
+ok $? "ui/render.c (drawing) reaches nothing of parsers/, even through headers"
+[ -z "$hits" ] || printf '#   %s\n' $hits
 hits=$(grep -l -E '#include <(n)?curses.h>' ui/*.c ui/*.h src/*.c parsers/*.c lib/*.c | grep -v '^ui/tty.c$')
 [ -z "$hits" ]
 ok $? "curses only in ui/tty.c"

@@ -143,6 +143,7 @@ void app_key(struct app *app, int key)
 		/* only the top panel gets the mouse: a click on a list does not reach the timeline */
 		if (top->ops->mouse != NULL)
 			top->ops->mouse(top, app, TT_MOUSE_KIND(key), TT_MOUSE_X(key), TT_MOUSE_Y(key));
+		view_prepare_details(app->tl); /* a click may select: its args are read now, not in a frame */
 		return;
 	}
 	enum action a = keymap_action(&app->keys, top->ops->ctx, key);
@@ -151,6 +152,7 @@ void app_key(struct app *app, int key)
 	if (!top->ops->act(top, app, a, key))
 		app_act(app, a);
 	places_after_action(app->tl, a, &before); /* a jump leaves a place to come back to */
+	view_prepare_details(app->tl);            /* the selection's args, read before the frame */
 }
 
 void app_resize(struct app *app, int w, int h)

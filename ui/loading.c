@@ -192,6 +192,7 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 		memcpy(v->query, query, sizeof query);
 		search_run(v);
 	}
+	view_prepare_details(v);
 	v->history = history;
 	for (int i = 0; i < v->history.n; i++)
 		forget_refs(&v->history.e[i]);

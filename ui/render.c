@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "parsers/args_json.h"
 #include "src/gaps.h"
 #include "src/index.h"
 #include "lib/timefmt.h"
@@ -415,38 +414,13 @@ static uint32_t parent_of(const struct track *tr, uint32_t i)
 	return tr->rows[s->depth - 1].idx[a];
 }
 
-/* The args of the selected slice S of T, one per line and wrapped to the width, in lines
- * Y .. Y1 of G: as many as fit, from the page the details panel is at (I pages). */
-static void args_lines_draw(struct grid *g, struct view *v, const struct trace *t, const struct slice *s, int y, int y1)
+/* The args of the selected slice, one per line and wrapped to the width, in lines Y .. Y1
+ * of G: as many as fit, from the page the details panel is at (I pages). They were read
+ * when the selection changed (view_prepare_details): drawing reads no file. */
+static void args_lines_draw(struct grid *g, struct view *v, int y, int y1)
 {
-	if (v->args_for.track != v->sel.track || v->args_for.idx != v->sel.idx) {
-		/* parsed on demand and kept for the selection, escaped a line at a time */
-		char *cause = NULL, *raw;
-		free(v->args_text);
-		v->args_for = v->sel;
-		v->details_page = 0;
-		if ((raw = args_lines(t, slice_args(view_track(v, v->sel.track), s), &cause)) != NULL) {
-			size_t n = strlen(raw), cap = n * 4 + 8, k = 0;
-			v->args_text = xmalloc(cap);
-			for (char *p = raw, *nl; *p != '\0'; p = nl + 1) {
-				nl = strchr(p, '\n');
-				if (nl == NULL)
-					nl = p + strlen(p) - 1; /* args_lines ends every line; a guard */
-				escape_term_buf(p, (size_t)(nl - p) + (*nl == '\n' ? 0 : 1), v->args_text + k, cap - k - 1);
-				k += strlen(v->args_text + k);
-				v->args_text[k++] = '\n';
-				v->args_text[k] = '\0';
-			}
-			if (k == 0) {
-				free(v->args_text);
-				v->args_text = xstrdup("(no args)\n");
-			}
-			free(raw);
-		} else {
-			v->args_text = xasprintf("(%s)\n", cause ? cause : "no args");
-			free(cause);
-		}
-	}
+	if (v->args_text == NULL || v->args_for.track != v->sel.track || v->args_for.idx != v->sel.idx)
+		return;
 	/* display lines: each arg from its start, its continuations indented */
 	int w = g->w - 2, avail = y1 - y, total = 0;
 	if (w < 8 || avail <= 0)
@@ -580,7 +554,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
 	}
 	if (yl < y0 + dh)
-		args_lines_draw(g, v, t, s, yl, y0 + dh);
+		args_lines_draw(g, v, yl, y0 + dh);
 }
 
 void render_timeline(struct grid *g, struct view *v, const struct render_opts *o)

@@ -223,6 +223,9 @@ void view_pan(struct view *v, double screens);
 void view_move_cursor(struct view *v, int cols);
 void view_scroll_to_line(struct view *v, int line);
 
+/* Reads the args of the selection into args_text when the selection changed since they
+ * were read (ui/sel_args.c): after each key, never while a frame is drawn. */
+void view_prepare_details(struct view *v);
 /* Gaps (ui/gap_nav.c): every rank's gaps for v->gap_min; the list the gap keys visit;
  * the gap keys' actions (false for another action). */
 void view_compute_gaps(struct view *v);
