@@ -39,7 +39,7 @@ static enum scan_step scan_events(struct scanner *s, size_t *posp)
 			pos = (size_t)(p - s->buf);
 			if (!scan_refill(s, pos)) {
 				*posp = 0;
-				/* a part of a stream (load.c's chunks) ends just before the element
+				/* a part of a stream (load_stream.c's chunks) ends just before the element
 				 * that begins the next part: that is its stop */
 				if (s->range != NULL && s->range->stop != 0 && s->len == 0 && s->base == s->range->stop)
 					return ST_STOPPED;
