@@ -2,7 +2,10 @@
  *
  * Each file is read, scanned and indexed on a thread of its own (up to the number of
  * cores at a time); compressed files also get a decompression thread (parsers/input.h).
- * The caller's thread reports progress if asked; if not, it loads files too. */
+ * The caller's thread reports progress if asked; if not, it loads files too. The files of
+ * the loader: load.c (the pool of threads and the session), load_job.c (one file),
+ * load_part.c (one part of a file's parse), load_stream.c (a compressed file in chunks),
+ * load_snapshots.c (models of a load in progress). */
 #ifndef TT_LOAD_H
 #define TT_LOAD_H
 
@@ -20,9 +23,22 @@ struct snapshot_policy {
 	double max_fraction;   /* none past this fraction of the file: the whole is near */
 };
 
+/* How far a load has come (the numbers of a progress line; ui/progress_line.h draws one). */
+struct load_progress {
+	uint64_t data_bytes;       /* decompressed bytes scanned, all files */
+	uint64_t file_bytes;       /* file bytes read, all files */
+	uint64_t total_file_bytes; /* the files' sizes on disk, 0 when unknown */
+	double elapsed;            /* seconds since the load started */
+	int files_done, files;
+};
+
 struct load_options {
-	FILE *progress;        /* where to draw progress (a terminal), or NULL for none */
-	double progress_after; /* seconds before progress appears (about 0.5) */
+	/* load_traces calls this about every 0.1 s once progress_after seconds have passed, and
+	 * once more at the end with FINAL (when it was called before, or progress_after is 0);
+	 * PROGRESS_CTX is its first argument. NULL: no progress. */
+	void (*progress)(void *ctx, const struct load_progress *p, bool final);
+	void *progress_ctx;
+	double progress_after; /* seconds before progress is reported (about 0.5) */
 	bool quiet;            /* no problem lines while loading */
 	FILE *problems;        /* where located problems go as they are found (stderr), or NULL */
 	bool index_only;       /* ttrace index: write each file's cache now, whatever its size
@@ -60,8 +76,8 @@ struct trace *load_file_done(struct load_session *s, int i);
 /* The fraction of the files' bytes read so far (0..1), or -1 when their size is unknown;
  * the bytes read and the total (0 when unknown) in *FILE_BYTES and *TOTAL when not NULL. */
 double load_fraction(const struct load_session *s, uint64_t *file_bytes, uint64_t *total);
-/* Draws the progress line on F (as load_traces does); FINAL ends it with a newline. */
-void load_draw_progress(struct load_session *s, FILE *f, bool final);
+/* How far S has come, into *P; FINAL counts every file done (as load_traces' last report). */
+void load_progress_now(struct load_session *s, bool final, struct load_progress *p);
 /* The newest snapshot made since the last call, or NULL: a finished model of the events
  * of the file (the first, when there are several) read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked for
  * them (see struct snapshot_policy). It is incomplete, never wrong: every slice in it is a

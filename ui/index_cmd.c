@@ -18,6 +18,7 @@
 #include "parsers/cache_dir.h"
 #include "parsers/load.h"
 #include "ui/escape.h"
+#include "ui/progress_line.h"
 
 static void usage(FILE *f)
 {
@@ -163,8 +164,10 @@ int index_main(int argc, char **argv, index_expand_fn expand)
 	struct load_options opt = { 0 };
 	opt.index_only = true;
 	opt.quiet = true;
-	if (!quiet && isatty(STDERR_FILENO))
-		opt.progress = stderr;
+	if (!quiet && isatty(STDERR_FILENO)) {
+		opt.progress = progress_line_report;
+		opt.progress_ctx = stderr;
+	}
 	opt.progress_after = 0.5;
 	load_traces(todo, mine, &opt, ts);
 	for (int i = 0; i < mine; i++) {

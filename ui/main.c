@@ -24,6 +24,7 @@
 #include "src/analysis.h"
 #include "ui/record_cmd.h"
 #include "ui/index_cmd.h"
+#include "ui/progress_line.h"
 #include "parsers/cache_dir.h"
 #include "ui/tty.h"
 
@@ -262,8 +263,8 @@ static struct snapshot_policy live_policy(void)
  * for the usual way. Returns true when the timeline ran: then TRACES[0..n) hold the traces
  * when the load ended while it was open, TRACES[0] is NULL when the user quit first, and
  * *RC is the timeline's exit status. */
-static bool load_live(char **files, int n, const struct load_options *given, int align, int64_t gap_min,
-                      const char *keymap, bool ascii, struct trace **traces, int *rc)
+static bool load_live(char **files, int n, const struct load_options *given, FILE *progress, int align,
+                      int64_t gap_min, const char *keymap, bool ascii, struct trace **traces, int *rc)
 {
 	struct load_options opt = *given;
 	bool shown = false;
@@ -285,19 +286,24 @@ static bool load_live(char **files, int n, const struct load_options *given, int
 				break;
 			}
 		}
-		if (opt.progress != NULL && waited >= opt.progress_after) {
-			load_draw_progress(s, opt.progress, false);
+		if (progress != NULL && waited >= opt.progress_after) {
+			struct load_progress p;
+			load_progress_now(s, false, &p);
+			progress_line_draw(progress, &p, false);
 			shown = true;
 		}
 	}
 	if (first == NULL) {
-		if (shown)
-			load_draw_progress(s, opt.progress, true);
+		if (shown) {
+			struct load_progress p;
+			load_progress_now(s, true, &p);
+			progress_line_draw(progress, &p, true);
+		}
 		load_finish(s, traces);
 		return false;
 	}
 	if (shown)
-		fputc('\n', opt.progress);
+		fputc('\n', progress);
 	char *home_map = user_keymap(keymap);
 	struct trace *firsts[1] = { first };
 	*rc = tty_run_loading(firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii, s,
@@ -651,8 +657,11 @@ int main(int argc, char **argv)
 	struct trace **traces = xcalloc((size_t)n, sizeof *traces);
 	struct load_options opt = { 0 };
 	int status = 0;
-	if (!quiet && (force_progress || isatty(STDERR_FILENO)))
-		opt.progress = stderr;
+	FILE *progress = !quiet && (force_progress || isatty(STDERR_FILENO)) ? stderr : NULL;
+	if (progress != NULL) {
+		opt.progress = progress_line_report;
+		opt.progress_ctx = progress;
+	}
 	opt.progress_after = force_progress ? 0 : 0.5;
 	/* the timeline opens on the first snapshot of a long load, or on the first of several
 	 * files while the others load, and fills in (ui/loading.h); cached or small files load
@@ -662,7 +671,7 @@ int main(int argc, char **argv)
 		piped |= strcmp(files[i], "-") == 0;
 	if (mode == MODE_DEFAULT && !json && !piped && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		int rc = 0;
-		if (load_live(files, n, &opt, align, gap_min, keymap, ascii, traces, &rc)) {
+		if (load_live(files, n, &opt, progress, align, gap_min, keymap, ascii, traces, &rc)) {
 			if (traces[0] == NULL) { /* the user quit while it loaded */
 				free(traces);
 				for (int i = 0; i < n; i++)

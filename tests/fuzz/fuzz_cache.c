@@ -348,13 +348,15 @@ static void make_pristine(const uint8_t *trace, size_t len)
 	if (fstat(pristine.trace_fd, &sb) != 0)
 		abort();
 	pristine.id = (struct input_file){ (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, (uint64_t)sb.st_size,
-		                           (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec };
+		                           (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
+		                           (int64_t)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec };
 	memset(&pristine.key, 0, sizeof pristine.key);
 	pristine.key.path_hash = checksum64(pristine.path, strlen(pristine.path), 0);
 	pristine.key.size = pristine.id.size;
 	pristine.key.dev = pristine.id.dev;
 	pristine.key.ino = pristine.id.ino;
 	pristine.key.mtime_ns = pristine.id.mtime_ns;
+	pristine.key.ctime_ns = pristine.id.ctime_ns;
 	pristine.key.edge_hash = checksum64(trace, len < 4096 ? len : 4096, 1);
 
 	struct trace *t = load_trace(pristine.path, &opt);

@@ -375,12 +375,12 @@ int main(void)
 		char *cause = NULL, buf[65536];
 		size_t n;
 		stat(gz, &sb);
-		FILE *g = fopen(gz, "r+b");
-		n = fread(buf, 1, sizeof buf, g);
+		FILE *gf = fopen(gz, "r+b");
+		n = fread(buf, 1, sizeof buf, gf);
 		nanosleep(&(struct timespec){ 0, 20000000 }, NULL); /* past the clock's tick */
-		rewind(g);
-		fwrite(buf, 1, n, g);
-		fclose(g);
+		rewind(gf);
+		fwrite(buf, 1, n, gf);
+		fclose(gf);
 		struct timespec ts[2] = { sb.st_atim, sb.st_mtim };
 		utimensat(AT_FDCWD, gz, ts, 0);
 		int rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);

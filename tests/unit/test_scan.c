@@ -476,6 +476,55 @@ static void test_limits(void)
 	scan_set_limits(NULL);
 }
 
+/* Every key of the args table (parsers/scan_args.c), with a value its guard takes and with
+ * one it refuses; a counter event's "flops" and "name" are among its values. */
+static void test_arg_keys(void)
+{
+	struct got g;
+	struct scan_stats st;
+	char *cause = NULL;
+	const uint32_t all = SA_CORRELATION | SA_EXTERNAL_ID | SA_DEVICE | SA_STREAM | SA_GRID | SA_BLOCK |
+	                     SA_BLOCKS_PER_SM | SA_OCCUPANCY | SA_BYTES | SA_TOTAL_ALLOC | SA_TOTAL_RESERVED |
+	                     SA_DEVICE_ID | SA_DEVICE_TYPE | SA_M_NAME | SA_M_SORT | SA_M_LABELS | SA_PG_NAME |
+	                     SA_ADDR | SA_REGS | SA_SMEM | SA_FLOPS;
+	enum scan_result r = scan_text(
+	        "[{\"ph\":\"X\",\"args\":{\"correlation\":1,\"External id\":2,\"device\":3,\"stream\":4,"
+	        "\"grid\":[5,6,7],\"block\":[8,9,10],\"blocks per SM\":1.5,\"est. achieved occupancy %\":25,"
+	        "\"registers per thread\":32,\"shared memory\":1024,\"bytes\":11,\"Total Allocated\":12,"
+	        "\"Total Reserved\":13,\"Device Id\":14,\"Device Type\":15,\"Addr\":16,\"flops\":17,"
+	        "\"Process Group Name\":\"pg\",\"name\":\"n\",\"labels\":\"l\",\"sort_index\":18}},\n"
+	        "{\"ph\":\"X\",\"args\":{\"external id\":19,\"Bytes\":20,\"Addr\":null,\"correlation\":inf}},\n"
+	        "{\"ph\":\"X\",\"args\":{\"correlation\":\"1\",\"External id\":[2],\"device\":{},\"stream\":\"4\","
+	        "\"blocks per SM\":\"x\",\"registers per thread\":\"32\",\"bytes\":[],\"Total Allocated\":\"12\","
+	        "\"Device Id\":\"14\",\"flops\":\"17\",\"Process Group Name\":3,\"name\":4,\"labels\":[],"
+	        "\"sort_index\":\"18\",\"Stream\":5,\"streams\":6,\"\":7}},\n"
+	        "{\"ph\":\"C\",\"args\":{\"flops\":2,\"name\":7,\"device\":3}}]",
+	        &g, &st, &cause);
+	ok(r == SCAN_OK && g.n == 4, "four events with args scan (result %d, %d events)", r, g.n);
+	if (g.n < 4)
+		return;
+	const struct scan_event *e = &g.ev[0];
+	ok(e->have == all, "every key of the table is read (have %#x, want %#x)", e->have, all);
+	ok(e->correlation == 1 && e->external_id == 2 && e->device == 3 && e->stream == 4, "ids, device, stream");
+	ok(e->grid[0] == 5 && e->grid[2] == 7 && e->block[0] == 8 && e->block[2] == 10, "grid and block");
+	ok(e->blocks_per_sm == 1.5 && e->occupancy == 25, "blocks per SM and occupancy");
+	ok(e->regs == 32 && e->smem == 1024 && e->bytes == 11 && e->flops == 17, "registers, shared memory, bytes, flops");
+	ok(e->total_allocated == 12 && e->total_reserved == 13 && e->device_id == 14 && e->device_type == 15,
+	   "the memory keys");
+	ok(e->m_sort_index == 18 && e->pg_name.len == 2 && e->m_labels.len == 1, "sort_index, group name, labels");
+	ok(strcmp(g.mname[0], "n") == 0, "args.name");
+	e = &g.ev[1];
+	ok(e->have == (SA_EXTERNAL_ID | SA_BYTES) && e->external_id == 19 && e->bytes == 20,
+	   "\"external id\" and \"Bytes\" too; a null Addr and an inf correlation are not there (have %#x)", e->have);
+	e = &g.ev[2];
+	ok(e->have == 0, "values their guards refuse, and keys that are not in the table, are skipped (have %#x)", e->have);
+	e = &g.ev[3];
+	ok(e->have == SA_DEVICE && e->device == 3, "a counter's device is read (have %#x)", e->have);
+	ok(e->ncounter == 2 && e->counter_value[0] == 2 && e->counter_value[1] == 7 && e->counter_key[0].len == 5,
+	   "a counter's \"flops\" and \"name\" are its values (%u values)", e->ncounter);
+	free(cause);
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
@@ -488,6 +537,7 @@ int main(void)
 	test_locations();
 	test_big_document();
 	test_limits();
+	test_arg_keys();
 	rmdir(tmpdir);
 	return done_testing();
 }

@@ -1,0 +1,61 @@
+/* load_job.h: the load of one file (a job), as the files of the loader share it: load.c runs
+ * jobs on a pool of threads, load_job.c runs one (its cache, or a parse in one piece, in
+ * parts or in chunks), load_part.c scans one part, load_stream.c parses a compressed stream
+ * in chunks, load_snapshots.c makes models of a load in progress. */
+#ifndef TT_LOAD_JOB_H
+#define TT_LOAD_JOB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers/input.h"
+#include "parsers/load.h"
+#include "src/model.h"
+
+/* The most parts (threads) one file is parsed in. */
+#define MAX_PARTS 16
+
+/* A load's progress, counted by every thread that reads (load_job_progress). */
+struct progress_shared {
+	_Atomic uint64_t data_bytes;   /* decompressed bytes scanned, all files */
+	_Atomic uint64_t file_bytes;   /* file bytes consumed, all files */
+	uint64_t total_file_bytes;     /* sum of sizes on disk (0 when unknown) */
+};
+
+struct snap;
+
+struct job {
+	const char *path;
+	const struct load_options *opt;
+	struct trace *out;
+	struct progress_shared *shared;
+	int parts;                     /* threads this file may use */
+	struct snap *snap;             /* snapshots of the load in progress, or NULL */
+	const _Atomic bool *cancel;    /* the load was given up: scans end at their next read */
+	unsigned slow_us;              /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
+	bool finished;                 /* OUT is final (under the pool's lock) */
+};
+
+/* Whether J's load was given up. */
+static inline bool load_job_cancelled(const struct job *j)
+{
+	return j->cancel != NULL && atomic_load(j->cancel);
+}
+
+/* Loads J's file into J->out: from its cache when a valid one is there, else by parsing
+ * it, and then writes its cache (on a thread, or now for ttrace index). */
+void load_job_run(struct job *j);
+
+/* Counts DATA decompressed and FILE bytes more read of J's file: in the session's progress,
+ * and in its snapshots' when they count this file alone. */
+void load_job_progress(struct job *j, uint64_t data, uint64_t file);
+
+/* A new empty trace of PATH, for a file or a part of one; the caller frees it. */
+struct trace *load_new_trace(const char *path);
+
+/* Whether the args of T, read from IN, are kept aside as they are scanned (input that
+ * cannot be read back at an offset quickly, or at all) rather than read back later. */
+bool load_keeps_args_aside(const struct trace *t, const struct input *in);
+
+#endif
