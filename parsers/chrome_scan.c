@@ -383,6 +383,7 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 		} else {
 			*cause = xasprintf("%s: not a Chrome trace: the input is empty", input_path(in));
 			res = SCAN_NOT_TRACE;
+			s->stats->not_a_trace = true;
 		}
 		goto out;
 	}
@@ -406,6 +407,7 @@ enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, 
 		                   input_path(in), (unsigned long long)line, (unsigned long long)col,
 		                   (unsigned long long)scan_offset(s, s->buf + pos), what);
 		res = SCAN_NOT_TRACE;
+		s->stats->not_a_trace = true;
 		goto out;
 	}
 	pos++;
@@ -443,6 +445,7 @@ members:
 			                   (unsigned long long)line, (unsigned long long)col,
 			                   (unsigned long long)scan_offset(s, p));
 			res = have_events ? SCAN_TRUNCATED : SCAN_NOT_TRACE;
+			s->stats->not_a_trace = !have_events;
 			goto out_keep_cause;
 		}
 		/* key + colon must be in the window; refill keeping from the key */
@@ -569,6 +572,7 @@ trailing:
 		                   input_path(in), elements_seen == 1 ? "" : "s",
 		                   first_keys[0] ? first_keys : "none", hint ? ", " : "", hint ? hint : "");
 		res = SCAN_NOT_TRACE;
+		s->stats->not_a_trace = true;
 		goto out;
 	}
 	if (s->input_cause != NULL) {
@@ -613,6 +617,7 @@ truncated:
 		scan_locate(s, at, &line, &col);
 		if (!have_events && s->events_in_array == 0) {
 			res = SCAN_NOT_TRACE;
+			s->stats->not_a_trace = true;
 			*cause = xasprintf("%s: not a Chrome trace: input ends at byte %llu (line %llu, column %llu) "
 			                   "before any \"traceEvents\"%s%s",
 			                   input_path(in), (unsigned long long)scan_offset(s, end),

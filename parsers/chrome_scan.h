@@ -137,6 +137,9 @@ struct scan_stats {
 	uint64_t events;      /* events handed to the sink */
 	uint64_t bytes;       /* decompressed bytes scanned */
 	uint64_t count[SO__COUNT];
+	/* SCAN_NOT_TRACE for an input that is not a Chrome trace (empty, another kind of JSON,
+	 * no traceEvents), not for one whose JSON is broken before its events */
+	bool not_a_trace;
 };
 
 /* The sink: what the scanner calls. Pointers inside its arguments are valid only

@@ -296,6 +296,7 @@ static void parse_job(struct job *j)
 		for (int c = 0; c < SO__COUNT; c++)
 			stats.count[c] += p->stats.count[c];
 		stats.events += p->stats.events;
+		stats.not_a_trace |= p->stats.not_a_trace;
 		stats.bytes = p->stats.bytes;
 		/* a later part that stopped before any event of its own (an element nested too
 		 * deep, say) has not found that the file is not a trace: the earlier parts' events
@@ -329,6 +330,7 @@ static void no_trace_event(struct trace *t)
 		else
 			t->error = xasprintf("%s: not a Chrome trace: none of the %llu elements of its events array is a "
 			                     "trace event (an object with \"ph\")", t->path, (unsigned long long)n);
+		t->not_a_trace = true;
 	} else {
 		return;
 	}
@@ -372,6 +374,8 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 		t->error = xasprintf("%s; kept %llu complete events", cause, (unsigned long long)stats.events);
 		break;
 	case SCAN_NOT_TRACE:
+		t->not_a_trace = stats.not_a_trace;
+		/* fallthrough */
 	case SCAN_IO_ERROR:
 		t->status = LOAD_FAILED;
 		t->error = cause;

@@ -129,6 +129,7 @@ again:
 			for (int k = 0; k < SO__COUNT; k++)
 				stats->count[k] += c->part.stats.count[k];
 			stats->events += c->part.stats.events;
+			stats->not_a_trace |= c->part.stats.not_a_trace;
 			stats->bytes = c->part.stats.bytes;
 		}
 		*res = c->part.res;

@@ -357,6 +357,8 @@ struct trace {
 	struct args_store *args;   /* reads slices' args back (src/args.h); set by the loader, or NULL */
 	enum load_status status;
 	char *error;               /* why it failed or was truncated, or NULL */
+	bool not_a_trace;          /* failed: the file is not a Chrome trace (other JSON, empty), as a
+	                            * sidecar beside a job's traces is; not a broken trace */
 	char **warnings;
 	uint32_t nwarnings;
 	struct warning_tag *warning_tags; /* by warning */

@@ -696,7 +696,7 @@ int main(int argc, char **argv)
 			bool named = false;
 			for (int k = optind; k < argc && !named; k++)
 				named = strcmp(argv[k], files[i]) == 0;
-			bool sidecar = !named && t->error != NULL && strstr(t->error, "not a Chrome trace") != NULL;
+			bool sidecar = !named && t->not_a_trace;
 			if (sidecar && quiet)
 				continue;
 			fputs(sidecar ? "ttrace: warning: skipped " : "ttrace: ", stderr);
