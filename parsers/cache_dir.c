@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/test_knobs.h"
 #include "lib/checksum.h"
 #include "lib/xalloc.h"
 #include "parsers/input.h"
@@ -672,9 +673,8 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 	}
 	slot = live_add(tmp);
 	/* a test hook (tests/cache_trust.sh): a writer that takes this long, to be interrupted */
-	const char *stall = getenv("TTRACE_CACHE_TEST_STALL");
-	if (stall != NULL && stall[0] >= '1' && stall[0] <= '9' && stall[1] == '\0')
-		sleep((unsigned)(stall[0] - '0'));
+	if (test_knobs().cache_stall_s > 0)
+		sleep(test_knobs().cache_stall_s);
 	blob = args_store_save(t->args, &blob_len);
 	rc = cache_write(fd, t, key, blob, blob_len, cause);
 	free(blob);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/test_knobs.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/load_job.h"
@@ -74,8 +75,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nthreads;
 
-	const char *slow = getenv("TTRACE_TEST_SLOW_LOAD");
-	unsigned slow_us = slow != NULL ? (unsigned)strtoul(slow, NULL, 10) : 0;
+	unsigned slow_us = test_knobs().slow_load_us;
 	s->t0 = monotime_seconds();
 	if (opt != NULL)
 		s->opt = *opt;

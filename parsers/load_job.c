@@ -9,6 +9,7 @@
 #include <malloc.h>
 #endif
 
+#include "lib/test_knobs.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
@@ -181,10 +182,10 @@ static void parse_job(struct job *j)
 		 * whatever the size: 1 GB .zst on the quiet 2-core VM, 6 rounds, chunks on two
 		 * threads took 3.17-3.94 s and one parse thread 2.76-3.73 s, less in every
 		 * round (bench/RESULTS.md "Compressed input, measured again quietly") */
-		const char *force_s = getenv("TTRACE_PARTS");
-		int w = force_s != NULL ? atoi(force_s) : j->parts - 1;
+		int force_w = test_knobs().parts;
+		int w = force_w > 0 ? force_w : j->parts - 1;
 		if (w > 1 && input_codec(in) != INPUT_PLAIN && t->regular && /* start_again reopens it */
-		    (force_s != NULL || input_file_size(in) >= STREAM_MIN_FILE)) {
+		    (force_w > 0 || input_file_size(in) >= STREAM_MIN_FILE)) {
 			struct builder *b = NULL;
 			struct args_side *side = NULL;
 			if (load_stream_run(j, t, in, w, &b, &side, &stats, &res, &cause) == 0) {
@@ -196,9 +197,9 @@ static void parse_job(struct job *j)
 				return;
 		}
 	}
-	const char *force = getenv("TTRACE_PARTS"); /* for tests: split any file into this many parts */
-	int want = force != NULL ? atoi(force) : j->parts;
-	if (want > 1 && input_is_seekable(in) && (force != NULL || input_file_size(in) >= PARALLEL_MIN_BYTES))
+	int force = test_knobs().parts; /* for tests: split any file into this many parts */
+	int want = force > 0 ? force : j->parts;
+	if (want > 1 && input_is_seekable(in) && (force > 0 || input_file_size(in) >= PARALLEL_MIN_BYTES))
 		nsplit = load_part_splits(in, input_file_size(in), want < MAX_PARTS ? want : MAX_PARTS, splits, &top_is_object);
 	parts[0].job = j;
 	parts[0].t = t;

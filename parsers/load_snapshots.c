@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/test_knobs.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/load_part.h"
@@ -181,8 +182,7 @@ struct snap *snap_start(const struct load_options *opt, const char *path, int n,
 	atomic_init(&sn->want, 0);
 	sn->policy = opt->snapshot_policy;
 	sn->path = xstrdup(path);
-	const char *slow_snap = getenv("TTRACE_TEST_SLOW_SNAPSHOT");
-	sn->slow_ms = slow_snap != NULL ? (unsigned)strtoul(slow_snap, NULL, 10) : 0;
+	sn->slow_ms = test_knobs().slow_snapshot_ms;
 	sn->shared = session;
 	if (n > 1) { /* snapshots of file 0 alone: its own progress */
 		sn->own.total_file_bytes = first_size;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "lib/test_knobs.h"
 #include "lib/checksum.h"
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
@@ -1521,7 +1522,7 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 	}
 	*args = sec(&r, S_ARGS);
 	*args_len = (size_t)r.h->sections[S_ARGS].length;
-	if (getenv("TTRACE_CACHE_TIMES") != NULL) /* for bench/cache */
+	if (test_knobs().cache_times) /* for bench/cache */
 		fprintf(stderr, "ttrace: cache %.1f MB: header %.1f ms, checksums %.1f ms, indices %.1f ms\n",
 		        (double)sb.st_size / 1e6, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (monotime_seconds() - t2) * 1e3);
 	*why = 0;

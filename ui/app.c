@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/test_knobs.h"
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
@@ -192,7 +193,7 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 	volatile unsigned seen = map_guard_generation();
 	sigjmp_buf guard;
 	/* bench/live: end once the whole trace is drawn, loaded live or not */
-	bool quit_when_whole = getenv("TTRACE_TEST_QUIT_LOADED") != NULL;
+	bool quit_when_whole = test_knobs().quit_loaded;
 	for (;;) {
 		/* a cache cut while mapped (lib/map_guard.h): a read of it jumps back here, or
 		 * another thread saw it; its trace is parsed again and replaces it */

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "parsers/load.h"
+#include "lib/test_knobs.h"
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
@@ -147,7 +148,7 @@ static int script_next_key(struct frontend *fe)
 static void script_present(struct frontend *fe, const struct grid *g)
 {
 	struct script_frontend *s = (struct script_frontend *)fe;
-	const char *first = getenv("TTRACE_TEST_FIRST_FRAME"); /* tests: where the first frame goes */
+	const char *first = test_knobs().first_frame; /* tests: where the first frame goes */
 	if (s->presented++ == 0 && first != NULL) {
 		FILE *f = fopen(first, "w");
 		if (f != NULL) {
@@ -250,7 +251,7 @@ static char *user_keymap(const char *given)
 static struct snapshot_policy live_policy(void)
 {
 	struct snapshot_policy p = { 0.1, 2.0, 4.0, 0.3 };
-	const char *e = getenv("TTRACE_TEST_SNAPSHOTS");
+	const char *e = test_knobs().snapshots;
 	if (e != NULL)
 		sscanf(e, "%lf,%lf,%lf,%lf", &p.first_after, &p.every, &p.growth, &p.max_fraction);
 	return p;
@@ -747,10 +748,9 @@ int main(int argc, char **argv)
 	if (!(mode == MODE_DEFAULT && (live || interactive))) {
 		guard_report(traces, n);
 		/* a test hook (tests/cache_cut.sh): time to cut a cache before the report reads it */
-		const char *delay = getenv("TTRACE_TEST_REPORT_DELAY_MS");
-		if (delay != NULL)
-			nanosleep(&(struct timespec){ strtol(delay, NULL, 10) / 1000, strtol(delay, NULL, 10) % 1000 * 1000000 },
-			          NULL);
+		long delay = test_knobs().report_delay_ms;
+		if (delay > 0)
+			nanosleep(&(struct timespec){ delay / 1000, delay % 1000 * 1000000 }, NULL);
 	}
 	if (mode == MODE_SCREEN) {
 		if (nusable > 0) {

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/test_knobs.h"
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
@@ -344,9 +345,7 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, int
 		return 2;
 	}
 	grid_init(&g, COLS, LINES);
-	const char *busy_env = getenv("TTRACE_TEST_BUSY_MS");
-	struct tty_frontend tf = { { tty_next_key, tty_present, tty_size, NULL },
-		                   busy_env != NULL ? strtol(busy_env, NULL, 10) : 0, &app };
+	struct tty_frontend tf = { { tty_next_key, tty_present, tty_size, NULL }, test_knobs().busy_ms, &app };
 	app_run(&app, &tf.fe, &g);
 	busy = 0;
 	tty_restore();

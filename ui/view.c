@@ -13,6 +13,7 @@
 
 #include "src/index.h"
 #include "src/ranks.h"
+#include "lib/test_knobs.h"
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
@@ -39,8 +40,8 @@ void view_status(struct view *v, const char *fmt, ...)
 
 static bool defers(struct trace *const *ts, int n)
 {
-	const char *e = getenv("TTRACE_TEST_DEFER_SLICES"); /* tests: defer smaller traces */
-	uint64_t limit = e != NULL ? strtoull(e, NULL, 10) : VIEW_DEFER_SLICES, slices = 0;
+	struct test_knobs k = test_knobs(); /* tests: defer smaller traces */
+	uint64_t limit = k.defer_set ? k.defer_slices : VIEW_DEFER_SLICES, slices = 0;
 	for (int r = 0; r < n; r++)
 		for (uint32_t i = 0; i < ts[r]->ntracks; i++)
 			slices += ts[r]->tracks[i].nslices;

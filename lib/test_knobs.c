@@ -1,0 +1,49 @@
+/* test_knobs.c: reads the test and benchmark knobs (see test_knobs.h). */
+#include "lib/test_knobs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NAME as a whole number in [0, MAX] into *V; false (and *V untouched) when unset or not one. */
+static bool number(const char *name, unsigned long long max, unsigned long long *v)
+{
+	const char *s = getenv(name);
+	char *end;
+	if (s == NULL || s[0] < '0' || s[0] > '9')
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
+struct test_knobs test_knobs(void)
+{
+	struct test_knobs knobs;
+	unsigned long long v;
+	memset(&knobs, 0, sizeof knobs);
+	if (number("TTRACE_PARTS", 64, &v) && v > 0)
+		knobs.parts = (int)v;
+	if (number("TTRACE_TEST_SLOW_LOAD", 10000000, &v))
+		knobs.slow_load_us = (unsigned)v;
+	if (number("TTRACE_TEST_SLOW_SNAPSHOT", 600000, &v))
+		knobs.slow_snapshot_ms = (unsigned)v;
+	knobs.snapshots = getenv("TTRACE_TEST_SNAPSHOTS");
+	if (number("TTRACE_TEST_BUSY_MS", 600000, &v))
+		knobs.busy_ms = (long)v;
+	if (number("TTRACE_TEST_DEFER_SLICES", UINT64_MAX, &v)) {
+		knobs.defer_set = true;
+		knobs.defer_slices = v;
+	}
+	knobs.first_frame = getenv("TTRACE_TEST_FIRST_FRAME");
+	knobs.quit_loaded = getenv("TTRACE_TEST_QUIT_LOADED") != NULL;
+	if (number("TTRACE_TEST_REPORT_DELAY_MS", 600000, &v))
+		knobs.report_delay_ms = (long)v;
+	if (number("TTRACE_CACHE_TEST_STALL", 9, &v))
+		knobs.cache_stall_s = (unsigned)v;
+	knobs.cache_times = getenv("TTRACE_CACHE_TIMES") != NULL;
+	return knobs;
+}

@@ -1,0 +1,33 @@
+/* test_knobs.h: the environment variables that exist for tests and benchmarks, read in
+ * one place and listed in ttrace(1), ENVIRONMENT.
+ *
+ * They slow a load or a frame down so that a test can act in the middle of it, split a
+ * small file as a big one would be, or say how long something took. Users never need
+ * them; a value that is not a whole number in range is as if the variable were unset. */
+#ifndef TT_TEST_KNOBS_H
+#define TT_TEST_KNOBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct test_knobs {
+	int parts;                 /* TTRACE_PARTS: parse every file in this many parts, whatever its
+	                            * size (1: in one piece; 0: unset, as usual) */
+	unsigned slow_load_us;     /* TTRACE_TEST_SLOW_LOAD: each loading thread waits this long per MB */
+	unsigned slow_snapshot_ms; /* TTRACE_TEST_SLOW_SNAPSHOT: each snapshot takes this much longer */
+	const char *snapshots;     /* TTRACE_TEST_SNAPSHOTS: "first,every,growth,max" of the snapshot policy */
+	long busy_ms;              /* TTRACE_TEST_BUSY_MS: the timeline spends this much more on a frame */
+	bool defer_set;            /* TTRACE_TEST_DEFER_SLICES is set: ... */
+	uint64_t defer_slices;     /* ... traces of this many slices draw their first frame first */
+	const char *first_frame;   /* TTRACE_TEST_FIRST_FRAME: --dump-screen writes its first frame here */
+	bool quit_loaded;          /* TTRACE_TEST_QUIT_LOADED: the timeline ends once the whole trace is drawn */
+	long report_delay_ms;      /* TTRACE_TEST_REPORT_DELAY_MS: a report waits this long before it reads */
+	unsigned cache_stall_s;    /* TTRACE_CACHE_TEST_STALL: a cache writer waits this long (1-9 s) */
+	bool cache_times;          /* TTRACE_CACHE_TIMES: a cache read says how long its checks took */
+};
+
+/* The knobs as the environment sets them now (read at each call: tests change them between
+ * loads of one process). */
+struct test_knobs test_knobs(void);
+
+#endif
