@@ -13,7 +13,7 @@
 struct test_knobs {
 	int parts;                 /* TTRACE_PARTS: parse every file in this many parts, whatever its
 	                            * size (1: in one piece; 0: unset, as usual) */
-	unsigned slow_load_us;     /* TTRACE_TEST_SLOW_LOAD: each loading thread waits this long per MB */
+	unsigned slow_load_us;     /* TTRACE_TEST_SLOW_LOAD: a loading thread waits this long every 1024 events */
 	unsigned slow_snapshot_ms; /* TTRACE_TEST_SLOW_SNAPSHOT: each snapshot takes this much longer */
 	const char *snapshots;     /* TTRACE_TEST_SNAPSHOTS: "first,every,growth,max" of the snapshot policy */
 	long busy_ms;              /* TTRACE_TEST_BUSY_MS: the timeline spends this much more on a frame */
