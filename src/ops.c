@@ -601,12 +601,11 @@ struct path_node {
 	uint32_t first_child, nchild; /* into the children list */
 };
 
-static const struct path_node *cmp_nodes;
-
-static int child_cmp(const void *a, const void *b)
+static bool child_less(const uint32_t *a, const uint32_t *b, const struct path_node *nodes)
 {
-	return row_cmp(&cmp_nodes[*(const uint32_t *)a].row, &cmp_nodes[*(const uint32_t *)b].row);
+	return row_cmp(&nodes[*a].row, &nodes[*b].row) < 0;
 }
+SORT_DEFINE_CTX(sort_children, uint32_t, const struct path_node *, child_less)
 
 void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op_report *r)
 {
@@ -677,11 +676,10 @@ void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op
 		else
 			kids[nodes[p].first_child + nodes[p].nchild++] = i;
 	}
-	cmp_nodes = nodes;
-	qsort(roots, nroots, sizeof *roots, child_cmp);
+	sort_children(roots, nroots, nodes);
 	for (uint32_t i = 0; i < nn; i++)
 		if (nodes[i].nchild > 1)
-			qsort(kids + nodes[i].first_child, nodes[i].nchild, sizeof *kids, child_cmp);
+			sort_children(kids + nodes[i].first_child, nodes[i].nchild, nodes);
 	/* depth first, with an explicit stack: trees can be deep */
 	r->rows = xmalloc((nn ? nn : 1) * sizeof *r->rows);
 	uint32_t *rowof = xmalloc((nn ? nn : 1) * sizeof *rowof);
