@@ -16,7 +16,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
-#include "src/tables.h"
+#include "src/ops.h"
 
 /* ---- a small open-addressing hash of (a, b) keys to row numbers ------------------------ */
 
@@ -133,7 +133,7 @@ static bool is_node(const struct trace *t, const struct slice *s)
 {
 	/* the plugin's tree: operators, user annotations (ProfilerStep#N too), Python
 	 * functions; runtime calls hang off operators and hold no samples of their own */
-	return s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON || tables_counts_as_op(t, s);
+	return s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON || ops_counts_as_op(t, s);
 }
 
 /* The slice of row R of TR whose [start, end) holds TS and that WANT accepts, or TT_NONE. */
@@ -174,7 +174,7 @@ static const struct track *cpu_track(const struct trace *t, uint32_t ti)
 static struct slice_ref op_running(const struct trace *t, const struct mem_sample *m)
 {
 	const struct track *tr = cpu_track(t, m->track);
-	uint32_t i = tr != NULL ? innermost(t, tr, m->ts, tables_counts_as_op) : TT_NONE;
+	uint32_t i = tr != NULL ? innermost(t, tr, m->ts, ops_counts_as_op) : TT_NONE;
 	return i == TT_NONE ? (struct slice_ref){ TT_NONE, TT_NONE } : (struct slice_ref){ m->track, i };
 }
 
@@ -343,7 +343,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 	int node = (int)w->n - 1;
 	while (node >= 0 && !(holds(tr, &tr->slices[w->v[node].idx], m->ts) && is_node(t, &tr->slices[w->v[node].idx])))
 		node--;
-	if (node < 0 || !tables_counts_as_op(t, &tr->slices[w->v[node].idx]))
+	if (node < 0 || !ops_counts_as_op(t, &tr->slices[w->v[node].idx]))
 		return; /* no operator holds it: the plugin's "staled" records */
 	w->r->devices[dev].attached++;
 	int64_t b = m->flags & MEM_HAS_BYTES && m->bytes > 0 ? m->bytes : 0;
@@ -352,7 +352,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 		struct open_slice *o = &w->v[k];
 		const struct slice *s = &tr->slices[o->idx];
 		bool self = k == node;
-		if (!self && !(holds(tr, s, m->ts) && tables_counts_as_op(t, s)))
+		if (!self && !(holds(tr, s, m->ts) && ops_counts_as_op(t, s)))
 			continue;
 		uint32_t row = o->dev == dev ? o->row : row_of(w, dev, s->name);
 		struct mem_op_row *x = &w->r->rows[row];
@@ -428,7 +428,7 @@ static void count_calls(const struct trace *t, struct memory_report *r)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->name < ns && want[s->name] && tables_counts_as_op(t, s))
+			if (s->name < ns && want[s->name] && ops_counts_as_op(t, s))
 				calls[s->name]++;
 		}
 	}

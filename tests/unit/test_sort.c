@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "lib/sort.h"
+#include "lib/strtab.h"
 #include "tests/unit/tap.h"
 
 #define N 5000
@@ -85,5 +86,12 @@ int main(void)
 	pthread_join(tb, NULL);
 	is_int(a.bad + b.bad, 0, "SORT_DEFINE_CTX from two threads at once, each its context: as qsort_r");
 
+	struct strtab t;
+	strtab_init(&t);
+	uint32_t z = strtab_intern(&t, "z", 1), a1 = strtab_intern(&t, "a\0x", 3), a2 = strtab_intern(&t, "a\0y", 3);
+	ok(strtab_cmp(&t, a1, z) < 0 && strtab_cmp(&t, z, a1) > 0, "strtab_cmp: by text");
+	ok(strtab_cmp(&t, a1, a2) < 0 && strtab_cmp(&t, a2, a1) > 0 && strtab_cmp(&t, a1, a1) == 0,
+	   "strtab_cmp: the same text up to a NUL, by id");
+	strtab_free(&t);
 	return done_testing();
 }
