@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct strtab_chunk;
 
@@ -39,6 +40,13 @@ uint32_t strtab_intern(struct strtab *t, const char *p, size_t n);
 uint32_t strtab_find(const struct strtab *t, const char *p, size_t n);
 static inline const char *strtab_get(const struct strtab *t, uint32_t id) { return t->str[id]; }
 static inline uint32_t strtab_len(const struct strtab *t, uint32_t id) { return t->len[id]; }
+/* Orders ids A and B of T by their text (strcmp's order, which ends at an inner NUL), then
+ * by id: negative, 0 (the same id) or positive, a total order for sorts by name. */
+static inline int strtab_cmp(const struct strtab *t, uint32_t a, uint32_t b)
+{
+	int c = strcmp(t->str[a], t->str[b]);
+	return c != 0 ? c : (a > b) - (a < b);
+}
 /* A 64-bit hash of N bytes, the same in every run (colours are chosen by it). */
 uint64_t strtab_hash(const char *p, size_t n);
 /* A random number drawn once per process, for hash tables whose keys come from a file:

@@ -29,13 +29,10 @@
  * the order the builder got them in for complete (X) slices, in a parse in one piece or in
  * parts alike; a slice closed from a begin (B/E) is pushed at its end, and in a parse in
  * parts at the merge, so those tie on the begin's args position, name, category, flags.
- * The sort moves a permutation, compared through this track (one per thread: several
- * traces are indexed at once), then moves the slices and their arrays by it. */
-static _Thread_local const struct track *perm_track;
-
-static inline bool perm_less(const uint32_t *x, const uint32_t *y)
+ * The sort moves a permutation of the slices of TR, then moves the slices and their arrays
+ * by it. */
+static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct track *tr)
 {
-	const struct track *tr = perm_track;
 	const struct slice *a = &tr->slices[*x], *b = &tr->slices[*y];
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
@@ -56,27 +53,23 @@ static inline bool perm_less(const uint32_t *x, const uint32_t *y)
 	return *x < *y;
 }
 
-SORT_DEFINE(sort_perm, uint32_t, perm_less)
+SORT_DEFINE_CTX(sort_perm, uint32_t, const struct track *, perm_less)
 
 static void sort_track(struct track *tr)
 {
 	uint32_t n = tr->nslices;
 	uint32_t i = 1;
-	perm_track = tr;
 	for (uint32_t k = 0; i < n; i++) { /* already in order (most tracks nearly are): done */
 		k = i - 1;
-		if (perm_less(&i, &k))
+		if (perm_less(&i, &k, tr))
 			break;
 	}
-	if (i >= n) {
-		perm_track = NULL;
+	if (i >= n)
 		return;
-	}
 	uint32_t *perm = xreallocarray(NULL, n, sizeof *perm);
 	for (i = 0; i < n; i++)
 		perm[i] = i;
-	sort_perm(perm, n);
-	perm_track = NULL;
+	sort_perm(perm, n, tr);
 	if (tr->nlong > 0) { /* the long lengths, by their new places */
 		struct long_dur *moved = xreallocarray(NULL, tr->nlong, sizeof *moved);
 		uint32_t m = 0;
@@ -695,26 +688,23 @@ static inline bool is_gpu_activity(uint8_t cls)
 	return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET;
 }
 
-/* Runtime calls by correlation id, as indices into trace.gpu (4 bytes a call rather than
- * a copy of the id beside each): the first in gpu order wins when several share one. The
- * sort reads the ids through LAUNCH_TRACE, the trace this thread links. */
-static _Thread_local const struct trace *launch_trace;
-
 /* The correlation id of T's GPU fact G. */
 static inline int64_t corr_of(const struct trace *t, uint32_t g)
 {
 	return gpu_correlation(t, &t->gpu[g]);
 }
 
-static inline bool launch_less(const uint32_t *a, const uint32_t *b)
+/* Runtime calls by correlation id, as indices into T's gpu (4 bytes a call rather than a
+ * copy of the id beside each): the first in gpu order wins when several share one. */
+static inline bool launch_less(const uint32_t *a, const uint32_t *b, const struct trace *t)
 {
-	int64_t ca = corr_of(launch_trace, *a), cb = corr_of(launch_trace, *b);
+	int64_t ca = corr_of(t, *a), cb = corr_of(t, *b);
 	if (ca != cb)
 		return ca < cb;
 	return *a < *b;
 }
 
-SORT_DEFINE(sort_launches, uint32_t, launch_less)
+SORT_DEFINE_CTX(sort_launches, uint32_t, const struct trace *, launch_less)
 
 /* Links each kernel, memcpy and memset to the runtime call of the same correlation id:
  * the calls sorted by id (then gpu order), one binary search per GPU operation, so a file
@@ -739,8 +729,7 @@ static void link_launches(struct trace *t)
 			continue;
 		keys[nkeys++] = g;
 	}
-	launch_trace = t;
-	sort_launches(keys, nkeys);
+	sort_launches(keys, nkeys, t);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < nkeys; i++)
 		if (m == 0 || corr_of(t, keys[m - 1]) != corr_of(t, keys[i]))

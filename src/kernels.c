@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
@@ -224,18 +225,28 @@ static void set_or_vary(int32_t *have, const int32_t *v, size_t n, bool first, b
 		*varies |= memcmp(have, v, n * sizeof *v) != 0;
 }
 
-void kernels_analyse(const struct trace *t, enum kernel_group group, struct kernel_report *r)
+/* Groups T's kernels by GROUP into R, rows unsorted: with FULL, every figure of a row,
+ * else only what kernels_times promises (no launching operator: the part that costs).
+ * Rows are found by key in a hash, or by name alone in an array by string id. */
+static void group_calls(const struct trace *t, enum kernel_group group, bool full, struct kernel_report *r)
 {
 	static const int32_t none[3] = { 0, 0, 0 }, minus1 = -1;
 	uint32_t cap = 64, hcap = 1024, hn = 0;
 	struct pair *h = xcalloc(hcap, sizeof *h);
 	struct key *keys = xmalloc(cap * sizeof *keys);
 	struct rowmap map = { 0 };
+	uint32_t *by_name = NULL;
+	if (group == KG_NAME) {
+		by_name = xmalloc((t->strings.n ? t->strings.n : 1) * sizeof *by_name);
+		memset(by_name, 0xff, t->strings.n * sizeof *by_name);
+	}
 	memset(r, 0, sizeof *r);
 	r->group = group;
 	r->rows = xmalloc(cap * sizeof *r->rows);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
+		if (tr->gpu_slices == 0) /* no kernel, memcpy or memset on it */
+			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
@@ -243,15 +254,20 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			/* the operator above the runtime call that launched it */
 			uint32_t opn = TT_NONE;
-			if (g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
+			if (full && g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
 				const struct track *pt = &t->tracks[g->peer.track];
 				uint32_t op = g->peer.idx < pt->nslices ? parent_of(pt, g->peer.idx) : TT_NONE;
 				if (op != TT_NONE)
 					opn = pt->slices[op].name;
 			}
-			const struct kernel_launch *kl = g != NULL ? gpu_launch(t, g) : NULL;
-			struct key key = key_of(s, kl, opn, group);
-			uint32_t *slot = rowmap_find(&map, r, keys, &key);
+			const struct kernel_launch *kl = full && g != NULL ? gpu_launch(t, g) : NULL;
+			uint32_t *slot;
+			if (by_name != NULL) {
+				slot = &by_name[s->name];
+			} else {
+				struct key key = key_of(s, kl, opn, group);
+				slot = rowmap_find(&map, r, keys, &key);
+			}
 			if (*slot == TT_NONE) {
 				if (r->n == cap) {
 					r->rows = xreallocarray(r->rows, cap *= 2, sizeof *r->rows);
@@ -264,20 +280,24 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 				k->min = INT64_MAX;
 				k->regs = k->smem = -1;
 				k->longest = (struct slice_ref){ ti, i };
-				const char *nm = strtab_get(&t->strings, s->name);
-				k->tensor_cores = kernel_uses_tensor_cores(nm);
-				k->matmul_like = kernel_is_matmul_like(nm);
-				keys[r->n] = key;
+				if (full) {
+					const char *nm = strtab_get(&t->strings, s->name);
+					k->tensor_cores = kernel_uses_tensor_cores(nm);
+					k->matmul_like = kernel_is_matmul_like(nm);
+				}
+				keys[r->n] = key_of(s, kl, opn, group);
 				*slot = r->n++;
 				map.n++;
 			}
 			uint32_t row = *slot;
 			struct kernel_row *k = &r->rows[row];
-			bool first = k->calls == 0;
-			set_or_vary(k->grid, kl ? kl->grid : none, 3, first, &k->grid_varies);
-			set_or_vary(k->block, kl ? kl->block : none, 3, first, &k->block_varies);
-			set_or_vary(&k->regs, kl ? &kl->regs : &minus1, 1, first, &k->regs_varies);
-			set_or_vary(&k->smem, kl ? &kl->smem : &minus1, 1, first, &k->smem_varies);
+			if (full) {
+				bool first = k->calls == 0;
+				set_or_vary(k->grid, kl ? kl->grid : none, 3, first, &k->grid_varies);
+				set_or_vary(k->block, kl ? kl->block : none, 3, first, &k->block_varies);
+				set_or_vary(&k->regs, kl ? &kl->regs : &minus1, 1, first, &k->regs_varies);
+				set_or_vary(&k->smem, kl ? &kl->smem : &minus1, 1, first, &k->smem_varies);
+			}
 			k->calls++;
 			k->total = tt_add(k->total, slice_dur(tr, s));
 			r->total = tt_add(r->total, slice_dur(tr, s));
@@ -314,8 +334,26 @@ void kernels_analyse(const struct trace *t, enum kernel_group group, struct kern
 	free(h);
 	free(keys);
 	free(map.slot);
+	free(by_name);
+}
+
+void kernels_analyse(const struct trace *t, enum kernel_group group, struct kernel_report *r)
+{
+	group_calls(t, group, true, r);
 	if (r->n > 1)
 		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+}
+
+static bool total_less(const struct kernel_row *x, const struct kernel_row *y, const struct strtab *names)
+{
+	return x->total != y->total ? x->total > y->total : strtab_cmp(names, x->name, y->name) < 0;
+}
+SORT_DEFINE_CTX(sort_by_total, struct kernel_row, const struct strtab *, total_less)
+
+void kernels_times(const struct trace *t, struct kernel_report *r)
+{
+	group_calls(t, KG_NAME, false, r);
+	sort_by_total(r->rows, r->n, &t->strings);
 }
 
 double kernel_mean_bps(const struct kernel_row *k)

@@ -45,6 +45,11 @@ struct kernel_report {
 
 /* Fills R from T's kernels grouped by GROUP (free with kernels_free). */
 void kernels_analyse(const struct trace *t, enum kernel_group group, struct kernel_report *r);
+/* The summary's part of kernels_analyse(T, KG_NAME, R), without its cost (the launching
+ * operator of every call): each row's name, calls, total, min, max and longest, and R's
+ * total; the other figures 0 (op TT_NONE, regs and smem -1, tc_total 0). Rows by total
+ * time, largest first, ties by the name's text (kernels_analyse: by string id). */
+void kernels_times(const struct trace *t, struct kernel_report *r);
 /* The mean blocks per SM and est. achieved occupancy % of row K as the plugin's kernel
  * table gives them: weighted by duration, a call that lacks the figure counting as 0;
  * NAN when no call carries it (or all calls last 0). */

@@ -16,7 +16,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
-#include "src/tables.h"
+#include "src/ops.h"
 
 /* ---- a small open-addressing hash of (a, b) keys to row numbers ------------------------ */
 
@@ -133,7 +133,7 @@ static bool is_node(const struct trace *t, const struct slice *s)
 {
 	/* the plugin's tree: operators, user annotations (ProfilerStep#N too), Python
 	 * functions; runtime calls hang off operators and hold no samples of their own */
-	return s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON || tables_counts_as_op(t, s);
+	return s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON || ops_counts_as_op(t, s);
 }
 
 /* The slice of row R of TR whose [start, end) holds TS and that WANT accepts, or TT_NONE. */
@@ -174,27 +174,25 @@ static const struct track *cpu_track(const struct trace *t, uint32_t ti)
 static struct slice_ref op_running(const struct trace *t, const struct mem_sample *m)
 {
 	const struct track *tr = cpu_track(t, m->track);
-	uint32_t i = tr != NULL ? innermost(t, tr, m->ts, tables_counts_as_op) : TT_NONE;
+	uint32_t i = tr != NULL ? innermost(t, tr, m->ts, ops_counts_as_op) : TT_NONE;
 	return i == TT_NONE ? (struct slice_ref){ TT_NONE, TT_NONE } : (struct slice_ref){ m->track, i };
 }
 
 /* ---- the analysis ----------------------------------------------------------------------- */
 
-static const struct trace *sort_t;
-
-static bool sample_less(const uint32_t *x, const uint32_t *y)
+static bool sample_less(const uint32_t *x, const uint32_t *y, const struct trace *t)
 {
-	int64_t a = sort_t->mem[*x].ts, b = sort_t->mem[*y].ts;
+	int64_t a = t->mem[*x].ts, b = t->mem[*y].ts;
 	return a != b ? a < b : *x < *y;
 }
-SORT_DEFINE(sort_samples, uint32_t, sample_less)
+SORT_DEFINE_CTX(sort_samples, uint32_t, const struct trace *, sample_less)
 
-static bool step_less(const uint32_t *x, const uint32_t *y)
+static bool step_less(const uint32_t *x, const uint32_t *y, const struct trace *t)
 {
-	int64_t a = sort_t->steps[*x].ts, b = sort_t->steps[*y].ts;
+	int64_t a = t->steps[*x].ts, b = t->steps[*y].ts;
 	return a != b ? a < b : *x < *y;
 }
-SORT_DEFINE(sort_steps, uint32_t, step_less)
+SORT_DEFINE_CTX(sort_steps, uint32_t, const struct trace *, step_less)
 
 static bool row_less(const struct mem_op_row *x, const struct mem_op_row *y)
 {
@@ -345,7 +343,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 	int node = (int)w->n - 1;
 	while (node >= 0 && !(holds(tr, &tr->slices[w->v[node].idx], m->ts) && is_node(t, &tr->slices[w->v[node].idx])))
 		node--;
-	if (node < 0 || !tables_counts_as_op(t, &tr->slices[w->v[node].idx]))
+	if (node < 0 || !ops_counts_as_op(t, &tr->slices[w->v[node].idx]))
 		return; /* no operator holds it: the plugin's "staled" records */
 	w->r->devices[dev].attached++;
 	int64_t b = m->flags & MEM_HAS_BYTES && m->bytes > 0 ? m->bytes : 0;
@@ -354,7 +352,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 		struct open_slice *o = &w->v[k];
 		const struct slice *s = &tr->slices[o->idx];
 		bool self = k == node;
-		if (!self && !(holds(tr, s, m->ts) && tables_counts_as_op(t, s)))
+		if (!self && !(holds(tr, s, m->ts) && ops_counts_as_op(t, s)))
 			continue;
 		uint32_t row = o->dev == dev ? o->row : row_of(w, dev, s->name);
 		struct mem_op_row *x = &w->r->rows[row];
@@ -381,14 +379,14 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 	}
 }
 
-static bool by_thread_less(const uint32_t *x, const uint32_t *y)
+static bool by_thread_less(const uint32_t *x, const uint32_t *y, const struct trace *t)
 {
-	const struct mem_sample *a = &sort_t->mem[*x], *b = &sort_t->mem[*y];
+	const struct mem_sample *a = &t->mem[*x], *b = &t->mem[*y];
 	if (a->track != b->track)
 		return a->track < b->track;
 	return a->ts != b->ts ? a->ts < b->ts : *x < *y;
 }
-SORT_DEFINE(sort_by_thread, uint32_t, by_thread_less)
+SORT_DEFINE_CTX(sort_by_thread, uint32_t, const struct trace *, by_thread_less)
 
 static void attach_all(const struct trace *t, struct memory_report *r, const uint32_t *dev_of)
 {
@@ -396,7 +394,7 @@ static void attach_all(const struct trace *t, struct memory_report *r, const uin
 	for (uint32_t i = 0; i < t->nmem; i++)
 		if (cpu_track(t, t->mem[i].track) != NULL)
 			order[n++] = i;
-	sort_by_thread(order, n);
+	sort_by_thread(order, n, t);
 	struct sweep w = { .t = t, .r = r };
 	for (uint32_t k = 0; k < n; k++) {
 		const struct mem_sample *m = &t->mem[order[k]];
@@ -430,7 +428,7 @@ static void count_calls(const struct trace *t, struct memory_report *r)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->name < ns && want[s->name] && tables_counts_as_op(t, s))
+			if (s->name < ns && want[s->name] && ops_counts_as_op(t, s))
 				calls[s->name]++;
 		}
 	}
@@ -444,13 +442,12 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 {
 	memset(r, 0, sizeof *r);
 	r->samples = t->nmem;
-	sort_t = t;
 	/* CPU steps (the plugin's), in time order */
 	r->steps = xmalloc((t->nsteps ? t->nsteps : 1) * sizeof *r->steps);
 	for (uint32_t i = 0; i < t->nsteps; i++)
 		if (!t->steps[i].gpu)
 			r->steps[r->nsteps++] = i;
-	sort_steps(r->steps, r->nsteps);
+	sort_steps(r->steps, r->nsteps, t);
 	if (t->nmem == 0)
 		return;
 	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
@@ -491,7 +488,7 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 		}
 	}
 	for (uint32_t d = 0; d < r->ndevices; d++) {
-		sort_samples(r->devices[d].sample, r->devices[d].n);
+		sort_samples(r->devices[d].sample, r->devices[d].n, t);
 		analyse_curve(t, r, &r->devices[d]);
 	}
 	free(dev_of);
@@ -504,7 +501,6 @@ void memory_attach_ops(const struct trace *t, struct memory_report *r)
 	r->ops_attached = true;
 	if (t->nmem == 0)
 		return;
-	sort_t = t;
 	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
 	for (uint32_t i = 0; i < t->nmem; i++) {
 		uint32_t d = 0;

@@ -9,7 +9,7 @@
  *
  * Operators: a sample belongs to the innermost tree node (operator, user annotation,
  * Python function; runtime calls are not nodes) of its own thread whose [start, end)
- * holds its time, and is kept only when that node is an operator (src/tables.h), as the
+ * holds its time, and is kept only when that node is an operator (src/ops.h), as the
  * plugin attaches them. Per device and operator name: self figures sum the samples kept
  * by its instances (allocation count and bytes: samples with Bytes > 0; size increase:
  * every Bytes, frees negative); total figures add the samples kept by every operator

@@ -14,7 +14,6 @@
 #include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
-#include "src/tables.h"
 
 /* What a string says of the slice it names (or categorises), computed once per id. */
 enum name_flag {
@@ -27,6 +26,17 @@ enum name_flag {
 };
 
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+bool ops_counts_as_op(const struct trace *t, const struct slice *s)
+{
+	if (s->cls == SC_CPU_OP)
+		return true;
+	if (t->legacy && s->cls == SC_OTHER) {
+		const char *nm = strtab_get(&t->strings, s->name);
+		return strncmp(nm, "ProfilerStep#", 13) != 0;
+	}
+	return false;
+}
 
 static uint8_t flags_of(const struct trace *t, uint8_t *cache, uint32_t id)
 {
@@ -63,7 +73,7 @@ enum kind { K_SKIP, K_NODE, K_ANNOTATION, K_RUNTIME };
 static enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice *s, uint8_t *f, bool *op)
 {
 	*f = flags_of(t, nf, s->name);
-	*op = tables_counts_as_op(t, s) && !(*f & NF_STEP);
+	*op = ops_counts_as_op(t, s) && !(*f & NF_STEP);
 	if (*op || ((*f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
 	    (s->cls == SC_USER_ANNOTATION && (*f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (*f & NF_MODULE)) ||
 	    (flags_of(t, nf, slice_cat(t, s)) & NF_PYTHON_CAT))
@@ -170,7 +180,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			}
 			if (sn == scap)
 				stack = xreallocarray(stack, scap *= 2, sizeof *stack);
-			stack[sn++] = (struct open){ i, node, tables_counts_as_op(t, s) ? node : op_below, end };
+			stack[sn++] = (struct open){ i, node, ops_counts_as_op(t, s) ? node : op_below, end };
 		}
 	}
 	free(stack);
@@ -289,9 +299,72 @@ static void report_init(const struct op_tree *tree, enum op_group group, struct 
 {
 	memset(r, 0, sizeof *r);
 	r->group = group;
-	r->gpu_ops = tree->gpu_ops;
-	r->gpu_ops_linked = tree->gpu_ops_linked;
+	if (tree != NULL) {
+		r->gpu_ops = tree->gpu_ops;
+		r->gpu_ops_linked = tree->gpu_ops_linked;
+	}
 	strtab_init(&r->keys);
+}
+
+/* Rows by name, a row per string id made at its first instance: the one grouping by name
+ * of ops_group, ops_by_name and ops_thread_self (no sort of a million instances). */
+struct name_rows {
+	struct op_report *r;
+	uint32_t *slot;     /* by string id: its row, or TT_NONE */
+	uint32_t ns, cap;
+	int64_t *longest;   /* by row: the longest instance's duration */
+};
+
+static void name_rows_init(struct name_rows *nr, const struct trace *t, struct op_report *r)
+{
+	nr->r = r;
+	nr->ns = t->strings.n ? t->strings.n : 1;
+	nr->slot = xmalloc(nr->ns * sizeof *nr->slot);
+	memset(nr->slot, 0xff, nr->ns * sizeof *nr->slot);
+	nr->cap = 0;
+	nr->longest = NULL;
+}
+
+static void name_rows_free(struct name_rows *nr)
+{
+	free(nr->slot);
+	free(nr->longest);
+}
+
+/* A new row for NAME, whose first instance is REF, lasting DUR: its number. */
+static uint32_t name_row_new(struct name_rows *nr, uint32_t name, struct slice_ref ref, int64_t dur)
+{
+	struct op_report *r = nr->r;
+	if (r->n == nr->cap) {
+		nr->cap = nr->cap ? nr->cap * 2 : 256;
+		r->rows = xreallocarray(r->rows, nr->cap, sizeof *r->rows);
+		nr->longest = xreallocarray(nr->longest, nr->cap, sizeof *nr->longest);
+	}
+	r->rows[r->n] = (struct op_row){ .name = name, .key = 0, .parent = TT_NONE, .longest = ref };
+	nr->longest[r->n] = dur;
+	return nr->slot[name] = r->n++;
+}
+
+/* The row of NAME, which counts one more instance, REF, lasting DUR: its calls, CPU total
+ * and longest instance (the first in tree order, thread then start, among the longest).
+ * NULL when NAME is no string id. */
+static inline struct op_row *name_row(struct name_rows *nr, uint32_t name, struct slice_ref ref, int64_t dur)
+{
+	if (name >= nr->ns)
+		return NULL;
+	uint32_t k = nr->slot[name];
+	if (k == TT_NONE)
+		k = name_row_new(nr, name, ref, dur);
+	struct op_row *o = &nr->r->rows[k];
+	if (dur > nr->longest[k] ||
+	    (dur == nr->longest[k] &&
+	     (ref.track < o->longest.track || (ref.track == o->longest.track && ref.idx < o->longest.idx)))) {
+		nr->longest[k] = dur;
+		o->longest = ref;
+	}
+	o->calls++;
+	o->cpu_total = tt_add(o->cpu_total, dur);
+	return o;
 }
 
 void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group group, const uint32_t *keys,
@@ -304,26 +377,19 @@ void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group 
 		strtab_init(key_text);
 	}
 	if (keys == NULL) {
-		/* by name alone: a row per string id, instances in tree order (as the sort
-		 * below would give them), no sort of a million instances */
-		uint32_t ns = t->strings.n ? t->strings.n : 1;
-		uint32_t *slot = xmalloc(ns * sizeof *slot);
-		memset(slot, 0xff, ns * sizeof *slot);
-		uint32_t cap = 256;
-		r->rows = xmalloc(cap * sizeof *r->rows);
+		/* by name alone: instances in tree order, as the sort below would give them */
+		struct name_rows nr;
+		name_rows_init(&nr, t, r);
 		for (uint32_t i = 0; i < tree->n; i++) {
 			const struct op_inst *in = &tree->inst[i];
-			if (!in->row || in->name >= ns)
+			struct op_row *o = in->row ? name_row(&nr, in->name, in->ref, in->dur) : NULL;
+			if (o == NULL)
 				continue;
-			if (slot[in->name] == TT_NONE) {
-				if (r->n == cap)
-					r->rows = xreallocarray(r->rows, cap *= 2, sizeof *r->rows);
-				slot[in->name] = r->n;
-				r->rows[r->n++] = (struct op_row){ .name = in->name, .key = 0, .parent = TT_NONE };
-			}
-			add_inst(t, &r->rows[slot[in->name]], in);
+			o->cpu_self = tt_add(o->cpu_self, in->cpu_self);
+			o->dev_self = tt_add(o->dev_self, in->dev_self);
+			o->dev_total = tt_add(o->dev_total, in->dev_total);
 		}
-		free(slot);
+		name_rows_free(&nr);
 		if (r->n > 1)
 			qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
 		return;
@@ -381,40 +447,11 @@ struct sweep_entry {
 	struct settled child;
 };
 
-struct name_rows {
-	const struct trace *t;
-	struct op_report *r;
-	uint32_t *slot;     /* by string id: its row, or TT_NONE */
-	uint32_t ns, cap;
-	int64_t *longest;   /* by row: the longest instance's duration */
-};
-
 static void row_add(struct name_rows *nr, const struct settled *x)
 {
-	if (!x->row || x->name >= nr->ns)
+	struct op_row *o = x->row ? name_row(nr, x->name, x->ref, x->dur) : NULL;
+	if (o == NULL)
 		return;
-	struct op_report *r = nr->r;
-	uint32_t k = nr->slot[x->name];
-	if (k == TT_NONE) {
-		if (r->n == nr->cap) {
-			nr->cap = nr->cap ? nr->cap * 2 : 256;
-			r->rows = xreallocarray(r->rows, nr->cap, sizeof *r->rows);
-			nr->longest = xreallocarray(nr->longest, nr->cap, sizeof *nr->longest);
-		}
-		k = nr->slot[x->name] = r->n++;
-		r->rows[k] = (struct op_row){ .name = x->name, .key = 0, .parent = TT_NONE, .longest = x->ref };
-		nr->longest[k] = x->dur;
-	}
-	struct op_row *o = &r->rows[k];
-	/* the first in tree order (thread, then start) among the longest, as ops_group */
-	if (x->dur > nr->longest[k] ||
-	    (x->dur == nr->longest[k] && (x->ref.track < o->longest.track ||
-	                                  (x->ref.track == o->longest.track && x->ref.idx < o->longest.idx)))) {
-		nr->longest[k] = x->dur;
-		o->longest = x->ref;
-	}
-	o->calls++;
-	o->cpu_total = tt_add(o->cpu_total, x->dur);
 	o->cpu_self = tt_add(o->cpu_self, tt_sub(tt_sub(x->dur, x->child_dur), x->rt_dur));
 	o->dev_self = tt_add(o->dev_self, x->rt_dev);
 	o->dev_total = tt_add(o->dev_total, x->dev_total);
@@ -478,13 +515,11 @@ static void launched_sums(const struct trace *t, int64_t **dev, uint32_t **count
 
 void ops_by_name(const struct trace *t, struct op_report *r)
 {
-	memset(r, 0, sizeof *r);
-	r->group = OP_BY_NAME;
-	strtab_init(&r->keys);
+	report_init(NULL, OP_BY_NAME, r);
 	uint32_t ns = t->strings.n ? t->strings.n : 1;
 	uint8_t *nf = xcalloc(ns, 1);
-	struct name_rows nr = { t, r, xmalloc(ns * sizeof *nr.slot), ns, 0, NULL };
-	memset(nr.slot, 0xff, ns * sizeof *nr.slot);
+	struct name_rows nr;
+	name_rows_init(&nr, t, r);
 	int64_t *sum_dev = NULL;
 	uint32_t *sum_n = NULL;
 	if (t->shared_launch)
@@ -554,7 +589,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 			e->end = end;
 			e->is_node = k == K_NODE;
 			e->node = e->is_node ? sn : below;
-			e->op = tables_counts_as_op(t, s) ? e->node : op_below;
+			e->op = ops_counts_as_op(t, s) ? e->node : op_below;
 			if (e->is_node) {
 				e->parent = below;
 				e->waiting = false;
@@ -576,11 +611,74 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 	free(stack);
 	free(sum_dev);
 	free(sum_n);
-	free(nr.slot);
-	free(nr.longest);
+	name_rows_free(&nr);
 	free(nf);
 	if (r->n > 1)
 		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+}
+
+/* ---- self time on the thread ----------------------------------------------------------------
+ * The summary's figure, not the plugin's: one sweep per CPU thread over all its slices with
+ * a stack of the open ones; a slice adds to the one around it the part of it that lies
+ * inside; an operator that closes counts its duration less that. */
+
+struct enclosing {
+	uint32_t idx;
+	int64_t child;      /* the time of its direct children so far */
+};
+
+static bool self_less(const struct op_row *x, const struct op_row *y, const struct strtab *names)
+{
+	return x->cpu_self != y->cpu_self ? x->cpu_self > y->cpu_self : strtab_cmp(names, x->name, y->name) < 0;
+}
+SORT_DEFINE_CTX(sort_by_self, struct op_row, const struct strtab *, self_less)
+
+void ops_thread_self(const struct trace *t, struct op_report *r)
+{
+	struct name_rows nr;
+	struct enclosing *stack = NULL;
+	uint32_t cap = 0;
+
+	report_init(NULL, OP_BY_NAME, r);
+	name_rows_init(&nr, t, r);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		uint32_t sn = 0;
+		if (tr->kind != TRACK_CPU)
+			continue;
+		for (uint32_t i = 0; i <= tr->nslices; i++) {
+			const struct slice *s = i < tr->nslices ? &tr->slices[i] : NULL;
+			/* close what ended before s (everything at the track's end) */
+			while (sn > 0) {
+				const struct enclosing *e = &stack[sn - 1];
+				const struct slice *top = &tr->slices[e->idx];
+				int64_t dur = slice_dur(tr, top);
+				if (s != NULL && top->ts + dur > s->ts)
+					break;
+				struct op_row *o = NULL;
+				if (ops_counts_as_op(t, top))
+					o = name_row(&nr, top->name, (struct slice_ref){ ti, e->idx }, dur);
+				if (o != NULL)
+					o->cpu_self = tt_add(o->cpu_self, dur - e->child > 0 ? dur - e->child : 0);
+				sn--;
+			}
+			if (s == NULL)
+				break;
+			if (sn > 0) {
+				const struct slice *p = &tr->slices[stack[sn - 1].idx];
+				int64_t end = s->ts + slice_dur(tr, s), pend = p->ts + slice_dur(tr, p);
+				stack[sn - 1].child += (end < pend ? end : pend) - s->ts;
+			}
+			if (sn == cap) {
+				cap = cap ? cap * 2 : 64;
+				stack = xreallocarray(stack, cap, sizeof *stack);
+			}
+			stack[sn++] = (struct enclosing){ i, 0 };
+		}
+	}
+	free(stack);
+	name_rows_free(&nr);
+	sort_by_self(r->rows, r->n, &t->strings);
 }
 
 /* ---- the tree mode ----------------------------------------------------------------------
@@ -601,12 +699,11 @@ struct path_node {
 	uint32_t first_child, nchild; /* into the children list */
 };
 
-static const struct path_node *cmp_nodes;
-
-static int child_cmp(const void *a, const void *b)
+static bool child_less(const uint32_t *a, const uint32_t *b, const struct path_node *nodes)
 {
-	return row_cmp(&cmp_nodes[*(const uint32_t *)a].row, &cmp_nodes[*(const uint32_t *)b].row);
+	return row_cmp(&nodes[*a].row, &nodes[*b].row) < 0;
 }
+SORT_DEFINE_CTX(sort_children, uint32_t, const struct path_node *, child_less)
 
 void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op_report *r)
 {
@@ -677,11 +774,10 @@ void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op
 		else
 			kids[nodes[p].first_child + nodes[p].nchild++] = i;
 	}
-	cmp_nodes = nodes;
-	qsort(roots, nroots, sizeof *roots, child_cmp);
+	sort_children(roots, nroots, nodes);
 	for (uint32_t i = 0; i < nn; i++)
 		if (nodes[i].nchild > 1)
-			qsort(kids + nodes[i].first_child, nodes[i].nchild, sizeof *kids, child_cmp);
+			sort_children(kids + nodes[i].first_child, nodes[i].nchild, nodes);
 	/* depth first, with an explicit stack: trees can be deep */
 	r->rows = xmalloc((nn ? nn : 1) * sizeof *r->rows);
 	uint32_t *rowof = xmalloc((nn ? nn : 1) * sizeof *rowof);

@@ -3,7 +3,7 @@
  * shapes, source location), or by call path (the tree mode).
  *
  * The operator tree, per CPU thread, by interval containment: its nodes are operators
- * (src/tables.h: cpu_op, or every slice of a legacy trace), ProfilerStep#N, nn.Module
+ * (ops_counts_as_op: cpu_op, or every slice of a legacy trace), ProfilerStep#N, nn.Module
  * python_function slices, "python" slices and nccl:/gloo: collectives' user annotations;
  * other user annotations and python functions are not nodes (their children belong to the
  * node around them), and a node that overlaps the one around it without nesting is left
@@ -82,6 +82,10 @@ struct op_report {
 	uint64_t keyed;              /* operator instances that have a key */
 };
 
+/* Whether slice S of T is an operator: of category cpu_op/Operator, or, in a legacy-exporter
+ * trace that has no categories, any CPU slice but ProfilerStep#N. */
+bool ops_counts_as_op(const struct trace *t, const struct slice *s);
+
 /* Builds T's operator tree into TREE (free it with ops_tree_free). */
 void ops_tree_build(const struct trace *t, struct op_tree *tree);
 void ops_tree_free(struct op_tree *tree);
@@ -91,11 +95,17 @@ void ops_tree_free(struct op_tree *tree);
  * initialised and empty). GROUP says which grouping this is. */
 void ops_group(const struct trace *t, const struct op_tree *tree, enum op_group group, const uint32_t *keys,
                struct strtab *key_text, struct op_report *r);
-/* The tree mode: every call path of TREE's nodes (ProfilerStep#N left out, its children
- * roots), nodes with the same path summed, into R. */
 /* The grouping by name alone, as ops_tree_build then ops_group with no keys give it, in
  * one sweep without the tree (what the view opens on). */
 void ops_by_name(const struct trace *t, struct op_report *r);
+/* The summary's figures, into R, grouped by name as ops_by_name groups, with no tree: every
+ * operator (ops_counts_as_op; the names the view leaves out included), its calls, CPU
+ * total and, in cpu_self, its duration less the time of its direct children on the thread,
+ * whatever they are, at least 0 a call (not the plugin's self time); device figures 0.
+ * Rows by that self time, largest first, ties by the name's text. */
+void ops_thread_self(const struct trace *t, struct op_report *r);
+/* The tree mode: every call path of TREE's nodes (ProfilerStep#N left out, its children
+ * roots), nodes with the same path summed, into R. */
 void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op_report *r);
 void ops_free(struct op_report *r);
 

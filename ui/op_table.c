@@ -11,15 +11,15 @@ static const struct column op_cols[O__COUNT] = {
 	[O_TOTAL] = { "total_ns", "total", COL_DUR, 0, 0 },
 };
 
-void op_table_init(struct table *tb, const struct trace *t, const struct op_stat *ops, uint32_t n)
+void op_table_init(struct table *tb, const struct trace *t, const struct op_row *ops, uint32_t n)
 {
 	table_init(tb, op_cols, O__COUNT);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = table_add_row(tb, i);
 		table_set_trace_str(tb, r, O_NAME, t, ops[i].name);
 		table_set_int(tb, r, O_CALLS, (int64_t)ops[i].calls);
-		table_set_int(tb, r, O_SELF, ops[i].self);
-		table_set_int(tb, r, O_TOTAL, ops[i].total);
+		table_set_int(tb, r, O_SELF, ops[i].cpu_self);
+		table_set_int(tb, r, O_TOTAL, ops[i].cpu_total);
 	}
 }
 
@@ -33,7 +33,7 @@ static const struct column kernel_cols[K__COUNT] = {
 	[K_MAX] = { "max_ns", "max", COL_DUR, 0, 0 },
 };
 
-void kernel_table_init(struct table *tb, const struct trace *t, const struct kernel_stat *ks, uint32_t n)
+void kernel_table_init(struct table *tb, const struct trace *t, const struct kernel_row *ks, uint32_t n)
 {
 	table_init(tb, kernel_cols, K__COUNT);
 	for (uint32_t i = 0; i < n; i++) {

@@ -16,7 +16,8 @@
 #include "src/gaps.h"
 #include "src/ranks.h"
 #include "src/index.h"
-#include "src/tables.h"
+#include "src/kernels.h"
+#include "src/ops.h"
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
@@ -117,26 +118,27 @@ static void summary_text(FILE *f, const struct trace *t)
 	table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
 	table_free(&tb);
 
-	uint32_t nops, nk;
-	struct op_stat *ops = tables_ops(t, &nops);
+	struct op_report ops;
+	ops_thread_self(t, &ops);
 	fprintf(f, "\n   Top %d operators by self CPU time (self = duration minus direct children on the thread)\n",
 	        TOP_N);
-	op_table_init(&tb, t, ops, nops < TOP_N ? nops : TOP_N);
-	if (nops == 0)
+	op_table_init(&tb, t, ops.rows, ops.n < TOP_N ? ops.n : TOP_N);
+	if (ops.n == 0)
 		fprintf(f, "   (no operators)\n");
 	else
 		table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
 	table_free(&tb);
-	free(ops);
-	struct kernel_stat *ks = tables_kernels(t, &nk);
+	ops_free(&ops);
+	struct kernel_report ks;
+	kernels_times(t, &ks);
 	fprintf(f, "\n   Top %d kernels by total GPU time (sum of durations)\n", TOP_N);
-	kernel_table_init(&tb, t, ks, nk < TOP_N ? nk : TOP_N);
-	if (nk == 0)
+	kernel_table_init(&tb, t, ks.rows, ks.n < TOP_N ? ks.n : TOP_N);
+	if (ks.n == 0)
 		fprintf(f, "   (no kernels)\n");
 	else
 		table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
 	table_free(&tb);
-	free(ks);
+	kernels_free(&ks);
 
 	fprintf(f, "\n   Data quality\n");
 	bool any = false;
@@ -218,19 +220,20 @@ static void summary_json(struct jsonw *w, const struct trace *t)
 	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
 	table_free(&tb);
 
-	uint32_t nops, nk;
-	struct op_stat *ops = tables_ops(t, &nops);
+	struct op_report ops;
+	ops_thread_self(t, &ops);
 	jsonw_key(w, "top_operators");
-	op_table_init(&tb, t, ops, nops < TOP_N ? nops : TOP_N);
+	op_table_init(&tb, t, ops.rows, ops.n < TOP_N ? ops.n : TOP_N);
 	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
 	table_free(&tb);
-	free(ops);
-	struct kernel_stat *ks = tables_kernels(t, &nk);
+	ops_free(&ops);
+	struct kernel_report ks;
+	kernels_times(t, &ks);
 	jsonw_key(w, "top_kernels");
-	kernel_table_init(&tb, t, ks, nk < TOP_N ? nk : TOP_N);
+	kernel_table_init(&tb, t, ks.rows, ks.n < TOP_N ? ks.n : TOP_N);
 	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
 	table_free(&tb);
-	free(ks);
+	kernels_free(&ks);
 
 	jsonw_key(w, "quality");
 	jsonw_object(w);
