@@ -421,4 +421,11 @@ static int write_advice(FILE *f, struct trace *const *ts, int n, const struct re
 }
 
 /* --report=advice (ui/reports.h) */
-const struct report_kind report_advice_kind = { "advice", true, false, NULL, NULL, write_advice };
+const struct report_kind report_advice_kind = {
+	.name = "advice",
+	.json = true,
+	.write = write_advice,
+	.help = "      --report=advice    findings, worst first: each symptom with its figure and threshold,\n"
+	        "                         the evidence, the likely cause, a first fix and how sure it is;\n"
+	        "                         per file, or over the ranks when several files are given\n",
+};

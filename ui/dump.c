@@ -207,4 +207,4 @@ static int write_dump(FILE *f, struct trace *const *ts, int n, const struct repo
 }
 
 /* --dump-model (ui/reports.h) */
-const struct report_kind report_dump_kind = { "dump-model", false, false, NULL, NULL, write_dump };
+const struct report_kind report_dump_kind = { .name = "dump-model", .write = write_dump };

@@ -283,5 +283,12 @@ static int write_kernels(FILE *f, struct trace *const *ts, int n, const struct r
 }
 
 /* --report=kernels (ui/reports.h) */
-const struct report_kind report_kernels_kind = { "kernels", true, false, "name, shape or operator", kernel_group_of,
-	                                         write_kernels };
+const struct report_kind report_kernels_kind = {
+	.name = "kernels",
+	.json = true,
+	.group_choices = "name, shape or operator",
+	.group_of = kernel_group_of,
+	.write = write_kernels,
+	.help = "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
+	        "                         Tensor Cores and launching operator (the K view)\n",
+};

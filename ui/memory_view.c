@@ -501,4 +501,11 @@ static int write_memory(FILE *f, struct trace *const *ts, int n, const struct re
 }
 
 /* --report=memory (ui/reports.h) */
-const struct report_kind report_memory_kind = { "memory", true, false, NULL, NULL, write_memory };
+const struct report_kind report_memory_kind = {
+	.name = "memory",
+	.json = true,
+	.write = write_memory,
+	.help = "      --report=memory    per file: each device's peak allocated and reserved memory,\n"
+	        "                         fragmentation, memory at each step, operators by bytes\n"
+	        "                         allocated (the U view; needs profile_memory=True)\n",
+};

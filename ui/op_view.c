@@ -350,5 +350,12 @@ static int write_operators(FILE *f, struct trace *const *ts, int n, const struct
 }
 
 /* --report=operators (ui/reports.h) */
-const struct report_kind report_operators_kind = { "operators", true, false, "name, shape, source or tree",
-	                                           ops_group_of, write_operators };
+const struct report_kind report_operators_kind = {
+	.name = "operators",
+	.json = true,
+	.group_choices = "name, shape, source or tree",
+	.group_of = ops_group_of,
+	.write = write_operators,
+	.help = "      --report=operators per file: every operator's calls, self and total CPU and device\n"
+	        "                         time (the O view)\n",
+};

@@ -305,4 +305,12 @@ static int write_overview(FILE *f, struct trace *const *ts, int n, const struct 
 }
 
 /* --report=overview (ui/reports.h) */
-const struct report_kind report_overview_kind = { "overview", true, false, NULL, NULL, write_overview };
+const struct report_kind report_overview_kind = {
+	.name = "overview",
+	.json = true,
+	.write = write_overview,
+	.help = "      --report=overview  per file: per GPU utilization, est. SM efficiency, est. achieved\n"
+	        "                         occupancy, Tensor Cores (the TensorBoard plugin's definitions);\n"
+	        "                         every step, its time breakdown (the plugin's) and phases,\n"
+	        "                         achieved TFLOP/s\n",
+};

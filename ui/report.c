@@ -357,7 +357,8 @@ static void table_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	table_init(&tb, a->cols, a->ncols);
 	def->fill(&tb, t); /* from the analysis the view shares (src/analysis.h) */
 	if (w != NULL) {
-		def->json_head(w, t);
+		if (def->json_head != NULL)
+			def->json_head(w, t);
 		jsonw_key(w, def->name);
 		uint32_t nj, *jrows = report_rows(&tb, a->sort, a->top, 0, &nj); /* JSON: all unless --top */
 		table_write_json(w, &tb, jrows, nj, TABLE_ALL);
@@ -365,10 +366,12 @@ static void table_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	} else if (tb.nrows == 0 && (def->has_data == NULL || !def->has_data(t))) {
 		fprintf(f, "   %s\n\n", def->empty);
 	} else if (tb.nrows == 0) {
-		def->text_head(f, t, a->sort);
+		if (def->text_head != NULL)
+			def->text_head(f, t, a->sort);
 		fputc('\n', f);
 	} else {
-		def->text_head(f, t, a->sort);
+		if (def->text_head != NULL)
+			def->text_head(f, t, a->sort);
 		uint32_t shown, *rows = report_rows(&tb, a->sort, a->top, def->text_rows, &shown);
 		table_write_text(f, &tb, rows, shown, def->text_cols, REPORT_WIDTH, "   ");
 		free(rows);
@@ -794,7 +797,30 @@ static int write_check(FILE *f, struct trace *const *ts, int n, const struct rep
 	return 0;
 }
 
-const struct report_kind report_summary_kind = { "summary", true, false, NULL, NULL, write_summary };
-const struct report_kind report_gaps_kind = { "gaps", true, false, NULL, NULL, write_gaps };
-const struct report_kind report_distributed_kind = { "distributed", true, true, NULL, NULL, write_distributed };
-const struct report_kind report_check_kind = { "check", false, false, NULL, NULL, write_check };
+const struct report_kind report_summary_kind = {
+	.name = "summary",
+	.json = true,
+	.write = write_summary,
+	.help = "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
+	        "                         self CPU time, top kernels by GPU time, data quality\n",
+};
+const struct report_kind report_gaps_kind = {
+	.name = "gaps",
+	.json = true,
+	.write = write_gaps,
+	.help = "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
+	        "                         what the CPU was doing (see --gap-min)\n",
+};
+const struct report_kind report_distributed_kind = {
+	.name = "distributed",
+	.json = true,
+	.needs_a_trace = true,
+	.write = write_distributed,
+	.help = "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"
+	        "                         communication, overlap, waiting, the straggler, collectives\n"
+	        "                         (see --align)\n",
+};
+const struct report_kind report_check_kind = {
+	.name = "check",
+	.write = write_check,
+};

@@ -28,8 +28,8 @@ struct table_report {
 	const char *name;                       /* --report=NAME, and the JSON key of the rows */
 	int (*columns)(struct column *cols);    /* the view's columns; returns how many */
 	void (*fill)(struct table *tb, struct trace *t);          /* the rows of T */
-	void (*json_head)(struct jsonw *w, struct trace *t);      /* keys before the rows */
-	void (*text_head)(FILE *f, struct trace *t, const char *sort); /* lines before the rows */
+	void (*json_head)(struct jsonw *w, struct trace *t);      /* keys before the rows, or NULL */
+	void (*text_head)(FILE *f, struct trace *t, const char *sort); /* lines before the rows, or NULL */
 	uint64_t text_cols;                     /* the columns of the text (a column set) */
 	uint32_t text_rows;                     /* rows in text without --top */
 	const char *empty;                      /* said when a file has no row */

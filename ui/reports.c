@@ -18,7 +18,11 @@ static int write_none(FILE *f, struct trace *const *ts, int n, const struct repo
 }
 
 /* --report=none: load, and write nothing (for timing a load) */
-static const struct report_kind report_none_kind = { "none", false, false, NULL, NULL, write_none };
+static const struct report_kind report_none_kind = {
+	.name = "none",
+	.write = write_none,
+	.help = "      --report=none      load and index only (for benchmarks); prints no report\n",
+};
 
 /* In the order --help and the messages list them. */
 static const struct report_kind *const table[] = {
@@ -59,4 +63,11 @@ void reports_names(char *buf, size_t n, bool (*with)(const struct report_kind *)
 			break;
 		at += (size_t)w;
 	}
+}
+
+void reports_help(FILE *f)
+{
+	for (size_t i = 0; i < NREPORTS; i++)
+		if (table[i]->help != NULL)
+			fputs(table[i]->help, f);
 }

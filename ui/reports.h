@@ -36,6 +36,9 @@ struct report_kind {
 	/* Writes the report of the N traces TS (failed ones among them) to F. Returns 0, or an
 	 * exit status, having said why on stderr. */
 	int (*write)(FILE *f, struct trace *const *ts, int n, const struct report_opts *o);
+	/* Its lines in ttrace --help: "      --report=NAME  what it writes\n", continuation lines
+	 * indented to column 25 (NULL for the reports that are options of their own) */
+	const char *help;
 };
 
 /* The report --report=NAME names, or NULL. */
@@ -44,6 +47,9 @@ const struct report_kind *reports_find(const char *name);
  * WITH is NULL), in the table's order, separated by ", " but the last by LAST
  * (" or ", or ", "). */
 void reports_names(char *buf, size_t n, bool (*with)(const struct report_kind *), const char *last);
+
+/* Writes the help lines of every --report, in the table's order. */
+void reports_help(FILE *f);
 
 /* The reports that are options of their own, not --report names. */
 extern const struct report_kind report_check_kind;    /* --check (ui/report.c) */
