@@ -717,9 +717,9 @@ struct cache_save {
 static void *save_main(void *arg)
 {
 	struct cache_save *s = arg;
-	/* behind the first frame and the report, which run beside it on the other core:
-	 * measured on 2 cores, the writer at the same priority slowed the 1 GB trace's first
-	 * frame by a sixth (bench/RESULTS.md, "Binary cache") */
+	/* behind the first frame and the report, which run beside it on the other core: at
+	 * the same priority the writer slowed the first frame (bench/RESULTS.md, "Binary
+	 * cache") */
 	setpriority(PRIO_PROCESS, (id_t)gettid(), SAVE_NICE);
 	s->rc = cache_dir_save(s->t, &s->key, &s->cause);
 	return NULL;

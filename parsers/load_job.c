@@ -179,9 +179,9 @@ static void parse_job(struct job *j)
 	{
 		/* a compressed file: parse its stream in chunks on several threads, when at
 		 * least two cores are left beside the one that decompresses. Not on 2 cores,
-		 * whatever the size: 1 GB .zst on the quiet 2-core VM, 6 rounds, chunks on two
-		 * threads took 3.17-3.94 s and one parse thread 2.76-3.73 s, less in every
-		 * round (bench/RESULTS.md "Compressed input, measured again quietly") */
+		 * whatever the size: there chunks on two threads were slower than one parse
+		 * thread in every round (bench/RESULTS.md "Compressed input, measured again
+		 * quietly") */
 		int force_w = test_knobs().parts;
 		int w = force_w > 0 ? force_w : j->parts - 1;
 		if (w > 1 && input_codec(in) != INPUT_PLAIN && t->regular && /* start_again reopens it */

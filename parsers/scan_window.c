@@ -14,10 +14,9 @@
 
 #include "lib/xalloc.h"
 
-/* The window's first size (it grows for a bigger element): 256 KB reads cost nothing
- * measurable against 1 MB ones, and a compressed file's parse holds its window (and
- * scratch) at the peak of its load: 0.6-0.9 MB less than 1 MB windows on the 96 and 100
- * MB .zst traces (bench/RESULTS.md "Compressed input: smaller buffers"). */
+/* The window's first size (it grows for a bigger element): reads of this size cost no
+ * more than bigger ones, and a compressed file's parse holds its window (and scratch) at
+ * the peak of its load (bench/RESULTS.md "Compressed input: smaller buffers"). */
 #define WINDOW_INITIAL ((size_t)1 << 18)
 /* Progress is reported every this many bytes (the timeline's LOADING figure moves by it). */
 #define PROGRESS_STEP (1u << 20)

@@ -70,7 +70,8 @@ static inline int64_t clip_len(int64_t a, int64_t b, int64_t lo, int64_t hi)
 
 /* ∫ min(1, Σ bps) over [lo, hi) of the N kernels K (one device, by start): a sweep over
  * starts in order with the running kernels in a heap by end, so that only the kernels
- * running at once are held (a sort of every start and end took 32 MB on the 1 GB trace). */
+ * running at once are held (a sort of every start and end held far more: bench/RESULTS.md,
+ * "Figures moved out of the code"). */
 static double sm_integral(const struct kcall *k, uint32_t n, int64_t lo, int64_t hi, bool *any)
 {
 	uint32_t cap = 64, na = 0;

@@ -223,7 +223,8 @@ static int tty_next_key(struct frontend *fe)
 	if (stop_signal)
 		return -2;
 	/* wake up to notice signals; while loading, soon enough to show what came at once (a
-	 * load's end noticed 0.2 s late was a tenth of the 1 GB trace's load: bench/live) */
+	 * load's end noticed late was a visible part of a big trace's load: bench/RESULTS.md,
+	 * "Figures moved out of the code") */
 	timeout(t->app->load != NULL ? 20 : 200);
 	busy = 0;
 	wint_t ch;
