@@ -289,8 +289,7 @@ static char *cache_file(const char *dir, const char *path, const struct cache_ke
 	return xasprintf("%s/%s-%016llx.ttc", dir, name, (unsigned long long)checksum64(id, sizeof id, 0));
 }
 
-/* Gives T, read from a cache whose args store was saved as BLOB (in the mapping), a store. */
-static void restore_args(struct trace *t, const struct cache_key *key, const char *blob, size_t len)
+void cache_dir_restore_args(struct trace *t, const struct cache_key *key, const char *blob, size_t len)
 {
 	struct input_file id = { key->dev, key->ino, key->size, key->mtime_ns, key->ctime_ns };
 	if (len >= 1 && blob[0] == ARGS_SAVED_FILE && len == 1) {
@@ -365,7 +364,7 @@ struct trace *cache_dir_open(const char *path, const struct cache_key *key, char
 		free(file);
 		return NULL;
 	}
-	restore_args(t, key, blob, blob_len);
+	cache_dir_restore_args(t, key, blob, blob_len);
 	t->regular = true;
 	t->file_dev = key->dev;
 	t->file_ino = key->ino;

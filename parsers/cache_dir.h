@@ -55,6 +55,10 @@ int cache_dir_key(const char *path, struct cache_key *key, char **cause);
  * and *DAMAGED whether it is worth a warning, damaged or untrusted, rather than out of
  * date; else *note is NULL). KEY is PATH's key. */
 struct trace *cache_dir_open(const char *path, const struct cache_key *key, char **note, bool *damaged);
+/* Gives T, read by cache_read from the cache of the input with KEY (T->path), the args store
+ * whose saved state is BLOB (LEN bytes, in the mapping). For cache_dir_open and the cache's
+ * fuzz target. */
+void cache_dir_restore_args(struct trace *t, const struct cache_key *key, const char *blob, size_t len);
 /* Writes the cache of T, loaded from PATH whose key was KEY before the load, now. Returns
  * 0, or -1 with *cause set (allocated): the directory cannot be written, the file changed
  * while it loaded, ... */

@@ -30,6 +30,7 @@
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
+#include "src/index.h"
 #include "src/builder.h"
 
 #define CACHE_MAGIC "TTRCACHE"
@@ -1196,33 +1197,6 @@ static bool steps_ok(const struct trace *t)
 	return true;
 }
 
-/* The span of the drawn events, as compute_span (src/index.c) finds it. */
-static struct span trace_span(const struct trace *t)
-{
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-		const struct track *tr = &t->tracks[ti];
-		if (tr->nslices > 0 && tr->slices[0].ts < lo)
-			lo = tr->slices[0].ts;
-		for (uint16_t r = 0; r < tr->nrows; r++) {
-			const struct row *row = &tr->rows[r];
-			if (row->n > 0 && slice_end_of(tr, &tr->slices[row->idx[row->n - 1]]) > hi)
-				hi = slice_end_of(tr, &tr->slices[row->idx[row->n - 1]]);
-		}
-	}
-	for (uint32_t i = 0; i < t->ninstants; i++) {
-		lo = t->instants[i].ts < lo ? t->instants[i].ts : lo;
-		hi = t->instants[i].ts > hi ? t->instants[i].ts : hi;
-	}
-	for (uint32_t i = 0; i < t->nmem; i++) {
-		lo = t->mem[i].ts < lo ? t->mem[i].ts : lo;
-		hi = t->mem[i].ts > hi ? t->mem[i].ts : hi;
-	}
-	if (lo == INT64_MAX)
-		lo = hi = 0;
-	return (struct span){ lo, hi };
-}
-
 /* Checks every index stored in the bulk arrays, and every value against what the parser
  * and the index make (times within the builder's limits, bools and enums in range, the
  * orders and sums the index relies on). */
@@ -1297,7 +1271,7 @@ static bool check_ids(struct reader *r)
 		}
 	if (t->backend >= nstr || t->display_time_unit >= nstr)
 		return fail(r, "a header string is out of range");
-	struct span span = trace_span(t);
+	struct span span = index_trace_span(t);
 	if (t->start != span.start || t->end != span.end)
 		return fail(r, "its span is not that of its events");
 	return true;

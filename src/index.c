@@ -957,7 +957,7 @@ static void find_steps(struct trace *t)
 		qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
 }
 
-static void compute_span(struct trace *t)
+struct span index_trace_span(const struct trace *t)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
@@ -987,8 +987,14 @@ static void compute_span(struct trace *t)
 	}
 	if (lo == INT64_MAX)
 		lo = hi = 0;
-	t->start = lo;
-	t->end = hi;
+	return (struct span){ lo, hi };
+}
+
+static void compute_span(struct trace *t)
+{
+	struct span s = index_trace_span(t);
+	t->start = s.start;
+	t->end = s.end;
 }
 
 static void check_utf8(struct trace *t)

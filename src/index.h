@@ -13,6 +13,9 @@
 
 /* Sorts, lays out rows, links launches and flows, finds steps; fills the index. */
 void index_build(struct trace *t);
+/* The span of T's drawn events (slices by their rows, instants, memory samples), as
+ * index_build sets t->start and t->end; 0 .. 0 when there is none. */
+struct span index_trace_span(const struct trace *t);
 
 /* The positions [*first, *last) in row R of track TR of the slices that overlap
  * [t0, t1) (a zero-length slice at t overlaps when t0 <= t < t1). */

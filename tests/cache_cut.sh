@@ -15,20 +15,7 @@ CF=$(ls "$C"/*.ttc)
 [ -f "$CF" ]
 ok $? "the example's cache is built"
 
-S="ttrace-cut-$$"
-SOCK="$TMP/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-wait_for() { # wait_for TEXT: polls the pane until it shows TEXT (10 s at most)
-	i=0
-	while [ $i -lt 100 ]; do
-		T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
-	return 1
-}
+tmux_begin
 # the jump back from the cut cache abandons what that frame had allocated (one frame's
 # temporaries, once per cut: lib/map_guard.h): LeakSanitizer would count it
 T -f /dev/null new-session -d -s "$S" -x 120 -y 35 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color XDG_CACHE_HOME='$XDG_CACHE_HOME' TTRACE_CACHE_MIN=0 ASAN_OPTIONS='${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0' sh"

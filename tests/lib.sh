@@ -85,3 +85,27 @@ no_crash() {
 		ok 0 "$1: no crash"
 	fi
 }
+
+# The end-to-end tests in a terminal (tests/tmux.sh, tests/cache_cut.sh): tmux_begin gives
+# the test a tmux server of its own (socket $SOCK, session $S), killed on exit; T runs a
+# tmux command on it.
+tmux_begin() {
+	S="ttrace-test-$$"
+	SOCK="$TMP/tmux.sock"
+	trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+}
+T() { tmux -S "$SOCK" "$@"; }
+
+# wait_for TEXT [TRIES]: polls the pane until it shows TEXT (0.1 s apart, 10 s at most)
+wait_for() {
+	i=0
+	while [ $i -lt "${2:-100}" ]; do
+		if T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1"; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
+	return 1
+}

@@ -5,24 +5,7 @@
 . "$srcdir/tests/lib.sh"
 command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
 EX="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
-S="ttrace-test-$$"
-SOCK="$TMP/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-
-# wait_for TEXT [TRIES]: polls the pane until it shows TEXT (0.1 s apart, 10 s at most)
-wait_for() {
-	i=0
-	while [ $i -lt "${2:-100}" ]; do
-		if T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1"; then
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
-	return 1
-}
+tmux_begin
 
 T -f /dev/null new-session -d -s "$S" -x 120 -y 35 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color sh"
 T set-option -t "$S" remain-on-exit on >/dev/null

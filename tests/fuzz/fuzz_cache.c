@@ -382,31 +382,6 @@ static void make_pristine(const uint8_t *trace, size_t len)
 	trace_free(t);
 }
 
-/* Gives T, read from a cache whose args store was saved as BLOB, a store: what
- * parsers/cache_dir.c's restore_args does, over the trace's memfd. */
-static void restore_args(struct trace *t, const char *blob, size_t len)
-{
-	if (len == 1 && blob[0] == ARGS_SAVED_FILE) {
-		t->args = seek_store_new(pristine.path, &pristine.id, NULL);
-		return;
-	}
-	if (len >= 1 && blob[0] == ARGS_SAVED_SEEK) {
-		struct seek_index *x = seek_index_restore(blob + 1, len - 1);
-		if (x != NULL) {
-			t->args = seek_store_new(pristine.path, &pristine.id, x);
-			return;
-		}
-	}
-	if (len >= 1 && blob[0] == ARGS_SAVED_SIDE) {
-		struct args_side *s = args_side_restore(blob + 1, len - 1);
-		if (s != NULL) {
-			t->args = args_side_store(s);
-			return;
-		}
-	}
-	t->args = args_store_unavailable("not kept");
-}
-
 static void generate(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -464,7 +439,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(sealed == 1);
 	stats.accepted++;
-	restore_args(t, blob, blob_len);
+	cache_dir_restore_args(t, &pristine.key, blob, blob_len);
 	bool full = fuzz_oracle_sampled(data, size);
 	char *dump = fuzz_exercise(t, full ? &fuzz_full : &fuzz_cheap);
 	if (n == 0 && strcmp(dump, pristine.dump) != 0) {
