@@ -18,7 +18,7 @@
  * FINISH_WAIT_MS, then dies of the signal as it would have), and when the recording's
  * duration is over. A program killed otherwise keeps the last checkpoint.
  *
- * Settings come from the environment `ttrace record` sets (see ui/record_cmd.c):
+ * Settings come from the environment `ttrace record` sets (see cmd/record.c):
  * TTRACE_RECORD_OUT, TTRACE_RECORD_OUT_ID, TTRACE_RECORD_MANIFEST, TTRACE_RECORD_DELAY,
  * TTRACE_RECORD_DURATION, TTRACE_RECORD_NO_API, TTRACE_RECORD_NO_NVTX, TTRACE_CUPTI_LIB;
  * RANK, WORLD_SIZE and LOCAL_RANK name the rank. A TTRACE_RECORD_* value that is not what
@@ -50,7 +50,7 @@
 #include "record/out.h"
 #include "record/settings.h"
 #include "record/trace_writer.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 #define BUFFER_BYTES (4u << 20)    /* one activity buffer */
 #define MAX_BUFFERS 32             /* in flight at once: 128 MB; beyond, CUPTI drops records */

@@ -1,5 +1,5 @@
 /* settings.h: the grammar of the recorder's numeric settings, one for `ttrace record`'s
- * options (ui/record_cmd.c) and for the environment the recorder reads (record/inject.c),
+ * options (cmd/record.c) and for the environment the recorder reads (record/inject.c),
  * so that a value the command accepts is one the recorder honours, and the other way
  * round. No locale, no sign, no spaces, no exponent, nothing after the number. */
 #ifndef TTRACE_RECORD_SETTINGS_H

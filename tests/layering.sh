@@ -1,6 +1,7 @@
 #!/bin/sh
-# layering.sh: dependencies point one way: lib/ <- src/ <- parsers/ <- ui/. Each folder
-# includes only itself and the folders before it; cJSON only in parsers/, curses only in
+# layering.sh: dependencies point one way: lib/ <- src/ <- parsers/ <- cmd/ <- ui/. Each
+# folder includes only itself and the folders before it (record/, the recorder, stands
+# beside them: cmd/record.c reads its settings); cJSON only in parsers/, curses only in
 # ui/tty.c, file I/O (stdio opens, read/pread) nowhere under ui/ but main.c, tty.c, the
 # record command (its manifest and the pipe that says whether exec failed) and the report
 # writer's FILE argument. The cJSON rules and "drawing reads no file" (ui/render.c reaches
@@ -16,10 +17,14 @@ bad() { # bad FOLDER FORBIDDEN-PATTERN DESCRIPTION
 }
 bad lib '#include "(src|parsers|ui)/' "lib/ includes nothing of src/, parsers/ or ui/"
 bad src '#include "(parsers|ui)/' "src/ includes nothing of parsers/ or ui/"
-bad parsers '#include "ui/' "parsers/ includes nothing of ui/"
+bad parsers '#include "(cmd|ui)/' "parsers/ includes nothing of cmd/ or ui/"
+bad cmd '#include "ui/' "cmd/ (the index and record commands) includes nothing of ui/"
+bad lib '#include "cmd/' "lib/ includes nothing of cmd/"
+bad src '#include "cmd/' "src/ includes nothing of cmd/"
 bad lib 'cjson|cJSON' "lib/ does not use cJSON"
 bad src 'cjson|cJSON' "src/ does not use cJSON"
 bad ui 'cjson|cJSON' "ui/ does not use cJSON"
+bad cmd 'cjson|cJSON' "cmd/ does not use cJSON"
 # closure FILE: FILE and every project header it reaches through #include "..." (the
 # headers' own includes too), one per line
 closure() {
@@ -63,11 +68,11 @@ hits=$(closure ui/render.c | grep '^parsers/')
 [ -z "$hits" ]
 ok $? "ui/render.c (drawing) reaches nothing of parsers/, even through headers"
 [ -z "$hits" ] || printf '#   %s\n' $hits
-hits=$(grep -l -E '#include <(n)?curses.h>' ui/*.c ui/*.h src/*.c parsers/*.c lib/*.c | grep -v '^ui/tty.c$')
+hits=$(grep -l -E '#include <(n)?curses.h>' ui/*.c ui/*.h cmd/*.c cmd/*.h src/*.c parsers/*.c lib/*.c | grep -v '^ui/tty.c$')
 [ -z "$hits" ]
 ok $? "curses only in ui/tty.c"
-hits=$(grep -n -E '(^|[^_.>a-z])(fopen|open|pread|read)\(' ui/*.c | grep -v -e '^ui/main.c' -e '^ui/tty.c' -e '^ui/record_cmd.c' -e '^ui/keys.c:.*fopen(path' )
+hits=$(grep -n -E '(^|[^_.>a-z])(fopen|open|pread|read)\(' ui/*.c | grep -v -e '^ui/main.c' -e '^ui/tty.c' -e '^ui/keys.c:.*fopen(path' )
 [ -z "$hits" ]
-ok $? "no file I/O under ui/ but the command line, the terminal, the key map file and the record command"
+ok $? "no file I/O under ui/ but the command line, the terminal and the key map file"
 [ -z "$hits" ] || printf '%s\n' "$hits" | sed 's/^/#   /' | head -10
 finish

@@ -14,7 +14,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/jsonw.h"
 #include "ui/names.h"
 #include "ui/report.h"

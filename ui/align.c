@@ -7,7 +7,7 @@
 
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "src/analysis.h"
 #include "ui/view.h"
 

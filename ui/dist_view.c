@@ -7,7 +7,7 @@
 
 #include "lib/xalloc.h"
 #include "ui/app.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/table_panel.h"
 #include "ui/view.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ui/reports.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 static void name(FILE *f, const struct trace *t, uint32_t id)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "src/index.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/view.h"
 
 static const struct slice_ref no_slice = { TT_NONE, TT_NONE };

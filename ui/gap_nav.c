@@ -7,7 +7,7 @@
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/view.h"
 
 static int gap_cmp_start(const void *a, const void *b)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 static const char style_letters[CS__COUNT] = {
 	[CS_NORMAL] = ' ', [CS_HEADER] = 'h', [CS_RULER] = 'r',    [CS_TRACK] = 't',  [CS_GROUP] = 'G',

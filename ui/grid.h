@@ -53,7 +53,7 @@ void grid_clear(struct grid *g, enum cell_style style);
 /* Sets one cell; out-of-range coordinates are ignored, and a control code point (C0, DEL,
  * C1, bidi: escape_cp_is_control) or a value that is no Unicode scalar is stored as '?'. */
 void grid_set(struct grid *g, int x, int y, uint32_t ch, enum cell_style style, uint8_t color);
-/* Writes UTF-8 text (already made safe by ui/escape.h) from (x, y), clipped at MAXX
+/* Writes UTF-8 text (already made safe by lib/escape.h) from (x, y), clipped at MAXX
  * (exclusive); returns the column after the last cell written. Invalid bytes and controls
  * become '?'. */
 int grid_text(struct grid *g, int x, int y, int maxx, const char *utf8, enum cell_style style, uint8_t color);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 void jsonw_init(struct jsonw *w, FILE *f)
 {

@@ -14,7 +14,7 @@
 #include "src/index.h"
 #include "lib/xalloc.h"
 #include "ui/counter_track.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/view.h"
 
 int view_details_h(const struct view *v)

@@ -20,12 +20,13 @@
 #include "lib/timefmt.h"
 #include "ui/app.h"
 #include "ui/view.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/reports.h"
 #include "src/analysis.h"
-#include "ui/record_cmd.h"
-#include "ui/index_cmd.h"
-#include "ui/progress_line.h"
+#include "cmd/record.h"
+#include "cmd/index.h"
+#include "cmd/trace_paths.h"
+#include "cmd/progress_line.h"
 #include "parsers/cache_dir.h"
 #include "ui/tty.h"
 
@@ -35,92 +36,6 @@ enum mode { MODE_DEFAULT, MODE_REPORT, MODE_SCREEN };
 
 static bool has_json(const struct report_kind *k) { return k->json; }
 static bool has_groups(const struct report_kind *k) { return k->group_of != NULL; }
-
-/* Orders file names with their runs of digits compared as numbers, so that a directory of
- * ranks reads rank0, rank1, rank2, ... rank10 rather than rank0, rank1, rank10, rank100;
- * names equal that way (rank01, rank1) fall back to strcmp. */
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-static int natural_cmp(const char *a, const char *b)
-{
-	const char *p = a, *q = b;
-	while (*p != '\0' && *q != '\0') {
-		if (is_digit(*p) && is_digit(*q)) {
-			while (*p == '0')
-				p++;
-			while (*q == '0')
-				q++;
-			size_t np = 0, nq = 0;
-			while (is_digit(p[np]))
-				np++;
-			while (is_digit(q[nq]))
-				nq++;
-			if (np != nq)
-				return np < nq ? -1 : 1;
-			int c = memcmp(p, q, np);
-			if (c != 0)
-				return c;
-			p += np;
-			q += nq;
-			continue;
-		}
-		if (*p != *q)
-			return (unsigned char)*p < (unsigned char)*q ? -1 : 1;
-		p++;
-		q++;
-	}
-	if (*p != *q)
-		return *p == '\0' ? -1 : 1;
-	return strcmp(a, b);
-}
-
-static int name_cmp(const void *a, const void *b) { return natural_cmp(*(char *const *)a, *(char *const *)b); }
-
-static bool is_trace_name(const char *n)
-{
-	size_t l = strlen(n);
-	return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
-	       (l > 9 && strcmp(n + l - 9, ".json.zst") == 0);
-}
-
-/* Expands directories among PATHS into the trace files they hold (sorted by name, numbers
- * in names as numbers: natural_cmp);
- * other arguments are kept as they are. Returns an allocated array of *N paths. */
-static char **expand_paths(char **paths, int n, int *nout)
-{
-	char **out = NULL;
-	int m = 0, cap = 0;
-	for (int i = 0; i < n; i++) {
-		struct stat st;
-		DIR *d;
-		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) &&
-		    (d = opendir(paths[i])) != NULL) {
-			struct dirent *e;
-			int first = m;
-			while ((e = readdir(d)) != NULL) {
-				if (e->d_name[0] == '.' || !is_trace_name(e->d_name))
-					continue;
-				if (m == cap)
-					out = xreallocarray(out, (size_t)(cap = cap ? cap * 2 : 16), sizeof *out);
-				size_t pl = strlen(paths[i]);
-				while (pl > 1 && paths[i][pl - 1] == '/')
-					pl--; /* "run/" gives run/rank0.json, not run//rank0.json */
-				out[m++] = xasprintf("%.*s/%s", (int)pl, paths[i], e->d_name);
-			}
-			closedir(d);
-			if (m - first > 1)
-				qsort(out + first, (size_t)(m - first), sizeof *out, name_cmp);
-			if (m == first)
-				escape_say(stderr, "ttrace: warning: %s holds no .json, .json.gz or .json.zst file", paths[i]);
-			continue;
-		}
-		if (m == cap)
-			out = xreallocarray(out, (size_t)(cap = cap ? cap * 2 : 16), sizeof *out);
-		out[m++] = xstrdup(paths[i]);
-	}
-	*nout = m;
-	return out;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -484,7 +399,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "record") == 0)
 		return record_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "index") == 0)
-		return index_main(argc - 1, argv + 1, expand_paths);
+		return index_main(argc - 1, argv + 1);
 
 	/* Big arrays (slices, rows) grow by realloc: keep them mmapped, so that growing is a
 	 * remap rather than a copy and freed memory goes back to the system at once. glibc
@@ -630,7 +545,7 @@ int main(int argc, char **argv)
 	}
 
 	int n;
-	char **files = expand_paths(argv + optind, argc - optind, &n);
+	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
 	if (n == 0) {
 		fputs("ttrace: no trace file found\n", stderr);
 		free(files);

@@ -15,7 +15,7 @@
 #include "lib/xalloc.h"
 #include "src/analysis.h"
 #include "ui/app.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/names.h"
 #include "ui/report.h"
 #include "ui/table_panel.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 void trace_str_escaped(const struct trace *t, uint32_t id, char *buf, size_t n)
 {

@@ -13,7 +13,7 @@
 #include "ui/view.h"
 #include "lib/timefmt.h"
 #include "src/analysis.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/gpu_summary.h"
 #include "ui/jsonw.h"
 #include "ui/overview_steps.h"

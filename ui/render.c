@@ -19,7 +19,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "ui/counter_track.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/names.h"
 
 #define PALETTE 12

@@ -2,7 +2,7 @@
  * --check). Every list in them is a table view defined once (ui/op_table.h,
  * ui/track_table.h, ui/step_table.h, ui/gpu_table.h, ui/gap_list.h, ui/dist_view.h) and
  * written by ui/table.h as text or as JSON; this file adds the sentences around them.
- * Every string taken from a trace goes through ui/escape.h. */
+ * Every string taken from a trace goes through lib/escape.h. */
 #include "config.h"
 #include "ui/reports.h"
 #include "ui/report.h"
@@ -22,7 +22,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "ui/dist_view.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/gap_list.h"
 #include "ui/gpu_table.h"
 #include "ui/jsonw.h"

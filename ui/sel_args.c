@@ -5,7 +5,7 @@
 
 #include "lib/xalloc.h"
 #include "parsers/args_text.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/view.h"
 
 void view_prepare_details(struct view *v)

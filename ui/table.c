@@ -9,7 +9,7 @@
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 void table_init(struct table *t, const struct column *cols, int ncols)
 {

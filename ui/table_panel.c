@@ -12,7 +12,7 @@
 
 #include "lib/xalloc.h"
 #include "ui/app.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/prompt.h"
 #include "ui/view.h"
 

@@ -24,7 +24,7 @@
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/app.h"
 #include "ui/loading.h"
 #include "ui/view.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/escape.h"
+#include "lib/escape.h"
 #include "ui/grid.h"
 #include "tests/unit/tap.h"
 

@@ -1,5 +1,5 @@
 /* escape.c: terminal- and JSON-safe output of untrusted text. */
-#include "ui/escape.h"
+#include "lib/escape.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* record_cmd.c: `ttrace record`: sets the environment the recorder library reads
+/* record.c: `ttrace record`: sets the environment the recorder library reads
  * (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, TTRACE_RECORD_*), runs the command,
  * waits for it while passing on the signals meant for it, then reads the manifest its
  * processes appended to and summarises each trace file they wrote.
@@ -25,8 +25,8 @@
 #include "lib/xalloc.h"
 #include "parsers/load.h"
 #include "record/settings.h"
-#include "ui/escape.h"
-#include "ui/record_cmd.h"
+#include "lib/escape.h"
+#include "cmd/record.h"
 
 #ifndef PKGLIBDIR
 #error "PKGLIBDIR, where the recorder library is installed, comes from Makefile.am"

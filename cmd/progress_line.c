@@ -1,5 +1,5 @@
 /* progress_line.c: the load's progress line for people (progress_line.h). */
-#include "ui/progress_line.h"
+#include "cmd/progress_line.h"
 
 void progress_line_draw(FILE *f, const struct load_progress *p, bool final)
 {

@@ -1,7 +1,7 @@
-/* record_cmd.h: `ttrace record`: runs a command with the CUPTI recorder (record/) injected,
+/* record.h: `ttrace record`: runs a command with the CUPTI recorder (record/) injected,
  * then says which trace files its processes wrote, with a one-line summary of each. */
-#ifndef TT_RECORD_CMD_H
-#define TT_RECORD_CMD_H
+#ifndef TT_CMD_RECORD_H
+#define TT_CMD_RECORD_H
 
 /* Runs the subcommand on ARGV[0..argc), where ARGV[0] is "record" (main passes its own
  * argv from the subcommand's name on). Returns the exit status: the recorded command's

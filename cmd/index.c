@@ -1,10 +1,10 @@
-/* index_cmd.c: the index subcommand: loads each file with its cache written at once
+/* index.c: the index subcommand: loads each file with its cache written at once
  * (load_options.index_only), a few files at a time, and says what became of each.
  *
  * Under Slurm (`srun -N 8 ttrace index run/`) every task sees the same list: task
  * SLURM_PROCID of SLURM_NTASKS takes the files whose position in the sorted list is its
  * number modulo the number of tasks, so the nodes share the work instead of repeating it. */
-#include "ui/index_cmd.h"
+#include "cmd/index.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,8 +17,9 @@
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
 #include "parsers/load.h"
-#include "ui/escape.h"
-#include "ui/progress_line.h"
+#include "lib/escape.h"
+#include "cmd/progress_line.h"
+#include "cmd/trace_paths.h"
 
 static void usage(FILE *f)
 {
@@ -87,7 +88,7 @@ static void say(const char *path, const char *what, const char *why)
 	fputc('\n', stdout);
 }
 
-int index_main(int argc, char **argv, index_expand_fn expand)
+int index_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
@@ -141,7 +142,7 @@ int index_main(int argc, char **argv, index_expand_fn expand)
 		}
 
 	int n, mine = 0;
-	char **files = expand(argv + optind, argc - optind, &n);
+	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
 	cache_dir_guard_signals(); /* an interrupted index leaves no temporary file */
 	char **todo = xcalloc(n ? (size_t)n : 1, sizeof *todo);
 	for (int i = 0; i < n; i++) {
