@@ -228,7 +228,10 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 				fe->present(fe, g);
 			}
 		}
-		while ((key = fe->next_key(fe)) == -1)
+		/* while loading, wake up soon enough to show what came at once (a load's end
+		 * noticed late was a visible part of a big trace's load: bench/RESULTS.md, "Figures
+		 * moved out of the code"); else often enough to notice signals */
+		while ((key = fe->next_key(fe, app->load != NULL ? 20 : 200)) == -1)
 			if (app->load != NULL && loading_poll(app))
 				break; /* a newer snapshot, the whole trace or more read: draw again */
 		if (key == -1) {

@@ -73,9 +73,10 @@ void app_draw(struct app *app, struct grid *g);
 
 /* What the main loop needs from where the keys come from and the frames go to. */
 struct frontend {
-	/* The next key: a key code, a mouse code, TT_KEY_RESIZE, -1 for nothing yet (poll
-	 * again), or -2 when the input has ended (the script is done, a signal arrived). */
-	int (*next_key)(struct frontend *fe);
+	/* The next key: a key code, a mouse code, TT_KEY_RESIZE, -1 for nothing within about
+	 * WAIT_MS (poll again), or -2 when the input has ended (the script is done, a signal
+	 * arrived). */
+	int (*next_key)(struct frontend *fe, int wait_ms);
 	/* Shows the frame just drawn. */
 	void (*present)(struct frontend *fe, const struct grid *g);
 	/* The screen size after a TT_KEY_RESIZE. */

@@ -28,6 +28,7 @@
 #include "cmd/trace_paths.h"
 #include "cmd/progress_line.h"
 #include "parsers/cache_dir.h"
+#include "ui/session.h"
 #include "ui/tty.h"
 
 /* What the command line asks for: the timeline (else the summary), a report (ui/reports.h),
@@ -54,9 +55,10 @@ struct script_frontend {
 	int presented;
 };
 
-static int script_next_key(struct frontend *fe)
+static int script_next_key(struct frontend *fe, int wait_ms)
 {
 	struct script_frontend *s = (struct script_frontend *)fe;
+	(void)wait_ms; /* a script's next key is there at once */
 	return s->at < s->nk ? s->keys[s->at++] : -2;
 }
 
@@ -100,7 +102,6 @@ static void script_timing(struct frontend *fe, int key, double action_ms, double
 static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_min, int w, int h, const char *keys,
                        const char *keymap, bool ascii, bool times)
 {
-	struct app app;
 	struct grid g;
 	int *k = NULL, nk = 0;
 	char *cause = NULL;
@@ -110,19 +111,18 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_
 		free(cause);
 		return 2;
 	}
-	app_init(&app, ts, nts, (enum align_mode)align, w, h, ascii);
-	app_set_gap_min(&app, gap_min);
-	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
-		escape_say(stderr, "ttrace: %s", cause);
-		free(cause);
-		free(k);
-		app_free(&app);
-		return 2;
-	}
-	grid_init(&g, w, h);
+	struct session_opts o = { ts, nts, (enum align_mode)align, gap_min, keymap, ascii, NULL };
 	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing }, k, nk, 0,
 		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, 0, -1, w, h, 0 };
-	app_run(&app, &sf.fe, &g);
+	grid_init(&g, w, h);
+	if (session_run(&o, &sf.fe, &g, NULL, &cause) != 0) {
+		escape_say(stderr, "ttrace: %s", cause);
+		free(cause);
+		free(sf.frame);
+		grid_free(&g);
+		free(k);
+		return 2;
+	}
 	if (times) {
 		int nf = sf.nf;
 		if (nf == 0)
@@ -136,9 +136,40 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_
 	free(sf.frame);
 	grid_dump(&g, stdout);
 	grid_free(&g);
-	app_free(&app);
 	free(k);
 	return 0;
+}
+
+/* The timeline on the terminal over the traces of O (with a load, see ui/session.h for
+ * OUT). Returns the exit status: 0, 1 when the terminal cannot start, 2 for a bad key map,
+ * 128 + N when signal N ended it. */
+static int run_tty(struct session_opts *o, struct trace **out)
+{
+	char *cause = NULL;
+	struct grid g;
+	struct frontend *fe = tty_open(&o->ascii);
+	if (fe == NULL) {
+		if (o->load != NULL) { /* given up, as when the user quits at once */
+			load_cancel(o->load);
+			load_finish(o->load, out);
+			if (o->ts[0] != out[0])
+				trace_free(o->ts[0]); /* the snapshot shown */
+			for (int i = 0; i < o->nts; i++)
+				trace_free(out[i]);
+			out[0] = NULL;
+		}
+		return 1;
+	}
+	grid_init(&g, 1, 1);
+	int rc = session_run(o, fe, &g, out, &cause);
+	int st = tty_close(fe);
+	grid_free(&g);
+	if (rc != 0) {
+		escape_say(stderr, "ttrace: %s", cause);
+		free(cause);
+		return rc;
+	}
+	return st;
 }
 
 /* The user's key map file when none was given and there is one, else NULL (to free). */
@@ -222,8 +253,8 @@ static bool load_live(char **files, int n, const struct load_options *given, FIL
 		fputc('\n', progress);
 	char *home_map = user_keymap(keymap);
 	struct trace *firsts[1] = { first };
-	*rc = tty_run_loading(firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii, s,
-	                      traces);
+	struct session_opts o = { firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii, s };
+	*rc = run_tty(&o, traces);
 	free(home_map);
 	return true;
 }
@@ -658,7 +689,9 @@ int main(int argc, char **argv)
 		/* the timeline was open while the trace loaded */
 	} else if (mode == MODE_DEFAULT && interactive) {
 		char *home_map = user_keymap(keymap);
-		int rc = tty_run(usable, nusable, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii);
+		struct session_opts o = { usable, nusable, (enum align_mode)align, gap_min,
+			                  keymap != NULL ? keymap : home_map, ascii, NULL };
+		int rc = run_tty(&o, NULL);
 		free(home_map);
 		if (rc != 0)
 			status = rc;

@@ -1,5 +1,5 @@
-/* tty.c: copies the cell grid to the terminal with curses and feeds keys and mouse
- * events to the view. Only this file includes curses: everything it shows was drawn
+/* tty.c: the terminal frontend: copies the cell grid to the terminal with curses and
+ * hands keys and mouse events to the main loop (ui/app.c). Only this file includes curses: everything it shows was drawn
  * by ui/render.c into a grid, and curses sends only the cells that changed.
  * The terminal is restored on q, on fatal errors (fatal hook), on SIGINT, SIGTERM and
  * SIGHUP, and on crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE: restored, then re-raised).
@@ -26,8 +26,6 @@
 #include "lib/xalloc.h"
 #include "lib/escape.h"
 #include "ui/app.h"
-#include "ui/loading.h"
-#include "ui/view.h"
 #include "ui/keys.h"
 
 static volatile sig_atomic_t tty_active;
@@ -214,18 +212,14 @@ static int map_key(wint_t ch, int code)
 struct tty_frontend {
 	struct frontend fe;
 	long busy_ms;
-	const struct app *app;
 };
 
-static int tty_next_key(struct frontend *fe)
+static int tty_next_key(struct frontend *fe, int wait_ms)
 {
-	const struct tty_frontend *t = (const struct tty_frontend *)fe;
+	(void)fe;
 	if (stop_signal)
 		return -2;
-	/* wake up to notice signals; while loading, soon enough to show what came at once (a
-	 * load's end noticed late was a visible part of a big trace's load: bench/RESULTS.md,
-	 * "Figures moved out of the code") */
-	timeout(t->app->load != NULL ? 20 : 200);
+	timeout(wait_ms);
 	busy = 0;
 	wint_t ch;
 	int code = get_wch(&ch);
@@ -267,35 +261,14 @@ static void tty_size(struct frontend *fe, int *w, int *h)
 	*h = LINES;
 }
 
-/* Ends an app that was loading N files: gives up the load if it still runs, frees the app
- * (and the snapshot it showed); every file's trace, when the load ended, goes to
- * OUT[0..n), else OUT[0] is NULL. */
-static void tty_end_loading(struct app *app, struct trace **out, int n)
-{
-	bool ended = loading_end(app, out);
-	app_free(app);
-	if (!ended) {
-		for (int i = 0; i < n; i++)
-			trace_free(out[i]);
-		out[0] = NULL;
-	}
-}
+static struct tty_frontend the_tty = { { tty_next_key, tty_present, tty_size, NULL }, 0 };
 
-int tty_run(struct trace *const *ts, int nts, enum align_mode align, int64_t gap_min, const char *keymap, bool ascii)
+struct frontend *tty_open(bool *ascii)
 {
-	return tty_run_loading(ts, nts, align, gap_min, keymap, ascii, NULL, NULL);
-}
-
-int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, int64_t gap_min, const char *keymap, bool ascii,
-                    struct load_session *load, struct trace **out)
-{
-	struct app app;
-	struct grid g;
 	struct sigaction sa;
-	char *cause = NULL;
 
 	setlocale(LC_ALL, "");
-	ascii = ascii || strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	*ascii = *ascii || strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
@@ -310,7 +283,7 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, int
 	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
 	if (initscr() == NULL) {
 		escape_say(stderr, "ttrace: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
-		return 1;
+		return NULL;
 	}
 	tty_active = 1;
 	cbreak();
@@ -325,35 +298,14 @@ int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, int
 	setup_colors();
 	prepare_reset();
 	busy = 1;
-	if (load != NULL) {
-		/* TS[0] is the first file's snapshot or whole trace: the app shows it through
-		 * app.shown (app_init keeps the pointer to FIRST: loading_begin moves it) */
-		struct trace *first = ts[0];
-		app_init(&app, &first, 1, align, COLS, LINES, ascii);
-		loading_begin(&app, load, first);
-	} else {
-		app_init(&app, ts, nts, align, COLS, LINES, ascii);
-	}
-	app_set_gap_min(&app, gap_min);
-	if (keymap != NULL && app_load_keymap(&app, keymap, &cause) < 0) {
-		tty_restore();
-		escape_say(stderr, "ttrace: %s", cause);
-		free(cause);
-		if (load != NULL)
-			tty_end_loading(&app, out, nts);
-		else
-			app_free(&app);
-		return 2;
-	}
-	grid_init(&g, COLS, LINES);
-	struct tty_frontend tf = { { tty_next_key, tty_present, tty_size, NULL }, test_knobs().busy_ms, &app };
-	app_run(&app, &tf.fe, &g);
+	the_tty.busy_ms = test_knobs().busy_ms;
+	return &the_tty.fe;
+}
+
+int tty_close(struct frontend *fe)
+{
+	(void)fe;
 	busy = 0;
 	tty_restore();
-	grid_free(&g);
-	if (load != NULL)
-		tty_end_loading(&app, out, nts);
-	else
-		app_free(&app);
 	return stop_signal ? 128 + stop_signal : 0;
 }

@@ -1,23 +1,20 @@
-/* tty.h: the interactive timeline on the terminal: the one module that uses curses. */
+/* tty.h: the terminal as a frontend of the main loop (ui/app.h): the one module that uses
+ * curses. It shows the frames and reads the keys; it knows nothing of traces, panels or
+ * commands (ui/session.h runs the app over it). */
 #ifndef TT_TTY_H
 #define TT_TTY_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
-#include "src/model.h"
-#include "src/ranks.h"
+#include "ui/app.h"
 
-/* Runs the timeline on trace T until the user quits. KEYMAP (or NULL) remaps keys.
- * The terminal is restored on every exit path, including signals and crashes. Returns
- * the exit status. */
-int tty_run(struct trace *const *ts, int nts, enum align_mode align, int64_t gap_min, const char *keymap, bool ascii);
-/* As tty_run over the NTS files of LOAD, still loading (ui/loading.h): TS[0] is the first
- * file's snapshot, which the call takes over, or its whole trace, which LOAD keeps. When
- * the load ended while the timeline was open, every file's trace (loaded or failed) goes
- * to OUT[0..nts), else (the user quit first) OUT[0] is NULL. */
-struct load_session;
-int tty_run_loading(struct trace *const *ts, int nts, enum align_mode align, int64_t gap_min, const char *keymap, bool ascii,
-                    struct load_session *load, struct trace **out);
+/* Takes the terminal: curses started, and the terminal restored on every exit path from
+ * then on, signals and crashes included (see tty.c). Returns the frontend (static: one
+ * terminal), or NULL when the terminal cannot start (said on stderr). *ASCII becomes true
+ * when the locale's character set is not UTF-8. */
+struct frontend *tty_open(bool *ascii);
+/* Gives the terminal back as it was. Returns 128 + N when signal N ended the session,
+ * else 0. */
+int tty_close(struct frontend *fe);
 
 #endif
