@@ -68,6 +68,18 @@ hits=$(closure ui/render.c | grep '^parsers/')
 [ -z "$hits" ]
 ok $? "ui/render.c (drawing) reaches nothing of parsers/, even through headers"
 [ -z "$hits" ] || printf '#   %s\n' $hits
+# a narrow door into the timeline: its state (ui/view_state.h) is for its own files; the app
+# and the other panels reach it only through ui/view.h, even through other headers
+timeline="ui/view.c ui/view_access.c ui/window.c ui/layout.c ui/render.c ui/search.c ui/gap_nav.c ui/follow.c
+ui/places.c ui/align.c ui/sel_args.c ui/counter_track.c ui/counter_track.h ui/loading.c ui/view_state.h"
+hits=""
+for f in ui/*.c ui/*.h; do
+	case " $(echo $timeline) " in *" $f "*) continue ;; esac
+	closure "$f" | grep -q '^ui/view_state.h$' && hits="$hits $f"
+done
+[ -z "$hits" ]
+ok $? "only the timeline's own files see its state (ui/view_state.h); the others go through ui/view.h"
+[ -z "$hits" ] || printf '#   %s\n' $hits
 hits=$(grep -l -E '#include <(n)?curses.h>' ui/*.c ui/*.h cmd/*.c cmd/*.h src/*.c parsers/*.c lib/*.c | grep -v '^ui/tty.c$')
 [ -z "$hits" ]
 ok $? "curses only in ui/tty.c"

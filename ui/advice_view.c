@@ -41,12 +41,22 @@ struct advice_view {
 };
 
 /* The findings of what the timeline shows: one trace, or the set of ranks. */
-static const struct advice_report *report_of(struct view *v)
+static const struct advice_report *report_of(const struct view *v)
 {
-	if (v->nts > 1)
-		return traces_advice(v->ts, v->nts, v->align);
-	return trace_advice(v->ts[0]);
+	int n;
+	struct trace *const *ts = view_traces(v, &n);
+	if (n > 1)
+		return traces_advice(ts, n, view_align(v));
+	return trace_advice(ts[0]);
 }
+
+/* What the panel keeps between its openings (app_memory): the instance shown last (its row
+ * tag), 0: none. */
+struct advice_memory {
+	uint64_t last;
+};
+
+static const struct table_owner advice_owner;
 
 static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 {
@@ -64,7 +74,7 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 	struct view *v = av->v;
 	memcpy(av->cols, cols, sizeof cols);
 	table_init(&av->t, av->cols, A_COLS);
-	av->t.origin = v->start;
+	av->t.origin = view_origin(v);
 	uint32_t n = 0, cap = 16;
 	uint32_t *par = xmalloc(cap * sizeof *par);
 	for (uint32_t f = 0; f < r->n; f++) {
@@ -72,8 +82,8 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 		const struct advice_rule_info *ri = advice_rule_info(fd->rule);
 		char buf[400], a[48], b[48]; /* buf holds val, name and ctx whole */
 		uint32_t row = table_add_row(&av->t, TAG(f + 1, 0));
-		if (v->nts > 1 && fd->nranks > 0)
-			snprintf(buf, sizeof buf, "%s (%u of %d ranks)", ri->title, fd->nranks, v->nts);
+		if (view_ranks(v) > 1 && fd->nranks > 0)
+			snprintf(buf, sizeof buf, "%s (%u of %d ranks)", ri->title, fd->nranks, view_ranks(v));
 		else
 			snprintf(buf, sizeof buf, "%s", ri->title);
 		table_set_str(&av->t, row, A_COL_WHAT, buf);
@@ -88,7 +98,7 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 		par[n++] = TABLE_TREE_ROOT;
 		for (uint32_t i = 0; i < fd->ninst; i++) {
 			const struct advice_instance *x = &fd->inst[i];
-			const struct trace *t = v->ts[x->rank];
+			const struct trace *t = view_rank_trace(v, x->rank);
 			uint32_t ir = table_add_row(&av->t, TAG(f + 1, i + 1));
 			char val[48], name[160] = "", where[480] = "";
 			if (advice_values_are_bytes(fd->rule))
@@ -100,11 +110,11 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 				trace_str_escaped(t, t->tracks[s.track].slices[s.idx].name, name, sizeof name);
 				char tl[400];
 				track_label(t, &t->tracks[s.track], tl, sizeof tl);
-				if (v->nts > 1)
+				if (view_ranks(v) > 1)
 					snprintf(where, sizeof where, "rank %d %s", view_rank_label(v, x->rank), tl);
 				else
 					snprintf(where, sizeof where, "%s", tl);
-			} else if (v->nts > 1) {
+			} else if (view_ranks(v) > 1) {
 				snprintf(where, sizeof where, "rank %d", view_rank_label(v, x->rank));
 			}
 			char ctx[160] = "";
@@ -117,7 +127,7 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 			else
 				snprintf(buf, sizeof buf, "%s%s%s%s%s", val, name[0] ? "  " : "", name, ctx[0] ? "; in " : "", ctx);
 			table_set_str(&av->t, ir, A_COL_WHAT, buf);
-			table_set_int(&av->t, ir, A_COL_AT, tt_add(x->start, v->shift[x->rank]));
+			table_set_int(&av->t, ir, A_COL_AT, tt_add(x->start, view_rank_shift(v, x->rank)));
 			if (where[0])
 				table_set_str(&av->t, ir, A_COL_WHERE, where);
 			par[n++] = row;
@@ -221,19 +231,10 @@ static void header(struct table_panel *tp, struct app *app, struct grid *g, stru
 static void show_instance(struct view *v, const struct advice_finding *fd, uint32_t i)
 {
 	const struct advice_instance *x = &fd->inst[i];
-	int64_t sh = v->shift[x->rank];
-	int64_t a = tt_add(x->start, sh), b = tt_add(x->end > x->start ? x->end : x->start, sh);
-	int64_t pad = tt_add((b - a) / 2, 1000);
-	view_set_window_range(v, tt_sub(a, pad), tt_add(b, pad));
-	v->cursor = a;
+	int64_t a = x->start, b = x->end > x->start ? x->end : x->start;
+	int64_t pad = tt_add(tt_sub(b, a) / 2, 1000);
 	struct slice_ref s = x->ref.track != TT_NONE ? x->ref : x->context;
-	if (s.track != TT_NONE) {
-		view_go_to(v, (struct slice_ref){ view_id(x->rank, s.track), s.idx });
-		view_set_window_range(v, tt_sub(a, pad), tt_add(b, pad)); /* the instance's span, not the slice's */
-		v->cursor = a;
-	} else {
-		v->sel.track = v->sel.idx = TT_NONE;
-	}
+	view_show_span(v, x->rank, a, b, pad, &s); /* the instance's span, its slice selected */
 	view_status(v, "%s: instance %u of %u shown (! then Enter: the next)", advice_rule_info(fd->rule)->key, i + 1,
 	            fd->ninst);
 }
@@ -255,7 +256,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		i = 1; /* a finding: its worst instance */
 	if (i > fd->ninst)
 		return;
-	v->advice_last = TAG(f, i);
+	((struct advice_memory *)app_memory(app, &advice_owner, sizeof(struct advice_memory)))->last = TAG(f, i);
 	app_pop(app); /* frees the panel and AV */
 	show_instance(v, fd, i - 1);
 }
@@ -287,8 +288,9 @@ struct panel *advice_view_open(struct app *app)
 	struct table_panel *tp = (struct table_panel *)table_panel_new(&av->t, &advice_owner, av);
 	table_panel_set_tree(tp, parent, 0); /* the findings, their instances below */
 	free(parent);
-	if (v->advice_last != 0) { /* walking: the instance after the last shown */
-		uint32_t f = TAG_FINDING(v->advice_last), i = TAG_INSTANCE(v->advice_last);
+	uint64_t last = ((struct advice_memory *)app_memory(app, &advice_owner, sizeof(struct advice_memory)))->last;
+	if (last != 0) { /* walking: the instance after the last shown */
+		uint32_t f = TAG_FINDING(last), i = TAG_INSTANCE(last);
 		if (f >= 1 && f <= av->r->n && i < av->r->findings[f - 1].ninst)
 			table_panel_select_tag(tp, TAG(f, i + 1));
 		else
@@ -300,7 +302,7 @@ struct panel *advice_view_open(struct app *app)
 void advice_hint(struct app *app)
 {
 	struct view *v = app->tl;
-	if (v->status[0] != '\0')
+	if (view_has_status(v))
 		return; /* something else to say first */
 	const struct advice_report *r = report_of(v);
 	if (r->n == 0)

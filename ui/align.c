@@ -9,18 +9,7 @@
 #include "lib/tmath.h"
 #include "lib/escape.h"
 #include "src/analysis.h"
-#include "ui/view.h"
-
-static int dist_cmp(const void *a, const void *b, void *arg)
-{
-	const struct rank_report *rr = arg;
-	int x = *(const int *)a, y = *(const int *)b;
-	if ((x == rr->straggler) != (y == rr->straggler))
-		return x == rr->straggler ? -1 : 1;
-	if (rr->ranks[x].arrived_last != rr->ranks[y].arrived_last)
-		return rr->ranks[x].arrived_last > rr->ranks[y].arrived_last ? -1 : 1;
-	return (x > y) - (x < y);
-}
+#include "ui/view_state.h"
 
 /* Each rank's shift from the alignment in force, and the span of them all. */
 void view_align_ranks(struct view *v)
@@ -43,9 +32,6 @@ void view_align_ranks(struct view *v)
 			v->manual[r] = rr->ranks[r].offset;
 		}
 		v->align_ref = ref;
-		for (int r = 0; r < v->nts; r++)
-			v->dist_order[r] = r;
-		qsort_r(v->dist_order, (size_t)v->nts, sizeof *v->dist_order, dist_cmp, rr);
 	}
 	v->start = INT64_MAX;
 	v->end = INT64_MIN;

@@ -15,7 +15,6 @@
 #include "src/analysis.h"
 #include "ui/loading.h"
 #include "ui/panels.h"
-#include "ui/render.h"
 #include "ui/view.h"
 
 void panel_clear(struct grid *g, struct rect r, enum cell_style style)
@@ -43,10 +42,9 @@ void app_init(struct app *app, struct trace *const *ts, int n, enum align_mode a
 	app->h = h > 8 ? h : 8;
 	app->gap_min = ANALYSIS_DEFAULT_MIN_GAP;
 	keymap_init(&app->keys);
-	app->tl = xcalloc(1, sizeof *app->tl);
-	view_init(app->tl, app, ts, n, align, app->w, app->h);
-	app->stack[app->depth++] = &app->tl->base;
-	layout(app, &app->tl->base);
+	app->tl = view_new(app, ts, n, align, app->w, app->h);
+	app->stack[app->depth++] = view_panel(app->tl);
+	layout(app, view_panel(app->tl));
 }
 
 void app_set_gap_min(struct app *app, int64_t ns)
@@ -54,8 +52,7 @@ void app_set_gap_min(struct app *app, int64_t ns)
 	if (ns <= 0 || ns == app->gap_min)
 		return;
 	app->gap_min = ns;
-	app->tl->gap_min = ns;
-	view_compute_gaps(app->tl);
+	view_set_gap_min(app->tl, ns);
 }
 
 void app_free(struct app *app)
@@ -70,6 +67,9 @@ void app_free(struct app *app)
 	for (int i = 0; i < app->nswaps; i++)
 		trace_free(app->swaps[i].new);
 	free(app->swaps);
+	for (int i = 0; i < app->nmemory; i++)
+		free(app->memory[i].data);
+	free(app->memory);
 	memset(app, 0, sizeof *app);
 }
 
@@ -96,11 +96,21 @@ void app_pop(struct app *app)
 	p->ops->free(p);
 }
 
+void *app_memory(struct app *app, const void *key, size_t size)
+{
+	for (int i = 0; i < app->nmemory; i++)
+		if (app->memory[i].key == key)
+			return app->memory[i].data;
+	app->memory = xreallocarray(app->memory, (size_t)app->nmemory + 1, sizeof *app->memory);
+	app->memory[app->nmemory] = (struct app_memory){ key, xcalloc(1, size) };
+	return app->memory[app->nmemory++].data;
+}
+
 void app_status(struct app *app, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(app->tl->status, sizeof app->tl->status, fmt, ap);
+	view_vstatus(app->tl, fmt, ap);
 	va_end(ap);
 }
 
@@ -178,7 +188,7 @@ void app_draw(struct app *app, struct grid *g)
 	struct panel *top = app_top(app);
 	if (top->ops->hints != NULL)
 		top->ops->hints(top, app, hints, sizeof hints);
-	render_status(g, app->tl, hints);
+	view_draw_status(g, app->tl, hints);
 	top->ops->draw(top, app, g, &app->ro);
 }
 
@@ -212,9 +222,8 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 		fe->present(fe, g);
 		if (app->quit || (quit_when_whole && app->load == NULL))
 			break;
-		if (app->tl->deferred) {
+		if (view_complete(app->tl)) {
 			/* a big trace's gaps, utilization and counters, after its first frame */
-			view_complete(app->tl);
 			app_draw(app, g);
 			fe->present(fe, g);
 		}
@@ -223,7 +232,7 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 			 * shows at once; a serious one is hinted at in the status line */
 			hinted = true;
 			advice_hint(app);
-			if (app->tl->status[0] != '\0') {
+			if (view_has_status(app->tl)) {
 				app_draw(app, g);
 				fe->present(fe, g);
 			}

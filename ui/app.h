@@ -45,6 +45,12 @@ struct app {
 		struct trace *old, *new;
 	} *swaps;
 	int nswaps;
+	/* what kinds of panel keep between their openings (app_memory) */
+	struct app_memory {
+		const void *key;
+		void *data;
+	} *memory;
+	int nmemory;
 };
 
 /* Sets up the app over the N traces TS at size W x H with the timeline open. */
@@ -62,6 +68,10 @@ struct panel *app_top(const struct app *app);
 void app_push(struct app *app, struct panel *p);
 /* Closes and frees the top panel (never the timeline). */
 void app_pop(struct app *app);
+/* The memory a kind of panel keeps between its openings (where a list was left, say):
+ * SIZE bytes under KEY (something of the kind's own, e.g. its table_owner), zeroed the
+ * first time; the app frees it. SIZE must be the same at every call with KEY. */
+void *app_memory(struct app *app, const void *key, size_t size);
 /* Sets the status line's message (printf-like). */
 void app_status(struct app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -33,22 +33,22 @@ static void build(struct table_panel *tp)
 	struct bookmark_list *bl = tp->owner;
 	struct view *v = bl->v;
 	table_clear(&bl->t);
-	bl->t.origin = v->start;
-	for (uint32_t i = 0; i < v->nbookmarks; i++) {
-		const struct bookmark *b = &v->bookmarks[i];
+	bl->t.origin = view_origin(v);
+	uint32_t n = view_bookmarks(v, &bl->version);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct bookmark *b = view_bookmark(v, i);
 		uint32_t r = table_add_row(&bl->t, i);
 		table_set_int(&bl->t, r, B_N, i + 1);
 		table_set_str(&bl->t, r, B_NAME, b->name);
 		table_set_int(&bl->t, r, B_START, b->pos.t0);
 		table_set_int(&bl->t, r, B_WIDTH, tt_sub(b->pos.t1, b->pos.t0));
 		if (b->pos.sel.track != TT_NONE) {
-			const struct trace *t = view_trace_of(v, b->pos.sel.track);
-			const struct track *tr = view_track(v, b->pos.sel.track);
+			const struct trace *t = view_rank_trace(v, view_rank_of(b->pos.sel.track));
+			const struct track *tr = &t->tracks[b->pos.sel.track & VIEW_TRACK_MASK];
 			table_set_trace_str(&bl->t, r, B_SEL, t, tr->slices[b->pos.sel.idx].name);
 			table_set_trace_str(&bl->t, r, B_ON, t, tr->name);
 		}
 	}
-	bl->version = v->bookmarks_version;
 	table_panel_refresh(tp);
 }
 
@@ -56,7 +56,9 @@ static void update(struct table_panel *tp, struct app *app)
 {
 	struct bookmark_list *bl = tp->owner;
 	(void)app;
-	if (bl->version != bl->v->bookmarks_version)
+	uint32_t version;
+	view_bookmarks(bl->v, &version);
+	if (bl->version != version)
 		build(tp);
 }
 
@@ -73,9 +75,9 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	struct view *v = ((struct bookmark_list *)tp->owner)->v;
 	app_pop(app);
-	if (tag < v->nbookmarks) {
-		view_pos_restore(v, &v->bookmarks[tag].pos);
-		view_status(v, "bookmark \"%s\": %s goes back", v->bookmarks[tag].name,
+	if (tag < view_bookmarks(v, NULL)) {
+		view_bookmark_show(v, (uint32_t)tag);
+		view_status(v, "bookmark \"%s\": %s goes back", view_bookmark(v, (uint32_t)tag)->name,
 		            keymap_key_for(&app->keys, CTX_TIMELINE, A_BACK));
 	}
 }
@@ -86,8 +88,8 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 	uint64_t tag;
 	if (a != A_DELETE)
 		return false;
-	if (table_panel_selected(tp, &tag) && tag < bl->v->nbookmarks) {
-		app_status(app, "deleted bookmark \"%s\"", bl->v->bookmarks[tag].name);
+	if (table_panel_selected(tp, &tag) && tag < view_bookmarks(bl->v, NULL)) {
+		app_status(app, "deleted bookmark \"%s\"", view_bookmark(bl->v, (uint32_t)tag)->name);
 		view_bookmark_delete(bl->v, (uint32_t)tag);
 		build(tp);
 	}
@@ -112,7 +114,7 @@ static const struct table_owner bookmark_list_owner = {
 
 struct panel *bookmark_list_open(struct app *app)
 {
-	if (app->tl->nbookmarks == 0) {
+	if (view_bookmarks(app->tl, NULL) == 0) {
 		app_status(app, "no bookmarks yet: %s in the timeline bookmarks the window and the selection",
 		           keymap_key_for(&app->keys, CTX_TIMELINE, A_BOOKMARK));
 		return NULL;

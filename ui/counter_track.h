@@ -19,7 +19,7 @@
 #include "src/range_max.h"
 #include "ui/grid.h"
 #include "ui/panel.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 struct counter_track {
 	int rank;                    /* rank position */

@@ -133,14 +133,31 @@ struct dist_view {
 	struct column cols[DIST_TABLE_COLS];
 	struct view *v;
 	uint32_t version;
+	int *order; /* rank positions, the straggler first, then by collectives arrived last */
 };
+
+static int dist_cmp(const void *a, const void *b, void *arg)
+{
+	const struct rank_report *rr = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	if ((x == rr->straggler) != (y == rr->straggler))
+		return x == rr->straggler ? -1 : 1;
+	if (rr->ranks[x].arrived_last != rr->ranks[y].arrived_last)
+		return rr->ranks[x].arrived_last > rr->ranks[y].arrived_last ? -1 : 1;
+	return (x > y) - (x < y);
+}
 
 static void build(struct table_panel *tp)
 {
 	struct dist_view *d = tp->owner;
+	const struct rank_report *rr = view_rank_report(d->v);
+	int n = view_ranks(d->v);
 	table_clear(&d->t);
-	dist_table_fill(&d->t, NULL, &d->v->rr, d->v->dist_order, d->v->nts);
-	d->version = d->v->gaps_version;
+	for (int r = 0; r < n; r++)
+		d->order[r] = r;
+	qsort_r(d->order, (size_t)n, sizeof *d->order, dist_cmp, (void *)rr);
+	dist_table_fill(&d->t, NULL, rr, d->order, n);
+	d->version = view_gaps_version(d->v);
 	table_panel_refresh(tp);
 }
 
@@ -148,38 +165,39 @@ static void update(struct table_panel *tp, struct app *app)
 {
 	struct dist_view *d = tp->owner;
 	(void)app;
-	if (d->version != d->v->gaps_version)
+	if (d->version != view_gaps_version(d->v))
 		build(tp); /* the alignment changed */
 }
 
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
 	const struct view *v = ((struct dist_view *)tp->owner)->v;
-	const struct rank_report *rr = &v->rr;
+	const struct rank_report *rr = view_rank_report(v);
 	char st[64] = "no straggler";
 	(void)app;
 	if (rr->straggler >= 0)
 		snprintf(st, sizeof st, "straggler rank %d", rr->ranks[rr->straggler].rank);
-	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (see man: DEFINITIONS)", v->nts, align_mode_name(v->align),
+	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (see man: DEFINITIONS)", view_ranks(v), align_mode_name(view_align(v)),
 	         rr->ncolls, st);
 }
 
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	struct view *v = ((struct dist_view *)tp->owner)->v;
+	const struct rank_report *rr = view_rank_report(v);
 	app_pop(app);
-	if (tag < (uint64_t)v->nts) {
+	if (tag < (uint64_t)view_ranks(v)) {
 		int r = (int)tag;
 		view_go_to_rank(v, r);
-		view_status(v, "rank %d: arrived last at %u collectives, waited %lld us", v->rr.ranks[r].rank,
-		            v->rr.ranks[r].arrived_last, (long long)(v->rr.ranks[r].waiting / 1000));
-	} else if (tag - (uint64_t)v->nts < v->rr.ncolls) {
-		const struct collective *c = &v->rr.colls[tag - (uint64_t)v->nts];
+		view_status(v, "rank %d: arrived last at %u collectives, waited %lld us", rr->ranks[r].rank,
+		            rr->ranks[r].arrived_last, (long long)(rr->ranks[r].waiting / 1000));
+	} else if (tag - (uint64_t)view_ranks(v) < rr->ncolls) {
+		const struct collective *c = &rr->colls[tag - (uint64_t)view_ranks(v)];
 		char name[80], shown[96];
 		view_go_to_collective(v, c);
 		collective_label(c, name, sizeof name);
 		escape_term_buf(name, strlen(name), shown, sizeof shown);
-		view_status(v, "%s: rank %d arrived last", shown, c->last >= 0 ? v->rr.ranks[c->last].rank : -1);
+		view_status(v, "%s: rank %d arrived last", shown, c->last >= 0 ? rr->ranks[c->last].rank : -1);
 	}
 }
 
@@ -187,13 +205,14 @@ static uint8_t row_color(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct view *v = ((struct dist_view *)tp->owner)->v;
 	(void)app;
-	return tag < (uint64_t)v->nts ? (uint8_t)(1 + tag % 12) : 0; /* each rank in its colour */
+	return tag < (uint64_t)view_ranks(v) ? (uint8_t)(1 + tag % 12) : 0; /* each rank in its colour */
 }
 
 static void owner_free(struct table_panel *tp)
 {
 	struct dist_view *d = tp->owner;
 	table_free(&d->t);
+	free(d->order);
 	free(d);
 }
 
@@ -209,20 +228,22 @@ static const struct table_owner dist_owner = {
 struct panel *dist_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	if (v->nts < 2) {
+	const struct rank_report *rr = view_rank_report(v);
+	if (view_ranks(v) < 2) {
 		view_status(v, "one trace: the distributed view compares several ranks");
 		return NULL;
 	}
-	if (v->rr.warnings[0])
-		view_status(v, "warning: %s", v->rr.warnings);
+	if (rr->warnings[0])
+		view_status(v, "warning: %s", rr->warnings);
 	else
-		for (int k = 0; k < v->rr.nranks; k++)
-			if (v->rr.ranks[k].exposed_na) {
+		for (int k = 0; k < rr->nranks; k++)
+			if (rr->ranks[k].exposed_na) {
 				view_status(v, "overlap, exposed n/a: CPU collectives in a legacy-format trace (man: DEFINITIONS)");
 				break;
 			}
 	struct dist_view *d = xcalloc(1, sizeof *d);
 	d->v = v;
+	d->order = xcalloc((size_t)view_ranks(v), sizeof *d->order);
 	table_init(&d->t, d->cols, dist_table_columns(d->cols));
 	struct panel *p = table_panel_new(&d->t, &dist_owner, d);
 	((struct table_panel *)p)->cols = TABLE_ALL & ~table_cols_of(&d->t, "file"); /* the title names the job */

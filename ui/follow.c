@@ -8,7 +8,7 @@
 
 #include "src/index.h"
 #include "lib/escape.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 static const struct slice_ref no_slice = { TT_NONE, TT_NONE };
 

@@ -114,14 +114,16 @@ static void build(struct table_panel *tp)
 	struct gap_list *gl = tp->owner;
 	struct view *v = gl->v;
 	table_clear(&gl->t);
-	gl->t.origin = v->start;
-	for (uint32_t i = 0; i < v->nnav; i++) {
-		const struct gap *g = &v->nav[i];
+	uint32_t nnav;
+	const struct gap *nav = view_gaps(v, &nnav);
+	gl->t.origin = view_origin(v);
+	for (uint32_t i = 0; i < nnav; i++) {
+		const struct gap *g = &nav[i];
 		if ((gl->cause >= 0 && (int)g->cause != gl->cause) || (gl->device != INT32_MIN && g->device != gl->device))
 			continue;
 		struct slice_ref cpu = g->cpu, next = g->next;
 		struct gap local = *g;
-		const struct trace *t = v->ts[g->rank];
+		const struct trace *t = view_rank_trace(v, g->rank);
 		if (cpu.track != TT_NONE)
 			cpu.track &= VIEW_TRACK_MASK;
 		if (next.track != TT_NONE)
@@ -132,7 +134,7 @@ static void build(struct table_panel *tp)
 			local.op.track &= VIEW_TRACK_MASK;
 		gap_table_add(&gl->t, &local, t, cpu, next, i + 1, view_rank_label(v, g->rank), i);
 	}
-	gl->version = v->gaps_version;
+	gl->version = view_gaps_version(v);
 	table_panel_sort(tp, gl->by_time ? table_col(&gl->t, "start_ns") : -1, false);
 }
 
@@ -140,7 +142,7 @@ static void update(struct table_panel *tp, struct app *app)
 {
 	struct gap_list *gl = tp->owner;
 	(void)app;
-	if (gl->version != gl->v->gaps_version)
+	if (gl->version != view_gaps_version(gl->v))
 		build(tp); /* the minimum length or the alignment changed */
 }
 
@@ -151,7 +153,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	(void)app;
 	if (gl->device != INT32_MIN)
 		snprintf(dev, sizeof dev, ", GPU %d only", gl->device);
-	snprintf(buf, n, "%u gaps of %s or more%s%s%s", gl->t.nrows, timefmt_dur(gl->v->gap_min, a, sizeof a),
+	snprintf(buf, n, "%u gaps of %s or more%s%s%s", gl->t.nrows, timefmt_dur(view_gap_min(gl->v), a, sizeof a),
 	         gl->cause >= 0 ? ", only " : "", gl->cause >= 0 ? gap_cause_text((enum gap_cause)gl->cause) : "", dev);
 	if (tp->sort_col < 0) {
 		size_t l = strlen(buf);
@@ -162,15 +164,17 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	struct view *v = ((struct gap_list *)tp->owner)->v;
+	uint32_t nnav;
+	const struct gap *nav = view_gaps(v, &nnav);
 	app_pop(app);
-	if (tag < v->nnav)
-		view_go_to_gap(v, &v->nav[tag], "gap");
+	if (tag < nnav)
+		view_go_to_gap(v, &nav[tag], "gap");
 }
 
 static bool act(struct table_panel *tp, struct app *app, enum action a)
 {
 	struct gap_list *gl = tp->owner;
-	const struct gap_report *g0 = &gl->v->rank_gaps[0]->r;
+	const struct gap_report *g0 = view_rank_gaps(gl->v, 0);
 	(void)app;
 	switch (a) {
 	case A_GAP_ORDER:

@@ -8,7 +8,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "lib/escape.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 static int gap_cmp_start(const void *a, const void *b)
 {

@@ -195,7 +195,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	char a[48];
 	(void)app;
 	char rk[32] = "";
-	if (k->v->nts > 1)
+	if (view_ranks(k->v) > 1)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(k->v, k->rank));
 	snprintf(buf, n, "%s%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n, group_text[k->group],
 	         timefmt_dur(k->r->total, a, sizeof a), k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
@@ -204,9 +204,9 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 
 static void build(struct kernel_view *k)
 {
-	k->r = trace_kernels(k->v->ts[k->rank], k->group);
+	k->r = trace_kernels(view_rank_trace(k->v, k->rank), k->group);
 	table_clear(&k->t);
-	kernel_view_fill(&k->t, k->v->ts[k->rank], k->r, k->short_names);
+	kernel_view_fill(&k->t, view_rank_trace(k->v, k->rank), k->r, k->short_names);
 }
 
 static bool act(struct table_panel *tp, struct app *app, enum action a)
@@ -239,7 +239,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	app_pop(app);                          /* frees the panel and K */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
-		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
+		view_select(v, rank, s);
 		view_status(v, "the longest call of this kernel (] [ follow its launch)");
 	}
 }
@@ -263,7 +263,7 @@ struct panel *kernel_view_open(struct app *app)
 {
 	struct view *v = app->tl;
 	int rank = view_focus_rank(v);
-	const struct kernel_report *r = trace_kernels(v->ts[rank], KG_NAME);
+	const struct kernel_report *r = trace_kernels(view_rank_trace(v, rank), KG_NAME);
 	if (r->n == 0) {
 		view_status(v, "no GPU kernel in this trace (record with ProfilerActivity.CUDA)");
 		return NULL;

@@ -15,7 +15,7 @@
 #include "lib/xalloc.h"
 #include "ui/counter_track.h"
 #include "lib/escape.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 int view_details_h(const struct view *v)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 /* What identifies a track across snapshots: its pid and tid as the file writes them. */
 struct track_key {

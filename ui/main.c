@@ -676,8 +676,10 @@ int main(int argc, char **argv)
 		guard_report(traces, n);
 		/* a test hook (tests/cache_cut.sh): time to cut a cache before the report reads it */
 		long delay = test_knobs().report_delay_ms;
-		if (delay > 0)
+		if (delay > 0) {
+			fprintf(stderr, "ttrace: test: the report waits %ld ms\n", delay);
 			nanosleep(&(struct timespec){ delay / 1000, delay % 1000 * 1000000 }, NULL);
+		}
 	}
 	if (mode == MODE_SCREEN) {
 		if (nusable > 0) {

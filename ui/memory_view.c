@@ -2,7 +2,7 @@
  *
  * The panel is a table panel with a header (ui/table_panel.h): a line of peaks per device,
  * a line of memory at each step start, then a curve per device over the timeline's window
- * (v->t0, v->t1), one column a slice of time showing the most allocated and reserved in
+ * (view_rank_window), one column a slice of time showing the most allocated and reserved in
  * it, in eighths of a cell, all devices' curves above one time axis. */
 #include "ui/memory_view.h"
 
@@ -12,6 +12,7 @@
 
 #include "ui/reports.h"
 #include "lib/timefmt.h"
+#include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
 #include "ui/app.h"
@@ -288,7 +289,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	const struct memory_view *m = tp->owner;
 	char rk[32] = "";
 	(void)app;
-	if (m->v->nts > 1)
+	if (view_ranks(m->v) > 1)
 		snprintf(rk, sizeof rk, " of rank %d", view_rank_label(m->v, m->rank));
 	snprintf(buf, n, "Memory%s: %llu samples on %u device%s; %u operator rows%s", rk, (unsigned long long)m->r->samples,
 	         m->r->ndevices, m->r->ndevices == 1 ? "" : "s", m->r->nrows,
@@ -402,7 +403,9 @@ static void draw_header(struct table_panel *tp, struct app *app, struct grid *g,
 	const struct view *v = m->v;
 	char line[512], a[32], b[32];
 	int y = r.y, end = r.y + r.h;
+	int64_t w0, w1; /* the timeline's window in the rank's time */
 	(void)app;
+	view_rank_window(v, m->rank, &w0, &w1);
 	for (uint32_t i = 0; i < m->r->ndevices && i < 4 && y < end; i++, y++) {
 		device_line(m, &m->r->devices[i], line, sizeof line);
 		grid_text(g, r.x + 1, y, r.x + r.w, line, CS_DETAILS, 0);
@@ -422,12 +425,11 @@ static void draw_header(struct table_panel *tp, struct app *app, struct grid *g,
 		grid_text(g, r.x + 1, y, x0 - 1, memory_device_name(d, a, sizeof a), CS_HILITE, 0);
 		if (ch > 1)
 			grid_text(g, r.x + 1, y + 1, x0 - 1, timefmt_bytes((double)top, b, sizeof b), CS_RULER, 0);
-		draw_curve(g, d, x0, y, w, ch, v->t0 - v->shift[m->rank], v->t1 - v->shift[m->rank], o);
+		draw_curve(g, d, x0, y, w, ch, w0, w1, o);
 	}
 	/* the time axis: the timeline's window, from the trace start (in the rank's time) */
-	int64_t origin = m->tr->start + v->shift[m->rank];
-	timefmt_offset(v->t0 - origin, a, sizeof a);
-	timefmt_offset(v->t1 - origin, b, sizeof b);
+	timefmt_offset(tt_sub(w0, m->tr->start), a, sizeof a);
+	timefmt_offset(tt_sub(w1, m->tr->start), b, sizeof b);
 	grid_text(g, x0, y, r.x + r.w, a, CS_RULER, 0);
 	snprintf(line, sizeof line, "%s allocated  %s reserved (most in each column)", o->ascii ? "#" : "\u2588",
 	         o->ascii ? ":" : "\u2591");
@@ -446,7 +448,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	app_pop(app);                          /* frees the panel and M */
 	if (tag < r->nrows && r->rows[tag].top.track != TT_NONE) {
 		struct slice_ref s = r->rows[tag].top;
-		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
+		view_select(v, rank, s);
 		view_status(v, "the instance of this operator that allocated most itself");
 	} else {
 		view_status(v, "no instance of this operator allocated: its samples only free");
@@ -474,7 +476,7 @@ struct panel *memory_view_open(struct app *app)
 {
 	struct view *v = app->tl;
 	int rank = view_focus_rank(v);
-	const struct memory_report *r = trace_memory(v->ts[rank]);
+	const struct memory_report *r = trace_memory(view_rank_trace(v, rank));
 	if (r->samples == 0) {
 		view_status(v, NO_MEMORY);
 		return NULL;
@@ -482,7 +484,7 @@ struct panel *memory_view_open(struct app *app)
 	struct memory_view *m = xcalloc(1, sizeof *m);
 	m->v = v;
 	m->rank = rank;
-	m->tr = v->ts[rank];
+	m->tr = view_rank_trace(v, rank);
 	m->r = r;
 	m->curves = xmalloc((r->ndevices ? r->ndevices : 1) * sizeof *m->curves);
 	for (int pass = 0; pass < 2; pass++) /* accelerators first: their memory is what runs out */

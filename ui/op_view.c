@@ -245,7 +245,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	(void)app;
 	const char *why = missing(o->r);
 	char rk[32] = "";
-	if (o->v->nts > 1)
+	if (view_ranks(o->v) > 1)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(o->v, o->rank));
 	snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
 	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
@@ -262,7 +262,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	app_pop(app);                     /* frees the panel and O */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
-		view_go_to(v, (struct slice_ref){ view_id(rank, s.track), s.idx });
+		view_select(v, rank, s);
 		view_status(v, "the longest call of this operator (] leads to its GPU work)");
 	}
 }
@@ -274,10 +274,10 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 static void regroup(struct table_panel *tp, struct op_view *o, enum op_group g)
 {
 	o->group = g;
-	o->r = op_view_report_of(o->v->ts[o->rank], g);
+	o->r = op_view_report_of(view_rank_trace(o->v, o->rank), g);
 	table_clear(&o->t);
-	fill(&o->t, o->v->ts[o->rank], o->r, trace_memory(o->v->ts[o->rank]), false);
-	tp->cols = group_cols(g) & (g == OP_BY_NAME && trace_memory(o->v->ts[o->rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
+	fill(&o->t, view_rank_trace(o->v, o->rank), o->r, trace_memory(view_rank_trace(o->v, o->rank)), false);
+	tp->cols = group_cols(g) & (g == OP_BY_NAME && trace_memory(view_rank_trace(o->v, o->rank))->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	tp->hscroll = 0;
 	tp->sort_col = g == OP_BY_TREE ? -1 : tp->sort_col;
 	if (g == OP_BY_TREE) {
@@ -326,7 +326,7 @@ struct panel *op_view_open(struct app *app)
 {
 	struct view *v = app->tl;
 	int rank = view_focus_rank(v);
-	const struct op_report *r = trace_ops(v->ts[rank]);
+	const struct op_report *r = trace_ops(view_rank_trace(v, rank));
 	if (r->n == 0) {
 		view_status(v, "no operator in this trace (record with ProfilerActivity.CPU)");
 		return NULL;
@@ -337,9 +337,9 @@ struct panel *op_view_open(struct app *app)
 	o->r = r;
 	o->group = OP_BY_NAME;
 	table_init(&o->t, o->cols, op_view_columns(o->cols));
-	fill(&o->t, v->ts[rank], r, trace_memory(v->ts[rank]), false);
+	fill(&o->t, view_rank_trace(v, rank), r, trace_memory(view_rank_trace(v, rank)), false);
 	struct panel *p = table_panel_new(&o->t, &op_owner, o);
-	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME) & (trace_memory(v->ts[rank])->samples > 0 ? TABLE_ALL : ~MEM_COLS);
+	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME) & (trace_memory(view_rank_trace(v, rank))->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	return p;
 }
 

@@ -128,7 +128,7 @@ static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t 
 	const struct overview_view *ov = tp->owner;
 	char w[256];
 	(void)app;
-	if (ov->v->nts > 1)
+	if (view_ranks(ov->v) > 1)
 		snprintf(buf, n, "Overview of rank %d: %s", view_rank_label(ov->v, ov->rank), window_text(ov->g, w, sizeof w));
 	else
 		snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
@@ -253,13 +253,12 @@ static void ov_jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	const struct overview_view *ov = tp->owner;
 	struct view *v = ov->v;
 	const struct step_report *sr = ov->s; /* the cache's: it outlives the panel */
-	int64_t shift = v->shift[ov->rank];   /* the rank's file time to view time */
-	app_pop(app);                         /* frees the panel and OV */
+	int rank = ov->rank;
+	app_pop(app); /* frees the panel and OV */
 	if (tag < sr->n) {
 		const struct step_stats *s = &sr->steps[tag];
 		char d[48];
-		view_set_window_range(v, s->start + shift, s->end + shift);
-		v->cursor = s->start + shift;
+		view_show_span(v, rank, s->start, s->end, 0, NULL);
 		view_status(v, "step %lld as the TensorBoard plugin stretches it to the device, %s", (long long)s->number,
 		            timefmt_dur(s->end - s->start, d, sizeof d));
 	}
@@ -287,7 +286,7 @@ struct panel *overview_open(struct app *app)
 	struct overview_view *ov = xcalloc(1, sizeof *ov);
 	ov->v = v;
 	ov->rank = view_focus_rank(v);
-	ov->tr = v->ts[ov->rank];
+	ov->tr = view_rank_trace(v, ov->rank);
 	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
 	trace_overview(ov->tr, &ov->m, &ov->s);
 	table_init(&ov->t, ov->cols, overview_step_columns(ov->cols));

@@ -9,7 +9,7 @@
 #include "lib/xalloc.h"
 #include "ui/app.h"
 #include "ui/prompt.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 void view_pos_take(const struct view *v, struct view_pos *p)
 {

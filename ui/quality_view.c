@@ -127,14 +127,9 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		view_status(v, "invalid UTF-8 near byte %llu: it has no time", (unsigned long long)e.offset);
 		return;
 	}
-	int64_t ts = e.ts + v->shift[rank], len = v->t1 - v->t0;
-	view_set_window_range(v, ts - len / 2, ts + len / 2);
-	v->cursor = ts;
 	uint32_t i = e.track != TT_NONE && e.track < t->ntracks ? index_slice_at(&t->tracks[e.track], e.ts) : TT_NONE;
-	if (i != TT_NONE) {
-		view_go_to(v, (struct slice_ref){ view_id(rank, e.track), i });
-		v->cursor = ts;
-	}
+	struct slice_ref sel = { e.track, i };
+	view_show_time(v, rank, e.ts, i != TT_NONE ? &sel : NULL);
 	view_status(v, "%s: example %u of %llu (cursor at its time)", quality_key((enum quality_kind)q), k,
 	            (unsigned long long)t->quality.count[q]);
 }
@@ -159,7 +154,7 @@ struct panel *quality_view_open(struct app *app)
 	struct quality_view *qv = xcalloc(1, sizeof *qv);
 	qv->v = v;
 	qv->rank = view_focus_rank(v);
-	qv->tr = v->ts[qv->rank];
+	qv->tr = view_rank_trace(v, qv->rank);
 	qv->problems = quality_problems(qv->tr);
 	uint32_t *parent, n;
 	fill(qv, &parent, &n);

@@ -6,6 +6,7 @@
  * Each timeline cell asks the index for the slice covering most of its time span
  * (index_row_dominant), so a frame costs rows x columns x O(log n) whatever the trace. */
 #include "ui/render.h"
+#include "ui/view_state.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 static void free_name_matches(struct view *v)
 {

@@ -6,7 +6,7 @@
 #include "lib/xalloc.h"
 #include "parsers/args_text.h"
 #include "lib/escape.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 void view_prepare_details(struct view *v)
 {

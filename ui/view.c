@@ -2,7 +2,7 @@
  * in gap_nav.c, the ranks' in align.c, following flows and launches in follow.c, back,
  * forward and bookmarks in places.c, the window in window.c), the mouse and its panel
  * operations (see view.h). No drawing here: render.c. */
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -30,7 +30,7 @@ void view_status(struct view *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(v->status, sizeof v->status, fmt, ap);
+	view_vstatus(v, fmt, ap);
 	va_end(ap);
 }
 
@@ -48,10 +48,10 @@ static bool defers(struct trace *const *ts, int n)
 	return slices >= limit;
 }
 
-void view_complete(struct view *v)
+bool view_complete(struct view *v)
 {
 	if (!v->deferred)
-		return;
+		return false;
 	int64_t t0 = v->t0, t1 = v->t1, cursor = v->cursor;
 	v->deferred = false;
 	counter_tracks_build(v);
@@ -63,6 +63,7 @@ void view_complete(struct view *v)
 	v->cursor = cursor;
 	view_compute_gaps(v);
 	v->sel_line = v->nlines > 1 ? 1 : 0;
+	return true;
 }
 
 void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h)
@@ -78,7 +79,6 @@ void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, 
 	v->nts = n;
 	v->align = align;
 	v->shift = xcalloc((size_t)n, sizeof *v->shift);
-	v->dist_order = xcalloc((size_t)n, sizeof *v->dist_order);
 	v->manual = xcalloc((size_t)n, sizeof *v->manual);
 	v->rank_gaps = xcalloc((size_t)n, sizeof *v->rank_gaps);
 	v->name_matches = xcalloc((size_t)n, sizeof *v->name_matches);
@@ -125,7 +125,6 @@ void view_free(struct view *v)
 	free(v->manual);
 	if (v->rr_owned)
 		ranks_free(&v->rr);
-	free(v->dist_order);
 	free(v->bookmarks);
 	memset(v, 0, sizeof *v);
 }

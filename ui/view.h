@@ -1,261 +1,124 @@
-/* view.h: the timeline panel: what the user has done to the picture.
+/* view.h: the timeline panel as the app and the other panels see it: a narrow door.
  *
- * The view is the visible time window, the time cursor, the selected row and slice,
- * marks, the search, the gaps being visited, the places to go back to and the
- * bookmarks. It is the panel at the bottom of the app's stack (ui/app.h); its actions
- * (ui/view.c) change the view only, ui/render.c draws it, ui/layout.c lays out its lines
- * and ui/search.c finds slices by name. Times are file-time nanoseconds of the first
- * trace. */
+ * The timeline shows every rank's tracks on one time axis, view time: rank 0's file time,
+ * other ranks shifted by the alignment in force. Other panels (the tables, the memory
+ * view) read which ranks it shows and where its window is, and ask it to show a place: a
+ * rank's time, a span, a slice. They neither reach into its state nor keep theirs in it
+ * (a panel's memory lives in the app, app_memory). The timeline's own files (view.c,
+ * window.c, layout.c, render.c, search.c, gap_nav.c, follow.c, places.c, align.c,
+ * sel_args.c, counter_track.c, loading.c) see its state through ui/view_state.h;
+ * tests/layering.sh keeps everyone else out. Times passed to and returned by these
+ * functions are a rank's file time unless the name says view time. */
 #ifndef TT_VIEW_H
 #define TT_VIEW_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/analysis.h"
 #include "src/gaps.h"
 #include "src/model.h"
 #include "src/ranks.h"
+#include "ui/grid.h"
 #include "ui/history.h"
 #include "ui/keys.h"
 #include "ui/panel.h"
 
 struct app;
-
-/* One line of the track area: a track's row, or (track TT_NONE) by row: the group's
- * heading, its device's utilization, or a half of a counter track (ui/counter_track.h). */
-enum { VIEW_ROW_HEADING, VIEW_ROW_UTIL, VIEW_ROW_COUNTER_TOP, VIEW_ROW_COUNTER_LOW };
-struct view_line {
-	uint32_t track;      /* the view track id, or TT_NONE */
-	uint16_t row;        /* row (depth) within the track, or VIEW_ROW_* */
-	uint32_t group;
-	uint32_t counter;    /* a counter line's index into view.counters (else unset) */
-};
-
-struct view_group {
-	uint32_t first_track_order; /* index into order[] */
-	int rank;                   /* rank position of its tracks, or -1 when they mix ranks */
-	int32_t device;             /* GPU device of a one-rank GPU group (its utilization line), else -1 */
-	uint32_t ntracks;
-	uint32_t first_counter;     /* its counter tracks: index into view.counter_order */
-	uint32_t ncounters;
-	bool collapsed;
-	char title[96];
-};
+struct view;
 
 /* Several traces (one per rank) share the view: a view track id is the rank position
  * shifted left by VIEW_RANK_SHIFT, or'ed with the track's index in that rank's trace, so
- * that with one trace view ids are the trace's own. View time is rank 0's file time; rank
- * r's file time plus shift[r] is view time. */
+ * that with one trace view ids are the trace's own. */
 #define VIEW_RANK_SHIFT 22
 #define VIEW_MAX_RANKS 1000
 #define VIEW_TRACK_MASK ((1u << VIEW_RANK_SHIFT) - 1)
-
-struct view {
-	struct panel base;           /* the timeline is a panel: first, so a view is a panel */
-	struct app *app;
-	struct trace *t;             /* rank 0's trace */
-	struct trace *const *ts;     /* every rank's trace */
-	int nts;
-	int64_t *shift;              /* by rank position */
-	int64_t start, end;          /* the span of every rank, in view time */
-	enum align_mode align;
-	int64_t *manual;             /* manual mode: each rank's offset */
-	bool by_role;                /* layout: by role (else by rank) */
-	const struct gap_analysis **rank_gaps; /* each rank's gaps (src/analysis.h), by rank position, in its own file time */
-	struct rank_report rr;       /* several ranks: the comparison under the alignment in force: a
-	                              * shallow copy of the cached one (src/analysis.h), or, in manual
-	                              * mode, the view's own (rr_owned) */
-	bool rr_owned;
-	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
-	int *dist_order;             /* rank positions, the straggler first */
-	int w, h;                    /* screen size */
-	int64_t t0, t1;              /* visible window [t0, t1) */
-	int64_t cursor;              /* the time cursor */
-	int top;                     /* first visible line */
-	int sel_line;                /* selected line */
-	struct slice_ref sel;        /* selected slice, or {TT_NONE} */
-	bool has_mark;
-	int64_t mark0, mark1;
-	bool ranging;                /* a range selection is being made from range_anchor */
-	int64_t range_anchor;
-	/* search (ui/search.c) */
-	char query[128];
-	struct slice_ref *matches;   /* in time order */
-	uint32_t nmatches, match;    /* match is 1-based; 0 = none current */
-	uint8_t **name_matches;      /* by rank, by string id: 1 when the name matches the query */
-	bool abs_time;               /* the header shows absolute times */
-	int64_t drag_from;           /* time where a mouse press began, when dragging */
-	bool dragging;
-	/* gaps (src/gaps.h), computed when the view opens */
-	int64_t gap_min;
-	uint32_t gaps_version;       /* bumped whenever the gaps or the alignment change */
-	struct gap *nav;             /* every rank's gaps, longest first, in view time and view ids */
-	uint32_t nnav;
-	struct gap *gaps_by_time;    /* the same gaps in time order */
-	uint32_t gap_at;             /* 1-based position in gaps_by_time of the last gap visited */
-	uint32_t gap_rank;           /* 1-based position in gaps (longest first) of the last gap visited */
-	bool gap_shown;              /* gap_cur was visited and its CPU slice is the selection */
-	struct gap gap_cur;
-	/* following (ui/follow.c) */
-	struct slice_ref launch_root; /* the slice whose GPU work ] visits, or {TT_NONE} */
-	struct slice_ref launch_at;  /* where ] went last: from there, ] goes to the next */
-	uint32_t launch_pos;         /* its 1-based place in launch_root's GPU work */
-	struct slice_ref climbed;    /* where [ or u went last: from there, [ climbs on */
-	/* places (ui/places.c): back and forward, bookmarks */
-	struct history history;
-	struct bookmark *bookmarks;
-	uint32_t nbookmarks;
-	uint32_t bookmarks_made;     /* bookmarks ever made: the default names' numbers */
-	uint32_t bookmarks_version;  /* bumped when the bookmarks change (the list rebuilds) */
-	struct slice_ref args_for;   /* the slice whose args args_text holds */
-	char *args_text;             /* escaped, one arg a line ("key: value\n") */
-	uint64_t advice_last;        /* the advice panel's last instance shown (its row tag), 0: none */
-	uint16_t fold_rows;          /* CPU threads show at most this many rows (0: all; z toggles) */
-	bool details_big;            /* the details panel enlarged (I) */
-	int details_page;            /* the page of the args shown (0-based) */
-	int details_pages;           /* pages the args took in the last frame */
-	char status[256];
-	/* a trace still loading (ui/loading.c): the view shows a snapshot (parsers/load.h) */
-	bool partial;                /* the trace is a snapshot: no gaps, utilization or counters */
-	bool deferred;               /* a big trace: its gaps, utilization lines and counter tracks
-	                              * wait for view_complete, after the first frame */
-	double loading;              /* the fraction of the files read, while they load; else -1 */
-	uint64_t loading_bytes, loading_total;
-	int loading_files;           /* files loading (the first alone is shown until all have loaded) */
-	/* counter tracks (ui/counter_track.h), made once when the view opens */
-	struct counter_track *counters;
-	uint32_t ncounters;
-	/* layout (ui/layout.c) */
-	uint32_t *order;             /* tracks in display order */
-	uint32_t *counter_order;     /* counters in display order */
-	struct view_group *groups;
-	uint32_t ngroups;
-	struct view_line *lines;
-	uint32_t nlines;
-};
-
-/* Sets up a view of the N traces TS (one per rank; N >= 1) at size W x H showing them
- * whole, aligned by ALIGN when N > 1, as the bottom panel of APP. Free with view_free. */
-void view_init(struct view *v, struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h);
-void view_free(struct view *v);
-/* Applies one timeline action. Returns false for an action the timeline leaves to the app. */
-bool view_act(struct view *v, enum action a);
-/* The new screen size. */
-void view_resize(struct view *v, int w, int h);
-/* Computes what a big trace's first frame went without (v->deferred): the gaps, the
- * utilization lines and the counter tracks. Called before the first key is acted on, so the
- * view is then as view_init would have made it. */
-void view_complete(struct view *v);
-/* Sets the status line's message. */
-void view_status(struct view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The time at the start of timeline column X. */
-int64_t view_col_time(const struct view *v, int x);
-
-/* What other panels jump to (ui/gap_list.c, ui/dist_view.c): shows gap G (view time and
- * ids) with WHICH in the status line; the lines of rank R; collective C of v->rr. */
-void view_go_to_gap(struct view *v, const struct gap *g, const char *which);
-void view_go_to_rank(struct view *v, int r);
-void view_go_to_collective(struct view *v, const struct collective *c);
-
-/* The trace, the track and the view-time shift of view track id ID. */
-static inline struct trace *view_trace_of(const struct view *v, uint32_t id) { return v->ts[id >> VIEW_RANK_SHIFT]; }
-static inline struct track *view_track(const struct view *v, uint32_t id)
-{
-	return &v->ts[id >> VIEW_RANK_SHIFT]->tracks[id & VIEW_TRACK_MASK];
-}
-static inline int64_t view_shift_of(const struct view *v, uint32_t id) { return v->shift[id >> VIEW_RANK_SHIFT]; }
-static inline int view_rank_of(uint32_t id) { return (int)(id >> VIEW_RANK_SHIFT); }
-/* The rank number to show for rank position R (distributedInfo, the file name, or R). */
-static inline int view_rank_label(const struct view *v, int r)
-{
-	return v->nts > 1 ? v->rr.ranks[r].rank : v->ts[r]->rank >= 0 ? v->ts[r]->rank : r;
-}
 static inline uint32_t view_id(int rank, uint32_t track) { return (uint32_t)rank << VIEW_RANK_SHIFT | track; }
-/* Whether L is a line of a counter track. */
-static inline bool view_line_is_counter(const struct view_line *l)
-{
-	return l->track == TT_NONE && (l->row == VIEW_ROW_COUNTER_TOP || l->row == VIEW_ROW_COUNTER_LOW);
-}
-/* The rank position line L belongs to: its track's, its counter's, its group's; -1 for a
- * heading of several ranks. */
-int view_line_rank(const struct view *v, const struct view_line *l);
+static inline int view_rank_of(uint32_t id) { return (int)(id >> VIEW_RANK_SHIFT); }
 
-/* Layout (ui/layout.c): the groups and lines of the track area, and where things are. */
-void layout_build_groups(struct view *v);
-void layout_build_lines(struct view *v);
-/* Rows of track TR the layout shows (its rows, or v->fold_rows of a deep CPU thread). */
-uint16_t layout_rows_shown(const struct view *v, const struct track *tr);
-/* Folds deep CPU threads (v->fold_rows, 2 to 8 rows, as many as fit) when the tracks do
- * not fit the screen and a GPU would be off it; unfolds when they fit. */
-void layout_fold_to_fit(struct view *v);
-int view_track_col_width(const struct view *v);  /* width of the track column */
-int view_timeline_x(const struct view *v);       /* first column of the timeline */
-int view_timeline_w(const struct view *v);       /* columns of the timeline */
-int view_area_y(const struct view *v);           /* first line of the track area */
-int view_area_h(const struct view *v);           /* lines of the track area */
-int view_details_h(const struct view *v);        /* lines of the details panel */
-
-/* Search (ui/search.c): runs v->query over every rank's slice names; steps DIR matches. */
-void search_run(struct view *v);
-void search_step(struct view *v, int dir);
-void search_free(struct view *v);
-
-/* Moving the selection (ui/view.c): selects slice R and scrolls to it; the selected line. */
-void view_go_to(struct view *v, struct slice_ref r);
-/* Selects and shows the line of row ROW of view track TRACK, expanding its group; false
- * when the layout has no such line. */
-bool view_show_line(struct view *v, uint32_t track, uint16_t row);
-/* The rank position the user is looking at: the selected slice's, else the selected
- * line's (its track's, or its group's), else 0. The views open on it. */
-int view_focus_rank(const struct view *v);
-const struct view_line *view_cur_line(const struct view *v);
-
-/* The time window (ui/window.c): its width; set to start at T0, W wide, or to [T0, T1),
- * bounded as view.h says; the whole trace; zoom by FACTOR around the cursor; pan by a
- * fraction of a screen; move the cursor by columns; select and show a line. */
-int64_t view_width(const struct view *v);
-void view_set_window(struct view *v, int64_t t0, int64_t w);
-void view_set_window_range(struct view *v, int64_t t0, int64_t t1);
-void view_fit_all(struct view *v);
-void view_zoom(struct view *v, double factor);
-void view_pan(struct view *v, double screens);
-void view_move_cursor(struct view *v, int cols);
-void view_scroll_to_line(struct view *v, int line);
-
-/* Reads the args of the selection into args_text when the selection changed since they
- * were read (ui/sel_args.c): after each key, never while a frame is drawn. */
+/* The app's: a timeline of the N traces TS (one per rank; N >= 1) at size W x H showing
+ * them whole, aligned by ALIGN when N > 1, for the bottom of APP's stack. Its panel's
+ * free op frees it. */
+struct view *view_new(struct app *app, struct trace *const *ts, int n, enum align_mode align, int w, int h);
+/* The timeline as a panel of the stack. */
+struct panel *view_panel(struct view *v);
+/* Computes what a big trace's first frame went without (its gaps, utilization lines and
+ * counter tracks), so that the view is then as view_new would have made it. Returns false
+ * when there was nothing left to compute. */
+bool view_complete(struct view *v);
+/* Around each key or mouse event the app dispatches, whatever panel takes it: the place
+ * the timeline shows now; after action A, which found the timeline at BEFORE, BEFORE goes
+ * into the history when A is a jump (ui/places.c names them) and the timeline moved;
+ * the args of the selection are read when it changed (ui/sel_args.c: after each key,
+ * never while a frame is drawn). */
+void view_pos_take(const struct view *v, struct view_pos *p);
+void places_after_action(struct view *v, enum action a, const struct view_pos *before);
 void view_prepare_details(struct view *v);
-/* Gaps (ui/gap_nav.c): every rank's gaps for v->gap_min; the list the gap keys visit;
- * the gap keys' actions (false for another action). */
-void view_compute_gaps(struct view *v);
-void view_build_gap_nav(struct view *v);
-bool gap_nav_act(struct view *v, enum action a);
+/* Sets the shortest gap the gap keys and the gap list show, and finds them again. */
+void view_set_gap_min(struct view *v, int64_t ns);
+/* Sets the status line's message; whether there is one. */
+void view_status(struct view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void view_vstatus(struct view *v, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+bool view_has_status(const struct view *v);
+/* Draws the status line (its message, else HINTS) at the bottom of G. */
+void view_draw_status(struct grid *g, const struct view *v, const char *hints);
+/* The lines of the track area, where the table views open: its first line, its height. */
+int view_area_y(const struct view *v);
+int view_area_h(const struct view *v);
 
-/* Following (ui/follow.c): ] [ u i; false for another action. */
-bool follow_act(struct view *v, enum action a);
-
-/* Places (ui/places.c). A bookmark is a place with a name (escaped, printable). */
+/* What the panels read. The ranks shown (rank positions 0 .. n-1); rank R's trace; the
+ * rank number to show for it (distributedInfo, the file name, or R); the rank the user is
+ * looking at (the selected slice's, else the selected line's, else 0: views open on it). */
+int view_ranks(const struct view *v);
+struct trace *view_rank_trace(const struct view *v, int r);
+/* Every rank's trace, by rank position (*N of them). */
+struct trace *const *view_traces(const struct view *v, int *n);
+int view_rank_label(const struct view *v, int r);
+int view_focus_rank(const struct view *v);
+/* Rank R's file time plus its shift is view time. */
+int64_t view_rank_shift(const struct view *v, int r);
+/* The view time the tables' time columns count from (the start of every rank). */
+int64_t view_origin(const struct view *v);
+/* The visible window [*T0, *T1) in rank R's file time. */
+void view_rank_window(const struct view *v, int r, int64_t *t0, int64_t *t1);
+/* Several ranks: the alignment in force and the comparison of the ranks under it (the
+ * view's; valid until the alignment changes, which bumps view_gaps_version). */
+enum align_mode view_align(const struct view *v);
+const struct rank_report *view_rank_report(const struct view *v);
+/* The gaps the gap keys visit, every rank's, longest first, in view time and view track
+ * ids (*N of them); the shortest shown; a number that changes whenever they or the
+ * alignment change; rank R's own gap report (its file time). */
+const struct gap *view_gaps(const struct view *v, uint32_t *n);
+int64_t view_gap_min(const struct view *v);
+uint32_t view_gaps_version(const struct view *v);
+const struct gap_report *view_rank_gaps(const struct view *v, int r);
+/* The bookmarks: how many (and a number that changes when they do); bookmark I (its
+ * place in view time and view ids, its name escaped and printable); shows bookmark I;
+ * removes it. */
 #define VIEW_MAX_BOOKMARKS 100
 struct bookmark {
 	struct view_pos pos;
 	char name[64];
 };
-/* The place the timeline shows now. */
-void view_pos_take(const struct view *v, struct view_pos *p);
-/* Shows place P again (the window bounded as view_set_window does). */
-void view_pos_restore(struct view *v, const struct view_pos *p);
-/* After action A, which the app dispatched with the timeline at BEFORE: when A is a jump
- * (ui/places.c names them) and the timeline moved, BEFORE goes into the history. */
-void places_after_action(struct view *v, enum action a, const struct view_pos *before);
-/* Back, forward, bookmark; false for another action. */
-bool places_act(struct view *v, enum action a);
-/* Removes bookmark I. */
+uint32_t view_bookmarks(const struct view *v, uint32_t *version);
+const struct bookmark *view_bookmark(const struct view *v, uint32_t i);
+void view_bookmark_show(struct view *v, uint32_t i);
 void view_bookmark_delete(struct view *v, uint32_t i);
 
-/* Several ranks (ui/align.c): the shifts from the alignment in force; the layout,
- * alignment and shift actions (false for another action). */
-void view_align_ranks(struct view *v);
-bool align_act(struct view *v, enum action a);
+/* Where the panels send the timeline. Selects slice S of rank R (a track of R's trace)
+ * and scrolls to it. */
+void view_select(struct view *v, int r, struct slice_ref s);
+/* Shows [A, B] of rank R with PAD on each side, the cursor at A. With SEL, selects *SEL
+ * of rank R (the window stays [A - PAD, B + PAD]) or, when SEL->track is TT_NONE, nothing;
+ * without, leaves the selection as it is. */
+void view_show_span(struct view *v, int r, int64_t a, int64_t b, int64_t pad, const struct slice_ref *sel);
+/* Shows time T of rank R at the middle of a window as wide as now, the cursor at T; SEL
+ * as view_show_span's. */
+void view_show_time(struct view *v, int r, int64_t t, const struct slice_ref *sel);
+/* Shows gap G (one of view_gaps) with WHICH in the status line; the lines of rank R;
+ * collective C of view_rank_report. */
+void view_go_to_gap(struct view *v, const struct gap *g, const char *which);
+void view_go_to_rank(struct view *v, int r);
+void view_go_to_collective(struct view *v, const struct collective *c);
 
 #endif

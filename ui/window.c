@@ -4,7 +4,7 @@
 
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 void view_fit_all(struct view *v) { view_set_window(v, v->start, tt_sub(v->end, v->start)); }
 

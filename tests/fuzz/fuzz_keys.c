@@ -26,7 +26,7 @@
 #include "src/model.h"
 #include "ui/grid.h"
 #include "ui/app.h"
-#include "ui/view.h"
+#include "ui/view_state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
