@@ -38,9 +38,10 @@ ok $? "q quits with status 0 (no SIGBUS)"
 # a report: the cache cut after it was mapped, before the report reads it
 "$TTRACE" index "$EX" >/dev/null
 CF=$(ls "$C"/*.ttc)
-TTRACE_TEST_REPORT_DELAY_MS=1500 "$TTRACE" --report=summary "$EX" >"$TMP/out" 2>"$TMP/err" &
+TTRACE_TEST_REPORT_DELAY_MS=3000 "$TTRACE" --report=summary "$EX" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 0.7
+i=0 # the report says when it has mapped its cache and waits
+while [ $i -lt 300 ] && ! grep -q "the report waits" "$TMP/err"; do sleep 0.1; i=$((i + 1)); done
 truncate -s 4096 "$CF"
 wait $pid
 rc=$?

@@ -96,10 +96,11 @@ tmux_begin() {
 }
 T() { tmux -S "$SOCK" "$@"; }
 
-# wait_for TEXT [TRIES]: polls the pane until it shows TEXT (0.1 s apart, 10 s at most)
+# wait_for TEXT [TRIES]: polls the pane until it shows TEXT (0.1 s apart, 30 s at most: a
+# busy CI machine running many tests at once is slow, and a pass costs no more)
 wait_for() {
 	i=0
-	while [ $i -lt "${2:-100}" ]; do
+	while [ $i -lt "${2:-300}" ]; do
 		if T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1"; then
 			return 0
 		fi

@@ -10,7 +10,7 @@ tmux_begin
 T -f /dev/null new-session -d -s "$S" -x 120 -y 35 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color sh"
 T set-option -t "$S" remain-on-exit on >/dev/null
 sleep 0.3 # the shell starts; keys sent before are queued anyway
-T send-keys -t "$S" "stty -g > $TMP/stty.before; '$TTRACE' '$EX'; echo EXIT=\$?; stty -g > $TMP/stty.after" Enter
+T send-keys -t "$S" "stty -g > $TMP/stty.before; '$TTRACE' '$EX'; st=\$?; stty -g > $TMP/stty.after; echo EXIT=\$st" Enter
 wait_for "time from start"
 ok $? "the timeline opens"
 wait_for "ProfilerStep#10"
@@ -49,11 +49,11 @@ sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.after"
 ok $? "the terminal modes are restored after q"
 
-T send-keys -t "$S" "clear; '$TTRACE' '$EX'; echo SIGEXIT=\$?; stty -g > $TMP/stty.sig" Enter
+T send-keys -t "$S" "clear; '$TTRACE' '$EX'; st=\$?; stty -g > $TMP/stty.sig; echo SIGEXIT=\$st" Enter
 wait_for "time from start"
 pkill -TERM -P "$(T display-message -p -t "$S" '#{pane_pid}')" -x ttrace 2>/dev/null ||
 	pkill -TERM -P "$(T display-message -p -t "$S" '#{pane_pid}')"
-wait_for "SIGEXIT=143" 100
+wait_for "SIGEXIT=143"
 ok $? "SIGTERM ends ttrace (status 143)"
 sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.sig"
@@ -64,12 +64,12 @@ ok $? "the terminal modes are restored after SIGTERM"
 # (modes, and the alternate screen left: the timeline is no longer on the pane).
 for sig in INT:130 TERM:143 HUP:129; do
 	name=${sig%%:*} want=${sig#*:}
-	T send-keys -t "$S" "clear; TTRACE_TEST_BUSY_MS=600000 '$TTRACE' '$EX'; echo BUSY$name=\$?; stty -g > $TMP/stty.busy" Enter
+	T send-keys -t "$S" "clear; TTRACE_TEST_BUSY_MS=600000 '$TTRACE' '$EX'; st=\$?; stty -g > $TMP/stty.busy; echo BUSY$name=\$st" Enter
 	wait_for "time from start"
 	sleep 0.3
 	pkill -"$name" -P "$(T display-message -p -t "$S" '#{pane_pid}')" -x ttrace 2>/dev/null ||
 		pkill -"$name" -P "$(T display-message -p -t "$S" '#{pane_pid}')"
-	wait_for "BUSY$name=$want" 100
+	wait_for "BUSY$name=$want"
 	ok $? "SIG$name while busy ends ttrace (status $want)"
 	sleep 0.2
 	cmp -s "$TMP/stty.before" "$TMP/stty.busy"
@@ -84,7 +84,7 @@ for f in dur-1e15us.json stray-ts-1000-epoch.json; do
 	T send-keys -t "$S" w w W
 	sleep 0.3
 	T send-keys -t "$S" q
-	wait_for "HOSTILE=0" 100
+	wait_for "HOSTILE=0"
 	ok $? "$f: w w W draw and q quits"
 done
 
@@ -106,11 +106,11 @@ T send-keys -t "$S" q
 wait_for "C2=0"
 
 # A crash restores the terminal before the process dies.
-T send-keys -t "$S" "clear; '$TTRACE' '$EX'; echo SEGV=\$?; stty -g > $TMP/stty.segv" Enter
+T send-keys -t "$S" "clear; '$TTRACE' '$EX'; st=\$?; stty -g > $TMP/stty.segv; echo SEGV=\$st" Enter
 wait_for "time from start"
 pkill -SEGV -P "$(T display-message -p -t "$S" '#{pane_pid}')" -x ttrace 2>/dev/null ||
 	pkill -SEGV -P "$(T display-message -p -t "$S" '#{pane_pid}')"
-wait_for "SEGV=139" 100
+wait_for "SEGV=139"
 ok $? "SIGSEGV: the process dies of it (status 139)"
 sleep 0.2
 cmp -s "$TMP/stty.before" "$TMP/stty.segv"
@@ -132,10 +132,10 @@ ok $? "and q still quits"
 # what is read so far, says so in the header, keeps the keys alive, holds back what would be
 # wrong on part of a trace (the gap list), then shows the whole trace; q while loading quits
 # at once with the terminal restored (parsers/load.h snapshots, ui/loading.c).
-# wait_gone TEXT: polls the pane until it no longer shows TEXT (20 s at most)
+# wait_gone TEXT: polls the pane until it no longer shows TEXT (60 s at most)
 wait_gone() {
 	i=0
-	while [ $i -lt 200 ]; do
+	while [ $i -lt 600 ]; do
 		T capture-pane -p -t "$S" 2>/dev/null | grep -q -F -- "$1" || return 0
 		sleep 0.1
 		i=$((i + 1))
@@ -143,7 +143,7 @@ wait_gone() {
 	T capture-pane -p -t "$S" 2>/dev/null | sed 's/^/#   /' | head -40
 	return 1
 }
-T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=900000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; echo LIVE=\$?; stty -g > $TMP/stty.live" Enter
+T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=900000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$EX'; st=\$?; stty -g > $TMP/stty.live; echo LIVE=\$st" Enter
 wait_for "LOADING"
 ok $? "a slow load opens the timeline at once, marked LOADING in the header"
 T send-keys -t "$S" o
@@ -167,13 +167,14 @@ T send-keys -t "$S" Escape q
 wait_for "LIVE=0"
 ok $? "q quits with status 0"
 # quit_while_loading INPUT SHOWN WHAT: opens INPUT on a slowed load, types q once SHOWN is
-# on the screen, and checks that the program ends within 3 s with the terminal restored.
+# on the screen, and checks that the program ends within 10 s (the whole slowed load takes
+# minutes) with the terminal restored.
 quit_while_loading() {
-	T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$1'; echo QUITLOAD=\$?; stty -g > $TMP/stty.quit" Enter
+	T send-keys -t "$S" "clear; TTRACE_TEST_SLOW_LOAD=5000000 TTRACE_TEST_SNAPSHOTS=0,0.2,1,1 '$TTRACE' '$1'; st=\$?; stty -g > $TMP/stty.quit; echo QUITLOAD=\$st" Enter
 	wait_for "$2"
 	T send-keys -t "$S" q
-	wait_for "QUITLOAD=0" 30
-	ok $? "q while $3 quits within 3 s (the load is given up)"
+	wait_for "QUITLOAD=0" 100
+	ok $? "q while $3 quits within 10 s (the load is given up)"
 	sleep 0.2
 	cmp -s "$TMP/stty.before" "$TMP/stty.quit"
 	ok $? "the terminal modes are restored after quitting while $3"
