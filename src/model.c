@@ -58,63 +58,28 @@ int64_t gpu_bytes(const struct trace *t, const struct gpu_info *g)
 	return lo < t->ngpu_bytes && t->gpu_bytes[lo].gpu == want ? t->gpu_bytes[lo].bytes : -1;
 }
 
+/* Kineto's categories and the legacy exporter's, by the class each gives. */
+static const struct {
+	const char *cat;
+	uint32_t len;
+	enum slice_class cls;
+} slice_classes[] = {
+#define CLASS(lit, cls) { lit, sizeof(lit) - 1, cls }
+	CLASS("cpu_op", SC_CPU_OP), CLASS("cuda_runtime", SC_RUNTIME), CLASS("cuda_driver", SC_RUNTIME),
+	CLASS("cuda_sync", SC_SYNC), CLASS("cuda_profiler_range", SC_KERNEL), CLASS("gpu_memcpy", SC_MEMCPY),
+	CLASS("gpu_memset", SC_MEMSET), CLASS("gpu_user_annotation", SC_GPU_ANNOTATION), CLASS("kernel", SC_KERNEL),
+	CLASS("Kernel", SC_KERNEL), CLASS("Memcpy", SC_MEMCPY), CLASS("Memset", SC_MEMSET),
+	CLASS("Operator", SC_CPU_OP), CLASS("python_function", SC_PYTHON), CLASS("Runtime", SC_RUNTIME),
+	CLASS("user_annotation", SC_USER_ANNOTATION),
+#undef CLASS
+};
+
 enum slice_class model_classify(const char *cat, uint32_t n)
 {
-#define IS(lit) (n == sizeof(lit) - 1 && memcmp(cat, lit, n) == 0)
-	if (n == 0)
-		return SC_OTHER;
-	switch (cat[0]) {
-	case 'c':
-		if (IS("cpu_op"))
-			return SC_CPU_OP;
-		if (IS("cuda_runtime") || IS("cuda_driver"))
-			return SC_RUNTIME;
-		if (IS("cuda_sync"))
-			return SC_SYNC;
-		if (IS("cuda_profiler_range"))
-			return SC_KERNEL;
-		break;
-	case 'g':
-		if (IS("gpu_memcpy"))
-			return SC_MEMCPY;
-		if (IS("gpu_memset"))
-			return SC_MEMSET;
-		if (IS("gpu_user_annotation"))
-			return SC_GPU_ANNOTATION;
-		break;
-	case 'k':
-		if (IS("kernel"))
-			return SC_KERNEL;
-		break;
-	case 'K':
-		if (IS("Kernel"))
-			return SC_KERNEL;
-		break;
-	case 'M':
-		if (IS("Memcpy"))
-			return SC_MEMCPY;
-		if (IS("Memset"))
-			return SC_MEMSET;
-		break;
-	case 'O':
-		if (IS("Operator"))
-			return SC_CPU_OP;
-		break;
-	case 'p':
-		if (IS("python_function"))
-			return SC_PYTHON;
-		break;
-	case 'R':
-		if (IS("Runtime"))
-			return SC_RUNTIME;
-		break;
-	case 'u':
-		if (IS("user_annotation"))
-			return SC_USER_ANNOTATION;
-		break;
-	}
+	for (size_t i = 0; i < sizeof slice_classes / sizeof *slice_classes; i++)
+		if (slice_classes[i].len == n && memcmp(cat, slice_classes[i].cat, n) == 0)
+			return slice_classes[i].cls;
 	return SC_OTHER;
-#undef IS
 }
 
 bool model_is_comm_kernel(const char *name)
