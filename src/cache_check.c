@@ -36,13 +36,6 @@ static inline bool is_gpu_kind(const struct track *tr)
 	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
 }
 
-/* Whether TR's busy time is its row 0's (src/index.c's busy_is_row0): when its slices are
- * all of row 0 or nest in it (on a GPU stream, one row and no annotation row). */
-static inline bool busy_is_row0(const struct track *tr)
-{
-	return tr->nrows > 0 && (is_gpu_kind(tr) ? tr->nrows == 1 && tr->annotation_rows == 0 : tr->nrows == 1 || tr->nested);
-}
-
 /* Where the pass over a track's slices is in one of its rows. */
 struct row_walk {
 	const uint32_t *idx;       /* the row's */
@@ -131,7 +124,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 	const struct track *tr = &t->tracks[ti];
 	const struct slice *s = tr->slices;
 	const uint32_t *gpu = tr->gpu;
-	const bool gpu_kind = is_gpu_kind(tr), row0 = busy_is_row0(tr);
+	const bool gpu_kind = is_gpu_kind(tr), row0 = index_busy_is_row0(tr);
 	const uint32_t first_annotation = (uint32_t)tr->nrows - tr->annotation_rows;
 	uint32_t nstr = t->strings.n, ngpu = t->ngpu, nlong = 0, sn = 0, ops = 0, comm = 0;
 	int64_t prev_ts = 0, prev_dur = 0;
@@ -297,7 +290,7 @@ static bool track_ok(struct track_check *c, const struct trace *t, uint32_t ti, 
 	for (uint16_t r = 0; r < tr->nrows; r++)
 		if (!row_ok(c, tr, r))
 			return false;
-	if (busy_is_row0(tr) && (tr->busy_block_sum[0] != c->rows[0].sum || tr->busy_total != c->rows[0].sum))
+	if (index_busy_is_row0(tr) && (tr->busy_block_sum[0] != c->rows[0].sum || tr->busy_total != c->rows[0].sum))
 		return false;
 	return tr->row_tree == NULL || row_tree_ok(c, tr);
 }
@@ -350,9 +343,9 @@ static uint32_t check_tracks(const struct trace *t, const uint32_t *aside, bool 
 	return atomic_load(&k.bad);
 }
 
-/* Checks the steps as find_steps makes them: each a ProfilerStep#N slice of a CPU or GPU
- * track, with its number, start, length and side, CPU steps first, then GPU ones, each by
- * start then number. */
+/* Checks the steps as find_steps (src/index_links.c) makes them: each a ProfilerStep#N
+ * slice of a CPU or GPU track, with its number, start, length and side, CPU steps first,
+ * then GPU ones, each by start then number. */
 static bool steps_ok(const struct trace *t)
 {
 	static const char prefix[] = "ProfilerStep#";

@@ -16,6 +16,9 @@ void index_build(struct trace *t);
 /* The span of T's drawn events (slices by their rows, instants, memory samples), as
  * index_build sets t->start and t->end; 0 .. 0 when there is none. */
 struct span index_trace_span(const struct trace *t);
+/* Whether TR keeps no busy spans of its own because its busy time is its row 0's (its
+ * slices all in row 0, or nesting in row 0's): then index_track_busy reads row 0. */
+bool index_busy_is_row0(const struct track *tr);
 
 /* The positions [*first, *last) in row R of track TR of the slices that overlap
  * [t0, t1) (a zero-length slice at t overlaps when t0 <= t < t1). */

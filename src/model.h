@@ -157,8 +157,8 @@ struct span {
 	int64_t start, end;
 };
 
-/* Which rows of a deep track hold a time, when its rows do not nest: built and read by
- * src/index.c (index_slice_at), freed with the trace. */
+/* Which rows of a deep track hold a time, when its rows do not nest: built by
+ * src/index.c, read by index_slice_at (src/index_query.c), freed with the trace. */
 struct warning_tag {
 	uint8_t group, max;  /* group 0: not grouped */
 };

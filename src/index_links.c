@@ -1,0 +1,331 @@
+/* index_links.c: the links the index makes between a trace's records (see index_links.h):
+ * GPU facts to their slices and to the runtime calls that launched them, flow ends paired
+ * into flows and bound to slices, and the ProfilerStep#N steps. */
+#include "src/index_links.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/sort.h"
+#include "lib/xalloc.h"
+#include "src/index.h"
+
+/* Turns the builder's GPU facts into gpu_info, in place (the array grows from 16 to 32
+ * bytes a fact, and each fact moves from the last to the first, so none is overwritten
+ * before it is read), their links absent until index_link. */
+void index_expand_gpu_facts(struct trace *t)
+{
+	_Static_assert(sizeof(struct gpu_info) >= 2 * sizeof(struct gpu_fact), "a fact must move up");
+	if (t->ngpu == 0) {
+		free(t->gpu_facts);
+		t->gpu_facts = NULL;
+		t->gpu_cap = 0;
+		return;
+	}
+	char *base = xreallocarray(t->gpu_facts, t->ngpu, sizeof(struct gpu_info));
+	t->gpu_facts = NULL;
+	for (uint32_t i = t->ngpu; i-- > 0;) {
+		struct gpu_fact f;
+		memcpy(&f, base + (size_t)i * sizeof f, sizeof f);
+		struct gpu_info g = { f.corr_code, f.ext_code, { TT_NONE, TT_NONE }, { TT_NONE, TT_NONE }, f.place, f.launch };
+		memcpy(base + (size_t)i * sizeof g, &g, sizeof g);
+	}
+	t->gpu = (struct gpu_info *)(void *)base;
+	t->gpu_cap = t->ngpu;
+}
+
+static void relink_gpu_self(struct trace *t)
+{
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			uint32_t g = slice_gpu(tr, &tr->slices[i]);
+			if (g != TT_NONE) {
+				t->gpu[g].self.track = ti;
+				t->gpu[g].self.idx = i;
+			}
+		}
+	}
+}
+
+static inline bool is_gpu_activity(uint8_t cls)
+{
+	return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET;
+}
+
+/* The correlation id of T's GPU fact G. */
+static inline int64_t corr_of(const struct trace *t, uint32_t g)
+{
+	return gpu_correlation(t, &t->gpu[g]);
+}
+
+/* Runtime calls by correlation id, as indices into T's gpu (4 bytes a call rather than a
+ * copy of the id beside each): the first in gpu order wins when several share one. */
+static inline bool launch_less(const uint32_t *a, const uint32_t *b, const struct trace *t)
+{
+	int64_t ca = corr_of(t, *a), cb = corr_of(t, *b);
+	if (ca != cb)
+		return ca < cb;
+	return *a < *b;
+}
+
+SORT_DEFINE_CTX(sort_launches, uint32_t, const struct trace *, launch_less)
+
+/* Links each kernel, memcpy and memset to the runtime call of the same correlation id:
+ * the calls sorted by id (then gpu order), one binary search per GPU operation, so a file
+ * whose calls all share one id stays O(n log n). */
+static void link_launches(struct trace *t)
+{
+	uint32_t nrt = 0, nkeys = 0;
+	uint32_t *keys;
+
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0)
+			continue;
+		if (!is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+			nrt++;
+	}
+	keys = xmalloc((nrt ? nrt : 1) * sizeof *keys);
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0 ||
+		    is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+			continue;
+		keys[nkeys++] = g;
+	}
+	sort_launches(keys, nkeys, t);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < nkeys; i++)
+		if (m == 0 || corr_of(t, keys[m - 1]) != corr_of(t, keys[i]))
+			keys[m++] = keys[i];
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		struct gpu_info *gi = &t->gpu[g];
+		if (gi->self.track == TT_NONE ||
+		    !is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+			continue;
+		uint32_t found = TT_NONE;
+		int64_t want = gpu_correlation(t, gi);
+		if (want >= 0) {
+			uint32_t lo = 0, hi = m;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (corr_of(t, keys[mid]) < want)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < m && corr_of(t, keys[lo]) == want)
+				found = keys[lo];
+		}
+		if (found == TT_NONE) {
+			if (nrt > 0) {
+				const struct slice *s = &t->tracks[gi->self.track].slices[gi->self.idx];
+				struct quality *q = &t->quality;
+				uint64_t k = q->count[Q_KERNEL_NO_LAUNCH]++;
+				if (k < QUALITY_EXAMPLES) {
+					q->ex[Q_KERNEL_NO_LAUNCH][k].offset = track_args_at(&t->tracks[gi->self.track], gi->self.idx) >> 24;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].ts = s->ts;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].name = s->name;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].track = gi->self.track;
+				}
+			}
+			continue;
+		}
+		gi->peer = t->gpu[found].self;
+		if (t->gpu[found].peer.track != TT_NONE)
+			t->shared_launch = true;
+		t->gpu[found].peer = gi->self;
+	}
+	free(keys);
+}
+
+static inline bool flow_end_less(const struct flow_end *x, const struct flow_end *y)
+{
+	if (x->cat != y->cat)
+		return x->cat < y->cat;
+	if (x->id != y->id)
+		return x->id < y->id;
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (x->ph != y->ph) /* s before t before f at equal times */
+		return x->ph < y->ph;
+	return x->track < y->track;
+}
+
+SORT_DEFINE(sort_flow_ends, struct flow_end, flow_end_less)
+
+/* The innermost slice of TR that starts exactly at TS (Kineto puts flow ends there), or
+ * TT_NONE: one binary search over the time-sorted slices. */
+static uint32_t slice_starting_at(const struct track *tr, int64_t ts)
+{
+	uint32_t lo = 0, hi = tr->nslices;
+	while (lo < hi) { /* first slice starting after ts */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->slices[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* equal starts are sorted longest first: the last is the innermost */
+	return lo > 0 && tr->slices[lo - 1].ts == ts ? lo - 1 : TT_NONE;
+}
+
+static struct slice_ref bind_end(struct trace *t, const struct flow_end *e)
+{
+	struct slice_ref r = { TT_NONE, TT_NONE };
+	if (e->track >= t->ntracks)
+		return r;
+	uint32_t i = slice_starting_at(&t->tracks[e->track], e->ts);
+	if (i == TT_NONE)
+		i = index_slice_at(&t->tracks[e->track], e->ts);
+	if (i != TT_NONE) {
+		r.track = e->track;
+		r.idx = i;
+	}
+	return r;
+}
+
+static void flow_note(struct trace *t, enum quality_kind k, const struct flow_end *e)
+{
+	struct quality *q = &t->quality;
+	uint64_t n = q->count[k]++;
+	if (n < QUALITY_EXAMPLES) {
+		q->ex[k][n].offset = 0;
+		q->ex[k][n].ts = e->ts;
+		q->ex[k][n].name = e->cat;
+		q->ex[k][n].track = e->track;
+	}
+}
+
+/* Flows are made in two steps. pair_flows, before the index, sorts the flow ends and
+ * pairs them into flows written over the ends themselves, so that the ends' array is
+ * smaller (a flow per two ends) while the index is built; each end of a flow keeps its
+ * track in from.track / to.track. bind_flows, once the index is built, binds each end to
+ * its slice.
+ *
+ * Writing over the ends is safe: a flow takes an 's' and an 'f' end, distinct for each
+ * flow, so the M-th flow (0-based) is written when its 'f' end K >= 2M + 1 has been read,
+ * and fills bytes [M, M + 1) * sizeof(flow), which end before end K + 1 starts as long as
+ * a flow is no bigger than two ends. The one end still needed from before K, an open 's',
+ * is read before the flow is written, and no flow is written while an 's' waits. */
+_Static_assert(sizeof(struct flow) <= 2 * sizeof(struct flow_end), "a flow must fit in two flow ends");
+
+void index_pair_flows(struct trace *t)
+{
+	struct flow_end *e = t->flow_ends;
+	uint32_t n = t->nflow_ends;
+	struct flow *flows = (struct flow *)(void *)e;
+
+	sort_flow_ends(e, n);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i, starts = 0, finishes = 0;
+		while (j < n && e[j].cat == e[i].cat && e[j].id == e[i].id) {
+			starts += e[j].ph == FLOW_PH_S;
+			finishes += e[j].ph == FLOW_PH_F;
+			j++;
+		}
+		if (starts > 1 || finishes > 1)
+			flow_note(t, Q_FLOW_REPEATED_ID, &e[i]);
+		/* pair each s with the next f in time */
+		const struct flow_end *open = NULL;
+		for (uint32_t k = i; k < j; k++) {
+			if (e[k].ph == FLOW_PH_S) {
+				if (open != NULL)
+					flow_note(t, Q_FLOW_NO_FINISH, open);
+				open = &e[k];
+			} else if (e[k].ph == FLOW_PH_F) {
+				if (open == NULL) {
+					flow_note(t, Q_FLOW_NO_START, &e[k]);
+					continue;
+				}
+				struct flow f;
+				f.id_code = trace_id_code(t, (int64_t)e[k].id);
+				f.cat = e[k].cat;
+				f.ts_from = open->ts;
+				f.ts_to = e[k].ts;
+				f.from = (struct slice_ref){ open->track, TT_NONE };
+				f.to = (struct slice_ref){ e[k].track, TT_NONE };
+				memcpy(&flows[t->nflows++], &f, sizeof f);
+				open = NULL;
+			}
+		}
+		if (open != NULL)
+			flow_note(t, Q_FLOW_NO_FINISH, open);
+		i = j;
+	}
+	if (t->nflows > 0) {
+		t->flows = xreallocarray(flows, t->nflows, sizeof *t->flows);
+	} else {
+		t->flows = NULL;
+		free(e);
+	}
+	t->flow_ends = NULL;
+	t->nflow_ends = 0;
+	t->flow_ends_cap = 0;
+}
+
+static void bind_flows(struct trace *t)
+{
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		struct flow *f = &t->flows[i];
+		struct flow_end from = { .id = flow_id(t, f), .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
+		struct flow_end to = { .id = flow_id(t, f), .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
+		f->from = bind_end(t, &from);
+		f->to = bind_end(t, &to);
+		if (f->from.track == TT_NONE)
+			flow_note(t, Q_FLOW_UNBOUND, &from);
+		if (f->to.track == TT_NONE)
+			flow_note(t, Q_FLOW_UNBOUND, &to);
+	}
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+	if (x->gpu != y->gpu)
+		return x->gpu ? 1 : -1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+static void find_steps(struct trace *t)
+{
+	static const char prefix[] = "ProfilerStep#";
+	const size_t pn = sizeof prefix - 1;
+	uint32_t cap = 0;
+
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind == TRACK_OTHER)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			const char *nm = strtab_get(&t->strings, s->name);
+			if (strtab_len(&t->strings, s->name) <= pn || memcmp(nm, prefix, pn) != 0)
+				continue;
+			if (t->nsteps == cap) {
+				cap = cap ? cap * 2 : 16;
+				t->steps = xreallocarray(t->steps, cap, sizeof *t->steps);
+			}
+			struct step *st = &t->steps[t->nsteps++];
+			st->number = strtoll(nm + pn, NULL, 10);
+			st->ts = s->ts;
+			st->dur = slice_dur(tr, s);
+			st->ref.track = ti;
+			st->ref.idx = i;
+			st->gpu = tr->kind != TRACK_CPU;
+		}
+	}
+	if (t->nsteps > 0)
+		qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
+}
+
+void index_link(struct trace *t)
+{
+	relink_gpu_self(t);
+	bind_flows(t);
+	link_launches(t);
+	find_steps(t);
+}
