@@ -1,10 +1,11 @@
-/* advice.c: the findings engine (see advice.h): each rule's figure, threshold, evidence
- * and text. The figures of one trace come from the cached analyses and from two sweeps:
- * every CPU thread once, with a stack of the open slices (for the outermost synchronising
- * call and its calling operator, and the outermost DataLoader and collective ops), and the
- * GPU streams once (pageable copies, collectives and what hides them, the waits for a
- * launch). Instances are kept in fixed arrays of the worst TT_ADVICE_MAX_INSTANCES: no
- * allocation per event. */
+/* advice.c: the findings engine of one trace (see advice.h): each rule's figure, threshold,
+ * evidence and text (the rules' fixed text is src/advice_rules.c, the rules of several
+ * ranks src/advice_ranks.c). The figures come from the cached analyses and from two
+ * sweeps: every CPU thread once, with a stack of the open slices (for the outermost
+ * synchronising call and its calling operator, and the outermost DataLoader and
+ * collective ops), and the GPU streams once (pageable copies, collectives and what hides
+ * them, the waits for a launch). Instances are kept in fixed arrays of the worst
+ * TT_ADVICE_MAX_INSTANCES (src/advice_finding.h): no allocation per event. */
 #include "src/advice.h"
 
 #include <math.h>
@@ -12,261 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/sort.h"
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "src/advice_finding.h"
 #include "src/analysis.h"
 #include "src/host_calls.h"
 #include "src/spans.h"
-
-/* ---- the rules' fixed text ------------------------------------------------------------- */
-
-static const struct advice_rule_info rules[ADV__COUNT] = {
-	[ADV_LOW_GPU_UTILIZATION] = {
-		"low_gpu_utilization", "Low GPU utilization", "GPU utilization",
-		"time some kernel runs on the device (union of its streams) over the steps' time (the TensorBoard plugin's)",
-		"the device's longest gaps with every stream idle",
-		"the GPU waits for the host: input loading, CPU overhead in Python or the framework, or synchronisations "
-		"(the gaps' causes say which)",
-		"find what the host does in the longest gaps and take it off the GPU's path: more DataLoader workers and "
-		"pinned memory for input, fewer host syncs, fused or captured kernels for overhead",
-		"DataLoader(ds, batch_size=64, num_workers=8, pin_memory=True, persistent_workers=True)",
-		"utilization counts kernels only (a step bound by copies looks idle); warm-up steps in the window; work of "
-		"this GPU from another process is not in the trace",
-		AU_SHARE, TT_ADVICE_GPU_UTIL_MIN, false },
-	[ADV_DATALOADER_STALL] = {
-		"dataloader_stall", "DataLoader stall", "DataLoader stall share",
-		"time a DataLoader __next__ runs on the host while the GPU runs nothing (all of it without a GPU), over the "
-		"steps' time",
-		"DataLoader __next__ calls, by the time the GPU waited",
-		"the input pipeline is slower than the model: loading, decoding or augmenting in the training process, or "
-		"too few workers",
-		"load in worker processes, keep them alive between epochs, and pin host memory so that copies can be "
-		"asynchronous",
-		"DataLoader(ds, batch_size=64, num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4)",
-		"the stall is only at the first step or at an epoch boundary (workers starting): steady steps would not "
-		"show it",
-		AU_SHARE, TT_ADVICE_DATALOADER_MAX, true },
-	[ADV_HOST_SYNC] = {
-		"host_sync", "Host synchronisation", "GPU idle during host syncs",
-		"time the GPU runs nothing while the host is inside a synchronising call (aten::item, "
-		"_local_scalar_dense, cuda/hip Stream/Device/Event Synchronize, cudaFree, cudaMemcpy, a blocking device-to-host "
-		"copy), over the steps' time",
-		"the outermost synchronising calls, by GPU idle time, with the operator that made them",
-		"the host waits for the GPU (.item(), .cpu(), .tolist(), printing a tensor, a data-dependent shape such as "
-		"nonzero or boolean indexing), then the GPU waits for the host to queue new work",
-		"keep values on the GPU and read them back rarely, or copy them asynchronously into pinned memory",
-		"if step % 100 == 0: print(loss.item())   # not every step; or loss.to('cpu', non_blocking=True)",
-		"the GPU was idle for another reason during the call, e.g. a collective waiting for another rank: the sync "
-		"then only shows that wait",
-		AU_SHARE, TT_ADVICE_SYNC_IDLE_MAX, true },
-	[ADV_PAGEABLE_MEMCPY] = {
-		"pageable_memcpy", "Pageable memory copies", "pageable memcpy share",
-		"time of memcpys whose name says Pageable (to or from host memory that is not pinned), over the steps' time",
-		"the pageable copies, longest first, with their size",
-		"host memory is not pinned: the copy is staged through a driver buffer, runs synchronously with the host "
-		"and cannot overlap compute",
-		"pin the host buffers (pin_memory=True in the DataLoader) and copy with non_blocking=True",
-		"DataLoader(ds, ..., pin_memory=True); x = x.to('cuda', non_blocking=True)",
-		"the copies are one-off transfers (loading a checkpoint) rather than part of every step",
-		AU_SHARE, TT_ADVICE_PAGEABLE_MAX, true },
-	[ADV_LAUNCH_BOUND] = {
-		"launch_bound", "Launch-bound", "GPU idle waiting for launches",
-		"device idle time before an operation whose launch call started after the GPU ran out of work (gaps under "
-		"100 us, and longer gaps whose cause is launch-bound), over the steps' time",
-		"the longest such waits, at the operation that came late",
-		"kernels are shorter than the CPU takes to launch them: per-operator dispatch overhead (eager mode, small "
-		"tensors, many tiny kernels)",
-		"fuse kernels and cut launch overhead with torch.compile, or capture the step in a CUDA graph; larger "
-		"batches make each kernel longer",
-		"model = torch.compile(model, mode='reduce-overhead')   # fuses kernels, replays CUDA graphs",
-		"the host was doing other work than launching between kernels (Python, data); a launch that waited for a "
-		"sync counts here too",
-		AU_SHARE, TT_ADVICE_LAUNCH_IDLE_MAX, true },
-	[ADV_TENSOR_CORES_UNUSED] = {
-		"tensor_cores_unused", "Tensor Cores unused", "matmul/conv kernel time off Tensor Cores",
-		"time of GEMM and convolution kernels (by name) that do not use Tensor Cores (by name), over all kernel time",
-		"those kernels by total time, at their longest call",
-		"matmuls and convolutions run in FP32 (no mixed precision, TF32 off) on a GPU that has Tensor Cores",
-		"use automatic mixed precision (bf16 or fp16), or allow TF32 for FP32 matmuls and convolutions",
-		"with torch.autocast('cuda', dtype=torch.float16): loss = model(x)   # bfloat16, or "
-		"torch.backends.cuda.matmul.allow_tf32 = True, from Ampere on",
-		"ttrace judges by kernel name: a Tensor Core kernel whose name it does not know counts as unused; a GPU "
-		"before Volta has no Tensor Cores",
-		AU_SHARE, TT_ADVICE_TC_MATMUL_MAX, true },
-	[ADV_LOW_OCCUPANCY] = {
-		"low_occupancy", "Low occupancy", "est. achieved occupancy of the longest kernels",
-		"duration-weighted mean est. achieved occupancy (Kineto's) of the longest kernels that run under 50% or "
-		"with fewer blocks than SMs",
-		"the flagged kernels by total time, at their longest call",
-		"kernels launch too few threads to fill the GPU (small batch or tensors), or use many registers or much "
-		"shared memory per thread",
-		"give each kernel more work: larger batches, fused operations; for custom kernels tune the block size and "
-		"register use",
-		"model = torch.compile(model)   # fuses small ops; or a larger batch_size",
-		"occupancy is Kineto's estimate, not a measurement; kernels bound by memory or built for low occupancy "
-		"(large GEMM tiles) can run well under 50%",
-		AU_PERCENT, TT_ADVICE_OCCUPANCY_MIN, false },
-	[ADV_EXPOSED_COMMUNICATION] = {
-		"exposed_communication", "Exposed communication", "Communication share",
-		"time when a collective kernel (NCCL/RCCL) runs and no other kernel does (TraceLens's exposed "
-		"communication; without a GPU, the union of the nccl:/gloo: ops), over the steps' time",
-		"the collectives, by time not hidden by compute",
-		"gradient synchronisation does not overlap compute, or ranks wait for each other at collectives",
-		"synchronise less often (gradient accumulation with no_sync), tune DDP's buckets, and look for a straggler "
-		"rank",
-		"with model.no_sync(): loss.backward()   # accumulate, sync every k steps; DDP(model, bucket_cap_mb=25)",
-		"the time is spent waiting for a slower rank rather than transferring (load every rank to see the "
-		"straggler)",
-		AU_SHARE, TT_ADVICE_COMM_EXPOSED_MAX, true },
-	[ADV_ALLREDUCE_AFTER_BACKWARD] = {
-		"allreduce_after_backward", "AllReduce serialised after backward", "serialised AllReduce share",
-		"time of AllReduce kernels at least half of which no compute kernel hides, counting the part not hidden, "
-		"over the steps' time",
-		"those AllReduce kernels, by time not hidden",
-		"DDP's gradient AllReduce runs after backward instead of during it: a large last bucket, "
-		"find_unused_parameters=True, or hooks that delay the reduction",
-		"use smaller buckets so that reduction starts during backward, and find_unused_parameters=False",
-		"DDP(model, bucket_cap_mb=10, find_unused_parameters=False, gradient_as_bucket_view=True)",
-		"ttrace does not check where backward ends: an AllReduce that is not DDP's (of metrics, a manual "
-		"all_reduce) looks the same",
-		AU_SHARE, TT_ADVICE_ALLREDUCE_EXPOSED_MAX, true },
-	[ADV_LARGE_OTHER_SHARE] = {
-		"large_other_share", "Large Other share", "Other share",
-		"time of the steps when nothing the plugin knows runs: no kernel, copy, collective, runtime call, DataLoader "
-		"or CPU operator (the TensorBoard plugin's Other)",
-		"the steps, by their Other time",
-		"Python code that launches nothing (data handling, logging, control flow), or time outside the operators "
-		"the profiler records",
-		"profile with Python stacks to see which code it is, then take it out of the step or vectorise it",
-		"torch.profiler.profile(..., with_stack=True)   # python_function frames fill the gap",
-		"the profiler's own overhead, or a deliberate wait (a sleep, a checkpoint writer) looks the same",
-		AU_SHARE, TT_ADVICE_OTHER_MAX, true },
-	[ADV_MEMORY_FRAGMENTATION] = {
-		"memory_fragmentation", "Reserved memory far above allocated", "reserved but unallocated",
-		"peak Total Reserved - peak Total Allocated of a device, as a share of the peak reserved ([memory] "
-		"samples): memory the allocator holds beyond the most the program ever had allocated",
-		"the sample at the peak reserved, with the operator running then",
-		"the caching allocator holds freed blocks that do not fit new requests (tensor sizes that vary)",
-		"let the allocator grow segments rather than split blocks, or free the cache between phases",
-		"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True   # or torch.cuda.empty_cache() between phases",
-		"the reserve is kept for the next step's peak and reused at once: it matters only when memory runs short",
-		AU_SHARE, TT_ADVICE_FRAGMENTATION_MAX, true },
-	[ADV_MEMORY_GROWTH] = {
-		"memory_growth", "Allocated memory grows from step to step", "allocated memory growth per step",
-		"memory allocated at the start of each step ([memory] samples), from the first step to the last, per step",
-		"the steps, with the memory allocated at their start",
-		"tensors are kept from step to step: a loss summed with its graph, outputs appended to a list, a growing "
-		"cache",
-		"keep detached values, or Python numbers, across steps",
-		"running_loss += loss.detach()   # not loss; history.append(out.detach().cpu())",
-		"the first steps fill caches that then stay (optimizer state, workspaces): a longer trace would show it "
-		"flatten",
-		AU_BYTES, 0, true },
-	[ADV_MEMORY_NEAR_CAPACITY] = {
-		"memory_near_capacity", "GPU memory nearly full", "peak reserved memory",
-		"the largest Total Reserved of a device over its memory (deviceProperties totalGlobalMem)",
-		"the sample at the peak",
-		"the model, its activations and the allocator's cache nearly fill the GPU: a larger batch or a "
-		"fragmentation spike runs out of memory",
-		"cut activation memory (activation checkpointing, mixed precision) or the batch size",
-		"torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)",
-		"the allocator reserved memory it does not use (see memory_fragmentation); a server reserves it on purpose "
-		"(vLLM's KV cache, gpu_memory_utilization); another process shares the GPU",
-		AU_SHARE, TT_ADVICE_CAPACITY_MAX, true },
-	[ADV_STRAGGLER] = {
-		"straggler", "Straggler rank", "collectives the straggler arrived last at",
-		"the share of the collectives seen on two ranks or more at which this rank started last (aligned clocks)",
-		"the collectives it arrived last at, on its own timeline",
-		"this rank has more work or runs slower: an uneven batch, data of another size, a slower or throttled GPU, "
-		"a busier host",
-		"balance the work across ranks (equal batches, drop the ragged last batch) and check the GPU's clocks and "
-		"temperature",
-		"DataLoader(ds, sampler=DistributedSampler(ds), drop_last=True)   # nvidia-smi -q -d PERFORMANCE",
-		"the clocks are not aligned well (see the residual of --report=distributed), or the rank was late once "
-		"for a one-off reason in the traced steps",
-		AU_SHARE, TT_ADVICE_STRAGGLER_LAST_MIN, true },
-	[ADV_ALL_RANKS_IDLE] = {
-		"all_ranks_idle", "All ranks idle together", "time every rank's GPU is idle",
-		"time in the ranks' common window when no rank runs a kernel, memcpy or memset (aligned clocks), over "
-		"that window",
-		"the longest such stretches, on the first rank's timeline",
-		"every rank waits on its host at once: input pipeline, checkpointing, logging or evaluation in the step",
-		"find the host work the ranks share in those stretches and overlap it with compute or move it out of the "
-		"step",
-		"DataLoader(ds, num_workers=8, pin_memory=True)   # and write checkpoints asynchronously",
-		"the ranks' clocks are not aligned, or the traced windows of the ranks differ",
-		AU_SHARE, TT_ADVICE_ALL_IDLE_MAX, true },
-};
-
-const struct advice_rule_info *advice_rule_info(enum advice_rule r) { return &rules[r < ADV__COUNT ? r : 0]; }
-
-const char *advice_confidence_key(enum advice_confidence c)
-{
-	return c == ADV_HIGH ? "high" : c == ADV_MEDIUM ? "medium" : "low";
-}
-
-/* ---- the worst instances --------------------------------------------------------------- */
-
-struct topk {
-	struct advice_instance v[TT_ADVICE_MAX_INSTANCES];
-	uint32_t n, min;     /* min: position of the least bad when full */
-	uint64_t count;
-	int64_t total;
-};
-
-/* Whether A is worse (listed before) B: larger value, then earlier, then by slice. */
-static bool inst_worse(const struct advice_instance *a, const struct advice_instance *b)
-{
-	if (a->value != b->value)
-		return a->value > b->value;
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
-	if (a->start != b->start)
-		return a->start < b->start;
-	if (a->ref.track != b->ref.track)
-		return a->ref.track < b->ref.track;
-	return a->ref.idx < b->ref.idx;
-}
-SORT_DEFINE(sort_insts, struct advice_instance, inst_worse)
-
-static void topk_add(struct topk *k, const struct advice_instance *x)
-{
-	k->count++;
-	k->total = tt_add(k->total, x->value);
-	if (k->n < TT_ADVICE_MAX_INSTANCES) {
-		k->v[k->n++] = *x;
-		if (k->n == TT_ADVICE_MAX_INSTANCES) {
-			k->min = 0;
-			for (uint32_t i = 1; i < k->n; i++)
-				if (inst_worse(&k->v[k->min], &k->v[i]))
-					k->min = i;
-		}
-		return;
-	}
-	if (!inst_worse(x, &k->v[k->min]))
-		return;
-	k->v[k->min] = *x;
-	for (uint32_t i = 0; i < k->n; i++)
-		if (inst_worse(&k->v[k->min], &k->v[i]))
-			k->min = i;
-}
-
-static struct advice_instance instance(struct slice_ref ref, int64_t start, int64_t end, int64_t value)
-{
-	struct advice_instance x;
-	memset(&x, 0, sizeof x);
-	x.ref = ref;
-	x.op.track = x.op.idx = x.context.track = x.context.idx = TT_NONE;
-	x.start = start;
-	x.end = end;
-	x.value = value;
-	x.bytes = -1;
-	return x;
-}
-
-static const struct slice_ref no_ref = { TT_NONE, TT_NONE };
 
 /* ---- names ------------------------------------------------------------------------------ */
 
@@ -319,7 +72,7 @@ struct ctx {
 	const struct device_gaps *main; /* the device with the most kernel time, or NULL */
 	int64_t w0, w1, wlen;            /* the window the scores are over */
 	uint16_t *names;
-	struct topk tk[ADV__COUNT];
+	struct advice_topk tk[ADV__COUNT];
 	int64_t sum[ADV__COUNT];         /* figures' numerators, ns */
 	uint64_t sync_calls;             /* outermost synchronising calls in the window */
 	uint64_t blocking_copies;        /* of which blocking device-to-host copies */
@@ -332,8 +85,6 @@ struct ctx {
 	uint32_t ncomm_ops, comm_ops_cap;
 	int64_t dl_host;                 /* DataLoader host time in the window */
 };
-
-static double share(int64_t x, int64_t of) { return of > 0 ? (double)x / (double)of : 0.0; }
 
 static int64_t clip_len(const struct ctx *c, int64_t a, int64_t b)
 {
@@ -373,13 +124,13 @@ static struct advice_finding *add_finding(struct ctx *c, enum advice_rule rule, 
 	memset(f, 0, sizeof *f);
 	f->rule = rule;
 	f->figure = figure;
-	f->threshold = rules[rule].threshold;
+	f->threshold = advice_rule_info(rule)->threshold;
 	f->score = score;
 	f->confidence = conf;
 	f->device = c->main != NULL ? c->main->device : -1;
-	struct topk *k = &c->tk[rule];
+	struct advice_topk *k = &c->tk[rule];
 	if (k->n > 0) {
-		sort_insts(k->v, k->n);
+		advice_topk_sort(k);
 		f->inst = xmalloc(k->n * sizeof *f->inst);
 		memcpy(f->inst, k->v, k->n * sizeof *f->inst);
 		f->ninst = k->n;
@@ -426,8 +177,8 @@ static void sweep_cpu(struct ctx *c)
 					int64_t v = c->main != NULL ? idle_in(c, c->main, s->ts, end) : host;
 					c->dl_host += host;
 					c->sum[ADV_DATALOADER_STALL] += v;
-					struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
-					topk_add(&c->tk[ADV_DATALOADER_STALL], &x);
+					struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
+					advice_topk_add(&c->tk[ADV_DATALOADER_STALL], &x);
 				}
 			}
 			int32_t dev = -1;
@@ -440,7 +191,7 @@ static void sweep_cpu(struct ctx *c)
 					c->sync_calls++;
 					c->blocking_copies += !(f & N_SYNC);
 					c->sum[ADV_HOST_SYNC] += v;
-					struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
+					struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
 					uint32_t op = up != NULL && up->outer_op != TT_NONE ? up->outer_op
 					              : s->cls == SC_CPU_OP                ? i
 					                                                   : TT_NONE;
@@ -448,15 +199,15 @@ static void sweep_cpu(struct ctx *c)
 						x.op = (struct slice_ref){ ti, op };
 					if (up != NULL && up->context != TT_NONE)
 						x.context = (struct slice_ref){ ti, up->context };
-					topk_add(&c->tk[ADV_HOST_SYNC], &x);
+					advice_topk_add(&c->tk[ADV_HOST_SYNC], &x);
 				}
 			}
 			if (f & N_COMM_OP) {
 				mine |= U_COMM;
 				if (!(under & U_COMM) && in_window && c->g->ndevices == 0) {
 					int64_t v = clip_len(c, s->ts, end);
-					struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
-					topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
+					struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
+					advice_topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
 					if (c->ncomm_ops == c->comm_ops_cap)
 						c->comm_ops = xreallocarray(c->comm_ops, c->comm_ops_cap = c->comm_ops_cap * 2 + 64,
 						                            sizeof *c->comm_ops);
@@ -501,14 +252,14 @@ static void sweep_gpu(struct ctx *c)
 			int64_t end = tt_add(s->ts, slice_dur(tr, s)), v = clip_len(c, s->ts, end);
 			if (v == 0 && !(s->ts >= c->w0 && s->ts < c->w1))
 				continue;
-			struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, v);
+			struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
 			uint32_t g = slice_gpu(tr, s);
 			if (g != TT_NONE && g < t->ngpu)
 				x.bytes = gpu_bytes(t, &t->gpu[g]);
 			if (x.bytes > 0)
 				c->pageable_bytes = tt_add(c->pageable_bytes, x.bytes);
 			c->sum[ADV_PAGEABLE_MEMCPY] += v;
-			topk_add(&c->tk[ADV_PAGEABLE_MEMCPY], &x);
+			advice_topk_add(&c->tk[ADV_PAGEABLE_MEMCPY], &x);
 		}
 	}
 	if (!any_comm)
@@ -559,12 +310,12 @@ static void sweep_gpu(struct ctx *c)
 				if (b <= a)
 					continue;
 				int64_t exposed = (b - a) - spans_within_prefix(comp, prefix, n, a, b);
-				struct advice_instance x = instance((struct slice_ref){ ti, i }, s->ts, end, exposed);
-				topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
+				struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, exposed);
+				advice_topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
 				if ((c->names[s->name] & N_ALLREDUCE) &&
 				    (double)exposed >= TT_ADVICE_SERIAL_FRACTION * (double)(b - a) && exposed > 0) {
 					c->sum[ADV_ALLREDUCE_AFTER_BACKWARD] += exposed;
-					topk_add(&c->tk[ADV_ALLREDUCE_AFTER_BACKWARD], &x);
+					advice_topk_add(&c->tk[ADV_ALLREDUCE_AFTER_BACKWARD], &x);
 				}
 			}
 		}
@@ -596,7 +347,7 @@ static void sweep_launch(struct ctx *c)
 		int64_t a = dg->busy_spans[k].end, b = dg->busy_spans[k + 1].start;
 		if (b - a >= c->g->min_gap || a < c->w0 || b > c->w1 || b <= a)
 			continue;
-		struct slice_ref next = no_ref;
+		struct slice_ref next = advice_no_ref;
 		for (uint32_t q = 0; q < nt; q++) {
 			const struct track *tr = &t->tracks[tracks[q]];
 			while (cur[q] < tr->nslices && (tr->slices[cur[q]].ts < b || !is_gpu_op(tr->slices[cur[q]].cls)))
@@ -620,8 +371,8 @@ static void sweep_launch(struct ctx *c)
 		c->launch_short += op->cls == SC_KERNEL &&
 		                   slice_dur(&t->tracks[next.track], op) < slice_dur(&t->tracks[l.track], rt);
 		c->sum[ADV_LAUNCH_BOUND] += b - a;
-		struct advice_instance x = instance(next, a, b, b - a);
-		topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
+		struct advice_instance x = advice_instance_of(next, a, b, b - a);
+		advice_topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
 	}
 	/* the gap list's launch-bound gaps (by key: the causes are the gap analysis's) */
 	for (uint32_t i = 0; i < c->g->ngaps; i++) {
@@ -634,17 +385,11 @@ static void sweep_launch(struct ctx *c)
 		c->launch_gaps++;
 		c->launch_gap_ns += v;
 		c->sum[ADV_LAUNCH_BOUND] += v;
-		struct advice_instance x = instance(gp->next.track != TT_NONE ? gp->next : gp->cpu, gp->start, gp->end, v);
-		topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
+		struct advice_instance x = advice_instance_of(gp->next.track != TT_NONE ? gp->next : gp->cpu, gp->start, gp->end, v);
+		advice_topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
 	}
 	free(tracks);
 	free(cur);
-}
-
-static const char *pct(double x, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.1f%%", 100.0 * x);
-	return buf;
 }
 
 static void rule_gpu_utilization(struct ctx *c)
@@ -661,10 +406,10 @@ static void rule_gpu_utilization(struct ctx *c)
 		const struct gap *gp = &c->g->gaps[i];
 		if (gp->device != worst->device)
 			continue;
-		struct advice_instance x = instance(gp->next, gp->start, gp->end, clip_len(c, gp->start, gp->end));
+		struct advice_instance x = advice_instance_of(gp->next, gp->start, gp->end, clip_len(c, gp->start, gp->end));
 		x.context = gp->cpu;
 		x.op = gp->op;
-		topk_add(&c->tk[ADV_LOW_GPU_UTILIZATION], &x);
+		advice_topk_add(&c->tk[ADV_LOW_GPU_UTILIZATION], &x);
 	}
 	/* the idle time's largest cause among the gaps (by the gap analysis's keys) */
 	int best = -1;
@@ -682,20 +427,20 @@ static void rule_gpu_utilization(struct ctx *c)
 	char a[32], b[32], w[48];
 	snprintf(f->symptom, sizeof f->symptom,
 	         "GPU %d runs kernels %s of the steps' time (%s over %u step%s); threshold: under %s", worst->device,
-	         pct(worst->utilization, a, sizeof a), timefmt_dur(c->wlen, w, sizeof w), c->r->steps,
-	         c->r->steps == 1 ? "" : "s", pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
+	         advice_pct(worst->utilization, a, sizeof a), timefmt_dur(c->wlen, w, sizeof w), c->r->steps,
+	         c->r->steps == 1 ? "" : "s", advice_pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
 	if (dg != NULL && dg->idle > 0 && best >= 0 && dg->idle_by_cause[best] > 0) {
 		char d[32];
 		snprintf(f->cause, sizeof f->cause,
 		         "the GPU waits for the host; of its idle time, %s is in gaps whose cause is %s (%s), %s in gaps "
 		         "under %s",
-		         pct(share(dg->idle_by_cause[best], dg->idle), a, sizeof a), gap_cause_text((enum gap_cause)best),
-		         gap_cause_key((enum gap_cause)best), pct(share(dg->idle - in_gaps, dg->idle), b, sizeof b),
+		         advice_pct(advice_share(dg->idle_by_cause[best], dg->idle), a, sizeof a), gap_cause_text((enum gap_cause)best),
+		         gap_cause_key((enum gap_cause)best), advice_pct(advice_share(dg->idle - in_gaps, dg->idle), b, sizeof b),
 		         timefmt_dur(c->g->min_gap, d, sizeof d));
-		if (share(dg->idle_by_cause[best], dg->idle) < 0.5 && f->confidence > ADV_MEDIUM)
+		if (advice_share(dg->idle_by_cause[best], dg->idle) < 0.5 && f->confidence > ADV_MEDIUM)
 			f->confidence = ADV_MEDIUM;
 	} else {
-		snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_LOW_GPU_UTILIZATION].cause);
+		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_GPU_UTILIZATION)->cause);
 	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         c->r->steps < 2 ? "one step only: warm-up or a one-off may dominate it"
@@ -716,7 +461,7 @@ static uint32_t steps_over(const struct step_report *sr, enum step_role role, do
 
 static void rule_dataloader(struct ctx *c)
 {
-	double fig = share(c->sum[ADV_DATALOADER_STALL], c->wlen);
+	double fig = advice_share(c->sum[ADV_DATALOADER_STALL], c->wlen);
 	if (!(fig > TT_ADVICE_DATALOADER_MAX))
 		return;
 	/* steady or one-off: in how many DataLoader calls is the stall */
@@ -732,10 +477,10 @@ static void rule_dataloader(struct ctx *c)
 	snprintf(f->symptom, sizeof f->symptom,
 	         "%s of the steps' time is spent in the DataLoader with the GPU idle (%s in %llu call%s)%s; threshold: "
 	         "over %s",
-	         pct(fig, a, sizeof a), timefmt_dur(c->sum[ADV_DATALOADER_STALL], d, sizeof d),
+	         advice_pct(fig, a, sizeof a), timefmt_dur(c->sum[ADV_DATALOADER_STALL], d, sizeof d),
 	         (unsigned long long)calls, calls == 1 ? "" : "s", c->main != NULL ? "" : " (no GPU: host time)",
-	         pct(TT_ADVICE_DATALOADER_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_DATALOADER_STALL].cause);
+	         advice_pct(TT_ADVICE_DATALOADER_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_DATALOADER_STALL)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "the stall recurs in several DataLoader calls"
 	         : conf == ADV_LOW ? "one DataLoader call holds most of the stall: worker start-up or an epoch boundary?"
@@ -744,21 +489,21 @@ static void rule_dataloader(struct ctx *c)
 
 static void rule_host_sync(struct ctx *c)
 {
-	double fig = share(c->sum[ADV_HOST_SYNC], c->wlen);
+	double fig = advice_share(c->sum[ADV_HOST_SYNC], c->wlen);
 	if (c->main == NULL || !(fig > TT_ADVICE_SYNC_IDLE_MAX))
 		return;
-	struct topk *k = &c->tk[ADV_HOST_SYNC];
+	struct advice_topk *k = &c->tk[ADV_HOST_SYNC];
 	enum advice_confidence conf = k->count >= 2 ? ADV_HIGH : ADV_MEDIUM;
 	struct advice_finding *f = add_finding(c, ADV_HOST_SYNC, fig, fig, conf);
 	char a[32], b[32], d[48];
 	snprintf(f->symptom, sizeof f->symptom,
 	         "the GPU is idle %s (%s of the steps' time) while the host waits in %llu synchronising call%s "
 	         "(%llu blocking device-to-host cop%s); threshold: over %s",
-	         timefmt_dur(c->sum[ADV_HOST_SYNC], d, sizeof d), pct(fig, a, sizeof a),
+	         timefmt_dur(c->sum[ADV_HOST_SYNC], d, sizeof d), advice_pct(fig, a, sizeof a),
 	         (unsigned long long)c->sync_calls, c->sync_calls == 1 ? "" : "s",
 	         (unsigned long long)c->blocking_copies, c->blocking_copies == 1 ? "y" : "ies",
-	         pct(TT_ADVICE_SYNC_IDLE_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s%s", rules[ADV_HOST_SYNC].cause,
+	         advice_pct(TT_ADVICE_SYNC_IDLE_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s%s", advice_rule_info(ADV_HOST_SYNC)->cause,
 	         c->blocking_copies > 0 ? "; here copies to the host (.cpu(), .to('cpu'), .tolist()) block" : "");
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "the GPU idles inside the calls themselves, in several of them"
@@ -767,7 +512,7 @@ static void rule_host_sync(struct ctx *c)
 
 static void rule_pageable(struct ctx *c)
 {
-	double fig = share(c->sum[ADV_PAGEABLE_MEMCPY], c->wlen);
+	double fig = advice_share(c->sum[ADV_PAGEABLE_MEMCPY], c->wlen);
 	if (!(fig > TT_ADVICE_PAGEABLE_MAX))
 		return;
 	struct advice_finding *f = add_finding(c, ADV_PAGEABLE_MEMCPY, fig, fig, ADV_HIGH);
@@ -775,17 +520,17 @@ static void rule_pageable(struct ctx *c)
 	snprintf(f->symptom, sizeof f->symptom,
 	         "%llu pageable cop%s take %s (%s of the steps' time), %s in all; threshold: over %s",
 	         (unsigned long long)f->count, f->count == 1 ? "y" : "ies",
-	         timefmt_dur(c->sum[ADV_PAGEABLE_MEMCPY], d, sizeof d), pct(fig, a, sizeof a),
+	         timefmt_dur(c->sum[ADV_PAGEABLE_MEMCPY], d, sizeof d), advice_pct(fig, a, sizeof a),
 	         c->pageable_bytes > 0 ? timefmt_bytes((double)c->pageable_bytes, e, sizeof e) : "size unknown",
-	         pct(TT_ADVICE_PAGEABLE_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_PAGEABLE_MEMCPY].cause);
+	         advice_pct(TT_ADVICE_PAGEABLE_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_PAGEABLE_MEMCPY)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         "the copy's own name says Pageable (CUDA's memcpy kind)");
 }
 
 static void rule_launch(struct ctx *c)
 {
-	double fig = share(c->sum[ADV_LAUNCH_BOUND], c->wlen);
+	double fig = advice_share(c->sum[ADV_LAUNCH_BOUND], c->wlen);
 	if (c->main == NULL || !(fig > TT_ADVICE_LAUNCH_IDLE_MAX))
 		return;
 	double short_share = c->launch_waits > 0 ? (double)c->launch_short / (double)c->launch_waits : 0;
@@ -796,12 +541,12 @@ static void rule_launch(struct ctx *c)
 	snprintf(f->symptom, sizeof f->symptom,
 	         "GPU %d waits %s for launches (%s of the steps' time): %s in %llu waits under %s (%s of them end at a "
 	         "kernel shorter than its launch call), %s in %llu longer gaps; threshold: over %s",
-	         c->main->device, timefmt_dur(c->sum[ADV_LAUNCH_BOUND], d, sizeof d), pct(fig, a, sizeof a),
+	         c->main->device, timefmt_dur(c->sum[ADV_LAUNCH_BOUND], d, sizeof d), advice_pct(fig, a, sizeof a),
 	         timefmt_dur(c->sum[ADV_LAUNCH_BOUND] - c->launch_gap_ns, g, sizeof g), (unsigned long long)c->launch_waits,
-	         timefmt_dur(c->g->min_gap, h, sizeof h), pct(short_share, e, sizeof e),
+	         timefmt_dur(c->g->min_gap, h, sizeof h), advice_pct(short_share, e, sizeof e),
 	         timefmt_dur(c->launch_gap_ns, k, sizeof k), (unsigned long long)c->launch_gaps,
-	         pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_LAUNCH_BOUND].cause);
+	         advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "most waits end at a kernel that ran shorter than its launch call (HTA's short "
 	                            "kernels)"
@@ -839,24 +584,24 @@ static void rule_tensor_cores(struct ctx *c)
 		off += k->total;
 		const struct slice *s = k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx]
 		                                                    : NULL;
-		struct advice_instance x = instance(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
+		struct advice_instance x = advice_instance_of(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
 		                                    k->total);
-		topk_add(&c->tk[ADV_TENSOR_CORES_UNUSED], &x);
+		advice_topk_add(&c->tk[ADV_TENSOR_CORES_UNUSED], &x);
 	}
-	double fig = share(off, kr->total);
+	double fig = advice_share(off, kr->total);
 	if (!(fig > TT_ADVICE_TC_MATMUL_MAX))
 		return;
-	double score = TT_ADVICE_TC_GAIN * share(off, c->wlen);
+	double score = TT_ADVICE_TC_GAIN * advice_share(off, c->wlen);
 	enum advice_confidence conf = tc == 1 ? (kr->tc_total == 0 ? ADV_HIGH : ADV_MEDIUM) : ADV_LOW;
 	struct advice_finding *f = add_finding(c, ADV_TENSOR_CORES_UNUSED, fig, score > 1 ? 1 : score, conf);
 	char a[32], b[32], d[48], e[32];
 	snprintf(f->symptom, sizeof f->symptom,
 	         "GEMM/convolution kernels off Tensor Cores take %s, %s of all kernel time (%llu kernel name%s); "
 	         "Tensor Core kernels %s; threshold: over %s",
-	         timefmt_dur(off, d, sizeof d), pct(fig, a, sizeof a), (unsigned long long)f->count,
-	         f->count == 1 ? "" : "s", pct(share(kr->tc_total, kr->total), e, sizeof e),
-	         pct(TT_ADVICE_TC_MATMUL_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s%s", rules[ADV_TENSOR_CORES_UNUSED].cause,
+	         timefmt_dur(off, d, sizeof d), advice_pct(fig, a, sizeof a), (unsigned long long)f->count,
+	         f->count == 1 ? "" : "s", advice_pct(advice_share(kr->tc_total, kr->total), e, sizeof e),
+	         advice_pct(TT_ADVICE_TC_MATMUL_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s%s", advice_rule_info(ADV_TENSOR_CORES_UNUSED)->cause,
 	         kr->tc_total == 0 ? "; no kernel of the trace uses Tensor Cores" : "");
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         tc != 1 ? "the trace does not say which GPU it ran on (no deviceProperties compute capability)"
@@ -889,30 +634,30 @@ static void rule_occupancy(struct ctx *c)
 		}
 		const struct slice *s = k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx]
 		                                                    : NULL;
-		struct advice_instance x = instance(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
+		struct advice_instance x = advice_instance_of(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
 		                                    k->total);
-		topk_add(&c->tk[ADV_LOW_OCCUPANCY], &x);
+		advice_topk_add(&c->tk[ADV_LOW_OCCUPANCY], &x);
 	}
-	double kshare = share(flagged, kr->total);
+	double kshare = advice_share(flagged, kr->total);
 	if (!(kshare >= TT_ADVICE_KERNEL_SHARE_MIN))
 		return;
 	double occ = occ_d > 0 ? occ_w / (double)occ_d : NAN;
-	double score = TT_ADVICE_OCCUPANCY_GAIN * share(flagged, c->wlen);
+	double score = TT_ADVICE_OCCUPANCY_GAIN * advice_share(flagged, c->wlen);
 	struct advice_finding *f = add_finding(c, ADV_LOW_OCCUPANCY, occ, score > 1 ? 1 : score, ADV_MEDIUM);
 	char a[32], d[48];
 	if (isnan(occ))
 		snprintf(f->symptom, sizeof f->symptom,
 		         "%llu of the %u longest kernels (%s of kernel time, %s) run fewer blocks than SMs; threshold: under "
 		         "%.0f block per SM",
-		         (unsigned long long)f->count, looked, pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d),
+		         (unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d),
 		         TT_ADVICE_BLOCKS_PER_SM_MIN);
 	else
 		snprintf(f->symptom, sizeof f->symptom,
 		         "%llu of the %u longest kernels (%s of kernel time, %s) run at a mean est. achieved occupancy of "
 		         "%.1f%% or with fewer blocks than SMs; threshold: under %.0f%%",
-		         (unsigned long long)f->count, looked, pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d), occ,
+		         (unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d), occ,
 		         TT_ADVICE_OCCUPANCY_MIN);
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_LOW_OCCUPANCY].cause);
+	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         "Kineto's occupancy is an estimate from the launch shape; whether it limits speed depends on the kernel");
 }
@@ -921,26 +666,26 @@ static void rule_communication(struct ctx *c)
 {
 	double fig;
 	if (c->g->ndevices > 0) {
-		fig = share(c->sum[ADV_EXPOSED_COMMUNICATION], c->wlen);
+		fig = advice_share(c->sum[ADV_EXPOSED_COMMUNICATION], c->wlen);
 	} else {
 		uint32_t n = spans_merge(c->comm_ops, c->ncomm_ops);
-		fig = share(spans_within(c->comm_ops, n, c->w0, c->w1), c->wlen);
+		fig = advice_share(spans_within(c->comm_ops, n, c->w0, c->w1), c->wlen);
 	}
 	if (!(fig > TT_ADVICE_COMM_EXPOSED_MAX))
 		return;
 	struct advice_finding *f = add_finding(c, ADV_EXPOSED_COMMUNICATION, fig, fig, ADV_MEDIUM);
 	char a[32], b[32];
 	snprintf(f->symptom, sizeof f->symptom, "%s not hidden by compute take %s of the steps' time; threshold: over %s",
-	         c->g->ndevices > 0 ? "collective kernels" : "collective ops (no GPU)", pct(fig, a, sizeof a),
-	         pct(TT_ADVICE_COMM_EXPOSED_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_EXPOSED_COMMUNICATION].cause);
+	         c->g->ndevices > 0 ? "collective kernels" : "collective ops (no GPU)", advice_pct(fig, a, sizeof a),
+	         advice_pct(TT_ADVICE_COMM_EXPOSED_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_EXPOSED_COMMUNICATION)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         "one rank cannot tell transfer from waiting for the others: load every rank's trace");
 }
 
 static void rule_allreduce(struct ctx *c)
 {
-	double fig = share(c->sum[ADV_ALLREDUCE_AFTER_BACKWARD], c->wlen);
+	double fig = advice_share(c->sum[ADV_ALLREDUCE_AFTER_BACKWARD], c->wlen);
 	if (!(fig > TT_ADVICE_ALLREDUCE_EXPOSED_MAX))
 		return;
 	struct advice_finding *f = add_finding(c, ADV_ALLREDUCE_AFTER_BACKWARD, fig, fig, c->has_ddp ? ADV_MEDIUM : ADV_LOW);
@@ -949,9 +694,9 @@ static void rule_allreduce(struct ctx *c)
 	         "%llu AllReduce kernel%s run%s mostly alone: %s not hidden by compute (%s of the steps' time); "
 	         "threshold: over %s",
 	         (unsigned long long)f->count, f->count == 1 ? "" : "s", f->count == 1 ? "s" : "",
-	         timefmt_dur(c->sum[ADV_ALLREDUCE_AFTER_BACKWARD], d, sizeof d), pct(fig, a, sizeof a),
-	         pct(TT_ADVICE_ALLREDUCE_EXPOSED_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_ALLREDUCE_AFTER_BACKWARD].cause);
+	         timefmt_dur(c->sum[ADV_ALLREDUCE_AFTER_BACKWARD], d, sizeof d), advice_pct(fig, a, sizeof a),
+	         advice_pct(TT_ADVICE_ALLREDUCE_EXPOSED_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_ALLREDUCE_AFTER_BACKWARD)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         c->has_ddp ? "the trace runs DistributedDataParallel, whose gradient AllReduce this is likely to be"
 	                    : "no DistributedDataParallel in the trace: the AllReduce may not be a gradient sync");
@@ -965,8 +710,8 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	if (!(fig > TT_ADVICE_OTHER_MAX))
 		return;
 	for (uint32_t i = 0; i < sr->n; i++) {
-		struct advice_instance x = instance(no_ref, sr->steps[i].start, sr->steps[i].end, sr->steps[i].role[ROLE_OTHER]);
-		topk_add(&c->tk[ADV_LARGE_OTHER_SHARE], &x);
+		struct advice_instance x = advice_instance_of(advice_no_ref, sr->steps[i].start, sr->steps[i].end, sr->steps[i].role[ROLE_OTHER]);
+		advice_topk_add(&c->tk[ADV_LARGE_OTHER_SHARE], &x);
 	}
 	bool python = false;
 	for (uint32_t ti = 0; ti < c->t->ntracks && !python; ti++)
@@ -978,8 +723,8 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	snprintf(f->symptom, sizeof f->symptom,
 	         "%s of the mean step runs no kernel, copy, runtime call or operator (%u of %u steps over the "
 	         "threshold); threshold: over %s",
-	         pct(fig, a, sizeof a), over, sr->n, pct(TT_ADVICE_OTHER_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s%s", rules[ADV_LARGE_OTHER_SHARE].cause,
+	         advice_pct(fig, a, sizeof a), over, sr->n, advice_pct(TT_ADVICE_OTHER_MAX, b, sizeof b));
+	snprintf(f->cause, sizeof f->cause, "%s%s", advice_rule_info(ADV_LARGE_OTHER_SHARE)->cause,
 	         python ? "; the trace has Python frames (python_function): the time is in them"
 	                : "; the trace has no Python frames to say which code");
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
@@ -1050,8 +795,8 @@ static void rule_memory(struct ctx *c)
 	}
 	char a[32], b[32], d[32], e[32], nm[32];
 	if (frag != NULL) {
-		struct advice_instance x = instance(frag->peak_reserved_op, frag_ts, frag_ts, frag_unused);
-		topk_add(&c->tk[ADV_MEMORY_FRAGMENTATION], &x);
+		struct advice_instance x = advice_instance_of(frag->peak_reserved_op, frag_ts, frag_ts, frag_unused);
+		advice_topk_add(&c->tk[ADV_MEMORY_FRAGMENTATION], &x);
 		struct advice_finding *f =
 			add_finding(c, ADV_MEMORY_FRAGMENTATION, frag_x, TT_ADVICE_MEMORY_WEIGHT * frag_x, ADV_MEDIUM);
 		f->device = frag->id;
@@ -1059,9 +804,9 @@ static void rule_memory(struct ctx *c)
 		         "%s reserves up to %s, %s (%s) more than it ever allocates at once; threshold: over %s and at "
 		         "least %s",
 		         memory_device_name(frag, nm, sizeof nm), timefmt_bytes((double)frag_res, a, sizeof a),
-		         timefmt_bytes((double)frag_unused, b, sizeof b), pct(frag_x, d, sizeof d),
-		         pct(TT_ADVICE_FRAGMENTATION_MAX, e, sizeof e), "256 MiB");
-		snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_MEMORY_FRAGMENTATION].cause);
+		         timefmt_bytes((double)frag_unused, b, sizeof b), advice_pct(frag_x, d, sizeof d),
+		         advice_pct(TT_ADVICE_FRAGMENTATION_MAX, e, sizeof e), "256 MiB");
+		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_MEMORY_FRAGMENTATION)->cause);
 		snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 		         "the allocator's own totals; whether it hurts depends on how close the GPU is to full");
 	}
@@ -1070,8 +815,8 @@ static void rule_memory(struct ctx *c)
 			const struct step *s = &c->t->steps[mr->steps[k]];
 			if (grow->step_allocated[k] < 0)
 				continue;
-			struct advice_instance x = instance(s->ref, s->ts, tt_add(s->ts, s->dur), grow->step_allocated[k]);
-			topk_add(&c->tk[ADV_MEMORY_GROWTH], &x);
+			struct advice_instance x = advice_instance_of(s->ref, s->ts, tt_add(s->ts, s->dur), grow->step_allocated[k]);
+			advice_topk_add(&c->tk[ADV_MEMORY_GROWTH], &x);
 		}
 		double sx = (double)(grow_last - grow_first) / (double)grow_last;
 		struct advice_finding *f = add_finding(c, ADV_MEMORY_GROWTH, grow_x, TT_ADVICE_MEMORY_WEIGHT * sx,
@@ -1084,34 +829,26 @@ static void rule_memory(struct ctx *c)
 		         memory_device_name(grow, nm, sizeof nm), timefmt_bytes((double)grow_first, a, sizeof a),
 		         timefmt_bytes((double)grow_last, b, sizeof b), grow_steps, timefmt_bytes(grow_x, d, sizeof d),
 		         grow_rises, 100 * TT_ADVICE_GROWTH_MIN, TT_ADVICE_GROWTH_MIN_STEPS);
-		snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_MEMORY_GROWTH].cause);
+		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_MEMORY_GROWTH)->cause);
 		snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 		         grow_rises == grow_steps - 1 ? "it rises at every step, but few steps are traced"
 		                                      : "it does not rise at every step");
 	}
 	if (cap != NULL) {
-		struct advice_instance x = instance(cap->peak_reserved_op, cap->peak_reserved_ts, cap->peak_reserved_ts,
+		struct advice_instance x = advice_instance_of(cap->peak_reserved_op, cap->peak_reserved_ts, cap->peak_reserved_ts,
 		                                    cap->peak_reserved);
-		topk_add(&c->tk[ADV_MEMORY_NEAR_CAPACITY], &x);
+		advice_topk_add(&c->tk[ADV_MEMORY_NEAR_CAPACITY], &x);
 		struct advice_finding *f =
 			add_finding(c, ADV_MEMORY_NEAR_CAPACITY, cap_x, TT_ADVICE_MEMORY_WEIGHT * cap_x, ADV_HIGH);
 		f->device = cap->id;
 		snprintf(f->symptom, sizeof f->symptom, "%s reserves up to %s of its %s (%s); threshold: over %s",
 		         memory_device_name(cap, nm, sizeof nm), timefmt_bytes((double)cap->peak_reserved, a, sizeof a),
-		         timefmt_bytes((double)cap_total, b, sizeof b), pct(cap_x, d, sizeof d),
-		         pct(TT_ADVICE_CAPACITY_MAX, e, sizeof e));
-		snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_MEMORY_NEAR_CAPACITY].cause);
+		         timefmt_bytes((double)cap_total, b, sizeof b), advice_pct(cap_x, d, sizeof d),
+		         advice_pct(TT_ADVICE_CAPACITY_MAX, e, sizeof e));
+		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_MEMORY_NEAR_CAPACITY)->cause);
 		snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 		         "the allocator's own peak against the memory the trace's deviceProperties give");
 	}
-}
-
-static int finding_cmp(const void *a, const void *b)
-{
-	const struct advice_finding *x = a, *y = b;
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
-	return (int)x->rule - (int)y->rule;
 }
 
 void advice_analyse(struct trace *t, struct advice_report *r)
@@ -1171,263 +908,10 @@ void advice_analyse(struct trace *t, struct advice_report *r)
 		rule_memory(c);
 	}
 	if (r->n > 1)
-		qsort(r->findings, r->n, sizeof *r->findings, finding_cmp);
+		qsort(r->findings, r->n, sizeof *r->findings, advice_finding_cmp);
 	free(c->comm_ops);
 	free(c->names);
 	free(c);
-}
-
-/* ---- several ranks ---------------------------------------------------------------------- */
-
-static void copy_finding(struct advice_finding *dst, const struct advice_finding *src, int pos)
-{
-	*dst = *src;
-	dst->rank = pos;
-	dst->inst = NULL;
-	dst->ninst = 0;
-	dst->ranks = NULL;
-	dst->nranks = 0;
-}
-
-static struct advice_finding *push(struct advice_report *r)
-{
-	r->findings = xreallocarray(r->findings, r->n + 1, sizeof *r->findings);
-	struct advice_finding *f = &r->findings[r->n++];
-	memset(f, 0, sizeof *f);
-	return f;
-}
-
-static void take_instances(struct advice_finding *f, struct topk *k)
-{
-	sort_insts(k->v, k->n);
-	f->inst = xmalloc((k->n ? k->n : 1) * sizeof *f->inst);
-	memcpy(f->inst, k->v, k->n * sizeof *f->inst);
-	f->ninst = k->n;
-	f->count = k->count;
-	f->total = k->total;
-}
-
-/* The mean step of the ranks' windows (ns), for the multi-rank scores. */
-static double mean_step(const struct advice_report *const *per, int n)
-{
-	double s = 0;
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		if (per[i]->steps > 0 && per[i]->window_end > per[i]->window_start) {
-			s += (double)(per[i]->window_end - per[i]->window_start) / (double)per[i]->steps;
-			k++;
-		}
-	return k ? s / k : 0;
-}
-
-static void rule_straggler(struct trace *const *ts, const struct advice_report *const *per, const struct rank_report *rr,
-                           struct advice_report *r)
-{
-	if (rr == NULL || rr->straggler < 0 || rr->nranks < 2)
-		return;
-	int sp = rr->straggler;
-	uint32_t shared = 0;
-	for (uint32_t k = 0; k < rr->ncolls; k++)
-		shared += rr->colls[k].nranks_present >= 2;
-	if (shared == 0)
-		return;
-	double frac = (double)rr->ranks[sp].arrived_last / (double)shared;
-	/* what the others waited at the collectives it arrived last at, per rank and step */
-	struct topk *k = xcalloc(1, sizeof *k);
-	int64_t waited = 0;
-	for (uint32_t q = 0; q < rr->ncolls; q++) {
-		const struct collective *cl = &rr->colls[q];
-		if (cl->last != sp || cl->nranks_present < 2)
-			continue;
-		for (int i = 0; i < rr->nranks; i++)
-			if (i != sp && cl->per[i].ref.track != TT_NONE)
-				waited = tt_add(waited, cl->per[i].wait);
-		const struct coll_rank *me = &cl->per[sp];
-		if (me->ref.track == TT_NONE)
-			continue;
-		const struct slice *s = &ts[sp]->tracks[me->ref.track].slices[me->ref.idx];
-		struct advice_instance x =
-			instance(me->ref, s->ts, tt_add(s->ts, slice_dur(&ts[sp]->tracks[me->ref.track], s)), cl->skew);
-		x.rank = sp;
-		topk_add(k, &x);
-	}
-	double step = mean_step(per, rr->nranks);
-	uint32_t steps = per[sp]->steps ? per[sp]->steps : 1;
-	double score = step > 0 ? (double)waited / (double)(rr->nranks - 1) / (double)steps / step : 0;
-	if (!(frac >= TT_ADVICE_STRAGGLER_LAST_MIN) || !(score >= TT_ADVICE_STRAGGLER_WAIT_MIN)) {
-		free(k);
-		return;
-	}
-	struct advice_finding *f = push(r);
-	f->rule = ADV_STRAGGLER;
-	f->figure = frac;
-	f->threshold = TT_ADVICE_STRAGGLER_LAST_MIN;
-	f->score = score > 1 ? 1 : score;
-	f->confidence = frac >= 0.8 && rr->nranks >= 3 ? ADV_HIGH : ADV_MEDIUM;
-	f->device = -1;
-	f->rank = sp;
-	take_instances(f, k);
-	f->ranks = xmalloc(sizeof *f->ranks);
-	f->ranks[0] = (struct advice_rank){ sp, rr->ranks[sp].rank, frac, f->score };
-	f->nranks = 1;
-	char a[32], b[32], d[48], e[32];
-	snprintf(f->symptom, sizeof f->symptom,
-	         "rank %d arrives last at %u of %u collectives (%s); the other ranks wait %s for it in all, %s of a step "
-	         "each; threshold: %s of the collectives and %s of the step",
-	         rr->ranks[sp].rank, rr->ranks[sp].arrived_last, shared, pct(frac, a, sizeof a),
-	         timefmt_dur(waited, d, sizeof d), pct(score, e, sizeof e), pct(TT_ADVICE_STRAGGLER_LAST_MIN, b, sizeof b),
-	         "1%");
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_STRAGGLER].cause);
-	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         f->confidence == ADV_HIGH ? "the same rank is last at nearly every collective"
-	                                   : "it is last at many collectives but not nearly all, or only two ranks compare");
-	free(k);
-}
-
-static void rule_all_idle(struct trace *const *ts, const struct advice_report *const *per, const struct rank_report *rr,
-                          struct advice_report *r)
-{
-	if (rr == NULL || rr->nranks < 2)
-		return;
-	int n = rr->nranks;
-	int64_t w0 = INT64_MIN, w1 = INT64_MAX;
-	uint64_t total = 0;
-	for (int i = 0; i < n; i++) {
-		if (!per[i]->has_gpu)
-			return; /* a rank without GPU work: nothing to say of all GPUs */
-		int64_t shift = tt_add(ts[i]->has_base ? ts[i]->base_ns : 0, rr->ranks[i].offset);
-		int64_t a = tt_add(per[i]->window_start, shift), b = tt_add(per[i]->window_end, shift);
-		if (a > w0)
-			w0 = a;
-		if (b < w1)
-			w1 = b;
-		const struct gap_report *g = &trace_gaps(ts[i], ANALYSIS_DEFAULT_MIN_GAP)->r;
-		for (uint32_t d = 0; d < g->ndevices; d++)
-			total += g->devices[d].nbusy;
-	}
-	if (w1 <= w0)
-		return;
-	struct span *u = xmalloc((total ? total : 1) * sizeof *u);
-	uint32_t nu = 0;
-	for (int i = 0; i < n; i++) {
-		int64_t shift = tt_add(ts[i]->has_base ? ts[i]->base_ns : 0, rr->ranks[i].offset);
-		const struct gap_report *g = &trace_gaps(ts[i], ANALYSIS_DEFAULT_MIN_GAP)->r;
-		for (uint32_t d = 0; d < g->ndevices; d++)
-			for (uint32_t k = 0; k < g->devices[d].nbusy; k++)
-				u[nu++] = (struct span){ tt_add(g->devices[d].busy_spans[k].start, shift),
-					                 tt_add(g->devices[d].busy_spans[k].end, shift) };
-	}
-	nu = spans_merge(u, nu);
-	int64_t wl = w1 - w0, idle = wl - spans_within(u, nu, w0, w1);
-	double fig = share(idle, wl);
-	if (!(fig > TT_ADVICE_ALL_IDLE_MAX)) {
-		free(u);
-		return;
-	}
-	struct topk *k = xcalloc(1, sizeof *k);
-	int64_t shift0 = tt_add(ts[0]->has_base ? ts[0]->base_ns : 0, rr->ranks[0].offset);
-	int64_t cur = w0;
-	for (uint32_t i = 0; i <= nu; i++) {
-		int64_t next = i < nu ? u[i].start : w1;
-		if (next > w1)
-			next = w1;
-		if (next > cur) {
-			struct advice_instance x = instance(no_ref, tt_sub(cur, shift0), tt_sub(next, shift0), next - cur);
-			topk_add(k, &x);
-		}
-		if (i < nu && u[i].end > cur)
-			cur = u[i].end;
-		if (cur >= w1)
-			break;
-	}
-	free(u);
-	struct advice_finding *f = push(r);
-	f->rule = ADV_ALL_RANKS_IDLE;
-	f->figure = fig;
-	f->threshold = TT_ADVICE_ALL_IDLE_MAX;
-	f->score = fig;
-	f->confidence = rr->mode == ALIGN_COLLECTIVE && rr->residual < 100000 ? ADV_HIGH : ADV_MEDIUM;
-	f->device = -1;
-	take_instances(f, k);
-	free(k);
-	f->ranks = xmalloc((size_t)n * sizeof *f->ranks);
-	for (int i = 0; i < n; i++)
-		f->ranks[i] = (struct advice_rank){ i, rr->ranks[i].rank, fig, fig };
-	f->nranks = (uint32_t)n;
-	char a[32], b[32], d[48], e[48];
-	snprintf(f->symptom, sizeof f->symptom,
-	         "every rank's GPU is idle at once for %s of the %s the ranks share (%s); threshold: over %s",
-	         timefmt_dur(idle, d, sizeof d), timefmt_dur(wl, e, sizeof e), pct(fig, a, sizeof a),
-	         pct(TT_ADVICE_ALL_IDLE_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", rules[ADV_ALL_RANKS_IDLE].cause);
-	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         f->confidence == ADV_HIGH ? "the clocks align on the collectives to within 100 us"
-	                                   : "the clocks are aligned less surely than by collectives within 100 us");
-}
-
-void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_report *const *per,
-                        const struct rank_report *rr, struct advice_report *r)
-{
-	memset(r, 0, sizeof *r);
-	r->nranks = n;
-	struct topk *k = xcalloc(1, sizeof *k);
-	for (int rule = 0; rule < ADV__COUNT; rule++) {
-		const struct advice_finding *worst = NULL;
-		int worst_pos = -1;
-		uint32_t held = 0;
-		for (int i = 0; i < n; i++)
-			for (uint32_t j = 0; j < per[i]->n; j++)
-				if ((int)per[i]->findings[j].rule == rule) {
-					held++;
-					if (worst == NULL || per[i]->findings[j].score > worst->score) {
-						worst = &per[i]->findings[j];
-						worst_pos = i;
-					}
-				}
-		if (worst == NULL)
-			continue;
-		struct advice_finding *f = push(r);
-		copy_finding(f, worst, worst_pos);
-		memset(k, 0, sizeof *k);
-		f->ranks = xmalloc(held * sizeof *f->ranks);
-		for (int i = 0; i < n; i++)
-			for (uint32_t j = 0; j < per[i]->n; j++) {
-				const struct advice_finding *g = &per[i]->findings[j];
-				if ((int)g->rule != rule)
-					continue;
-				f->ranks[f->nranks++] =
-					(struct advice_rank){ i, rr != NULL ? rr->ranks[i].rank : i, g->figure, g->score };
-				for (uint32_t q = 0; q < g->ninst; q++) {
-					struct advice_instance x = g->inst[q];
-					x.rank = i;
-					topk_add(k, &x);
-				}
-			}
-		uint64_t count = 0;
-		int64_t total = 0;
-		for (int i = 0; i < n; i++)
-			for (uint32_t j = 0; j < per[i]->n; j++)
-				if ((int)per[i]->findings[j].rule == rule) {
-					count += per[i]->findings[j].count;
-					total = tt_add(total, per[i]->findings[j].total);
-				}
-		take_instances(f, k);
-		f->count = count;
-		f->total = total;
-	}
-	free(k);
-	rule_straggler(ts, per, rr, r);
-	rule_all_idle(ts, per, rr, r);
-	bool straggler = false;
-	for (uint32_t i = 0; i < r->n; i++)
-		straggler |= r->findings[i].rule == ADV_STRAGGLER;
-	for (uint32_t i = 0; i < r->n; i++)
-		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION)
-			snprintf(r->findings[i].confidence_why, sizeof r->findings[i].confidence_why, "%s",
-			         straggler ? "every rank is loaded, and one is a straggler: part of this is waiting for it"
-			                   : "every rank is loaded and none is a straggler: this is transfer, not waiting");
-	if (r->n > 1)
-		qsort(r->findings, r->n, sizeof *r->findings, finding_cmp);
 }
 
 void advice_free(struct advice_report *r)
@@ -1438,22 +922,4 @@ void advice_free(struct advice_report *r)
 	}
 	free(r->findings);
 	memset(r, 0, sizeof *r);
-}
-
-bool advice_values_are_bytes(enum advice_rule r)
-{
-	return r == ADV_MEMORY_FRAGMENTATION || r == ADV_MEMORY_GROWTH || r == ADV_MEMORY_NEAR_CAPACITY;
-}
-
-const char *advice_figure_text(enum advice_unit u, double v, char *buf, size_t n)
-{
-	if (isnan(v))
-		snprintf(buf, n, "-");
-	else if (u == AU_SHARE)
-		snprintf(buf, n, "%.1f%%", 100.0 * v);
-	else if (u == AU_PERCENT)
-		snprintf(buf, n, "%.1f%%", v);
-	else
-		timefmt_bytes(v, buf, n);
-	return buf;
 }

@@ -18,7 +18,10 @@
  *
  * Nothing here holds text from the trace: names are slice references and string ids
  * (strings of the rank's own trace), so that the report layer escapes them. The texts
- * below (titles, causes, fixes, symptoms) are ttrace's own words and figures. */
+ * below (titles, causes, fixes, symptoms) are ttrace's own words and figures.
+ *
+ * One trace's rules are src/advice.c, their fixed text src/advice_rules.c, the findings
+ * of several ranks src/advice_ranks.c. */
 #ifndef TT_ADVICE_H
 #define TT_ADVICE_H
 

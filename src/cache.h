@@ -24,7 +24,11 @@
  * sums, max trees, row trees, busy spans, steps, the span, the GPU facts' links back).
  *
  * Analyses computed on first use are not stored: they are computed again. The args store
- * is the caller's: its saved state travels as an opaque section. */
+ * is the caller's: its saved state travels as an opaque section.
+ *
+ * The writer is src/cache_write.c, the reader src/cache.c, the checks of the values
+ * src/cache_check.c, the parts for tests and fuzzing src/cache_parts.c, and what they
+ * share of the layout src/cache_format.h. */
 #ifndef TT_CACHE_H
 #define TT_CACHE_H
 

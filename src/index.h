@@ -5,7 +5,10 @@
  * order with a prefix sum of durations every ROW_BLOCK slices and a max tree of
  * durations over those blocks; and the merged union of busy time with its own prefix
  * sums. Every query below is O(log n) (plus at most 2*ROW_BLOCK steps), whatever the
- * zoom and the trace size. */
+ * zoom and the trace size.
+ *
+ * The build is src/index.c (the links between records src/index_links.c), the queries
+ * src/index_query.c. */
 #ifndef TT_INDEX_H
 #define TT_INDEX_H
 
