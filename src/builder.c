@@ -5,7 +5,8 @@
  * Tracks and processes are found through open-addressing hash tables keyed by their ids,
  * seeded per builder (strtab_seed) so that a file cannot choose ids that collide. Open
  * begins are a stack per track; a later part keeps the ends it cannot match (orphans)
- * for builder_merge, which closes them with the begins the earlier parts left open. */
+ * for builder_merge (src/builder_merge.c), which closes them with the begins the earlier
+ * parts left open. Snapshots are src/builder_snapshot.c. */
 #include "src/builder.h"
 
 #include <math.h>
@@ -15,61 +16,8 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "src/builder_state.h"
 #include "src/index.h"
-
-struct open_b {
-	int64_t ts;
-	uint64_t args, origin;
-	uint32_t name, cat;
-};
-
-struct bstack {
-	struct open_b *v;
-	uint32_t n, cap;
-};
-
-/* An end of a later part whose begin lies in an earlier part. Its name is kept as bytes
- * (in builder.orphan_names), not interned: the part's strings all join the merged table,
- * and a one-piece parse interns an end's name only when nothing is open to close. */
-struct orphan_e {
-	int64_t ts;
-	uint64_t origin;
-	uint32_t track;
-	uint32_t name_len;
-	size_t name_at; /* in orphan_names */
-};
-
-struct builder {
-	struct trace *t;
-	uint64_t seed;             /* strtab_seed(): ids from a file cannot be made to collide */
-	uint32_t *track_slots;     /* open addressing: track index + 1, 0 when free */
-	uint32_t nslots;
-	uint32_t tracks_cap;
-	uint32_t processes_cap;
-	uint32_t *process_slots;   /* open addressing: process index + 1, 0 when free */
-	uint32_t nprocess_slots;
-	uint32_t *place_slots;     /* open addressing: GPU place index + 1, 0 when free */
-	uint32_t nplace_slots;
-	uint32_t last_place;       /* intern_place's last answer: kernels come in runs of a stream */
-	struct bstack *stacks;     /* by track */
-	uint32_t nstacks;
-	uint32_t counters_cap;
-	uint32_t last_counter;     /* series of the last sample: counters come in runs */
-	int64_t max_end;
-	uint8_t last_cat;          /* cat_index's last answer: slices come in runs of a category */
-	bool saw_cat;
-	bool part;                 /* a later part of a source parsed in parallel */
-	struct orphan_e *orphans;
-	uint32_t norphans, orphans_cap;
-	char *orphan_names;
-	size_t orphan_names_len, orphan_names_cap;
-};
-
-/* Where a quality example came from: the source's offset and the event's time. */
-struct where {
-	uint64_t origin;
-	int64_t ts;
-};
 
 static const struct where nowhere = { 0, 0 };
 
@@ -261,7 +209,7 @@ uint32_t builder_track(struct builder *b, struct builder_id pid, struct builder_
 
 /* ---- metadata ------------------------------------------------------------------------- */
 
-static void set_name(struct builder *b, struct where w, uint32_t *dst, uint32_t value, bool keep_first,
+void builder_set_name(struct builder *b, struct where w, uint32_t *dst, uint32_t value, bool keep_first,
                      uint32_t track)
 {
 	if (*dst == 0) {
@@ -277,7 +225,7 @@ static void set_name(struct builder *b, struct where w, uint32_t *dst, uint32_t 
 		*dst = value;
 }
 
-static void set_sort_index(struct builder *b, int64_t *dst, int64_t value)
+void builder_set_sort_index(struct builder *b, int64_t *dst, int64_t value)
 {
 	if (*dst == value)
 		b->t->quality.count[Q_DUP_METADATA]++;
@@ -287,28 +235,28 @@ static void set_sort_index(struct builder *b, int64_t *dst, int64_t value)
 void builder_track_name(struct builder *b, uint32_t track, uint32_t name, uint64_t origin, int64_t ts)
 {
 	struct track *tr = &b->t->tracks[track];
-	set_name(b, (struct where){ origin, ts }, &tr->name, name, false, track);
+	builder_set_name(b, (struct where){ origin, ts }, &tr->name, name, false, track);
 	tr->named = true;
 }
 
 void builder_track_sort_index(struct builder *b, uint32_t track, int64_t sort_index)
 {
-	set_sort_index(b, &b->t->tracks[track].sort_index, sort_index);
+	builder_set_sort_index(b, &b->t->tracks[track].sort_index, sort_index);
 }
 
 void builder_process_name(struct builder *b, uint32_t process, uint32_t name, uint64_t origin, int64_t ts)
 {
-	set_name(b, (struct where){ origin, ts }, &b->t->processes[process].name, name, true, TT_NONE);
+	builder_set_name(b, (struct where){ origin, ts }, &b->t->processes[process].name, name, true, TT_NONE);
 }
 
 void builder_process_labels(struct builder *b, uint32_t process, uint32_t labels, uint64_t origin, int64_t ts)
 {
-	set_name(b, (struct where){ origin, ts }, &b->t->processes[process].labels, labels, false, TT_NONE);
+	builder_set_name(b, (struct where){ origin, ts }, &b->t->processes[process].labels, labels, false, TT_NONE);
 }
 
 void builder_process_sort_index(struct builder *b, uint32_t process, int64_t sort_index)
 {
-	set_sort_index(b, &b->t->processes[process].sort_index, sort_index);
+	builder_set_sort_index(b, &b->t->processes[process].sort_index, sort_index);
 }
 
 /* ---- slices --------------------------------------------------------------------------- */
@@ -352,7 +300,7 @@ static uint32_t place_slot_hash(const struct builder *b, uint32_t i)
 }
 
 /* The index of place P in trace.gpu_places, added when new ([0] is "none given"). */
-static uint32_t intern_place(struct builder *b, const struct gpu_place *p)
+uint32_t builder_intern_place(struct builder *b, const struct gpu_place *p)
 {
 	struct trace *t = b->t;
 	if (t->ngpu_places == 0) {
@@ -384,7 +332,7 @@ static uint32_t intern_place(struct builder *b, const struct gpu_place *p)
 	return b->last_place = t->ngpu_places++;
 }
 
-static void add_bytes(struct trace *t, uint32_t gpu, int64_t bytes)
+void builder_add_bytes(struct trace *t, uint32_t gpu, int64_t bytes)
 {
 	if (t->ngpu_bytes == t->gpu_bytes_cap) {
 		t->gpu_bytes_cap = t->gpu_bytes_cap ? t->gpu_bytes_cap * 2 : 64;
@@ -409,21 +357,19 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		p.device = in->device;
 		p.pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
 		if (in->bytes != -1)
-			add_bytes(t, t->ngpu, in->bytes);
+			builder_add_bytes(t, t->ngpu, in->bytes);
 		g->launch = has_launch(in) ? add_launch(t, in) : TT_NONE;
 	} else {
 		g->corr_code = g->ext_code = GPU_ID_NONE;
 		g->launch = TT_NONE;
 	}
-	g->place = intern_place(b, &p);
+	g->place = builder_intern_place(b, &p);
 	return t->ngpu++;
 }
 
-static uint8_t cat_overflow(struct builder *b);
-
 /* The index in trace.cats of category CAT (a string id), added when new. Past the table's
  * room every further category shares its last entry, "(other categories)". */
-static uint8_t cat_index(struct builder *b, uint32_t cat)
+uint8_t builder_cat_index(struct builder *b, uint32_t cat)
 {
 	struct trace *t = b->t;
 	if (cat == 0)
@@ -437,11 +383,11 @@ static uint8_t cat_index(struct builder *b, uint32_t cat)
 		t->cats[t->ncats] = cat;
 		return b->last_cat = (uint8_t)t->ncats++;
 	}
-	return cat_overflow(b);
+	return builder_cat_overflow(b);
 }
 
 /* The shared entry of categories past the table's room. */
-static uint8_t cat_overflow(struct builder *b)
+uint8_t builder_cat_overflow(struct builder *b)
 {
 	struct trace *t = b->t;
 	if (t->ncats < TRACE_MAX_CATS) {
@@ -472,7 +418,7 @@ static void track_args_array(struct track *tr)
 /* Appends a slice to track TI. Complete slices (COMPLETE) keep GPU facts: all GPU
  * operations, and runtime calls and syncs with a correlation id; slices closed from a
  * begin keep none. Examples of the notes it takes are located at W. */
-static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, uint32_t name, uint32_t cat,
+void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, uint32_t name, uint32_t cat,
                        uint64_t args, uint8_t flags, struct where w, bool complete, const struct builder_gpu *gpu)
 {
 	struct track *tr = &b->t->tracks[ti];
@@ -505,7 +451,7 @@ static void push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, 
 		tr->long_durs[tr->nlong++] = (struct long_dur){ at, 0, dur };
 	}
 	s->name = name;
-	s->cat_ix = cat_index(b, cat);
+	s->cat_ix = builder_cat_index(b, cat);
 	s->depth = 0;
 	s->cls = (uint8_t)cls & 15;
 	s->flags = flags & 15;
@@ -545,10 +491,10 @@ void builder_slice(struct builder *b, uint32_t track, const struct builder_slice
 	}
 	if (dur > BUILDER_TIME_LIMIT - s->ts)
 		dur = BUILDER_TIME_LIMIT - s->ts;
-	push_slice(b, track, s->ts, dur, s->name, s->cat, s->args, 0, w, true, gpu);
+	builder_push_slice(b, track, s->ts, dur, s->name, s->cat, s->args, 0, w, true, gpu);
 }
 
-static struct bstack *stack_of(struct builder *b, uint32_t ti)
+struct bstack *builder_stack_of(struct builder *b, uint32_t ti)
 {
 	if (ti >= b->nstacks) {
 		uint32_t n = b->nstacks ? b->nstacks : 16;
@@ -561,7 +507,7 @@ static struct bstack *stack_of(struct builder *b, uint32_t ti)
 	return &b->stacks[ti];
 }
 
-static void stack_push(struct bstack *st, const struct open_b *o)
+void builder_stack_push(struct bstack *st, const struct open_b *o)
 {
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 16;
@@ -577,7 +523,7 @@ void builder_begin(struct builder *b, uint32_t track, int64_t ts, uint32_t name,
 
 	check_time(ts);
 	b->t->tracks[track].events++;
-	stack_push(stack_of(b, track), &o);
+	builder_stack_push(builder_stack_of(b, track), &o);
 	if (ts > b->max_end)
 		b->max_end = ts;
 }
@@ -613,7 +559,7 @@ bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin,
 		note_at(b, Q_NEGATIVE_DUR, (struct where){ origin, ts }, o.name, track);
 		dur = 0;
 	}
-	push_slice(b, track, o.ts, dur, o.name, o.cat, o.args, SF_FROM_BE, nowhere, false, NULL);
+	builder_push_slice(b, track, o.ts, dur, o.name, o.cat, o.args, SF_FROM_BE, nowhere, false, NULL);
 	return true;
 }
 
@@ -676,7 +622,7 @@ void builder_comm_op(struct builder *b, uint32_t name, uint32_t cat, int64_t ext
 	t->comm_ops[t->ncomm_ops++] = (struct comm_op){ external_id, name, cat };
 }
 
-static bool counter_is(const struct counter *c, struct builder_id pid, uint32_t name, uint32_t key)
+bool builder_counter_is(const struct counter *c, struct builder_id pid, uint32_t name, uint32_t key)
 {
 	return c->pid == pid.v && c->pid_is_str == pid.is_str && c->name == name && c->key == key;
 }
@@ -688,10 +634,10 @@ void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, ui
 	uint32_t ci = TT_NONE;
 
 	check_time(ts);
-	if (b->last_counter != TT_NONE && counter_is(&t->counters[b->last_counter], pid, name, key))
+	if (b->last_counter != TT_NONE && builder_counter_is(&t->counters[b->last_counter], pid, name, key))
 		ci = b->last_counter;
 	for (uint32_t i = 0; ci == TT_NONE && i < t->ncounters; i++)
-		if (counter_is(&t->counters[i], pid, name, key))
+		if (builder_counter_is(&t->counters[i], pid, name, key))
 			ci = i;
 	if (ci == TT_NONE) {
 		if (t->ncounters == b->counters_cap) {
@@ -772,60 +718,7 @@ void builder_schema_version(struct builder *b, int32_t version)
 	b->t->schema_version = version;
 }
 
-/* ---- parts ---------------------------------------------------------------------------- */
-
-/* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). The capacity
- * grows by half at least: a compressed stream is merged chunk by chunk, a thousand merges
- * for a 1 GB file, and growing to the exact size made each of them copy the whole array
- * (quadratic: 4x the CPU of the whole parse, bench/RESULTS.md "Compressed input"). */
-static void append(void **dst, uint32_t *n, uint32_t *cap, const void *src, uint32_t count, size_t size)
-{
-	if (count == 0)
-		return;
-	if ((uint64_t)*n + count > UINT32_MAX)
-		BUG("merged array of %llu elements", (unsigned long long)*n + count);
-	if (*n + count > *cap) {
-		uint64_t want = (uint64_t)*cap + *cap / 2;
-		if (want < (uint64_t)*n + count)
-			want = (uint64_t)*n + count;
-		if (want > UINT32_MAX)
-			want = UINT32_MAX;
-		*cap = (uint32_t)want;
-		*dst = xreallocarray(*dst, *cap, size);
-	}
-	memcpy((char *)*dst + (size_t)*n * size, src, (size_t)count * size);
-	*n += count;
-}
-
-/* Moves the COUNT elements of SIZE bytes at *SRC to the end of *DST (holding *N of *CAP)
- * and frees *SRC. The copy runs from the end of *SRC in steps of DRAIN_STEP bytes, each
- * followed by a realloc that shrinks *SRC, so that the two arrays hold the elements
- * about once between them, not twice: a file parsed in two parts whose slices are all on
- * one thread would otherwise peak at one and a half times its slices. */
-#define DRAIN_STEP ((size_t)1 << 20)
-static void append_draining(void **dst, uint32_t *n, uint32_t *cap, void **src, uint32_t count, size_t size)
-{
-	size_t step = DRAIN_STEP / size;
-	char *base;
-
-	if (count > 0 && *n + count > *cap) {
-		*cap = *n + count;
-		*dst = xreallocarray(*dst, *cap, size);
-	}
-	base = (char *)*dst + (size_t)*n * size;
-	*n += count;
-	while (count > 0) {
-		uint32_t k = count < step ? count : (uint32_t)step;
-		count -= k;
-		memcpy(base + (size_t)count * size, (char *)*src + (size_t)count * size, k * size);
-		if (count > 0)
-			*src = xreallocarray(*src, count, size);
-	}
-	free(*src);
-	*src = NULL;
-}
-
-static void free_builder(struct builder *b)
+void builder_free_state(struct builder *b)
 {
 	for (uint32_t i = 0; i < b->nstacks; i++)
 		free(b->stacks[i].v);
@@ -838,416 +731,9 @@ static void free_builder(struct builder *b)
 	free(b);
 }
 
-void builder_merge(struct builder *dst, struct builder *src)
-{
-	struct trace *d = dst->t, *s = src->t;
-	uint32_t *smap = xmalloc(s->strings.n * sizeof *smap);
-	uint32_t *tmap = xmalloc((s->ntracks ? s->ntracks : 1) * sizeof *tmap);
-	uint32_t gpu_base = d->ngpu;
-
-	for (uint32_t id = 0; id < s->strings.n; id++)
-		smap[id] = strtab_intern(&d->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
-	uint8_t cmap[TRACE_MAX_CATS] = { 0 }; /* SRC's category indices to DST's */
-	for (uint32_t k = 1; k < s->ncats; k++)
-		cmap[k] = k == TRACE_MAX_CATS - 1 ? cat_overflow(dst) : cat_index(dst, smap[s->cats[k]]);
-#define ID(is_str_, v_) ((struct builder_id){ (is_str_), (is_str_) ? (int64_t)smap[(uint32_t)(v_)] : (v_) })
-	for (uint32_t i = 0; i < s->nprocesses; i++) {
-		const struct process *sp = &s->processes[i];
-		uint32_t pi = builder_process(dst, ID(sp->pid_is_str, sp->pid));
-		struct process *dp = &d->processes[pi];
-		if (sp->name)
-			set_name(dst, nowhere, &dp->name, smap[sp->name], true, TT_NONE);
-		if (sp->labels)
-			set_name(dst, nowhere, &dp->labels, smap[sp->labels], false, TT_NONE);
-		if (sp->sort_index != INT64_MIN)
-			set_sort_index(dst, &dp->sort_index, sp->sort_index);
-	}
-	for (uint32_t i = 0; i < s->ntracks; i++) {
-		const struct track *st = &s->tracks[i];
-		uint32_t ti = builder_track(dst, ID(st->pid_is_str, st->pid), ID(st->tid_is_str, st->tid));
-		struct track *dt = &d->tracks[ti];
-		tmap[i] = ti;
-		dt->events += st->events;
-		dt->gpu_slices += st->gpu_slices;
-		dt->comm_kernels += st->comm_kernels;
-		if (st->named) {
-			set_name(dst, nowhere, &dt->name, smap[st->name], false, ti);
-			dt->named = true;
-		}
-		if (st->sort_index != INT64_MIN)
-			set_sort_index(dst, &dt->sort_index, st->sort_index);
-		if (st->nslices > 0) {
-			uint32_t first = dt->nslices;
-			if (first > 0) {
-				const struct slice *prev = &dt->slices[first - 1], *next = &st->slices[0];
-				if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) && prev->name == smap[next->name])
-					note_at(dst, Q_EXACT_DUPLICATE, (struct where){ 0, next->ts }, prev->name, ti);
-			}
-			append_draining((void **)&dt->slices, &dt->nslices, &dt->cap, (void **)&s->tracks[i].slices,
-			                st->nslices, sizeof *st->slices);
-			for (uint32_t k = first; k < dt->nslices; k++) {
-				struct slice *sl = &dt->slices[k];
-				sl->name = smap[sl->name];
-				sl->cat_ix = cmap[sl->cat_ix];
-			}
-			if (st->gpu != NULL || dt->gpu != NULL) {
-				if (dt->gpu == NULL) {
-					dt->gpu = xreallocarray(NULL, dt->cap, sizeof *dt->gpu);
-					for (uint32_t k = 0; k < first; k++)
-						dt->gpu[k] = TT_NONE;
-				} else {
-					dt->gpu = xreallocarray(dt->gpu, dt->cap, sizeof *dt->gpu);
-				}
-				for (uint32_t k = first; k < dt->nslices; k++) {
-					uint32_t g = st->gpu != NULL ? st->gpu[k - first] : TT_NONE;
-					dt->gpu[k] = g != TT_NONE ? g + gpu_base : TT_NONE;
-				}
-			}
-			if (st->nlong > 0) {
-				if (dt->nlong + st->nlong > dt->long_cap) {
-					dt->long_cap = dt->nlong + st->nlong;
-					dt->long_durs = xreallocarray(dt->long_durs, dt->long_cap, sizeof *dt->long_durs);
-				}
-				for (uint32_t k = 0; k < st->nlong; k++)
-					dt->long_durs[dt->nlong++] = (struct long_dur){ st->long_durs[k].idx + first, 0,
-					                                                st->long_durs[k].dur };
-			}
-			if (st->args != NULL || dt->args != NULL) {
-				if (dt->args == NULL) {
-					dt->args = xcalloc(dt->cap, sizeof *dt->args);
-				} else {
-					dt->args = xreallocarray(dt->args, dt->cap, sizeof *dt->args);
-				}
-				for (uint32_t k = first; k < dt->nslices; k++)
-					dt->args[k] = st->args != NULL ? st->args[k - first] : 0;
-			}
-		}
-		/* free as we go: the peak stays near the merged size, not twice it */
-		free(s->tracks[i].slices);
-		free(s->tracks[i].gpu);
-		s->tracks[i].gpu = NULL;
-		free(s->tracks[i].args);
-		s->tracks[i].args = NULL;
-		free(s->tracks[i].long_durs);
-		s->tracks[i].long_durs = NULL;
-		s->tracks[i].nlong = s->tracks[i].long_cap = 0;
-		s->tracks[i].slices = NULL;
-		s->tracks[i].nslices = 0;
-		s->tracks[i].cap = 0;
-	}
-	uint32_t *pmap = xmalloc((s->ngpu_places ? s->ngpu_places : 1) * sizeof *pmap);
-	for (uint32_t k = 0; k < s->ngpu_places; k++) {
-		struct gpu_place p = s->gpu_places[k];
-		p.pg = smap[p.pg];
-		pmap[k] = intern_place(dst, &p);
-	}
-	for (uint32_t k = 0; k < s->ngpu; k++) {
-		struct gpu_fact *g = &s->gpu_facts[k];
-		g->place = g->place < s->ngpu_places ? pmap[g->place] : 0;
-		if (g->corr_code >= GPU_ID_WIDE && g->corr_code != GPU_ID_NONE)
-			g->corr_code = trace_id_code(d, gpu_id_value(s, g->corr_code));
-		if (g->ext_code >= GPU_ID_WIDE && g->ext_code != GPU_ID_NONE)
-			g->ext_code = trace_id_code(d, gpu_id_value(s, g->ext_code));
-		if (g->launch != TT_NONE)
-			g->launch += d->nlaunches;
-	}
-	free(pmap);
-	for (uint32_t k = 0; k < s->ngpu_bytes; k++)
-		add_bytes(d, s->gpu_bytes[k].gpu + gpu_base, s->gpu_bytes[k].bytes);
-	append_draining((void **)&d->launches, &d->nlaunches, &d->launches_cap, (void **)&s->launches, s->nlaunches,
-	                sizeof *s->launches);
-	append_draining((void **)&d->gpu_facts, &d->ngpu, &d->gpu_cap, (void **)&s->gpu_facts, s->ngpu,
-	                sizeof *s->gpu_facts);
-	/* ends of SRC that close begins of DST, in source order */
-	for (uint32_t k = 0; k < src->norphans; k++) {
-		const struct orphan_e *o = &src->orphans[k];
-		struct where w = { o->origin, o->ts };
-		uint32_t ti = tmap[o->track];
-		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
-		if (st == NULL || st->n == 0) {
-			const char *name = o->name_len > 0 ? src->orphan_names + o->name_at : ""; /* none kept: NULL */
-			note_at(dst, Q_UNMATCHED_END, w, strtab_intern(&d->strings, name, o->name_len), ti);
-			continue;
-		}
-		struct open_b b = st->v[--st->n];
-		if (o->ts < b.ts) /* as builder_end counts it */
-			note_at(dst, Q_NEGATIVE_DUR, w, b.name, ti);
-		push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, b.args, SF_FROM_BE, nowhere,
-		           false, NULL);
-	}
-	/* begins SRC left open go on top of DST's */
-	for (uint32_t i = 0; i < src->nstacks && i < s->ntracks; i++) {
-		const struct bstack *ss = &src->stacks[i];
-		for (uint32_t k = 0; k < ss->n; k++) {
-			struct open_b o = ss->v[k];
-			o.name = smap[o.name];
-			o.cat = smap[o.cat];
-			stack_push(stack_of(dst, tmap[i]), &o);
-		}
-	}
-	{
-		uint32_t first = d->nflow_ends;
-		append_draining((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, (void **)&s->flow_ends,
-		                s->nflow_ends, sizeof *s->flow_ends);
-		for (uint32_t k = first; k < d->nflow_ends; k++) {
-			d->flow_ends[k].cat = smap[d->flow_ends[k].cat];
-			d->flow_ends[k].track = tmap[d->flow_ends[k].track];
-		}
-	}
-	{
-		uint32_t first = d->ninstants;
-		append_draining((void **)&d->instants, &d->ninstants, &d->instants_cap, (void **)&s->instants,
-		                s->ninstants, sizeof *s->instants);
-		for (uint32_t k = first; k < d->ninstants; k++) {
-			struct instant *in = &d->instants[k];
-			in->name = smap[in->name];
-			in->cat = smap[in->cat];
-			if (in->track != TT_NONE)
-				in->track = tmap[in->track];
-		}
-	}
-	{
-		uint32_t first = d->nmem;
-		append_draining((void **)&d->mem, &d->nmem, &d->mem_cap, (void **)&s->mem, s->nmem, sizeof *s->mem);
-		for (uint32_t k = first; k < d->nmem; k++)
-			if (d->mem[k].track != TT_NONE)
-				d->mem[k].track = tmap[d->mem[k].track];
-	}
-	append((void **)&d->flops, &d->nflops, &d->flops_cap, s->flops, s->nflops, sizeof *s->flops);
-	free(s->flops);
-	s->flops = NULL;
-	{
-		uint32_t first = d->ncomm_ops;
-		append((void **)&d->comm_ops, &d->ncomm_ops, &d->comm_ops_cap, s->comm_ops, s->ncomm_ops,
-		       sizeof *s->comm_ops);
-		for (uint32_t k = first; k < d->ncomm_ops; k++) {
-			d->comm_ops[k].name = smap[d->comm_ops[k].name];
-			d->comm_ops[k].cat = smap[d->comm_ops[k].cat];
-		}
-		free(s->comm_ops);
-		s->comm_ops = NULL;
-	}
-	for (uint32_t i = 0; i < s->ncounters; i++) {
-		struct counter *sc = &s->counters[i];
-		struct builder_id pid = ID(sc->pid_is_str, sc->pid);
-		uint32_t name = smap[sc->name], key = smap[sc->key], ci = TT_NONE;
-		for (uint32_t k = 0; k < d->ncounters && ci == TT_NONE; k++)
-			if (counter_is(&d->counters[k], pid, name, key))
-				ci = k;
-		if (ci == TT_NONE) {
-			if (d->ncounters == dst->counters_cap) {
-				dst->counters_cap = dst->counters_cap ? dst->counters_cap * 2 : 8;
-				d->counters = xreallocarray(d->counters, dst->counters_cap, sizeof *d->counters);
-			}
-			ci = d->ncounters++;
-			d->counters[ci] = *sc;
-			d->counters[ci].pid = pid.v;
-			d->counters[ci].name = name;
-			d->counters[ci].key = key;
-			sc->ts = NULL;
-			sc->value = NULL;
-			continue;
-		}
-		struct counter *dc = &d->counters[ci];
-		uint32_t n = dc->n, cap = dc->cap;
-		append((void **)&dc->ts, &n, &cap, sc->ts, sc->n, sizeof *sc->ts);
-		append((void **)&dc->value, &dc->n, &dc->cap, sc->value, sc->n, sizeof *sc->value);
-	}
-	for (int q = 0; q < Q__COUNT; q++) {
-		uint64_t have = d->quality.count[q];
-		for (uint64_t k = 0; k < s->quality.count[q] && k < QUALITY_EXAMPLES && have + k < QUALITY_EXAMPLES; k++) {
-			struct quality_example e = s->quality.ex[q][k];
-			e.name = smap[e.name];
-			if (e.track != TT_NONE)
-				e.track = tmap[e.track];
-			d->quality.ex[q][have + k] = e;
-		}
-		d->quality.count[q] += s->quality.count[q];
-	}
-	for (int c = 0; c < 128; c++)
-		d->count_by_ph[c] += s->count_by_ph[c];
-	d->events += s->events;
-	d->async_events += s->async_events;
-	if (s->has_base) { /* the last valid base time wins, as in one piece */
-		d->has_base = true;
-		d->base_ns = s->base_ns;
-	}
-	if (d->rank < 0)
-		d->rank = s->rank;
-	if (d->world_size < 0)
-		d->world_size = s->world_size;
-	if (d->backend == 0 && s->backend != 0)
-		d->backend = smap[s->backend];
-	if (d->display_time_unit == 0 && s->display_time_unit != 0)
-		d->display_time_unit = smap[s->display_time_unit];
-	if (d->schema_version < 0)
-		d->schema_version = s->schema_version;
-	if (d->ndevices == 0 && s->ndevices > 0) {
-		d->devices = s->devices;
-		d->ndevices = s->ndevices;
-		for (uint32_t i = 0; i < d->ndevices; i++)
-			d->devices[i].name = smap[d->devices[i].name];
-		s->devices = NULL;
-		s->ndevices = 0;
-	}
-	for (uint32_t i = 0; i < s->nwarnings; i++) {
-		struct warning_tag tag = s->warning_tags[i];
-		uint32_t have = 0;
-		if (tag.group == 0) {
-			trace_warn(d, "%s", s->warnings[i]);
-			continue;
-		}
-		for (uint32_t k = 0; k < d->nwarnings; k++)
-			have += d->warning_tags[k].group == tag.group;
-		if (have < tag.max) /* the first MAX of the group in source order, as one part shows */
-			trace_warn_group(d, tag.group, tag.max, "%s", s->warnings[i]);
-	}
-	if (src->max_end > dst->max_end)
-		dst->max_end = src->max_end;
-	dst->saw_cat |= src->saw_cat;
-#undef ID
-	free_builder(src);
-	trace_free(s);
-	free(smap);
-	free(tmap);
-}
-
-/* A snapshot's copy of an array of N elements of SIZE bytes, with room for CAP: made in
- * steps of COPY_STEP bytes, it gives up (NULL, and every later copy NULL too) once *CANCEL
- * is set: a part copying a builder of hundreds of MB for a snapshot would otherwise hold
- * up quitting for a second. */
-#define COPY_STEP ((size_t)8 << 20)
-struct copying {
-	const _Atomic bool *cancel;
-	bool stopped;
-};
-
-static void *copy_array(struct copying *cp, const void *p, size_t n, size_t cap, size_t size)
-{
-	if (p == NULL || cp->stopped)
-		return NULL;
-	char *q = xreallocarray(NULL, cap > n ? cap : (n ? n : 1), size);
-	size_t bytes = n * size;
-	for (size_t at = 0; at < bytes; at += COPY_STEP) {
-		if (cp->cancel != NULL && atomic_load(cp->cancel)) {
-			free(q);
-			cp->stopped = true;
-			return NULL;
-		}
-		memcpy(q + at, (const char *)p + at, bytes - at < COPY_STEP ? bytes - at : COPY_STEP);
-	}
-	return q;
-}
-
-/* A fresh array of CAP elements of SIZE (at least one) holding the first N of P, or NULL
- * when P is NULL. */
-static void *dup_array(const void *p, size_t n, size_t cap, size_t size)
-{
-	struct copying cp = { NULL, false };
-	return copy_array(&cp, p, n, cap, size);
-}
-
-struct builder *builder_snapshot(const struct builder *b, struct trace **tp, const _Atomic bool *cancel)
-{
-	const struct trace *s = b->t;
-	struct copying cp = { cancel, false };
-
-	*tp = NULL;
-	if (cancel != NULL && atomic_load(cancel))
-		return NULL;
-	struct trace *t = xmalloc(sizeof *t);
-	struct builder *c = xcalloc(1, sizeof *c);
-
-	*t = *s; /* the counts, times and facts; every array is copied below (or NULL) */
-	t->path = xstrdup(s->path);
-	t->args = NULL;
-	t->error = NULL;
-	t->warnings = NULL; /* a snapshot is drawn, never reported */
-	t->warning_tags = NULL;
-	t->nwarnings = 0;
-	strtab_init(&t->strings);
-	for (uint32_t id = 1; id < s->strings.n; id++) /* the same ids, in the same order */
-		strtab_intern(&t->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
-	t->devices = copy_array(&cp, s->devices, s->ndevices, s->ndevices, sizeof *s->devices);
-	t->tracks = copy_array(&cp, s->tracks, s->ntracks, b->tracks_cap, sizeof *s->tracks);
-	if (t->tracks == NULL)
-		t->ntracks = 0;
-	for (uint32_t i = 0; i < t->ntracks; i++) {
-		struct track *tr = &t->tracks[i];
-		tr->slices = copy_array(&cp, tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
-		tr->gpu = copy_array(&cp, tr->gpu, tr->nslices, tr->cap, sizeof *tr->gpu);
-		tr->args = copy_array(&cp, tr->args, tr->nslices, tr->cap, sizeof *tr->args);
-		tr->long_durs = copy_array(&cp, tr->long_durs, tr->nlong, tr->long_cap, sizeof *tr->long_durs);
-		tr->rows = NULL;
-		tr->nrows = 0;
-		tr->row_tree = NULL;
-		tr->busy = NULL;
-		tr->busy_block_sum = NULL;
-		tr->nbusy = 0;
-	}
-	t->processes = copy_array(&cp, s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
-	t->gpu = NULL; /* made by the index */
-	t->gpu_facts = copy_array(&cp, s->gpu_facts, s->ngpu, s->gpu_cap, sizeof *s->gpu_facts);
-	t->launches = copy_array(&cp, s->launches, s->nlaunches, s->launches_cap, sizeof *s->launches);
-	t->gpu_places = copy_array(&cp, s->gpu_places, s->ngpu_places, s->gpu_places_cap, sizeof *s->gpu_places);
-	t->wide_ids = copy_array(&cp, s->wide_ids, s->nwide_ids, s->wide_ids_cap, sizeof *s->wide_ids);
-	t->gpu_bytes = copy_array(&cp, s->gpu_bytes, s->ngpu_bytes, s->gpu_bytes_cap, sizeof *s->gpu_bytes);
-	t->aside = copy_array(&cp, s->aside, s->naside, s->aside_cap, sizeof *s->aside);
-	t->flows = NULL; /* made by the index */
-	t->nflows = 0;
-	t->flow_ends = copy_array(&cp, s->flow_ends, s->nflow_ends, s->flow_ends_cap, sizeof *s->flow_ends);
-	t->instants = copy_array(&cp, s->instants, s->ninstants, s->instants_cap, sizeof *s->instants);
-	t->mem = copy_array(&cp, s->mem, s->nmem, s->mem_cap, sizeof *s->mem);
-	t->flops = copy_array(&cp, s->flops, s->nflops, s->flops_cap, sizeof *s->flops);
-	t->comm_ops = copy_array(&cp, s->comm_ops, s->ncomm_ops, s->comm_ops_cap, sizeof *s->comm_ops);
-	t->counters = copy_array(&cp, s->counters, s->ncounters, b->counters_cap, sizeof *s->counters);
-	if (t->counters == NULL)
-		t->ncounters = 0;
-	for (uint32_t i = 0; i < t->ncounters; i++) {
-		struct counter *k = &t->counters[i];
-		k->ts = copy_array(&cp, k->ts, k->n, k->cap, sizeof *k->ts);
-		k->value = copy_array(&cp, k->value, k->n, k->cap, sizeof *k->value);
-	}
-	t->steps = NULL;
-	t->nsteps = 0;
-	t->cache_map = NULL;
-	t->cache_map_len = 0;
-	t->cache_note = NULL;
-	t->cache_save = NULL;
-	t->finish_cache_save = NULL;
-	t->analyses = NULL;
-	t->free_analyses = NULL;
-	if (cp.stopped) { /* every array not copied is NULL: the partial copy frees cleanly */
-		trace_free(t);
-		free(c);
-		return NULL;
-	}
-
-	*tp = t;
-	c->t = t;
-	c->seed = b->seed;
-	c->track_slots = dup_array(b->track_slots, b->nslots, b->nslots, sizeof *b->track_slots);
-	c->nslots = b->nslots;
-	c->tracks_cap = b->tracks_cap;
-	c->processes_cap = b->processes_cap;
-	c->process_slots = dup_array(b->process_slots, b->nprocess_slots, b->nprocess_slots, sizeof *b->process_slots);
-	c->nprocess_slots = b->nprocess_slots;
-	c->place_slots = dup_array(b->place_slots, b->nplace_slots, b->nplace_slots, sizeof *b->place_slots);
-	c->nplace_slots = b->nplace_slots;
-	c->last_place = b->last_place;
-	c->counters_cap = b->counters_cap;
-	c->last_counter = b->last_counter;
-	c->max_end = b->max_end;
-	c->saw_cat = b->saw_cat;
-	c->part = b->part;
-	/* no open begins and no orphan ends: what they pair with may not be read yet, so a
-	 * snapshot shows no B/E slice that is not closed within its own part */
-	return c;
-}
-
 void builder_abort(struct builder *b)
 {
-	free_builder(b);
+	builder_free_state(b);
 }
 
 void builder_finish(struct builder *b)
@@ -1260,12 +746,12 @@ void builder_finish(struct builder *b)
 		while (st->n > 0) {
 			struct open_b o = st->v[--st->n];
 			note_at(b, Q_UNCLOSED_BEGIN, (struct where){ o.origin, o.ts }, o.name, ti);
-			push_slice(b, ti, o.ts, b->max_end > o.ts ? b->max_end - o.ts : 0, o.name, o.cat, o.args,
+			builder_push_slice(b, ti, o.ts, b->max_end > o.ts ? b->max_end - o.ts : 0, o.name, o.cat, o.args,
 			           SF_FROM_BE | SF_UNCLOSED, nowhere, false, NULL);
 		}
 	}
 	t->quality.count[Q_UNMATCHED_END] += b->norphans;
 	t->legacy = !b->saw_cat && t->events > 0;
-	free_builder(b);
+	builder_free_state(b);
 	index_build(t);
 }
