@@ -7,7 +7,7 @@
  *
  * The target loads the trace as the program does (a memfd through load_trace), writes its
  * cache with cache_write (the args store saved in it as parsers/cache_dir.c saves it),
- * applies the changes to the cache's image through the parts and fields src/cache.c
+ * applies the changes to the cache's image through the parts and fields src/cache_parts.c
  * describes (cache_part: each section's elements, the header, its section table), and
  * recomputes every checksum (cache_reseal), as whoever can write a cache can: the changes
  * reach the reader's checks of the values, not just its checksums. The image goes through
