@@ -434,8 +434,9 @@ static void rule_gpu_utilization(struct ctx *c)
 		snprintf(f->cause, sizeof f->cause,
 		         "the GPU waits for the host; of its idle time, %s is in gaps whose cause is %s (%s), %s in gaps "
 		         "under %s",
-		         advice_pct(advice_share(dg->idle_by_cause[best], dg->idle), a, sizeof a), gap_cause_text((enum gap_cause)best),
-		         gap_cause_key((enum gap_cause)best), advice_pct(advice_share(dg->idle - in_gaps, dg->idle), b, sizeof b),
+		         advice_pct(advice_share(dg->idle_by_cause[best], dg->idle), a, sizeof a),
+		         gap_cause_text((enum gap_cause)best), gap_cause_key((enum gap_cause)best),
+		         advice_pct(advice_share(dg->idle - in_gaps, dg->idle), b, sizeof b),
 		         timefmt_dur(c->g->min_gap, d, sizeof d));
 		if (advice_share(dg->idle_by_cause[best], dg->idle) < 0.5 && f->confidence > ADV_MEDIUM)
 			f->confidence = ADV_MEDIUM;
@@ -655,8 +656,8 @@ static void rule_occupancy(struct ctx *c)
 		snprintf(f->symptom, sizeof f->symptom,
 		         "%llu of the %u longest kernels (%s of kernel time, %s) run at a mean est. achieved occupancy of "
 		         "%.1f%% or with fewer blocks than SMs; threshold: under %.0f%%",
-		         (unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d), occ,
-		         TT_ADVICE_OCCUPANCY_MIN);
+		         (unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d),
+		         occ, TT_ADVICE_OCCUPANCY_MIN);
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         "Kineto's occupancy is an estimate from the launch shape; whether it limits speed depends on the kernel");
@@ -710,7 +711,8 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	if (!(fig > TT_ADVICE_OTHER_MAX))
 		return;
 	for (uint32_t i = 0; i < sr->n; i++) {
-		struct advice_instance x = advice_instance_of(advice_no_ref, sr->steps[i].start, sr->steps[i].end, sr->steps[i].role[ROLE_OTHER]);
+		struct advice_instance x =
+			advice_instance_of(advice_no_ref, sr->steps[i].start, sr->steps[i].end, sr->steps[i].role[ROLE_OTHER]);
 		advice_topk_add(&c->tk[ADV_LARGE_OTHER_SHARE], &x);
 	}
 	bool python = false;

@@ -110,8 +110,8 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 	         "rank %d arrives last at %u of %u collectives (%s); the other ranks wait %s for it in all, %s of a step "
 	         "each; threshold: %s of the collectives and %s of the step",
 	         rr->ranks[sp].rank, rr->ranks[sp].arrived_last, shared, advice_pct(frac, a, sizeof a),
-	         timefmt_dur(waited, d, sizeof d), advice_pct(score, e, sizeof e), advice_pct(TT_ADVICE_STRAGGLER_LAST_MIN, b, sizeof b),
-	         "1%");
+	         timefmt_dur(waited, d, sizeof d), advice_pct(score, e, sizeof e),
+	         advice_pct(TT_ADVICE_STRAGGLER_LAST_MIN, b, sizeof b), "1%");
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_STRAGGLER)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         f->confidence == ADV_HIGH ? "the same rank is last at nearly every collective"
