@@ -49,6 +49,56 @@ static void put_name(FILE *f, const struct trace *t, uint32_t id, size_t max)
 		fputs("...", f);
 }
 
+/* Writes TB, one of the summary's tables, and frees it: as JSON under KEY when W is given,
+ * else as text under the heading TITLE, or NONE in its place when it is EMPTY. */
+static void summary_table(FILE *f, struct jsonw *w, struct table *tb, const char *key, const char *title,
+                          const char *none, bool empty)
+{
+	if (w != NULL) {
+		jsonw_key(w, key);
+		table_write_json(w, tb, NULL, 0, TABLE_ALL);
+	} else {
+		fprintf(f, "\n   %s\n", title);
+		if (empty)
+			fprintf(f, "   %s\n", none);
+		else
+			table_write_text(f, tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
+	}
+	table_free(tb);
+}
+
+/* The tables of one trace's summary, the same in text (to F) and in JSON (to W when given):
+ * the steps (JSON only: the text counts them in its header), the tracks, the top
+ * operators and the top kernels. */
+static void summary_tables(FILE *f, struct jsonw *w, const struct trace *t)
+{
+	struct table tb;
+	char title[128];
+
+	if (w != NULL) {
+		step_table_init(&tb, t);
+		summary_table(f, w, &tb, "steps", NULL, NULL, false);
+	}
+	track_table_init(&tb, t);
+	summary_table(f, w, &tb, "tracks",
+	              "Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)", NULL, false);
+
+	struct op_report ops;
+	ops_thread_self(t, &ops);
+	op_table_init(&tb, t, ops.rows, ops.n < TOP_N ? ops.n : TOP_N);
+	snprintf(title, sizeof title,
+	         "Top %d operators by self CPU time (self = duration minus direct children on the thread)", TOP_N);
+	summary_table(f, w, &tb, "top_operators", title, "(no operators)", ops.n == 0);
+	ops_free(&ops);
+
+	struct kernel_report ks;
+	kernels_times(t, &ks);
+	kernel_table_init(&tb, t, ks.rows, ks.n < TOP_N ? ks.n : TOP_N);
+	snprintf(title, sizeof title, "Top %d kernels by total GPU time (sum of durations)", TOP_N);
+	summary_table(f, w, &tb, "top_kernels", title, "(no kernels)", ks.n == 0);
+	kernels_free(&ks);
+}
+
 static void summary_text(FILE *f, const struct trace *t)
 {
 	char a[64], b[64], c[64];
@@ -112,33 +162,7 @@ static void summary_text(FILE *f, const struct trace *t)
 	        t->count_by_ph['i'] + t->count_by_ph['I'], t->count_by_ph['C'],
 	        t->count_by_ph['s'] + t->count_by_ph['t'] + t->count_by_ph['f'], t->count_by_ph['M'], t->async_events);
 
-	struct table tb;
-	fprintf(f, "\n   Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)\n");
-	track_table_init(&tb, t);
-	table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
-	table_free(&tb);
-
-	struct op_report ops;
-	ops_thread_self(t, &ops);
-	fprintf(f, "\n   Top %d operators by self CPU time (self = duration minus direct children on the thread)\n",
-	        TOP_N);
-	op_table_init(&tb, t, ops.rows, ops.n < TOP_N ? ops.n : TOP_N);
-	if (ops.n == 0)
-		fprintf(f, "   (no operators)\n");
-	else
-		table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
-	table_free(&tb);
-	ops_free(&ops);
-	struct kernel_report ks;
-	kernels_times(t, &ks);
-	fprintf(f, "\n   Top %d kernels by total GPU time (sum of durations)\n", TOP_N);
-	kernel_table_init(&tb, t, ks.rows, ks.n < TOP_N ? ks.n : TOP_N);
-	if (ks.n == 0)
-		fprintf(f, "   (no kernels)\n");
-	else
-		table_write_text(f, &tb, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
-	table_free(&tb);
-	kernels_free(&ks);
+	summary_tables(f, NULL, t);
 
 	fprintf(f, "\n   Data quality\n");
 	bool any = false;
@@ -210,30 +234,7 @@ static void summary_json(struct jsonw *w, const struct trace *t)
 	jsonw_int(w, t->end - t->start);
 	jsonw_key(w, "legacy_format");
 	jsonw_bool(w, t->legacy);
-	struct table tb;
-	jsonw_key(w, "steps");
-	step_table_init(&tb, t);
-	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
-	table_free(&tb);
-	jsonw_key(w, "tracks");
-	track_table_init(&tb, t);
-	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
-	table_free(&tb);
-
-	struct op_report ops;
-	ops_thread_self(t, &ops);
-	jsonw_key(w, "top_operators");
-	op_table_init(&tb, t, ops.rows, ops.n < TOP_N ? ops.n : TOP_N);
-	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
-	table_free(&tb);
-	ops_free(&ops);
-	struct kernel_report ks;
-	kernels_times(t, &ks);
-	jsonw_key(w, "top_kernels");
-	kernel_table_init(&tb, t, ks.rows, ks.n < TOP_N ? ks.n : TOP_N);
-	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
-	table_free(&tb);
-	kernels_free(&ks);
+	summary_tables(NULL, w, t);
 
 	jsonw_key(w, "quality");
 	jsonw_object(w);
