@@ -128,10 +128,13 @@ static enum kc_unit unit_tokens(const char *s, const char **why)
 
 /* ---- precision ---- */
 
-static const struct {
+/* A word of a kernel's name that names a precision. */
+struct prec_word {
 	const char *w;
 	enum kc_prec p;
-} whole_types[] = {
+};
+
+static const struct prec_word whole_types[] = {
 	{ "float_e4m3_t", KC_PREC_FP8 },    { "float_e5m2_t", KC_PREC_FP8 },    { "float_e2m1_t", KC_PREC_FP4 },
 	{ "bfloat16_t", KC_PREC_BF16 },     { "half_t", KC_PREC_FP16 },         { "tfloat32_t", KC_PREC_TF32 },
 	{ "__nv_bfloat16", KC_PREC_BF16 },  { "__nv_bfloat162", KC_PREC_BF16 }, { "__half", KC_PREC_FP16 },
@@ -142,10 +145,7 @@ static const struct {
 	{ "_Float16", KC_PREC_FP16 },       { "__bf16", KC_PREC_BF16 },
 };
 
-static const struct {
-	const char *w;
-	enum kc_prec p;
-} sub_types[] = {
+static const struct prec_word sub_types[] = {
 	{ "double", KC_PREC_FP64 },  { "f64", KC_PREC_FP64 },     { "fp64", KC_PREC_FP64 },
 	{ "float", KC_PREC_FP32 },   { "f32", KC_PREC_FP32 },     { "fp32", KC_PREC_FP32 },
 	{ "float32", KC_PREC_FP32 }, { "sgemm", KC_PREC_FP32 },   { "dgemm", KC_PREC_FP64 },
@@ -809,21 +809,12 @@ static bool rule_nvidia_helpers(const char *s, struct rule_out *o)
 /* FBGEMM and TorchRec embedding kernels and their sparse-feature preparation. */
 static bool rule_embedding(const char *s, struct rule_out *o)
 {
-	static const char *const w[] = { "split_embedding",
-		                         "dense_embedding",
-		                         "embedding_bag",
-		                         "EmbeddingBag",
-		                         "embedding_backward",
-		                         "embedding_dense",
-		                         "embedding_forward",
-		                         "bounds_check_indices",
-		                         "linearize_index",
-		                         "permute_pooled_embs",
-		                         "bucketize_sparse_features",
-		                         "permute_2D_",
-		                         "permute_1D_",
-		                         "jagged_",
-		                         "fbgemm_gpu::" };
+	static const char *const w[] = {
+		"split_embedding", "dense_embedding", "embedding_bag", "EmbeddingBag", "embedding_backward",
+		"embedding_dense", "embedding_forward", "bounds_check_indices", "linearize_index",
+		"permute_pooled_embs", "bucketize_sparse_features", "permute_2D_", "permute_1D_", "jagged_",
+		"fbgemm_gpu::"
+	};
 	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
 		if (has(s, w[i]))
 			SET(KC_EMBEDDING, KC_UNIT_SIMT, prec_first(s),
@@ -837,26 +828,12 @@ static bool rule_embedding(const char *s, struct rule_out *o)
  * vLLM's non-GEMM kernels, apex): their non-GEMM work is SIMT. */
 static bool simt_library(const char *s)
 {
-	static const char *const libs[] = { "at::native::",
-		                            "at::cuda::",
-		                            "at_cuda_detail::",
-		                            "c10::",
-		                            "cub::",
-		                            "thrust::",
-		                            "cudnn::",
-		                            "cunn_",
-		                            "vllm::",
-		                            "multi_tensor_apply_kernel",
-		                            "softmax_warp_",
-		                            "elementwise_kernel",
-		                            "flashinfer::",
-		                            "tensorrt_llm::",
-		                            "moe::dev::",
-		                            "apex::",
-		                            "cuApplyLayerNorm",
-		                            "cuComputeGradInput",
-		                            "cuComputePartGradGammaBeta",
-		                            "cuComputeGradGammaBeta" };
+	static const char *const libs[] = {
+		"at::native::", "at::cuda::", "at_cuda_detail::", "c10::", "cub::", "thrust::", "cudnn::", "cunn_",
+		"vllm::", "multi_tensor_apply_kernel", "softmax_warp_", "elementwise_kernel", "flashinfer::",
+		"tensorrt_llm::", "moe::dev::", "apex::", "cuApplyLayerNorm", "cuComputeGradInput",
+		"cuComputePartGradGammaBeta", "cuComputeGradGammaBeta"
+	};
 	for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
 		if (has(s, libs[i]))
 			return true;
