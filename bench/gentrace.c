@@ -2485,6 +2485,7 @@ static struct {
 } lg;
 
 static const char *const lg_names[] = {
+/* clang-format off */
 #define LG_NAMES \
     X(ZEROS, "aten::zeros") X(EMPTY, "aten::empty") X(ZERO_, "aten::zero_") \
     X(DATALOADER, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__") \
@@ -2519,6 +2520,7 @@ static const char *const lg_names[] = {
     X(EF_ACC, "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad") \
     X(ACC, "torch::autograd::AccumulateGrad") X(DETACH, "aten::detach") X(DETACH_, "detach") \
     X(SGD_STEP, "Optimizer.step#SGD.step") X(ADD_, "aten::add_") X(MUL_, "aten::mul_")
+/* clang-format on */
 #define X(id, s) s,
     LG_NAMES
 #undef X

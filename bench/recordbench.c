@@ -34,11 +34,13 @@ int main(int argc, char **argv)
 	char path[256];
 	snprintf(path, sizeof path, "%s", argc > 3 ? argv[3] : "/tmp/recordbench.out");
 	unlink(path);
+	/* clang-format off */
 	static const char *kernels[] = { "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float)",
 		                         "ampere_sgemm_128x64_tn", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
 		                         "triton_poi_fused_add_mul_0" };
 	struct tw_options o = { .base_ns = 1700000000000000000ull, .pid = 4242, .process_name = "bench", .hostname = "h",
 		                .rank = -1, .world_size = -1, .local_rank = -1, .callback_name = names };
+	/* clang-format on */
 	struct tw *w = tw_new(&o);
 	tw_device d;
 	memset(&d, 0, sizeof d);

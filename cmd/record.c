@@ -85,6 +85,7 @@ static void explain_no_recorder(void)
 /* Reads the command line into O. Returns -1 to go on, else the exit status (0 for --help). */
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
+	/* clang-format off */
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "force", no_argument, NULL, 'f' },
 		{ "delay", required_argument, NULL, 'd' },  { "duration", required_argument, NULL, 'u' },
@@ -92,6 +93,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "open", no_argument, NULL, 'O' },         { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* clang-format on */
 	int c;
 
 	opterr = 0; /* getopt would echo a bad option raw: say it here, escaped */

@@ -54,10 +54,12 @@ static int64_t parse_bytes(const char *s)
 		return -1;
 	int shift = 0;
 	switch (*end) {
+	/* clang-format off */
 	case 'k': case 'K': shift = 10; end++; break;
 	case 'm': case 'M': shift = 20; end++; break;
 	case 'g': case 'G': shift = 30; end++; break;
 	case 't': case 'T': shift = 40; end++; break;
+	/* clang-format on */
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;

@@ -48,10 +48,12 @@ struct arg_key {
 };
 
 /* The offset of FIELD in struct scan_event, which READ must fit (else a compile error). */
+/* clang-format off */
 #define FIELD_FOR(read, field)                                                                         \
 	(offsetof(struct scan_event, field) +                                                          \
 	 0 * sizeof(char[_Generic(((struct scan_event *)0)->field, TYPE_##read: 1, default: -1)]))
 #define ARG(name, guard, read, field, bit) { name, sizeof name - 1, guard, read, FIELD_FOR(read, field), bit }
+/* clang-format on */
 
 static const struct arg_key arg_keys[] = {
 	/* launches, kernels and operators, tied together */
@@ -89,7 +91,9 @@ static const struct arg_key arg_keys[] = {
 #define NKEYS (sizeof arg_keys / sizeof arg_keys[0])
 #define KEY_LEN_MAX 32 /* longer keys are not looked up; the table's are shorter */
 #define SLOTS 64
+/* clang-format off */
 #define SLOT(len, first, last) (((unsigned)(len) * 3 + (unsigned char)(first) + (unsigned char)(last) * 2) & (SLOTS - 1))
+/* clang-format on */
 
 /* 1 + the index of the slot's first key and of the next key in the same slot, 0: none. */
 static uint8_t slot_first[SLOTS];

@@ -71,6 +71,7 @@ enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_s
 				char c = p[1];
 				const char *run_end;
 				switch (c) {
+				/* clang-format off */
 				case '"': case '\\': case '/':
 					if (o) *o++ = c;
 					p += 2;
@@ -80,6 +81,7 @@ enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_s
 				case 'n': if (o) *o++ = '\n'; p += 2; break;
 				case 'r': if (o) *o++ = '\r'; p += 2; break;
 				case 't': if (o) *o++ = '\t'; p += 2; break;
+				/* clang-format on */
 				case 'u': {
 					uint32_t cp, lo;
 					if (at_end(s, p + 5) || memchr(p + 2, '\0', 4) != NULL)

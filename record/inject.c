@@ -59,12 +59,14 @@
 #define FINISH_WAIT_MS 10000
 
 /* The CUPTI entry points, resolved from the libcupti loaded at run time. */
+/* clang-format off */
 #define CUPTI_FUNCS(X)                                                                            \
 	X(cuptiSubscribe) X(cuptiUnsubscribe) X(cuptiEnableDomain) X(cuptiEnableCallback)             \
 	X(cuptiActivityEnable) X(cuptiActivityDisable) X(cuptiActivityRegisterCallbacks)            \
 	X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords) \
 	X(cuptiGetTimestamp) X(cuptiGetResultString) X(cuptiGetCallbackName) X(cuptiGetContextId)   \
 	X(cuptiGetDeviceId) X(cuptiSetThreadIdType)
+/* clang-format on */
 static struct {
 #define X(f) __typeof__(f) *f;
 	CUPTI_FUNCS(X)

@@ -46,6 +46,7 @@
 
 /* ---- per-architecture properties (cudaOcc* in cuda_occupancy.h); -1: unknown ---- */
 
+/* clang-format off */
 static int smem_granularity(const struct occ_device *d)
 {
 	switch (d->cc_major) {
@@ -166,6 +167,7 @@ static long smem_per_sm_preferred(const struct occ_device *d)
 		return -1;
 	}
 }
+/* clang-format on */
 
 /* ---- the four limits ---- */
 
@@ -226,6 +228,7 @@ static long long smem_limit(const struct occ_device *d, long static_smem, long d
 
 static const char *limiting_names(unsigned mask)
 {
+	/* clang-format off */
 	static const char *const names[16] = {
 		"", "WARPS", "REGISTERS", "WARPS|REGISTERS",
 		"SHARED_MEMORY", "WARPS|SHARED_MEMORY", "REGISTERS|SHARED_MEMORY",
@@ -234,6 +237,7 @@ static const char *limiting_names(unsigned mask)
 		"SHARED_MEMORY|BLOCKS", "WARPS|SHARED_MEMORY|BLOCKS",
 		"REGISTERS|SHARED_MEMORY|BLOCKS", "WARPS|REGISTERS|SHARED_MEMORY|BLOCKS",
 	};
+	/* clang-format on */
 	return names[mask & 15];
 }
 

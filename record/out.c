@@ -186,8 +186,10 @@ int out_checkpoint(struct out *o, const char *closing, size_t closing_len)
 		} else {
 			/* a skippable frame: magic 0x184D2A50, a 4-byte little-endian length, bytes */
 			uint64_t body = gap < 8 ? 0 : gap - 8;
+			/* clang-format off */
 			unsigned char h[8] = { 0x50, 0x2a, 0x4d, 0x18, (unsigned char)body, (unsigned char)(body >> 8),
 				               (unsigned char)(body >> 16), (unsigned char)(body >> 24) };
+			/* clang-format on */
 			if (put(o, h, 8) != 0 || reserve(o, body) != 0)
 				goto fail;
 			memset(o->pend + o->pend_n, 0, body);
@@ -233,6 +235,7 @@ static struct out *out_new(int fd, bool stream, const char *path, bool zstd, con
 	if (out_write(o, prefix, prefix_len) != 0 || out_checkpoint(o, closing, closing_len) != 0)
 		goto fail;
 	return o;
+/* clang-format off */
 fail: {
 	int e = errno;
 	close(o->fd);
@@ -246,6 +249,7 @@ fail: {
 	return NULL;
 }
 }
+/* clang-format on */
 
 struct out *out_create(const char *path, bool zstd, const char *prefix, size_t prefix_len, const char *closing,
                        size_t closing_len)

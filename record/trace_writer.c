@@ -105,6 +105,7 @@ struct tw {
 	struct demangled { char *mangled, *name; uint64_t hash; } *dm;
 	size_t dm_cap, dm_n;
 };
+/* clang-format on */
 
 static char *dupstr(const char *s)
 {

@@ -7,10 +7,12 @@
 
 unsigned host_call_flags(const char *s)
 {
+	/* clang-format off */
 	static const char *const syncs[] = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
 		                             "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
 		                             "cudaFree", "hipFree", "cudaMemcpy", "hipMemcpy",
 		                             "aten::item", "aten::_local_scalar_dense" };
+	/* clang-format on */
 	unsigned f = 0;
 	if ((strstr(s, "DataLoader") != NULL && strstr(s, "__next__") != NULL) || strncmp(s, "enumerate(DataLoader)", 21) == 0 ||
 	    strncmp(s, "enumerate(DataPipe)", 19) == 0)

@@ -689,6 +689,7 @@ static void check_utf8(struct trace *t)
 			p += n + 1;
 		}
 		continue;
+/* clang-format off */
 bad:
 		{
 			struct quality *q = &t->quality;
@@ -698,6 +699,7 @@ bad:
 				q->ex[Q_INVALID_UTF8][k].track = TT_NONE;
 			}
 		}
+/* clang-format on */
 	}
 }
 

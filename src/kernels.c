@@ -13,11 +13,13 @@
 
 bool kernel_on_plugin_tc_list(const char *name)
 {
+	/* clang-format off */
 	static const char *const plugin[] = { "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
 		                              "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
 		                              "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
 		                              "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
 		                              "c1688" };
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof plugin / sizeof *plugin; i++)
 		if (strstr(name, plugin[i]) != NULL)
 			return true;

@@ -23,6 +23,7 @@
 #include "src/spans.h"
 #include "src/tb_steps.h"
 
+/* clang-format off */
 static const char *const role_titles[ROLE__COUNT] = { "Kernel", "Memcpy", "Memset", "Communication",
 	                                              "Runtime", "DataLoader", "CPU Exec", "Other" };
 static const char *const role_keys[ROLE__COUNT] = { "kernel", "memcpy", "memset", "communication",
@@ -34,6 +35,7 @@ static const char *const source_names[PSRC__COUNT] = { "label",         "enumera
 	                                               "autograd::engine::evaluate_function",
 	                                               "autograd nodes", "Optimizer.step",
 	                                               "before backward" };
+/* clang-format on */
 
 const char *step_role_title(enum step_role r) { return r < ROLE__COUNT ? role_titles[r] : "?"; }
 const char *step_role_key(enum step_role r) { return r < ROLE__COUNT ? role_keys[r] : "?"; }
@@ -69,12 +71,15 @@ double step_tflops(const struct step_stats *s)
 
 /* ---- what the plugin makes of an event's category ------------------------------------ */
 
+/* clang-format off */
 enum plugin_type { PT_NONE, PT_OPERATOR, PT_USER_ANNOTATION, PT_PYTHON, PT_RUNTIME, PT_KERNEL, PT_MEMCPY, PT_MEMSET,
 	           PT_UNSEEN = 0xff };
+/* clang-format on */
 
 /* torch_tb_profiler's EventTypeMap, which lowercases the category first */
 static enum plugin_type plugin_type_of(const char *cat, uint32_t n)
 {
+	/* clang-format off */
 	static const struct {
 		const char *cat;
 		enum plugin_type type;
@@ -88,6 +93,7 @@ static enum plugin_type plugin_type_of(const char *cat, uint32_t n)
 		{ "memcpy", PT_MEMCPY },            { "gpu_memcpy", PT_MEMCPY },
 		{ "memset", PT_MEMSET },            { "gpu_memset", PT_MEMSET },
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (strlen(map[i].cat) == n && strncasecmp(map[i].cat, cat, n) == 0)
 			return map[i].type;
@@ -129,6 +135,7 @@ static bool ends(const char *s, uint32_t n, const char *suffix)
  * in lower case, is one of the words below. */
 static unsigned label_flags(const char *s, uint32_t n)
 {
+	/* clang-format off */
 	static const struct {
 		unsigned flag;
 		const char *words[12];
@@ -140,6 +147,7 @@ static unsigned label_flags(const char *s, uint32_t n)
 		{ NF_LABEL_OPTIMIZER, { "optimizer", "optim", "optimizer_step", "optimizer step", "optimizer.step",
 		                        "opt_step", "zero_grad", "optimizer.zero_grad", "optimizer_zero_grad" } },
 	};
+	/* clang-format on */
 	char low[32];
 	while (n > 0 && (*s == '#' || *s == ' '))
 		s++, n--;

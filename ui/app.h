@@ -41,15 +41,19 @@ struct app {
 	int64_t gap_min;           /* the gaps the timeline starts with (--gap-min), ns */
 	/* traces read from a cache that was cut while mapped, and the parses that replace them
 	 * (the new ones are the app's; loading_recover) */
+	/* clang-format off */
 	struct trace_swap {
 		struct trace *old, *new;
 	} *swaps;
+	/* clang-format on */
 	int nswaps;
 	/* what kinds of panel keep between their openings (app_memory) */
+	/* clang-format off */
 	struct app_memory {
 		const void *key;
 		void *data;
 	} *memory;
+	/* clang-format on */
 	int nmemory;
 };
 

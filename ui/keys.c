@@ -10,6 +10,7 @@
 
 #include "lib/xalloc.h"
 
+/* clang-format off */
 static const struct {
 	const char *name, *text, *group;
 } actions[A__COUNT] = {
@@ -95,6 +96,7 @@ static const struct {
 	[A_ACCEPT] = { "accept", "accept the text", "Prompt" },
 	[A_ERASE] = { "erase", "erase the last character", "Prompt" },
 };
+/* clang-format on */
 
 const char *action_name(enum action a) { return a < A__COUNT && actions[a].name ? actions[a].name : "?"; }
 const char *action_text(enum action a) { return a < A__COUNT && actions[a].text ? actions[a].text : "?"; }
@@ -107,6 +109,7 @@ static const char *const context_names[CTX__COUNT] = {
 
 const char *context_name(enum key_context c) { return c < CTX__COUNT ? context_names[c] : "?"; }
 
+/* clang-format off */
 #define G CTX_GLOBAL
 #define T CTX_TIMELINE
 #define L CTX_TABLE
@@ -161,6 +164,7 @@ static const struct binding default_bindings[] = {
 	/* a prompt (search, filter): other keys are its text */
 	{ TT_KEY_ENTER, A_ACCEPT, P },   { TT_KEY_ESC, A_CANCEL, P },    { TT_KEY_BACKSPACE, A_ERASE, P },
 };
+/* clang-format on */
 #undef G
 #undef T
 #undef L
@@ -306,6 +310,7 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 	return 0;
 }
 
+/* clang-format off */
 static const struct {
 	int key;
 	const char *name;
@@ -317,6 +322,7 @@ static const struct {
 	{ TT_KEY_END, "End" },     { TT_KEY_TAB, "Tab" },         { TT_KEY_BACKSPACE, "BS" },
 	{ TT_KEY_RESIZE, "Resize" }, { '<', "lt" },                { ' ', "Space" },
 };
+/* clang-format on */
 
 const char *key_name(int key)
 {

@@ -44,6 +44,7 @@ enum mouse_kind { TT_CLICK = 1, TT_PRESS, TT_RELEASE, TT_WHEEL_UP, TT_WHEEL_DOWN
 /* Where a binding applies. A panel's keys are looked up in its context, then in global. */
 enum key_context { CTX_GLOBAL, CTX_TIMELINE, CTX_TABLE, CTX_HELP, CTX_PROMPT, CTX__COUNT };
 
+/* clang-format off */
 enum action {
 	A_NONE,
 	/* timeline */
@@ -71,6 +72,7 @@ enum action {
 	A_QUIT, A_CANCEL,
 	A__COUNT
 };
+/* clang-format on */
 
 struct binding {
 	int key;

@@ -112,8 +112,10 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_
 		return 2;
 	}
 	struct session_opts o = { ts, nts, (enum align_mode)align, gap_min, keymap, ascii, NULL };
+	/* clang-format off */
 	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing }, k, nk, 0,
 		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, 0, -1, w, h, 0 };
+	/* clang-format on */
 	grid_init(&g, w, h);
 	if (session_run(&o, &sf.fe, &g, NULL, &cause) != 0) {
 		escape_say(stderr, "ttrace: %s", cause);
@@ -411,6 +413,7 @@ int main(int argc, char **argv)
 	const char *keys = NULL, *keymap = NULL, *sort = NULL;
 	const char *group_arg = NULL;
 	int top = -1; /* the report's own default */
+	/* clang-format off */
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },        { "dump-model", no_argument, NULL, 'D' },
@@ -425,6 +428,7 @@ int main(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* clang-format on */
 	int c;
 
 	if (argc > 1 && strcmp(argv[1], "record") == 0)

@@ -80,6 +80,7 @@ enum change_op {
 	C__COUNT
 };
 
+/* clang-format off */
 enum value_how {
 	V_ZERO, V_ONE, V_BYTE,           /* 0, 1, 2 + VALUE % 254 (a bool that is neither) */
 	V_ONES, V_MIN, V_MAX,            /* all bits (TT_NONE, -1), the signed minimum, maximum */
@@ -92,6 +93,7 @@ enum value_how {
 	V_DELTA,                         /* the value + (int8_t)VALUE */
 	V__COUNT
 };
+/* clang-format on */
 
 static const uint8_t *get_change(const uint8_t *p, struct change *c)
 {
@@ -463,10 +465,12 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
+/* clang-format off */
 static const uint64_t interesting[] = {
 	0, 1, 2, 3, 7, 63, 64, 65, 255, 256, 4095, 4096, 65535, 65536, 0x7fffffff, 0x80000000, 0xffffffff,
 	0xF0000000, (uint64_t)1 << 62, ((uint64_t)1 << 62) - 1, INT64_MAX, (uint64_t)INT64_MIN, UINT64_MAX,
 };
+/* clang-format on */
 
 static void random_change(uint64_t *rng, struct change *c)
 {
@@ -546,12 +550,14 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 /* The values worth trying in a field of kind K. */
 static unsigned hows_for(enum cache_value k, uint8_t *how)
 {
+	/* clang-format off */
 	static const uint8_t b[] = { V_BYTE, V_ONES }, e[] = { V_INC, V_ONES, V_BYTE },
 	                     t[] = { V_MIN, V_MAX, V_LIMIT, V_NEG_LIMIT }, i[] = { V_COUNT, V_ONES, V_INC },
 	                     n[] = { V_INC, V_DEC, V_MAX }, o[] = { V_MIN, V_MAX };
 	const uint8_t *v = k == CV_BOOL ? b : k == CV_ENUM ? e : k == CV_TIME ? t : k == CV_ID ? i : k == CV_COUNT ? n : o;
 	unsigned c = k == CV_BOOL ? sizeof b : k == CV_ENUM ? sizeof e : k == CV_TIME ? sizeof t : k == CV_ID ? sizeof i
 	           : k == CV_COUNT ? sizeof n : sizeof o;
+	/* clang-format on */
 	memcpy(how, v, c);
 	return c;
 }

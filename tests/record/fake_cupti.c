@@ -231,8 +231,10 @@ EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
 	return CUPTI_SUCCESS;
 }
 
+/* clang-format off */
 #define RT(name) { CUPTI_RUNTIME_TRACE_CBID_##name, #name }
 #define DRV(name) { CUPTI_DRIVER_TRACE_CBID_##name, #name }
+/* clang-format on */
 static const struct {
 	unsigned cbid;
 	const char *name;

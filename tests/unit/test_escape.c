@@ -29,6 +29,7 @@ int main(void)
 	char b[64];
 	is_str(term("aten::mm", 8), "aten::mm", "plain text unchanged");
 	is_str(term("\x1b[31mred\x1b]0;title\x07", 18), "\\x1b[31mred\\x1b]0;title\\x07", "ESC and BEL escaped");
+	/* clang-format off */
 	is_str(term("a\x01" "b", 3), "a\\x01b", "C0 control escaped");
 	is_str(term("line\nnext\t", 10), "line\\nnext\\t", "newline and tab made visible");
 	is_str(term("caf\xc3\xa9 \xf0\x9f\x98\x80", 10), "caf\xc3\xa9 \xf0\x9f\x98\x80", "valid UTF-8 kept");
@@ -48,6 +49,7 @@ int main(void)
 	is_str(term("\x9b" "2J\x85\x80", 5), "\\x9b2J\\x85\\x80", "raw C1 bytes shown as \\xNN");
 	/* bidi controls */
 	is_str(term("a\xe2\x80\xae" "b", 5), "a\\u202eb", "RLO U+202E escaped");
+	/* clang-format on */
 	is_str(term("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", 12), "\\u202a\\u202b\\u202c\\u202d",
 	       "U+202A-U+202D escaped");
 	is_str(term("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 12), "\\u2066\\u2067\\u2068\\u2069",
@@ -93,7 +95,9 @@ int main(void)
 		grid_set(&g, 2, 1, 0xa0, CS_NORMAL, 0);
 		ok(g.cells[g.w].ch == 0x2502 && g.cells[g.w + 1].ch == 0 && g.cells[g.w + 2].ch == 0xa0,
 		   "grid_set keeps printable code points and the wide-character filler 0");
+		/* clang-format off */
 		int x = grid_text(&g, 0, 0, g.w, "a\xe2\x80\xae" "b\xc2\x85\x1b\x9b" "c", CS_NORMAL, 0);
+		/* clang-format on */
 		is_int(x, 7, "grid_text: one cell per character or invalid byte");
 		ok(g.cells[0].ch == 'a' && g.cells[1].ch == '?' && g.cells[2].ch == 'b' && g.cells[3].ch == '?' &&
 		           g.cells[4].ch == '?' && g.cells[5].ch == '?' && g.cells[6].ch == 'c',

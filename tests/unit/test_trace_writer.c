@@ -104,11 +104,13 @@ static const char *str(cJSON *o, const char *key)
 
 static struct tw *writer(bool no_api)
 {
+	/* clang-format off */
 	struct tw_options o = {
 		.base_ns = BASE, .clock_offset_ns = 1000, .pid = 4242, .process_name = "trainer",
 		.hostname = "node1", .rank = 3, .world_size = 8, .local_rank = 1, .no_api = no_api,
 		.callback_name = names,
 	};
+	/* clang-format on */
 	return tw_new(&o);
 }
 
