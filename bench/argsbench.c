@@ -117,8 +117,8 @@ int main(int argc, char **argv)
 					med[p] = worst[p] = -1;
 				}
 			printf("%-28s %7.3f %-17s %9.2f %8.2f (%6.2f) %8.2f (%6.2f) %8.2f (%6.2f)\n", name, load,
-			       t->args != NULL ? t->args->kind : "none", (double)args_store_memory(t->args) / 1e6, med[0],
-			       worst[0], med[1], worst[1], med[2], worst[2]);
+			       t->args != NULL ? t->args->kind : "none", (double)args_store_memory(t->args) / 1e6,
+			       med[0], worst[0], med[1], worst[1], med[2], worst[2]);
 		}
 		free(with);
 		trace_free(t);

@@ -53,13 +53,17 @@ static void gen_corr(const char *dir, long n)
 	FILE *f = open_out(dir, "corr.json");
 	fputs("{\"traceEvents\": [\n", f);
 	for (long i = 0; i < n; i++)
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
-		           "\"ts\": %ld, \"dur\": 5, \"args\": {\"correlation\": 7}},\n", i * 10);
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+		        "\"ts\": %ld, \"dur\": 5, \"args\": {\"correlation\": 7}},\n",
+		        i * 10);
 	for (long i = 0; i < n / 10; i++)
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
-		           "\"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}},\n",
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+		        "\"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}},\n",
 		        i * 100 + 20, i % 2 ? 7 : 1000000 + i);
-	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}\n", f);
+	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}\n",
+	      f);
 	close_out(f);
 	printf("--report=summary corr.json\n");
 }
@@ -69,10 +73,13 @@ static void gen_pids(const char *dir, long n)
 	FILE *f = open_out(dir, "pids.json");
 	fputs("{\"traceEvents\": [\n", f);
 	for (long i = 0; i < n; i++) {
-		fprintf(f, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %ld, \"tid\": 0, \"args\": {\"name\": \"p%ld\"}},\n",
+		fprintf(f,
+		        "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %ld, \"tid\": 0, \"args\": {\"name\": \"p%ld\"}},\n",
 		        i + 1, i + 1);
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": %ld, \"tid\": 1, \"ts\": %ld, "
-		           "\"dur\": 3}%s\n", i + 1, i * 2, i + 1 < n ? "," : "");
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": %ld, \"tid\": 1, \"ts\": %ld, "
+		        "\"dur\": 3}%s\n",
+		        i + 1, i * 2, i + 1 < n ? "," : "");
 	}
 	fputs("]}\n", f);
 	close_out(f);
@@ -87,14 +94,17 @@ static void gen_devices(const char *dir, long n)
 		for (int k = 0; k < 2; k++) {
 			long c = d * 2 + k + 1, ts = k * 2000 + d % 100;
 			/* launches 5 us before their kernel, 1 ns long, never nested */
-			fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
-			           "\"tid\": 1, \"ts\": %ld.%03ld, \"dur\": 0.001, \"args\": {\"correlation\": %ld}},\n",
+			fprintf(f,
+			        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+			        "\"tid\": 1, \"ts\": %ld.%03ld, \"dur\": 0.001, \"args\": {\"correlation\": %ld}},\n",
 			        ts - 5, d / 100 % 1000, c);
-			fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": %ld, \"tid\": 7, \"ts\": %ld, "
-			           "\"dur\": 10, \"args\": {\"device\": %ld, \"stream\": 7, \"correlation\": %ld}},\n",
+			fprintf(f,
+			        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": %ld, \"tid\": 7, \"ts\": %ld, "
+			        "\"dur\": 10, \"args\": {\"device\": %ld, \"stream\": 7, \"correlation\": %ld}},\n",
 			        d + 100, ts, d, c);
 		}
-	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}\n", f);
+	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}\n",
+	      f);
 	close_out(f);
 	printf("--report=gaps devices.json\n");
 }
@@ -106,17 +116,22 @@ static void gen_colls(const char *dir, long n)
 		long shift = r ? 123456 : 0;
 		snprintf(name, sizeof name, "rank%d.json", r);
 		FILE *f = open_out(dir, name);
-		fprintf(f, "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n"
-		           "\"traceEvents\": [\n", r);
+		fprintf(f,
+		        "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n"
+		        "\"traceEvents\": [\n",
+		        r);
 		for (long i = 0; i < n; i++) {
 			long t0 = i * 100 + shift, arrive = t0 + 40 + (r == 1 ? 10 : 0);
 			const char *kind = i % 2 ? "Broadcast" : "AllReduce";
-			fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
-			           "\"dur\": 30, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}},\n",
+			fprintf(f,
+			        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+			        "\"dur\": 30, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}},\n",
 			        t0, 2 * i + 1);
-			fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_%s_Sum_f32_RING_LL(x)\", "
-			           "\"pid\": 0, \"tid\": 20, \"ts\": %ld, \"dur\": %ld, \"args\": {\"device\": 0, \"stream\": 20, "
-			           "\"correlation\": %ld}},\n", kind, arrive, t0 + 80 - arrive, 2 * i + 2);
+			fprintf(f,
+			        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_%s_Sum_f32_RING_LL(x)\", "
+			        "\"pid\": 0, \"tid\": 20, \"ts\": %ld, \"dur\": %ld, \"args\": {\"device\": 0, \"stream\": 20, "
+			        "\"correlation\": %ld}},\n",
+			        kind, arrive, t0 + 80 - arrive, 2 * i + 2);
 		}
 		fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}\n",
 		      f);
@@ -129,16 +144,23 @@ static void gen_hints(const char *dir, long n)
 {
 	FILE *f = open_out(dir, "hints.json");
 	fputs("{\"traceEvents\": [\n", f);
-	fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, "
-	           "\"tid\": 1, \"ts\": 0, \"dur\": %ld},\n", n * 300 + 1000);
+	fprintf(f,
+	        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, "
+	        "\"tid\": 1, \"ts\": 0, \"dur\": %ld},\n",
+	        n * 300 + 1000);
 	for (long i = 0; i < n; i++) {
 		long t = i * 300;
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, "
-		           "\"tid\": 1, \"ts\": %ld, \"dur\": 2},\n", t + 1);
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
-		           "\"tid\": 2, \"ts\": %ld, \"dur\": 2, \"args\": {\"correlation\": %ld}},\n", t + 5, i + 1);
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
-		           "\"dur\": 10, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}}%s\n",
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, "
+		        "\"tid\": 1, \"ts\": %ld, \"dur\": 2},\n",
+		        t + 1);
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+		        "\"tid\": 2, \"ts\": %ld, \"dur\": 2, \"args\": {\"correlation\": %ld}},\n",
+		        t + 5, i + 1);
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+		        "\"dur\": 10, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %ld}}%s\n",
 		        t + 150, i + 1, i + 1 < n ? "," : "");
 	}
 	fputs("]}\n", f);
@@ -151,8 +173,10 @@ static void gen_overlap(const char *dir, long n)
 	FILE *f = open_out(dir, "overlap.json");
 	fputs("{\"traceEvents\": [\n", f);
 	for (long i = 0; i < n; i++)
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
-		           "\"dur\": %ld, \"args\": {\"device\": 0, \"stream\": 7}}%s\n", i, 2 * n, i + 1 < n ? "," : "");
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %ld, "
+		        "\"dur\": %ld, \"args\": {\"device\": 0, \"stream\": 7}}%s\n",
+		        i, 2 * n, i + 1 < n ? "," : "");
 	fputs("]}\n", f);
 	close_out(f);
 	printf("--report=summary overlap.json\n");
@@ -163,12 +187,16 @@ static void gen_deep(const char *dir, long n)
 	FILE *f = open_out(dir, "deep.json");
 	fputs("{\"traceEvents\": [\n", f);
 	for (long i = 0; i < n; i++)
-		fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
-		           "\"dur\": %ld},\n", i, 4 * n - 2 * i);
+		fprintf(f,
+		        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+		        "\"dur\": %ld},\n",
+		        i, 4 * n - 2 * i);
 	for (long i = 0; i < n; i++)
-		fprintf(f, "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %ld, \"pid\": 1, \"tid\": 1, "
-		           "\"ts\": %ld.5},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %ld, "
-		           "\"pid\": 1, \"tid\": 1, \"ts\": %ld.5}%s\n", i, i, i, i, i + 1 < n ? "," : "");
+		fprintf(f,
+		        "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %ld, \"pid\": 1, \"tid\": 1, "
+		        "\"ts\": %ld.5},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"f\", \"id\": %ld, "
+		        "\"pid\": 1, \"tid\": 1, \"ts\": %ld.5}%s\n",
+		        i, i, i, i, i + 1 < n ? "," : "");
 	fputs("]}\n", f);
 	close_out(f);
 	printf("--report=summary deep.json\n");

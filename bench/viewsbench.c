@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 	static const struct {
 		int key;
 		enum action a;
-	} views[] = { { 'V', A_OVERVIEW }, { 'O', A_OP_VIEW }, { 'K', A_KERNEL_VIEW }, { 'U', A_MEMORY_VIEW }, { 'o', A_GAP_LIST },
-		      { 'p', A_DIST_VIEW } };
+	} views[] = { { 'V', A_OVERVIEW },    { 'O', A_OP_VIEW },  { 'K', A_KERNEL_VIEW },
+		      { 'U', A_MEMORY_VIEW }, { 'o', A_GAP_LIST }, { 'p', A_DIST_VIEW } };
 	if (only == 0)
 		printf("| view | key | first open, ms | load, s | timeline, ms |\n|---|---|---|---|---|\n");
 	for (size_t i = 0; i < sizeof views / sizeof *views; i++) {

@@ -101,12 +101,8 @@ int index_main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
 		default:
 			escape_say(stderr, "ttrace index: unknown option '%s'", argv[optind - 1]);
 			fputs("Try 'ttrace index --help' for more information.\n", stderr);

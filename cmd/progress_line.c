@@ -17,7 +17,4 @@ void progress_line_draw(FILE *f, const struct load_progress *p, bool final)
 	fflush(f);
 }
 
-void progress_line_report(void *ctx, const struct load_progress *p, bool final)
-{
-	progress_line_draw(ctx, p, final);
-}
+void progress_line_report(void *ctx, const struct load_progress *p, bool final) { progress_line_draw(ctx, p, final); }

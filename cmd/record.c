@@ -38,7 +38,7 @@ struct record_opts {
 	const char *output;           /* -o, or NULL for the current directory */
 	const char *delay, *duration; /* decimal seconds as given, or NULL */
 	bool no_api, no_nvtx, open, force;
-	char **cmd;                   /* the command and its arguments, NULL-terminated */
+	char **cmd; /* the command and its arguments, NULL-terminated */
 };
 
 static void usage(FILE *f)
@@ -107,35 +107,26 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->output = optarg;
 			break;
-		case 'f':
-			o->force = true;
-			break;
+		case 'f': o->force = true; break;
 		case 'd':
 		case 'u': {
 			/* the grammar and range the recorder checks again (record/settings.h) */
 			double v;
 			if (!record_parse_seconds(optarg, &v) || (c == 'u' && v <= 0)) {
-				escape_say(stderr,
-				           "ttrace record: --%s wants decimal seconds, such as 10 or 2.5%s, at most "
-				           RECORD_SECONDS_MAX_TEXT " (got '%s')",
-				           c == 'd' ? "delay" : "duration", c == 'u' ? ", more than 0" : "", optarg);
+				escape_say(
+					stderr,
+					"ttrace record: --%s wants decimal seconds, such as 10 or 2.5%s, at most " RECORD_SECONDS_MAX_TEXT
+					" (got '%s')",
+					c == 'd' ? "delay" : "duration", c == 'u' ? ", more than 0" : "", optarg);
 				return 2;
 			}
 			*(c == 'd' ? &o->delay : &o->duration) = optarg;
 			break;
 		}
-		case 'A':
-			o->no_api = true;
-			break;
-		case 'N':
-			o->no_nvtx = true;
-			break;
-		case 'O':
-			o->open = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
+		case 'A': o->no_api = true; break;
+		case 'N': o->no_nvtx = true; break;
+		case 'O': o->open = true; break;
+		case 'h': usage(stdout); return 0;
 		case ':':
 			escape_say(stderr, "ttrace record: option '%s' needs a value", argv[optind - 1]);
 			fputs("Try 'ttrace record --help' for more information.\n", stderr);
@@ -199,14 +190,16 @@ static char *recorder_path(char **cause)
 	const char *candidates[] = { beside, libs, PKGLIBDIR "/" RECORDER_NAME };
 	for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
 		char *abs;
-		if (candidates[i] != NULL && access(candidates[i], R_OK) == 0 && (abs = realpath(candidates[i], NULL)) != NULL) {
+		if (candidates[i] != NULL && access(candidates[i], R_OK) == 0 &&
+		    (abs = realpath(candidates[i], NULL)) != NULL) {
 			free(beside);
 			free(libs);
 			return abs;
 		}
 	}
-	*cause = xasprintf("cannot find " RECORDER_NAME " (looked beside %s and in %s; TTRACE_RECORD_LIB=PATH names it)",
-	                   n > 0 ? exe : "this executable", PKGLIBDIR);
+	*cause =
+		xasprintf("cannot find " RECORDER_NAME " (looked beside %s and in %s; TTRACE_RECORD_LIB=PATH names it)",
+	                  n > 0 ? exe : "this executable", PKGLIBDIR);
 	free(beside);
 	free(libs);
 	return NULL;
@@ -284,7 +277,9 @@ static char *resolve_output(const char *out, bool force, char **id, char **cause
 		return abs;
 	}
 	const char *slash = strrchr(out, '/');
-	char *parent = slash == NULL ? xstrdup(".") : slash == out ? xstrdup("/") : xstrndup(out, (size_t)(slash - out));
+	char *parent = slash == NULL  ? xstrdup(".")
+	               : slash == out ? xstrdup("/")
+	                              : xstrndup(out, (size_t)(slash - out));
 	char *real_parent = realpath(parent, NULL);
 	if (real_parent == NULL || access(real_parent, W_OK | X_OK) != 0) {
 		*cause = xasprintf("cannot write %s: %s: %s", out, parent, strerror(errno));
@@ -300,8 +295,8 @@ static char *resolve_output(const char *out, bool force, char **id, char **cause
 			return abs;
 		*cause = xasprintf("cannot write %s: %s", out, strerror(errno));
 	} else if (S_ISLNK(st.st_mode)) {
-		*cause = xasprintf("%s is a symbolic link: ttrace record does not write through one (name the file itself)",
-		                   out);
+		*cause = xasprintf(
+			"%s is a symbolic link: ttrace record does not write through one (name the file itself)", out);
 	} else if (S_ISREG(st.st_mode)) {
 		if (!force)
 			*cause = xasprintf("%s exists (-f overwrites it)", out);
@@ -361,8 +356,10 @@ static void set_recorder_env(const struct record_opts *o, const char *lib, const
 {
 	const char *old = getenv("CUDA_INJECTION64_PATH");
 	if (old != NULL && old[0] != '\0' && strcmp(old, lib) != 0)
-		escape_say(stderr, "ttrace record: warning: replacing CUDA_INJECTION64_PATH=%s (CUDA loads one injection library)",
-		           old);
+		escape_say(
+			stderr,
+			"ttrace record: warning: replacing CUDA_INJECTION64_PATH=%s (CUDA loads one injection library)",
+			old);
 	set_env("CUDA_INJECTION64_PATH", lib);
 	if (!o->no_nvtx) {
 		/* NVTX calls go to CUPTI, which hands the ranges to the recorder */
@@ -374,7 +371,8 @@ static void set_recorder_env(const struct record_opts *o, const char *lib, const
 		if (cupti != NULL && cupti[0] != '\0')
 			set_env("NVTX_INJECTION64_PATH", cupti);
 		else
-			fputs("ttrace record: warning: no libcupti path known (TTRACE_CUPTI_LIB): NVTX ranges are not recorded\n", stderr);
+			fputs("ttrace record: warning: no libcupti path known (TTRACE_CUPTI_LIB): NVTX ranges are not recorded\n",
+			      stderr);
 	}
 	set_env("TTRACE_RECORD_OUT", out);
 	set_env("TTRACE_RECORD_OUT_ID", out_id);
@@ -600,7 +598,8 @@ int record_main(int argc, char **argv)
 		return 2;
 	}
 	char *cause = NULL, *lib = NULL, *out = NULL, *out_id = NULL, *manifest = NULL;
-	if ((lib = recorder_path(&cause)) == NULL || (out = resolve_output(o.output, o.force, &out_id, &cause)) == NULL ||
+	if ((lib = recorder_path(&cause)) == NULL ||
+	    (out = resolve_output(o.output, o.force, &out_id, &cause)) == NULL ||
 	    (manifest = make_manifest(&cause)) == NULL) {
 		escape_say(stderr, "ttrace record: %s", cause);
 		free(cause);
@@ -623,8 +622,10 @@ int record_main(int argc, char **argv)
 	char **files = ws < 0 ? NULL : read_manifest(manifest, &n);
 	unlink(manifest);
 	if (ws >= 0 && n == 0)
-		escape_say(stderr, "ttrace record: no CUDA context was seen: %s did not initialise CUDA, or CUDA did not "
-		                   "load the recorder (CUDA_INJECTION64_PATH)", o.cmd[0]);
+		escape_say(stderr,
+		           "ttrace record: no CUDA context was seen: %s did not initialise CUDA, or CUDA did not "
+		           "load the recorder (CUDA_INJECTION64_PATH)",
+		           o.cmd[0]);
 	if (n > 0) {
 		/* a FIFO or a device was written into: its reader has what was written, and reading
 		 * it here would wait for a writer that will never come */
@@ -633,7 +634,8 @@ int record_main(int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			struct stat st;
 			if (lstat(files[i], &st) == 0 && !S_ISREG(st.st_mode))
-				escape_say(stderr, "ttrace record: wrote into %s (%s): not read back", files[i], file_kind(st.st_mode));
+				escape_say(stderr, "ttrace record: wrote into %s (%s): not read back", files[i],
+				           file_kind(st.st_mode));
 			else
 				regular[nregular++] = files[i];
 		}

@@ -84,7 +84,8 @@ char **trace_paths_expand(char **paths, int n, int *nout)
 			if (m - first > 1)
 				qsort(out + first, (size_t)(m - first), sizeof *out, name_cmp);
 			if (m == first)
-				escape_say(stderr, "ttrace: warning: %s holds no .json, .json.gz or .json.zst file", paths[i]);
+				escape_say(stderr, "ttrace: warning: %s holds no .json, .json.gz or .json.zst file",
+				           paths[i]);
 			continue;
 		}
 		if (m == cap)

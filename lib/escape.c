@@ -31,8 +31,7 @@ int utf8_seq_len(const unsigned char *p, const unsigned char *end)
 			return 0;
 		cp = cp << 6 | (p[i] & 0x3f);
 	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp < 0xe000))
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp < 0xe000))
 		return 0;
 	return n;
 }
@@ -165,7 +164,8 @@ void escape_json(FILE *f, const char *p, size_t n)
 			int k = utf8_seq_len(u, end);
 			if (k > 0 && escape_cp_is_control(utf8_decode(u, k))) {
 				uint32_t cp = utf8_decode(u, k);
-				fprintf(f, "\\u%c%c%c%c", hex[cp >> 12 & 0xf], hex[cp >> 8 & 0xf], hex[cp >> 4 & 0xf], hex[cp & 0xf]);
+				fprintf(f, "\\u%c%c%c%c", hex[cp >> 12 & 0xf], hex[cp >> 8 & 0xf], hex[cp >> 4 & 0xf],
+				        hex[cp & 0xf]);
 				u += k;
 			} else if (k > 0) {
 				fwrite(u, 1, (size_t)k, f);

@@ -117,8 +117,8 @@ void strtab_init(struct strtab *t)
 	strtab_intern(t, "", 0);
 }
 
-void strtab_init_borrowed(struct strtab *t, const char **str, uint32_t n, const uint32_t *len,
-                          const uint64_t *hashes, const uint32_t *slots, uint32_t nslots, uint64_t seed, size_t bytes)
+void strtab_init_borrowed(struct strtab *t, const char **str, uint32_t n, const uint32_t *len, const uint64_t *hashes,
+                          const uint32_t *slots, uint32_t nslots, uint64_t seed, size_t bytes)
 {
 	memset(t, 0, sizeof *t);
 	t->str = str;

@@ -12,15 +12,15 @@
 struct strtab_chunk;
 
 struct strtab {
-	const char **str;     /* by id: NUL-terminated bytes (may hold inner NULs) */
-	uint32_t *len;        /* by id */
+	const char **str; /* by id: NUL-terminated bytes (may hold inner NULs) */
+	uint32_t *len;    /* by id */
 	uint32_t n, cap;
-	uint32_t *slots;      /* open addressing: id + 1, 0 = empty */
-	uint64_t *hashes;     /* by id */
+	uint32_t *slots;  /* open addressing: id + 1, 0 = empty */
+	uint64_t *hashes; /* by id */
 	uint32_t nslots;
-	uint64_t seed;        /* strtab_seed(): the slots' hash is not predictable from a file */
+	uint64_t seed; /* strtab_seed(): the slots' hash is not predictable from a file */
 	struct strtab_chunk *chunks;
-	size_t bytes;         /* arena bytes in use */
+	size_t bytes; /* arena bytes in use */
 	/* len, slots and hashes borrowed (a mapped cache file, src/cache.h): not freed, and
 	 * copied before the first string is added */
 	bool borrowed;
@@ -32,8 +32,8 @@ void strtab_free(struct strtab *t);
  * whose lengths, slot hashes (under SEED) and slots are LEN, HASHES and SLOTS (NSLOTS, a
  * power of two with at least one empty slot): borrowed, they must outlive T and are never
  * written. The caller has checked that they agree. */
-void strtab_init_borrowed(struct strtab *t, const char **str, uint32_t n, const uint32_t *len,
-                          const uint64_t *hashes, const uint32_t *slots, uint32_t nslots, uint64_t seed, size_t bytes);
+void strtab_init_borrowed(struct strtab *t, const char **str, uint32_t n, const uint32_t *len, const uint64_t *hashes,
+                          const uint32_t *slots, uint32_t nslots, uint64_t seed, size_t bytes);
 /* Returns the id of the N bytes at P, adding them if new. */
 uint32_t strtab_intern(struct strtab *t, const char *p, size_t n);
 /* Returns the id of the bytes if present, else UINT32_MAX. */

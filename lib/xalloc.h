@@ -22,6 +22,10 @@ void fatal_set_hook(void (*hook)(void));
 /* Prints "ttrace: MSG" to stderr, runs the hook, exits with status 2. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 #define BUG(...) fatal("BUG at %s:%d: %s", __FILE__, __LINE__, xasprintf(__VA_ARGS__))
-#define BUG_ON(c) do { if (c) BUG("%s", #c); } while (0)
+#define BUG_ON(c)                      \
+	do {                           \
+		if (c)                 \
+			BUG("%s", #c); \
+	} while (0)
 
 #endif

@@ -12,9 +12,9 @@
 #include "src/model.h"
 
 struct event_args {
-	char *text;      /* the raw args text as in the file (allocated, NUL-terminated) */
-	cJSON *json;     /* the parsed object, or NULL when it could not be parsed */
-	int nonfinite;   /* bare inf/nan tokens read as null */
+	char *text;    /* the raw args text as in the file (allocated, NUL-terminated) */
+	cJSON *json;   /* the parsed object, or NULL when it could not be parsed */
+	int nonfinite; /* bare inf/nan tokens read as null */
 };
 
 /* Reads and parses the args of trace T that ARGS points at (a slice's: slice_args). Returns

@@ -59,7 +59,7 @@ static int64_t parse_bytes(const char *s)
 	case 'm': case 'M': shift = 20; end++; break;
 	case 'g': case 'G': shift = 30; end++; break;
 	case 't': case 'T': shift = 40; end++; break;
-	/* clang-format on */
+		/* clang-format on */
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -95,7 +95,8 @@ char *cache_dir_path(void)
 	return dir;
 }
 
-#define TRUST_HINT "; caches are used only in a directory that is yours and that nobody else can write (SECURITY in ttrace(1))"
+#define TRUST_HINT \
+	"; caches are used only in a directory that is yours and that nobody else can write (SECURITY in ttrace(1))"
 
 /* Why the directory DIR cannot be trusted with caches (allocated), or NULL when it can: it
  * must be a directory of this user's that neither its group nor others can write, and
@@ -130,14 +131,17 @@ static char *untrusted_dir(const char *dir, bool *missing)
 		else
 			*slash = '\0';
 		if (lstat(real, &sb) != 0)
-			why = xasprintf("%s, above the cache directory %s, cannot be checked: %s", real, dir, strerror(errno));
+			why = xasprintf("%s, above the cache directory %s, cannot be checked: %s", real, dir,
+			                strerror(errno));
 		else if (sb.st_uid != me && sb.st_uid != 0)
 			why = xasprintf("%s, above the cache directory %s, belongs to user %lu" TRUST_HINT, real, dir,
 			                (unsigned long)sb.st_uid);
 		else if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (sb.st_mode & S_ISVTX) == 0)
-			why = xasprintf("%s, above the cache directory %s, can be written by %s and has no sticky bit (mode "
-			                "%04o)" TRUST_HINT,
-			                real, dir, (sb.st_mode & S_IWOTH) ? "anyone" : "its group", (unsigned)(sb.st_mode & 07777));
+			why = xasprintf(
+				"%s, above the cache directory %s, can be written by %s and has no sticky bit (mode "
+				"%04o)" TRUST_HINT,
+				real, dir, (sb.st_mode & S_IWOTH) ? "anyone" : "its group",
+				(unsigned)(sb.st_mode & 07777));
 		if (real[1] == '\0')
 			break;
 	}
@@ -239,7 +243,8 @@ int cache_dir_key(const char *path, struct cache_key *key, char **cause)
 	}
 	fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		*cause = fd < 0 ? xasprintf("%s: %s", path, strerror(errno)) : xasprintf("%s: not a regular file", path);
+		*cause =
+			fd < 0 ? xasprintf("%s: %s", path, strerror(errno)) : xasprintf("%s: not a regular file", path);
 		if (fd >= 0)
 			close(fd);
 		free(real);
@@ -342,7 +347,8 @@ struct trace *cache_dir_open(const char *path, const struct cache_key *key, char
 	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0) {
 		if (errno != ENOENT) {
-			*note = xasprintf(errno == ELOOP ? "its cache %s is a symbolic link" : "its cache %s cannot be opened: %s",
+			*note = xasprintf(errno == ELOOP ? "its cache %s is a symbolic link"
+			                                 : "its cache %s cannot be opened: %s",
 			                  file, strerror(errno));
 			*damaged = true;
 		}
@@ -359,8 +365,8 @@ struct trace *cache_dir_open(const char *path, const struct cache_key *key, char
 	t = cache_read(fd, path, key, &blob, &blob_len, &cause, &why);
 	if (t == NULL) {
 		*damaged = why == CACHE_DAMAGED;
-		*note = xasprintf(*damaged ? "its cache %s was damaged (%s)" : "its cache %s was out of date (%s)", file,
-		                  cause);
+		*note = xasprintf(*damaged ? "its cache %s was damaged (%s)" : "its cache %s was out of date (%s)",
+		                  file, cause);
 		free(cause);
 		close(fd);
 		free(file);
@@ -461,7 +467,8 @@ void cache_dir_guard_signals(void)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
 		struct sigaction old, sa;
-		if (sigaction(sigs[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL)
+		if (sigaction(sigs[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 ||
+		    old.sa_handler != SIG_DFL)
 			continue; /* ignored, or someone else's: leave it */
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = on_fatal_signal;
@@ -695,8 +702,10 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 	uint64_t max;
 	if (rc == 0 && trim(dir, file, (uint64_t)sb.st_size, &max) != 0) {
 		char *size = human_bytes((uint64_t)sb.st_size), *cap = human_bytes(max);
-		*cause = xasprintf("the cache (%s) does not fit in the cache directory's cap (%s, TTRACE_CACHE_MAX%s)",
-		                   size, cap, getenv("TTRACE_CACHE_MAX") != NULL ? "" : " not set: a tenth of its file system, at most 20 GiB");
+		*cause = xasprintf(
+			"the cache (%s) does not fit in the cache directory's cap (%s, TTRACE_CACHE_MAX%s)", size, cap,
+			getenv("TTRACE_CACHE_MAX") != NULL ? ""
+							   : " not set: a tenth of its file system, at most 20 GiB");
 		free(size);
 		free(cap);
 		rc = -1;

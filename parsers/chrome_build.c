@@ -20,8 +20,8 @@
 #include "lib/xalloc.h"
 
 /* The args of an event that are facts of a GPU operation or of its launch. */
-#define GPU_ARGS                                                                                          \
-	(SA_CORRELATION | SA_EXTERNAL_ID | SA_DEVICE | SA_STREAM | SA_GRID | SA_BLOCK | SA_BLOCKS_PER_SM |     \
+#define GPU_ARGS                                                                                           \
+	(SA_CORRELATION | SA_EXTERNAL_ID | SA_DEVICE | SA_STREAM | SA_GRID | SA_BLOCK | SA_BLOCKS_PER_SM | \
 	 SA_OCCUPANCY | SA_BYTES | SA_PG_NAME | SA_REGS | SA_SMEM)
 
 void chrome_build_init(struct chrome_build *cb, struct builder *b)
@@ -97,8 +97,15 @@ static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 	/* most X events carry one of these args (Kineto's cpu_ops carry "External id"), and
 	 * most of them keep no facts: fill from a template, then only what is there */
 	static const struct builder_gpu absent = {
-		.correlation = -1, .external_id = -1, .stream = -1, .bytes = -1, .device = -1,
-		.blocks_per_sm = NAN, .occupancy = NAN, .regs = -1, .smem = -1,
+		.correlation = -1,
+		.external_id = -1,
+		.stream = -1,
+		.bytes = -1,
+		.device = -1,
+		.blocks_per_sm = NAN,
+		.occupancy = NAN,
+		.regs = -1,
+		.smem = -1,
 	};
 	uint32_t have = ev->have;
 
@@ -271,41 +278,21 @@ static void on_event(void *ctx, const struct scan_event *ev)
 		return;
 	}
 	switch (ev->ph) {
-	case 'X':
-		on_slice(cb, ev);
-		break;
-	case 'B':
-		on_begin(cb, ev);
-		break;
-	case 'E':
-		on_end(cb, ev);
-		break;
+	case 'X': on_slice(cb, ev); break;
+	case 'B': on_begin(cb, ev); break;
+	case 'E': on_end(cb, ev); break;
 	case 'i':
-	case 'I':
-		on_instant(cb, ev);
-		break;
-	case 'C':
-		on_counter(cb, ev);
-		break;
+	case 'I': on_instant(cb, ev); break;
+	case 'C': on_counter(cb, ev); break;
 	case 's':
 	case 't':
-	case 'f':
-		on_flow(cb, ev);
-		break;
-	case 'M':
-		on_metadata(cb, ev);
-		break;
+	case 'f': on_flow(cb, ev); break;
+	case 'M': on_metadata(cb, ev); break;
 	case 'b':
 	case 'e':
-	case 'n':
-		builder_count(b, Q_ASYNC, 1);
-		break;
-	case 'P':
-		builder_count(b, Q_SAMPLE_SKIPPED, 1);
-		break;
-	default:
-		builder_note(b, Q_UNKNOWN_PH, ev->offset, ev->ts, intern(cb, &ev->name), TT_NONE);
-		break;
+	case 'n': builder_count(b, Q_ASYNC, 1); break;
+	case 'P': builder_count(b, Q_SAMPLE_SKIPPED, 1); break;
+	default: builder_note(b, Q_UNKNOWN_PH, ev->offset, ev->ts, intern(cb, &ev->name), TT_NONE); break;
 	}
 }
 

@@ -69,7 +69,8 @@ static enum scan_step scan_events(struct scanner *s, size_t *posp)
 		} else {
 			st = scan_skip_value(s, &p);
 			if (st == ST_OK) {
-				scan_problem(s, SO_NOT_OBJECT, start, "an element of traceEvents is not an object (skipped)");
+				scan_problem(s, SO_NOT_OBJECT, start,
+				             "an element of traceEvents is not an object (skipped)");
 				pos = (size_t)(p - s->buf);
 				goto after;
 			}
@@ -146,7 +147,7 @@ after:
 /* A streaming value skipper for top-level header values, resumable across refills:
  * state is (depth, in_string, escaped). Captures the raw text up to `cap_max`. */
 struct big_skip {
-	unsigned depth;     /* at most depth_max */
+	unsigned depth; /* at most depth_max */
 	bool in_string, escaped, started, scalar;
 	char *cap;
 	size_t cap_len, cap_size;
@@ -309,29 +310,28 @@ static const char *guess_format(const char *key, uint32_t n)
 	return NULL;
 }
 
-enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct scan_stats *stats,
-                          char **cause)
+enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct scan_stats *stats, char **cause)
 {
 	return scan_run_range(in, sink, NULL, stats, cause);
 }
 
 /* Scans the events array at pos; leaves scan_run_range when it stopped, missed its stop
  * or the input ended inside it. */
-#define EVENTS_OR_LEAVE()                                                                  \
-	do {                                                                               \
-		st0 = scan_events(s, &pos);                                                \
-		if (st0 == ST_STOPPED || st0 == ST_MISSED) {                               \
-			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP;          \
-			goto out;                                                          \
-		}                                                                          \
-		if (st0 == ST_FATAL) {                                                     \
-			res = fatal_result(s, cause);                                      \
-			goto out_keep_cause;                                               \
-		}                                                                          \
-		if (st0 != ST_OK) {                                                        \
-			res = SCAN_TRUNCATED;                                              \
-			goto truncated;                                                    \
-		}                                                                          \
+#define EVENTS_OR_LEAVE()                                                          \
+	do {                                                                       \
+		st0 = scan_events(s, &pos);                                        \
+		if (st0 == ST_STOPPED || st0 == ST_MISSED) {                       \
+			res = st0 == ST_STOPPED ? SCAN_STOPPED : SCAN_MISSED_STOP; \
+			goto out;                                                  \
+		}                                                                  \
+		if (st0 == ST_FATAL) {                                             \
+			res = fatal_result(s, cause);                              \
+			goto out_keep_cause;                                       \
+		}                                                                  \
+		if (st0 != ST_OK) {                                                \
+			res = SCAN_TRUNCATED;                                      \
+			goto truncated;                                            \
+		}                                                                  \
 	} while (0)
 
 enum scan_result scan_run_range(struct input *in, const struct scan_sink *sink, const struct scan_range *range,
@@ -441,7 +441,8 @@ members:
 			uint64_t line, col;
 			scan_locate(s, p, &line, &col);
 			*cause = xasprintf("%s: %s at line %llu, column %llu (byte %llu): expected a key",
-			                   input_path(in), have_events ? "malformed JSON after the events" : "not a Chrome trace",
+			                   input_path(in),
+			                   have_events ? "malformed JSON after the events" : "not a Chrome trace",
 			                   (unsigned long long)line, (unsigned long long)col,
 			                   (unsigned long long)scan_offset(s, p));
 			res = have_events ? SCAN_TRUNCATED : SCAN_NOT_TRACE;
@@ -569,8 +570,8 @@ trailing:
 	}
 	if (!have_events) {
 		*cause = xasprintf("%s: not a Chrome trace: no \"traceEvents\" (top-level key%s %s%s%s)",
-		                   input_path(in), elements_seen == 1 ? "" : "s",
-		                   first_keys[0] ? first_keys : "none", hint ? ", " : "", hint ? hint : "");
+		                   input_path(in), elements_seen == 1 ? "" : "s", first_keys[0] ? first_keys : "none",
+		                   hint ? ", " : "", hint ? hint : "");
 		res = SCAN_NOT_TRACE;
 		s->stats->not_a_trace = true;
 		goto out;

@@ -70,7 +70,7 @@ enum {
 	SA_BLOCK = 1u << 5,
 	SA_BLOCKS_PER_SM = 1u << 6,
 	SA_OCCUPANCY = 1u << 7,
-	SA_BYTES = 1u << 8,        /* memcpy/memset "bytes", [memory] "Bytes" */
+	SA_BYTES = 1u << 8, /* memcpy/memset "bytes", [memory] "Bytes" */
 	SA_TOTAL_ALLOC = 1u << 9,
 	SA_TOTAL_RESERVED = 1u << 10,
 	SA_DEVICE_ID = 1u << 11,   /* [memory] "Device Id" */
@@ -90,20 +90,20 @@ enum {
 /* One trace event. Times are int64 nanoseconds parsed from the decimal text as fixed
  * point (microseconds in the file; digits past the ns are rounded away). */
 struct scan_event {
-	char ph;          /* 'X', 'B', 'E', 'i', 'I', 'C', 's', 't', 'f', 'M', 'b', 'e', 'n', ... */
-	char bp;          /* flow binding point: 'e' or 0 */
-	char scope;       /* instant scope 't', 'p', 'g' or 0 */
+	char ph;    /* 'X', 'B', 'E', 'i', 'I', 'C', 's', 't', 'f', 'M', 'b', 'e', 'n', ... */
+	char bp;    /* flow binding point: 'e' or 0 */
+	char scope; /* instant scope 't', 'p', 'g' or 0 */
 	bool has_ts, has_dur, has_id;
 	bool ts_nonfinite; /* ts was inf/nan: treat as missing */
 	struct scan_str name, cat;
 	struct scan_id pid, tid;
 	int64_t ts, dur;
-	uint64_t id;      /* flow/async id: number, or hash of a string id */
-	uint64_t offset;  /* byte offset of the event's '{' in the decompressed stream */
-	uint64_t args_offset; /* byte offset of the args object's '{', 0 when none */
-	uint32_t args_len;    /* its length in bytes, 0 when none */
+	uint64_t id;           /* flow/async id: number, or hash of a string id */
+	uint64_t offset;       /* byte offset of the event's '{' in the decompressed stream */
+	uint64_t args_offset;  /* byte offset of the args object's '{', 0 when none */
+	uint32_t args_len;     /* its length in bytes, 0 when none */
 	const char *args_text; /* its bytes (args_len of them, not NUL-terminated), NULL when none */
-	uint32_t have;    /* SA_* bits */
+	uint32_t have;         /* SA_* bits */
 	int64_t correlation, external_id, device, stream;
 	int32_t grid[3], block[3];
 	double blocks_per_sm, occupancy;
@@ -124,18 +124,18 @@ struct scan_event {
 #define SCAN_PROBLEMS_REPORTED 5
 
 enum scan_oddity {
-	SO_MALFORMED_EVENT,   /* skipped: could not be parsed */
-	SO_CONTROL_CHAR,      /* raw byte < 0x20 inside a string, kept */
-	SO_BAD_ESCAPE,        /* invalid escape, backslash kept */
-	SO_NONFINITE,         /* bare inf/nan number */
-	SO_INT_OVERFLOW,      /* an integer past the int64/uint64 range, clamped */
-	SO_NOT_OBJECT,        /* an element of traceEvents that is not an object */
+	SO_MALFORMED_EVENT, /* skipped: could not be parsed */
+	SO_CONTROL_CHAR,    /* raw byte < 0x20 inside a string, kept */
+	SO_BAD_ESCAPE,      /* invalid escape, backslash kept */
+	SO_NONFINITE,       /* bare inf/nan number */
+	SO_INT_OVERFLOW,    /* an integer past the int64/uint64 range, clamped */
+	SO_NOT_OBJECT,      /* an element of traceEvents that is not an object */
 	SO__COUNT
 };
 
 struct scan_stats {
-	uint64_t events;      /* events handed to the sink */
-	uint64_t bytes;       /* decompressed bytes scanned */
+	uint64_t events; /* events handed to the sink */
+	uint64_t bytes;  /* decompressed bytes scanned */
 	uint64_t count[SO__COUNT];
 	/* SCAN_NOT_TRACE for an input that is not a Chrome trace (empty, another kind of JSON,
 	 * no traceEvents), not for one whose JSON is broken before its events */
@@ -153,8 +153,8 @@ struct scan_sink {
 	void (*header)(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len);
 	/* A problem at a location: message is self-contained ("expected ',' or '}'").
 	 * Called for the first few of each kind only; the counts are in scan_stats. */
-	void (*problem)(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line,
-	                uint64_t col, const char *message);
+	void (*problem)(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,
+	                const char *message);
 	/* Optional progress call, about every MB: bytes scanned so far. */
 	void (*progress)(void *ctx, uint64_t data_bytes, uint64_t file_bytes);
 	/* Optional: when it becomes true, the scan ends at its next read of the input, as if
@@ -174,8 +174,7 @@ enum scan_result {
 /* Scans IN to its end, calling SINK. Returns the result; *cause is an allocated message
  * (with file, byte offset and line:column where they apply) for SCAN_TRUNCATED,
  * SCAN_NOT_TRACE and SCAN_IO_ERROR, else NULL. STATS is filled in all cases. */
-enum scan_result scan_run(struct input *in, const struct scan_sink *sink,
-                          struct scan_stats *stats, char **cause);
+enum scan_result scan_run(struct input *in, const struct scan_sink *sink, struct scan_stats *stats, char **cause);
 
 /* A part of a file, for parsing one file on several threads. The caller positions the
  * input at START (0: the whole document from its beginning); when START > 0 it is the

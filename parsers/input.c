@@ -87,7 +87,7 @@ struct input {
 	uint64_t file_off;
 	uint64_t data_off;
 	bool eof;
-	char *err; /* set once the input has ended badly; every later read repeats it */
+	char *err;    /* set once the input has ended badly; every later read repeats it */
 	bool large;   /* under large_lock: holds a large grant */
 	bool closing; /* under large_lock: input_close has begun */
 
@@ -109,30 +109,27 @@ struct input {
 	pthread_cond_t notfull;
 	struct slot ring[RING_SLOTS];
 	unsigned int filled; /* under lock */
-	bool done;	     /* under lock: producer has finished */
-	bool stop;	     /* under lock: consumer wants the producer gone */
-	char *prod_err;	     /* under lock once done */
+	bool done;           /* under lock: producer has finished */
+	bool stop;           /* under lock: consumer wants the producer gone */
+	char *prod_err;      /* under lock once done */
 	uint64_t final_off;  /* under lock once done */
 
 	unsigned int head; /* consumer: slot being read */
 	size_t head_pos;
 	bool holding; /* consumer: ring[head] is published and being read */
 
-	unsigned int tail; /* producer: slot being filled */
-	uint64_t produced; /* producer: bytes published */
-	struct seek_index *index; /* producer: seek points of a regular file, or NULL */
+	unsigned int tail;          /* producer: slot being filled */
+	uint64_t produced;          /* producer: bytes published */
+	struct seek_index *index;   /* producer: seek points of a regular file, or NULL */
 	size_t slot_size, src_size; /* SLOT_SIZE and SRC_BUF_SIZE, smaller for a small file */
 };
 
 const char *input_codec_name(enum input_codec c)
 {
 	switch (c) {
-	case INPUT_PLAIN:
-		return "plain";
-	case INPUT_GZIP:
-		return "gzip";
-	case INPUT_ZSTD:
-		return "zstd";
+	case INPUT_PLAIN: return "plain";
+	case INPUT_GZIP: return "gzip";
+	case INPUT_ZSTD: return "zstd";
 	}
 	return "unknown";
 }
@@ -259,8 +256,8 @@ static void gzip_run(struct input *in)
 			if (n == 0) {
 				if (in_member)
 					err = xasprintf("%s: gzip stream truncated at compressed "
-							"byte %llu (no end-of-stream marker)",
-							in->name, (unsigned long long)total);
+					                "byte %llu (no end-of-stream marker)",
+					                in->name, (unsigned long long)total);
 				break;
 			}
 			total += (uint64_t)n;
@@ -277,9 +274,8 @@ static void gzip_run(struct input *in)
 				continue;
 			if (padding || z->next_in[0] != 0x1f) {
 				err = xasprintf("%s: trailing garbage after gzip stream at "
-						"compressed byte %llu",
-						in->name,
-						(unsigned long long)(total - z->avail_in));
+				                "compressed byte %llu",
+				                in->name, (unsigned long long)(total - z->avail_in));
 				break;
 			}
 			inflateReset(z);
@@ -301,9 +297,9 @@ static void gzip_run(struct input *in)
 		} else if (ret == Z_MEM_ERROR) {
 			fatal("out of memory (inflate)");
 		} else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-			err = xasprintf("%s: corrupt gzip data at compressed byte %llu: %s",
-					in->name, (unsigned long long)(total - z->avail_in),
-					z->msg != NULL ? z->msg : zError(ret));
+			err = xasprintf("%s: corrupt gzip data at compressed byte %llu: %s", in->name,
+			                (unsigned long long)(total - z->avail_in),
+			                z->msg != NULL ? z->msg : zError(ret));
 			break;
 		}
 		/* Z_STREAM_END comes only once the member is fully flushed. */
@@ -322,11 +318,10 @@ static char *zstd_error(const struct input *in, size_t ret, uint64_t off)
 {
 	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
 		return xasprintf("%s: zstd frame at compressed byte %llu needs a window larger than the "
-				 "%llu MiB limit (made with --long?)",
-				 in->name, (unsigned long long)off,
-				 (unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
-	return xasprintf("%s: corrupt zstd data at compressed byte %llu: %s", in->name,
-			 (unsigned long long)off, ZSTD_getErrorName(ret));
+		                 "%llu MiB limit (made with --long?)",
+		                 in->name, (unsigned long long)off, (unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
+	return xasprintf("%s: corrupt zstd data at compressed byte %llu: %s", in->name, (unsigned long long)off,
+	                 ZSTD_getErrorName(ret));
 }
 
 /* Reads the window that the zstd frame header at P[0..N) asks for (RFC 8878 3.1.1.1).
@@ -410,12 +405,11 @@ static void zstd_run(struct input *in)
 			frame_start = false;
 			if (r == 1 && window > INPUT_ZSTD_WINDOW_MAX) {
 				err = xasprintf("%s: zstd frame at compressed byte %llu asks for a %llu MiB "
-						"window, over the %llu MiB limit (zstd --long=N with N > 27?): "
-						"decompress it first (zstd -d --long=31)",
-						in->name,
-						(unsigned long long)(total - (zin.size - zin.pos)),
-						(unsigned long long)(window >> 20),
-						(unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
+				                "window, over the %llu MiB limit (zstd --long=N with N > 27?): "
+				                "decompress it first (zstd -d --long=31)",
+				                in->name, (unsigned long long)(total - (zin.size - zin.pos)),
+				                (unsigned long long)(window >> 20),
+				                (unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
 				break;
 			}
 			if (r == 1 && window > INPUT_ZSTD_WINDOW_SMALL && input_hold_large(in) < 0)
@@ -432,8 +426,8 @@ static void zstd_run(struct input *in)
 			if (n == 0) {
 				if (ret != 0)
 					err = xasprintf("%s: zstd frame truncated at compressed "
-							"byte %llu",
-							in->name, (unsigned long long)total);
+					                "byte %llu",
+					                in->name, (unsigned long long)total);
 				break;
 			}
 			total += (uint64_t)n;
@@ -521,8 +515,7 @@ static bool start_producer(struct input *in, char **cause)
 	e = pthread_create(&in->thread, NULL, producer_main, in);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e != 0) {
-		*cause = xasprintf("cannot read %s: pthread_create: %s", in->name,
-				   strerror(e));
+		*cause = xasprintf("cannot read %s: pthread_create: %s", in->name, strerror(e));
 		return false;
 	}
 	in->threaded = true;
@@ -637,7 +630,8 @@ struct input *input_open(const char *path, char **cause)
 
 /* Opens PATH if it is still the regular file ID; with CONTENT, only if its size,
  * modification time and status change time are the same too (an edit that puts the
- * modification time back, touch -r or rsync -t --inplace, still moves the ctime). Returns the descriptor or -1 with *cause. */
+ * modification time back, touch -r or rsync -t --inplace, still moves the ctime). Returns the descriptor or -1 with
+ * *cause. */
 static int open_same(const char *path, const struct input_file *id, bool content, char **cause)
 {
 	struct stat st;

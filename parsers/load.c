@@ -33,7 +33,7 @@ struct pool {
 	struct job *jobs;
 	int n;
 	_Atomic int next;
-	int done;                      /* under lock */
+	int done; /* under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
@@ -68,8 +68,7 @@ struct load_session {
 
 /* Starts loading; CALLER_LOADS: the calling thread will load too (load_traces without
  * progress), so one thread fewer is started. */
-static struct load_session *session_start(char *const *paths, int n, const struct load_options *opt,
-                                           bool caller_loads)
+static struct load_session *session_start(char *const *paths, int n, const struct load_options *opt, bool caller_loads)
 {
 	struct load_session *s = xcalloc(1, sizeof *s);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -170,25 +169,13 @@ struct trace *load_file_done(struct load_session *s, int i)
 	return t;
 }
 
-int load_files(const struct load_session *s)
-{
-	return s->pool.n;
-}
+int load_files(const struct load_session *s) { return s->pool.n; }
 
-struct trace *load_take_snapshot(struct load_session *s)
-{
-	return s->snap != NULL ? snap_take(s->snap) : NULL;
-}
+struct trace *load_take_snapshot(struct load_session *s) { return s->snap != NULL ? snap_take(s->snap) : NULL; }
 
-bool load_indexing_snapshot(struct load_session *s)
-{
-	return s->snap != NULL && snap_building(s->snap);
-}
+bool load_indexing_snapshot(struct load_session *s) { return s->snap != NULL && snap_building(s->snap); }
 
-void load_cancel(struct load_session *s)
-{
-	atomic_store(&s->cancel, true);
-}
+void load_cancel(struct load_session *s) { atomic_store(&s->cancel, true); }
 
 void load_finish(struct load_session *s, struct trace **out)
 {

@@ -17,10 +17,10 @@
 
 /* When snapshots of a load in progress are made (load_start with one file). */
 struct snapshot_policy {
-	double first_after;    /* the first, this many seconds after the start */
-	double every;          /* then at most one every this many seconds */
-	double growth;         /* and only once this many times the bytes of the last are read */
-	double max_fraction;   /* none past this fraction of the file: the whole is near */
+	double first_after;  /* the first, this many seconds after the start */
+	double every;        /* then at most one every this many seconds */
+	double growth;       /* and only once this many times the bytes of the last are read */
+	double max_fraction; /* none past this fraction of the file: the whole is near */
 };
 
 /* How far a load has come (the numbers of a progress line; ui/progress_line.h draws one). */
@@ -79,12 +79,11 @@ double load_fraction(const struct load_session *s, uint64_t *file_bytes, uint64_
 /* How far S has come, into *P; FINAL counts every file done (as load_traces' last report). */
 void load_progress_now(struct load_session *s, bool final, struct load_progress *p);
 /* The newest snapshot made since the last call, or NULL: a finished model of the events
- * of the file (the first, when there are several) read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked for
- * them (see struct snapshot_policy). It is incomplete, never wrong: every slice in it is a
- * slice of the whole trace, at its place (only nesting rows may change as parents arrive);
- * B/E slices whose end is not yet read are left out. It has no warnings or cache, and an
- * args store only for a plain file (compressed args come with the whole trace); its analyses (gaps, utilization, memory) describe only what it holds. The
- * caller frees it. */
+ * of the file (the first, when there are several) read so far (t->snapshot_bytes > 0), taken when OPT->snapshots asked
+ * for them (see struct snapshot_policy). It is incomplete, never wrong: every slice in it is a slice of the whole
+ * trace, at its place (only nesting rows may change as parents arrive); B/E slices whose end is not yet read are left
+ * out. It has no warnings or cache, and an args store only for a plain file (compressed args come with the whole
+ * trace); its analyses (gaps, utilization, memory) describe only what it holds. The caller frees it. */
 struct trace *load_take_snapshot(struct load_session *s);
 /* Whether a snapshot is being merged and indexed now (for tests). */
 bool load_indexing_snapshot(struct load_session *s);

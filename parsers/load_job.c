@@ -107,21 +107,22 @@ static void set_args_store(struct trace *t, struct input *in, struct args_side *
 		return;
 	}
 	if (side != NULL) {
-		char *why = stdin_args_max >= (1u << 20)
-		                    ? xasprintf("args not kept for standard input or a pipe with over %llu MB of args "
-		                                "(load it from a file to see them)",
-		                                (unsigned long long)(stdin_args_max >> 20))
-		                    : xasprintf("args not kept for standard input or a pipe with over %llu bytes of args "
-		                                "(load it from a file to see them)",
-		                                (unsigned long long)stdin_args_max);
+		char *why =
+			stdin_args_max >= (1u << 20)
+				? xasprintf("args not kept for standard input or a pipe with over %llu MB of args "
+		                            "(load it from a file to see them)",
+		                            (unsigned long long)(stdin_args_max >> 20))
+				: xasprintf("args not kept for standard input or a pipe with over %llu bytes of args "
+		                            "(load it from a file to see them)",
+		                            (unsigned long long)stdin_args_max);
 		t->args = args_store_unavailable(why);
 		free(why);
 	}
 	args_side_free(side);
 }
 
-static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
-                       struct args_side *side, struct scan_stats *st, enum scan_result res, char *cause, double t0);
+static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in, struct args_side *side,
+                       struct scan_stats *st, enum scan_result res, char *cause, double t0);
 
 /* Starts a load again in one piece after a parallel parse was abandoned: frees *TP and
  * IN, gives the job a fresh trace in *TP and returns the reopened input, or NULL (the
@@ -200,7 +201,8 @@ static void parse_job(struct job *j)
 	int force = test_knobs().parts; /* for tests: split any file into this many parts */
 	int want = force > 0 ? force : j->parts;
 	if (want > 1 && input_is_seekable(in) && (force > 0 || input_file_size(in) >= PARALLEL_MIN_BYTES))
-		nsplit = load_part_splits(in, input_file_size(in), want < MAX_PARTS ? want : MAX_PARTS, splits, &top_is_object);
+		nsplit = load_part_splits(in, input_file_size(in), want < MAX_PARTS ? want : MAX_PARTS, splits,
+		                          &top_is_object);
 	parts[0].job = j;
 	parts[0].t = t;
 	parts[0].b = builder_new(t);
@@ -326,11 +328,15 @@ static void no_trace_event(struct trace *t)
 	} else if (t->events + not_events > 0) {
 		uint64_t n = t->events + not_events;
 		if (n == 1)
-			t->error = xasprintf("%s: not a Chrome trace: the only element of its events array is not a trace "
-			                     "event (an object with \"ph\")", t->path);
+			t->error =
+				xasprintf("%s: not a Chrome trace: the only element of its events array is not a trace "
+			                  "event (an object with \"ph\")",
+			                  t->path);
 		else
-			t->error = xasprintf("%s: not a Chrome trace: none of the %llu elements of its events array is a "
-			                     "trace event (an object with \"ph\")", t->path, (unsigned long long)n);
+			t->error =
+				xasprintf("%s: not a Chrome trace: none of the %llu elements of its events array is a "
+			                  "trace event (an object with \"ph\")",
+			                  t->path, (unsigned long long)n);
 		t->not_a_trace = true;
 	} else {
 		return;
@@ -340,8 +346,8 @@ static void no_trace_event(struct trace *t)
 
 /* Ends a load: stats, args store and status into T, then the index. Closes IN, takes SIDE,
  * frees CAUSE. */
-static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in,
-                       struct args_side *side, struct scan_stats *st, enum scan_result res, char *cause, double t0)
+static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in, struct args_side *side,
+                       struct scan_stats *st, enum scan_result res, char *cause, double t0)
 {
 	struct scan_stats stats = *st;
 	if (load_job_cancelled(j)) {
@@ -367,9 +373,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 		malloc_trim(0);
 #endif
 	switch (res) {
-	case SCAN_OK:
-		t->status = LOAD_OK;
-		break;
+	case SCAN_OK: t->status = LOAD_OK; break;
 	case SCAN_TRUNCATED:
 		t->status = LOAD_TRUNCATED;
 		t->error = xasprintf("%s; kept %llu complete events", cause, (unsigned long long)stats.events);
@@ -383,8 +387,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 		cause = NULL;
 		break;
 	case SCAN_STOPPED:
-	case SCAN_MISSED_STOP:
-		BUG("a whole-file scan ended with a part result");
+	case SCAN_MISSED_STOP: BUG("a whole-file scan ended with a part result");
 	}
 	free(cause);
 	no_trace_event(t);

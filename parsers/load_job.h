@@ -18,9 +18,9 @@
 
 /* A load's progress, counted by every thread that reads (load_job_progress). */
 struct progress_shared {
-	_Atomic uint64_t data_bytes;   /* decompressed bytes scanned, all files */
-	_Atomic uint64_t file_bytes;   /* file bytes consumed, all files */
-	uint64_t total_file_bytes;     /* sum of sizes on disk (0 when unknown) */
+	_Atomic uint64_t data_bytes; /* decompressed bytes scanned, all files */
+	_Atomic uint64_t file_bytes; /* file bytes consumed, all files */
+	uint64_t total_file_bytes;   /* sum of sizes on disk (0 when unknown) */
 };
 
 struct snap;
@@ -30,18 +30,15 @@ struct job {
 	const struct load_options *opt;
 	struct trace *out;
 	struct progress_shared *shared;
-	int parts;                     /* threads this file may use */
-	struct snap *snap;             /* snapshots of the load in progress, or NULL */
-	const _Atomic bool *cancel;    /* the load was given up: scans end at their next read */
-	unsigned slow_us;              /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
-	bool finished;                 /* OUT is final (under the pool's lock) */
+	int parts;                  /* threads this file may use */
+	struct snap *snap;          /* snapshots of the load in progress, or NULL */
+	const _Atomic bool *cancel; /* the load was given up: scans end at their next read */
+	unsigned slow_us;           /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
+	bool finished;              /* OUT is final (under the pool's lock) */
 };
 
 /* Whether J's load was given up. */
-static inline bool load_job_cancelled(const struct job *j)
-{
-	return j->cancel != NULL && atomic_load(j->cancel);
-}
+static inline bool load_job_cancelled(const struct job *j) { return j->cancel != NULL && atomic_load(j->cancel); }
 
 /* Loads J's file into J->out: from its cache when a valid one is there, else by parsing
  * it, and then writes its cache (on a thread, or now for ttrace index). */

@@ -148,4 +148,3 @@ void load_parts_free(struct part *parts, int nsplit)
 	}
 	args_side_free(parts[0].side);
 }
-

@@ -25,11 +25,11 @@ struct part {
 	struct scan_stats stats;
 	enum scan_result res;
 	char *cause;
-	struct args_side *side;        /* args kept aside (load_keeps_args_aside), or NULL */
+	struct args_side *side; /* args kept aside (load_keeps_args_aside), or NULL */
 	pthread_t thread;
-	int index;                     /* its place among the file's parts */
-	unsigned served;               /* the last snapshot it gave a copy for */
-	unsigned events;               /* events seen (for slow_us) */
+	int index;       /* its place among the file's parts */
+	unsigned served; /* the last snapshot it gave a copy for */
+	unsigned events; /* events seen (for slow_us) */
 };
 
 /* Scans P's input (P->range when P->ranged) through the Chrome rules into P's builder,

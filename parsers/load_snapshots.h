@@ -25,27 +25,27 @@ struct part;
 struct snap {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	_Atomic unsigned want;         /* the snapshot asked for last */
-	int nparts;                    /* parts that hand over copies; 0 before the parse starts */
-	bool closed;                   /* a part has ended: no more snapshots */
-	bool stop;                     /* the session is ending */
-	bool building;                 /* merging and indexing copies, unlocked */
-	unsigned slow_ms;              /* tests: sleep this long while building (TTRACE_TEST_SLOW_SNAPSHOT) */
-	bool orphan;                   /* the session ended (given up) while building: the
-	                                * thread, detached, frees SN when it is done */
+	_Atomic unsigned want; /* the snapshot asked for last */
+	int nparts;            /* parts that hand over copies; 0 before the parse starts */
+	bool closed;           /* a part has ended: no more snapshots */
+	bool stop;             /* the session is ending */
+	bool building;         /* merging and indexing copies, unlocked */
+	unsigned slow_ms;      /* tests: sleep this long while building (TTRACE_TEST_SLOW_SNAPSHOT) */
+	bool orphan;           /* the session ended (given up) while building: the
+	                        * thread, detached, frees SN when it is done */
 	struct builder *copy[MAX_PARTS];
 	struct trace *copy_t[MAX_PARTS];
 	uint64_t copy_bytes[MAX_PARTS]; /* the JSON bytes of its part each copy holds */
-	struct trace *ready;           /* the newest snapshot, until taken */
+	struct trace *ready;            /* the newest snapshot, until taken */
 	int made;
 	double last_at;
 	uint64_t last_bytes;
 	struct snapshot_policy policy;
-	char *path;                    /* a copy: an orphan outlives the session */
-	bool plain;                    /* a plain regular file: snapshots read args back from it */
+	char *path; /* a copy: an orphan outlives the session */
+	bool plain; /* a plain regular file: snapshots read args back from it */
 	struct input_file id;
 	struct progress_shared *shared; /* the session's (one file), else OWN */
-	struct progress_shared own;    /* file 0's progress in a load of several files */
+	struct progress_shared own;     /* file 0's progress in a load of several files */
 	double t0;
 	pthread_t thread;
 };

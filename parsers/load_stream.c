@@ -35,11 +35,11 @@ struct chunk {
 struct stream {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct chunk **chunks;     /* by index, NULL once merged */
+	struct chunk **chunks; /* by index, NULL once merged */
 	int nchunks, cap;
 	int next_to_parse, merged;
 	bool produced_all, top_is_object, failed;
-	bool keep_args;            /* each chunk keeps its args aside (load_keeps_args_aside) */
+	bool keep_args; /* each chunk keeps its args aside (load_keeps_args_aside) */
 	/* chunk buffers parsed and given back, for the next chunks (under lock): fresh ones
 	 * cost a page fault per 4 KB, the program keeping blocks this big mmapped (ui/main.c) */
 	char *spare[MAX_PARTS + 2];
@@ -47,9 +47,9 @@ struct stream {
 	int nspare;
 	struct job *job;
 	struct trace *t;
-	struct snap *snap;         /* the load's snapshots: copies of the chunks merged so far */
-	struct part merged_part;   /* stands for them when a snapshot asks (snap_serve) */
-	uint64_t merged_bytes;     /* the JSON bytes they hold */
+	struct snap *snap;       /* the load's snapshots: copies of the chunks merged so far */
+	struct part merged_part; /* stands for them when a snapshot asks (snap_serve) */
+	uint64_t merged_bytes;   /* the JSON bytes they hold */
 };
 
 static void parse_chunk(struct stream *st, struct chunk *c)
@@ -73,7 +73,7 @@ static void parse_chunk(struct stream *st, struct chunk *c)
 	if (own_side)
 		args_side_keep_buffers(p->side);
 	load_part_scan(p); /* st->job has no progress: the reader counts it */
-	if (own_side) /* compressed here, on the chunk's thread, not by the merger */
+	if (own_side)      /* compressed here, on the chunk's thread, not by the merger */
 		args_side_finish(p->side);
 	input_close(p->in);
 	p->in = NULL;
@@ -370,4 +370,3 @@ int load_stream_run(struct job *j, struct trace *t, struct input *in, int worker
 	pthread_cond_destroy(&st.cond);
 	return rc;
 }
-

@@ -180,7 +180,8 @@ void op_args_keys(const struct trace *t, const struct op_tree *tree, enum op_gro
 			} else {
 				/* the store keeps args only (no bytes between them): one at a time */
 				char *one = NULL;
-				if (args_store_text(t, track_args_at(&t->tracks[in->ref.track], in->ref.idx), &one, &cause) == 0)
+				if (args_store_text(t, track_args_at(&t->tracks[in->ref.track], in->ref.idx), &one,
+				                    &cause) == 0)
 					keys[w[k].inst] = key_of(one, w[k].len, g, text, &b);
 				free(one);
 				free(cause);

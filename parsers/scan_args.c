@@ -41,8 +41,8 @@ enum arg_read {
 struct arg_key {
 	const char *name;
 	uint8_t len;
-	uint8_t guard; /* enum arg_guard */
-	uint8_t read;  /* enum arg_read */
+	uint8_t guard;  /* enum arg_guard */
+	uint8_t read;   /* enum arg_read */
 	uint16_t field; /* offset in struct scan_event */
 	uint32_t bit;   /* SA_* */
 };
@@ -112,10 +112,7 @@ static void slots_build(void)
 	}
 }
 
-void scan_args_prepare(void)
-{
-	pthread_once(&slots_once, slots_build);
-}
+void scan_args_prepare(void) { pthread_once(&slots_once, slots_build); }
 
 /* Whether A[0..n) and B[0..n) hold the same bytes, with loads of 8 or 4 bytes that stay
  * inside them (a key's bytes are compared as memcmp with a constant length did, inline). */
@@ -167,14 +164,10 @@ static inline const struct arg_key *key_find(const struct scan_str *k)
 static inline bool guard_passes(const struct arg_key *e, char c, bool counter)
 {
 	switch ((enum arg_guard)e->guard) {
-	case GUARD_ANY:
-		return true;
-	case GUARD_NUMBER:
-		return c != '"' && c != '{' && c != '[';
-	case GUARD_NUMBER_NOT_C:
-		return !counter && c != '"' && c != '{' && c != '[';
-	case GUARD_STRING:
-		return c == '"';
+	case GUARD_ANY: return true;
+	case GUARD_NUMBER: return c != '"' && c != '{' && c != '[';
+	case GUARD_NUMBER_NOT_C: return !counter && c != '"' && c != '{' && c != '[';
+	case GUARD_STRING: return c == '"';
 	}
 	return false;
 }
@@ -230,12 +223,8 @@ static enum scan_step read_value(struct scanner *s, const char **pp, struct scan
 		if (!nonfinite)
 			ev->have |= e->bit;
 		return st;
-	case READ_DOUBLE:
-		st = scan_lex_double(s, pp, (double *)(void *)field);
-		break;
-	case READ_INT3:
-		st = lex_int3(s, pp, (int32_t *)(void *)field);
-		break;
+	case READ_DOUBLE: st = scan_lex_double(s, pp, (double *)(void *)field); break;
+	case READ_INT3: st = lex_int3(s, pp, (int32_t *)(void *)field); break;
 	case READ_STRING:
 		(*pp)++;
 		st = scan_lex_string(s, pp, (struct scan_str *)(void *)field, true);
@@ -276,7 +265,8 @@ enum scan_step scan_parse_args(struct scanner *s, const char **pp, struct scan_e
 		if (e != NULL && guard_passes(e, *p, counter)) {
 			st = read_value(s, &p, ev, e);
 		} else if (counter && ev->ncounter < SCAN_MAX_COUNTER_VALUES &&
-		           (*p == '-' || (*p >= '0' && *p <= '9') || *p == 'i' || *p == 'I' || *p == 'N' || *p == 'n')) {
+		           (*p == '-' || (*p >= '0' && *p <= '9') || *p == 'i' || *p == 'I' || *p == 'N' ||
+		            *p == 'n')) {
 			double v;
 			st = scan_lex_double(s, &p, &v);
 			if (st == ST_OK) {

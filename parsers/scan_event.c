@@ -33,7 +33,10 @@ static enum scan_step lex_id(struct scanner *s, const char **pp, struct scan_id 
 			int64_t v = 0;
 			bool neg = str.p[0] == '-', okd = true;
 			for (uint32_t i = neg; i < str.len; i++) {
-				if (str.p[i] < '0' || str.p[i] > '9') { okd = false; break; }
+				if (str.p[i] < '0' || str.p[i] > '9') {
+					okd = false;
+					break;
+				}
 				v = v * 10 + (str.p[i] - '0');
 			}
 			if (okd) {
@@ -202,9 +205,7 @@ enum scan_step scan_parse_event(struct scanner *s, const char **pp, struct scan_
 				st = scan_skip_value(s, &p);
 			}
 			break;
-		default:
-			st = scan_skip_value(s, &p);
-			break;
+		default: st = scan_skip_value(s, &p); break;
 		}
 		if (st != ST_OK)
 			return st;

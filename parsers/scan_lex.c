@@ -86,12 +86,13 @@ enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_s
 					uint32_t cp, lo;
 					if (at_end(s, p + 5) || memchr(p + 2, '\0', 4) != NULL)
 						return at_end(s, p + 1) || at_end(s, p + 2) || at_end(s, p + 3) ||
-						               at_end(s, p + 4) || at_end(s, p + 5)
-						           ? ST_NEED_MORE
-						           : FAIL(s, p, "bad \\u escape");
+						                       at_end(s, p + 4) || at_end(s, p + 5)
+						               ? ST_NEED_MORE
+						               : FAIL(s, p, "bad \\u escape");
 					if (hex4(p + 2, &cp) < 0) {
 						scan_problem(s, SO_BAD_ESCAPE, p, "invalid \\u escape kept as text");
-						if (o) *o++ = '\\';
+						if (o)
+							*o++ = '\\';
 						p += 1;
 						break;
 					}
@@ -101,7 +102,8 @@ enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_s
 						    hex4(p + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
 							cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 							p += 6;
-						} else if (at_end(s, p) || at_end(s, p + 1) || (p[0] == '\\' && p[1] == 'u' && at_end(s, p + 5))) {
+						} else if (at_end(s, p) || at_end(s, p + 1) ||
+						           (p[0] == '\\' && p[1] == 'u' && at_end(s, p + 5))) {
 							return ST_NEED_MORE;
 						} else {
 							cp = 0xfffd;
@@ -109,7 +111,8 @@ enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_s
 					} else if (cp >= 0xdc00 && cp < 0xe000) {
 						cp = 0xfffd;
 					}
-					if (o) put_utf8(&o, cp);
+					if (o)
+						put_utf8(&o, cp);
 					break;
 				}
 				case '\0':
@@ -118,7 +121,8 @@ enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_s
 					/* fallthrough */
 				default:
 					scan_problem(s, SO_BAD_ESCAPE, p, "invalid escape: backslash kept as text");
-					if (o) *o++ = '\\';
+					if (o)
+						*o++ = '\\';
 					p += 1;
 					break;
 				}
@@ -310,13 +314,14 @@ enum scan_step scan_lex_int(struct scanner *s, const char **pp, int64_t *v, uint
 			return ST_OK;
 		}
 	}
-	if ((*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N' || ((*p == '-' || *p == '+') &&
-	     (p[1] == 'i' || p[1] == 'I' || p[1] == 'n' || p[1] == 'N')))) {
+	if ((*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N' ||
+	     ((*p == '-' || *p == '+') && (p[1] == 'i' || p[1] == 'I' || p[1] == 'n' || p[1] == 'N')))) {
 		if (lex_nonfinite(p, &end) == 0) {
 			scan_problem(s, SO_NONFINITE, p, "non-finite number (inf/nan) read as missing");
 			*nonfinite = true;
 			*v = 0;
-			if (u) *u = 0;
+			if (u)
+				*u = 0;
 			*pp = end;
 			return ST_OK;
 		}
@@ -376,7 +381,8 @@ enum scan_step scan_lex_double(struct scanner *s, const char **pp, double *v)
 
 	if (maybe_nonfinite(p) && lex_nonfinite(p, &end) == 0) {
 		scan_problem(s, SO_NONFINITE, p, "non-finite number (inf/nan)");
-		*v = (p[0] == 'n' || p[0] == 'N' || p[1] == 'n' || p[1] == 'N') ? NAN : (*p == '-' ? -INFINITY : INFINITY);
+		*v = (p[0] == 'n' || p[0] == 'N' || p[1] == 'n' || p[1] == 'N') ? NAN
+		                                                                : (*p == '-' ? -INFINITY : INFINITY);
 		*pp = end;
 		return ST_OK;
 	}
@@ -477,8 +483,8 @@ static enum scan_step lex_literal(struct scanner *s, const char **pp)
 /* Byte classes for skipping containers: what can change the depth or hide a bracket. */
 enum { K_NONE, K_QUOTE, K_OPEN, K_CLOSE, K_NUL, K_LETTER };
 static const unsigned char skip_class[256] = {
-	[0] = K_NUL, ['"'] = K_QUOTE, ['['] = K_OPEN, ['{'] = K_OPEN, [']'] = K_CLOSE, ['}'] = K_CLOSE,
-	['i'] = K_LETTER, ['I'] = K_LETTER, ['n'] = K_LETTER, ['N'] = K_LETTER,
+	[0] = K_NUL,     ['"'] = K_QUOTE,  ['['] = K_OPEN,   ['{'] = K_OPEN,   [']'] = K_CLOSE,
+	['}'] = K_CLOSE, ['i'] = K_LETTER, ['I'] = K_LETTER, ['n'] = K_LETTER, ['N'] = K_LETTER,
 };
 
 /* Skips an object or array at p without tokenising its numbers and literals: only
@@ -516,7 +522,8 @@ static enum scan_step skip_container(struct scanner *s, const char **pp)
 			const char *q = p, *end;
 			if (q[-1] == '-' || q[-1] == '+')
 				q--;
-			if (lex_nonfinite(q, &end) == 0 && (q == p ? !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')) : true)) {
+			if (lex_nonfinite(q, &end) == 0 &&
+			    (q == p ? !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')) : true)) {
 				scan_problem(s, SO_NONFINITE, q, "non-finite number (inf/nan)");
 				p = end;
 			} else {

@@ -32,7 +32,7 @@ static inline const char *skip_ws(const char *p)
 		return p;
 #if defined(__SSE2__)
 	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
-	              tab = _mm_set1_epi8('\t');
+		      tab = _mm_set1_epi8('\t');
 	for (;;) {
 		__m128i v = _mm_loadu_si128((const __m128i *)p);
 		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),

@@ -139,7 +139,6 @@ void scan_locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *co
 	*col = s->base + pos - nl_after + 1;
 }
 
-
 /* Discards buf[0..keep), reads more. Returns 1 if bytes were added, 0 if none can be. */
 int scan_refill(struct scanner *s, size_t keep)
 {
@@ -227,9 +226,8 @@ void scan_problem(struct scanner *s, enum scan_oddity kind, const char *at, cons
 	s->sink->problem(s->sink->ctx, kind, scan_offset(s, at), line, col, msg);
 }
 
-
-void scan_window_open(struct scanner *s, struct input *in, const struct scan_sink *sink,
-                      const struct scan_range *range, struct scan_stats *stats)
+void scan_window_open(struct scanner *s, struct input *in, const struct scan_sink *sink, const struct scan_range *range,
+                      struct scan_stats *stats)
 {
 	memset(s, 0, sizeof *s);
 	memset(stats, 0, sizeof *stats);

@@ -46,23 +46,23 @@ struct scanner {
 	const struct scan_sink *sink;
 	struct scan_stats *stats;
 
-	char *buf;            /* the window, cap + SCAN_PAD bytes allocated */
+	char *buf; /* the window, cap + SCAN_PAD bytes allocated */
 	size_t cap, len;
-	uint64_t base;        /* stream offset of buf[0] */
-	bool eof;             /* input has nothing more */
-	bool full;            /* the last refill failed: the window is at its largest */
+	uint64_t base; /* stream offset of buf[0] */
+	bool eof;      /* input has nothing more */
+	bool full;     /* the last refill failed: the window is at its largest */
 	struct scan_limits lim;
-	char *input_cause;    /* why input ended badly, or NULL */
-	bool cancelled;       /* the sink's cancel flag ended the input */
+	char *input_cause; /* why input ended badly, or NULL */
+	bool cancelled;    /* the sink's cancel flag ended the input */
 
 	uint64_t lines_before; /* newlines in [start, base) */
 	uint64_t last_nl;      /* stream offset just past the last newline before base, 0: none */
 	const struct scan_range *range;
-	bool pre_known;        /* newlines before range->start counted (lazily, for locations) */
+	bool pre_known; /* newlines before range->start counted (lazily, for locations) */
 	uint64_t pre_lines, pre_last_nl;
 	uint64_t next_progress;
 
-	char *scratch;        /* unescaped strings of the current event; never reallocated mid-event */
+	char *scratch; /* unescaped strings of the current event; never reallocated mid-event */
 	size_t scratch_used, scratch_cap;
 
 	/* error of the last ST_ERROR step */
@@ -79,8 +79,8 @@ struct scanner {
 /* Sets S up for a scan of IN into SINK and STATS (RANGE may be NULL): clears S and STATS,
  * takes the limits of scan_set_limits and an empty window (this thread's spare one when
  * RANGE asks to keep it). The window is read by the first scan_refill. */
-void scan_window_open(struct scanner *s, struct input *in, const struct scan_sink *sink,
-                      const struct scan_range *range, struct scan_stats *stats);
+void scan_window_open(struct scanner *s, struct input *in, const struct scan_sink *sink, const struct scan_range *range,
+                      struct scan_stats *stats);
 /* Ends S's scan: frees its window, or keeps it for the thread's next scan when its range
  * asked to (freed at thread exit), and frees input_cause. */
 void scan_window_close(struct scanner *s);
@@ -103,10 +103,7 @@ static inline uint64_t scan_offset(const struct scanner *s, const char *at)
 }
 
 /* Whether P is at (or past) the sentinel: the window's data ends there. */
-static inline bool at_end(const struct scanner *s, const char *p)
-{
-	return p >= s->buf + s->len;
-}
+static inline bool at_end(const struct scanner *s, const char *p) { return p >= s->buf + s->len; }
 
 /* ST_ERROR at P with message M. */
 #define FAIL(s, p, m) ((s)->err_at = (p), (s)->err_msg = (m), ST_ERROR)

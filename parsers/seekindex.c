@@ -19,7 +19,7 @@
 #include "lib/xalloc.h"
 #include "parsers/input.h"
 
-#define WINDOW_SIZE 32768u  /* deflate's window */
+#define WINDOW_SIZE 32768u /* deflate's window */
 /* zstd level for stored windows: on the benchmark trace a 32 KB window takes about 30 us
  * and keeps 13% (level 1: 135 us, 9%), so points every MB cost about 3% of inflating */
 #define WINDOW_LEVEL (-3)
@@ -33,7 +33,7 @@ struct seek_point {
 	bool header;         /* gzip: at a member header (gzip mode), not inside a member */
 	uint32_t window_len; /* gzip: window bytes before compression */
 	uint32_t packed_len;
-	char *packed;        /* gzip: the window, compressed with zstd */
+	char *packed; /* gzip: the window, compressed with zstd */
 };
 
 static uint64_t gzip_span = SEEK_GZIP_SPAN, zstd_frame_max = SEEK_ZSTD_FRAME_MAX;
@@ -55,8 +55,8 @@ struct seek_index {
 	unsigned char *window;
 	char *scratch;
 	size_t scratch_cap;
-	bool restored;       /* read back from a cache file: a window that does not decompress
-	                      * is damage, not a bug */
+	bool restored; /* read back from a cache file: a window that does not decompress
+	                * is damage, not a bug */
 };
 
 static struct seek_point *add_point(struct seek_index *x)
@@ -200,7 +200,6 @@ static const struct seek_point *point_before(const struct seek_index *x, uint64_
 	return &x->p[lo - 1];
 }
 
-
 /* Copies the part of OUT[0..n), which holds the stream from *AT, that falls in
  * [offset, offset + len) into BUF; advances *AT. Returns true once BUF is full. */
 static bool take(const unsigned char *out, size_t n, uint64_t *at, uint64_t offset, size_t len, char *buf)
@@ -242,7 +241,8 @@ static int gzip_read(const struct seek_store *st, int fd, uint64_t offset, size_
 	if (pt->window_len > 0) {
 		size_t n = ZSTD_decompress(out, READ_OUT, pt->packed, pt->packed_len);
 		if ((ZSTD_isError(n) || n != pt->window_len) && st->x->restored) {
-			err = xstrdup("the args' seek point read from the cache is damaged (open the file with --no-cache)");
+			err = xstrdup(
+				"the args' seek point read from the cache is damaged (open the file with --no-cache)");
 			goto out;
 		}
 		if (ZSTD_isError(n) || n != pt->window_len)
@@ -352,8 +352,8 @@ static int store_read(struct args_store *base, uint64_t offset, size_t len, char
 	if (st->x == NULL) {
 		ssize_t n = input_pread_fd(fd, buf, len, offset);
 		if (n != (ssize_t)len) {
-			*cause = xasprintf("%s: cannot read %zu bytes at byte %llu (has the file changed?)", st->path, len,
-			                   (unsigned long long)offset);
+			*cause = xasprintf("%s: cannot read %zu bytes at byte %llu (has the file changed?)", st->path,
+			                   len, (unsigned long long)offset);
 			rc = -1;
 		}
 	} else if (st->x->codec == INPUT_GZIP) {

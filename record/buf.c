@@ -126,4 +126,3 @@ void buf_json_string(struct buf *b, const char *s)
 	}
 	buf_put(b, "\"", 1);
 }
-

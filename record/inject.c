@@ -52,10 +52,10 @@
 #include "record/trace_writer.h"
 #include "lib/escape.h"
 
-#define BUFFER_BYTES (4u << 20)    /* one activity buffer */
-#define MAX_BUFFERS 32             /* in flight at once: 128 MB; beyond, CUPTI drops records */
+#define BUFFER_BYTES (4u << 20) /* one activity buffer */
+#define MAX_BUFFERS 32          /* in flight at once: 128 MB; beyond, CUPTI drops records */
 #define CHECKPOINT_MS 1000
-#define PENDING_MAX (32u << 20)    /* compressed bytes that force an early checkpoint */
+#define PENDING_MAX (32u << 20) /* compressed bytes that force an early checkpoint */
 #define FINISH_WAIT_MS 10000
 
 /* The CUPTI entry points, resolved from the libcupti loaded at run time. */
@@ -81,16 +81,16 @@ struct done_buf {
 };
 
 static struct {
-	pthread_mutex_t lock;       /* guards the queue, out, and the flags below */
+	pthread_mutex_t lock; /* guards the queue, out, and the flags below */
 	struct done_buf *head, *tail;
-	atomic_int buffers;         /* allocated, in CUPTI's hands or queued */
+	atomic_int buffers; /* allocated, in CUPTI's hands or queued */
 	atomic_ullong dropped;
-	int wake[2];                /* a byte wakes the writer */
-	int finished[2];            /* the writer writes a byte when it has finished */
+	int wake[2];     /* a byte wakes the writer */
+	int finished[2]; /* the writer writes a byte when it has finished */
 	pthread_t writer;
 	bool writer_started, stop, stopped_by_duration;
-	bool stream, write_failed;  /* the output is a FIFO or a device; a write to it failed */
-	_Atomic bool enabled;       /* the activity kinds are on */
+	bool stream, write_failed; /* the output is a FIFO or a device; a write to it failed */
+	_Atomic bool enabled;      /* the activity kinds are on */
 	bool initialised, forked_child, finishing;
 	struct tw *tw;
 	struct out *out;
@@ -99,11 +99,11 @@ static struct {
 	CUpti_SubscriberHandle subscriber;
 	/* settings */
 	char *out_setting, *manifest;
-	bool out_id_set;            /* TTRACE_RECORD_OUT_ID: the FIFO or device to write into */
+	bool out_id_set; /* TTRACE_RECORD_OUT_ID: the FIFO or device to write into */
 	uintmax_t out_dev, out_ino;
 	double delay_s, duration_s;
 	bool no_api, no_nvtx;
-	double t0;                  /* CLOCK_MONOTONIC seconds at InitializeInjection */
+	double t0; /* CLOCK_MONOTONIC seconds at InitializeInjection */
 	int rank;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = { -1, -1 }, .finished = { -1, -1 }, .rank = -1 };
 
@@ -135,11 +135,11 @@ static const char *result_string(CUptiResult r)
 	return s ? s : "unknown CUPTI error";
 }
 
-#define CHECK(call)                                                                 \
-	do {                                                                        \
-		CUptiResult r_ = (call);                                            \
-		if (r_ != CUPTI_SUCCESS)                                            \
-			say("%s: %s", #call, result_string(r_));                    \
+#define CHECK(call)                                              \
+	do {                                                     \
+		CUptiResult r_ = (call);                         \
+		if (r_ != CUPTI_SUCCESS)                         \
+			say("%s: %s", #call, result_string(r_)); \
 	} while (0)
 
 /* ---- names ----------------------------------------------------------------------------- */
@@ -304,8 +304,8 @@ static int open_stream(const char *path)
 		return -1;
 	}
 	struct stat st;
-	if (fstat(pfd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) || (uintmax_t)st.st_dev != g.out_dev ||
-	    (uintmax_t)st.st_ino != g.out_ino || !claim_in_manifest(path)) {
+	if (fstat(pfd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    (uintmax_t)st.st_dev != g.out_dev || (uintmax_t)st.st_ino != g.out_ino || !claim_in_manifest(path)) {
 		close(pfd);
 		errno = EEXIST;
 		return -1;
@@ -378,7 +378,8 @@ static void open_output(void)
 	free(prefix);
 	free(closing);
 	if (g.out == NULL) {
-		say("cannot %s %s: %s; nothing will be recorded", stream ? "write into" : "create", path, strerror(errno));
+		say("cannot %s %s: %s; nothing will be recorded", stream ? "write into" : "create", path,
+		    strerror(errno));
 		return;
 	}
 	if (stream) {
@@ -496,8 +497,8 @@ static void checkpoint(void)
 /* ---- what is recorded ------------------------------------------------------------------ */
 
 static const CUpti_ActivityKind gpu_kinds[] = {
-	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_OVERHEAD,
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,   CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 static const CUpti_ActivityKind api_kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER };
 static const CUpti_ActivityKind nvtx_kinds[] = { CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_NAME };
@@ -606,8 +607,8 @@ static void final_write(void)
 		g.out = NULL;
 		unsigned long long dropped = atomic_load(&g.dropped);
 		if (dropped > 0)
-			say("%s: CUPTI dropped %llu records: the writer could not keep up (%u buffers of %u MB)", g.path,
-			    dropped, MAX_BUFFERS, BUFFER_BYTES >> 20);
+			say("%s: CUPTI dropped %llu records: the writer could not keep up (%u buffers of %u MB)",
+			    g.path, dropped, MAX_BUFFERS, BUFFER_BYTES >> 20);
 	}
 	pthread_mutex_unlock(&g.lock);
 	char c = 'f';
@@ -726,10 +727,12 @@ static bool env_seconds(const char *name, bool positive, double *s)
 	if (v == NULL || *v == '\0')
 		return true;
 	if (!record_parse_seconds(v, s) || (positive && *s <= 0))
-		return bad_setting(name, v,
-		                   positive ? "not seconds the recorder takes (decimal, more than 0, at most "
-		                              RECORD_SECONDS_MAX_TEXT ")"
-		                            : "not seconds the recorder takes (decimal, at most " RECORD_SECONDS_MAX_TEXT ")");
+		return bad_setting(
+			name, v,
+			positive
+				? "not seconds the recorder takes (decimal, more than 0, at most " RECORD_SECONDS_MAX_TEXT
+				  ")"
+				: "not seconds the recorder takes (decimal, at most " RECORD_SECONDS_MAX_TEXT ")");
 	return true;
 }
 
@@ -803,11 +806,11 @@ static bool load_cupti(void)
 		say("cannot load CUPTI (%s): %s; set TTRACE_CUPTI_LIB to libcupti.so's path", lib, dlerror());
 		return false;
 	}
-#define X(f)                                                             \
-	*(void **)&cu.f = dlsym(h, #f);                                  \
-	if (cu.f == NULL) {                                              \
+#define X(f)                                                                   \
+	*(void **)&cu.f = dlsym(h, #f);                                        \
+	if (cu.f == NULL) {                                                    \
 		say("%s has no %s: not a CUPTI this recorder knows", lib, #f); \
-		return false;                                            \
+		return false;                                                  \
 	}
 	CUPTI_FUNCS(X)
 #undef X
@@ -825,7 +828,8 @@ static int64_t clock_offset(void)
 		clock_gettime(CLOCK_REALTIME, &a);
 		cu.cuptiGetTimestamp(&c);
 		clock_gettime(CLOCK_REALTIME, &b);
-		int64_t ta = (int64_t)a.tv_sec * 1000000000 + a.tv_nsec, tb = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec;
+		int64_t ta = (int64_t)a.tv_sec * 1000000000 + a.tv_nsec,
+			tb = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec;
 		if (tb - ta < best_span) {
 			best_span = tb - ta;
 			best = ta + (tb - ta) / 2 - (int64_t)c;
@@ -839,8 +843,8 @@ static int setup(void)
 	g.out_setting = env_dup("TTRACE_RECORD_OUT");
 	g.manifest = env_dup("TTRACE_RECORD_MANIFEST");
 	if (!env_out_id() || !env_seconds("TTRACE_RECORD_DELAY", false, &g.delay_s) ||
-	    !env_seconds("TTRACE_RECORD_DURATION", true, &g.duration_s) || !env_flag("TTRACE_RECORD_NO_API", &g.no_api) ||
-	    !env_flag("TTRACE_RECORD_NO_NVTX", &g.no_nvtx))
+	    !env_seconds("TTRACE_RECORD_DURATION", true, &g.duration_s) ||
+	    !env_flag("TTRACE_RECORD_NO_API", &g.no_api) || !env_flag("TTRACE_RECORD_NO_NVTX", &g.no_nvtx))
 		return 0;
 	g.rank = env_int("RANK");
 	g.t0 = now_s();

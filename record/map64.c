@@ -81,4 +81,3 @@ void *map64_take(struct map64 *m, uint64_t key)
 	}
 	return val;
 }
-

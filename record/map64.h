@@ -11,11 +11,13 @@
 #define SET_MEMBER ((void *)1)
 
 /* All zero: empty. The owner frees slot, and what the values point to, when done. */
+struct slot64 {
+	uint64_t key;
+	void *val; /* NULL: empty */
+};
+
 struct map64 {
-	struct slot64 {
-		uint64_t key;
-		void *val;   /* NULL: empty */
-	} *slot;
+	struct slot64 *slot;
 	size_t cap, n;
 };
 

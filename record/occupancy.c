@@ -171,15 +171,9 @@ static long smem_per_sm_preferred(const struct occ_device *d)
 
 /* ---- the four limits ---- */
 
-static long long divide_round_up(long long x, long long y)
-{
-	return (x + y - 1) / y;
-}
+static long long divide_round_up(long long x, long long y) { return (x + y - 1) / y; }
 
-static long long round_up(long long x, long long y)
-{
-	return y * divide_round_up(x, y);
-}
+static long long round_up(long long x, long long y) { return y * divide_round_up(x, y); }
 
 /* cudaOccMaxBlocksPerSMRegsLimit with caching off, sub-partitions given (GP100 is checked
  * against GP10x's count too). */
@@ -244,12 +238,10 @@ static const char *limiting_names(unsigned mask)
 static int device_ok(const struct occ_device *d)
 {
 	return d->max_threads_per_block > 0 && d->max_threads_per_block <= OCC_DEVICE_INT_MAX &&
-	       d->max_threads_per_sm > 0 && d->max_threads_per_sm <= OCC_DEVICE_INT_MAX &&
-	       d->regs_per_block > 0 && d->regs_per_block <= OCC_DEVICE_INT_MAX &&
-	       d->regs_per_sm > 0 && d->regs_per_sm <= OCC_DEVICE_INT_MAX &&
-	       d->warp_size > 0 && d->warp_size <= OCC_WARP_SIZE_MAX && d->num_sms > 0 &&
-	       d->shmem_per_block > 0 && d->shmem_per_block <= OCC_SMEM_MAX &&
-	       d->shmem_per_sm > 0 && d->shmem_per_sm <= OCC_SMEM_MAX &&
+	       d->max_threads_per_sm > 0 && d->max_threads_per_sm <= OCC_DEVICE_INT_MAX && d->regs_per_block > 0 &&
+	       d->regs_per_block <= OCC_DEVICE_INT_MAX && d->regs_per_sm > 0 && d->regs_per_sm <= OCC_DEVICE_INT_MAX &&
+	       d->warp_size > 0 && d->warp_size <= OCC_WARP_SIZE_MAX && d->num_sms > 0 && d->shmem_per_block > 0 &&
+	       d->shmem_per_block <= OCC_SMEM_MAX && d->shmem_per_sm > 0 && d->shmem_per_sm <= OCC_SMEM_MAX &&
 	       d->reserved_shmem_per_block >= 0 && d->reserved_shmem_per_block <= OCC_SMEM_MAX;
 }
 
@@ -258,7 +250,7 @@ static int device_ok(const struct occ_device *d)
  * gives 0 blocks, as there). Returns 0, or -1 where the calculator fails or where its int
  * arithmetic would overflow. */
 static int occ_calculate(const struct occ_device *d, int regs, long static_smem, long dynamic_smem,
-	long long block_size, struct occ_result *out)
+                         long long block_size, struct occ_result *out)
 {
 	if (!d || !out || block_size <= 0 || regs < 0 || regs > OCC_REGS_MAX || static_smem < 0 ||
 	    static_smem > OCC_SMEM_MAX || dynamic_smem < 0 || dynamic_smem > OCC_SMEM_MAX || !device_ok(d))
@@ -286,8 +278,8 @@ static int occ_calculate(const struct occ_device *d, int regs, long static_smem,
 		least = warps_limit;
 	if (blocks_limit < least)
 		least = blocks_limit;
-	unsigned mask = (least == warps_limit ? 1u : 0) | (least == regs_lim ? 2u : 0) |
-			(least == smem_lim ? 4u : 0) | (least == blocks_limit ? 8u : 0);
+	unsigned mask = (least == warps_limit ? 1u : 0) | (least == regs_lim ? 2u : 0) | (least == smem_lim ? 4u : 0) |
+	                (least == blocks_limit ? 8u : 0);
 
 	out->active_blocks_per_sm = (int)least;
 	out->limit_warps = (int)warps_limit;
@@ -298,8 +290,8 @@ static int occ_calculate(const struct occ_device *d, int regs, long static_smem,
 	return 0;
 }
 
-int occ_max_active_blocks(const struct occ_device *d, int regs_per_thread, long static_smem,
-	long dynamic_smem, int block_size, struct occ_result *out)
+int occ_max_active_blocks(const struct occ_device *d, int regs_per_thread, long static_smem, long dynamic_smem,
+                          int block_size, struct occ_result *out)
 {
 	if (!d || block_size <= 0 || block_size > d->max_threads_per_block || regs_per_thread < 0 ||
 	    regs_per_thread > 255)
@@ -328,8 +320,8 @@ float occ_kineto_warps_per_sm(float blocks_per_sm, int block_x, int block_y, int
 	return threads / 32.0f;
 }
 
-double occ_kineto_estimate(const struct occ_device *d, int regs_per_thread, long static_smem,
-	long dynamic_smem, int bx, int by, int bz, double blocks_per_sm)
+double occ_kineto_estimate(const struct occ_device *d, int regs_per_thread, long static_smem, long dynamic_smem, int bx,
+                           int by, int bz, double blocks_per_sm)
 {
 	long long block_size = (long long)bx * by * bz;
 	struct occ_result r;

@@ -16,8 +16,8 @@
  * calculator has its own per-architecture block limit, and the opt-in limit only counts
  * for functions that opted in, which Kineto's configuration does not. */
 struct occ_device {
-	int cc_major, cc_minor, max_threads_per_block, max_threads_per_sm,
-		regs_per_block, regs_per_sm, warp_size, num_sms, max_blocks_per_sm;
+	int cc_major, cc_minor, max_threads_per_block, max_threads_per_sm, regs_per_block, regs_per_sm, warp_size,
+		num_sms, max_blocks_per_sm;
 	long shmem_per_block, shmem_per_sm, shmem_per_block_optin, reserved_shmem_per_block;
 };
 
@@ -42,8 +42,8 @@ struct occ_result {
  * CUDA_OCC_ERROR_UNKNOWN_DEVICE or _INVALID_INPUT there; see cc list in occupancy.c).
  * active_blocks_per_sm can be 0: the launch does not fit (too much shared memory, too
  * many registers for a block). */
-int occ_max_active_blocks(const struct occ_device *d, int regs_per_thread, long static_smem,
-	long dynamic_smem, int block_size, struct occ_result *out);
+int occ_max_active_blocks(const struct occ_device *d, int regs_per_thread, long static_smem, long dynamic_smem,
+                          int block_size, struct occ_result *out);
 
 /* Kineto's "blocks per SM" of a kernel: the grid's block count over the device's SM
  * count, in float, the block count being the int32 product of the grid's dimensions
@@ -84,7 +84,7 @@ float occ_kineto_warps_per_sm(float blocks_per_sm, int block_x, int block_y, int
  * round trip: 4.705882549285889), the occupancy as std::lround(occupancy * 100.0) (-100
  * with no figure), and adds an "occupancy" object with the calculator's limits. Which of
  * these a torch.profiler trace follows depends on the Kineto its PyTorch was built with. */
-double occ_kineto_estimate(const struct occ_device *d, int regs_per_thread, long static_smem,
-	long dynamic_smem, int bx, int by, int bz, double blocks_per_sm);
+double occ_kineto_estimate(const struct occ_device *d, int regs_per_thread, long static_smem, long dynamic_smem, int bx,
+                           int by, int bz, double blocks_per_sm);
 
 #endif

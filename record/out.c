@@ -14,16 +14,16 @@
 
 struct out {
 	int fd;
-	ZSTD_CCtx *cctx;  /* NULL: plain JSON */
-	char *pend;       /* bytes for the next checkpoint: compressed, or plain text */
+	ZSTD_CCtx *cctx; /* NULL: plain JSON */
+	char *pend;      /* bytes for the next checkpoint: compressed, or plain text */
 	size_t pend_n, pend_cap;
-	bool frame_open;  /* a zstd frame has input not yet ended */
-	uint64_t data_end;  /* the end of the events: where the closing starts */
-	uint64_t file_end;  /* the file's length */
+	bool frame_open;   /* a zstd frame has input not yet ended */
+	uint64_t data_end; /* the end of the events: where the closing starts */
+	uint64_t file_end; /* the file's length */
 	uint64_t json_bytes;
 	bool failed;
-	bool stream;      /* a FIFO or a device: written in order, the closing at out_close */
-	char *closing;    /* stream: the last checkpoint's closing, as it goes into the file */
+	bool stream;   /* a FIFO or a device: written in order, the closing at out_close */
+	char *closing; /* stream: the last checkpoint's closing, as it goes into the file */
 	size_t closing_n;
 };
 

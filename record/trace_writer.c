@@ -23,7 +23,7 @@
 #include "record/occupancy.h"
 
 struct named {
-	uint64_t key;   /* pid << 32 | tid; or (device + 1) << 32 | stream */
+	uint64_t key; /* pid << 32 | tid; or (device + 1) << 32 | stream */
 	char *name;
 };
 
@@ -34,7 +34,7 @@ struct open_range {
 	uint64_t start;
 	uint32_t pid, tid;
 	char *name, *domain;
-	struct annot *annot;  /* made at its first launch */
+	struct annot *annot; /* made at its first launch */
 };
 
 /* The GPU work of an NVTX range, for its gpu_user_annotation spans (one per stream it
@@ -55,21 +55,21 @@ struct annot {
 	uint32_t pending;
 	struct span *spans;
 	size_t nspans;
-	struct annot *prev, *next;  /* all live ones */
+	struct annot *prev, *next; /* all live ones */
 };
 
 /* The ranges open on one thread, innermost last. */
 struct thread_ranges {
-	uint64_t key;  /* pid << 32 | tid */
+	uint64_t key; /* pid << 32 | tid */
 	uint32_t *ids;
 	size_t n, cap;
 };
 
-#define CORR_MAX (1u << 20)  /* launches awaiting their GPU work at once, at most */
+#define CORR_MAX (1u << 20) /* launches awaiting their GPU work at once, at most */
 
 struct dev_info {
-	bool seen;         /* work ran on it */
-	bool occ_ready;    /* occ is made from rec */
+	bool seen;      /* work ran on it */
+	bool occ_ready; /* occ is made from rec */
 	struct occ_device occ;
 	bool have_record;
 	tw_device rec;
@@ -78,19 +78,25 @@ struct dev_info {
 
 #define API_CACHE 4096
 
+/* A kernel name, mangled, and what it demangles to (NULL: keep it as it is). */
+struct demangled {
+	char *mangled, *name;
+	uint64_t hash;
+};
+
 struct tw {
 	struct tw_options opt;
 	char *process_name, *hostname;
 	struct buf text;
-	struct map64 threads;  /* set of pid << 32 | tid of host threads named */
-	struct map64 streams;  /* set of (device + 1) << 32 | stream of streams named */
+	struct map64 threads; /* set of pid << 32 | tid of host threads named */
+	struct map64 streams; /* set of (device + 1) << 32 | stream of streams named */
 	struct named *thread_names, *stream_keys;
 	size_t nthread_names, nstream_keys;
 	struct dev_info *dev;
 	unsigned ndev;
-	uint32_t *ctx_dev;     /* context id -> device + 1 (0: unknown) */
+	uint32_t *ctx_dev; /* context id -> device + 1 (0: unknown) */
 	size_t nctx;
-	struct map64 ranges;       /* NVTX id -> struct open_range (allocated) */
+	struct map64 ranges; /* NVTX id -> struct open_range (allocated) */
 	uint64_t dropped;
 	struct tw_stats st;
 	/* names of runtime [0] and driver [1] calls by callback id, stripped; launch or not */
@@ -98,11 +104,11 @@ struct tw {
 	bool api_launch[2][API_CACHE];
 	struct thread_ranges *tr;
 	size_t ntr;
-	struct map64 corr;         /* correlation id -> the struct annot its launch was made in */
+	struct map64 corr; /* correlation id -> the struct annot its launch was made in */
 	struct annot *annots;
 	uint64_t corr_full;
 	/* kernel names: mangled -> demangled (NULL: keep as is) */
-	struct demangled { char *mangled, *name; uint64_t hash; } *dm;
+	struct demangled *dm;
 	size_t dm_cap, dm_n;
 };
 /* clang-format on */
@@ -197,9 +203,15 @@ static void put_us(struct buf *b, int64_t ns)
 	buf_put(b, f, 4);
 }
 
-static void put_ts(struct tw *w, uint64_t cupti_ns) { put_us(&w->text, host_ns(w, cupti_ns) - (int64_t)w->opt.base_ns); }
+static void put_ts(struct tw *w, uint64_t cupti_ns)
+{
+	put_us(&w->text, host_ns(w, cupti_ns) - (int64_t)w->opt.base_ns);
+}
 
-static void put_dur(struct tw *w, uint64_t start, uint64_t end) { put_us(&w->text, end > start ? (int64_t)(end - start) : 0); }
+static void put_dur(struct tw *w, uint64_t start, uint64_t end)
+{
+	put_us(&w->text, end > start ? (int64_t)(end - start) : 0);
+}
 
 /* ---- metadata ------------------------------------------------------------------------
  * Names of processes, threads and streams are written in the closing (tw_suffix), inside
@@ -246,16 +258,20 @@ static void see_stream(struct tw *w, uint32_t dev, uint32_t stream)
 
 static void meta_event(struct buf *b, const char *what, uint32_t pid, uint32_t tid, const char *key, const char *value)
 {
-	buf_printf(b, ",\n{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
-	              ", \"args\": {\"%s\": ", what, pid, tid, key);
+	buf_printf(b,
+	           ",\n{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+	           ", \"args\": {\"%s\": ",
+	           what, pid, tid, key);
 	buf_json_string(b, value);
 	buf_str(b, "}}");
 }
 
 static void meta_sort(struct buf *b, const char *what, uint32_t pid, uint32_t tid, long long v)
 {
-	buf_printf(b, ",\n{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
-	              ", \"args\": {\"sort_index\": %lld}}", what, pid, tid, v);
+	buf_printf(b,
+	           ",\n{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+	           ", \"args\": {\"sort_index\": %lld}}",
+	           what, pid, tid, v);
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -273,7 +289,8 @@ static void put_metadata(struct tw *w, struct buf *b)
 		uint32_t pid = (uint32_t)(w->thread_names[i].key >> 32), tid = (uint32_t)w->thread_names[i].key;
 		char fallback[32];
 		snprintf(fallback, sizeof fallback, "thread %" PRIu32, tid);
-		meta_event(b, "thread_name", pid, tid, "name", w->thread_names[i].name ? w->thread_names[i].name : fallback);
+		meta_event(b, "thread_name", pid, tid, "name",
+		           w->thread_names[i].name ? w->thread_names[i].name : fallback);
 	}
 	for (uint32_t dev = 0; dev < w->ndev; dev++) {
 		if (!w->dev[dev].seen)
@@ -488,8 +505,8 @@ static void on_kernel(struct tw *w, const tw_kernel *k)
 			occ_from_device(&d->rec, &d->occ);
 			d->occ_ready = true;
 		}
-		double occ = occ_kineto_estimate(&d->occ, k->registersPerThread, k->staticSharedMemory, k->dynamicSharedMemory,
-		                                 k->blockX, k->blockY, k->blockZ, bps);
+		double occ = occ_kineto_estimate(&d->occ, k->registersPerThread, k->staticSharedMemory,
+		                                 k->dynamicSharedMemory, k->blockX, k->blockY, k->blockZ, bps);
 		if (occ >= 0) {
 			BUF_LIT(b, ", \"est. achieved occupancy %\": ");
 			buf_i64(b, (int)(0.5 + occ));
@@ -521,7 +538,7 @@ static const char *memcpy_kind(unsigned k)
 
 static const char *memory_kind(unsigned k)
 {
-	static const char *const names[] = { "Unknown", "Pageable", "Pinned", "Device",
+	static const char *const names[] = { "Unknown", "Pageable", "Pinned",        "Device",
 		                             "Array",   "Managed",  "Device Static", "Managed Static" };
 	return k < sizeof names / sizeof names[0] ? names[k] : "Unknown";
 }
@@ -538,8 +555,9 @@ static void copy_event(struct tw *w, const char *cat, const char *name, uint32_t
                        uint32_t corr, uint64_t bytes, uint64_t start, uint64_t end)
 {
 	gpu_event_head(w, cat, name, dev, stream, start, end);
-	buf_printf(&w->text, ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
-	                     ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
+	buf_printf(&w->text,
+	           ",\n  \"args\": {\"device\": %" PRIu32 ", \"context\": %" PRIu32 ", \"stream\": %" PRIu32
+	           ", \"correlation\": %" PRIu32 ", \"bytes\": %" PRIu64,
 	           dev, ctx, stream, corr, bytes);
 	put_bandwidth(w, bytes, start, end);
 	buf_str(&w->text, "}}");
@@ -591,12 +609,11 @@ static void on_sync(struct tw *w, const tw_sync *s)
 	uint32_t d = dev < 0 ? 0 : (uint32_t)dev;
 	gpu_event_head(w, "cuda_sync", sync_kind(s->type), d, stream, s->start, s->end);
 	struct buf *b = &w->text;
-	buf_printf(b, ",\n  \"args\": {\"cuda_sync_kind\": \"%s\", \"stream\": %lld, \"correlation\": %" PRIu32
-	              ", \"device\": %ld, \"context\": %" PRIu32 ", \"wait_on_cuda_event_id\": %lld}}",
-	           sync_kind(s->type),
-	           s->streamId == SYNC_NONE ? -1LL : (long long)s->streamId, s->correlationId,
-	           dev, s->contextId,
-	           s->cudaEventId == SYNC_NONE ? -1LL : (long long)s->cudaEventId);
+	buf_printf(b,
+	           ",\n  \"args\": {\"cuda_sync_kind\": \"%s\", \"stream\": %lld, \"correlation\": %" PRIu32
+	           ", \"device\": %ld, \"context\": %" PRIu32 ", \"wait_on_cuda_event_id\": %lld}}",
+	           sync_kind(s->type), s->streamId == SYNC_NONE ? -1LL : (long long)s->streamId, s->correlationId, dev,
+	           s->contextId, s->cudaEventId == SYNC_NONE ? -1LL : (long long)s->cudaEventId);
 }
 
 /* ---- host calls -------------------------------------------------------------------- */
@@ -622,8 +639,8 @@ void tw_api_name(const char *cupti_name, char *out, size_t n)
 
 bool tw_is_launch(const char *name)
 {
-	static const char *const prefixes[] = { "cudaLaunch", "cuLaunch", "cudaMemcpy", "cuMemcpy", "cudaMemset",
-		                                "cuMemset",   "cudaGraphLaunch", "cuGraphLaunch" };
+	static const char *const prefixes[] = { "cudaLaunch", "cuLaunch", "cudaMemcpy",      "cuMemcpy",
+		                                "cudaMemset", "cuMemset", "cudaGraphLaunch", "cuGraphLaunch" };
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
@@ -644,10 +661,10 @@ static void on_api(struct tw *w, const CUpti_ActivityAPI *a, bool driver)
 		name = *cached;
 		launch = w->api_launch[d][a->cbid];
 	} else {
-		const char *raw = w->opt.callback_name
-		                          ? w->opt.callback_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
-		                                                 a->cbid)
-		                          : NULL;
+		const char *raw = w->opt.callback_name ? w->opt.callback_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API
+		                                                                     : CUPTI_CB_DOMAIN_RUNTIME_API,
+		                                                              a->cbid)
+		                                       : NULL;
 		if (raw != NULL)
 			tw_api_name(raw, tmp, sizeof tmp);
 		else
@@ -910,7 +927,8 @@ static void on_marker(struct tw *w, const tw_marker *m)
 	marker_thread(w, m, &pid, &tid);
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
 		w->st.markers++;
-		annotation_event(w, m->name ? m->name : "(mark)", m->domain, pid, tid, m->timestamp, m->timestamp, true);
+		annotation_event(w, m->name ? m->name : "(mark)", m->domain, pid, tid, m->timestamp, m->timestamp,
+		                 true);
 	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
 		struct open_range *old = map64_take(&w->ranges, m->id);
 		if (old != NULL) /* an id reused before its end came: the first range is lost */
@@ -965,8 +983,10 @@ static void on_overhead(struct tw *w, const tw_overhead *o)
 	see_thread(w, pid, tid);
 	note_time(w, o->start, o->end);
 	struct buf *b = &w->text;
-	buf_printf(b, ",\n{\"ph\": \"X\", \"cat\": \"overhead\", \"name\": \"%s\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
-	              ", \"ts\": ", overhead_kind((unsigned)o->overheadKind), pid, tid);
+	buf_printf(b,
+	           ",\n{\"ph\": \"X\", \"cat\": \"overhead\", \"name\": \"%s\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+	           ", \"ts\": ",
+	           overhead_kind((unsigned)o->overheadKind), pid, tid);
 	put_ts(w, o->start);
 	buf_str(b, ", \"dur\": ");
 	put_dur(w, o->start, o->end);
@@ -992,44 +1012,22 @@ void tw_record(struct tw *w, const CUpti_Activity *rec)
 {
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
-	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		on_kernel(w, (const tw_kernel *)rec);
-		break;
-	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		on_memcpy(w, (const tw_memcpy *)rec);
-		break;
-	case CUPTI_ACTIVITY_KIND_MEMSET:
-		on_memset(w, (const tw_memset *)rec);
-		break;
-	case CUPTI_ACTIVITY_KIND_RUNTIME:
-		on_api(w, (const CUpti_ActivityAPI *)rec, false);
-		break;
-	case CUPTI_ACTIVITY_KIND_DRIVER:
-		on_api(w, (const CUpti_ActivityAPI *)rec, true);
-		break;
-	case CUPTI_ACTIVITY_KIND_MARKER:
-		on_marker(w, (const tw_marker *)rec);
-		break;
-	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		on_sync(w, (const tw_sync *)rec);
-		break;
-	case CUPTI_ACTIVITY_KIND_OVERHEAD:
-		on_overhead(w, (const tw_overhead *)rec);
-		break;
-	case CUPTI_ACTIVITY_KIND_DEVICE:
-		on_device(w, (const tw_device *)rec);
-		break;
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: on_kernel(w, (const tw_kernel *)rec); break;
+	case CUPTI_ACTIVITY_KIND_MEMCPY: on_memcpy(w, (const tw_memcpy *)rec); break;
+	case CUPTI_ACTIVITY_KIND_MEMSET: on_memset(w, (const tw_memset *)rec); break;
+	case CUPTI_ACTIVITY_KIND_RUNTIME: on_api(w, (const CUpti_ActivityAPI *)rec, false); break;
+	case CUPTI_ACTIVITY_KIND_DRIVER: on_api(w, (const CUpti_ActivityAPI *)rec, true); break;
+	case CUPTI_ACTIVITY_KIND_MARKER: on_marker(w, (const tw_marker *)rec); break;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: on_sync(w, (const tw_sync *)rec); break;
+	case CUPTI_ACTIVITY_KIND_OVERHEAD: on_overhead(w, (const tw_overhead *)rec); break;
+	case CUPTI_ACTIVITY_KIND_DEVICE: on_device(w, (const tw_device *)rec); break;
 	case CUPTI_ACTIVITY_KIND_CONTEXT: {
 		const tw_context *c = (const tw_context *)rec;
 		note_context(w, c->contextId, c->deviceId);
 		break;
 	}
-	case CUPTI_ACTIVITY_KIND_NAME:
-		on_name(w, (const CUpti_ActivityName *)rec);
-		break;
-	default:
-		w->st.unknown++;
-		break;
+	case CUPTI_ACTIVITY_KIND_NAME: on_name(w, (const CUpti_ActivityName *)rec); break;
+	default: w->st.unknown++; break;
 	}
 }
 
@@ -1059,12 +1057,17 @@ char *tw_prefix(struct tw *w, size_t *len)
 	char tn[512];
 	snprintf(tn, sizeof tn, "%s.%" PRIu32, w->hostname, w->opt.pid);
 	buf_json_string(&b, tn);
-	buf_printf(&b, ",\n  \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32
-	               ", \"tid\": 0, \"args\": {\"name\": ", w->opt.pid);
+	buf_printf(
+		&b,
+		",\n  \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32
+		", \"tid\": 0, \"args\": {\"name\": ",
+		w->opt.pid);
 	buf_json_string(&b, w->process_name);
 	buf_str(&b, "}}");
-	buf_printf(&b, ",\n{\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32
-	               ", \"tid\": 0, \"args\": {\"labels\": \"CPU\"}}", w->opt.pid);
+	buf_printf(&b,
+	           ",\n{\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %" PRIu32
+	           ", \"tid\": 0, \"args\": {\"labels\": \"CPU\"}}",
+	           w->opt.pid);
 	*len = b.n;
 	return b.p;
 }
@@ -1084,20 +1087,23 @@ char *tw_suffix(struct tw *w, size_t *len)
 		occ_from_device(r, &od);
 		buf_printf(&b, "%s\n    {\"id\": %u, \"name\": ", first ? "" : ",", i);
 		buf_json_string(&b, d->name);
-		buf_printf(&b, ", \"totalGlobalMem\": %" PRIu64 ", \"computeMajor\": %u, \"computeMinor\": %u, "
-		               "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %d, \"regsPerBlock\": %u, "
-		               "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
-		               "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u, \"sharedMemPerBlockOptin\": %ld}",
-		           (uint64_t)r->globalMemorySize, (unsigned)r->computeCapabilityMajor, (unsigned)r->computeCapabilityMinor,
-		           (unsigned)r->maxThreadsPerBlock, od.max_threads_per_sm, (unsigned)r->maxRegistersPerBlock,
-		           (unsigned)r->maxRegistersPerMultiprocessor, (unsigned)r->numThreadsPerWarp,
-		           (unsigned)r->maxSharedMemoryPerBlock, (unsigned)r->maxSharedMemoryPerMultiprocessor,
-		           (unsigned)r->numMultiprocessors, od.shmem_per_block_optin);
+		buf_printf(&b,
+		           ", \"totalGlobalMem\": %" PRIu64 ", \"computeMajor\": %u, \"computeMinor\": %u, "
+		           "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %d, \"regsPerBlock\": %u, "
+		           "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
+		           "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u, \"sharedMemPerBlockOptin\": %ld}",
+		           (uint64_t)r->globalMemorySize, (unsigned)r->computeCapabilityMajor,
+		           (unsigned)r->computeCapabilityMinor, (unsigned)r->maxThreadsPerBlock, od.max_threads_per_sm,
+		           (unsigned)r->maxRegistersPerBlock, (unsigned)r->maxRegistersPerMultiprocessor,
+		           (unsigned)r->numThreadsPerWarp, (unsigned)r->maxSharedMemoryPerBlock,
+		           (unsigned)r->maxSharedMemoryPerMultiprocessor, (unsigned)r->numMultiprocessors,
+		           od.shmem_per_block_optin);
 		first = false;
 	}
 	buf_str(&b, first ? "],\n" : "\n  ],\n");
-	buf_printf(&b, "  \"ttrace\": {\"recorder\": \"%s\", \"cupti_api_version\": %d, \"dropped_records\": %" PRIu64
-	               ", \"open_nvtx_ranges\": %zu}\n}\n",
+	buf_printf(&b,
+	           "  \"ttrace\": {\"recorder\": \"%s\", \"cupti_api_version\": %d, \"dropped_records\": %" PRIu64
+	           ", \"open_nvtx_ranges\": %zu}\n}\n",
 	           PACKAGE_STRING, (int)CUPTI_API_VERSION, w->dropped, w->ranges.n);
 	*len = b.n;
 	return b.p;

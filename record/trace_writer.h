@@ -42,13 +42,13 @@ typedef CUpti_ActivityMarker2 tw_marker;
 typedef const char *(*tw_callback_name_fn)(CUpti_CallbackDomain domain, uint32_t cbid);
 
 struct tw_options {
-	uint64_t base_ns;          /* baseTimeNanoseconds: event times are written relative to it */
-	int64_t clock_offset_ns;   /* added to every CUPTI timestamp to put it on CLOCK_REALTIME */
-	uint32_t pid;              /* the recorded process */
+	uint64_t base_ns;        /* baseTimeNanoseconds: event times are written relative to it */
+	int64_t clock_offset_ns; /* added to every CUPTI timestamp to put it on CLOCK_REALTIME */
+	uint32_t pid;            /* the recorded process */
 	const char *process_name;
 	const char *hostname;
 	int rank, world_size, local_rank; /* -1 when not known (env RANK, WORLD_SIZE, LOCAL_RANK) */
-	bool no_api;               /* drop runtime and driver calls (and so the flows) */
+	bool no_api;                      /* drop runtime and driver calls (and so the flows) */
 	tw_callback_name_fn callback_name;
 	/* the name of a host thread (NULL: none known); the recorder reads /proc */
 	char *(*thread_name)(uint32_t pid, uint32_t tid);
@@ -84,7 +84,7 @@ char *tw_suffix(struct tw *w, size_t *len);
 
 struct tw_stats {
 	uint64_t kernels, memcpys, memsets, api_calls, markers, syncs, overheads, unknown;
-	uint64_t open_ranges; /* NVTX ranges started and not (yet) ended */
+	uint64_t open_ranges;       /* NVTX ranges started and not (yet) ended */
 	uint64_t first_ns, last_ns; /* on the host clock; 0 when no timed record yet */
 	unsigned devices;
 };

@@ -28,8 +28,8 @@ enum {
 	N_SYNC = 1 << 1,        /* synchronises by its name */
 	N_MEMCPY_CALL = 1 << 2, /* an asynchronous memcpy call: synchronises when its copy is blocking */
 	N_PAGEABLE = 1 << 3,
-	N_STEP = 1 << 5,        /* ProfilerStep#N */
-	N_COMM_OP = 1 << 6,     /* nccl:... / gloo:... */
+	N_STEP = 1 << 5,    /* ProfilerStep#N */
+	N_COMM_OP = 1 << 6, /* nccl:... / gloo:... */
 	N_ALLREDUCE = 1 << 7,
 	N_COMM_KERNEL = 1 << 8,
 	N_DDP = 1 << 9,
@@ -70,20 +70,21 @@ struct ctx {
 	struct advice_report *r;
 	const struct gap_report *g;
 	const struct device_gaps *main; /* the device with the most kernel time, or NULL */
-	int64_t w0, w1, wlen;            /* the window the scores are over */
+	int64_t w0, w1, wlen;           /* the window the scores are over */
 	uint16_t *names;
 	struct advice_topk tk[ADV__COUNT];
-	int64_t sum[ADV__COUNT];         /* figures' numerators, ns */
-	uint64_t sync_calls;             /* outermost synchronising calls in the window */
-	uint64_t blocking_copies;        /* of which blocking device-to-host copies */
+	int64_t sum[ADV__COUNT];  /* figures' numerators, ns */
+	uint64_t sync_calls;      /* outermost synchronising calls in the window */
+	uint64_t blocking_copies; /* of which blocking device-to-host copies */
 	int64_t pageable_bytes;
-	uint64_t launch_waits, launch_short; /* short waits for a launch; of which before a kernel shorter than its launch */
-	uint64_t launch_gaps;            /* longer gaps whose cause is launch-bound */
+	uint64_t launch_waits,
+		launch_short; /* short waits for a launch; of which before a kernel shorter than its launch */
+	uint64_t launch_gaps; /* longer gaps whose cause is launch-bound */
 	int64_t launch_gap_ns;
 	bool has_ddp;
-	struct span *comm_ops;           /* without a GPU: the nccl:/gloo: ops, for their union */
+	struct span *comm_ops; /* without a GPU: the nccl:/gloo: ops, for their union */
 	uint32_t ncomm_ops, comm_ops_cap;
-	int64_t dl_host;                 /* DataLoader host time in the window */
+	int64_t dl_host; /* DataLoader host time in the window */
 };
 
 static int64_t clip_len(const struct ctx *c, int64_t a, int64_t b)
@@ -143,9 +144,9 @@ static struct advice_finding *add_finding(struct ctx *c, enum advice_rule rule, 
 /* What the stack of open slices says about the slices under it. */
 struct open {
 	int64_t end;
-	uint32_t outer_op;   /* outermost cpu_op at or above, TT_NONE */
-	uint32_t context;    /* innermost annotation or Python frame at or above (not a step), TT_NONE */
-	uint8_t under;       /* U_* of it and everything above */
+	uint32_t outer_op; /* outermost cpu_op at or above, TT_NONE */
+	uint32_t context;  /* innermost annotation or Python frame at or above (not a step), TT_NONE */
+	uint8_t under;     /* U_* of it and everything above */
 };
 enum { U_SYNC = 1, U_DATALOADER = 2, U_COMM = 4 };
 
@@ -177,12 +178,14 @@ static void sweep_cpu(struct ctx *c)
 					int64_t v = c->main != NULL ? idle_in(c, c->main, s->ts, end) : host;
 					c->dl_host += host;
 					c->sum[ADV_DATALOADER_STALL] += v;
-					struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
+					struct advice_instance x =
+						advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
 					advice_topk_add(&c->tk[ADV_DATALOADER_STALL], &x);
 				}
 			}
 			int32_t dev = -1;
-			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME && host_call_blocking_copy(c->t, tr, s, &dev));
+			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME &&
+			                             host_call_blocking_copy(c->t, tr, s, &dev));
 			if (sync && c->main != NULL) {
 				mine |= U_SYNC;
 				if (!(under & U_SYNC) && in_window) {
@@ -191,10 +194,11 @@ static void sweep_cpu(struct ctx *c)
 					c->sync_calls++;
 					c->blocking_copies += !(f & N_SYNC);
 					c->sum[ADV_HOST_SYNC] += v;
-					struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
+					struct advice_instance x =
+						advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
 					uint32_t op = up != NULL && up->outer_op != TT_NONE ? up->outer_op
-					              : s->cls == SC_CPU_OP                ? i
-					                                                   : TT_NONE;
+					              : s->cls == SC_CPU_OP                 ? i
+					                                                    : TT_NONE;
 					if (op != TT_NONE)
 						x.op = (struct slice_ref){ ti, op };
 					if (up != NULL && up->context != TT_NONE)
@@ -206,10 +210,12 @@ static void sweep_cpu(struct ctx *c)
 				mine |= U_COMM;
 				if (!(under & U_COMM) && in_window && c->g->ndevices == 0) {
 					int64_t v = clip_len(c, s->ts, end);
-					struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
+					struct advice_instance x =
+						advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
 					advice_topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
 					if (c->ncomm_ops == c->comm_ops_cap)
-						c->comm_ops = xreallocarray(c->comm_ops, c->comm_ops_cap = c->comm_ops_cap * 2 + 64,
+						c->comm_ops = xreallocarray(c->comm_ops,
+						                            c->comm_ops_cap = c->comm_ops_cap * 2 + 64,
 						                            sizeof *c->comm_ops);
 					c->comm_ops[c->ncomm_ops++] = (struct span){ s->ts, end };
 				}
@@ -220,10 +226,12 @@ static void sweep_cpu(struct ctx *c)
 			struct open *o = &st[sp++];
 			o->end = end;
 			o->under = under | mine;
-			o->outer_op = up != NULL && up->outer_op != TT_NONE ? up->outer_op : s->cls == SC_CPU_OP ? i : TT_NONE;
+			o->outer_op = up != NULL && up->outer_op != TT_NONE ? up->outer_op
+			              : s->cls == SC_CPU_OP                 ? i
+			                                                    : TT_NONE;
 			o->context = (s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON) && !(f & N_STEP) ? i
-			             : up != NULL                                                        ? up->context
-			                                                                                 : TT_NONE;
+			             : up != NULL ? up->context
+			                          : TT_NONE;
 		}
 	}
 	free(st);
@@ -293,9 +301,11 @@ static void sweep_gpu(struct ctx *c)
 		/* TraceLens's exposed communication: the collectives' union less the compute's */
 		nc = spans_merge(comm, nc);
 		for (uint32_t k = 0; k < nc; k++) {
-			int64_t a = comm[k].start > c->w0 ? comm[k].start : c->w0, b = comm[k].end < c->w1 ? comm[k].end : c->w1;
+			int64_t a = comm[k].start > c->w0 ? comm[k].start : c->w0,
+				b = comm[k].end < c->w1 ? comm[k].end : c->w1;
 			if (b > a)
-				c->sum[ADV_EXPOSED_COMMUNICATION] += (b - a) - spans_within_prefix(comp, prefix, n, a, b);
+				c->sum[ADV_EXPOSED_COMMUNICATION] +=
+					(b - a) - spans_within_prefix(comp, prefix, n, a, b);
 		}
 		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 			const struct track *tr = &t->tracks[ti];
@@ -310,7 +320,8 @@ static void sweep_gpu(struct ctx *c)
 				if (b <= a)
 					continue;
 				int64_t exposed = (b - a) - spans_within_prefix(comp, prefix, n, a, b);
-				struct advice_instance x = advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, exposed);
+				struct advice_instance x =
+					advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, exposed);
 				advice_topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
 				if ((c->names[s->name] & N_ALLREDUCE) &&
 				    (double)exposed >= TT_ADVICE_SERIAL_FRACTION * (double)(b - a) && exposed > 0) {
@@ -350,7 +361,8 @@ static void sweep_launch(struct ctx *c)
 		struct slice_ref next = advice_no_ref;
 		for (uint32_t q = 0; q < nt; q++) {
 			const struct track *tr = &t->tracks[tracks[q]];
-			while (cur[q] < tr->nslices && (tr->slices[cur[q]].ts < b || !is_gpu_op(tr->slices[cur[q]].cls)))
+			while (cur[q] < tr->nslices &&
+			       (tr->slices[cur[q]].ts < b || !is_gpu_op(tr->slices[cur[q]].cls)))
 				cur[q]++;
 			if (cur[q] < tr->nslices && tr->slices[cur[q]].ts == b && next.track == TT_NONE)
 				next = (struct slice_ref){ tracks[q], cur[q] };
@@ -385,7 +397,8 @@ static void sweep_launch(struct ctx *c)
 		c->launch_gaps++;
 		c->launch_gap_ns += v;
 		c->sum[ADV_LAUNCH_BOUND] += v;
-		struct advice_instance x = advice_instance_of(gp->next.track != TT_NONE ? gp->next : gp->cpu, gp->start, gp->end, v);
+		struct advice_instance x =
+			advice_instance_of(gp->next.track != TT_NONE ? gp->next : gp->cpu, gp->start, gp->end, v);
 		advice_topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
 	}
 	free(tracks);
@@ -406,7 +419,8 @@ static void rule_gpu_utilization(struct ctx *c)
 		const struct gap *gp = &c->g->gaps[i];
 		if (gp->device != worst->device)
 			continue;
-		struct advice_instance x = advice_instance_of(gp->next, gp->start, gp->end, clip_len(c, gp->start, gp->end));
+		struct advice_instance x =
+			advice_instance_of(gp->next, gp->start, gp->end, clip_len(c, gp->start, gp->end));
 		x.context = gp->cpu;
 		x.op = gp->op;
 		advice_topk_add(&c->tk[ADV_LOW_GPU_UTILIZATION], &x);
@@ -431,20 +445,21 @@ static void rule_gpu_utilization(struct ctx *c)
 	         c->r->steps == 1 ? "" : "s", advice_pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
 	if (dg != NULL && dg->idle > 0 && best >= 0 && dg->idle_by_cause[best] > 0) {
 		char d[32];
-		snprintf(f->cause, sizeof f->cause,
-		         "the GPU waits for the host; of its idle time, %s is in gaps whose cause is %s (%s), %s in gaps "
-		         "under %s",
-		         advice_pct(advice_share(dg->idle_by_cause[best], dg->idle), a, sizeof a),
-		         gap_cause_text((enum gap_cause)best), gap_cause_key((enum gap_cause)best),
-		         advice_pct(advice_share(dg->idle - in_gaps, dg->idle), b, sizeof b),
-		         timefmt_dur(c->g->min_gap, d, sizeof d));
+		snprintf(
+			f->cause, sizeof f->cause,
+			"the GPU waits for the host; of its idle time, %s is in gaps whose cause is %s (%s), %s in gaps "
+			"under %s",
+			advice_pct(advice_share(dg->idle_by_cause[best], dg->idle), a, sizeof a),
+			gap_cause_text((enum gap_cause)best), gap_cause_key((enum gap_cause)best),
+			advice_pct(advice_share(dg->idle - in_gaps, dg->idle), b, sizeof b),
+			timefmt_dur(c->g->min_gap, d, sizeof d));
 		if (advice_share(dg->idle_by_cause[best], dg->idle) < 0.5 && f->confidence > ADV_MEDIUM)
 			f->confidence = ADV_MEDIUM;
 	} else {
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_GPU_UTILIZATION)->cause);
 	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         c->r->steps < 2 ? "one step only: warm-up or a one-off may dominate it"
+	         c->r->steps < 2             ? "one step only: warm-up or a one-off may dominate it"
 	         : f->confidence == ADV_HIGH ? "several steps, and one cause explains most of the idle time"
 	                                     : "several steps, but no single cause explains most of the idle time");
 }
@@ -484,8 +499,9 @@ static void rule_dataloader(struct ctx *c)
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_DATALOADER_STALL)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "the stall recurs in several DataLoader calls"
-	         : conf == ADV_LOW ? "one DataLoader call holds most of the stall: worker start-up or an epoch boundary?"
-	                           : "a single DataLoader call in the trace: is it steady?");
+	         : conf == ADV_LOW
+	                 ? "one DataLoader call holds most of the stall: worker start-up or an epoch boundary?"
+	                 : "a single DataLoader call in the trace: is it steady?");
 }
 
 static void rule_host_sync(struct ctx *c)
@@ -543,10 +559,10 @@ static void rule_launch(struct ctx *c)
 	         "GPU %d waits %s for launches (%s of the steps' time): %s in %llu waits under %s (%s of them end at a "
 	         "kernel shorter than its launch call), %s in %llu longer gaps; threshold: over %s",
 	         c->main->device, timefmt_dur(c->sum[ADV_LAUNCH_BOUND], d, sizeof d), advice_pct(fig, a, sizeof a),
-	         timefmt_dur(c->sum[ADV_LAUNCH_BOUND] - c->launch_gap_ns, g, sizeof g), (unsigned long long)c->launch_waits,
-	         timefmt_dur(c->g->min_gap, h, sizeof h), advice_pct(short_share, e, sizeof e),
-	         timefmt_dur(c->launch_gap_ns, k, sizeof k), (unsigned long long)c->launch_gaps,
-	         advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
+	         timefmt_dur(c->sum[ADV_LAUNCH_BOUND] - c->launch_gap_ns, g, sizeof g),
+	         (unsigned long long)c->launch_waits, timefmt_dur(c->g->min_gap, h, sizeof h),
+	         advice_pct(short_share, e, sizeof e), timefmt_dur(c->launch_gap_ns, k, sizeof k),
+	         (unsigned long long)c->launch_gaps, advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "most waits end at a kernel that ran shorter than its launch call (HTA's short "
@@ -583,10 +599,11 @@ static void rule_tensor_cores(struct ctx *c)
 		if (!k->matmul_like || k->tensor_cores || (c->names[k->name] & N_COMM_KERNEL))
 			continue;
 		off += k->total;
-		const struct slice *s = k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx]
-		                                                    : NULL;
-		struct advice_instance x = advice_instance_of(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
-		                                    k->total);
+		const struct slice *s =
+			k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx] : NULL;
+		struct advice_instance x = advice_instance_of(
+			k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
+			k->total);
 		advice_topk_add(&c->tk[ADV_TENSOR_CORES_UNUSED], &x);
 	}
 	double fig = advice_share(off, kr->total);
@@ -625,7 +642,8 @@ static void rule_occupancy(struct ctx *c)
 			continue; /* collectives run a block per channel by design */
 		looked++;
 		double occ = kernel_mean_occupancy(k), bps = kernel_mean_bps(k);
-		bool low = (!isnan(occ) && occ < TT_ADVICE_OCCUPANCY_MIN) || (!isnan(bps) && bps < TT_ADVICE_BLOCKS_PER_SM_MIN);
+		bool low = (!isnan(occ) && occ < TT_ADVICE_OCCUPANCY_MIN) ||
+		           (!isnan(bps) && bps < TT_ADVICE_BLOCKS_PER_SM_MIN);
 		if (!low)
 			continue;
 		flagged += k->total;
@@ -633,10 +651,11 @@ static void rule_occupancy(struct ctx *c)
 			occ_w += occ * (double)k->total;
 			occ_d += k->total;
 		}
-		const struct slice *s = k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx]
-		                                                    : NULL;
-		struct advice_instance x = advice_instance_of(k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
-		                                    k->total);
+		const struct slice *s =
+			k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx] : NULL;
+		struct advice_instance x = advice_instance_of(
+			k->longest, s ? s->ts : 0, s ? tt_add(s->ts, slice_dur(&c->t->tracks[k->longest.track], s)) : 0,
+			k->total);
 		advice_topk_add(&c->tk[ADV_LOW_OCCUPANCY], &x);
 	}
 	double kshare = advice_share(flagged, kr->total);
@@ -647,20 +666,23 @@ static void rule_occupancy(struct ctx *c)
 	struct advice_finding *f = add_finding(c, ADV_LOW_OCCUPANCY, occ, score > 1 ? 1 : score, ADV_MEDIUM);
 	char a[32], d[48];
 	if (isnan(occ))
-		snprintf(f->symptom, sizeof f->symptom,
-		         "%llu of the %u longest kernels (%s of kernel time, %s) run fewer blocks than SMs; threshold: under "
-		         "%.0f block per SM",
-		         (unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d),
-		         TT_ADVICE_BLOCKS_PER_SM_MIN);
+		snprintf(
+			f->symptom, sizeof f->symptom,
+			"%llu of the %u longest kernels (%s of kernel time, %s) run fewer blocks than SMs; threshold: under "
+			"%.0f block per SM",
+			(unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a),
+			timefmt_dur(flagged, d, sizeof d), TT_ADVICE_BLOCKS_PER_SM_MIN);
 	else
-		snprintf(f->symptom, sizeof f->symptom,
-		         "%llu of the %u longest kernels (%s of kernel time, %s) run at a mean est. achieved occupancy of "
-		         "%.1f%% or with fewer blocks than SMs; threshold: under %.0f%%",
-		         (unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a), timefmt_dur(flagged, d, sizeof d),
-		         occ, TT_ADVICE_OCCUPANCY_MIN);
+		snprintf(
+			f->symptom, sizeof f->symptom,
+			"%llu of the %u longest kernels (%s of kernel time, %s) run at a mean est. achieved occupancy of "
+			"%.1f%% or with fewer blocks than SMs; threshold: under %.0f%%",
+			(unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a),
+			timefmt_dur(flagged, d, sizeof d), occ, TT_ADVICE_OCCUPANCY_MIN);
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
-	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         "Kineto's occupancy is an estimate from the launch shape; whether it limits speed depends on the kernel");
+	snprintf(
+		f->confidence_why, sizeof f->confidence_why, "%s",
+		"Kineto's occupancy is an estimate from the launch shape; whether it limits speed depends on the kernel");
 }
 
 static void rule_communication(struct ctx *c)
@@ -676,7 +698,8 @@ static void rule_communication(struct ctx *c)
 		return;
 	struct advice_finding *f = add_finding(c, ADV_EXPOSED_COMMUNICATION, fig, fig, ADV_MEDIUM);
 	char a[32], b[32];
-	snprintf(f->symptom, sizeof f->symptom, "%s not hidden by compute take %s of the steps' time; threshold: over %s",
+	snprintf(f->symptom, sizeof f->symptom,
+	         "%s not hidden by compute take %s of the steps' time; threshold: over %s",
 	         c->g->ndevices > 0 ? "collective kernels" : "collective ops (no GPU)", advice_pct(fig, a, sizeof a),
 	         advice_pct(TT_ADVICE_COMM_EXPOSED_MAX, b, sizeof b));
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_EXPOSED_COMMUNICATION)->cause);
@@ -689,7 +712,8 @@ static void rule_allreduce(struct ctx *c)
 	double fig = advice_share(c->sum[ADV_ALLREDUCE_AFTER_BACKWARD], c->wlen);
 	if (!(fig > TT_ADVICE_ALLREDUCE_EXPOSED_MAX))
 		return;
-	struct advice_finding *f = add_finding(c, ADV_ALLREDUCE_AFTER_BACKWARD, fig, fig, c->has_ddp ? ADV_MEDIUM : ADV_LOW);
+	struct advice_finding *f =
+		add_finding(c, ADV_ALLREDUCE_AFTER_BACKWARD, fig, fig, c->has_ddp ? ADV_MEDIUM : ADV_LOW);
 	char a[32], b[32], d[48];
 	snprintf(f->symptom, sizeof f->symptom,
 	         "%llu AllReduce kernel%s run%s mostly alone: %s not hidden by compute (%s of the steps' time); "
@@ -711,8 +735,8 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	if (!(fig > TT_ADVICE_OTHER_MAX))
 		return;
 	for (uint32_t i = 0; i < sr->n; i++) {
-		struct advice_instance x =
-			advice_instance_of(advice_no_ref, sr->steps[i].start, sr->steps[i].end, sr->steps[i].role[ROLE_OTHER]);
+		struct advice_instance x = advice_instance_of(advice_no_ref, sr->steps[i].start, sr->steps[i].end,
+		                                              sr->steps[i].role[ROLE_OTHER]);
 		advice_topk_add(&c->tk[ADV_LARGE_OTHER_SHARE], &x);
 	}
 	bool python = false;
@@ -817,7 +841,8 @@ static void rule_memory(struct ctx *c)
 			const struct step *s = &c->t->steps[mr->steps[k]];
 			if (grow->step_allocated[k] < 0)
 				continue;
-			struct advice_instance x = advice_instance_of(s->ref, s->ts, tt_add(s->ts, s->dur), grow->step_allocated[k]);
+			struct advice_instance x =
+				advice_instance_of(s->ref, s->ts, tt_add(s->ts, s->dur), grow->step_allocated[k]);
 			advice_topk_add(&c->tk[ADV_MEMORY_GROWTH], &x);
 		}
 		double sx = (double)(grow_last - grow_first) / (double)grow_last;
@@ -825,20 +850,21 @@ static void rule_memory(struct ctx *c)
 		                                       grow_rises == grow_steps - 1 ? ADV_MEDIUM : ADV_LOW);
 		f->device = grow->id;
 		f->threshold = TT_ADVICE_GROWTH_MIN_BYTES;
-		snprintf(f->symptom, sizeof f->symptom,
-		         "%s: allocated at step start grows from %s to %s over %u steps (%s per step, rising %u times); "
-		         "threshold: %.0f%% of the first and at least 16 MiB over %d steps or more",
-		         memory_device_name(grow, nm, sizeof nm), timefmt_bytes((double)grow_first, a, sizeof a),
-		         timefmt_bytes((double)grow_last, b, sizeof b), grow_steps, timefmt_bytes(grow_x, d, sizeof d),
-		         grow_rises, 100 * TT_ADVICE_GROWTH_MIN, TT_ADVICE_GROWTH_MIN_STEPS);
+		snprintf(
+			f->symptom, sizeof f->symptom,
+			"%s: allocated at step start grows from %s to %s over %u steps (%s per step, rising %u times); "
+			"threshold: %.0f%% of the first and at least 16 MiB over %d steps or more",
+			memory_device_name(grow, nm, sizeof nm), timefmt_bytes((double)grow_first, a, sizeof a),
+			timefmt_bytes((double)grow_last, b, sizeof b), grow_steps, timefmt_bytes(grow_x, d, sizeof d),
+			grow_rises, 100 * TT_ADVICE_GROWTH_MIN, TT_ADVICE_GROWTH_MIN_STEPS);
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_MEMORY_GROWTH)->cause);
 		snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 		         grow_rises == grow_steps - 1 ? "it rises at every step, but few steps are traced"
 		                                      : "it does not rise at every step");
 	}
 	if (cap != NULL) {
-		struct advice_instance x = advice_instance_of(cap->peak_reserved_op, cap->peak_reserved_ts, cap->peak_reserved_ts,
-		                                    cap->peak_reserved);
+		struct advice_instance x = advice_instance_of(cap->peak_reserved_op, cap->peak_reserved_ts,
+		                                              cap->peak_reserved_ts, cap->peak_reserved);
 		advice_topk_add(&c->tk[ADV_MEMORY_NEAR_CAPACITY], &x);
 		struct advice_finding *f =
 			add_finding(c, ADV_MEMORY_NEAR_CAPACITY, cap_x, TT_ADVICE_MEMORY_WEIGHT * cap_x, ADV_HIGH);

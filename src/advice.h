@@ -32,32 +32,32 @@
 #include "src/ranks.h"
 
 /* Thresholds (ttrace(1), FINDINGS, says where each comes from). */
-#define TT_ADVICE_GPU_UTIL_MIN 0.80           /* GPU utilization below: the guides' 80% */
-#define TT_ADVICE_DATALOADER_MAX 0.05         /* DataLoader above 5% of the step: the TensorBoard plugin */
-#define TT_ADVICE_SYNC_IDLE_MAX 0.01          /* GPU idle during host syncs above 1% of the step */
-#define TT_ADVICE_PAGEABLE_MAX 0.01           /* pageable copies above 1% of the step */
-#define TT_ADVICE_LAUNCH_IDLE_MAX 0.10        /* GPU idle waiting for launches above 10% of the step */
-#define TT_ADVICE_TC_MATMUL_MAX 0.10          /* matmul/conv kernels off Tensor Cores above 10% of kernel time */
-#define TT_ADVICE_OCCUPANCY_MIN 50.0          /* est. achieved occupancy below 50% */
-#define TT_ADVICE_BLOCKS_PER_SM_MIN 1.0       /* or fewer blocks than SMs */
-#define TT_ADVICE_TOP_KERNELS 10              /* occupancy: the longest kernels (by total time) looked at */
-#define TT_ADVICE_KERNEL_SHARE_MIN 0.10       /* occupancy: flagged kernels at least 10% of kernel time */
-#define TT_ADVICE_COMM_EXPOSED_MAX 0.10       /* exposed communication above 10% of the step: the plugin's threshold */
-#define TT_ADVICE_ALLREDUCE_EXPOSED_MAX 0.05  /* serialised AllReduce above 5% of the step */
-#define TT_ADVICE_SERIAL_FRACTION 0.5         /* an AllReduce at least half not hidden by compute */
-#define TT_ADVICE_OTHER_MAX 0.10              /* the plugin's Other above 10% of the step */
-#define TT_ADVICE_FRAGMENTATION_MAX 0.25      /* reserved but unallocated above 25% of reserved */
+#define TT_ADVICE_GPU_UTIL_MIN 0.80          /* GPU utilization below: the guides' 80% */
+#define TT_ADVICE_DATALOADER_MAX 0.05        /* DataLoader above 5% of the step: the TensorBoard plugin */
+#define TT_ADVICE_SYNC_IDLE_MAX 0.01         /* GPU idle during host syncs above 1% of the step */
+#define TT_ADVICE_PAGEABLE_MAX 0.01          /* pageable copies above 1% of the step */
+#define TT_ADVICE_LAUNCH_IDLE_MAX 0.10       /* GPU idle waiting for launches above 10% of the step */
+#define TT_ADVICE_TC_MATMUL_MAX 0.10         /* matmul/conv kernels off Tensor Cores above 10% of kernel time */
+#define TT_ADVICE_OCCUPANCY_MIN 50.0         /* est. achieved occupancy below 50% */
+#define TT_ADVICE_BLOCKS_PER_SM_MIN 1.0      /* or fewer blocks than SMs */
+#define TT_ADVICE_TOP_KERNELS 10             /* occupancy: the longest kernels (by total time) looked at */
+#define TT_ADVICE_KERNEL_SHARE_MIN 0.10      /* occupancy: flagged kernels at least 10% of kernel time */
+#define TT_ADVICE_COMM_EXPOSED_MAX 0.10      /* exposed communication above 10% of the step: the plugin's threshold */
+#define TT_ADVICE_ALLREDUCE_EXPOSED_MAX 0.05 /* serialised AllReduce above 5% of the step */
+#define TT_ADVICE_SERIAL_FRACTION 0.5        /* an AllReduce at least half not hidden by compute */
+#define TT_ADVICE_OTHER_MAX 0.10             /* the plugin's Other above 10% of the step */
+#define TT_ADVICE_FRAGMENTATION_MAX 0.25     /* reserved but unallocated above 25% of reserved */
 #define TT_ADVICE_FRAGMENTATION_MIN_BYTES (256ll << 20) /* ... and at least 256 MiB */
-#define TT_ADVICE_GROWTH_MIN 0.05             /* allocated at step start growing by 5% of the first */
-#define TT_ADVICE_GROWTH_MIN_BYTES (16ll << 20) /* ... and at least 16 MiB */
-#define TT_ADVICE_GROWTH_MIN_STEPS 3          /* over at least 3 steps */
-#define TT_ADVICE_CAPACITY_MAX 0.90           /* peak reserved above 90% of the GPU's memory: the plugin */
-#define TT_ADVICE_STRAGGLER_LAST_MIN 0.5      /* one rank last at half the collectives or more */
-#define TT_ADVICE_STRAGGLER_WAIT_MIN 0.01     /* ... and the others wait 1% of the step or more */
-#define TT_ADVICE_ALL_IDLE_MAX 0.10           /* every rank's GPU idle together above 10% of the window */
+#define TT_ADVICE_GROWTH_MIN 0.05                       /* allocated at step start growing by 5% of the first */
+#define TT_ADVICE_GROWTH_MIN_BYTES (16ll << 20)         /* ... and at least 16 MiB */
+#define TT_ADVICE_GROWTH_MIN_STEPS 3                    /* over at least 3 steps */
+#define TT_ADVICE_CAPACITY_MAX 0.90                     /* peak reserved above 90% of the GPU's memory: the plugin */
+#define TT_ADVICE_STRAGGLER_LAST_MIN 0.5                /* one rank last at half the collectives or more */
+#define TT_ADVICE_STRAGGLER_WAIT_MIN 0.01               /* ... and the others wait 1% of the step or more */
+#define TT_ADVICE_ALL_IDLE_MAX 0.10                     /* every rank's GPU idle together above 10% of the window */
 
 /* Score weights of the rules that do not lose time directly. */
-#define TT_ADVICE_TC_GAIN 0.5                 /* AMP/TF32 at least halves a matmul's time */
+#define TT_ADVICE_TC_GAIN 0.5 /* AMP/TF32 at least halves a matmul's time */
 #define TT_ADVICE_OCCUPANCY_GAIN 0.25
 #define TT_ADVICE_MEMORY_WEIGHT 0.1
 
@@ -105,40 +105,40 @@ struct advice_rule_info {
 	const char *wrong_if;   /* what would make the finding wrong */
 	enum advice_unit unit;
 	double threshold;
-	bool above;             /* fires above the threshold (else below) */
+	bool above; /* fires above the threshold (else below) */
 };
 
 /* One instance of a finding: something to show in the timeline. */
 struct advice_instance {
-	int32_t rank;           /* rank position in the set (0 for one trace) */
-	struct slice_ref ref;   /* the slice to select, or {TT_NONE, TT_NONE} */
-	struct slice_ref op;    /* host sync: the calling operator (outermost cpu_op), or {TT_NONE} */
+	int32_t rank;             /* rank position in the set (0 for one trace) */
+	struct slice_ref ref;     /* the slice to select, or {TT_NONE, TT_NONE} */
+	struct slice_ref op;      /* host sync: the calling operator (outermost cpu_op), or {TT_NONE} */
 	struct slice_ref context; /* host sync: the innermost annotation or Python frame around it, or {TT_NONE} */
-	int64_t start, end;     /* the time it covers, in its trace's time (ns) */
-	int64_t value;          /* its weight: ns lost (or its duration), bytes for memory rules */
-	int64_t bytes;          /* pageable copies: bytes copied, -1 when unknown */
+	int64_t start, end;       /* the time it covers, in its trace's time (ns) */
+	int64_t value;            /* its weight: ns lost (or its duration), bytes for memory rules */
+	int64_t bytes;            /* pageable copies: bytes copied, -1 when unknown */
 };
 
 /* A rank a finding holds for (several ranks). */
 struct advice_rank {
-	int32_t pos;            /* position in the set */
-	int32_t rank;           /* distributedInfo.rank, else the position */
+	int32_t pos;  /* position in the set */
+	int32_t rank; /* distributedInfo.rank, else the position */
 	double figure, score;
 };
 
 struct advice_finding {
 	enum advice_rule rule;
-	double score;           /* estimated time lost as a share of the steps' time (see above) */
-	double figure;          /* the rule's figure, in its unit */
-	double threshold;       /* the threshold it crossed */
+	double score;     /* estimated time lost as a share of the steps' time (see above) */
+	double figure;    /* the rule's figure, in its unit */
+	double threshold; /* the threshold it crossed */
 	enum advice_confidence confidence;
-	int32_t device;         /* the GPU it concerns, or -1 */
-	int32_t rank;           /* the rank position the figure is of (0 for one trace) */
-	uint64_t count;         /* instances found (inst keeps the TT_ADVICE_MAX_INSTANCES worst) */
-	int64_t total;          /* the instances' weight summed (ns, or bytes) */
-	char symptom[256];      /* the figure against its threshold, in words (no trace text) */
-	char cause[256];        /* the likely cause made specific to this trace (no trace text) */
-	char confidence_why[256]; /* why this confidence (no trace text) */
+	int32_t device;               /* the GPU it concerns, or -1 */
+	int32_t rank;                 /* the rank position the figure is of (0 for one trace) */
+	uint64_t count;               /* instances found (inst keeps the TT_ADVICE_MAX_INSTANCES worst) */
+	int64_t total;                /* the instances' weight summed (ns, or bytes) */
+	char symptom[256];            /* the figure against its threshold, in words (no trace text) */
+	char cause[256];              /* the likely cause made specific to this trace (no trace text) */
+	char confidence_why[256];     /* why this confidence (no trace text) */
 	struct advice_instance *inst; /* worst first */
 	uint32_t ninst;
 	struct advice_rank *ranks; /* several ranks: the ranks it holds for, by position; else NULL */
@@ -148,9 +148,9 @@ struct advice_finding {
 struct advice_report {
 	struct advice_finding *findings; /* worst first */
 	uint32_t n;
-	int nranks;             /* the traces they are over (1 for one trace) */
+	int nranks;                       /* the traces they are over (1 for one trace) */
 	int64_t window_start, window_end; /* one trace: the steps' span the scores are over */
-	uint32_t steps;         /* steps in it */
+	uint32_t steps;                   /* steps in it */
 	bool has_gpu;
 };
 

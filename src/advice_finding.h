@@ -13,7 +13,7 @@
  * weight of all it was given. All zero: none yet. */
 struct advice_topk {
 	struct advice_instance v[TT_ADVICE_MAX_INSTANCES];
-	uint32_t n, min;     /* min: position of the least bad when full */
+	uint32_t n, min; /* min: position of the least bad when full */
 	uint64_t count;
 	int64_t total;
 };

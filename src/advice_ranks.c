@@ -55,8 +55,8 @@ static double mean_step(const struct advice_report *const *per, int n)
 	return k ? s / k : 0;
 }
 
-static void rule_straggler(struct trace *const *ts, const struct advice_report *const *per, const struct rank_report *rr,
-                           struct advice_report *r)
+static void rule_straggler(struct trace *const *ts, const struct advice_report *const *per,
+                           const struct rank_report *rr, struct advice_report *r)
 {
 	if (rr == NULL || rr->straggler < 0 || rr->nranks < 2)
 		return;
@@ -81,8 +81,8 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 		if (me->ref.track == TT_NONE)
 			continue;
 		const struct slice *s = &ts[sp]->tracks[me->ref.track].slices[me->ref.idx];
-		struct advice_instance x =
-			advice_instance_of(me->ref, s->ts, tt_add(s->ts, slice_dur(&ts[sp]->tracks[me->ref.track], s)), cl->skew);
+		struct advice_instance x = advice_instance_of(
+			me->ref, s->ts, tt_add(s->ts, slice_dur(&ts[sp]->tracks[me->ref.track], s)), cl->skew);
 		x.rank = sp;
 		advice_topk_add(k, &x);
 	}
@@ -106,16 +106,18 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 	f->ranks[0] = (struct advice_rank){ sp, rr->ranks[sp].rank, frac, f->score };
 	f->nranks = 1;
 	char a[32], b[32], d[48], e[32];
-	snprintf(f->symptom, sizeof f->symptom,
-	         "rank %d arrives last at %u of %u collectives (%s); the other ranks wait %s for it in all, %s of a step "
-	         "each; threshold: %s of the collectives and %s of the step",
-	         rr->ranks[sp].rank, rr->ranks[sp].arrived_last, shared, advice_pct(frac, a, sizeof a),
-	         timefmt_dur(waited, d, sizeof d), advice_pct(score, e, sizeof e),
-	         advice_pct(TT_ADVICE_STRAGGLER_LAST_MIN, b, sizeof b), "1%");
+	snprintf(
+		f->symptom, sizeof f->symptom,
+		"rank %d arrives last at %u of %u collectives (%s); the other ranks wait %s for it in all, %s of a step "
+		"each; threshold: %s of the collectives and %s of the step",
+		rr->ranks[sp].rank, rr->ranks[sp].arrived_last, shared, advice_pct(frac, a, sizeof a),
+		timefmt_dur(waited, d, sizeof d), advice_pct(score, e, sizeof e),
+		advice_pct(TT_ADVICE_STRAGGLER_LAST_MIN, b, sizeof b), "1%");
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_STRAGGLER)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         f->confidence == ADV_HIGH ? "the same rank is last at nearly every collective"
-	                                   : "it is last at many collectives but not nearly all, or only two ranks compare");
+	         f->confidence == ADV_HIGH
+	                 ? "the same rank is last at nearly every collective"
+	                 : "it is last at many collectives but not nearly all, or only two ranks compare");
 	free(k);
 }
 
@@ -167,7 +169,8 @@ static void rule_all_idle(struct trace *const *ts, const struct advice_report *c
 		if (next > w1)
 			next = w1;
 		if (next > cur) {
-			struct advice_instance x = advice_instance_of(advice_no_ref, tt_sub(cur, shift0), tt_sub(next, shift0), next - cur);
+			struct advice_instance x = advice_instance_of(advice_no_ref, tt_sub(cur, shift0),
+			                                              tt_sub(next, shift0), next - cur);
 			advice_topk_add(k, &x);
 		}
 		if (i < nu && u[i].end > cur)
@@ -230,8 +233,8 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 				const struct advice_finding *g = &per[i]->findings[j];
 				if ((int)g->rule != rule)
 					continue;
-				f->ranks[f->nranks++] =
-					(struct advice_rank){ i, rr != NULL ? rr->ranks[i].rank : i, g->figure, g->score };
+				f->ranks[f->nranks++] = (struct advice_rank){ i, rr != NULL ? rr->ranks[i].rank : i,
+					                                      g->figure, g->score };
 				for (uint32_t q = 0; q < g->ninst; q++) {
 					struct advice_instance x = g->inst[q];
 					x.rank = i;
@@ -258,10 +261,11 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 		straggler |= r->findings[i].rule == ADV_STRAGGLER;
 	for (uint32_t i = 0; i < r->n; i++)
 		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION)
-			snprintf(r->findings[i].confidence_why, sizeof r->findings[i].confidence_why, "%s",
-			         straggler ? "every rank is loaded, and one is a straggler: part of this is waiting for it"
-			                   : "every rank is loaded and none is a straggler: this is transfer, not waiting");
+			snprintf(
+				r->findings[i].confidence_why, sizeof r->findings[i].confidence_why, "%s",
+				straggler
+					? "every rank is loaded, and one is a straggler: part of this is waiting for it"
+					: "every rank is loaded and none is a straggler: this is transfer, not waiting");
 	if (r->n > 1)
 		qsort(r->findings, r->n, sizeof *r->findings, advice_finding_cmp);
 }
-

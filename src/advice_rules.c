@@ -8,6 +8,7 @@
 
 #include "lib/timefmt.h"
 
+/* clang-format off */
 static const struct advice_rule_info rules[ADV__COUNT] = {
 	[ADV_LOW_GPU_UTILIZATION] = {
 		"low_gpu_utilization", "Low GPU utilization", "GPU utilization",
@@ -185,6 +186,7 @@ static const struct advice_rule_info rules[ADV__COUNT] = {
 		"the ranks' clocks are not aligned, or the traced windows of the ranks differ",
 		AU_SHARE, TT_ADVICE_ALL_IDLE_MAX, true },
 };
+/* clang-format on */
 
 const struct advice_rule_info *advice_rule_info(enum advice_rule r) { return &rules[r < ADV__COUNT ? r : 0]; }
 

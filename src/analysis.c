@@ -11,7 +11,7 @@
 struct ranks_entry {
 	enum align_mode mode;
 	int n;
-	struct trace **ts;        /* the set, in order */
+	struct trace **ts; /* the set, in order */
 	struct rank_report rr;
 	struct advice_report *advice; /* the set's findings, or NULL until asked */
 };
@@ -26,7 +26,7 @@ struct analysis_cache {
 	struct op_tree *op_tree;
 	struct op_report *ops[OP__GROUPS];
 	struct gpu_metrics *gpu;
-	struct tb_step *tb_steps;  /* the plugin's steps, found once for the gaps and the steps */
+	struct tb_step *tb_steps; /* the plugin's steps, found once for the gaps and the steps */
 	uint32_t ntb_steps;
 	struct memory_report *memory;
 	struct step_report *steps;

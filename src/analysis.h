@@ -28,10 +28,10 @@
 
 struct gap_analysis {
 	int64_t min_gap;
-	struct gap_report r;      /* src/gaps.h */
-	struct gap *by_device;    /* r's device gaps by device, then start (for lookups by time) */
-	uint32_t *devices;        /* r.devices positions, by device number */
-	uint64_t used;            /* when it was last asked (LRU) */
+	struct gap_report r;   /* src/gaps.h */
+	struct gap *by_device; /* r's device gaps by device, then start (for lookups by time) */
+	uint32_t *devices;     /* r.devices positions, by device number */
+	uint64_t used;         /* when it was last asked (LRU) */
 };
 
 /* The gaps of T of at least MIN_GAP ns, computed on the first call for that length. */

@@ -34,15 +34,14 @@ int args_store_text(const struct trace *t, uint64_t args, char **text, char **ca
 	}
 	buf[len] = '\0';
 	if (buf[0] != '{') {
-		*cause = xasprintf("%s: byte %llu is not the start of this event's args (has the file changed?)", t->path,
-		                   (unsigned long long)offset);
+		*cause = xasprintf("%s: byte %llu is not the start of this event's args (has the file changed?)",
+		                   t->path, (unsigned long long)offset);
 		free(buf);
 		return -1;
 	}
 	*text = buf;
 	return 0;
 }
-
 
 struct unavailable {
 	struct args_store store;
@@ -78,10 +77,7 @@ struct args_store *args_store_unavailable(const char *why)
 	return &u->store;
 }
 
-uint64_t args_store_memory(const struct args_store *st)
-{
-	return st != NULL ? st->ops->memory(st) : 0;
-}
+uint64_t args_store_memory(const struct args_store *st) { return st != NULL ? st->ops->memory(st) : 0; }
 
 char *args_store_save(const struct args_store *st, size_t *len)
 {

@@ -48,9 +48,9 @@ int args_store_text(const struct trace *t, uint64_t args, char **text, char **ca
 
 /* The first byte of a saved store (args_store_ops.save). */
 enum args_saved_kind {
-	ARGS_SAVED_FILE = 'F',   /* a plain file, read at the offset */
-	ARGS_SAVED_SEEK = 'S',   /* a compressed file's seek index (parsers/seekindex.h) */
-	ARGS_SAVED_SIDE = 'M',   /* the side store's compressed chunks (src/args_side.h) */
+	ARGS_SAVED_FILE = 'F', /* a plain file, read at the offset */
+	ARGS_SAVED_SEEK = 'S', /* a compressed file's seek index (parsers/seekindex.h) */
+	ARGS_SAVED_SIDE = 'M', /* the side store's compressed chunks (src/args_side.h) */
 };
 
 /* Returns T's store saved (args_store_ops.save), or NULL when it has none or it cannot be

@@ -24,8 +24,8 @@
 #define VARINT_MAX 10
 
 struct side_chunk {
-	uint64_t first;      /* stream offset of its first record */
-	uint32_t raw_len;    /* bytes of records, decompressed */
+	uint64_t first;   /* stream offset of its first record */
+	uint32_t raw_len; /* bytes of records, decompressed */
 	uint32_t packed_len;
 	char *packed;
 };
@@ -48,24 +48,24 @@ struct args_side {
 	char *scratch;
 	size_t scratch_cap;
 
-	bool keep_buffers;   /* raw, cctx and scratch go back to the thread's spares */
+	bool keep_buffers; /* raw, cctx and scratch go back to the thread's spares */
 
 	/* background compression */
 	bool background;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	char *job;           /* under lock: records handed over, NULL when idle */
+	char *job; /* under lock: records handed over, NULL when idle */
 	size_t job_len, job_cap;
 	uint64_t job_first;
-	char *spare;         /* under lock: a buffer the thread is done with */
+	char *spare; /* under lock: a buffer the thread is done with */
 	size_t spare_cap;
-	bool quit;           /* under lock */
+	bool quit; /* under lock */
 
 	/* reads: the last chunk decompressed, kept for the next read (the Operators view's
 	 * shapes read every operator's args in file order: one chunk serves hundreds) */
 	pthread_mutex_t read_lock;
-	uint32_t cached;     /* under read_lock: chunk index + 1 of cached_raw, 0: none */
+	uint32_t cached; /* under read_lock: chunk index + 1 of cached_raw, 0: none */
 	char *cached_raw;
 
 	/* restored from a cache file (args_side_restore): the packed chunks lie in its

@@ -99,7 +99,8 @@ void builder_source_event(struct builder *b, char ph, bool has_category)
 
 static uint64_t track_hash(uint64_t seed, bool ps, int64_t p, bool ts, int64_t t)
 {
-	uint64_t h = ((uint64_t)p ^ seed) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)t + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+	uint64_t h = ((uint64_t)p ^ seed) * 0x9e3779b97f4a7c15ull ^
+	             ((uint64_t)t + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
 	h ^= (uint64_t)ps << 1 | (uint64_t)ts;
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebull;
@@ -186,7 +187,8 @@ uint32_t builder_track(struct builder *b, struct builder_id pid, struct builder_
 		if (s == 0)
 			break;
 		struct track *tr = &t->tracks[s - 1];
-		if (tr->pid == pid.v && tr->tid == tid.v && tr->pid_is_str == pid.is_str && tr->tid_is_str == tid.is_str)
+		if (tr->pid == pid.v && tr->tid == tid.v && tr->pid_is_str == pid.is_str &&
+		    tr->tid_is_str == tid.is_str)
 			return s - 1;
 	}
 	if (t->ntracks == b->tracks_cap) {
@@ -209,8 +211,7 @@ uint32_t builder_track(struct builder *b, struct builder_id pid, struct builder_
 
 /* ---- metadata ------------------------------------------------------------------------- */
 
-void builder_set_name(struct builder *b, struct where w, uint32_t *dst, uint32_t value, bool keep_first,
-                     uint32_t track)
+void builder_set_name(struct builder *b, struct where w, uint32_t *dst, uint32_t value, bool keep_first, uint32_t track)
 {
 	if (*dst == 0) {
 		*dst = value;
@@ -291,7 +292,8 @@ static uint32_t add_launch(struct trace *t, const struct builder_gpu *in)
 
 static uint32_t place_hash(uint64_t seed, const struct gpu_place *p)
 {
-	return (uint32_t)track_hash(seed, false, p->stream, false, (int64_t)((uint64_t)(uint32_t)p->device << 32 | p->pg));
+	return (uint32_t)track_hash(seed, false, p->stream, false,
+	                            (int64_t)((uint64_t)(uint32_t)p->device << 32 | p->pg));
 }
 
 static uint32_t place_slot_hash(const struct builder *b, uint32_t i)
@@ -419,7 +421,7 @@ static void track_args_array(struct track *tr)
  * operations, and runtime calls and syncs with a correlation id; slices closed from a
  * begin keep none. Examples of the notes it takes are located at W. */
 void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, uint32_t name, uint32_t cat,
-                       uint64_t args, uint8_t flags, struct where w, bool complete, const struct builder_gpu *gpu)
+                        uint64_t args, uint8_t flags, struct where w, bool complete, const struct builder_gpu *gpu)
 {
 	struct track *tr = &b->t->tracks[ti];
 	struct slice *s;
@@ -549,7 +551,8 @@ bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin,
 		}
 		if (name_len > 0)
 			memcpy(b->orphan_names + b->orphan_names_len, name, name_len);
-		b->orphans[b->norphans++] = (struct orphan_e){ ts, origin, track, (uint32_t)name_len, b->orphan_names_len };
+		b->orphans[b->norphans++] =
+			(struct orphan_e){ ts, origin, track, (uint32_t)name_len, b->orphan_names_len };
 		b->orphan_names_len += name_len;
 		return true;
 	}
@@ -627,8 +630,7 @@ bool builder_counter_is(const struct counter *c, struct builder_id pid, uint32_t
 	return c->pid == pid.v && c->pid_is_str == pid.is_str && c->name == name && c->key == key;
 }
 
-void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, uint32_t key, int64_t ts,
-                     double value)
+void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, uint32_t key, int64_t ts, double value)
 {
 	struct trace *t = b->t;
 	uint32_t ci = TT_NONE;
@@ -708,15 +710,9 @@ void builder_devices(struct builder *b, const struct device_props *dev, uint32_t
 	b->t->ndevices = n;
 }
 
-void builder_display_time_unit(struct builder *b, uint32_t unit)
-{
-	b->t->display_time_unit = unit;
-}
+void builder_display_time_unit(struct builder *b, uint32_t unit) { b->t->display_time_unit = unit; }
 
-void builder_schema_version(struct builder *b, int32_t version)
-{
-	b->t->schema_version = version;
-}
+void builder_schema_version(struct builder *b, int32_t version) { b->t->schema_version = version; }
 
 void builder_free_state(struct builder *b)
 {
@@ -731,10 +727,7 @@ void builder_free_state(struct builder *b)
 	free(b);
 }
 
-void builder_abort(struct builder *b)
-{
-	builder_free_state(b);
-}
+void builder_abort(struct builder *b) { builder_free_state(b); }
 
 void builder_finish(struct builder *b)
 {
@@ -746,8 +739,8 @@ void builder_finish(struct builder *b)
 		while (st->n > 0) {
 			struct open_b o = st->v[--st->n];
 			note_at(b, Q_UNCLOSED_BEGIN, (struct where){ o.origin, o.ts }, o.name, ti);
-			builder_push_slice(b, ti, o.ts, b->max_end > o.ts ? b->max_end - o.ts : 0, o.name, o.cat, o.args,
-			           SF_FROM_BE | SF_UNCLOSED, nowhere, false, NULL);
+			builder_push_slice(b, ti, o.ts, b->max_end > o.ts ? b->max_end - o.ts : 0, o.name, o.cat,
+			                   o.args, SF_FROM_BE | SF_UNCLOSED, nowhere, false, NULL);
 		}
 	}
 	t->quality.count[Q_UNMATCHED_END] += b->norphans;

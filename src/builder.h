@@ -46,10 +46,10 @@ struct builder_id {
 /* One complete slice. */
 struct builder_slice {
 	int64_t ts;
-	int64_t dur;     /* negative: unknown or bad, counted (Q_NEGATIVE_DUR) and taken as 0 */
-	uint32_t name;   /* string id */
-	uint32_t cat;    /* string id: gives the slice's class */
-	uint64_t args;   /* what the trace's args reader needs to find the slice's args, 0: none */
+	int64_t dur;   /* negative: unknown or bad, counted (Q_NEGATIVE_DUR) and taken as 0 */
+	uint32_t name; /* string id */
+	uint32_t cat;  /* string id: gives the slice's class */
+	uint64_t args; /* what the trace's args reader needs to find the slice's args, 0: none */
 	uint64_t origin;
 };
 
@@ -59,16 +59,16 @@ struct builder_slice {
 struct builder_gpu {
 	bool has_correlation;
 	int64_t correlation;
-	int64_t external_id;   /* -1 when absent, as are stream, bytes and device */
+	int64_t external_id; /* -1 when absent, as are stream, bytes and device */
 	int64_t stream;
-	int64_t bytes;         /* memcpy/memset bytes */
+	int64_t bytes; /* memcpy/memset bytes */
 	int32_t device;
-	int32_t grid[3], block[3];  /* 0 when absent */
-	float blocks_per_sm;   /* NAN when absent, as is occupancy */
-	float occupancy;       /* est. achieved occupancy % */
-	int32_t regs, smem;    /* registers per thread, shared memory bytes; -1 when absent */
-	const char *pg;        /* collectives: the process group's name (PG_LEN bytes), NULL when
-	                        * absent; read during the call, interned only when kept */
+	int32_t grid[3], block[3]; /* 0 when absent */
+	float blocks_per_sm;       /* NAN when absent, as is occupancy */
+	float occupancy;           /* est. achieved occupancy % */
+	int32_t regs, smem;        /* registers per thread, shared memory bytes; -1 when absent */
+	const char *pg;            /* collectives: the process group's name (PG_LEN bytes), NULL when
+	                            * absent; read during the call, interned only when kept */
 	uint32_t pg_len;
 };
 
@@ -149,8 +149,7 @@ void builder_flops(struct builder *b, int64_t ts, int64_t flops);
  * External id EXTERNAL_ID: the kernels with the same External id are its communication. */
 void builder_comm_op(struct builder *b, uint32_t name, uint32_t cat, int64_t external_id);
 /* Appends (TS, VALUE) to the counter series (PID, NAME, KEY), adding it when new. */
-void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, uint32_t key, int64_t ts,
-                     double value);
+void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, uint32_t key, int64_t ts, double value);
 /* Adds one end of the flow (CAT, ID) at TS on TRACK. Ends are paired when the model is
  * finished (each start with the next finish in time) and bound to the slice of their
  * track that starts at TS, else to the deepest one that holds TS, whatever the source's

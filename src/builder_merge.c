@@ -72,7 +72,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		smap[id] = strtab_intern(&d->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
 	uint8_t cmap[TRACE_MAX_CATS] = { 0 }; /* SRC's category indices to DST's */
 	for (uint32_t k = 1; k < s->ncats; k++)
-		cmap[k] = k == TRACE_MAX_CATS - 1 ? builder_cat_overflow(dst) : builder_cat_index(dst, smap[s->cats[k]]);
+		cmap[k] =
+			k == TRACE_MAX_CATS - 1 ? builder_cat_overflow(dst) : builder_cat_index(dst, smap[s->cats[k]]);
 #define ID(is_str_, v_) ((struct builder_id){ (is_str_), (is_str_) ? (int64_t)smap[(uint32_t)(v_)] : (v_) })
 	for (uint32_t i = 0; i < s->nprocesses; i++) {
 		const struct process *sp = &s->processes[i];
@@ -103,7 +104,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 			uint32_t first = dt->nslices;
 			if (first > 0) {
 				const struct slice *prev = &dt->slices[first - 1], *next = &st->slices[0];
-				if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) && prev->name == smap[next->name])
+				if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) &&
+				    prev->name == smap[next->name])
 					builder_note(dst, Q_EXACT_DUPLICATE, 0, next->ts, prev->name, ti);
 			}
 			append_draining((void **)&dt->slices, &dt->nslices, &dt->cap, (void **)&s->tracks[i].slices,
@@ -129,11 +131,12 @@ void builder_merge(struct builder *dst, struct builder *src)
 			if (st->nlong > 0) {
 				if (dt->nlong + st->nlong > dt->long_cap) {
 					dt->long_cap = dt->nlong + st->nlong;
-					dt->long_durs = xreallocarray(dt->long_durs, dt->long_cap, sizeof *dt->long_durs);
+					dt->long_durs =
+						xreallocarray(dt->long_durs, dt->long_cap, sizeof *dt->long_durs);
 				}
 				for (uint32_t k = 0; k < st->nlong; k++)
 					dt->long_durs[dt->nlong++] = (struct long_dur){ st->long_durs[k].idx + first, 0,
-					                                                st->long_durs[k].dur };
+						                                        st->long_durs[k].dur };
 			}
 			if (st->args != NULL || dt->args != NULL) {
 				if (dt->args == NULL) {
@@ -189,14 +192,15 @@ void builder_merge(struct builder *dst, struct builder *src)
 		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
 		if (st == NULL || st->n == 0) {
 			const char *name = o->name_len > 0 ? src->orphan_names + o->name_at : ""; /* none kept: NULL */
-			builder_note(dst, Q_UNMATCHED_END, w.origin, w.ts, strtab_intern(&d->strings, name, o->name_len), ti);
+			builder_note(dst, Q_UNMATCHED_END, w.origin, w.ts,
+			             strtab_intern(&d->strings, name, o->name_len), ti);
 			continue;
 		}
 		struct open_b b = st->v[--st->n];
 		if (o->ts < b.ts) /* as builder_end counts it */
 			builder_note(dst, Q_NEGATIVE_DUR, w.origin, w.ts, b.name, ti);
-		builder_push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, b.args, SF_FROM_BE, nowhere,
-		           false, NULL);
+		builder_push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, b.args, SF_FROM_BE,
+		                   nowhere, false, NULL);
 	}
 	/* begins SRC left open go on top of DST's */
 	for (uint32_t i = 0; i < src->nstacks && i < s->ntracks; i++) {
@@ -278,7 +282,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 	}
 	for (int q = 0; q < Q__COUNT; q++) {
 		uint64_t have = d->quality.count[q];
-		for (uint64_t k = 0; k < s->quality.count[q] && k < QUALITY_EXAMPLES && have + k < QUALITY_EXAMPLES; k++) {
+		for (uint64_t k = 0; k < s->quality.count[q] && k < QUALITY_EXAMPLES && have + k < QUALITY_EXAMPLES;
+		     k++) {
 			struct quality_example e = s->quality.ex[q][k];
 			e.name = smap[e.name];
 			if (e.track != TT_NONE)
@@ -334,4 +339,3 @@ void builder_merge(struct builder *dst, struct builder *src)
 	free(smap);
 	free(tmap);
 }
-

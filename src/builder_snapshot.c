@@ -140,4 +140,3 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	 * snapshot shows no B/E slice that is not closed within its own part */
 	return c;
 }
-

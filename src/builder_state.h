@@ -35,24 +35,24 @@ struct orphan_e {
 
 struct builder {
 	struct trace *t;
-	uint64_t seed;             /* strtab_seed(): ids from a file cannot be made to collide */
-	uint32_t *track_slots;     /* open addressing: track index + 1, 0 when free */
+	uint64_t seed;         /* strtab_seed(): ids from a file cannot be made to collide */
+	uint32_t *track_slots; /* open addressing: track index + 1, 0 when free */
 	uint32_t nslots;
 	uint32_t tracks_cap;
 	uint32_t processes_cap;
-	uint32_t *process_slots;   /* open addressing: process index + 1, 0 when free */
+	uint32_t *process_slots; /* open addressing: process index + 1, 0 when free */
 	uint32_t nprocess_slots;
-	uint32_t *place_slots;     /* open addressing: GPU place index + 1, 0 when free */
+	uint32_t *place_slots; /* open addressing: GPU place index + 1, 0 when free */
 	uint32_t nplace_slots;
-	uint32_t last_place;       /* intern_place's last answer: kernels come in runs of a stream */
-	struct bstack *stacks;     /* by track */
+	uint32_t last_place;   /* intern_place's last answer: kernels come in runs of a stream */
+	struct bstack *stacks; /* by track */
 	uint32_t nstacks;
 	uint32_t counters_cap;
-	uint32_t last_counter;     /* series of the last sample: counters come in runs */
+	uint32_t last_counter; /* series of the last sample: counters come in runs */
 	int64_t max_end;
-	uint8_t last_cat;          /* cat_index's last answer: slices come in runs of a category */
+	uint8_t last_cat; /* cat_index's last answer: slices come in runs of a category */
 	bool saw_cat;
-	bool part;                 /* a later part of a source parsed in parallel */
+	bool part; /* a later part of a source parsed in parallel */
 	struct orphan_e *orphans;
 	uint32_t norphans, orphans_cap;
 	char *orphan_names;

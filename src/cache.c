@@ -38,7 +38,7 @@ struct verify {
 	struct verify_task *tasks;
 	uint32_t ntasks;
 	_Atomic uint32_t next;
-	uint64_t *sums[S__COUNT];  /* by section, by block */
+	uint64_t *sums[S__COUNT]; /* by section, by block */
 };
 
 static void *verify_main(void *arg)
@@ -82,7 +82,8 @@ static int verify_sections(const char *base, const struct header *h)
 			v.tasks[v.ntasks++] = (struct verify_task){ (uint32_t)s, b };
 	atomic_init(&v.next, 0);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = total >= PARALLEL_MIN && ncpu > 1 ? (int)(ncpu < MAX_VERIFY_THREADS ? ncpu : MAX_VERIFY_THREADS) : 1;
+	int nthreads =
+		total >= PARALLEL_MIN && ncpu > 1 ? (int)(ncpu < MAX_VERIFY_THREADS ? ncpu : MAX_VERIFY_THREADS) : 1;
 	pthread_t threads[MAX_VERIFY_THREADS];
 	int started = 0;
 	for (int i = 1; i < nthreads; i++)
@@ -202,8 +203,8 @@ static bool read_tracks(struct reader *r)
 	int64_t *sums = (int64_t *)sec(r, S_ROW_SUM), *bsums = (int64_t *)sec(r, S_BUSY_SUM);
 	uint32_t *rtf = (uint32_t *)sec(r, S_RT_FIRST), *rtn = (uint32_t *)sec(r, S_RT_N);
 	struct span *rts = (struct span *)sec(r, S_RT_SPANS), *busy = (struct span *)sec(r, S_BUSY);
-	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_sargs = 0, at_long = 0, at_row = 0, at_idx = 0, at_sum = 0, at_max = 0, at_rt = 0,
-	         at_rts = 0, at_busy = 0, at_bsum = 0, nstr = t->strings.n;
+	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_sargs = 0, at_long = 0, at_row = 0, at_idx = 0,
+		 at_sum = 0, at_max = 0, at_rt = 0, at_rts = 0, at_busy = 0, at_bsum = 0, nstr = t->strings.n;
 
 	if (nt >= UINT32_MAX)
 		return cache_refuse(&r->cause, "too many tracks");
@@ -222,24 +223,28 @@ static bool read_tracks(struct reader *r)
 		CACHE_TRACK_FIELDS(COPY)
 #undef COPY
 		if (c->nslices > count(r, S_SLICES) - at_slice)
-			return cache_refuse(&r->cause, "track %llu's slices run past the slices", (unsigned long long)i);
+			return cache_refuse(&r->cause, "track %llu's slices run past the slices",
+			                    (unsigned long long)i);
 		tr->slices = slices + at_slice;
 		tr->nslices = tr->cap = c->nslices;
 		at_slice += c->nslices;
 		if (c->has_gpu) {
 			if (c->nslices > count(r, S_SLICE_GPU) - at_sgpu)
-				return cache_refuse(&r->cause, "track %llu's GPU links run past their array", (unsigned long long)i);
+				return cache_refuse(&r->cause, "track %llu's GPU links run past their array",
+				                    (unsigned long long)i);
 			tr->gpu = sgpu + at_sgpu;
 			at_sgpu += c->nslices;
 		}
 		if (c->nlong > count(r, S_LONG_DURS) - at_long)
-			return cache_refuse(&r->cause, "track %llu's long lengths run past their array", (unsigned long long)i);
+			return cache_refuse(&r->cause, "track %llu's long lengths run past their array",
+			                    (unsigned long long)i);
 		tr->long_durs = c->nlong ? slong + at_long : NULL;
 		tr->nlong = tr->long_cap = c->nlong;
 		at_long += c->nlong;
 		if (c->has_args) {
 			if (c->nslices > count(r, S_SLICE_ARGS) - at_sargs)
-				return cache_refuse(&r->cause, "track %llu's args run past their array", (unsigned long long)i);
+				return cache_refuse(&r->cause, "track %llu's args run past their array",
+				                    (unsigned long long)i);
 			tr->args = sargs + at_sargs;
 			at_sargs += c->nslices;
 		}
@@ -251,10 +256,12 @@ static bool read_tracks(struct reader *r)
 		for (uint16_t k = 0; k < c->nrows; k++) {
 			const struct crow *rc = &cr[at_row + k];
 			struct row *row = &tr->rows[k];
-			uint64_t nsum = (uint64_t)rc->n / ROW_BLOCK + 1, nmax = 2 * (((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK) + 1;
+			uint64_t nsum = (uint64_t)rc->n / ROW_BLOCK + 1,
+				 nmax = 2 * (((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK) + 1;
 			if (rc->n > count(r, S_ROW_IDX) - at_idx || nsum > count(r, S_ROW_SUM) - at_sum ||
 			    nmax > count(r, S_ROW_MAX) - at_max || rc->has_max_tree != 1)
-				return cache_refuse(&r->cause, "track %llu row %u runs past its arrays", (unsigned long long)i, k);
+				return cache_refuse(&r->cause, "track %llu row %u runs past its arrays",
+				                    (unsigned long long)i, k);
 			row->n = rc->n;
 			row->max_dur = rc->max_dur;
 			row->idx = idx + at_idx;
@@ -265,22 +272,27 @@ static bool read_tracks(struct reader *r)
 			row->max_tree = maxt + at_max; /* the index makes one for every row */
 			for (uint64_t q = 1; q + 1 < nmax; q++)
 				if (row->max_tree[q] >= rc->n)
-					return cache_refuse(&r->cause, "track %llu row %u: a max tree node is out of range",
-					            (unsigned long long)i, k);
+					return cache_refuse(&r->cause,
+					                    "track %llu row %u: a max tree node is out of range",
+					                    (unsigned long long)i, k);
 			at_max += nmax;
 			for (uint32_t q = 0; q < rc->n; q++)
 				if (row->idx[q] >= c->nslices)
-					return cache_refuse(&r->cause, "track %llu row %u: a slice index is out of range", (unsigned long long)i, k);
+					return cache_refuse(&r->cause,
+					                    "track %llu row %u: a slice index is out of range",
+					                    (unsigned long long)i, k);
 		}
 		at_row += c->nrows;
 		if (in_rows != c->nslices)
-			return cache_refuse(&r->cause, "track %llu: its rows do not hold its slices", (unsigned long long)i);
+			return cache_refuse(&r->cause, "track %llu: its rows do not hold its slices",
+			                    (unsigned long long)i);
 		if (c->rt_leaves != 0) {
 			uint64_t nodes = 2 * (uint64_t)c->rt_leaves;
 			if ((c->rt_leaves & (c->rt_leaves - 1)) != 0 || c->rt_leaves < c->nrows ||
 			    c->rt_leaves > 2 * (uint64_t)c->nrows || nodes > count(r, S_RT_FIRST) - at_rt ||
 			    nodes > count(r, S_RT_N) - at_rt || c->rt_nspans > count(r, S_RT_SPANS) - at_rts)
-				return cache_refuse(&r->cause, "track %llu: its row tree does not fit", (unsigned long long)i);
+				return cache_refuse(&r->cause, "track %llu: its row tree does not fit",
+				                    (unsigned long long)i);
 			struct row_tree *rt = xcalloc(1, sizeof *rt);
 			tr->row_tree = rt;
 			rt->leaves = c->rt_leaves;
@@ -289,19 +301,23 @@ static bool read_tracks(struct reader *r)
 			rt->spans = rts + at_rts;
 			for (uint64_t q = 1; q < nodes; q++)
 				if ((uint64_t)rt->first[q] + rt->n[q] > c->rt_nspans)
-					return cache_refuse(&r->cause, "track %llu: a row tree node is out of range", (unsigned long long)i);
+					return cache_refuse(&r->cause, "track %llu: a row tree node is out of range",
+					                    (unsigned long long)i);
 			at_rt += nodes;
 			at_rts += c->rt_nspans;
 		}
-		if (c->nbusy > count(r, S_BUSY) - at_busy || (uint64_t)c->nbusy / ROW_BLOCK + 1 > count(r, S_BUSY_SUM) - at_bsum)
-			return cache_refuse(&r->cause, "track %llu: its busy spans run past their arrays", (unsigned long long)i);
+		if (c->nbusy > count(r, S_BUSY) - at_busy ||
+		    (uint64_t)c->nbusy / ROW_BLOCK + 1 > count(r, S_BUSY_SUM) - at_bsum)
+			return cache_refuse(&r->cause, "track %llu: its busy spans run past their arrays",
+			                    (unsigned long long)i);
 		tr->busy = c->nbusy ? busy + at_busy : NULL;
 		tr->nbusy = c->nbusy;
 		tr->busy_block_sum = bsums + at_bsum;
 		at_busy += c->nbusy;
 		at_bsum += (uint64_t)c->nbusy / ROW_BLOCK + 1;
 	}
-	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_sargs != count(r, S_SLICE_ARGS) || at_long != count(r, S_LONG_DURS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
+	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_sargs != count(r, S_SLICE_ARGS) ||
+	    at_long != count(r, S_LONG_DURS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
 	    at_sum != count(r, S_ROW_SUM) || at_max != count(r, S_ROW_MAX) || at_rt != count(r, S_RT_FIRST) ||
 	    at_rt != count(r, S_RT_N) || at_rts != count(r, S_RT_SPANS) || at_busy != count(r, S_BUSY) ||
 	    at_bsum != count(r, S_BUSY_SUM))
@@ -334,7 +350,8 @@ static bool read_counters(struct reader *r)
 		c->value = val + at;
 		for (uint32_t k = 0; k < cc[i].n; k++)
 			if (!cache_time_ok(c->ts[k]))
-				return cache_refuse(&r->cause, "counter %llu: a sample lies out of range", (unsigned long long)i);
+				return cache_refuse(&r->cause, "counter %llu: a sample lies out of range",
+				                    (unsigned long long)i);
 		at += cc[i].n;
 		t->ncounters++;
 	}
@@ -344,19 +361,19 @@ static bool read_counters(struct reader *r)
 }
 
 /* Points the trace's flat arrays at their sections. */
-#define POINT(field, nfield, kind)                                                                                   \
-	do {                                                                                                         \
-		if (count(r, kind) >= UINT32_MAX)                                                                    \
-			return cache_refuse(&r->cause, "too many %s", cache_section_names[kind]);                                          \
-		t->field = count(r, kind) ? (void *)sec(r, kind) : NULL;                                             \
-		t->nfield = (uint32_t)count(r, kind);                                                                \
+#define POINT(field, nfield, kind)                                                                \
+	do {                                                                                      \
+		if (count(r, kind) >= UINT32_MAX)                                                 \
+			return cache_refuse(&r->cause, "too many %s", cache_section_names[kind]); \
+		t->field = count(r, kind) ? (void *)sec(r, kind) : NULL;                          \
+		t->nfield = (uint32_t)count(r, kind);                                             \
 	} while (0)
 
 /* POINT for an array the builder grows: its capacity is its count. */
-#define POINT_GROWN(field, nfield, capfield, kind)                                                                  \
-	do {                                                                                                         \
-		POINT(field, nfield, kind);                                                                          \
-		t->capfield = t->nfield;                                                                             \
+#define POINT_GROWN(field, nfield, capfield, kind) \
+	do {                                       \
+		POINT(field, nfield, kind);        \
+		t->capfield = t->nfield;           \
 	} while (0)
 
 static bool read_model(struct reader *r)
@@ -416,8 +433,8 @@ static bool header_ok(struct reader *r, uint64_t size, const struct cache_key *k
 	cache_header_id(&want, key);
 	if (h->layout != want.layout || memcmp(h->version, want.version, sizeof h->version) != 0 ||
 	    h->build_len != want.build_len || memcmp(h->build, want.build, sizeof h->build) != 0)
-		return cache_refuse(&r->cause, "written by another build of ttrace (%.*s)", (int)strnlen(h->version, sizeof h->version),
-		            h->version);
+		return cache_refuse(&r->cause, "written by another build of ttrace (%.*s)",
+		                    (int)strnlen(h->version, sizeof h->version), h->version);
 	if (memcmp(&h->key, key, sizeof *key) != 0)
 		return cache_refuse(&r->cause, "written for another file, or before the file changed");
 	*why = CACHE_DAMAGED;
@@ -426,8 +443,8 @@ static bool header_ok(struct reader *r, uint64_t size, const struct cache_key *k
 	return cache_table_ok(h, size, &r->cause);
 }
 
-struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args,
-                         size_t *args_len, char **cause, int *why)
+struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args, size_t *args_len,
+                         char **cause, int *why)
 {
 	struct reader r;
 	struct stat sb;

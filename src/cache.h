@@ -44,12 +44,12 @@
 
 /* What names an input: a cache holds the model of the file with this key only. */
 struct cache_key {
-	uint64_t path_hash;  /* checksum64 of the input's real path */
+	uint64_t path_hash; /* checksum64 of the input's real path */
 	uint64_t size, dev, ino;
 	int64_t mtime_ns;
-	int64_t ctime_ns;    /* status change time: moves with any write, even one that puts
-	                      * the mtime back (touch -r), and with chmod, chown, link */
-	uint64_t edge_hash;  /* checksum64 of the first and last 64 KB */
+	int64_t ctime_ns;   /* status change time: moves with any write, even one that puts
+	                     * the mtime back (touch -r), and with chmod, chown, link */
+	uint64_t edge_hash; /* checksum64 of the first and last 64 KB */
 };
 
 /* Writes T (a loaded trace, not failed), for KEY, with the args store's saved state ARGS
@@ -59,8 +59,8 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
                 char **cause);
 
 enum cache_refusal {
-	CACHE_STALE = 1,     /* another input, another version of it, or another ttrace: expected */
-	CACHE_DAMAGED = 2,   /* cut, or a checksum or an index does not hold: worth saying */
+	CACHE_STALE = 1,   /* another input, another version of it, or another ttrace: expected */
+	CACHE_DAMAGED = 2, /* cut, or a checksum or an index does not hold: worth saying */
 };
 
 /* Maps the cache file open on FD and returns the trace it holds for KEY, named PATH, with
@@ -69,8 +69,8 @@ enum cache_refusal {
  * NULL with *cause set (allocated) and *why (enum cache_refusal) when the file cannot be
  * used. FD may be closed afterwards. With TTRACE_CACHE_TIMES set in the environment, says
  * on stderr how long the checks took (for bench/cache). */
-struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args,
-                         size_t *args_len, char **cause, int *why);
+struct trace *cache_read(int fd, const char *path, const struct cache_key *key, const void **args, size_t *args_len,
+                         char **cause, int *why);
 
 /* ---- for tests and fuzzing (tests/fuzz/fuzz_cache.c) -------------------------------------
  * Whoever can write a cache file can recompute its checksums: they prove nothing about its
@@ -79,26 +79,26 @@ struct trace *cache_read(int fd, const char *path, const struct cache_key *key, 
 
 /* What a stored value is, so that a fuzzer tries the values a reader must refuse. */
 enum cache_value {
-	CV_BOOL,   /* 0 or 1 */
-	CV_ENUM,   /* one of a few values */
-	CV_TIME,   /* ns (a time, a length, a sum of lengths) */
-	CV_ID,     /* an index into another array, or TT_NONE */
-	CV_COUNT,  /* a number of elements, or a place in the file */
-	CV_OTHER,  /* anything the parser may give (ids, sizes, doubles...) */
+	CV_BOOL,  /* 0 or 1 */
+	CV_ENUM,  /* one of a few values */
+	CV_TIME,  /* ns (a time, a length, a sum of lengths) */
+	CV_ID,    /* an index into another array, or TT_NONE */
+	CV_COUNT, /* a number of elements, or a place in the file */
+	CV_OTHER, /* anything the parser may give (ids, sizes, doubles...) */
 };
 
 struct cache_field {
 	const char *name;
-	uint32_t offset, size;     /* in its element; size 1, 2, 4 or 8 */
+	uint32_t offset, size; /* in its element; size 1, 2, 4 or 8 */
 	enum cache_value kind;
 };
 
 /* A part of a cache image: a section, or the header's scalars, or its section table. */
 struct cache_part {
 	const char *name;
-	uint64_t offset;           /* in the image */
-	uint64_t count;            /* elements that lie inside the image */
-	uint32_t elem;             /* bytes per element */
+	uint64_t offset; /* in the image */
+	uint64_t count;  /* elements that lie inside the image */
+	uint32_t elem;   /* bytes per element */
 	uint32_t nfields;
 	const struct cache_field *fields;
 };

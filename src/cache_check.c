@@ -38,31 +38,31 @@ static inline bool is_gpu_kind(const struct track *tr)
 
 /* Where the pass over a track's slices is in one of its rows. */
 struct row_walk {
-	const uint32_t *idx;       /* the row's */
+	const uint32_t *idx; /* the row's */
 	const int64_t *block_sum;
-	const uint32_t *leaves;    /* its max tree's leaves */
+	const uint32_t *leaves; /* its max tree's leaves */
 	uint32_t n;
-	uint32_t pos;              /* the row's slices seen */
-	uint32_t best;             /* the position of the first longest of the current block */
+	uint32_t pos;  /* the row's slices seen */
+	uint32_t best; /* the position of the first longest of the current block */
 	int64_t best_dur, max, sum, prev_end;
 };
 
 /* A thread's buffers for the checks of tracks. */
 struct track_check {
-	int64_t *stack;            /* lay_out_cpu's stack of ends */
+	int64_t *stack; /* lay_out_cpu's stack of ends */
 	uint32_t stack_cap;
-	struct row_walk *rows;     /* by row */
+	struct row_walk *rows; /* by row */
 	uint32_t rows_cap;
-	struct span *tmp;          /* a row's spans, for its row tree leaf */
+	struct span *tmp; /* a row's spans, for its row tree leaf */
 	uint32_t tmp_cap;
 };
 
 /* The busy spans build_busy makes, compared with the stored ones as they are made. */
 struct busy_walk {
-	struct span cur;           /* the span being merged */
+	struct span cur; /* the span being merged */
 	bool have;
-	uint32_t k;                /* spans compared */
-	int64_t total;             /* their lengths */
+	uint32_t k;    /* spans compared */
+	int64_t total; /* their lengths */
 };
 
 /* The span being merged is whole: it must be stored span K, after the prefix sums. */
@@ -137,18 +137,26 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		c->rows = xreallocarray(c->rows, c->rows_cap = tr->nrows, sizeof *c->rows);
 	for (uint16_t r = 0; r < tr->nrows; r++) {
 		const struct row *row = &tr->rows[r];
-		c->rows[r] = (struct row_walk){ row->idx, row->block_sum, row->max_tree + (row->n + ROW_BLOCK - 1) / ROW_BLOCK,
-			                        row->n, 0, 0, 0, 0, 0, INT64_MIN };
+		c->rows[r] = (struct row_walk){ row->idx,
+			                        row->block_sum,
+			                        row->max_tree + (row->n + ROW_BLOCK - 1) / ROW_BLOCK,
+			                        row->n,
+			                        0,
+			                        0,
+			                        0,
+			                        0,
+			                        0,
+			                        INT64_MIN };
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats || (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) ||
-		    s[i].cls >= SC__COUNT || (s[i].flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 ||
-		    s[i].depth >= tr->nrows)
+		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats ||
+		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || s[i].cls >= SC__COUNT ||
+		    (s[i].flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 || s[i].depth >= tr->nrows)
 			return false;
 		int64_t dur = s[i].dur32;
 		if (s[i].dur32 == SLICE_LONG) {
-			if (nlong >= tr->nlong || tr->long_durs[nlong].idx != i || tr->long_durs[nlong].dur < SLICE_LONG ||
-			    tr->long_durs[nlong].unused != 0)
+			if (nlong >= tr->nlong || tr->long_durs[nlong].idx != i ||
+			    tr->long_durs[nlong].dur < SLICE_LONG || tr->long_durs[nlong].unused != 0)
 				return false;
 			dur = tr->long_durs[nlong++].dur;
 		}
@@ -157,7 +165,8 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 			return false;
 		prev_ts = s[i].ts;
 		prev_dur = dur;
-		if (gpu != NULL && gpu[i] != TT_NONE && (t->gpu[gpu[i]].self.track != ti || t->gpu[gpu[i]].self.idx != i))
+		if (gpu != NULL && gpu[i] != TT_NONE &&
+		    (t->gpu[gpu[i]].self.track != ti || t->gpu[gpu[i]].self.idx != i))
 			return false;
 		int64_t end = s[i].ts + dur;
 		if (gpu_kind) {
@@ -196,7 +205,8 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 	}
 	if (nlong != tr->nlong || (!gpu_kind && (nested && tr->nslices > 0) != tr->nested))
 		return false; /* a track of no slice is not laid out: it does not nest */
-	if (tr->gpu_slices < ops || tr->gpu_slices - ops > aside || tr->comm_kernels < comm || tr->comm_kernels - comm > aside)
+	if (tr->gpu_slices < ops || tr->gpu_slices - ops > aside || tr->comm_kernels < comm ||
+	    tr->comm_kernels - comm > aside)
 		return false;
 	if (row0) /* track_ok checks its sums against row 0's */
 		return tr->nbusy == 0;
@@ -298,9 +308,9 @@ static bool track_ok(struct track_check *c, const struct trace *t, uint32_t ti, 
 /* The checks of the tracks, shared by the threads that make them. */
 struct tracks_check {
 	const struct trace *t;
-	const uint32_t *aside;     /* by track: its slices set aside */
-	_Atomic uint32_t next;     /* the next track to check */
-	_Atomic uint32_t bad;      /* the first track found wrong, or UINT32_MAX */
+	const uint32_t *aside; /* by track: its slices set aside */
+	_Atomic uint32_t next; /* the next track to check */
+	_Atomic uint32_t bad;  /* the first track found wrong, or UINT32_MAX */
 };
 
 static void *tracks_main(void *arg)
@@ -358,8 +368,8 @@ static bool steps_ok(const struct trace *t)
 		const struct slice *s = &tr->slices[st->ref.idx];
 		const char *nm = strtab_get(&t->strings, s->name);
 		if (tr->kind == TRACK_OTHER || st->gpu != (tr->kind != TRACK_CPU) || st->ts != s->ts ||
-		    st->dur != slice_dur(tr, s) || strtab_len(&t->strings, s->name) <= pn || memcmp(nm, prefix, pn) != 0 ||
-		    st->number != strtoll(nm + pn, NULL, 10))
+		    st->dur != slice_dur(tr, s) || strtab_len(&t->strings, s->name) <= pn ||
+		    memcmp(nm, prefix, pn) != 0 || st->number != strtoll(nm + pn, NULL, 10))
 			return false;
 		if (i > 0) {
 			const struct step *p = &t->steps[i - 1];
@@ -391,7 +401,9 @@ bool cache_check_model(const struct trace *t, bool parallel, char **cause)
 	uint32_t bad = check_tracks(t, aside, parallel);
 	free(aside);
 	if (bad != UINT32_MAX)
-		return cache_refuse(cause, "track %u: its slices, rows or busy time are not as the parser and the index make them", bad);
+		return cache_refuse(
+			cause, "track %u: its slices, rows or busy time are not as the parser and the index make them",
+			bad);
 	for (uint32_t i = 0; i < t->ngpu_places; i++)
 		if (t->gpu_places[i].pg >= nstr)
 			return cache_refuse(cause, "GPU place %u refers out of range", i);
@@ -417,8 +429,8 @@ bool cache_check_model(const struct trace *t, bool parallel, char **cause)
 			return cache_refuse(cause, "instant %u refers or lies out of range", i);
 	for (uint32_t i = 0; i < t->nmem; i++) {
 		const struct mem_sample *m = &t->mem[i];
-		if (!cache_id_ok(m->track, t->ntracks, true) || !cache_time_ok(m->ts) || (m->flags & ~(MEM_HAS_ADDR | MEM_HAS_BYTES)) != 0 ||
-		    m->device_type < -1 || m->device_id < -1)
+		if (!cache_id_ok(m->track, t->ntracks, true) || !cache_time_ok(m->ts) ||
+		    (m->flags & ~(MEM_HAS_ADDR | MEM_HAS_BYTES)) != 0 || m->device_type < -1 || m->device_id < -1)
 			return cache_refuse(cause, "memory sample %u is out of range", i);
 	}
 	for (uint32_t i = 0; i < t->nflops; i++)

@@ -13,6 +13,7 @@
 #include "lib/checksum.h"
 #include "lib/xalloc.h"
 
+/* clang-format off */
 const uint32_t cache_elem_size[S__COUNT] = {
 	[S_META] = sizeof(struct meta), [S_TEXT] = 1, [S_WARN_TAGS] = sizeof(struct warning_tag),
 	[S_STR_LEN] = sizeof(uint32_t), [S_STR_HASH] = sizeof(uint64_t), [S_STR_SLOTS] = sizeof(uint32_t),
@@ -31,28 +32,67 @@ const uint32_t cache_elem_size[S__COUNT] = {
 	[S_COUNTERS] = sizeof(struct ccounter), [S_COUNTER_TS] = sizeof(int64_t), [S_COUNTER_VAL] = sizeof(double),
 	[S_STEPS] = sizeof(struct step), [S_ARGS] = 1,
 };
+/* clang-format on */
 
 /* A checksum of the sizes and member offsets of everything stored as it is in memory: a
  * build whose structs differ refuses the file. */
 static uint64_t layout_hash(void)
 {
 	static const uint64_t v[] = {
-		sizeof(struct slice), offsetof(struct slice, dur32), offsetof(struct slice, name), sizeof(struct long_dur),
+		sizeof(struct slice),
+		offsetof(struct slice, dur32),
+		offsetof(struct slice, name),
+		sizeof(struct long_dur),
 		sizeof(struct aside_slice),
-		offsetof(struct slice, depth), offsetof(struct slice, cat_ix), TRACE_MAX_CATS,
-		sizeof(struct gpu_info), offsetof(struct gpu_info, place), offsetof(struct gpu_info, launch),
-		sizeof(struct gpu_place), offsetof(struct gpu_place, pg), sizeof(struct gpu_bytes),
-		sizeof(struct kernel_launch), offsetof(struct kernel_launch, blocks_per_sm), offsetof(struct kernel_launch, smem),
-		offsetof(struct gpu_info, ext_code), offsetof(struct gpu_info, self), offsetof(struct gpu_info, peer),
-		sizeof(struct span), sizeof(struct warning_tag), sizeof(struct process), offsetof(struct process, name),
-		offsetof(struct process, sort_index), sizeof(struct device_props), offsetof(struct device_props, total_global_mem),
-		sizeof(struct flow), offsetof(struct flow, from), offsetof(struct flow, ts_from),
-		sizeof(struct instant), offsetof(struct instant, name), offsetof(struct instant, scope),
-		sizeof(struct mem_sample), offsetof(struct mem_sample, track), offsetof(struct mem_sample, flags),
-		sizeof(struct flop_count), sizeof(struct comm_op), offsetof(struct comm_op, cat), sizeof(struct step),
-		offsetof(struct step, ref), offsetof(struct step, gpu), sizeof(struct quality), Q__COUNT,
-		QUALITY_EXAMPLES, SC__COUNT, ROW_BLOCK, sizeof(struct meta), sizeof(struct ctrack), sizeof(struct crow),
-		sizeof(struct ccounter), sizeof(struct header), S__COUNT, CACHE_BLOCK,
+		offsetof(struct slice, depth),
+		offsetof(struct slice, cat_ix),
+		TRACE_MAX_CATS,
+		sizeof(struct gpu_info),
+		offsetof(struct gpu_info, place),
+		offsetof(struct gpu_info, launch),
+		sizeof(struct gpu_place),
+		offsetof(struct gpu_place, pg),
+		sizeof(struct gpu_bytes),
+		sizeof(struct kernel_launch),
+		offsetof(struct kernel_launch, blocks_per_sm),
+		offsetof(struct kernel_launch, smem),
+		offsetof(struct gpu_info, ext_code),
+		offsetof(struct gpu_info, self),
+		offsetof(struct gpu_info, peer),
+		sizeof(struct span),
+		sizeof(struct warning_tag),
+		sizeof(struct process),
+		offsetof(struct process, name),
+		offsetof(struct process, sort_index),
+		sizeof(struct device_props),
+		offsetof(struct device_props, total_global_mem),
+		sizeof(struct flow),
+		offsetof(struct flow, from),
+		offsetof(struct flow, ts_from),
+		sizeof(struct instant),
+		offsetof(struct instant, name),
+		offsetof(struct instant, scope),
+		sizeof(struct mem_sample),
+		offsetof(struct mem_sample, track),
+		offsetof(struct mem_sample, flags),
+		sizeof(struct flop_count),
+		sizeof(struct comm_op),
+		offsetof(struct comm_op, cat),
+		sizeof(struct step),
+		offsetof(struct step, ref),
+		offsetof(struct step, gpu),
+		sizeof(struct quality),
+		Q__COUNT,
+		QUALITY_EXAMPLES,
+		SC__COUNT,
+		ROW_BLOCK,
+		sizeof(struct meta),
+		sizeof(struct ctrack),
+		sizeof(struct crow),
+		sizeof(struct ccounter),
+		sizeof(struct header),
+		S__COUNT,
+		CACHE_BLOCK,
 	};
 	return checksum64(v, sizeof v, 0);
 }
@@ -93,7 +133,8 @@ static void set_build(struct header *h)
 	h->build_len = 0;
 	dl_iterate_phdr(build_id_cb, h);
 	if (h->build_len == 0) {
-		uint64_t v = checksum64(__DATE__ " " __TIME__ " " PACKAGE_VERSION, sizeof(__DATE__ " " __TIME__ " " PACKAGE_VERSION), 1);
+		uint64_t v = checksum64(__DATE__ " " __TIME__ " " PACKAGE_VERSION,
+		                        sizeof(__DATE__ " " __TIME__ " " PACKAGE_VERSION), 1);
 		memcpy(h->build, &v, sizeof v);
 		h->build_len = sizeof v;
 	}
@@ -112,6 +153,7 @@ void cache_header_id(struct header *h, const struct cache_key *key)
 	h->key = *key;
 }
 
+/* clang-format off */
 const char *const cache_section_names[S__COUNT] = {
 	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
 	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
@@ -119,6 +161,7 @@ const char *const cache_section_names[S__COUNT] = {
 	"GPU places", "wide ids", "GPU byte counts", "kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
 	"counters", "counter times", "counter values", "steps", "args store",
 };
+/* clang-format on */
 
 /* Checks the section table of a header whose checksum holds, for a file of SIZE bytes:
  * the sections lie where the writer puts them, in order, each at the first aligned
@@ -131,17 +174,18 @@ bool cache_table_ok(const struct header *h, uint64_t size, char **cause)
 
 	if (h->file_bytes != size)
 		return cache_refuse(cause, "%llu bytes long where %llu were written", (unsigned long long)size,
-		            (unsigned long long)h->file_bytes);
+		                    (unsigned long long)h->file_bytes);
 	if (h->nsections != S__COUNT)
 		return cache_refuse(cause, "holds %u sections, not %u", h->nsections, (unsigned)S__COUNT);
 	for (int s = 0; s < S__COUNT; s++) {
 		const struct section *x = &h->sections[s];
-		if (x->kind != (uint32_t)s || x->elem != cache_elem_size[s] || x->offset > size || x->length > size - x->offset ||
-		    x->length % cache_elem_size[s] != 0)
+		if (x->kind != (uint32_t)s || x->elem != cache_elem_size[s] || x->offset > size ||
+		    x->length > size - x->offset || x->length % cache_elem_size[s] != 0)
 			return cache_refuse(cause, "its section of %s does not fit the file", cache_section_names[s]);
 		if (x->offset != at)
 			return cache_refuse(cause, "its section of %s %s", cache_section_names[s],
-			            x->offset < at ? "overlaps the header or another section" : "is not where it belongs");
+			                    x->offset < at ? "overlaps the header or another section"
+			                                   : "is not where it belongs");
 		at = x->offset + x->length;
 		if (s + 1 < S__COUNT)
 			at = (at + CACHE_ALIGN - 1) / CACHE_ALIGN * CACHE_ALIGN;

@@ -20,6 +20,7 @@
 #define PARALLEL_MIN ((size_t)8 << 20)
 #define MAX_VERIFY_THREADS 8
 
+/* clang-format off */
 enum section_kind {
 	S_META, S_TEXT, S_WARN_TAGS,
 	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
@@ -29,25 +30,26 @@ enum section_kind {
 	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
 	S__COUNT
 };
+/* clang-format on */
 
 struct section {
-	uint32_t kind, elem;       /* elem: bytes per element */
-	uint64_t offset, length;   /* in the file */
-	uint64_t check;            /* checksum64 of the blocks' checksums */
+	uint32_t kind, elem;     /* elem: bytes per element */
+	uint64_t offset, length; /* in the file */
+	uint64_t check;          /* checksum64 of the blocks' checksums */
 };
 
 struct header {
 	char magic[8];
 	uint32_t format, header_bytes;
 	uint64_t endian;
-	uint64_t layout;           /* checksum of the stored structs' sizes and offsets */
-	char version[32];          /* PACKAGE_VERSION */
-	uint8_t build[32];         /* the program's build id (or version and build date) */
+	uint64_t layout;   /* checksum of the stored structs' sizes and offsets */
+	char version[32];  /* PACKAGE_VERSION */
+	uint8_t build[32]; /* the program's build id (or version and build date) */
 	uint32_t build_len, nsections;
 	struct cache_key key;
-	uint64_t file_bytes;       /* the whole cache file */
+	uint64_t file_bytes; /* the whole cache file */
 	struct section sections[S__COUNT];
-	uint64_t check;            /* checksum64 of the header up to here */
+	uint64_t check; /* checksum64 of the header up to here */
 };
 
 /* The trace's scalar fields. */
@@ -55,7 +57,7 @@ struct meta {
 	uint64_t bytes, file_bytes, events, async_events;
 	uint64_t count_by_ph[128];
 	int64_t base_ns, start, end;
-	uint64_t seed;             /* the string table's slot hash seed */
+	uint64_t seed; /* the string table's slot hash seed */
 	uint64_t str_bytes;
 	int32_t rank, world_size, schema_version;
 	uint32_t status, backend, display_time_unit, nwarnings, nslots;
@@ -83,15 +85,19 @@ struct ccounter {
 
 /* The fields of struct meta that hold a field of the trace of the same name, as it is:
  * the writer copies each in (m.F = t->F), the reader back (t->F = m->F). */
+/* clang-format off */
 #define CACHE_META_FIELDS(X)                                                                                         \
 	X(bytes) X(file_bytes) X(events) X(async_events) X(base_ns) X(start) X(end) X(rank) X(world_size)            \
 	X(schema_version) X(status) X(backend) X(display_time_unit) X(has_base) X(legacy) X(shared_launch) X(quality)
+/* clang-format on */
 
 /* The fields of struct ctrack that hold a field of the track of the same name, as it is
  * (the counts of its arrays aside: the reader checks each against its section). */
+/* clang-format off */
 #define CACHE_TRACK_FIELDS(X)                                                                                        \
 	X(pid) X(tid) X(stream) X(sort_index) X(busy_total) X(kind) X(name) X(process) X(events) X(gpu_slices)      \
 	X(comm_kernels) X(device) X(annotation_rows) X(pid_is_str) X(tid_is_str) X(named) X(nested)
+/* clang-format on */
 
 /* Bytes per element of each section. */
 extern const uint32_t cache_elem_size[S__COUNT];

@@ -10,6 +10,7 @@
 #include "lib/checksum.h"
 #include "lib/xalloc.h"
 
+/* clang-format off */
 #define F(type, member, kind) { #member, offsetof(type, member), sizeof(((type *)0)->member), kind }
 #define FIELDS(a) a, sizeof a / sizeof *a
 
@@ -125,25 +126,54 @@ static const struct cache_field f_section[] = {
 	F(struct section, kind, CV_ENUM), F(struct section, elem, CV_COUNT), F(struct section, offset, CV_COUNT),
 	F(struct section, length, CV_COUNT),
 };
+/* clang-format on */
 
 static const struct {
 	const struct cache_field *fields;
 	uint32_t n;
 } part_fields[S__COUNT + 2] = {
-	[S_META] = { FIELDS(f_meta) }, [S_TEXT] = { FIELDS(f_byte) }, [S_WARN_TAGS] = { FIELDS(f_warn_tag) },
-	[S_STR_LEN] = { FIELDS(f_u32_count) }, [S_STR_HASH] = { FIELDS(f_u64) }, [S_STR_SLOTS] = { FIELDS(f_u32_id) },
-	[S_STR_BYTES] = { FIELDS(f_byte) }, [S_TRACKS] = { FIELDS(f_ctrack) }, [S_SLICES] = { FIELDS(f_slice) },
-	[S_SLICE_GPU] = { FIELDS(f_u32_id) }, [S_SLICE_ARGS] = { FIELDS(f_u64) }, [S_LONG_DURS] = { FIELDS(f_long_dur) },
-	[S_CATS] = { FIELDS(f_u32_id) }, [S_ROWS] = { FIELDS(f_crow) }, [S_ROW_IDX] = { FIELDS(f_u32_id) },
-	[S_ROW_SUM] = { FIELDS(f_time) }, [S_ROW_MAX] = { FIELDS(f_u32_id) }, [S_RT_FIRST] = { FIELDS(f_u32_count) },
-	[S_RT_N] = { FIELDS(f_u32_count) }, [S_RT_SPANS] = { FIELDS(f_span) }, [S_BUSY] = { FIELDS(f_span) },
-	[S_BUSY_SUM] = { FIELDS(f_time) }, [S_PROCESSES] = { FIELDS(f_process) }, [S_DEVICES] = { FIELDS(f_device) },
-	[S_GPU] = { FIELDS(f_gpu) }, [S_GPU_PLACES] = { FIELDS(f_gpu_place) }, [S_WIDE_IDS] = { FIELDS(f_u64) },
-	[S_GPU_BYTES] = { FIELDS(f_gpu_bytes) }, [S_LAUNCHES] = { FIELDS(f_launch) }, [S_ASIDE] = { FIELDS(f_aside) },
-	[S_FLOWS] = { FIELDS(f_flow) }, [S_INSTANTS] = { FIELDS(f_instant) }, [S_MEM] = { FIELDS(f_mem) },
-	[S_FLOPS] = { FIELDS(f_flops) }, [S_COMM] = { FIELDS(f_comm) }, [S_COUNTERS] = { FIELDS(f_ccounter) },
-	[S_COUNTER_TS] = { FIELDS(f_time) }, [S_COUNTER_VAL] = { FIELDS(f_u64) }, [S_STEPS] = { FIELDS(f_step) },
-	[S_ARGS] = { FIELDS(f_byte) }, [S__COUNT] = { FIELDS(f_header) }, [S__COUNT + 1] = { FIELDS(f_section) },
+	[S_META] = { FIELDS(f_meta) },
+	[S_TEXT] = { FIELDS(f_byte) },
+	[S_WARN_TAGS] = { FIELDS(f_warn_tag) },
+	[S_STR_LEN] = { FIELDS(f_u32_count) },
+	[S_STR_HASH] = { FIELDS(f_u64) },
+	[S_STR_SLOTS] = { FIELDS(f_u32_id) },
+	[S_STR_BYTES] = { FIELDS(f_byte) },
+	[S_TRACKS] = { FIELDS(f_ctrack) },
+	[S_SLICES] = { FIELDS(f_slice) },
+	[S_SLICE_GPU] = { FIELDS(f_u32_id) },
+	[S_SLICE_ARGS] = { FIELDS(f_u64) },
+	[S_LONG_DURS] = { FIELDS(f_long_dur) },
+	[S_CATS] = { FIELDS(f_u32_id) },
+	[S_ROWS] = { FIELDS(f_crow) },
+	[S_ROW_IDX] = { FIELDS(f_u32_id) },
+	[S_ROW_SUM] = { FIELDS(f_time) },
+	[S_ROW_MAX] = { FIELDS(f_u32_id) },
+	[S_RT_FIRST] = { FIELDS(f_u32_count) },
+	[S_RT_N] = { FIELDS(f_u32_count) },
+	[S_RT_SPANS] = { FIELDS(f_span) },
+	[S_BUSY] = { FIELDS(f_span) },
+	[S_BUSY_SUM] = { FIELDS(f_time) },
+	[S_PROCESSES] = { FIELDS(f_process) },
+	[S_DEVICES] = { FIELDS(f_device) },
+	[S_GPU] = { FIELDS(f_gpu) },
+	[S_GPU_PLACES] = { FIELDS(f_gpu_place) },
+	[S_WIDE_IDS] = { FIELDS(f_u64) },
+	[S_GPU_BYTES] = { FIELDS(f_gpu_bytes) },
+	[S_LAUNCHES] = { FIELDS(f_launch) },
+	[S_ASIDE] = { FIELDS(f_aside) },
+	[S_FLOWS] = { FIELDS(f_flow) },
+	[S_INSTANTS] = { FIELDS(f_instant) },
+	[S_MEM] = { FIELDS(f_mem) },
+	[S_FLOPS] = { FIELDS(f_flops) },
+	[S_COMM] = { FIELDS(f_comm) },
+	[S_COUNTERS] = { FIELDS(f_ccounter) },
+	[S_COUNTER_TS] = { FIELDS(f_time) },
+	[S_COUNTER_VAL] = { FIELDS(f_u64) },
+	[S_STEPS] = { FIELDS(f_step) },
+	[S_ARGS] = { FIELDS(f_byte) },
+	[S__COUNT] = { FIELDS(f_header) },
+	[S__COUNT + 1] = { FIELDS(f_section) },
 };
 #undef F
 #undef FIELDS

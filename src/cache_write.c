@@ -15,13 +15,13 @@
 
 struct writer {
 	int fd;
-	char *block;               /* the current section's block being filled */
+	char *block; /* the current section's block being filled */
 	size_t fill;
-	uint64_t off;              /* file bytes written */
-	uint64_t *sums;            /* checksums of the current section's full blocks */
+	uint64_t off;   /* file bytes written */
+	uint64_t *sums; /* checksums of the current section's full blocks */
 	uint32_t nsums, sums_cap;
 	struct header *h;
-	int err;                   /* errno of the first failed write, or 0 */
+	int err; /* errno of the first failed write, or 0 */
 };
 
 static void write_all(struct writer *w, const void *p, size_t n)
@@ -219,7 +219,8 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	begin(&w, S_RT_FIRST);
 	for (uint32_t i = 0; i < t->ntracks; i++)
 		if (t->tracks[i].row_tree != NULL)
-			put(&w, t->tracks[i].row_tree->first, 2 * (size_t)t->tracks[i].row_tree->leaves * sizeof(uint32_t));
+			put(&w, t->tracks[i].row_tree->first,
+			    2 * (size_t)t->tracks[i].row_tree->leaves * sizeof(uint32_t));
 	end(&w, S_RT_FIRST);
 	begin(&w, S_RT_N);
 	for (uint32_t i = 0; i < t->ntracks; i++)

@@ -56,8 +56,9 @@ static uint8_t *classify_names(const struct trace *t)
 	uint8_t *f = xcalloc(t->strings.n ? t->strings.n : 1, 1);
 	for (uint32_t id = 0; id < t->strings.n; id++) {
 		unsigned h = host_call_flags(strtab_get(&t->strings, id));
-		f[id] = (uint8_t)((h & (HC_DATALOADER | HC_PIN_MEMORY) ? N_DATALOADER : 0) | (h & HC_SYNC ? N_SYNC : 0) |
-		                  (h & HC_STREAM_WAIT ? N_WAIT : 0) | (h & HC_MEMCPY_ASYNC ? N_MEMCPY_ASYNC : 0));
+		f[id] = (uint8_t)((h & (HC_DATALOADER | HC_PIN_MEMORY) ? N_DATALOADER : 0) |
+		                  (h & HC_SYNC ? N_SYNC : 0) | (h & HC_STREAM_WAIT ? N_WAIT : 0) |
+		                  (h & HC_MEMCPY_ASYNC ? N_MEMCPY_ASYNC : 0));
 	}
 	return f;
 }
@@ -215,7 +216,6 @@ static struct slice_ref first_op_after(const struct trace *t, struct device_trac
 	return best;
 }
 
-
 /* Sets the step of each of the N gaps G: the first TensorBoard step (in step order) that
  * holds its start, or -1. One sweep over the gaps in time order with a min-heap of the
  * steps begun so far, so that many steps and many gaps stay O(n log n). */
@@ -269,7 +269,8 @@ static void assign_steps(const struct gap_report *r, struct gap *g, uint32_t n)
 
 static int64_t overlap(const struct track *tr, const struct slice *s, int64_t a, int64_t b)
 {
-	int64_t x = s->ts > a ? s->ts : a, y = tt_add(s->ts, slice_dur(tr, s)) < b ? tt_add(s->ts, slice_dur(tr, s)) : b;
+	int64_t x = s->ts > a ? s->ts : a,
+		y = tt_add(s->ts, slice_dur(tr, s)) < b ? tt_add(s->ts, slice_dur(tr, s)) : b;
 	return y > x ? y - x : 0;
 }
 
@@ -300,7 +301,8 @@ static int64_t launch_cover(const struct trace *t, const struct track *tr, int64
 		sum += overlap(tr, &tr->slices[i], a, b);
 	for (uint32_t lo = first_starting_at(tr, a); lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
 		const struct slice *s = &tr->slices[lo];
-		if (s->cls == SC_RUNTIME && slice_gpu(tr, s) != TT_NONE && t->gpu[slice_gpu(tr, s)].peer.track != TT_NONE)
+		if (s->cls == SC_RUNTIME && slice_gpu(tr, s) != TT_NONE &&
+		    t->gpu[slice_gpu(tr, s)].peer.track != TT_NONE)
 			sum += overlap(tr, s, a, b);
 	}
 	return sum;
@@ -345,7 +347,9 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 			launch = t->gpu[op].peer;
 	}
 	const struct slice *rt = launch.track != TT_NONE ? &t->tracks[launch.track].slices[launch.idx] : NULL;
-	g->hta = rt != NULL && rt->ts > g->start ? HTA_HOST_WAIT : len < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT : HTA_OTHER;
+	g->hta = rt != NULL && rt->ts > g->start ? HTA_HOST_WAIT
+	         : len < HTA_KERNEL_WAIT_NS      ? HTA_KERNEL_WAIT
+	                                         : HTA_OTHER;
 
 	/* 1. a blocking call on any thread */
 	if ((x = best_hint(hx, N_SYNC, g->start, g->end, half)) != NULL) {
@@ -397,7 +401,8 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 	const struct track *tr = &t->tracks[thread];
 	if (launch_cover(t, tr, g->start, g->end) >= half) {
 		g->cause = GC_LAUNCH;
-		g->cpu = launch.track != TT_NONE ? launch : (struct slice_ref){ thread, index_slice_at(tr, g->start + len / 2) };
+		g->cpu = launch.track != TT_NONE ? launch
+		                                 : (struct slice_ref){ thread, index_slice_at(tr, g->start + len / 2) };
 		return;
 	}
 	uint32_t i = deepest_cover(t, tr, g->start, g->end);
@@ -447,12 +452,15 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			if (f == 0)
 				continue;
 			if (f & N_MEMCPY_ASYNC) /* a hint only when it blocks */
-				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) | (host_call_blocking_copy(t, tr, &tr->slices[i], NULL) ? N_SYNC : 0));
+				f = (uint8_t)((f & ~N_MEMCPY_ASYNC) |
+				              (host_call_blocking_copy(t, tr, &tr->slices[i], NULL) ? N_SYNC : 0));
 			if (f == 0)
 				continue;
 			if (nh == hcap)
 				h = xreallocarray(h, hcap = hcap ? hcap * 2 : 256, sizeof *h);
-			h[nh++] = (struct hint){ tr->slices[i].ts, tr->slices[i].ts + slice_dur(tr, &tr->slices[i]), { ti, i }, f };
+			h[nh++] = (struct hint){
+				tr->slices[i].ts, tr->slices[i].ts + slice_dur(tr, &tr->slices[i]), { ti, i }, f
+			};
 		}
 	}
 	sort_hints(h, nh);
@@ -507,19 +515,22 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 					kern[nk++] = (struct span){ s->ts, s->ts + slice_dur(tr, s) };
 				}
 				/* HTA's per-stream idle breakdown */
-				if (prev_end != INT64_MIN && s->ts > prev_end && s->ts > r->start && prev_end < r->end) {
-					int64_t a = prev_end > r->start ? prev_end : r->start, b = s->ts < r->end ? s->ts : r->end;
+				if (prev_end != INT64_MIN && s->ts > prev_end && s->ts > r->start &&
+				    prev_end < r->end) {
+					int64_t a = prev_end > r->start ? prev_end : r->start,
+						b = s->ts < r->end ? s->ts : r->end;
 					const struct slice *rt = NULL;
 					uint32_t gi = track_gpu_at(tr, i);
 					if (gi != TT_NONE && t->gpu[gi].peer.track != TT_NONE)
 						rt = &t->tracks[t->gpu[gi].peer.track].slices[t->gpu[gi].peer.idx];
-					enum hta_class c = rt != NULL && rt->ts > prev_end ? HTA_HOST_WAIT
+					enum hta_class c = rt != NULL && rt->ts > prev_end         ? HTA_HOST_WAIT
 					                   : s->ts - prev_end < HTA_KERNEL_WAIT_NS ? HTA_KERNEL_WAIT
-					                                                         : HTA_OTHER;
+					                                                           : HTA_OTHER;
 					dg->idle_by_hta[c] += b - a;
 					if (b - a >= min_gap) {
 						if (r->nstream_gaps == scap)
-							r->stream_gaps = xreallocarray(r->stream_gaps, scap = scap ? scap * 2 : 64,
+							r->stream_gaps = xreallocarray(r->stream_gaps,
+							                               scap = scap ? scap * 2 : 64,
 							                               sizeof *r->stream_gaps);
 						struct gap *sg = &r->stream_gaps[r->nstream_gaps++];
 						memset(sg, 0, sizeof *sg);
@@ -544,7 +555,8 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 		dg->kernel_busy = spans_within_prefix(kern, kern_prefix, nk, r->tb_start, r->tb_end);
 		dg->step_kernel_busy = xcalloc(r->nsteps ? r->nsteps : 1, sizeof *dg->step_kernel_busy);
 		for (uint32_t k = 0; k < r->nsteps; k++)
-			dg->step_kernel_busy[k] = spans_within_prefix(kern, kern_prefix, nk, r->steps[k].start, r->steps[k].end);
+			dg->step_kernel_busy[k] =
+				spans_within_prefix(kern, kern_prefix, nk, r->steps[k].start, r->steps[k].end);
 		free(kern_prefix);
 		all = dg->busy_spans = xreallocarray(all, na ? na : 1, sizeof *all); /* merged: often far fewer */
 		dg->nbusy = na;

@@ -16,17 +16,17 @@
 /* Why a device gap happened, by the first rule that holds, in this order (ttrace(1),
  * GAP CAUSES). "Covers" means overlaps at least half of the gap. */
 enum gap_cause {
-	GC_SYNC,        /* a blocking call covers the gap on some CPU thread: stream/device/event sync,
-	                 * cudaFree, .item(), cudaMemcpy, a device-to-pageable cudaMemcpyAsync */
-	GC_DATALOADER,  /* a DataLoader __next__ or pin-memory frame covers the gap */
-	GC_PAGEABLE,    /* the next GPU operation is a pageable (or blocking) host-to-device copy */
-	GC_WAIT,        /* the next work was launched before the GPU ran dry: it waited on an event,
-	                 * another stream or a collective */
-	GC_LAUNCH,      /* launched during the gap, and the launching thread's launch calls cover it */
-	GC_CPU,         /* launched during the gap; the deepest frame covering it on the launching
-	                 * thread is named (operator, Python, label; ProfilerStep#N is not work) */
-	GC_NO_CPU,      /* launched during the gap, and nothing covers it on the launching thread */
-	GC_OTHER,       /* the next GPU operation or its launch is not known */
+	GC_SYNC,       /* a blocking call covers the gap on some CPU thread: stream/device/event sync,
+	                * cudaFree, .item(), cudaMemcpy, a device-to-pageable cudaMemcpyAsync */
+	GC_DATALOADER, /* a DataLoader __next__ or pin-memory frame covers the gap */
+	GC_PAGEABLE,   /* the next GPU operation is a pageable (or blocking) host-to-device copy */
+	GC_WAIT,       /* the next work was launched before the GPU ran dry: it waited on an event,
+	                * another stream or a collective */
+	GC_LAUNCH,     /* launched during the gap, and the launching thread's launch calls cover it */
+	GC_CPU,        /* launched during the gap; the deepest frame covering it on the launching
+	                * thread is named (operator, Python, label; ProfilerStep#N is not work) */
+	GC_NO_CPU,     /* launched during the gap, and nothing covers it on the launching thread */
+	GC_OTHER,      /* the next GPU operation or its launch is not known */
 	GC__COUNT
 };
 
@@ -34,22 +34,22 @@ enum hta_class { HTA_HOST_WAIT, HTA_KERNEL_WAIT, HTA_OTHER, HTA__COUNT };
 
 struct gap {
 	int32_t device;
-	uint32_t track;          /* the stream for a per-stream gap, TT_NONE for a device gap */
+	uint32_t track; /* the stream for a per-stream gap, TT_NONE for a device gap */
 	int64_t start, end;
-	int64_t step;            /* ProfilerStep number it lies in, or -1 */
+	int64_t step; /* ProfilerStep number it lies in, or -1 */
 	enum gap_cause cause;
 	enum hta_class hta;
-	struct slice_ref cpu;    /* the CPU slice that explains it, or {TT_NONE} */
-	struct slice_ref op;     /* GC_SYNC: the outermost operator around that call, or {TT_NONE} */
-	struct slice_ref next;   /* the first GPU operation after it, or {TT_NONE} */
-	int32_t rank;            /* 0 here; a view of several ranks sets the rank position */
+	struct slice_ref cpu;  /* the CPU slice that explains it, or {TT_NONE} */
+	struct slice_ref op;   /* GC_SYNC: the outermost operator around that call, or {TT_NONE} */
+	struct slice_ref next; /* the first GPU operation after it, or {TT_NONE} */
+	int32_t rank;          /* 0 here; a view of several ranks sets the rank position */
 };
 
 struct device_gaps {
 	int32_t device;
-	int64_t kernel_busy;     /* |union of kernels| inside the TB window */
-	int64_t busy;            /* |union of kernels, memcpys, memsets| inside the analysed window */
-	int64_t idle;            /* analysed window - busy */
+	int64_t kernel_busy;              /* |union of kernels| inside the TB window */
+	int64_t busy;                     /* |union of kernels, memcpys, memsets| inside the analysed window */
+	int64_t idle;                     /* analysed window - busy */
 	int64_t idle_by_cause[GC__COUNT]; /* over the device gaps of at least min_gap */
 	int64_t idle_by_hta[HTA__COUNT];  /* over the per-stream gaps (HTA's idle breakdown) */
 	int64_t *step_kernel_busy;        /* per TB step: |union of kernels ∩ step| */
@@ -60,14 +60,14 @@ struct device_gaps {
 
 struct gap_report {
 	int64_t min_gap;
-	int64_t start, end;      /* the analysed window */
-	bool from_steps;         /* the window is the span of the ProfilerSteps */
-	struct tb_step *steps;   /* the TensorBoard plugin's steps (kept ones; src/tb_steps.h) */
+	int64_t start, end;    /* the analysed window */
+	bool from_steps;       /* the window is the span of the ProfilerSteps */
+	struct tb_step *steps; /* the TensorBoard plugin's steps (kept ones; src/tb_steps.h) */
 	uint32_t nsteps;
 	int64_t tb_start, tb_end; /* first step start, last step end: utilization's denominator */
 	struct device_gaps *devices;
 	uint32_t ndevices;
-	struct gap *gaps;        /* device gaps of at least min_gap, longest first */
+	struct gap *gaps; /* device gaps of at least min_gap, longest first */
 	uint32_t ngaps;
 	struct gap *stream_gaps; /* per-stream gaps of at least min_gap (HTA's view), longest first */
 	uint32_t nstream_gaps;

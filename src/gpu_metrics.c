@@ -107,7 +107,7 @@ static double sm_integral(const struct kcall *k, uint32_t n, int64_t lo, int64_t
 }
 
 static void device_figures(const struct trace *t, const struct kcall *k, uint32_t n, int64_t lo, int64_t hi,
-			   struct gpu_metrics_device *d)
+                           struct gpu_metrics_device *d)
 {
 	(void)t;
 	double win = hi > lo ? (double)(hi - lo) : 0;
@@ -191,8 +191,10 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 			if (dev < 0)
 				dev = 0;
 			if (tc[s->name] == 0)
-				tc[s->name] = (uint8_t)(1 | (kernel_uses_tensor_cores(strtab_get(&t->strings, s->name)) ? 2 : 0) |
-							(kernel_on_plugin_tc_list(strtab_get(&t->strings, s->name)) ? 4 : 0));
+				tc[s->name] =
+					(uint8_t)(1 |
+				                  (kernel_uses_tensor_cores(strtab_get(&t->strings, s->name)) ? 2 : 0) |
+				                  (kernel_on_plugin_tc_list(strtab_get(&t->strings, s->name)) ? 4 : 0));
 			struct gpu_metrics_device *d = device_of(m, &dcap, dev, &last);
 			d->kernels++;
 			d->kernel_time = tt_add(d->kernel_time, slice_dur(tr, s));
@@ -202,7 +204,9 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 				d->tc_plugin_time = tt_add(d->tc_plugin_time, slice_dur(tr, s));
 			if (n == nk) /* the tracks' counts are exact: this is a guard */
 				k = xreallocarray(k, nk = nk * 2 + 1024, sizeof *k);
-			k[n] = (struct kcall){ s->ts, tt_add(s->ts, slice_dur(tr, s)), g ? gpu_launch(t, g)->blocks_per_sm : NAN, g ? gpu_launch(t, g)->occupancy : NAN, dev };
+			k[n] = (struct kcall){ s->ts, tt_add(s->ts, slice_dur(tr, s)),
+				               g ? gpu_launch(t, g)->blocks_per_sm : NAN,
+				               g ? gpu_launch(t, g)->occupancy : NAN, dev };
 			if (n > 0 && kcall_less(&k[n], &k[n - 1]))
 				sorted = false;
 			n++;

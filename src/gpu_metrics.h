@@ -27,21 +27,21 @@
 
 struct gpu_metrics_device {
 	int32_t device;
-	uint64_t kernels;          /* kernel calls on the device (whole trace) */
-	int64_t kernel_time;       /* Σ dur of them (whole trace) */
-	int64_t kernel_busy;       /* |union of kernels ∩ window| */
-	double utilization;        /* fractions of 1 */
-	double sm_efficiency;      /* NAN when no kernel carries `blocks per SM` */
-	double occupancy;          /* percent; NAN when no kernel carries it */
-	double tensor_cores;       /* fraction of kernel_time; NAN when no kernel time */
-	int64_t tc_time;           /* Σ dur of Tensor Core kernels */
+	uint64_t kernels;           /* kernel calls on the device (whole trace) */
+	int64_t kernel_time;        /* Σ dur of them (whole trace) */
+	int64_t kernel_busy;        /* |union of kernels ∩ window| */
+	double utilization;         /* fractions of 1 */
+	double sm_efficiency;       /* NAN when no kernel carries `blocks per SM` */
+	double occupancy;           /* percent; NAN when no kernel carries it */
+	double tensor_cores;        /* fraction of kernel_time; NAN when no kernel time */
+	int64_t tc_time;            /* Σ dur of Tensor Core kernels */
 	double tensor_cores_plugin; /* the same by the plugin's list alone */
 	int64_t tc_plugin_time;
 	bool has_bps, has_occ;
 };
 
 struct gpu_metrics {
-	int64_t start, end;        /* the window */
+	int64_t start, end;                 /* the window */
 	struct gpu_metrics_device *devices; /* by device number */
 	uint32_t n;
 };

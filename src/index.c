@@ -157,8 +157,9 @@ static void set_aside_outliers(struct trace *t)
 					tr->gpu_slices--;
 				/* its GPU facts stay unlinked: no slice refers to them, so index_link
 				 * leaves their self absent */
-				t->aside[t->naside++] = (struct aside_slice){ s->ts, is_long ? tr->long_durs[lk].dur : s->dur32,
-				                                               s->name, ti };
+				t->aside[t->naside++] =
+					(struct aside_slice){ s->ts, is_long ? tr->long_durs[lk].dur : s->dur32,
+					                      s->name, ti };
 				lk += is_long;
 				continue;
 			}
@@ -179,8 +180,10 @@ static void set_aside_outliers(struct trace *t)
 		if (t->flow_ends[i].ts != 0)
 			t->flow_ends[w++] = t->flow_ends[i];
 	t->nflow_ends = w;
-	trace_warn(t, "%llu events at ts 0 lie far from the rest of the trace: set aside (not drawn, not in busy time or tables)",
-	           (unsigned long long)t->quality.count[Q_TS_ZERO_OUTLIER]);
+	trace_warn(
+		t,
+		"%llu events at ts 0 lie far from the rest of the trace: set aside (not drawn, not in busy time or tables)",
+		(unsigned long long)t->quality.count[Q_TS_ZERO_OUTLIER]);
 }
 
 /* ---- per-track layout ------------------------------------------------------------------ */
@@ -699,7 +702,7 @@ bad:
 				q->ex[Q_INVALID_UTF8][k].track = TT_NONE;
 			}
 		}
-/* clang-format on */
+		/* clang-format on */
 	}
 }
 

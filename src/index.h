@@ -25,8 +25,7 @@ bool index_busy_is_row0(const struct track *tr);
 
 /* The positions [*first, *last) in row R of track TR of the slices that overlap
  * [t0, t1) (a zero-length slice at t overlaps when t0 <= t < t1). */
-void index_row_range(const struct track *tr, uint16_t r, int64_t t0, int64_t t1, uint32_t *first,
-                     uint32_t *last);
+void index_row_range(const struct track *tr, uint16_t r, int64_t t0, int64_t t1, uint32_t *first, uint32_t *last);
 /* Time in [t0, t1) covered by the slices of row R. */
 int64_t index_row_busy(const struct track *tr, uint16_t r, int64_t t0, int64_t t1);
 /* Time in [t0, t1) during which anything runs on the track (union of all rows; on GPU

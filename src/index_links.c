@@ -27,7 +27,8 @@ void index_expand_gpu_facts(struct trace *t)
 	for (uint32_t i = t->ngpu; i-- > 0;) {
 		struct gpu_fact f;
 		memcpy(&f, base + (size_t)i * sizeof f, sizeof f);
-		struct gpu_info g = { f.corr_code, f.ext_code, { TT_NONE, TT_NONE }, { TT_NONE, TT_NONE }, f.place, f.launch };
+		struct gpu_info g = { f.corr_code,          f.ext_code, { TT_NONE, TT_NONE },
+			              { TT_NONE, TT_NONE }, f.place,    f.launch };
 		memcpy(base + (size_t)i * sizeof g, &g, sizeof g);
 	}
 	t->gpu = (struct gpu_info *)(void *)base;
@@ -48,16 +49,10 @@ static void relink_gpu_self(struct trace *t)
 	}
 }
 
-static inline bool is_gpu_activity(uint8_t cls)
-{
-	return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET;
-}
+static inline bool is_gpu_activity(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
 
 /* The correlation id of T's GPU fact G. */
-static inline int64_t corr_of(const struct trace *t, uint32_t g)
-{
-	return gpu_correlation(t, &t->gpu[g]);
-}
+static inline int64_t corr_of(const struct trace *t, uint32_t g) { return gpu_correlation(t, &t->gpu[g]); }
 
 /* Runtime calls by correlation id, as indices into T's gpu (4 bytes a call rather than a
  * copy of the id beside each): the first in gpu order wins when several share one. */
@@ -101,8 +96,7 @@ static void link_launches(struct trace *t)
 			keys[m++] = keys[i];
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE ||
-		    !is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+		if (gi->self.track == TT_NONE || !is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
 			continue;
 		uint32_t found = TT_NONE;
 		int64_t want = gpu_correlation(t, gi);
@@ -124,7 +118,8 @@ static void link_launches(struct trace *t)
 				struct quality *q = &t->quality;
 				uint64_t k = q->count[Q_KERNEL_NO_LAUNCH]++;
 				if (k < QUALITY_EXAMPLES) {
-					q->ex[Q_KERNEL_NO_LAUNCH][k].offset = track_args_at(&t->tracks[gi->self.track], gi->self.idx) >> 24;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].offset =
+						track_args_at(&t->tracks[gi->self.track], gi->self.idx) >> 24;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].ts = s->ts;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].name = s->name;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].track = gi->self.track;

@@ -285,7 +285,8 @@ uint32_t index_parent(const struct track *tr, uint32_t idx)
 	if (idx >= tr->nslices)
 		return TT_NONE;
 	const struct slice *s = &tr->slices[idx];
-	if (s->depth == 0 || s->depth >= tr->nrows || !row_nests(tr, s->depth) || !row_nests(tr, (uint16_t)(s->depth - 1)))
+	if (s->depth == 0 || s->depth >= tr->nrows || !row_nests(tr, s->depth) ||
+	    !row_nests(tr, (uint16_t)(s->depth - 1)))
 		return TT_NONE;
 	const struct row *row = &tr->rows[s->depth - 1];
 	uint32_t p = row_first_from(row, idx);

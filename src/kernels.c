@@ -28,8 +28,8 @@ bool kernel_on_plugin_tc_list(const char *name)
 
 bool kernel_uses_tensor_cores(const char *name)
 {
-	static const char *const newer[] = { "wgmma", "gmma", "tensorop", "cutlass3x", "nvjet", "sm80_xmma",
-		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha", "tcgen05" };
+	static const char *const newer[] = { "wgmma",     "gmma",       "tensorop",  "cutlass3x", "nvjet", "sm80_xmma",
+		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha",  "tcgen05" };
 	if (kernel_on_plugin_tc_list(name))
 		return true;
 	for (size_t i = 0; i < sizeof newer / sizeof *newer; i++)
@@ -123,8 +123,10 @@ static int row_cmp(const void *a, const void *b)
 		return (x->name > y->name) - (x->name < y->name);
 	if (x->op != y->op)
 		return (x->op > y->op) - (x->op < y->op);
-	const int32_t u[8] = { x->grid[0], x->grid[1], x->grid[2], x->block[0], x->block[1], x->block[2], x->regs, x->smem };
-	const int32_t v[8] = { y->grid[0], y->grid[1], y->grid[2], y->block[0], y->block[1], y->block[2], y->regs, y->smem };
+	const int32_t u[8] = { x->grid[0],  x->grid[1],  x->grid[2], x->block[0],
+		               x->block[1], x->block[2], x->regs,    x->smem };
+	const int32_t v[8] = { y->grid[0],  y->grid[1],  y->grid[2], y->block[0],
+		               y->block[1], y->block[2], y->regs,    y->smem };
 	for (int i = 0; i < 8; i++)
 		if (u[i] != v[i])
 			return u[i] < v[i] ? -1 : 1;
@@ -151,7 +153,8 @@ static struct key key_of(const struct slice *s, const struct kernel_launch *g, u
 
 static uint32_t key_hash(const struct key *k)
 {
-	const int32_t v[8] = { k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->regs, k->smem };
+	const int32_t v[8] = { k->grid[0],  k->grid[1],  k->grid[2], k->block[0],
+		               k->block[1], k->block[2], k->regs,    k->smem };
 	uint32_t h = k->name * 2654435761u ^ k->op * 40503u;
 	for (int i = 0; i < 8; i++)
 		h = (h ^ (uint32_t)v[i]) * 16777619u;
@@ -169,7 +172,8 @@ struct rowmap {
 	uint32_t *slot, cap, n;
 };
 
-static uint32_t *rowmap_find(struct rowmap *m, const struct kernel_report *r, const struct key *keys, const struct key *k)
+static uint32_t *rowmap_find(struct rowmap *m, const struct kernel_report *r, const struct key *keys,
+                             const struct key *k)
 {
 	(void)r;
 	if (m->n * 2 >= m->cap) {

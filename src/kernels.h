@@ -23,24 +23,24 @@ struct kernel_row {
 	uint32_t name;
 	uint64_t calls;
 	int64_t total, min, max;
-	double bps_sum, occ_sum;      /* Σ figure × duration over the calls that carry it */
-	uint64_t bps_n, occ_n;        /* how many calls carry it */
-	int32_t grid[3], block[3];    /* of the first call (0 when absent) */
-	int32_t regs, smem;           /* registers per thread, shared memory bytes: first call's, -1 absent */
+	double bps_sum, occ_sum;   /* Σ figure × duration over the calls that carry it */
+	uint64_t bps_n, occ_n;     /* how many calls carry it */
+	int32_t grid[3], block[3]; /* of the first call (0 when absent) */
+	int32_t regs, smem;        /* registers per thread, shared memory bytes: first call's, -1 absent */
 	bool grid_varies, block_varies, regs_varies, smem_varies;
-	bool tensor_cores;            /* kernel_uses_tensor_cores(name) */
-	bool matmul_like;             /* a GEMM or convolution by its name */
-	uint32_t op;                  /* the operator that launched most calls, TT_NONE when none */
-	uint64_t op_calls;            /* how many of the calls it launched */
-	struct slice_ref longest;     /* the longest call */
+	bool tensor_cores;        /* kernel_uses_tensor_cores(name) */
+	bool matmul_like;         /* a GEMM or convolution by its name */
+	uint32_t op;              /* the operator that launched most calls, TT_NONE when none */
+	uint64_t op_calls;        /* how many of the calls it launched */
+	struct slice_ref longest; /* the longest call */
 };
 
 struct kernel_report {
 	enum kernel_group group;
-	struct kernel_row *rows;      /* by total time, longest first */
+	struct kernel_row *rows; /* by total time, longest first */
 	uint32_t n;
-	int64_t total;                /* every kernel's time (sum, not union) */
-	int64_t tc_total;             /* of which in kernels using Tensor Cores */
+	int64_t total;    /* every kernel's time (sum, not union) */
+	int64_t tc_total; /* of which in kernels using Tensor Cores */
 };
 
 /* Fills R from T's kernels grouped by GROUP (free with kernels_free). */

@@ -76,9 +76,9 @@ static uint32_t hash_get(struct hash *h, uint64_t a, uint64_t b, uint32_t next, 
 const char *memory_type_name(int type, char *buf, size_t n)
 {
 	/* c10/core/DeviceType.h, lower case as torch.device prints them */
-	static const char *const names[] = { "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip",
-		                             "fpga", "maia", "xla", "vulkan", "metal", "xpu", "mps",
-		                             "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuseone" };
+	static const char *const names[] = { "cpu",  "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip",
+		                             "fpga", "maia", "xla",    "vulkan", "metal",  "xpu",   "mps",
+		                             "meta", "hpu",  "ve",     "lazy",   "ipu",    "mtia",  "privateuseone" };
 	if (type < 0)
 		return "unknown";
 	if ((size_t)type < sizeof names / sizeof *names)
@@ -277,17 +277,20 @@ struct open_slice {
 struct sweep {
 	const struct trace *t;
 	struct memory_report *r;
-	struct hash rows;  /* (device, name) -> row */
+	struct hash rows; /* (device, name) -> row */
 	uint32_t rows_cap;
-	uint32_t ti;       /* the thread swept */
+	uint32_t ti; /* the thread swept */
 	struct open_slice *v;
 	uint32_t n, cap;
-	uint32_t next;     /* the next slice of the thread to open */
+	uint32_t next; /* the next slice of the thread to open */
 };
 
 static int64_t end_of(const struct track *tr, const struct slice *s) { return tt_add(s->ts, slice_dur(tr, s)); }
 
-static bool holds(const struct track *tr, const struct slice *s, int64_t ts) { return s->ts <= ts && ts < end_of(tr, s); }
+static bool holds(const struct track *tr, const struct slice *s, int64_t ts)
+{
+	return s->ts <= ts && ts < end_of(tr, s);
+}
 
 static void close_top(struct sweep *w)
 {
@@ -324,7 +327,8 @@ static uint32_t row_of(struct sweep *w, uint32_t dev, uint32_t name)
 	uint32_t row = hash_get(&w->rows, (uint64_t)dev << 32 | name, 0, r->nrows, &added);
 	if (added) {
 		if (r->nrows == w->rows_cap)
-			r->rows = xreallocarray(r->rows, w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 64, sizeof *r->rows);
+			r->rows = xreallocarray(r->rows, w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 64,
+			                        sizeof *r->rows);
 		memset(&r->rows[row], 0, sizeof *r->rows);
 		r->rows[row].device = dev;
 		r->rows[row].name = name;

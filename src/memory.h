@@ -24,48 +24,48 @@
 #include "src/model.h"
 
 struct mem_device {
-	int8_t type;               /* c10::DeviceType, -1 when the samples do not say */
+	int8_t type; /* c10::DeviceType, -1 when the samples do not say */
 	int16_t id;
-	uint64_t samples;          /* samples of the device */
-	uint64_t without_addr;     /* of which without "Addr" (the plugin leaves them out of its curve) */
+	uint64_t samples;      /* samples of the device */
+	uint64_t without_addr; /* of which without "Addr" (the plugin leaves them out of its curve) */
 	/* the curve: samples with both totals, in time order (file order on ties) */
 	int64_t *ts, *allocated, *reserved;
-	uint32_t *sample;          /* their index in trace.mem */
+	uint32_t *sample; /* their index in trace.mem */
 	uint32_t n;
 	/* figures of the curve; meaningful when n > 0 */
 	int64_t peak_allocated, peak_allocated_ts;
-	int64_t reserved_at_peak;  /* Total Reserved at the peak-allocated sample */
+	int64_t reserved_at_peak;           /* Total Reserved at the peak-allocated sample */
 	struct slice_ref peak_allocated_op; /* innermost operator on its thread then, or {TT_NONE} */
 	int64_t peak_reserved, peak_reserved_ts;
 	struct slice_ref peak_reserved_op;
 	int64_t max_unused, max_unused_ts; /* largest reserved - allocated (fragmentation) */
-	int64_t *step_allocated;   /* by memory_report.steps: allocated at the step's start, -1 before any sample */
+	int64_t *step_allocated; /* by memory_report.steps: allocated at the step's start, -1 before any sample */
 	/* over every sample of the device */
-	uint64_t allocations;      /* samples with Bytes > 0 */
-	int64_t allocated_bytes;   /* their Bytes */
-	uint64_t attached;         /* samples kept by an operator */
+	uint64_t allocations;    /* samples with Bytes > 0 */
+	int64_t allocated_bytes; /* their Bytes */
+	uint64_t attached;       /* samples kept by an operator */
 };
 
 struct mem_op_row {
-	uint32_t device;           /* index into memory_report.devices */
-	uint32_t name;             /* string id */
-	uint64_t calls;            /* instances of the name in the trace */
+	uint32_t device; /* index into memory_report.devices */
+	uint32_t name;   /* string id */
+	uint64_t calls;  /* instances of the name in the trace */
 	uint64_t self_allocs, allocs;
 	int64_t self_alloc_bytes, alloc_bytes;
 	int64_t self_increase, increase;
-	struct slice_ref top;      /* the instance whose own samples allocated most bytes */
+	struct slice_ref top; /* the instance whose own samples allocated most bytes */
 	int64_t top_bytes;
 };
 
 struct memory_report {
-	uint64_t samples;          /* every [memory] sample */
+	uint64_t samples;           /* every [memory] sample */
 	struct mem_device *devices; /* by type, then id */
 	uint32_t ndevices;
-	struct mem_op_row *rows;   /* by self bytes allocated, then total, then device and name */
+	struct mem_op_row *rows; /* by self bytes allocated, then total, then device and name */
 	uint32_t nrows;
-	uint32_t *steps;           /* trace.steps indices: the CPU ProfilerStep#N in time order */
+	uint32_t *steps; /* trace.steps indices: the CPU ProfilerStep#N in time order */
 	uint32_t nsteps;
-	bool ops_attached;         /* rows computed (memory_attach_ops) */
+	bool ops_attached; /* rows computed (memory_attach_ops) */
 };
 
 /* Computes T's memory figures into R (zeroed first); free with memory_free. */

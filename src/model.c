@@ -64,12 +64,25 @@ static const struct {
 	uint32_t len;
 	enum slice_class cls;
 } slice_classes[] = {
-#define CLASS(lit, cls) { lit, sizeof(lit) - 1, cls }
-	CLASS("cpu_op", SC_CPU_OP), CLASS("cuda_runtime", SC_RUNTIME), CLASS("cuda_driver", SC_RUNTIME),
-	CLASS("cuda_sync", SC_SYNC), CLASS("cuda_profiler_range", SC_KERNEL), CLASS("gpu_memcpy", SC_MEMCPY),
-	CLASS("gpu_memset", SC_MEMSET), CLASS("gpu_user_annotation", SC_GPU_ANNOTATION), CLASS("kernel", SC_KERNEL),
-	CLASS("Kernel", SC_KERNEL), CLASS("Memcpy", SC_MEMCPY), CLASS("Memset", SC_MEMSET),
-	CLASS("Operator", SC_CPU_OP), CLASS("python_function", SC_PYTHON), CLASS("Runtime", SC_RUNTIME),
+#define CLASS(lit, cls)                   \
+	{                                 \
+		lit, sizeof(lit) - 1, cls \
+	}
+	CLASS("cpu_op", SC_CPU_OP),
+	CLASS("cuda_runtime", SC_RUNTIME),
+	CLASS("cuda_driver", SC_RUNTIME),
+	CLASS("cuda_sync", SC_SYNC),
+	CLASS("cuda_profiler_range", SC_KERNEL),
+	CLASS("gpu_memcpy", SC_MEMCPY),
+	CLASS("gpu_memset", SC_MEMSET),
+	CLASS("gpu_user_annotation", SC_GPU_ANNOTATION),
+	CLASS("kernel", SC_KERNEL),
+	CLASS("Kernel", SC_KERNEL),
+	CLASS("Memcpy", SC_MEMCPY),
+	CLASS("Memset", SC_MEMSET),
+	CLASS("Operator", SC_CPU_OP),
+	CLASS("python_function", SC_PYTHON),
+	CLASS("Runtime", SC_RUNTIME),
 	CLASS("user_annotation", SC_USER_ANNOTATION),
 #undef CLASS
 };
@@ -122,12 +135,14 @@ static const struct {
 	[Q_UNMATCHED_END] = { "unmatched_end", "E events with no open B on their thread (skipped)" },
 	[Q_UNCLOSED_BEGIN] = { "unclosed_begin", "B events never closed (kept, ending at the trace end)" },
 	[Q_DUP_METADATA] = { "duplicate_metadata", "M records repeating an earlier one (ignored)" },
-	[Q_CONFLICT_METADATA] = { "conflicting_metadata", "M records renaming a process (first name kept) or a thread (last kept)" },
+	[Q_CONFLICT_METADATA] = { "conflicting_metadata",
+	                          "M records renaming a process (first name kept) or a thread (last kept)" },
 	[Q_FLOW_NO_START] = { "flow_finish_without_start", "flow ends (f) with no start (s) of the same id" },
 	[Q_FLOW_NO_FINISH] = { "flow_start_without_finish", "flow starts (s) with no finish (f)" },
 	[Q_FLOW_REPEATED_ID] = { "flow_repeated_ids", "flow ids used by more than one start or finish" },
 	[Q_FLOW_UNBOUND] = { "flow_unbound", "flow ends with no slice at their time on their track" },
-	[Q_CPU_PARTIAL_OVERLAP] = { "cpu_partial_overlaps", "CPU slices overlapping a neighbour without nesting (own row)" },
+	[Q_CPU_PARTIAL_OVERLAP] = { "cpu_partial_overlaps",
+	                            "CPU slices overlapping a neighbour without nesting (own row)" },
 	[Q_GPU_OVERLAP] = { "gpu_stream_overlaps", "GPU slices overlapping another on the same stream (overflow row)" },
 	[Q_ZERO_DUR_KERNEL] = { "zero_duration_kernels", "kernels, memcpys and memsets with dur 0" },
 	[Q_TS_ZERO_OUTLIER] = { "ts_zero_outliers", "events at ts 0 far from the rest of the trace (set aside)" },

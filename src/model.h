@@ -24,10 +24,10 @@
 struct args_store;
 
 enum track_kind {
-	TRACK_CPU,          /* a CPU thread */
-	TRACK_GPU_COMPUTE,  /* a GPU stream of kernels/memcpy/memset */
-	TRACK_GPU_COMM,     /* a GPU stream whose kernels are mostly NCCL/RCCL */
-	TRACK_OTHER,        /* pseudo-tracks: "Spans", "Traces", overhead... */
+	TRACK_CPU,         /* a CPU thread */
+	TRACK_GPU_COMPUTE, /* a GPU stream of kernels/memcpy/memset */
+	TRACK_GPU_COMM,    /* a GPU stream whose kernels are mostly NCCL/RCCL */
+	TRACK_OTHER,       /* pseudo-tracks: "Spans", "Traces", overhead... */
 };
 
 /* What a slice is, from its category (and name where the category is missing). */
@@ -46,9 +46,9 @@ enum slice_class {
 };
 
 enum slice_flag {
-	SF_FROM_BE = 1,     /* a matched B/E pair */
-	SF_UNCLOSED = 2,    /* a B with no E: ends at the end of the trace */
-	SF_PARTIAL = 4,     /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
+	SF_FROM_BE = 1,  /* a matched B/E pair */
+	SF_UNCLOSED = 2, /* a B with no E: ends at the end of the trace */
+	SF_PARTIAL = 4,  /* overlaps a neighbour without nesting (CPU) or overlaps on a stream (GPU) */
 };
 
 /* Room in trace.cats: 254 categories, then "(other categories)". */
@@ -122,14 +122,14 @@ struct gpu_fact {
 /* Where GPU activity ran, shared by the facts that say the same (a handful per trace):
  * trace.gpu_places[0] is "none given", the place of runtime calls. */
 struct gpu_place {
-	int32_t stream;        /* -1 when absent (or outside int32: a stream id is a small number) */
-	int32_t device;        /* -1 when absent */
-	uint32_t pg;           /* collectives: "Process Group Name" string id, 0 when absent */
+	int32_t stream; /* -1 when absent (or outside int32: a stream id is a small number) */
+	int32_t device; /* -1 when absent */
+	uint32_t pg;    /* collectives: "Process Group Name" string id, 0 when absent */
 };
 
 /* The byte count of a memcpy or memset: kept apart, a few percent of the facts have one. */
 struct gpu_bytes {
-	uint32_t gpu;          /* index into trace.gpu; the array is sorted by it */
+	uint32_t gpu; /* index into trace.gpu; the array is sorted by it */
 	uint32_t pad;
 	int64_t bytes;
 };
@@ -137,18 +137,18 @@ struct gpu_bytes {
 /* A kernel's launch facts, where the file gives any (40 bytes, kernels only). */
 struct kernel_launch {
 	int32_t grid[3], block[3]; /* 0 when absent */
-	float blocks_per_sm;   /* NAN when absent */
-	float occupancy;       /* est. achieved occupancy %, NAN when absent */
-	int32_t regs;          /* registers per thread, -1 when absent */
-	int32_t smem;          /* shared memory per block (static + dynamic) bytes, -1 when absent */
+	float blocks_per_sm;       /* NAN when absent */
+	float occupancy;           /* est. achieved occupancy %, NAN when absent */
+	int32_t regs;              /* registers per thread, -1 when absent */
+	int32_t smem;              /* shared memory per block (static + dynamic) bytes, -1 when absent */
 };
 
 /* One row of a track: slices that never overlap, in time order. */
 struct row {
-	uint32_t *idx;         /* indices into track.slices, in time order */
+	uint32_t *idx; /* indices into track.slices, in time order */
 	uint32_t n;
-	int64_t *block_sum;    /* block_sum[b] = sum of durations of idx[0 .. b*ROW_BLOCK) */
-	uint32_t *max_tree;    /* segment tree over blocks: position of the longest slice */
+	int64_t *block_sum; /* block_sum[b] = sum of durations of idx[0 .. b*ROW_BLOCK) */
+	uint32_t *max_tree; /* segment tree over blocks: position of the longest slice */
 	int64_t max_dur;
 };
 #define ROW_BLOCK 64
@@ -160,7 +160,7 @@ struct span {
 /* Which rows of a deep track hold a time, when its rows do not nest: built by
  * src/index.c, read by index_slice_at (src/index_query.c), freed with the trace. */
 struct warning_tag {
-	uint8_t group, max;  /* group 0: not grouped */
+	uint8_t group, max; /* group 0: not grouped */
 };
 
 struct row_tree {
@@ -172,21 +172,21 @@ struct row_tree {
 struct track {
 	enum track_kind kind;
 	bool pid_is_str, tid_is_str;
-	int64_t pid, tid;          /* numbers, or string ids when *_is_str */
-	uint32_t name;             /* thread_name, or a synthesised "thread N"/"stream N" */
-	uint32_t process;          /* index into trace.processes */
-	int32_t device;            /* GPU device for GPU tracks, else -1 */
-	int64_t stream;            /* GPU stream for GPU tracks, else -1 */
-	int64_t sort_index;        /* thread_sort_index, else INT64_MIN */
-	bool named;                /* thread_name seen */
-	uint32_t events;           /* events of any kind attributed to the track */
+	int64_t pid, tid;   /* numbers, or string ids when *_is_str */
+	uint32_t name;      /* thread_name, or a synthesised "thread N"/"stream N" */
+	uint32_t process;   /* index into trace.processes */
+	int32_t device;     /* GPU device for GPU tracks, else -1 */
+	int64_t stream;     /* GPU stream for GPU tracks, else -1 */
+	int64_t sort_index; /* thread_sort_index, else INT64_MIN */
+	bool named;         /* thread_name seen */
+	uint32_t events;    /* events of any kind attributed to the track */
 
-	struct slice *slices;      /* sorted by (ts, dur descending, file order) */
+	struct slice *slices; /* sorted by (ts, dur descending, file order) */
 	uint32_t nslices, cap;
-	uint32_t *gpu;             /* by slice: index into trace.gpu (kernels, memcpy/memset, runtime
-	                            * calls) or TT_NONE; NULL when no slice of the track has one */
-	uint64_t *args;            /* by slice: (byte offset of args '{' << 24) | min(length, 2^24 - 1),
-	                            * 0: none or empty; NULL when no slice of the track has args */
+	uint32_t *gpu;              /* by slice: index into trace.gpu (kernels, memcpy/memset, runtime
+	                             * calls) or TT_NONE; NULL when no slice of the track has one */
+	uint64_t *args;             /* by slice: (byte offset of args '{' << 24) | min(length, 2^24 - 1),
+	                             * 0: none or empty; NULL when no slice of the track has args */
 	struct long_dur *long_durs; /* the slices of SLICE_LONG, by index */
 	uint32_t nlong, long_cap;
 	struct row *rows;
@@ -195,35 +195,35 @@ struct track {
 	bool nested;               /* CPU, no partial overlap: every slice's row above holds its parent */
 	struct row_tree *row_tree; /* deep tracks that do not nest: which rows hold a time (src/index.c) */
 
-	struct span *busy;         /* merged union of all slices; NULL for a track of one row, or
-	                            * whose rows nest: index_track_busy reads row 0 then */
+	struct span *busy; /* merged union of all slices; NULL for a track of one row, or
+	                    * whose rows nest: index_track_busy reads row 0 then */
 	uint32_t nbusy;
 	int64_t *busy_block_sum;
 	int64_t busy_total;
-	uint32_t gpu_slices;       /* kernels+memcpy+memset */
-	uint32_t comm_kernels;     /* NCCL/RCCL kernels */
+	uint32_t gpu_slices;   /* kernels+memcpy+memset */
+	uint32_t comm_kernels; /* NCCL/RCCL kernels */
 };
 
 struct process {
 	bool pid_is_str;
 	int64_t pid;
-	uint32_t name, labels;     /* string ids, 0 when absent */
-	int64_t sort_index;        /* INT64_MIN when absent */
+	uint32_t name, labels; /* string ids, 0 when absent */
+	int64_t sort_index;    /* INT64_MIN when absent */
 };
 
-struct flow_end {           /* 24 bytes */
+struct flow_end { /* 24 bytes */
 	uint64_t id;
 	int64_t ts;
 	uint32_t cat;
-	uint32_t track : 30;       /* a trace holds fewer tracks (each costs over 100 bytes) */
-	uint32_t ph : 2;           /* enum flow_ph */
+	uint32_t track : 30; /* a trace holds fewer tracks (each costs over 100 bytes) */
+	uint32_t ph : 2;     /* enum flow_ph */
 };
 enum flow_ph { FLOW_PH_S, FLOW_PH_T, FLOW_PH_F }; /* sorted in this order at equal times */
 #define FLOW_END_MAX_TRACKS ((uint32_t)1 << 30)
 
 /* A flow: a start ('s') linked to a finish ('f') with the same (cat, id). */
-struct flow {               /* 40 bytes */
-	uint32_t id_code;          /* the flow's id (a 64-bit value), coded as gpu_id_value reads */
+struct flow {             /* 40 bytes */
+	uint32_t id_code; /* the flow's id (a 64-bit value), coded as gpu_id_value reads */
 	uint32_t cat;
 	struct slice_ref from, to; /* slices bound at each end, or {TT_NONE} */
 	int64_t ts_from, ts_to;
@@ -244,10 +244,10 @@ enum mem_flag {
 struct mem_sample {
 	int64_t ts;
 	int64_t total_allocated, total_reserved, bytes; /* -1 when absent */
-	uint32_t track;    /* the thread it was recorded on, or TT_NONE */
-	int16_t device_id; /* -1 when absent (CPU samples say -1 too) */
-	int8_t device_type; /* c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP...; -1 when absent */
-	uint8_t flags;     /* enum mem_flag */
+	uint32_t track;                                 /* the thread it was recorded on, or TT_NONE */
+	int16_t device_id;                              /* -1 when absent (CPU samples say -1 too) */
+	int8_t device_type;                             /* c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP...; -1 when absent */
+	uint8_t flags;                                  /* enum mem_flag */
 };
 
 /* The FLOP count of one operator (`"flops"` in its args: with_flops=True), at its start. */
@@ -260,8 +260,8 @@ struct flop_count {
  * kernels it launched as the TensorBoard plugin does (by equal External ids). */
 struct comm_op {
 	int64_t external_id;
-	uint32_t name;             /* string id */
-	uint32_t cat;              /* string id */
+	uint32_t name; /* string id */
+	uint32_t cat;  /* string id */
 };
 
 /* A counter series ("C" events): one per (pid, name, key). */
@@ -275,10 +275,10 @@ struct counter {
 };
 
 struct step {
-	int64_t number;            /* N of ProfilerStep#N */
+	int64_t number; /* N of ProfilerStep#N */
 	int64_t ts, dur;
 	struct slice_ref ref;
-	bool gpu;                  /* the gpu_user_annotation copy */
+	bool gpu; /* the gpu_user_annotation copy */
 };
 
 /* Data-quality counts, one per kind of oddity; quality.c names and explains them. */
@@ -316,10 +316,10 @@ enum quality_kind {
 #define QUALITY_EXAMPLES 3
 
 struct quality_example {
-	uint64_t offset;           /* byte offset of the event in the decompressed stream */
+	uint64_t offset; /* byte offset of the event in the decompressed stream */
 	int64_t ts;
-	uint32_t name;             /* string id */
-	uint32_t track;            /* or TT_NONE */
+	uint32_t name;  /* string id */
+	uint32_t track; /* or TT_NONE */
 };
 
 struct quality {
@@ -329,22 +329,22 @@ struct quality {
 
 enum load_status {
 	LOAD_OK,
-	LOAD_TRUNCATED,            /* usable: what came before the cut */
-	LOAD_FAILED,               /* unusable: not a trace, cannot open, ... */
+	LOAD_TRUNCATED, /* usable: what came before the cut */
+	LOAD_FAILED,    /* unusable: not a trace, cannot open, ... */
 };
 
 /* What a load did with the binary cache (src/cache.h). */
 enum trace_cache {
-	TRACE_CACHE_OFF,           /* not asked for, or not a regular file */
-	TRACE_CACHE_READ,          /* the model was read from a valid cache */
-	TRACE_CACHE_SAVING,        /* parsed; the cache is being written (cache_save) */
-	TRACE_CACHE_SAVED,         /* parsed, and the cache written */
-	TRACE_CACHE_NOT_SAVED,     /* parsed; the cache could not be written (cache_note says why) */
+	TRACE_CACHE_OFF,       /* not asked for, or not a regular file */
+	TRACE_CACHE_READ,      /* the model was read from a valid cache */
+	TRACE_CACHE_SAVING,    /* parsed; the cache is being written (cache_save) */
+	TRACE_CACHE_SAVED,     /* parsed, and the cache written */
+	TRACE_CACHE_NOT_SAVED, /* parsed; the cache could not be written (cache_note says why) */
 };
 
 struct device_props {
 	int32_t id;
-	uint32_t name;             /* string id */
+	uint32_t name; /* string id */
 	int32_t num_sms, max_threads_per_sm, compute_major, compute_minor;
 	int64_t total_global_mem;
 };
@@ -352,37 +352,37 @@ struct device_props {
 struct trace {
 	char *path;
 	const char *codec;
-	bool regular;              /* read from a regular file, the one file_dev/file_ino name */
+	bool regular; /* read from a regular file, the one file_dev/file_ino name */
 	uint64_t file_dev, file_ino;
-	struct args_store *args;   /* reads slices' args back (src/args.h); set by the loader, or NULL */
+	struct args_store *args; /* reads slices' args back (src/args.h); set by the loader, or NULL */
 	enum load_status status;
-	char *error;               /* why it failed or was truncated, or NULL */
-	bool not_a_trace;          /* failed: the file is not a Chrome trace (other JSON, empty), as a
-	                            * sidecar beside a job's traces is; not a broken trace */
+	char *error;      /* why it failed or was truncated, or NULL */
+	bool not_a_trace; /* failed: the file is not a Chrome trace (other JSON, empty), as a
+	                   * sidecar beside a job's traces is; not a broken trace */
 	char **warnings;
 	uint32_t nwarnings;
 	struct warning_tag *warning_tags; /* by warning */
 
 	struct strtab strings;
-	uint64_t bytes;            /* decompressed JSON bytes */
+	uint64_t bytes; /* decompressed JSON bytes */
 	uint64_t file_bytes;
-	uint64_t events;           /* events read from traceEvents */
+	uint64_t events; /* events read from traceEvents */
 	uint64_t count_by_ph[128];
 	double load_seconds;
-	uint64_t snapshot_bytes;   /* a snapshot of a load in progress (parsers/load.h): the bytes
-	                            * of JSON it holds (at least 1); 0 for a whole trace */
+	uint64_t snapshot_bytes; /* a snapshot of a load in progress (parsers/load.h): the bytes
+	                          * of JSON it holds (at least 1); 0 for a whole trace */
 
 	bool has_base;
 	int64_t base_ns;
-	int64_t start, end;        /* span of drawn events (outliers set aside) */
-	bool legacy;               /* no event has a category (the legacy exporter) */
-	bool shared_launch;        /* a runtime call launched several GPU activities (CUDA graphs):
-	                            * its gpu_info.peer names the last of them */
+	int64_t start, end; /* span of drawn events (outliers set aside) */
+	bool legacy;        /* no event has a category (the legacy exporter) */
+	bool shared_launch; /* a runtime call launched several GPU activities (CUDA graphs):
+	                     * its gpu_info.peer names the last of them */
 
-	int32_t rank, world_size;  /* -1 when distributedInfo lacks them */
-	uint32_t backend;          /* string id */
+	int32_t rank, world_size; /* -1 when distributedInfo lacks them */
+	uint32_t backend;         /* string id */
 	uint32_t display_time_unit;
-	int32_t schema_version;    /* -1 when absent */
+	int32_t schema_version; /* -1 when absent */
 	struct device_props *devices;
 	uint32_t ndevices;
 
@@ -391,12 +391,12 @@ struct trace {
 	struct process *processes;
 	uint32_t nprocesses;
 
-	struct gpu_info *gpu;      /* made by the index from GPU_FACTS */
-	struct gpu_fact *gpu_facts; /* while the trace is built (src/builder.c), then NULL */
-	uint32_t ngpu, gpu_cap;    /* facts, in either array */
+	struct gpu_info *gpu;         /* made by the index from GPU_FACTS */
+	struct gpu_fact *gpu_facts;   /* while the trace is built (src/builder.c), then NULL */
+	uint32_t ngpu, gpu_cap;       /* facts, in either array */
 	struct gpu_place *gpu_places; /* gpu_info.place; [0] is {-1, -1, 0} once any fact is kept */
 	uint32_t ngpu_places, gpu_places_cap;
-	int64_t *wide_ids;         /* ids past 32 bits (gpu_id_value) */
+	int64_t *wide_ids; /* ids past 32 bits (gpu_id_value) */
 	uint32_t nwide_ids, wide_ids_cap;
 	struct gpu_bytes *gpu_bytes; /* memcpy/memset byte counts, by GPU fact (gpu_bytes()) */
 	uint32_t ngpu_bytes, gpu_bytes_cap;
@@ -418,13 +418,13 @@ struct trace {
 	uint32_t ninstants, instants_cap;
 	struct mem_sample *mem;
 	uint32_t nmem, mem_cap;
-	struct flop_count *flops;  /* slices with a "flops" arg, in source order */
+	struct flop_count *flops; /* slices with a "flops" arg, in source order */
 	uint32_t nflops, flops_cap;
-	struct comm_op *comm_ops;  /* complete events named nccl:.../gloo:... with an External id */
+	struct comm_op *comm_ops; /* complete events named nccl:.../gloo:... with an External id */
 	uint32_t ncomm_ops, comm_ops_cap;
 	struct counter *counters;
 	uint32_t ncounters;
-	struct step *steps;        /* CPU steps first, then GPU, each in time order */
+	struct step *steps; /* CPU steps first, then GPU, each in time order */
 	uint32_t nsteps;
 
 	uint64_t async_events;
@@ -437,8 +437,8 @@ struct trace {
 	void *cache_map;
 	size_t cache_map_len;
 	enum trace_cache cache;
-	char *cache_note;          /* why the cache was not used or not written, or NULL */
-	bool cache_damaged;        /* a cache was there but damaged (cache_note says how): rebuilt */
+	char *cache_note;   /* why the cache was not used or not written, or NULL */
+	bool cache_damaged; /* a cache was there but damaged (cache_note says how): rebuilt */
 	struct cache_save *cache_save;
 	void (*finish_cache_save)(struct trace *);
 
@@ -457,7 +457,10 @@ static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
 }
 
 /* The same for slice I of TR. */
-static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i) { return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; }
+static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i)
+{
+	return tr->gpu != NULL ? tr->gpu[i] : TT_NONE;
+}
 
 /* The length of slice I of TR, which is SLICE_LONG (track_long_dur is src/model.c's). */
 int64_t track_long_dur(const struct track *tr, uint32_t i);

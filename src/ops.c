@@ -87,8 +87,8 @@ static enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice 
 
 struct open {
 	uint32_t slice;
-	uint32_t node;       /* the innermost node at or below this entry, or TT_NONE */
-	uint32_t op;         /* the innermost operator at or below, or TT_NONE */
+	uint32_t node; /* the innermost node at or below this entry, or TT_NONE */
+	uint32_t op;   /* the innermost operator at or below, or TT_NONE */
 	int64_t end;
 };
 
@@ -96,8 +96,8 @@ struct open {
 struct build {
 	uint32_t nchild, only_child;
 	int64_t child_dur, rt_dur, rt_dev;
-	uint32_t absorbed_by;  /* TT_NONE, or the node that took this one's place */
-	bool op;               /* an operator (may merge with a same-name child) */
+	uint32_t absorbed_by; /* TT_NONE, or the node that took this one's place */
+	bool op;              /* an operator (may merge with a same-name child) */
 };
 
 static void push_node(struct op_tree *tree, struct build **b, uint32_t *cap, struct op_inst in, bool op)
@@ -164,12 +164,13 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 				continue;
 			}
 			if (sn > 0 && end > stack[sn - 1].end)
-				continue; /* overlaps the slice around it without nesting: left out, as the plugin does */
+				continue; /* overlaps the slice around it without nesting: the plugin leaves it out */
 			uint32_t below = sn > 0 ? stack[sn - 1].node : TT_NONE, node = below;
 			uint32_t op_below = sn > 0 ? stack[sn - 1].op : TT_NONE;
 			if (k == K_NODE) {
 				node = tree->n;
-				struct op_inst in = { { ti, i }, below, s->name, op && !(f & NF_NOT_ROW), slice_dur(tr, s), 0, 0, 0 };
+				struct op_inst in = { { ti, i },        below, s->name, op && !(f & NF_NOT_ROW),
+					              slice_dur(tr, s), 0,     0,       0 };
 				push_node(tree, &b, &cap, in, op);
 				if (below != TT_NONE) {
 					struct build *p = &b[below];
@@ -266,9 +267,10 @@ struct keyed {
 	uint32_t name, key, inst;
 };
 
-#define KEYED_LESS(x, y)                                                                                        \
-	((x)->name != (y)->name ? (x)->name < (y)->name                                                        \
-	                        : (x)->key != (y)->key ? (x)->key < (y)->key : (x)->inst < (y)->inst)
+#define KEYED_LESS(x, y)                                \
+	((x)->name != (y)->name ? (x)->name < (y)->name \
+	 : (x)->key != (y)->key ? (x)->key < (y)->key   \
+	                        : (x)->inst < (y)->inst)
 SORT_DEFINE(sort_keyed, struct keyed, KEYED_LESS)
 
 static void add_inst(const struct trace *t, struct op_row *o, const struct op_inst *in)
@@ -310,9 +312,9 @@ static void report_init(const struct op_tree *tree, enum op_group group, struct 
  * of ops_group, ops_by_name and ops_thread_self (no sort of a million instances). */
 struct name_rows {
 	struct op_report *r;
-	uint32_t *slot;     /* by string id: its row, or TT_NONE */
+	uint32_t *slot; /* by string id: its row, or TT_NONE */
 	uint32_t ns, cap;
-	int64_t *longest;   /* by row: the longest instance's duration */
+	int64_t *longest; /* by row: the longest instance's duration */
 };
 
 static void name_rows_init(struct name_rows *nr, const struct trace *t, struct op_report *r)
@@ -432,18 +434,18 @@ struct settled {
 	uint32_t name, nchild;
 	bool op, row;
 	int64_t dur, child_dur, rt_dur, rt_dev;
-	int64_t dev_children;  /* the device totals of its child nodes */
-	int64_t dev_total;     /* once closed: rt_dev + dev_children */
+	int64_t dev_children; /* the device totals of its child nodes */
+	int64_t dev_total;    /* once closed: rt_dev + dev_children */
 };
 
 struct sweep_entry {
 	int64_t end;
-	uint32_t node;      /* stack position of the innermost node at or below, or TT_NONE */
-	uint32_t op;        /* stack position of the innermost node that is an operator, or TT_NONE */
-	uint32_t parent;    /* a node: the stack position of its parent node, or TT_NONE */
+	uint32_t node;   /* stack position of the innermost node at or below, or TT_NONE */
+	uint32_t op;     /* stack position of the innermost node that is an operator, or TT_NONE */
+	uint32_t parent; /* a node: the stack position of its parent node, or TT_NONE */
 	bool is_node;
-	struct settled me;  /* a node: its sums so far */
-	bool waiting;       /* a node: its only child so far, closed, waits in `child` */
+	struct settled me; /* a node: its sums so far */
+	bool waiting;      /* a node: its only child so far, closed, waits in `child` */
 	struct settled child;
 };
 
@@ -565,11 +567,15 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 							r->gpu_ops_linked += sum_n[g];
 						} else {
 							struct slice_ref p = t->gpu[g].peer;
-							const struct slice *a = p.track < t->ntracks && p.idx < t->tracks[p.track].nslices
-							                          ? &t->tracks[p.track].slices[p.idx]
-							                          : NULL;
-							if (a != NULL && (a->cls == SC_KERNEL || a->cls == SC_MEMCPY || a->cls == SC_MEMSET)) {
-								me->rt_dev = tt_add(me->rt_dev, slice_dur(&t->tracks[p.track], a));
+							const struct slice *a =
+								p.track < t->ntracks &&
+										p.idx < t->tracks[p.track].nslices
+									? &t->tracks[p.track].slices[p.idx]
+									: NULL;
+							if (a != NULL && (a->cls == SC_KERNEL || a->cls == SC_MEMCPY ||
+							                  a->cls == SC_MEMSET)) {
+								me->rt_dev = tt_add(me->rt_dev,
+								                    slice_dur(&t->tracks[p.track], a));
 								r->gpu_ops_linked++;
 							}
 						}
@@ -580,7 +586,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 				continue;
 			}
 			if (sn > 0 && end > stack[sn - 1].end)
-				continue; /* overlaps the slice around it without nesting: left out, as the plugin does */
+				continue; /* overlaps the slice around it without nesting: the plugin leaves it out */
 			uint32_t below = sn > 0 ? stack[sn - 1].node : TT_NONE;
 			uint32_t op_below = sn > 0 ? stack[sn - 1].op : TT_NONE;
 			if (sn == scap)
@@ -593,7 +599,10 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 			if (e->is_node) {
 				e->parent = below;
 				e->waiting = false;
-				e->me = (struct settled){ { ti, i }, s->name, 0, op, op && !(f & NF_NOT_ROW), slice_dur(tr, s), 0, 0, 0, 0, 0 };
+				e->me = (struct settled){
+					{ ti, i }, s->name, 0, op, op && !(f & NF_NOT_ROW), slice_dur(tr, s), 0,
+					0,         0,       0, 0
+				};
 				if (below != TT_NONE) {
 					struct sweep_entry *p = &stack[below];
 					if (++p->me.nchild == 2 && p->waiting) {
@@ -624,7 +633,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 
 struct enclosing {
 	uint32_t idx;
-	int64_t child;      /* the time of its direct children so far */
+	int64_t child; /* the time of its direct children so far */
 };
 
 static bool self_less(const struct op_row *x, const struct op_row *y, const struct strtab *names)
@@ -689,9 +698,10 @@ struct path_key {
 	uint32_t parent, name, inst;
 };
 
-#define PATH_LESS(x, y)                                                                                         \
-	((x)->parent != (y)->parent ? (x)->parent < (y)->parent                                                \
-	                            : (x)->name != (y)->name ? (x)->name < (y)->name : (x)->inst < (y)->inst)
+#define PATH_LESS(x, y)                                         \
+	((x)->parent != (y)->parent ? (x)->parent < (y)->parent \
+	 : (x)->name != (y)->name   ? (x)->name < (y)->name     \
+	                            : (x)->inst < (y)->inst)
 SORT_DEFINE(sort_paths, struct path_key, PATH_LESS)
 
 struct path_node {
@@ -744,7 +754,9 @@ void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op
 				if (nn == ncap)
 					nodes = xreallocarray(nodes, ncap = ncap ? ncap * 2 : 256, sizeof *nodes);
 				nodes[nn++] = (struct path_node){
-					.row = { .name = pk[j].name, .parent = pk[j].parent, .depth = (uint16_t)(d < 65535 ? d : 65535) },
+					.row = { .name = pk[j].name,
+					         .parent = pk[j].parent,
+					         .depth = (uint16_t)(d < 65535 ? d : 65535) },
 				};
 			}
 			path[pk[j].inst] = nn - 1;

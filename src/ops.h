@@ -39,9 +39,9 @@
 /* One node of the operator tree (after the merge). */
 struct op_inst {
 	struct slice_ref ref;
-	uint32_t parent;             /* the enclosing node's position in the tree, or TT_NONE */
-	uint32_t name;               /* string id */
-	bool row;                    /* an operator row (not a step, module, DataLoader...) */
+	uint32_t parent; /* the enclosing node's position in the tree, or TT_NONE */
+	uint32_t name;   /* string id */
+	bool row;        /* an operator row (not a step, module, DataLoader...) */
 	int64_t dur, cpu_self, dev_self, dev_total;
 };
 
@@ -55,31 +55,31 @@ struct op_tree {
 
 enum op_group {
 	OP_BY_NAME,
-	OP_BY_SHAPE,                 /* name and input shapes (args "Input Dims") */
-	OP_BY_SOURCE,                /* name and source location (src/ops.h's caller finds it) */
-	OP_BY_TREE,                  /* call path: names from the root, rolled up */
+	OP_BY_SHAPE,  /* name and input shapes (args "Input Dims") */
+	OP_BY_SOURCE, /* name and source location (src/ops.h's caller finds it) */
+	OP_BY_TREE,   /* call path: names from the root, rolled up */
 	OP__GROUPS
 };
 
 struct op_row {
-	uint32_t name;               /* the operator's string id */
-	uint32_t key;                /* id in the report's keys: shape or source; 0 when none */
-	uint32_t parent;             /* tree: the row of the enclosing path, or TT_NONE */
-	uint16_t depth;              /* tree: 0 at a root */
+	uint32_t name;   /* the operator's string id */
+	uint32_t key;    /* id in the report's keys: shape or source; 0 when none */
+	uint32_t parent; /* tree: the row of the enclosing path, or TT_NONE */
+	uint16_t depth;  /* tree: 0 at a root */
 	uint64_t calls;
 	int64_t cpu_total, cpu_self;
 	int64_t dev_total, dev_self;
-	struct slice_ref longest;    /* the longest instance */
+	struct slice_ref longest; /* the longest instance */
 };
 
 struct op_report {
 	enum op_group group;
-	struct op_row *rows;         /* by name: by device total, then CPU total, longest first;
-	                              * tree: depth first, siblings likewise */
+	struct op_row *rows; /* by name: by device total, then CPU total, longest first;
+	                      * tree: depth first, siblings likewise */
 	uint32_t n;
 	uint64_t gpu_ops, gpu_ops_linked;
-	struct strtab keys;          /* the keys' text (shape or source), id 0 the empty one */
-	uint64_t keyed;              /* operator instances that have a key */
+	struct strtab keys; /* the keys' text (shape or source), id 0 the empty one */
+	uint64_t keyed;     /* operator instances that have a key */
 };
 
 /* Whether slice S of T is an operator: of category cpu_op/Operator, or, in a legacy-exporter

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 struct range_max {
-	const int64_t *leaf;  /* the values (not owned) */
-	int64_t *inner;       /* inner[k], 1 <= k < n: the max of nodes 2k and 2k+1 */
+	const int64_t *leaf; /* the values (not owned) */
+	int64_t *inner;      /* inner[k], 1 <= k < n: the max of nodes 2k and 2k+1 */
 	uint32_t n;
 };
 

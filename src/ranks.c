@@ -146,7 +146,8 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			uint32_t g = slice_gpu(tr, s);
 			if (g != TT_NONE && gpu_pg(t, &t->gpu[g]) != 0) {
 				size_t l = strlen(v[n].kind);
-				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s", strtab_get(&t->strings, gpu_pg(t, &t->gpu[g])));
+				snprintf(v[n].kind + l, sizeof v[n].kind - l, " pg %s",
+				         strtab_get(&t->strings, gpu_pg(t, &t->gpu[g])));
 			}
 			v[n].ref = (struct slice_ref){ ti, i };
 			v[n].start = abs_start(t, s);
@@ -225,10 +226,7 @@ static uint32_t find_nth(const struct kind_ref *v, uint32_t m, struct found *con
 	return r->rank == rank && f[r->rank][r->k].kid == kid ? r->k : UINT32_MAX;
 }
 
-static bool is_reduction(const char *kind)
-{
-	return strstr(kind, "Reduce") != NULL || strstr(kind, "reduce") != NULL;
-}
+static bool is_reduction(const char *kind) { return strstr(kind, "Reduce") != NULL || strstr(kind, "reduce") != NULL; }
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -259,7 +257,8 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			if (has_kernels)
 				compute = s->cls == SC_KERNEL && !model_is_comm_kernel(nm);
 			else
-				compute = tr->kind == TRACK_CPU && !comm && (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)) &&
+				compute = tr->kind == TRACK_CPU && !comm &&
+				          (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)) &&
 				          strncmp(nm, "ProfilerStep#", 13) != 0 && strncmp(nm, "c10d::", 6) != 0;
 			if (comm) {
 				if (nb == cb)
@@ -278,7 +277,8 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 	*nco = spans_merge(b, nb);
 }
 
-void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, const int64_t *manual, struct rank_report *r)
+void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, const int64_t *manual,
+                   struct rank_report *r)
 {
 	struct found **f = xcalloc((size_t)n, sizeof *f);
 	uint32_t *nf = xcalloc((size_t)n, sizeof *nf);
@@ -297,9 +297,10 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 	}
 	/* files of different jobs: their world sizes disagree */
 	for (int i = 1; i < n; i++)
-		if (traces[i]->world_size >= 0 && traces[0]->world_size >= 0 && traces[i]->world_size != traces[0]->world_size) {
-			warn(r, "files of different jobs? world size %d (file 1) and %d (file %d)", traces[0]->world_size,
-			     traces[i]->world_size, i + 1);
+		if (traces[i]->world_size >= 0 && traces[0]->world_size >= 0 &&
+		    traces[i]->world_size != traces[0]->world_size) {
+			warn(r, "files of different jobs? world size %d (file 1) and %d (file %d)",
+			     traces[0]->world_size, traces[i]->world_size, i + 1);
 			break;
 		}
 	for (int i = 0; i < n; i++)
@@ -390,8 +391,10 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 						if (i == 0)
 							ref = s;
 						r->ranks[i].offset = tt_sub(ref, s);
-						if (r->ranks[i].offset == INT64_MIN || r->ranks[i].offset == INT64_MAX) {
-							warn(r, "rank %d's clock lies too far from rank %d's (292 years or more): not aligned",
+						if (r->ranks[i].offset == INT64_MIN ||
+						    r->ranks[i].offset == INT64_MAX) {
+							warn(r,
+							     "rank %d's clock lies too far from rank %d's (292 years or more): not aligned",
 							     r->ranks[i].rank, r->ranks[0].rank);
 							r->ranks[i].offset = 0;
 						}
@@ -408,17 +411,20 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		for (int i = 1; i < n; i++) {
 			uint32_t m = 0;
 			for (uint32_t k = 0; k < r->ncolls; k++)
-				if (r->colls[k].per[0].ref.track != TT_NONE && r->colls[k].per[i].ref.track != TT_NONE &&
+				if (r->colls[k].per[0].ref.track != TT_NONE &&
+				    r->colls[k].per[i].ref.track != TT_NONE &&
 				    (!any_reduce || is_reduction(r->colls[k].kind)))
 					d[m++] = tt_sub(r->colls[k].per[0].end, r->colls[k].per[i].end);
 			if (m == 0) {
-				warn(r, "rank %d shares no collective with rank %d: not aligned", r->ranks[i].rank, r->ranks[0].rank);
+				warn(r, "rank %d shares no collective with rank %d: not aligned", r->ranks[i].rank,
+				     r->ranks[0].rank);
 				continue;
 			}
 			qsort(d, m, sizeof *d, cmp_i64);
 			/* the median; of two middle values, their midpoint rounded down (d sorted: no overflow) */
-			r->ranks[i].offset = m % 2 ? d[m / 2]
-			                           : d[m / 2 - 1] + (int64_t)(((uint64_t)d[m / 2] - (uint64_t)d[m / 2 - 1]) / 2);
+			r->ranks[i].offset =
+				m % 2 ? d[m / 2]
+				      : d[m / 2 - 1] + (int64_t)(((uint64_t)d[m / 2] - (uint64_t)d[m / 2 - 1]) / 2);
 			if (r->ranks[i].offset == INT64_MIN || r->ranks[i].offset == INT64_MAX) {
 				warn(r, "rank %d's clock lies too far from rank %d's (292 years or more): not aligned",
 				     r->ranks[i].rank, r->ranks[0].rank);
@@ -494,8 +500,9 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 			/* in the rank's own (unaligned) time, as the unions are */
 			const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
 			if (!st->exposed_na)
-				p->overlap = spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl),
-				                                abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl));
+				p->overlap =
+					spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl),
+				                            abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl));
 		}
 		free(cu_prefix);
 		free(cu);

@@ -24,31 +24,31 @@
 enum align_mode { ALIGN_RAW, ALIGN_STEP, ALIGN_COLLECTIVE, ALIGN_MANUAL };
 
 struct coll_rank {
-	struct slice_ref ref;      /* the kernel or op on this rank, or {TT_NONE} when missing */
-	int64_t start, end;        /* aligned */
-	int64_t wait;              /* latest start over ranks - own start (TraceLens's wait) */
-	int64_t overlap;           /* time of it overlapped by compute on this rank */
+	struct slice_ref ref; /* the kernel or op on this rank, or {TT_NONE} when missing */
+	int64_t start, end;   /* aligned */
+	int64_t wait;         /* latest start over ranks - own start (TraceLens's wait) */
+	int64_t overlap;      /* time of it overlapped by compute on this rank */
 };
 
 struct collective {
-	char kind[48];             /* "AllReduce", "SendRecv", "all_reduce", ... */
-	uint32_t number;           /* its place in the list, from 0: the "#N" of every output */
-	uint32_t kind_index;       /* the kind_index-th collective of this kind (how ranks match) */
-	struct coll_rank *per;     /* by rank position (as in the traces array) */
-	int last;                  /* rank position that arrived last */
-	int64_t transfer;          /* shortest duration across ranks */
-	int64_t skew;              /* latest start - earliest start */
+	char kind[48];         /* "AllReduce", "SendRecv", "all_reduce", ... */
+	uint32_t number;       /* its place in the list, from 0: the "#N" of every output */
+	uint32_t kind_index;   /* the kind_index-th collective of this kind (how ranks match) */
+	struct coll_rank *per; /* by rank position (as in the traces array) */
+	int last;              /* rank position that arrived last */
+	int64_t transfer;      /* shortest duration across ranks */
+	int64_t skew;          /* latest start - earliest start */
 	uint32_t nranks_present;
 };
 
 struct rank_stats {
-	int rank;                  /* distributedInfo.rank, else the position */
-	int64_t offset;            /* ns added to this rank's times */
+	int rank;       /* distributedInfo.rank, else the position */
+	int64_t offset; /* ns added to this rank's times */
 	int64_t compute, comm, overlap, exposed, waiting;
-	bool exposed_na;           /* overlap and exposed unknown (0 here): RANKS_EXPOSED_NA says why */
+	bool exposed_na; /* overlap and exposed unknown (0 here): RANKS_EXPOSED_NA says why */
 	uint32_t arrived_last;
-	uint32_t collectives;      /* collectives found on this rank */
-	int64_t step_start;        /* aligned start of the first common step, or INT64_MIN */
+	uint32_t collectives; /* collectives found on this rank */
+	int64_t step_start;   /* aligned start of the first common step, or INT64_MIN */
 };
 
 struct rank_report {
@@ -58,9 +58,9 @@ struct rank_report {
 	struct rank_stats *ranks;
 	struct collective *colls;
 	uint32_t ncolls;
-	int64_t residual;          /* collective mode: largest |end difference| after alignment */
-	int straggler;             /* rank position, or -1 */
-	bool comm_from_kernels;    /* NCCL/RCCL kernels (else gloo CPU ops) */
+	int64_t residual;       /* collective mode: largest |end difference| after alignment */
+	int straggler;          /* rank position, or -1 */
+	bool comm_from_kernels; /* NCCL/RCCL kernels (else gloo CPU ops) */
 	char warnings[512];
 };
 
@@ -68,8 +68,9 @@ struct rank_report {
  * on CPU threads (gloo), where exposed is the time no operator runs on the rank's CPU
  * threads (its main thread waits), and its trace, from the legacy exporter, has no
  * categories to tell operators from annotations (`backward` spans the wait). */
-#define RANKS_EXPOSED_NA "collectives on CPU threads in a legacy-format trace, which does not tell operators from " \
-                         "annotations: the time the main thread waits for them is unknown"
+#define RANKS_EXPOSED_NA                                                                           \
+	"collectives on CPU threads in a legacy-format trace, which does not tell operators from " \
+	"annotations: the time the main thread waits for them is unknown"
 
 /* Aligns and compares the N traces (one per rank) into R (free with ranks_free).
  * MANUAL_OFFSETS (N values, or NULL) are used in manual mode. */

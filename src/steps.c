@@ -103,9 +103,9 @@ static enum plugin_type plugin_type_of(const char *cat, uint32_t n)
 /* ---- what a name marks ----------------------------------------------------------------- */
 
 enum {
-	NF_COMM = 1 << 0,            /* nccl:/gloo: broadcast, reduce, all_reduce, all_gather, reduce_scatter */
-	NF_DATALOADER_TB = 1 << 1,   /* the plugin's DataLoader role */
-	NF_DATALOADER = 1 << 2,      /* enumerate(DataLoader)#... / enumerate(DataPipe)#... */
+	NF_COMM = 1 << 0,          /* nccl:/gloo: broadcast, reduce, all_reduce, all_gather, reduce_scatter */
+	NF_DATALOADER_TB = 1 << 1, /* the plugin's DataLoader role */
+	NF_DATALOADER = 1 << 2,    /* enumerate(DataLoader)#... / enumerate(DataPipe)#... */
 	NF_PROFILER_STEP = 1 << 3,
 	NF_LABEL_DATALOADER = 1 << 4,
 	NF_LABEL_FORWARD = 1 << 5,
@@ -211,7 +211,8 @@ struct names {
 static enum plugin_type type_of(struct names *nm, uint32_t cat)
 {
 	if (nm->type[cat] == PT_UNSEEN)
-		nm->type[cat] = (uint8_t)plugin_type_of(strtab_get(&nm->t->strings, cat), strtab_len(&nm->t->strings, cat));
+		nm->type[cat] =
+			(uint8_t)plugin_type_of(strtab_get(&nm->t->strings, cat), strtab_len(&nm->t->strings, cat));
 	return (enum plugin_type)nm->type[cat];
 }
 
@@ -299,7 +300,7 @@ static void priority_sweep(const struct spanv *l, int k, const struct span *w, u
 					continue;
 				const struct span *s = &l[r].v[idx[r]];
 				if (s->start <= x) {
-					best = r; /* the first that covers x wins until it ends or a better one starts */
+					best = r; /* the first to cover x wins until it ends or a better one starts */
 					if (s->end < next)
 						next = s->end;
 					break;
@@ -380,7 +381,8 @@ static int64_t *comm_external_ids(const struct trace *t, struct names *nm, uint3
 	for (uint32_t i = 0; i < t->ncomm_ops; i++) {
 		const struct comm_op *c = &t->comm_ops[i];
 		enum plugin_type ty = type_of(nm, c->cat);
-		if ((ty == PT_OPERATOR || ty == PT_USER_ANNOTATION || ty == PT_PYTHON) && flags_of(nm, c->name) & NF_COMM)
+		if ((ty == PT_OPERATOR || ty == PT_USER_ANNOTATION || ty == PT_PYTHON) &&
+		    flags_of(nm, c->name) & NF_COMM)
 			v[n++] = c->external_id;
 	}
 	if (n > 1)
@@ -417,22 +419,26 @@ static void names_free(struct names *nm)
 /* ---- the analysis -------------------------------------------------------------------- */
 
 /* The plugin's role of slice S (comm: the collectives' External ids, NCOMM), or -1. */
-static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm,
-                   const struct track *tr, const struct slice *s)
+static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, const struct track *tr,
+                   const struct slice *s)
 {
 	if (s->flags & SF_FROM_BE)
 		return -1; /* the plugin reads complete (X) events only */
 	switch (type_of(nm, slice_cat(t, s))) {
 	case PT_KERNEL:
-		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, gpu_external_id(t, &t->gpu[slice_gpu(tr, s)])) ? ROLE_COMM
-		                                                                                             : ROLE_KERNEL;
+		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, gpu_external_id(t, &t->gpu[slice_gpu(tr, s)]))
+		               ? ROLE_COMM
+		               : ROLE_KERNEL;
 	case PT_MEMCPY: return ROLE_MEMCPY;
 	case PT_MEMSET: return ROLE_MEMSET;
 	case PT_RUNTIME: return ROLE_RUNTIME;
 	case PT_OPERATOR:
 	case PT_USER_ANNOTATION: {
 		unsigned f = flags_of(nm, s->name);
-		return f & NF_PROFILER_STEP ? -1 : f & NF_DATALOADER_TB ? ROLE_DATALOADER : f & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
+		return f & NF_PROFILER_STEP   ? -1
+		       : f & NF_DATALOADER_TB ? ROLE_DATALOADER
+		       : f & NF_COMM          ? ROLE_COMM
+		                              : ROLE_CPU_EXEC;
 	}
 	case PT_PYTHON: return flags_of(nm, s->name) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
 	default: return -1;
@@ -461,7 +467,8 @@ static void *gpu_roles_main(void *arg)
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			int role = role_of(t, &nm, j->comm, j->ncomm, tr, &tr->slices[i]);
 			if (role >= 0)
-				spanv_add(&j->l[role], tr->slices[i].ts, tt_add(tr->slices[i].ts, slice_dur(tr, &tr->slices[i])));
+				spanv_add(&j->l[role], tr->slices[i].ts,
+				          tt_add(tr->slices[i].ts, slice_dur(tr, &tr->slices[i])));
 		}
 	}
 	names_free(&nm);

@@ -12,8 +12,8 @@
  * cuda_runtime, runtime and the other *_runtime (not cuda_driver); cpu_op, operator,
  * user_annotation, gpu_user_annotation, python (not python_function). Communication is the
  * CPU ops named nccl:/gloo: broadcast, reduce, all_reduce, all_gather or reduce_scatter,
- * and the kernels whose External id is one of theirs (trace.comm_ops). DataLoader is cpu_op/user_annotation `enumerate(DataLoader)#...__next__`
- * and `enumerate(DataPipe)#...`.
+ * and the kernels whose External id is one of theirs (trace.comm_ops). DataLoader is cpu_op/user_annotation
+ * `enumerate(DataLoader)#...__next__` and `enumerate(DataPipe)#...`.
  *
  * Phases (ttrace's own): DataLoader > Optimizer > Backward > Forward > Other over each
  * host step (the ProfilerStep#N span), from the markers the trace holds on CPU threads;
@@ -46,60 +46,53 @@ enum step_role {
 	ROLE__COUNT
 };
 
-enum step_phase {
-	PHASE_DATALOADER,
-	PHASE_FORWARD,
-	PHASE_BACKWARD,
-	PHASE_OPTIMIZER,
-	PHASE_OTHER,
-	PHASE__COUNT
-};
+enum step_phase { PHASE_DATALOADER, PHASE_FORWARD, PHASE_BACKWARD, PHASE_OPTIMIZER, PHASE_OTHER, PHASE__COUNT };
 
 /* The kinds of marker a phase is found from (bits). */
 enum phase_source {
-	PSRC_LABEL = 1 << 0,          /* a record_function label: "## forward ##", "backward", ... */
-	PSRC_DATALOADER = 1 << 1,     /* enumerate(DataLoader)#... / enumerate(DataPipe)#... */
-	PSRC_DDP_FORWARD = 1 << 2,    /* DistributedDataParallel.forward / DataParallel.forward */
-	PSRC_MODULE = 1 << 3,         /* nn.Module: ... (with_modules / with_stack) */
-	PSRC_AUTOGRAD = 1 << 4,       /* autograd::engine::evaluate_function: ... */
-	PSRC_AUTOGRAD_NODE = 1 << 5,  /* autograd nodes, ...Backward[N] (traces before evaluate_function) */
-	PSRC_OPTIMIZER = 1 << 6,      /* Optimizer.step#... / Optimizer.zero_grad#... */
+	PSRC_LABEL = 1 << 0,           /* a record_function label: "## forward ##", "backward", ... */
+	PSRC_DATALOADER = 1 << 1,      /* enumerate(DataLoader)#... / enumerate(DataPipe)#... */
+	PSRC_DDP_FORWARD = 1 << 2,     /* DistributedDataParallel.forward / DataParallel.forward */
+	PSRC_MODULE = 1 << 3,          /* nn.Module: ... (with_modules / with_stack) */
+	PSRC_AUTOGRAD = 1 << 4,        /* autograd::engine::evaluate_function: ... */
+	PSRC_AUTOGRAD_NODE = 1 << 5,   /* autograd nodes, ...Backward[N] (traces before evaluate_function) */
+	PSRC_OPTIMIZER = 1 << 6,       /* Optimizer.step#... / Optimizer.zero_grad#... */
 	PSRC_BEFORE_BACKWARD = 1 << 7, /* forward: the host step up to its first backward marker */
 	PSRC__COUNT = 8
 };
 
 struct step_stats {
 	int64_t number;
-	int64_t start, end;                /* the plugin's window (device-adjusted) */
-	int64_t host_start, host_end;      /* the ProfilerStep#N span */
-	int64_t role[ROLE__COUNT];         /* ns; they sum to end - start */
-	int64_t phase_cpu[PHASE__COUNT];   /* ns of the host step; they sum to host_end - host_start */
-	int64_t phase_gpu[PHASE__COUNT];   /* ns of GPU operations launched in each phase */
-	uint8_t phase_known;               /* bit p: phase p is marked in this step (Other always) */
-	int64_t gpu_launched;              /* ns of GPU operations launched in the host step */
-	int64_t flops;                     /* FLOPs of the operators starting in the host step */
-	uint32_t flop_ops;                 /* how many operators carried them */
+	int64_t start, end;              /* the plugin's window (device-adjusted) */
+	int64_t host_start, host_end;    /* the ProfilerStep#N span */
+	int64_t role[ROLE__COUNT];       /* ns; they sum to end - start */
+	int64_t phase_cpu[PHASE__COUNT]; /* ns of the host step; they sum to host_end - host_start */
+	int64_t phase_gpu[PHASE__COUNT]; /* ns of GPU operations launched in each phase */
+	uint8_t phase_known;             /* bit p: phase p is marked in this step (Other always) */
+	int64_t gpu_launched;            /* ns of GPU operations launched in the host step */
+	int64_t flops;                   /* FLOPs of the operators starting in the host step */
+	uint32_t flop_ops;               /* how many operators carried them */
 };
 
 struct step_report {
-	struct step_stats *steps;          /* the plugin's kept steps, in time order */
+	struct step_stats *steps; /* the plugin's kept steps, in time order */
 	uint32_t n;
-	bool from_profiler_steps;          /* false: one step "0", the span of the CPU ops */
-	uint32_t gpu_side_steps;           /* gpu_user_annotation ProfilerStep#N copies (not steps here) */
-	bool has_communication;            /* the plugin shows Communication only then */
-	double dur_avg;                    /* mean step duration, ns */
-	double role_avg[ROLE__COUNT];      /* mean ns per step, over all steps */
+	bool from_profiler_steps;            /* false: one step "0", the span of the CPU ops */
+	uint32_t gpu_side_steps;             /* gpu_user_annotation ProfilerStep#N copies (not steps here) */
+	bool has_communication;              /* the plugin shows Communication only then */
+	double dur_avg;                      /* mean step duration, ns */
+	double role_avg[ROLE__COUNT];        /* mean ns per step, over all steps */
 	unsigned phase_source[PHASE__COUNT]; /* enum phase_source bits found, 0: unknown */
 	uint32_t phase_steps[PHASE__COUNT];  /* steps in which the phase is known */
 	double phase_cpu_avg[PHASE__COUNT];  /* mean ns over those steps (NAN when none) */
 	double phase_gpu_avg[PHASE__COUNT];
 	double phase_cpu_share[PHASE__COUNT]; /* over those steps: of the host steps' time, 0-1 (NAN when none) */
 	double phase_gpu_share[PHASE__COUNT]; /* of the GPU time they launched, 0-1 (NAN when none) */
-	double host_avg;                   /* mean host step duration, ns */
-	double gpu_launched_avg;           /* mean GPU time launched per host step, ns */
-	bool has_flops;                    /* some operator carried "flops" */
-	int64_t flops_total;               /* over the kept steps */
-	double tflops_avg;                 /* flops_total / total step time, in TFLOP/s (NAN without flops) */
+	double host_avg;                      /* mean host step duration, ns */
+	double gpu_launched_avg;              /* mean GPU time launched per host step, ns */
+	bool has_flops;                       /* some operator carried "flops" */
+	int64_t flops_total;                  /* over the kept steps */
+	double tflops_avg;                    /* flops_total / total step time, in TFLOP/s (NAN without flops) */
 };
 
 /* Fills R from T (free with steps_free) over the plugin's steps STEPS (NSTEPS, as

@@ -53,8 +53,9 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 		uint32_t k = 0;
 		for (uint32_t i = 0; i < t->nsteps; i++)
 			if (!t->steps[i].gpu)
-				s[k++] = (struct tb_step){ .number = t->steps[i].number, .start = t->steps[i].ts,
-				                           .end = t->steps[i].ts + t->steps[i].dur };
+				s[k++] = (struct tb_step){ .number = t->steps[i].number,
+					                   .start = t->steps[i].ts,
+					                   .end = t->steps[i].ts + t->steps[i].dur };
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		dev_end[i] = INT64_MIN;
@@ -82,7 +83,8 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts + slice_dur(&t->tracks[gi->self.track], rt) > s[lo - 1].end || is_driver_call(t, driver_cat, rt))
+		if (lo == 0 || rt->ts + slice_dur(&t->tracks[gi->self.track], rt) > s[lo - 1].end ||
+		    is_driver_call(t, driver_cat, rt))
 			continue;
 		int64_t op_end = op->ts + slice_dur(&t->tracks[gi->peer.track], op);
 		if (op_end > dev_end[lo - 1])
@@ -107,8 +109,9 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *sl = &tr->slices[i];
 				int64_t end = sl->ts + slice_dur(tr, sl);
-				if (is_gpu_op(sl->cls) && (track_gpu_at(tr, i) == TT_NONE || !matched[track_gpu_at(tr, i)]) && end < first_dev_start &&
-				    end > prev_end)
+				if (is_gpu_op(sl->cls) &&
+				    (track_gpu_at(tr, i) == TT_NONE || !matched[track_gpu_at(tr, i)]) &&
+				    end < first_dev_start && end > prev_end)
 					prev_end = end;
 			}
 		}

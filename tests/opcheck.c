@@ -43,7 +43,8 @@ static int compare(const char *path, const struct trace *t)
 		}
 	}
 	if (!bad)
-		printf("%s: %u rows, same%s\n", path, a.n, t->shared_launch ? " (runtime calls with several GPU activities)" : "");
+		printf("%s: %u rows, same%s\n", path, a.n,
+		       t->shared_launch ? " (runtime calls with several GPU activities)" : "");
 	ops_free(&a);
 	ops_free(&b);
 	ops_tree_free(&tree);

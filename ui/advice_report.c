@@ -29,7 +29,7 @@
 struct set {
 	struct trace *const *ts;
 	int n;
-	const int *rank;        /* by position */
+	const int *rank; /* by position */
 };
 
 static const char *unit_key(enum advice_unit u)
@@ -78,7 +78,8 @@ static const char *slice_name(const struct trace *t, struct slice_ref ref, char 
 	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
 	char cut[4 * NAME_COLS + 8];
 	escape_term_buf(trace_str(t, id), strtab_len(&t->strings, id), cut, NAME_COLS + 1);
-	snprintf(buf, n, "%s%s", cut, strlen(cut) < strtab_len(&t->strings, id) && strlen(cut) >= NAME_COLS ? "..." : "");
+	snprintf(buf, n, "%s%s", cut,
+	         strlen(cut) < strtab_len(&t->strings, id) && strlen(cut) >= NAME_COLS ? "..." : "");
 	return buf;
 }
 
@@ -115,14 +116,18 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 		timefmt_bytes((double)x->value, v, sizeof v);
 	else
 		timefmt_dur(x->value, v, sizeof v);
-	fprintf(f, "%s  %9s %-9s %s", INDENT, v, value_word(fd->rule), timefmt_offset(x->start - t->start, at, sizeof at));
+	fprintf(f, "%s  %9s %-9s %s", INDENT, v, value_word(fd->rule),
+	        timefmt_offset(x->start - t->start, at, sizeof at));
 	if (S->n > 1)
 		fprintf(f, " rank %d", S->rank[x->rank]);
 	struct slice_ref where = x->ref.track != TT_NONE ? x->ref : x->context;
 	if (x->ref.track != TT_NONE) {
 		const struct slice *s = &t->tracks[x->ref.track].slices[x->ref.idx];
 		bool kernel_rule = fd->rule == ADV_TENSOR_CORES_UNUSED || fd->rule == ADV_LOW_OCCUPANCY;
-		fprintf(f, "%s %s", fd->rule == ADV_LOW_GPU_UTILIZATION || fd->rule == ADV_LAUNCH_BOUND ? " before" : kernel_rule ? " (longest call)" : "",
+		fprintf(f, "%s %s",
+		        fd->rule == ADV_LOW_GPU_UTILIZATION || fd->rule == ADV_LAUNCH_BOUND ? " before"
+		        : kernel_rule                                                       ? " (longest call)"
+		                                                                            : "",
 		        slice_name(t, x->ref, nm, sizeof nm));
 		char par[96] = "";
 		int64_t d = slice_dur(&t->tracks[x->ref.track], s);
@@ -130,7 +135,8 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 			timefmt_dur(d, par, sizeof par);
 		if (x->bytes >= 0) {
 			size_t l = strlen(par);
-			snprintf(par + l, sizeof par - l, "%s%s", l ? ", " : "", timefmt_bytes((double)x->bytes, v, sizeof v));
+			snprintf(par + l, sizeof par - l, "%s%s", l ? ", " : "",
+			         timefmt_bytes((double)x->bytes, v, sizeof v));
 		}
 		if (par[0] != '\0')
 			fprintf(f, " (%s)", par);
@@ -140,7 +146,8 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 		fprintf(f, " for %s", timefmt_dur(x->end - x->start, v, sizeof v));
 	}
 	if (x->context.track != TT_NONE)
-		fprintf(f, ", %s %s", fd->rule == ADV_LOW_GPU_UTILIZATION ? "host in" : "in", slice_name(t, x->context, nm, sizeof nm));
+		fprintf(f, ", %s %s", fd->rule == ADV_LOW_GPU_UTILIZATION ? "host in" : "in",
+		        slice_name(t, x->context, nm, sizeof nm));
 	if (where.track != TT_NONE && where.track < t->ntracks) {
 		track_label(t, &t->tracks[where.track], tl, sizeof tl);
 		fprintf(f, ", on %s", tl);
@@ -163,8 +170,8 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 		if (fd->rule == ADV_STRAGGLER || fd->rule == ADV_ALL_RANKS_IDLE) /* says its ranks itself */
 			snprintf(buf, sizeof buf, "%s", fd->symptom);
 		else
-			snprintf(buf, sizeof buf, "rank %d%s: %s", S->rank[fd->rank], fd->nranks > 1 ? " (the worst)" : "",
-			         fd->symptom);
+			snprintf(buf, sizeof buf, "rank %d%s: %s", S->rank[fd->rank],
+			         fd->nranks > 1 ? " (the worst)" : "", fd->symptom);
 		label(f, "symptom:", buf);
 	} else {
 		label(f, "symptom:", fd->symptom);
@@ -172,8 +179,8 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 	snprintf(buf, sizeof buf, "%s: %s", ri->figure, ri->definition);
 	label(f, "evidence:", buf);
 	if (fd->count > 0) {
-		snprintf(buf, sizeof buf, "%" PRIu64 " instance%s (%s)%s", fd->count, fd->count == 1 ? "" : "s", ri->instances,
-		         fd->ninst > TEXT_INSTANCES || fd->count > fd->ninst ? ", the worst:" : ":");
+		snprintf(buf, sizeof buf, "%" PRIu64 " instance%s (%s)%s", fd->count, fd->count == 1 ? "" : "s",
+		         ri->instances, fd->ninst > TEXT_INSTANCES || fd->count > fd->ninst ? ", the worst:" : ":");
 		fputs(INDENT, f);
 		wrapped(f, buf, strlen(INDENT));
 		for (uint32_t i = 0; i < fd->ninst && i < TEXT_INSTANCES; i++)
@@ -197,8 +204,9 @@ static void findings_text(FILE *f, const struct set *S, const struct advice_repo
 		fputs("   no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)\n\n", f);
 		return;
 	}
-	fprintf(f, "   %u finding%s, worst first (score: the estimated share of step time each costs; see ttrace(1), "
-	           "FINDINGS)\n\n",
+	fprintf(f,
+	        "   %u finding%s, worst first (score: the estimated share of step time each costs; see ttrace(1), "
+	        "FINDINGS)\n\n",
 	        r->n, r->n == 1 ? "" : "s");
 	for (uint32_t i = 0; i < r->n; i++)
 		finding_text(f, S, &r->findings[i], i + 1);
@@ -426,6 +434,6 @@ const struct report_kind report_advice_kind = {
 	.json = true,
 	.write = write_advice,
 	.help = "      --report=advice    findings, worst first: each symptom with its figure and threshold,\n"
-	        "                         the evidence, the likely cause, a first fix and how sure it is;\n"
-	        "                         per file, or over the ranks when several files are given\n",
+		"                         the evidence, the likely cause, a first fix and how sure it is;\n"
+		"                         per file, or over the ranks when several files are given\n",
 };

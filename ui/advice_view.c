@@ -28,7 +28,7 @@ enum { A_COL_WHAT, A_COL_SCORE, A_COL_FIGURE, A_COL_THRESHOLD, A_COL_CONF, A_COL
 /* Row tags: finding F (1-based) and instance I (1-based, 0 for the finding's own row). */
 #define TAG(f, i) ((uint64_t)(f) << 32 | (uint64_t)(i))
 #define TAG_FINDING(tag) ((uint32_t)((tag) >> 32))
-#define TAG_INSTANCE(tag) ((uint32_t)((tag) & 0xffffffffu))
+#define TAG_INSTANCE(tag) ((uint32_t)((tag)&0xffffffffu))
 
 /* The most lines the header takes for the selected finding. */
 #define HEADER_MAX 9
@@ -89,7 +89,8 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 		table_set_str(&av->t, row, A_COL_WHAT, buf);
 		table_set_pct(&av->t, row, A_COL_SCORE, fd->score);
 		table_set_str(&av->t, row, A_COL_FIGURE, advice_figure_text(ri->unit, fd->figure, a, sizeof a));
-		snprintf(buf, sizeof buf, "%s %s", ri->above ? ">" : "<", advice_figure_text(ri->unit, fd->threshold, b, sizeof b));
+		snprintf(buf, sizeof buf, "%s %s", ri->above ? ">" : "<",
+		         advice_figure_text(ri->unit, fd->threshold, b, sizeof b));
 		table_set_str(&av->t, row, A_COL_THRESHOLD, buf);
 		table_set_str(&av->t, row, A_COL_CONF, advice_confidence_key(fd->confidence));
 		table_set_int(&av->t, row, A_COL_COUNT, (int64_t)fd->count);
@@ -119,13 +120,15 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 			}
 			char ctx[160] = "";
 			if (x->ref.track != TT_NONE && x->context.track != TT_NONE && x->context.track < t->ntracks)
-				trace_str_escaped(t, t->tracks[x->context.track].slices[x->context.idx].name, ctx, sizeof ctx);
+				trace_str_escaped(t, t->tracks[x->context.track].slices[x->context.idx].name, ctx,
+				                  sizeof ctx);
 			/* what the host did first (the GPU work after a gap names itself less well) */
 			if (fd->rule == ADV_LOW_GPU_UTILIZATION) /* a gap: the host's slice, else the work after it */
-				snprintf(buf, sizeof buf, "%s  %s%s", val, ctx[0] ? "host in " : "no host slice recorded; then ",
-				         ctx[0] ? ctx : name);
+				snprintf(buf, sizeof buf, "%s  %s%s", val,
+				         ctx[0] ? "host in " : "no host slice recorded; then ", ctx[0] ? ctx : name);
 			else
-				snprintf(buf, sizeof buf, "%s%s%s%s%s", val, name[0] ? "  " : "", name, ctx[0] ? "; in " : "", ctx);
+				snprintf(buf, sizeof buf, "%s%s%s%s%s", val, name[0] ? "  " : "", name,
+				         ctx[0] ? "; in " : "", ctx);
 			table_set_str(&av->t, ir, A_COL_WHAT, buf);
 			table_set_int(&av->t, ir, A_COL_AT, tt_add(x->start, view_rank_shift(v, x->rank)));
 			if (where[0])
@@ -152,10 +155,13 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	const struct advice_view *av = tp->owner;
 	(void)app;
 	if (av->r->n == 0)
-		snprintf(buf, n, "Advice: no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)");
+		snprintf(buf, n,
+		         "Advice: no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)");
 	else
-		snprintf(buf, n, "Advice: %u finding%s, worst first (score: est. share of step time lost); Enter shows an "
-		         "instance", av->r->n, av->r->n == 1 ? "" : "s");
+		snprintf(buf, n,
+		         "Advice: %u finding%s, worst first (score: est. share of step time lost); Enter shows an "
+		         "instance",
+		         av->r->n, av->r->n == 1 ? "" : "s");
 }
 
 /* Writes TEXT from column X0 of G on lines from *Y (below Y1), wrapped to X1 at spaces,
@@ -249,7 +255,8 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		return;
 	const struct advice_finding *fd = &r->findings[f - 1];
 	if (fd->ninst == 0) {
-		view_status(v, "%s: no instance to show (the figure is over the whole trace)", advice_rule_info(fd->rule)->key);
+		view_status(v, "%s: no instance to show (the figure is over the whole trace)",
+		            advice_rule_info(fd->rule)->key);
 		return;
 	}
 	if (i == 0)
@@ -310,6 +317,6 @@ void advice_hint(struct app *app)
 	const struct advice_finding *fd = &r->findings[0];
 	if (fd->score < ADVICE_HINT_SCORE || fd->confidence == ADV_LOW)
 		return;
-	view_status(v, "advice: %s, about %.0f%% of step time (! shows %u finding%s)", advice_rule_info(fd->rule)->title,
-	            100.0 * fd->score, r->n, r->n == 1 ? "" : "s");
+	view_status(v, "advice: %s, about %.0f%% of step time (! shows %u finding%s)",
+	            advice_rule_info(fd->rule)->title, 100.0 * fd->score, r->n, r->n == 1 ? "" : "s");
 }

@@ -52,7 +52,8 @@ void view_go_to_rank(struct view *v, int r)
 	for (uint32_t g = 0; g < v->ngroups; g++)
 		for (uint32_t k = 0; k < v->groups[g].ntracks; k++) {
 			uint32_t id = v->order[v->groups[g].first_track_order + k];
-			if (view_rank_of(id) == r && view_track(v, id)->kind == TRACK_GPU_COMM && v->groups[g].collapsed) {
+			if (view_rank_of(id) == r && view_track(v, id)->kind == TRACK_GPU_COMM &&
+			    v->groups[g].collapsed) {
 				v->groups[g].collapsed = false;
 				layout_build_lines(v);
 			}
@@ -83,7 +84,8 @@ void view_go_to_collective(struct view *v, const struct collective *c)
 				b = tt_sub(c->per[r].end, v->align_ref);
 		}
 	if (c->last >= 0 && c->per[c->last].ref.track != TT_NONE)
-		view_go_to(v, (struct slice_ref){ view_id(c->last, c->per[c->last].ref.track), c->per[c->last].ref.idx });
+		view_go_to(v,
+		           (struct slice_ref){ view_id(c->last, c->per[c->last].ref.track), c->per[c->last].ref.idx });
 	if (a < b) {
 		int64_t pad = tt_sub(b, a) / 4 + 1;
 		view_set_window_range(v, tt_sub(a, pad), tt_add(b, pad));
@@ -107,7 +109,7 @@ bool align_act(struct view *v, enum action a)
 		v->top = 0;
 		v->sel_line = v->nlines > 1 ? 1 : 0;
 		view_status(v, v->by_role ? "by role: compute, communication, main CPU thread of every rank"
-		                         : "by rank: each rank's tracks together");
+		                          : "by rank: each rank's tracks together");
 		break;
 	case A_ALIGN_NEXT:
 		if (v->nts < 2) {
@@ -124,7 +126,8 @@ bool align_act(struct view *v, enum action a)
 		const struct view_line *l = view_cur_line(v);
 		int rank = l == NULL ? -1 : view_line_rank(v, l);
 		if (v->nts < 2 || rank < 0) {
-			view_status(v, v->nts < 2 ? "one trace: nothing to shift" : "select a line of one rank to shift it");
+			view_status(v, v->nts < 2 ? "one trace: nothing to shift"
+			                          : "select a line of one rank to shift it");
 			break;
 		}
 		int64_t step = view_width(v) / 50 > 0 ? view_width(v) / 50 : 1;
@@ -134,11 +137,10 @@ bool align_act(struct view *v, enum action a)
 		view_build_gap_nav(v);
 		char d[48];
 		view_status(v, "manual: rank %d shifted %s by %s", view_rank_label(v, rank),
-		           a == A_SHIFT_LATER ? "later" : "earlier", timefmt_dur(step, d, sizeof d));
+		            a == A_SHIFT_LATER ? "later" : "earlier", timefmt_dur(step, d, sizeof d));
 		break;
 	}
-	default:
-		return false;
+	default: return false;
 	}
 	return true;
 }

@@ -130,7 +130,8 @@ static void app_act(struct app *app, enum action a)
 		for (int i = app->depth - 1; i >= 1; i--)
 			if (strcmp(app->stack[i]->ops->name, e->name) == 0) {
 				struct panel *p = app->stack[i];
-				memmove(&app->stack[i], &app->stack[i + 1], (size_t)(app->depth - 1 - i) * sizeof *app->stack);
+				memmove(&app->stack[i], &app->stack[i + 1],
+				        (size_t)(app->depth - 1 - i) * sizeof *app->stack);
 				app->stack[app->depth - 1] = p;
 				return;
 			}

@@ -22,14 +22,14 @@ struct view;
 struct load_session;
 
 struct app {
-	struct trace *const *ts;   /* every rank's trace */
+	struct trace *const *ts; /* every rank's trace */
 	int nts;
 	struct keymap keys;
 	struct render_opts ro;
-	int w, h;                  /* screen size */
+	int w, h; /* screen size */
 	struct panel *stack[APP_MAX_PANELS];
 	int depth;
-	struct view *tl;           /* the timeline: stack[0] */
+	struct view *tl; /* the timeline: stack[0] */
 	bool quit;
 	/* traces still loading (ui/loading.h) */
 	struct load_session *load; /* the load, until it ends */
@@ -37,8 +37,8 @@ struct app {
 	struct trace *snapshot;    /* the snapshot of the first file shown (the app's), or NULL */
 	struct trace **loaded;     /* every file's trace once the load ended (the caller's), else NULL */
 	int nloaded;
-	bool load_failed;          /* the load ended and no file loaded: nothing to show */
-	int64_t gap_min;           /* the gaps the timeline starts with (--gap-min), ns */
+	bool load_failed; /* the load ended and no file loaded: nothing to show */
+	int64_t gap_min;  /* the gaps the timeline starts with (--gap-min), ns */
 	/* traces read from a cache that was cut while mapped, and the parses that replace them
 	 * (the new ones are the app's; loading_recover) */
 	/* clang-format off */

@@ -34,7 +34,8 @@ void counter_tracks_build(struct view *v)
 				if (d->n == 0 || (d->type == 0) != (pass == 1))
 					continue;
 				if (v->ncounters == cap)
-					v->counters = xreallocarray(v->counters, cap = cap ? cap * 2 : 4, sizeof *v->counters);
+					v->counters = xreallocarray(v->counters, cap = cap ? cap * 2 : 4,
+					                            sizeof *v->counters);
 				struct counter_track *c = &v->counters[v->ncounters++];
 				memset(c, 0, sizeof *c);
 				c->rank = r;
@@ -118,7 +119,11 @@ void counter_track_draw(struct grid *g, const struct view *v, const struct rende
 			grid_set(g, x0 + x, y, o->ascii ? '#' : 0x2588, CS_MEM_ALLOC, 0);
 		} else if (la > base) {
 			int e = la - base; /* 1..7 eighths: ▁..▇, or in ASCII low, half, high */
-			grid_set(g, x0 + x, y, o->ascii ? (e <= 2 ? '_' : e <= 5 ? '=' : '#') : 0x2580 + (uint32_t)e,
+			grid_set(g, x0 + x, y,
+			         o->ascii ? (e <= 2   ? '_'
+			                     : e <= 5 ? '='
+			                              : '#')
+			                  : 0x2580 + (uint32_t)e,
 			         CS_MEM_ALLOC, 0);
 		} else if (lr > base) {
 			grid_set(g, x0 + x, y, o->ascii ? ':' : 0x2591, CS_MEM_RESERVED, 0);
@@ -165,22 +170,25 @@ void counter_track_details(struct grid *g, const struct view *v, const struct vi
 		int x = render_col_of(v, v->cursor);
 		int64_t al, re, ca = view_col_time(v, x), cb = view_col_time(v, x + 1);
 		if (column_max(v, c, ca, cb > ca ? cb : tt_add(ca, 1), &al, &re))
-			snprintf(line, sizeof line, "its column (%s): at most %s allocated, %s reserved; full "
+			snprintf(line, sizeof line,
+			         "its column (%s): at most %s allocated, %s reserved; full "
 			         "height %s, the peak",
-			         timefmt_dur(tt_sub(cb, ca), f, sizeof f), bytes(al, a, sizeof a), bytes(re, b, sizeof b),
-			         bytes(c->top, e, sizeof e));
+			         timefmt_dur(tt_sub(cb, ca), f, sizeof f), bytes(al, a, sizeof a),
+			         bytes(re, b, sizeof b), bytes(c->top, e, sizeof e));
 		else
-			snprintf(line, sizeof line, "the bars: allocated, and reserved shaded above it; full height %s, the peak",
+			snprintf(line, sizeof line,
+			         "the bars: allocated, and reserved shaded above it; full height %s, the peak",
 			         bytes(c->top, e, sizeof e));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
 	}
 	if (n > 2) {
 		op_name(v, c, d->peak_allocated_op, op, sizeof op);
-		snprintf(line, sizeof line, "peak allocated %s at %s%s%s, reserved %s at %s; . , step through its samples; "
+		snprintf(line, sizeof line,
+		         "peak allocated %s at %s%s%s, reserved %s at %s; . , step through its samples; "
 		         "U: Memory view",
 		         bytes(d->peak_allocated, a, sizeof a),
-		         timefmt_offset(tt_sub(tt_add(d->peak_allocated_ts, sh), v->start), f, sizeof f), op[0] ? " in " : "",
-		         op, bytes(d->peak_reserved, b, sizeof b),
+		         timefmt_offset(tt_sub(tt_add(d->peak_allocated_ts, sh), v->start), f, sizeof f),
+		         op[0] ? " in " : "", op, bytes(d->peak_reserved, b, sizeof b),
 		         timefmt_offset(tt_sub(tt_add(d->peak_reserved_ts, sh), v->start), at, sizeof at));
 		grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);
 	}
@@ -207,7 +215,8 @@ bool counter_track_step(struct view *v, const struct view_line *l, int dir)
 		uint32_t p = d->ts[i] < now ? i : step_plot_at(d->ts, d->n, tt_sub(now, 1));
 		if (p == UINT32_MAX)
 			return false;
-		for (k = p; k > 0 && d->allocated[k - 1] == d->allocated[p] && d->reserved[k - 1] == d->reserved[p]; k--)
+		for (k = p; k > 0 && d->allocated[k - 1] == d->allocated[p] && d->reserved[k - 1] == d->reserved[p];
+		     k--)
 			;
 	}
 	v->cursor = tt_add(d->ts[k], sh);

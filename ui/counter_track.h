@@ -22,11 +22,11 @@
 #include "ui/view_state.h"
 
 struct counter_track {
-	int rank;                    /* rank position */
-	const struct mem_device *d;  /* its curve, in the rank's analysis cache (src/analysis.h) */
+	int rank;                   /* rank position */
+	const struct mem_device *d; /* its curve, in the rank's analysis cache (src/analysis.h) */
 	struct range_max allocated, reserved;
-	int64_t top;                 /* the value drawn as full height */
-	char name[32];               /* the device as torch names it: "cuda:0", "cpu" */
+	int64_t top;   /* the value drawn as full height */
+	char name[32]; /* the device as torch names it: "cuda:0", "cpu" */
 };
 
 /* Makes V's counter tracks: one per device with a curve (n > 0) of each rank, by rank,

@@ -11,8 +11,29 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { C_RANK, C_PATH, C_OFFSET, C_COMPUTE, C_COMM, C_OVERLAP, C_EXPOSED, C_WAITING, C_LAST, C_NCOLLS, C_NA_WHY, C_FILE,
-       C_COLL, C_KIND, C_INDEX, C_KIND_INDEX, C_PRESENT, C_LAST_RANK, C_SKEW, C_TRANSFER, C_PER_RANK };
+enum {
+	C_RANK,
+	C_PATH,
+	C_OFFSET,
+	C_COMPUTE,
+	C_COMM,
+	C_OVERLAP,
+	C_EXPOSED,
+	C_WAITING,
+	C_LAST,
+	C_NCOLLS,
+	C_NA_WHY,
+	C_FILE,
+	C_COLL,
+	C_KIND,
+	C_INDEX,
+	C_KIND_INDEX,
+	C_PRESENT,
+	C_LAST_RANK,
+	C_SKEW,
+	C_TRANSFER,
+	C_PER_RANK
+};
 
 int dist_table_columns(struct column *cols)
 {
@@ -177,8 +198,8 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	(void)app;
 	if (rr->straggler >= 0)
 		snprintf(st, sizeof st, "straggler rank %d", rr->ranks[rr->straggler].rank);
-	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (see man: DEFINITIONS)", view_ranks(v), align_mode_name(view_align(v)),
-	         rr->ncolls, st);
+	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (see man: DEFINITIONS)", view_ranks(v),
+	         align_mode_name(view_align(v)), rr->ncolls, st);
 }
 
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
@@ -238,7 +259,9 @@ struct panel *dist_view_open(struct app *app)
 	else
 		for (int k = 0; k < rr->nranks; k++)
 			if (rr->ranks[k].exposed_na) {
-				view_status(v, "overlap, exposed n/a: CPU collectives in a legacy-format trace (man: DEFINITIONS)");
+				view_status(
+					v,
+					"overlap, exposed n/a: CPU collectives in a legacy-format trace (man: DEFINITIONS)");
 				break;
 			}
 	struct dist_view *d = xcalloc(1, sizeof *d);

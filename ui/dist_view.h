@@ -23,8 +23,7 @@ void dist_per_rank_init(struct table *tb);
  * position; then a row per collective, tagged NTS + its index in RR's collectives. With
  * PER_RANK (set up by dist_per_rank_init), each collective's part on every rank goes
  * there too (JSON's per_rank), else that column stays empty. */
-void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank_report *rr, const int *order,
-                     int nts);
+void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank_report *rr, const int *order, int nts);
 
 /* The distributed view over APP's timeline; NULL (saying why) for one trace. */
 struct panel *dist_view_open(struct app *app);

@@ -22,8 +22,8 @@ static void name(FILE *f, const struct trace *t, uint32_t id)
 
 static const char *cls_name(uint8_t c)
 {
-	static const char *const names[SC__COUNT] = { "other", "cpu_op", "user_annotation", "python",
-		                                      "runtime", "kernel", "memcpy", "memset",
+	static const char *const names[SC__COUNT] = { "other",          "cpu_op", "user_annotation", "python",
+		                                      "runtime",        "kernel", "memcpy",          "memset",
 		                                      "gpu_annotation", "sync" };
 	return c < SC__COUNT ? names[c] : "?";
 }
@@ -44,7 +44,9 @@ void dump_model(FILE *f, const struct trace *t)
 	fprintf(f, "file ");
 	escape_term(f, t->path, strlen(t->path));
 	fprintf(f, "\ncodec %s\nstatus %s\n", t->codec,
-	        t->status == LOAD_OK ? "ok" : t->status == LOAD_TRUNCATED ? "truncated" : "failed");
+	        t->status == LOAD_OK          ? "ok"
+	        : t->status == LOAD_TRUNCATED ? "truncated"
+	                                      : "failed");
 	if (t->error) {
 		fputs("error ", f);
 		escape_term(f, t->error, strlen(t->error));
@@ -58,8 +60,8 @@ void dump_model(FILE *f, const struct trace *t)
 		fprintf(f, "base_ns %" PRId64 "\n", t->base_ns);
 	else
 		fprintf(f, "base_ns none\n");
-	fprintf(f, "span %" PRId64 " %" PRId64 "\nrank %d world %d legacy %d schema %d\n", t->start, t->end,
-	        t->rank, t->world_size, t->legacy, t->schema_version);
+	fprintf(f, "span %" PRId64 " %" PRId64 "\nrank %d world %d legacy %d schema %d\n", t->start, t->end, t->rank,
+	        t->world_size, t->legacy, t->schema_version);
 	for (uint32_t i = 0; i < t->ndevices; i++) {
 		const struct device_props *d = &t->devices[i];
 		fprintf(f, "device %d ", d->id);
@@ -104,8 +106,9 @@ void dump_model(FILE *f, const struct trace *t)
 			fprintf(f, "  row %u n %u\n", r, row->n);
 			for (uint32_t i = 0; i < row->n; i++) {
 				const struct slice *s = &tr->slices[row->idx[i]];
-				fprintf(f, "    %" PRId64 " +%" PRId64 " %s%s%s%s ", s->ts, slice_dur(tr, s), cls_name(s->cls),
-				        s->flags & SF_FROM_BE ? " BE" : "", s->flags & SF_UNCLOSED ? " unclosed" : "",
+				fprintf(f, "    %" PRId64 " +%" PRId64 " %s%s%s%s ", s->ts, slice_dur(tr, s),
+				        cls_name(s->cls), s->flags & SF_FROM_BE ? " BE" : "",
+				        s->flags & SF_UNCLOSED ? " unclosed" : "",
 				        s->flags & SF_PARTIAL ? " partial" : "");
 				name(f, t, s->name);
 				if (slice_cat(t, s)) {
@@ -119,8 +122,8 @@ void dump_model(FILE *f, const struct trace *t)
 						fprintf(f, " ext %" PRId64, gpu_external_id(t, g));
 					const struct kernel_launch *kl = gpu_launch(t, g);
 					if (kl->grid[0])
-						fprintf(f, " grid %d,%d,%d block %d,%d,%d", kl->grid[0], kl->grid[1], kl->grid[2],
-						        kl->block[0], kl->block[1], kl->block[2]);
+						fprintf(f, " grid %d,%d,%d block %d,%d,%d", kl->grid[0], kl->grid[1],
+						        kl->grid[2], kl->block[0], kl->block[1], kl->block[2]);
 					if (!isnan(kl->occupancy))
 						fprintf(f, " occ %g", kl->occupancy);
 					if (kl->regs >= 0)
@@ -164,8 +167,8 @@ void dump_model(FILE *f, const struct trace *t)
 	}
 	for (uint32_t i = 0; i < t->nmem; i++) {
 		const struct mem_sample *m = &t->mem[i];
-		fprintf(f, "memory %" PRId64 " alloc %" PRId64 " reserved %" PRId64 " bytes %" PRId64 " dev %d:%d\n", m->ts,
-		        m->total_allocated, m->total_reserved, m->bytes, m->device_type, m->device_id);
+		fprintf(f, "memory %" PRId64 " alloc %" PRId64 " reserved %" PRId64 " bytes %" PRId64 " dev %d:%d\n",
+		        m->ts, m->total_allocated, m->total_reserved, m->bytes, m->device_type, m->device_id);
 	}
 	for (uint32_t i = 0; i < t->ncounters; i++) {
 		const struct counter *c = &t->counters[i];

@@ -14,7 +14,10 @@ static const struct slice_ref no_slice = { TT_NONE, TT_NONE };
 
 static bool same(struct slice_ref a, struct slice_ref b) { return a.track == b.track && a.idx == b.idx; }
 
-static bool is_gpu_work(const struct slice *s) { return s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET; }
+static bool is_gpu_work(const struct slice *s)
+{
+	return s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET;
+}
 
 static bool is_stream(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
 
@@ -30,7 +33,10 @@ static const char *name_of(const struct view *v, struct slice_ref r, char *buf, 
 /* What GPU work S is, for the status line. */
 static const char *work_kind(const struct slice *s)
 {
-	return s->cls == SC_MEMCPY ? "memcpy" : s->cls == SC_MEMSET ? "memset" : s->cls == SC_KERNEL ? "kernel" : "GPU activity";
+	return s->cls == SC_MEMCPY   ? "memcpy"
+	       : s->cls == SC_MEMSET ? "memset"
+	       : s->cls == SC_KERNEL ? "kernel"
+	                             : "GPU activity";
 }
 
 /* The launch of GPU work S of track TR of trace T (its runtime call, by correlation), or
@@ -61,7 +67,7 @@ static struct slice_ref nth_launch(const struct trace *t, uint32_t local, uint32
 			continue;
 		struct slice_ref p = t->gpu[g].peer;
 		if (p.track >= t->ntracks || p.idx >= t->tracks[p.track].nslices || same(p, last))
-			continue; /* nothing launched; or a driver call under the runtime call that made the same launch */
+			continue; /* nothing launched; or a driver call under the runtime call of that launch */
 		last = p;
 		if (n++ == want)
 			found = p;
@@ -116,7 +122,8 @@ static bool follow_flow(struct view *v, bool forward)
 		if (here.track == local && here.idx == v->sel.idx && there.track != TT_NONE) {
 			view_go_to(v, (struct slice_ref){ view_id(rank, there.track), there.idx });
 			char cat[64];
-			escape_term_buf(strtab_get(&t->strings, f->cat), strtab_len(&t->strings, f->cat), cat, sizeof cat);
+			escape_term_buf(strtab_get(&t->strings, f->cat), strtab_len(&t->strings, f->cat), cat,
+			                sizeof cat);
 			view_status(v, "followed a %s flow", cat);
 			return true;
 		}
@@ -174,19 +181,23 @@ bool follow_act(struct view *v, enum action a)
 			break;
 		if (!go_up(v, "[")) {
 			if (!follow_flow(v, false))
-				view_status(v, is_gpu_work(s) ? "no launch recorded for this GPU work, and no flow back to it"
-				                              : "at the top: no slice encloses this one, and no flow back to it");
+				view_status(v,
+				            is_gpu_work(s)
+				                    ? "no launch recorded for this GPU work, and no flow back to it"
+				                    : "at the top: no slice encloses this one, and no flow back to it");
 		}
 		break;
 	case A_PARENT:
 		if (!go_up(v, "u"))
-			view_status(v, is_gpu_work(s) ? "no launch recorded for this GPU work" : "at the top: no slice encloses this one");
+			view_status(v, is_gpu_work(s) ? "no launch recorded for this GPU work"
+			                              : "at the top: no slice encloses this one");
 		break;
 	default: { /* A_FIRST_CHILD */
 		uint32_t c = index_first_child(tr, v->sel.idx);
 		char name[96];
 		if (c == TT_NONE) {
-			view_status(v, "nothing nested in this slice%s", is_stream(tr) ? "" : " (] goes to the GPU work it launched)");
+			view_status(v, "nothing nested in this slice%s",
+			            is_stream(tr) ? "" : " (] goes to the GPU work it launched)");
 			break;
 		}
 		struct slice_ref to = { v->sel.track, c };

@@ -25,8 +25,8 @@ int gap_table_columns(struct column *cols, bool ranks)
 	cols[n++] = (struct column){ "end_ns", "end", COL_TIME, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "dur_ns", "duration", COL_DUR, 0, 0 };
 	cols[n++] = (struct column){ "step", "step", COL_INT, 0, 0 };
-	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_TEXT_ONLY };  /* "data loading" */
-	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_JSON_ONLY };  /* "dataloader" */
+	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_TEXT_ONLY }; /* "data loading" */
+	cols[n++] = (struct column){ "cause", "cause", COL_TEXT, 0, COL_JSON_ONLY }; /* "dataloader" */
 	cols[n++] = (struct column){ "rule", "rule", COL_TEXT, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "hta_class", "HTA class", COL_TEXT, 0, 0 };
 	cols[n++] = (struct column){ "cpu_slice.name", "CPU slice", COL_TEXT, 2, 0 };
@@ -46,7 +46,8 @@ uint64_t gap_table_device_cols(const struct table *tb) { return TABLE_ALL & ~tab
 
 uint64_t gap_table_stream_cols(const struct table *tb)
 {
-	uint64_t head = table_cols_between(tb, "n", "dur_ns") & ~table_cols_of(tb, "end_ns") & ~table_cols_of(tb, "rank");
+	uint64_t head =
+		table_cols_between(tb, "n", "dur_ns") & ~table_cols_of(tb, "end_ns") & ~table_cols_of(tb, "rank");
 	return head | table_cols_of(tb, "step") | table_cols_of(tb, "hta_class") |
 	       table_cols_between(tb, "next_gpu_op.name", "next_gpu_op.dur_ns");
 }
@@ -103,10 +104,10 @@ struct gap_list {
 	struct table t;
 	struct column cols[GAP_TABLE_MAX_COLS];
 	struct view *v;
-	uint32_t version;        /* the view's gaps_version the table was built from */
+	uint32_t version; /* the view's gaps_version the table was built from */
 	bool by_time;
-	int cause;               /* -1: every cause, else only this enum gap_cause */
-	int32_t device;          /* INT32_MIN: every device, else only this one */
+	int cause;      /* -1: every cause, else only this enum gap_cause */
+	int32_t device; /* INT32_MIN: every device, else only this one */
 };
 
 static void build(struct table_panel *tp)
@@ -119,7 +120,8 @@ static void build(struct table_panel *tp)
 	gl->t.origin = view_origin(v);
 	for (uint32_t i = 0; i < nnav; i++) {
 		const struct gap *g = &nav[i];
-		if ((gl->cause >= 0 && (int)g->cause != gl->cause) || (gl->device != INT32_MIN && g->device != gl->device))
+		if ((gl->cause >= 0 && (int)g->cause != gl->cause) ||
+		    (gl->device != INT32_MIN && g->device != gl->device))
 			continue;
 		struct slice_ref cpu = g->cpu, next = g->next;
 		struct gap local = *g;
@@ -182,9 +184,7 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 		table_panel_sort(tp, gl->by_time ? table_col(&gl->t, "start_ns") : -1, false);
 		tp->sel = tp->top = 0;
 		return true;
-	case A_GAP_CAUSE:
-		gl->cause = gl->cause + 1 >= GC__COUNT ? -1 : gl->cause + 1;
-		break;
+	case A_GAP_CAUSE: gl->cause = gl->cause + 1 >= GC__COUNT ? -1 : gl->cause + 1; break;
 	case A_GAP_DEVICE: {
 		/* every device, then each of the first rank's in turn */
 		uint32_t k = 0;
@@ -197,8 +197,7 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 			gl->device = k + 1 < g0->ndevices ? g0->devices[k + 1].device : INT32_MIN;
 		break;
 	}
-	default:
-		return false;
+	default: return false;
 	}
 	build(tp);
 	tp->sel = tp->top = 0;

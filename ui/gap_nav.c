@@ -77,7 +77,8 @@ void view_compute_gaps(struct view *v)
 {
 	static const struct gap_analysis none; /* a trace still loading: no gaps yet */
 	for (int r = 0; r < v->nts; r++)
-		v->rank_gaps[r] = v->partial || v->deferred ? &none : trace_gaps(v->ts[r], v->gap_min); /* once per length */
+		v->rank_gaps[r] =
+			v->partial || v->deferred ? &none : trace_gaps(v->ts[r], v->gap_min); /* once per length */
 	view_build_gap_nav(v);
 	v->gap_at = v->gap_rank = 0;
 }
@@ -109,14 +110,15 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), op, sizeof op);
 	}
 	view_status(v, "%s: %s gap on GPU %d, %s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d), g->device,
-	           gap_cause_text(g->cause), name[0] ? ": " : "", name, op[0] ? " in " : "", op, hta_class_key(g->hta));
+	            gap_cause_text(g->cause), name[0] ? ": " : "", name, op[0] ? " in " : "", op,
+	            hta_class_key(g->hta));
 }
 
 /* The gap keys; false for another action. */
 bool gap_nav_act(struct view *v, enum action a)
 {
-	if (v->partial && (a == A_NEXT_GAP || a == A_PREV_GAP || a == A_BIGGEST_GAP || a == A_GAP_MIN_UP ||
-	                   a == A_GAP_MIN_DOWN)) {
+	if (v->partial &&
+	    (a == A_NEXT_GAP || a == A_PREV_GAP || a == A_BIGGEST_GAP || a == A_GAP_MIN_UP || a == A_GAP_MIN_DOWN)) {
 		/* a gap in what is read so far may be filled by what is not */
 		view_status(v, "the gaps are found when the trace has loaded");
 		return true;
@@ -127,7 +129,8 @@ bool gap_nav_act(struct view *v, enum action a)
 		uint32_t n = v->nnav, i;
 		if (n == 0) {
 			char m[48];
-			view_status(v, "no gap of %s or more (< and > change the minimum)", timefmt_dur(v->gap_min, m, sizeof m));
+			view_status(v, "no gap of %s or more (< and > change the minimum)",
+			            timefmt_dur(v->gap_min, m, sizeof m));
 			break;
 		}
 		if (a == A_NEXT_GAP) {
@@ -149,7 +152,8 @@ bool gap_nav_act(struct view *v, enum action a)
 	case A_BIGGEST_GAP: {
 		if (v->nnav == 0) {
 			char m[48];
-			view_status(v, "no gap of %s or more (< and > change the minimum)", timefmt_dur(v->gap_min, m, sizeof m));
+			view_status(v, "no gap of %s or more (< and > change the minimum)",
+			            timefmt_dur(v->gap_min, m, sizeof m));
 			break;
 		}
 		v->gap_rank = v->gap_rank >= v->nnav ? 1 : v->gap_rank + 1;
@@ -169,8 +173,7 @@ bool gap_nav_act(struct view *v, enum action a)
 		view_status(v, "minimum gap %s: %u gaps", timefmt_dur(v->gap_min, d, sizeof d), v->nnav);
 		break;
 	}
-	default:
-		return false;
+	default: return false;
 	}
 	return true;
 }

@@ -8,9 +8,9 @@
 #include "lib/escape.h"
 
 static const char style_letters[CS__COUNT] = {
-	[CS_NORMAL] = ' ', [CS_HEADER] = 'h', [CS_RULER] = 'r',    [CS_TRACK] = 't',  [CS_GROUP] = 'G',
-	[CS_SLICE] = 's',  [CS_SLICE_SEL] = 'S', [CS_MATCH] = 'm', [CS_EMPTY] = '.',  [CS_CURSOR] = 'c',
-	[CS_MARK] = 'M',   [CS_DETAILS] = 'd', [CS_STATUS] = 'x',  [CS_HILITE] = 'H',  [CS_GAP] = 'g',
+	[CS_NORMAL] = ' ', [CS_HEADER] = 'h',    [CS_RULER] = 'r',        [CS_TRACK] = 't',      [CS_GROUP] = 'G',
+	[CS_SLICE] = 's',  [CS_SLICE_SEL] = 'S', [CS_MATCH] = 'm',        [CS_EMPTY] = '.',      [CS_CURSOR] = 'c',
+	[CS_MARK] = 'M',   [CS_DETAILS] = 'd',   [CS_STATUS] = 'x',       [CS_HILITE] = 'H',     [CS_GAP] = 'g',
 	[CS_UTIL] = 'u',   [CS_MEM_ALLOC] = 'a', [CS_MEM_RESERVED] = 'e', [CS_ANNOTATION] = 'n',
 };
 

@@ -12,32 +12,32 @@
 
 /* What a cell shows; each has a letter in the dump. */
 enum cell_style {
-	CS_NORMAL,    /* ' ' */
-	CS_HEADER,    /* 'h' header line */
-	CS_RULER,     /* 'r' time ruler */
-	CS_TRACK,     /* 't' track column */
-	CS_GROUP,     /* 'G' process/device group line */
-	CS_SLICE,     /* 's' a slice (colour = palette index) */
-	CS_SLICE_SEL, /* 'S' the selected slice */
-	CS_MATCH,     /* 'm' a slice matching the search */
-	CS_EMPTY,     /* '.' timeline with nothing in it */
-	CS_CURSOR,    /* 'c' the time cursor column */
-	CS_MARK,      /* 'M' a marked region */
-	CS_DETAILS,   /* 'd' details panel */
-	CS_STATUS,    /* 'x' status line */
-	CS_HILITE,    /* 'H' highlighted text (selected row's name, key names) */
-	CS_GAP,       /* 'g' a gap: the whole device idle */
-	CS_UTIL,      /* 'u' the device utilization line */
-	CS_MEM_ALLOC, /* 'a' a counter track's allocated bar */
+	CS_NORMAL,       /* ' ' */
+	CS_HEADER,       /* 'h' header line */
+	CS_RULER,        /* 'r' time ruler */
+	CS_TRACK,        /* 't' track column */
+	CS_GROUP,        /* 'G' process/device group line */
+	CS_SLICE,        /* 's' a slice (colour = palette index) */
+	CS_SLICE_SEL,    /* 'S' the selected slice */
+	CS_MATCH,        /* 'm' a slice matching the search */
+	CS_EMPTY,        /* '.' timeline with nothing in it */
+	CS_CURSOR,       /* 'c' the time cursor column */
+	CS_MARK,         /* 'M' a marked region */
+	CS_DETAILS,      /* 'd' details panel */
+	CS_STATUS,       /* 'x' status line */
+	CS_HILITE,       /* 'H' highlighted text (selected row's name, key names) */
+	CS_GAP,          /* 'g' a gap: the whole device idle */
+	CS_UTIL,         /* 'u' the device utilization line */
+	CS_MEM_ALLOC,    /* 'a' a counter track's allocated bar */
 	CS_MEM_RESERVED, /* 'e' a counter track's reserved shade */
-	CS_ANNOTATION, /* 'n' a GPU annotation: a thin line, not a block of work */
+	CS_ANNOTATION,   /* 'n' a GPU annotation: a thin line, not a block of work */
 	CS__COUNT
 };
 
 struct cell {
-	uint32_t ch;      /* code point; 0 = the right half of a wide character */
-	uint8_t style;    /* enum cell_style */
-	uint8_t color;    /* palette index for slices, 0 otherwise */
+	uint32_t ch;   /* code point; 0 = the right half of a wide character */
+	uint8_t style; /* enum cell_style */
+	uint8_t color; /* palette index for slices, 0 otherwise */
 };
 
 struct grid {

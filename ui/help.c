@@ -19,10 +19,10 @@ struct help_line {
 
 struct help {
 	struct panel base;
-	enum key_context ctx;     /* whose keys */
+	enum key_context ctx; /* whose keys */
 	struct help_line *lines;
 	int n, cap, top;
-	int built_w;              /* the width the lines were wrapped for */
+	int built_w; /* the width the lines were wrapped for */
 };
 
 static void add(struct help *h, const char *text, bool heading)
@@ -98,9 +98,10 @@ static void build(struct help *h, const struct app *app, int w)
 					keys[0] = '\0';
 					for (int i = 0; i < km->n; i++)
 						if (km->b[i].ctx == CTX_GLOBAL && km->b[i].action == (enum action)a &&
-						    keymap_action(km, h->ctx, km->b[i].key) == (enum action)a && kl < sizeof keys)
-							kl += (size_t)snprintf(keys + kl, sizeof keys - kl, "%s%s", kl ? " " : "",
-							                       key_name(km->b[i].key));
+						    keymap_action(km, h->ctx, km->b[i].key) == (enum action)a &&
+						    kl < sizeof keys)
+							kl += (size_t)snprintf(keys + kl, sizeof keys - kl, "%s%s",
+							                       kl ? " " : "", key_name(km->b[i].key));
 				}
 				if (!keys[0])
 					continue;
@@ -136,8 +137,7 @@ static bool help_act(struct panel *p, struct app *app, enum action a, int key)
 	case A_END: h->top = h->n; break;
 	case A_HELP:
 	case A_CLOSE:
-	case A_QUIT:
-		return false; /* the app closes it (or quits) */
+	case A_QUIT: return false; /* the app closes it (or quits) */
 	default:
 		app_pop(app); /* any other key closes the help, and does nothing else */
 		return true;

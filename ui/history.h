@@ -15,13 +15,13 @@
 
 /* One place of the timeline: view times and view track ids (ui/view.h). */
 struct view_pos {
-	int64_t t0, t1;            /* the window */
+	int64_t t0, t1; /* the window */
 	int64_t cursor;
-	struct slice_ref sel;      /* the selected slice, or {TT_NONE} */
-	int sel_line, top;         /* the selected line and the first one shown, by position */
-	uint32_t line_track;       /* the selected line's track and row, to find it again after */
-	uint16_t line_row;         /* the lines changed (a group folded, another layout) */
-	bool gap_shown;            /* a gap was shown (the details give it), as of gaps_version */
+	struct slice_ref sel; /* the selected slice, or {TT_NONE} */
+	int sel_line, top;    /* the selected line and the first one shown, by position */
+	uint32_t line_track;  /* the selected line's track and row, to find it again after */
+	uint16_t line_row;    /* the lines changed (a group folded, another layout) */
+	bool gap_shown;       /* a gap was shown (the details give it), as of gaps_version */
 	uint32_t gaps_version;
 	struct gap gap;
 };

@@ -17,10 +17,10 @@ struct jsonw {
 };
 
 void jsonw_init(struct jsonw *w, FILE *f);
-void jsonw_object(struct jsonw *w);       /* { */
-void jsonw_array(struct jsonw *w);        /* [ */
-void jsonw_end_object(struct jsonw *w);   /* } */
-void jsonw_end_array(struct jsonw *w);    /* ] */
+void jsonw_object(struct jsonw *w);     /* { */
+void jsonw_array(struct jsonw *w);      /* [ */
+void jsonw_end_object(struct jsonw *w); /* } */
+void jsonw_end_array(struct jsonw *w);  /* ] */
 void jsonw_key(struct jsonw *w, const char *key);
 void jsonw_str(struct jsonw *w, const char *s);
 void jsonw_strn(struct jsonw *w, const char *s, size_t n);

@@ -15,8 +15,25 @@
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
-enum { K_NAME, K_CALLS, K_TOTAL, K_MEAN, K_MIN, K_MAX, K_BPS, K_OCC, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_NO_TC, K_OP,
-       K_OP_CALLS, K_LONGEST };
+enum {
+	K_NAME,
+	K_CALLS,
+	K_TOTAL,
+	K_MEAN,
+	K_MIN,
+	K_MAX,
+	K_BPS,
+	K_OCC,
+	K_GRID,
+	K_BLOCK,
+	K_REGS,
+	K_SMEM,
+	K_TC,
+	K_NO_TC,
+	K_OP,
+	K_OP_CALLS,
+	K_LONGEST
+};
 
 int kernel_view_columns(struct column *cols)
 {
@@ -121,19 +138,27 @@ static void text_head(FILE *f, struct trace *t, enum kernel_group g)
 {
 	const struct kernel_report *r = trace_kernels(t, g);
 	char a[48];
-	fprintf(f, "   %u rows %s, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
-	           "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
-	        r->n, g == KG_NAME ? "by name" : g == KG_SHAPE ? "by name and launch shape" : "by name, operator and launch shape",
-	        timefmt_dur(r->total, a, sizeof a), r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
+	fprintf(f,
+	        "   %u rows %s, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
+	        "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
+	        r->n,
+	        g == KG_NAME    ? "by name"
+	        : g == KG_SHAPE ? "by name and launch shape"
+	                        : "by name, operator and launch shape",
+	        timefmt_dur(r->total, a, sizeof a),
+	        r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
 }
 
-#define KERNEL_REPORT(G, g)                                                                                     \
-	static void report_fill_##g(struct table *tb, struct trace *t) { kernel_view_fill(tb, t, trace_kernels(t, G), false); } \
-	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); }                \
-	static void report_text_head_##g(FILE *f, struct trace *t, const char *sort)                              \
-	{                                                                                                          \
-		(void)sort;                                                                                        \
-		text_head(f, t, G);                                                                                \
+#define KERNEL_REPORT(G, g)                                                                        \
+	static void report_fill_##g(struct table *tb, struct trace *t)                             \
+	{                                                                                          \
+		kernel_view_fill(tb, t, trace_kernels(t, G), false);                               \
+	}                                                                                          \
+	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); } \
+	static void report_text_head_##g(FILE *f, struct trace *t, const char *sort)               \
+	{                                                                                          \
+		(void)sort;                                                                        \
+		text_head(f, t, G);                                                                \
 	}
 KERNEL_REPORT(KG_NAME, name)
 KERNEL_REPORT(KG_SHAPE, shape)
@@ -141,15 +166,15 @@ KERNEL_REPORT(KG_OP, op)
 
 /* the text leaves the launch shape and occupancy to JSON and the screen, so that the names
  * keep room at 120 columns; grouped by shape, the shape is the point */
-#define TEXT_COLS                                                                                               \
-	((1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) |     \
+#define TEXT_COLS                                                                                              \
+	((1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) | \
 	 (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP))
 #define SHAPE_COLS ((1u << K_GRID) | (1u << K_BLOCK) | (1u << K_REGS) | (1u << K_SMEM))
-#define KERNEL_REPORT_DEF(g, cols)                                                                              \
-	{                                                                                                          \
-		.name = "kernels", .columns = kernel_view_columns, .fill = report_fill_##g,                        \
-		.json_head = report_json_head_##g, .text_head = report_text_head_##g, .text_cols = (cols),         \
-		.text_rows = 50, .empty = "no GPU kernel in this trace (record with ProfilerActivity.CUDA)",         \
+#define KERNEL_REPORT_DEF(g, cols)                                                                           \
+	{                                                                                                    \
+		.name = "kernels", .columns = kernel_view_columns, .fill = report_fill_##g,                  \
+		.json_head = report_json_head_##g, .text_head = report_text_head_##g, .text_cols = (cols),   \
+		.text_rows = 50, .empty = "no GPU kernel in this trace (record with ProfilerActivity.CUDA)", \
 	}
 
 static const struct table_report reports[KG__COUNT] = {
@@ -158,10 +183,7 @@ static const struct table_report reports[KG__COUNT] = {
 	KERNEL_REPORT_DEF(op, TEXT_COLS | SHAPE_COLS),
 };
 
-const struct table_report *kernel_view_report(enum kernel_group g)
-{
-	return &reports[g < KG__COUNT ? g : KG_NAME];
-}
+const struct table_report *kernel_view_report(enum kernel_group g) { return &reports[g < KG__COUNT ? g : KG_NAME]; }
 
 int kernel_group_of(const char *name)
 {
@@ -177,7 +199,7 @@ struct kernel_view {
 	struct table t;
 	struct column cols[KERNEL_TABLE_COLS];
 	struct view *v;
-	int rank;                      /* the rank position it shows */
+	int rank; /* the rank position it shows */
 	enum kernel_group group;
 	bool short_names;
 	const struct kernel_report *r; /* the cache's, of GROUP */
@@ -197,8 +219,9 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	char rk[32] = "";
 	if (view_ranks(k->v) > 1)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(k->v, k->rank));
-	snprintf(buf, n, "%s%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n, group_text[k->group],
-	         timefmt_dur(k->r->total, a, sizeof a), k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
+	snprintf(buf, n, "%s%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n,
+	         group_text[k->group], timefmt_dur(k->r->total, a, sizeof a),
+	         k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
 	         tp->sort_col < 0 ? ", by total time" : "");
 }
 
@@ -223,8 +246,7 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 		k->short_names = !k->short_names;
 		build(k); /* the same rows: the selection stays on its tag */
 		break;
-	default:
-		return false;
+	default: return false;
 	}
 	table_panel_refresh(tp);
 	return true;
@@ -236,7 +258,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	struct view *v = k->v;
 	int rank = k->rank;
 	const struct kernel_report *r = k->r; /* the cache's: it outlives the panel */
-	app_pop(app);                          /* frees the panel and K */
+	app_pop(app);                         /* frees the panel and K */
 	if (tag < r->n) {
 		struct slice_ref s = r->rows[tag].longest;
 		view_select(v, rank, s);
@@ -290,5 +312,5 @@ const struct report_kind report_kernels_kind = {
 	.group_of = kernel_group_of,
 	.write = write_kernels,
 	.help = "      --report=kernels   per file: every kernel's calls, times, launch shape, occupancy,\n"
-	        "                         Tensor Cores and launching operator (the K view)\n",
+		"                         Tensor Cores and launching operator (the K view)\n",
 };

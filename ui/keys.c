@@ -285,8 +285,9 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 		if (strcmp(act, "none") == 0)
 			a = A_NONE;
 		if (nk != 1 || a == A__COUNT) {
-			*cause = xasprintf("%s:%d: expected [CONTEXT] KEY ACTION (e.g. \"z zoom-in\" or \"table x close\")",
-			                   path, lineno);
+			*cause = xasprintf(
+				"%s:%d: expected [CONTEXT] KEY ACTION (e.g. \"z zoom-in\" or \"table x close\")", path,
+				lineno);
 			free(err);
 			free(keys);
 			fclose(f);
@@ -355,8 +356,11 @@ static int mouse_from_name(const char *name, size_t n)
 	static const struct {
 		const char *word;
 		enum mouse_kind kind;
-	} words[] = { { "Click:", TT_CLICK }, { "Press:", TT_PRESS }, { "Release:", TT_RELEASE },
-		      { "WheelUp:", TT_WHEEL_UP }, { "WheelDown:", TT_WHEEL_DOWN } };
+	} words[] = { { "Click:", TT_CLICK },
+		      { "Press:", TT_PRESS },
+		      { "Release:", TT_RELEASE },
+		      { "WheelUp:", TT_WHEEL_UP },
+		      { "WheelDown:", TT_WHEEL_DOWN } };
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		size_t wl = strlen(words[i].word);
 		int x, y;
@@ -395,4 +399,3 @@ int keys_parse(const char *script, int **keys, char **cause)
 	*keys = out;
 	return (int)k;
 }
-

@@ -35,10 +35,10 @@ enum {
  * TT_MOUSE(kind, x, y) with screen coordinates below 4096. */
 enum mouse_kind { TT_CLICK = 1, TT_PRESS, TT_RELEASE, TT_WHEEL_UP, TT_WHEEL_DOWN };
 #define TT_MOUSE_BASE 0x40000000
-#define TT_MOUSE(kind, x, y) (TT_MOUSE_BASE | (int)(kind) << 24 | ((y) & 0xfff) << 12 | ((x) & 0xfff))
+#define TT_MOUSE(kind, x, y) (TT_MOUSE_BASE | (int)(kind) << 24 | ((y)&0xfff) << 12 | ((x)&0xfff))
 #define TT_IS_MOUSE(k) ((k) >= TT_MOUSE_BASE)
 #define TT_MOUSE_KIND(k) ((enum mouse_kind)(((k) >> 24) & 0x7))
-#define TT_MOUSE_X(k) ((k) & 0xfff)
+#define TT_MOUSE_X(k) ((k)&0xfff)
 #define TT_MOUSE_Y(k) (((k) >> 12) & 0xfff)
 
 /* Where a binding applies. A panel's keys are looked up in its context, then in global. */

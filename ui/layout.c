@@ -36,17 +36,18 @@ int view_timeline_w(const struct view *v)
 	int w = v->w - view_timeline_x(v);
 	return w > 1 ? w : 1;
 }
-int view_area_y(const struct view *v) { (void)v; return 2; }
+int view_area_y(const struct view *v)
+{
+	(void)v;
+	return 2;
+}
 int view_area_h(const struct view *v)
 {
 	int h = v->h - view_area_y(v) - view_details_h(v) - 1;
 	return h > 1 ? h : 1;
 }
 
-static bool is_gpu(const struct track *tr)
-{
-	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
-}
+static bool is_gpu(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
 
 /* Tracks of one group: a CPU process (pid), a GPU device, or the rest. */
 static bool same_group(const struct track *a, const struct track *b)
@@ -175,7 +176,8 @@ static void place_counters(struct view *v, int r, uint32_t first, bool *placed, 
 		if (gr->device < 0)
 			continue;
 		for (uint32_t c = 0; c < v->ncounters; c++)
-			if (!placed[c] && v->counters[c].rank == r && counter_track_on_gpu(&v->counters[c], gr->device)) {
+			if (!placed[c] && v->counters[c].rank == r &&
+			    counter_track_on_gpu(&v->counters[c], gr->device)) {
 				placed[c] = true;
 				v->counter_order[(*nc)++] = c;
 				gr->ncounters++;
@@ -214,7 +216,8 @@ void layout_build_groups(struct view *v)
 	v->groups = xcalloc(total + 5 + (size_t)v->nts, sizeof *v->groups);
 	v->ngroups = 0;
 	if (v->by_role) {
-		static const char *titles[4] = { "compute streams", "communication streams", "main CPU threads", "other tracks" };
+		static const char *titles[4] = { "compute streams", "communication streams", "main CPU threads",
+			                         "other tracks" };
 		/* each rank's track order and role, once */
 		uint32_t **ord = xcalloc((size_t)v->nts, sizeof *ord);
 		uint8_t **role = xcalloc((size_t)v->nts, sizeof *role);
@@ -297,4 +300,3 @@ void layout_build_groups(struct view *v)
 	}
 	free(placed);
 }
-

@@ -68,7 +68,8 @@ static uint32_t find_slice(const struct trace *t, uint32_t ti, int64_t ts, int64
 			hi = mid;
 	}
 	for (; lo < tr->nslices && tr->slices[lo].ts == ts; lo++)
-		if (slice_dur(tr, &tr->slices[lo]) == dur && strcmp(strtab_get(&t->strings, tr->slices[lo].name), name) == 0)
+		if (slice_dur(tr, &tr->slices[lo]) == dur &&
+		    strcmp(strtab_get(&t->strings, tr->slices[lo].name), name) == 0)
 			return lo;
 	return TT_NONE;
 }

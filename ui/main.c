@@ -212,8 +212,8 @@ static struct snapshot_policy live_policy(void)
  * for the usual way. Returns true when the timeline ran: then TRACES[0..n) hold the traces
  * when the load ended while it was open, TRACES[0] is NULL when the user quit first, and
  * *RC is the timeline's exit status. */
-static bool load_live(char **files, int n, const struct load_options *given, FILE *progress, int align,
-                      int64_t gap_min, const char *keymap, bool ascii, struct trace **traces, int *rc)
+static bool load_live(char **files, int n, const struct load_options *given, FILE *progress, int align, int64_t gap_min,
+                      const char *keymap, bool ascii, struct trace **traces, int *rc)
 {
 	struct load_options opt = *given;
 	bool shown = false;
@@ -255,7 +255,8 @@ static bool load_live(char **files, int n, const struct load_options *given, FIL
 		fputc('\n', progress);
 	char *home_map = user_keymap(keymap);
 	struct trace *firsts[1] = { first };
-	struct session_opts o = { firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii, s };
+	struct session_opts o = { firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map,
+		                  ascii,  s };
 	*rc = run_tty(&o, traces);
 	free(home_map);
 	return true;
@@ -337,11 +338,13 @@ static void print_warnings(const struct trace *t)
 		fprintf(stderr, ": skipped %llu malformed events\n", (unsigned long long)skipped);
 	}
 	if (t->quality.count[Q_CONTROL_CHAR] + t->quality.count[Q_BAD_ESCAPE] + t->quality.count[Q_INVALID_UTF8] +
-	        t->quality.count[Q_NONFINITE] > 0) {
+	            t->quality.count[Q_NONFINITE] >
+	    0) {
 		fputs("ttrace: warning: ", stderr);
 		escape_term(stderr, t->path, strlen(t->path));
-		fprintf(stderr, ": kept %llu control characters, %llu invalid escapes, %llu strings with invalid UTF-8, "
-		                "%llu non-finite numbers (shown escaped; see --check)\n",
+		fprintf(stderr,
+		        ": kept %llu control characters, %llu invalid escapes, %llu strings with invalid UTF-8, "
+		        "%llu non-finite numbers (shown escaped; see --check)\n",
 		        (unsigned long long)t->quality.count[Q_CONTROL_CHAR],
 		        (unsigned long long)t->quality.count[Q_BAD_ESCAPE],
 		        (unsigned long long)t->quality.count[Q_INVALID_UTF8],
@@ -394,8 +397,10 @@ static void guard_report(struct trace **ts, int n)
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
-		escape_say(f, "ttrace: %s: its cache was cut while it was read: what was written is incomplete; run "
-		           "the command again (the file will be parsed)", ts[i]->path);
+		escape_say(f,
+		           "ttrace: %s: its cache was cut while it was read: what was written is incomplete; run "
+		           "the command again (the file will be parsed)",
+		           ts[i]->path);
 		fclose(f);
 		guard_msgs[i] = buf;
 	}
@@ -453,9 +458,7 @@ int main(int argc, char **argv)
 			}
 			mode = MODE_REPORT;
 			break;
-		case 'j':
-			json = true;
-			break;
+		case 'j': json = true; break;
 		case 'c':
 			mode = MODE_REPORT;
 			report = &report_check_kind;
@@ -464,15 +467,9 @@ int main(int argc, char **argv)
 			mode = MODE_REPORT;
 			report = &report_dump_kind;
 			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'P':
-			force_progress = true;
-			break;
-		case 'X':
-			mode = MODE_SCREEN;
-			break;
+		case 'q': quiet = true; break;
+		case 'P': force_progress = true; break;
+		case 'X': mode = MODE_SCREEN; break;
 		case 'z':
 			if (sscanf(optarg, "%dx%d", &scr_w, &scr_h) != 2 || scr_w < 20 || scr_h < 8 || scr_w > 1000 ||
 			    scr_h > 1000) {
@@ -480,18 +477,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'k':
-			keys = optarg;
-			break;
-		case 'K':
-			keymap = optarg;
-			break;
-		case 'a':
-			ascii = true;
-			break;
-		case 'T':
-			frame_times = true;
-			break;
+		case 'k': keys = optarg; break;
+		case 'K': keymap = optarg; break;
+		case 'a': ascii = true; break;
+		case 'T': frame_times = true; break;
 		case 'L':
 			align = align_mode_parse(optarg);
 			if (align < 0 || align == ALIGN_MANUAL) {
@@ -509,27 +498,21 @@ int main(int argc, char **argv)
 			top = (int)v;
 			break;
 		}
-		case 'o':
-			sort = optarg;
-			break;
+		case 'o': sort = optarg; break;
 		case 'B':
 			group_arg = optarg; /* checked once the report is known */
 			break;
-		case 'N':
-			cache_dir_disable();
-			break;
+		case 'N': cache_dir_disable(); break;
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
-				escape_say(stderr, "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')", optarg);
+				escape_say(stderr,
+				           "ttrace: --gap-min wants a duration such as 50us, 2ms or 1s (got '%s')",
+				           optarg);
 				return 2;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("ttrace %s\n", PACKAGE_VERSION);
-			return 0;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("ttrace %s\n", PACKAGE_VERSION); return 0;
 		case ':':
 			escape_say(stderr, "ttrace: option '%s' needs a value", argv[optind - 1]);
 			fputs("Try 'ttrace --help' for more information.\n", stderr);
@@ -632,7 +615,8 @@ int main(int argc, char **argv)
 			if (sidecar && quiet)
 				continue;
 			fputs(sidecar ? "ttrace: warning: skipped " : "ttrace: ", stderr);
-			escape_term(stderr, t->error ? t->error : "cannot load", strlen(t->error ? t->error : "cannot load"));
+			escape_term(stderr, t->error ? t->error : "cannot load",
+			            strlen(t->error ? t->error : "cannot load"));
 			fputc('\n', stderr);
 			if (!sidecar)
 				status = 1;
@@ -687,7 +671,8 @@ int main(int argc, char **argv)
 	}
 	if (mode == MODE_SCREEN) {
 		if (nusable > 0) {
-			int rc = dump_screen(usable, nusable, align, gap_min, scr_w, scr_h, keys, keymap, ascii, frame_times);
+			int rc = dump_screen(usable, nusable, align, gap_min, scr_w, scr_h, keys, keymap, ascii,
+			                     frame_times);
 			if (rc != 0)
 				status = rc;
 		}
@@ -695,8 +680,10 @@ int main(int argc, char **argv)
 		/* the timeline was open while the trace loaded */
 	} else if (mode == MODE_DEFAULT && interactive) {
 		char *home_map = user_keymap(keymap);
-		struct session_opts o = { usable, nusable, (enum align_mode)align, gap_min,
-			                  keymap != NULL ? keymap : home_map, ascii, NULL };
+		struct session_opts o = {
+			usable, nusable, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map,
+			ascii,  NULL
+		};
 		int rc = run_tty(&o, NULL);
 		free(home_map);
 		if (rc != 0)

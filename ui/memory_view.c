@@ -24,8 +24,19 @@
 
 #define NO_MEMORY "no [memory] events in this trace (record with profile_memory=True)"
 
-enum { M_NAME, M_DEVICE, M_CALLS, M_SELF_ALLOCS, M_ALLOCS, M_SELF_BYTES, M_BYTES, M_SELF_INC, M_INC, M_TOP,
-       M_TOP_BYTES };
+enum {
+	M_NAME,
+	M_DEVICE,
+	M_CALLS,
+	M_SELF_ALLOCS,
+	M_ALLOCS,
+	M_SELF_BYTES,
+	M_BYTES,
+	M_SELF_INC,
+	M_INC,
+	M_TOP,
+	M_TOP_BYTES
+};
 
 int memory_view_columns(struct column *cols)
 {
@@ -40,7 +51,8 @@ int memory_view_columns(struct column *cols)
 		[M_SELF_INC] = { "self_size_increase_bytes", "self increase", COL_BYTES, 0, 0 },
 		[M_INC] = { "size_increase_bytes", "increase", COL_BYTES, 0, 0 },
 		[M_TOP] = { "top_instance_start_ns", "top instance at", COL_TIME, 0, COL_JSON_ONLY },
-		[M_TOP_BYTES] = { "top_instance_allocated_bytes", "top instance allocated", COL_BYTES, 0, COL_JSON_ONLY },
+		[M_TOP_BYTES] = { "top_instance_allocated_bytes", "top instance allocated", COL_BYTES, 0,
+		                  COL_JSON_ONLY },
 	};
 	memcpy(cols, c, sizeof c);
 	return MEMORY_TABLE_COLS;
@@ -201,8 +213,8 @@ static void report_text_head(FILE *f, struct trace *t, const char *sort)
 		fprintf(f, "   %s\n", NO_MEMORY);
 		return;
 	}
-	fprintf(f, "   %llu [memory] samples on %u device%s; times from the trace start\n", (unsigned long long)r->samples,
-	        r->ndevices, r->ndevices == 1 ? "" : "s");
+	fprintf(f, "   %llu [memory] samples on %u device%s; times from the trace start\n",
+	        (unsigned long long)r->samples, r->ndevices, r->ndevices == 1 ? "" : "s");
 	for (uint32_t i = 0; i < r->ndevices; i++) {
 		const struct mem_device *d = &r->devices[i];
 		memory_device_name(d, dev, sizeof dev);
@@ -210,7 +222,8 @@ static void report_text_head(FILE *f, struct trace *t, const char *sort)
 		        (unsigned long long)d->samples, (unsigned long long)d->allocations,
 		        timefmt_bytes((double)d->allocated_bytes, a, sizeof a), (unsigned long long)d->attached);
 		if (d->n == 0) {
-			fputs("     no Total Allocated/Reserved in its samples (PyTorch before 1.10): no curve, no peak\n", f);
+			fputs("     no Total Allocated/Reserved in its samples (PyTorch before 1.10): no curve, no peak\n",
+			      f);
 			continue;
 		}
 		fprintf(f, "     peak allocated %s at %s, ", bytes_exact(d->peak_allocated, a, sizeof a),
@@ -227,7 +240,8 @@ static void report_text_head(FILE *f, struct trace *t, const char *sort)
 			        timefmt_offset(d->max_unused_ts - t->start, b, sizeof b));
 		}
 		if (d->without_addr > 0)
-			fprintf(f, "     %llu samples without Addr: the TensorBoard plugin leaves them out of its peak\n",
+			fprintf(f,
+			        "     %llu samples without Addr: the TensorBoard plugin leaves them out of its peak\n",
 			        (unsigned long long)d->without_addr);
 		if (d->type != 0 && d->type != 1)
 			fputs("     (the TensorBoard plugin names only cpu and cuda devices and shows no peak for this one)\n",
@@ -276,10 +290,10 @@ struct memory_view {
 	struct table t;
 	struct column cols[MEMORY_TABLE_COLS];
 	struct view *v;
-	int rank;          /* the rank position it shows */
+	int rank; /* the rank position it shows */
 	struct trace *tr;
 	const struct memory_report *r;
-	uint32_t *curves;  /* devices with a curve: accelerators first, then by number */
+	uint32_t *curves; /* devices with a curve: accelerators first, then by number */
 	uint32_t ncurves;
 	uint32_t main_dev; /* the device whose step starts are shown: the first curve */
 };
@@ -291,8 +305,8 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	(void)app;
 	if (view_ranks(m->v) > 1)
 		snprintf(rk, sizeof rk, " of rank %d", view_rank_label(m->v, m->rank));
-	snprintf(buf, n, "Memory%s: %llu samples on %u device%s; %u operator rows%s", rk, (unsigned long long)m->r->samples,
-	         m->r->ndevices, m->r->ndevices == 1 ? "" : "s", m->r->nrows,
+	snprintf(buf, n, "Memory%s: %llu samples on %u device%s; %u operator rows%s", rk,
+	         (unsigned long long)m->r->samples, m->r->ndevices, m->r->ndevices == 1 ? "" : "s", m->r->nrows,
 	         tp->sort_col < 0 ? ", by self bytes allocated" : "");
 }
 
@@ -325,7 +339,8 @@ static void device_line(const struct memory_view *m, const struct mem_device *d,
 	const struct trace *t = m->tr;
 	memory_device_name(d, dev, sizeof dev);
 	if (d->n == 0) {
-		snprintf(buf, n, "%-8s %llu samples without Total Allocated/Reserved (PyTorch < 1.10): no curve, no peak", dev,
+		snprintf(buf, n,
+		         "%-8s %llu samples without Total Allocated/Reserved (PyTorch < 1.10): no curve, no peak", dev,
 		         (unsigned long long)d->samples);
 		return;
 	}
@@ -334,8 +349,8 @@ static void device_line(const struct memory_view *m, const struct mem_device *d,
 		                  sizeof op);
 	size_t k = (size_t)snprintf(buf, n, "%-8s peak allocated %s at %s%s%s; reserved %s at %s", dev,
 	                            timefmt_bytes((double)d->peak_allocated, a, sizeof a),
-	                            timefmt_offset(d->peak_allocated_ts - t->start, b, sizeof b), op[0] ? " in " : "", op,
-	                            timefmt_bytes((double)d->peak_reserved, c, sizeof c),
+	                            timefmt_offset(d->peak_allocated_ts - t->start, b, sizeof b), op[0] ? " in " : "",
+	                            op, timefmt_bytes((double)d->peak_reserved, c, sizeof c),
 	                            timefmt_offset(d->peak_reserved_ts - t->start, e, sizeof e));
 	if (d->peak_reserved > 0 && k < n)
 		snprintf(buf + k, n - k, "; unused %s at the peak, at most %s",
@@ -364,8 +379,8 @@ static void steps_line(const struct memory_view *m, char *buf, size_t n, int wid
 }
 
 /* One device's curve in rows [Y, Y + H) from column X0 (W columns) over [T0, T1). */
-static void draw_curve(struct grid *g, const struct mem_device *d, int x0, int y, int w, int h, int64_t t0,
-                       int64_t t1, const struct render_opts *o)
+static void draw_curve(struct grid *g, const struct mem_device *d, int x0, int y, int w, int h, int64_t t0, int64_t t1,
+                       const struct render_opts *o)
 {
 	int64_t top = d->peak_reserved > d->peak_allocated ? d->peak_reserved : d->peak_allocated;
 	if (top <= 0 || w <= 0 || t1 <= t0)
@@ -378,7 +393,8 @@ static void draw_curve(struct grid *g, const struct mem_device *d, int x0, int y
 			a1 = a0 + 1;
 		if (!memory_range_max(d, a0, a1, &al, &re))
 			continue;
-		int la = (int)(levels * (double)al / (double)top + 0.5), lr = (int)(levels * (double)re / (double)top + 0.5);
+		int la = (int)(levels * (double)al / (double)top + 0.5),
+		    lr = (int)(levels * (double)re / (double)top + 0.5);
 		if (al > 0 && la == 0)
 			la = 1; /* something allocated never draws as nothing */
 		if (re > 0 && lr == 0)
@@ -388,7 +404,8 @@ static void draw_curve(struct grid *g, const struct mem_device *d, int x0, int y
 			if (la >= base + 8)
 				grid_set(g, x0 + x, yy, o->ascii ? '#' : 0x2588, CS_UTIL, 0);
 			else if (la > base)
-				grid_set(g, x0 + x, yy, o->ascii ? (la - base >= 4 ? '#' : '_') : 0x2580 + (uint32_t)(la - base),
+				grid_set(g, x0 + x, yy,
+				         o->ascii ? (la - base >= 4 ? '#' : '_') : 0x2580 + (uint32_t)(la - base),
 				         CS_UTIL, 0);
 			else if (lr > base)
 				grid_set(g, x0 + x, yy, o->ascii ? ':' : 0x2591, CS_RULER, 0);
@@ -445,7 +462,7 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	struct view *v = m->v;
 	int rank = m->rank;
 	const struct memory_report *r = m->r; /* the cache's: it outlives the panel */
-	app_pop(app);                          /* frees the panel and M */
+	app_pop(app);                         /* frees the panel and M */
 	if (tag < r->nrows && r->rows[tag].top.track != TT_NONE) {
 		struct slice_ref s = r->rows[tag].top;
 		view_select(v, rank, s);
@@ -508,6 +525,6 @@ const struct report_kind report_memory_kind = {
 	.json = true,
 	.write = write_memory,
 	.help = "      --report=memory    per file: each device's peak allocated and reserved memory,\n"
-	        "                         fragmentation, memory at each step, operators by bytes\n"
-	        "                         allocated (the U view; needs profile_memory=True)\n",
+		"                         fragmentation, memory at each step, operators by bytes\n"
+		"                         allocated (the U view; needs profile_memory=True)\n",
 };

@@ -25,12 +25,9 @@ void op_table_init(struct table *tb, const struct trace *t, const struct op_row 
 
 enum { K_NAME, K_CALLS, K_TOTAL, K_MEAN, K_MIN, K_MAX, K__COUNT };
 static const struct column kernel_cols[K__COUNT] = {
-	[K_NAME] = { "name", "kernel", COL_TEXT, 1, 0 },
-	[K_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
-	[K_TOTAL] = { "total_ns", "total", COL_DUR, 0, 0 },
-	[K_MEAN] = { "mean_ns", "mean", COL_DUR, 0, 0 },
-	[K_MIN] = { "min_ns", "min", COL_DUR, 0, 0 },
-	[K_MAX] = { "max_ns", "max", COL_DUR, 0, 0 },
+	[K_NAME] = { "name", "kernel", COL_TEXT, 1, 0 },    [K_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
+	[K_TOTAL] = { "total_ns", "total", COL_DUR, 0, 0 }, [K_MEAN] = { "mean_ns", "mean", COL_DUR, 0, 0 },
+	[K_MIN] = { "min_ns", "min", COL_DUR, 0, 0 },       [K_MAX] = { "max_ns", "max", COL_DUR, 0, 0 },
 };
 
 void kernel_table_init(struct table *tb, const struct trace *t, const struct kernel_row *ks, uint32_t n)

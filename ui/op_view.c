@@ -17,8 +17,23 @@
 #include "ui/view.h"
 
 enum {
-	O_LABEL, O_NAME, O_SHAPE, O_SOURCE, O_DEPTH, O_PARENT, O_CALLS, O_SELF, O_TOTAL, O_MEAN, O_DSELF, O_DTOTAL,
-	O_DMEAN, O_MSELF, O_MTOTAL, O_LONGEST, O_LONGEST_DUR
+	O_LABEL,
+	O_NAME,
+	O_SHAPE,
+	O_SOURCE,
+	O_DEPTH,
+	O_PARENT,
+	O_CALLS,
+	O_SELF,
+	O_TOTAL,
+	O_MEAN,
+	O_DSELF,
+	O_DTOTAL,
+	O_DMEAN,
+	O_MSELF,
+	O_MTOTAL,
+	O_LONGEST,
+	O_LONGEST_DUR
 };
 
 /* The memory columns: shown when the trace has [memory] samples, and by name only. */
@@ -111,8 +126,8 @@ static void fill(struct table *tb, const struct trace *t, const struct op_report
 		table_set_trace_str(tb, row, O_NAME, t, o->name);
 		if (r->group == OP_BY_SHAPE || r->group == OP_BY_SOURCE)
 			if (o->key != 0)
-				table_set_text(tb, row, r->group == OP_BY_SHAPE ? O_SHAPE : O_SOURCE, strtab_get(&r->keys, o->key),
-				               strtab_len(&r->keys, o->key));
+				table_set_text(tb, row, r->group == OP_BY_SHAPE ? O_SHAPE : O_SOURCE,
+				               strtab_get(&r->keys, o->key), strtab_len(&r->keys, o->key));
 		table_set_int(tb, row, O_CALLS, (int64_t)o->calls);
 		table_set_int(tb, row, O_SELF, o->cpu_self);
 		table_set_int(tb, row, O_TOTAL, o->cpu_total);
@@ -165,12 +180,12 @@ static const char *group_words(enum op_group g)
 
 /* ---- the reports (ui/report.h): one per grouping ------------------------------------ */
 
-#define REPORT_FUNCS(G, g)                                                                                      \
-	static void report_fill_##g(struct table *tb, struct trace *t)                                            \
-	{                                                                                                          \
-		op_view_fill(tb, t, op_view_report_of(t, G), trace_memory(t));                                     \
-	}                                                                                                          \
-	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); }               \
+#define REPORT_FUNCS(G, g)                                                                         \
+	static void report_fill_##g(struct table *tb, struct trace *t)                             \
+	{                                                                                          \
+		op_view_fill(tb, t, op_view_report_of(t, G), trace_memory(t));                     \
+	}                                                                                          \
+	static void report_json_head_##g(struct jsonw *w, struct trace *t) { json_head(w, t, G); } \
 	static void report_text_head_##g(FILE *f, struct trace *t, const char *sort) { text_head(f, t, G, sort); }
 
 static void json_head(struct jsonw *w, struct trace *t, enum op_group g)
@@ -195,9 +210,13 @@ static void json_head(struct jsonw *w, struct trace *t, enum op_group g)
 static void text_head(FILE *f, struct trace *t, enum op_group g, const char *sort)
 {
 	const struct op_report *r = op_view_report_of(t, g);
-	fprintf(f, "   %u operator %s by %s; %llu of %llu GPU activities reach an operator (self device: "
-	           "launched by the operator's own runtime calls; total: and its children's)\n",
-	        r->n, group_words(g), sort != NULL ? sort : g == OP_BY_TREE ? "call tree" : "device total",
+	fprintf(f,
+	        "   %u operator %s by %s; %llu of %llu GPU activities reach an operator (self device: "
+	        "launched by the operator's own runtime calls; total: and its children's)\n",
+	        r->n, group_words(g),
+	        sort != NULL      ? sort
+	        : g == OP_BY_TREE ? "call tree"
+	                          : "device total",
 	        (unsigned long long)r->gpu_ops_linked, (unsigned long long)r->gpu_ops);
 	if (missing(r) != NULL)
 		fprintf(f, "   %s\n", missing(r));
@@ -208,15 +227,17 @@ REPORT_FUNCS(OP_BY_SHAPE, shape)
 REPORT_FUNCS(OP_BY_SOURCE, source)
 REPORT_FUNCS(OP_BY_TREE, tree)
 
-#define REPORT_DEF(G, g)                                                                                        \
-	{                                                                                                       \
-		.name = "operators", .columns = op_view_columns, .fill = report_fill_##g,                         \
-		.json_head = report_json_head_##g, .text_head = report_text_head_##g, .text_rows = 20,           \
-		.empty = "no operator in this trace (record with ProfilerActivity.CPU)",                          \
+#define REPORT_DEF(G, g)                                                                               \
+	{                                                                                              \
+		.name = "operators", .columns = op_view_columns, .fill = report_fill_##g,              \
+		.json_head = report_json_head_##g, .text_head = report_text_head_##g, .text_rows = 20, \
+		.empty = "no operator in this trace (record with ProfilerActivity.CPU)",               \
 	}
 
 static struct table_report reports[OP__GROUPS] = {
-	REPORT_DEF(OP_BY_NAME, name), REPORT_DEF(OP_BY_SHAPE, shape), REPORT_DEF(OP_BY_SOURCE, source),
+	REPORT_DEF(OP_BY_NAME, name),
+	REPORT_DEF(OP_BY_SHAPE, shape),
+	REPORT_DEF(OP_BY_SOURCE, source),
 	REPORT_DEF(OP_BY_TREE, tree),
 };
 
@@ -234,7 +255,7 @@ struct op_view {
 	struct table t;
 	struct column cols[OP_TABLE_COLS];
 	struct view *v;
-	int rank;                  /* the rank position it shows */
+	int rank; /* the rank position it shows */
 	enum op_group group;
 	const struct op_report *r; /* the cache's, for GROUP */
 };
@@ -249,7 +270,9 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(o->v, o->rank));
 	snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
 	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
-	         o->group == OP_BY_TREE ? ", as a call tree" : tp->sort_col >= 0 ? "" : ", by device total",
+	         o->group == OP_BY_TREE ? ", as a call tree"
+	         : tp->sort_col >= 0    ? ""
+	                                : ", by device total",
 	         why != NULL ? "; " : "", why != NULL ? why : "");
 }
 
@@ -277,7 +300,9 @@ static void regroup(struct table_panel *tp, struct op_view *o, enum op_group g)
 	o->r = op_view_report_of(view_rank_trace(o->v, o->rank), g);
 	table_clear(&o->t);
 	fill(&o->t, view_rank_trace(o->v, o->rank), o->r, trace_memory(view_rank_trace(o->v, o->rank)), false);
-	tp->cols = group_cols(g) & (g == OP_BY_NAME && trace_memory(view_rank_trace(o->v, o->rank))->samples > 0 ? TABLE_ALL : ~MEM_COLS);
+	tp->cols =
+		group_cols(g) &
+		(g == OP_BY_NAME && trace_memory(view_rank_trace(o->v, o->rank))->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	tp->hscroll = 0;
 	tp->sort_col = g == OP_BY_TREE ? -1 : tp->sort_col;
 	if (g == OP_BY_TREE) {
@@ -296,7 +321,8 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 	struct op_view *o = tp->owner;
 	if (o->group != OP_BY_TREE &&
 	    (a == A_TREE_EXPAND || a == A_TREE_COLLAPSE || a == A_TREE_EXPAND_ALL || a == A_TREE_COLLAPSE_ALL)) {
-		app_status(app, "expanding and collapsing rows is for the tree grouping (%s groups the rows the next way)",
+		app_status(app,
+		           "expanding and collapsing rows is for the tree grouping (%s groups the rows the next way)",
 		           keymap_key_for(&app->keys, CTX_TABLE, A_GROUP_NEXT));
 		return true;
 	}
@@ -339,7 +365,8 @@ struct panel *op_view_open(struct app *app)
 	table_init(&o->t, o->cols, op_view_columns(o->cols));
 	fill(&o->t, view_rank_trace(v, rank), r, trace_memory(view_rank_trace(v, rank)), false);
 	struct panel *p = table_panel_new(&o->t, &op_owner, o);
-	((struct table_panel *)p)->cols = group_cols(OP_BY_NAME) & (trace_memory(view_rank_trace(v, rank))->samples > 0 ? TABLE_ALL : ~MEM_COLS);
+	((struct table_panel *)p)->cols =
+		group_cols(OP_BY_NAME) & (trace_memory(view_rank_trace(v, rank))->samples > 0 ? TABLE_ALL : ~MEM_COLS);
 	return p;
 }
 
@@ -357,5 +384,5 @@ const struct report_kind report_operators_kind = {
 	.group_of = ops_group_of,
 	.write = write_operators,
 	.help = "      --report=operators per file: every operator's calls, self and total CPU and device\n"
-	        "                         time (the O view)\n",
+		"                         time (the O view)\n",
 };

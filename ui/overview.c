@@ -86,9 +86,10 @@ static void overview_text(FILE *f, struct trace *t)
 		if (!m->devices[i].has_bps || !m->devices[i].has_occ)
 			fprintf(f, "   GPU %d: no kernel carries %s (Kineto writes them for CUDA kernels only)\n",
 			        m->devices[i].device,
-			        !m->devices[i].has_bps && !m->devices[i].has_occ ? "'blocks per SM' or 'est. achieved occupancy %'"
-			        : !m->devices[i].has_bps                         ? "'blocks per SM'"
-			                                                         : "'est. achieved occupancy %'");
+			        !m->devices[i].has_bps && !m->devices[i].has_occ
+			                ? "'blocks per SM' or 'est. achieved occupancy %'"
+			        : !m->devices[i].has_bps ? "'blocks per SM'"
+			                                 : "'est. achieved occupancy %'");
 	fputc('\n', f);
 	overview_steps_text(f, t); /* ui/overview_steps.h */
 }
@@ -116,11 +117,11 @@ struct overview_view {
 	struct table t;
 	struct column cols[OVERVIEW_STEP_COLS];
 	struct view *v;
-	int rank;                       /* the rank position it shows */
+	int rank; /* the rank position it shows */
 	struct trace *tr;
-	const struct gap_report *g;     /* the cache's */
-	const struct gpu_metrics *m;    /* the cache's */
-	const struct step_report *s;    /* the cache's */
+	const struct gap_report *g;  /* the cache's */
+	const struct gpu_metrics *m; /* the cache's */
+	const struct step_report *s; /* the cache's */
 };
 
 static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t n)
@@ -129,7 +130,8 @@ static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t 
 	char w[256];
 	(void)app;
 	if (view_ranks(ov->v) > 1)
-		snprintf(buf, n, "Overview of rank %d: %s", view_rank_label(ov->v, ov->rank), window_text(ov->g, w, sizeof w));
+		snprintf(buf, n, "Overview of rank %d: %s", view_rank_label(ov->v, ov->rank),
+		         window_text(ov->g, w, sizeof w));
 	else
 		snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
 }
@@ -194,16 +196,20 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 	 * computes them after its first frame; the Overview does not wait for them) */
 	const struct advice_report *adv = trace_advice_found(ov->tr);
 	if (adv != NULL && adv->n > 0)
-		snprintf(line, sizeof line, "Advice: %u finding%s, the worst: %s, about %.0f%% of step time (! shows them)", adv->n,
-		         adv->n == 1 ? "" : "s", advice_rule_info(adv->findings[0].rule)->title, 100.0 * adv->findings[0].score);
+		snprintf(line, sizeof line,
+		         "Advice: %u finding%s, the worst: %s, about %.0f%% of step time (! shows them)", adv->n,
+		         adv->n == 1 ? "" : "s", advice_rule_info(adv->findings[0].rule)->title,
+		         100.0 * adv->findings[0].score);
 	else if (adv != NULL)
 		snprintf(line, sizeof line, "Advice: no findings (no rule crossed its threshold)");
 	else
-		snprintf(line, sizeof line, "Advice: ! lists the findings: what the figures mean, with causes and first fixes");
+		snprintf(line, sizeof line,
+		         "Advice: ! lists the findings: what the figures mean, with causes and first fixes");
 	grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_HILITE, 0);
 	if (ov->m->n == 0)
-		grid_text(g, r.x + 1, y++, r.x + r.w, "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)",
-		          CS_DETAILS, 0);
+		grid_text(g, r.x + 1, y++, r.x + r.w,
+		          "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)", CS_DETAILS,
+		          0);
 	for (uint32_t i = 0; i < ov->m->n && y < r.y + r.h; i++) {
 		const struct gpu_metrics_device *d = &ov->m->devices[i];
 		pct_text(u, sizeof u, d->utilization);
@@ -211,11 +217,12 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		pct_text(oc, sizeof oc, d->occupancy / 100);
 		pct_text(tc, sizeof tc, d->tensor_cores);
 		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
-		snprintf(line, sizeof line,
-		         "GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (plugin's list %s)  "
-		         "%llu kernel%s, %s",
-		         d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
-		         timefmt_dur(d->kernel_time, a, sizeof a));
+		snprintf(
+			line, sizeof line,
+			"GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (plugin's list %s)  "
+			"%llu kernel%s, %s",
+			d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
+			timefmt_dur(d->kernel_time, a, sizeof a));
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}
 	if (sr->n == 0 || sr->dur_avg <= 0)
@@ -224,10 +231,12 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 	int per = roles_per_line(r.w);
 	for (int first = 0; first < ROLE__COUNT && y < r.y + r.h; first += per) {
 		timefmt_dur((int64_t)sr->dur_avg, a, sizeof a);
-		size_t k = (size_t)snprintf(line, sizeof line, "%-4s %-8s", first == 0 ? "step" : "", first == 0 ? a : "");
+		size_t k =
+			(size_t)snprintf(line, sizeof line, "%-4s %-8s", first == 0 ? "step" : "", first == 0 ? a : "");
 		for (int ro = first; ro < first + per && ro < ROLE__COUNT && k < sizeof line; ro++) {
 			double f = sr->role_avg[ro] / sr->dur_avg;
-			k += (size_t)snprintf(line + k, sizeof line - k, "  %-13s %s %5.1f%%", step_role_title((enum step_role)ro),
+			k += (size_t)snprintf(line + k, sizeof line - k, "  %-13s %s %5.1f%%",
+			                      step_role_title((enum step_role)ro),
 			                      bar(f, OVERVIEW_BAR_WIDTH, o->ascii, b, sizeof b), 100 * f);
 		}
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
@@ -239,10 +248,13 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		for (int ph = first; ph < first + pper && ph < PHASE__COUNT && k < sizeof line; ph++) {
 			double f = sr->phase_cpu_share[ph];
 			if (sr->phase_source[ph] == 0 && ph != PHASE_OTHER)
-				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s unknown", step_phase_title((enum step_phase)ph));
+				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s unknown",
+				                      step_phase_title((enum step_phase)ph));
 			else
-				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s %s %5.1f%%", step_phase_title((enum step_phase)ph),
-				                      bar(f, OVERVIEW_BAR_WIDTH, o->ascii, b, sizeof b), isnan(f) ? 0.0 : 100 * f);
+				k += (size_t)snprintf(line + k, sizeof line - k, "  %-10s %s %5.1f%%",
+				                      step_phase_title((enum step_phase)ph),
+				                      bar(f, OVERVIEW_BAR_WIDTH, o->ascii, b, sizeof b),
+				                      isnan(f) ? 0.0 : 100 * f);
 		}
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}
@@ -259,8 +271,8 @@ static void ov_jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		const struct step_stats *s = &sr->steps[tag];
 		char d[48];
 		view_show_span(v, rank, s->start, s->end, 0, NULL);
-		view_status(v, "step %lld as the TensorBoard plugin stretches it to the device, %s", (long long)s->number,
-		            timefmt_dur(s->end - s->start, d, sizeof d));
+		view_status(v, "step %lld as the TensorBoard plugin stretches it to the device, %s",
+		            (long long)s->number, timefmt_dur(s->end - s->start, d, sizeof d));
 	}
 }
 
@@ -293,7 +305,8 @@ struct panel *overview_open(struct app *app)
 	overview_step_fill(&ov->t, ov->tr, ov->s);
 	struct panel *p = table_panel_new(&ov->t, &overview_owner, ov);
 	/* the breakdown per step; the phases and the rest are to the right (Right scrolls) */
-	((struct table_panel *)p)->cols = overview_step_breakdown_cols(&ov->t, ov->s) | overview_step_phase_cols(&ov->t);
+	((struct table_panel *)p)->cols =
+		overview_step_breakdown_cols(&ov->t, ov->s) | overview_step_phase_cols(&ov->t);
 	return p;
 }
 
@@ -309,7 +322,7 @@ const struct report_kind report_overview_kind = {
 	.json = true,
 	.write = write_overview,
 	.help = "      --report=overview  per file: per GPU utilization, est. SM efficiency, est. achieved\n"
-	        "                         occupancy, Tensor Cores (the TensorBoard plugin's definitions);\n"
-	        "                         every step, its time breakdown (the plugin's) and phases,\n"
-	        "                         achieved TFLOP/s\n",
+		"                         occupancy, Tensor Cores (the TensorBoard plugin's definitions);\n"
+		"                         every step, its time breakdown (the plugin's) and phases,\n"
+		"                         achieved TFLOP/s\n",
 };

@@ -15,9 +15,23 @@
 
 /* ---- the step table ------------------------------------------------------------------- */
 
-enum { ST_NUMBER, ST_START, ST_END, ST_DUR, ST_HOST_START, ST_HOST_END, ST_HOST_DUR, ST_ROLE,
-       ST_PHASE_CPU = ST_ROLE + ROLE__COUNT, ST_PHASE_GPU = ST_PHASE_CPU + PHASE__COUNT,
-       ST_GPU_LAUNCHED = ST_PHASE_GPU + PHASE__COUNT, ST_FLOPS, ST_FLOP_OPS, ST_TFLOPS, ST__COUNT };
+enum {
+	ST_NUMBER,
+	ST_START,
+	ST_END,
+	ST_DUR,
+	ST_HOST_START,
+	ST_HOST_END,
+	ST_HOST_DUR,
+	ST_ROLE,
+	ST_PHASE_CPU = ST_ROLE + ROLE__COUNT,
+	ST_PHASE_GPU = ST_PHASE_CPU + PHASE__COUNT,
+	ST_GPU_LAUNCHED = ST_PHASE_GPU + PHASE__COUNT,
+	ST_FLOPS,
+	ST_FLOP_OPS,
+	ST_TFLOPS,
+	ST__COUNT
+};
 
 _Static_assert(ST__COUNT <= OVERVIEW_STEP_COLS, "OVERVIEW_STEP_COLS is too small");
 
@@ -189,7 +203,8 @@ void overview_phase_fill(struct table *tb, const struct step_report *r)
 		table_set_int(tb, row, PH_STEPS, r->phase_steps[p]);
 		if (r->phase_steps[p] == 0)
 			continue; /* unknown: nulls */
-		table_set_str(tb, row, PH_BAR, overview_bar(r->phase_cpu_share[p], OVERVIEW_BAR_WIDTH, bar, sizeof bar));
+		table_set_str(tb, row, PH_BAR,
+		              overview_bar(r->phase_cpu_share[p], OVERVIEW_BAR_WIDTH, bar, sizeof bar));
 		table_set_pct(tb, row, PH_CPU_PCT, 100.0 * r->phase_cpu_share[p]);
 		table_set_int(tb, row, PH_CPU_MEAN, llround(r->phase_cpu_avg[p]));
 		table_set_pct(tb, row, PH_GPU_PCT, 100.0 * r->phase_gpu_share[p]);
@@ -207,20 +222,24 @@ void overview_steps_text(FILE *f, struct trace *t)
 	char a[48], b[48];
 
 	if (r->from_profiler_steps)
-		fprintf(f, "   %u step%s: ProfilerStep#N stretched to the GPU work each launched (the TensorBoard plugin's "
-		           "steps), mean %s\n",
+		fprintf(f,
+		        "   %u step%s: ProfilerStep#N stretched to the GPU work each launched (the TensorBoard plugin's "
+		        "steps), mean %s\n",
 		        r->n, r->n == 1 ? "" : "s", timefmt_dur(llround(r->dur_avg), a, sizeof a));
 	else
-		fprintf(f, "   no ProfilerStep#N: one step \"0\", the span of the CPU ops stretched to the GPU work, %s\n",
+		fprintf(f,
+		        "   no ProfilerStep#N: one step \"0\", the span of the CPU ops stretched to the GPU work, %s\n",
 		        timefmt_dur(llround(r->dur_avg), a, sizeof a));
 	if (r->gpu_side_steps > 0)
-		fprintf(f, "   (%u GPU-side ProfilerStep#N copies are not steps here; the plugin takes them for more)\n",
+		fprintf(f,
+		        "   (%u GPU-side ProfilerStep#N copies are not steps here; the plugin takes them for more)\n",
 		        r->gpu_side_steps);
 
 	table_init(&st, scols, overview_step_columns(scols));
 	overview_step_fill(&st, t, r);
-	fprintf(f, "\n   Step-time breakdown per step (the plugin's: each instant of a step goes to the first of Kernel,\n"
-	           "   Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec that covers it, else Other)\n");
+	fprintf(f,
+	        "\n   Step-time breakdown per step (the plugin's: each instant of a step goes to the first of Kernel,\n"
+	        "   Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec that covers it, else Other)\n");
 	table_write_text(f, &st, NULL, 0, overview_step_breakdown_cols(&st, r), REPORT_WIDTH, "   ");
 
 	table_init(&rt, rcols, overview_role_columns(rcols));
@@ -230,24 +249,27 @@ void overview_steps_text(FILE *f, struct trace *t)
 	for (uint32_t k = 0; k < rt.nrows; k++)
 		if (k != ROLE_COMM || r->has_communication)
 			rows[nr++] = k;
-	fprintf(f, "\n   Mean step-time breakdown over %u step%s (%% of the mean step, %s)\n", r->n, r->n == 1 ? "" : "s",
-	        timefmt_dur(llround(r->dur_avg), a, sizeof a));
+	fprintf(f, "\n   Mean step-time breakdown over %u step%s (%% of the mean step, %s)\n", r->n,
+	        r->n == 1 ? "" : "s", timefmt_dur(llround(r->dur_avg), a, sizeof a));
 	table_write_text(f, &rt, rows, nr, rcols_shown, REPORT_WIDTH, "   ");
 
 	table_init(&pt, pcols, overview_phase_columns(pcols));
 	overview_phase_fill(&pt, r);
-	fprintf(f, "\n   Phases of the host step (%s, mean %s): DataLoader > Optimizer > Backward > Forward > Other,\n"
-	           "   from the markers found; unknown: nothing in the trace marks it (its time is in Other). GPU\n"
-	           "   time: GPU operations by the phase their launch starts in (mean launched per step %s)\n",
-	        r->from_profiler_steps ? "ProfilerStep#N" : "the CPU ops' span", timefmt_dur(llround(r->host_avg), a, sizeof a),
-	        timefmt_dur(llround(r->gpu_launched_avg), b, sizeof b));
+	fprintf(f,
+	        "\n   Phases of the host step (%s, mean %s): DataLoader > Optimizer > Backward > Forward > Other,\n"
+	        "   from the markers found; unknown: nothing in the trace marks it (its time is in Other). GPU\n"
+	        "   time: GPU operations by the phase their launch starts in (mean launched per step %s)\n",
+	        r->from_profiler_steps ? "ProfilerStep#N" : "the CPU ops' span",
+	        timefmt_dur(llround(r->host_avg), a, sizeof a), timefmt_dur(llround(r->gpu_launched_avg), b, sizeof b));
 	table_write_text(f, &pt, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
 	fprintf(f, "\n   Phases per step (host time, then GPU time; -: unknown)\n");
 	table_write_text(f, &st, NULL, 0, overview_step_phase_cols(&st), REPORT_WIDTH, "   ");
 
 	if (r->has_flops)
-		fprintf(f, "\n   Achieved %.3g TFLOP/s over the steps (%" PRId64 " FLOPs: the \"flops\" args of the operators\n"
-		           "   in each host step, over the step's duration)\n",
+		fprintf(f,
+		        "\n   Achieved %.3g TFLOP/s over the steps (%" PRId64
+		        " FLOPs: the \"flops\" args of the operators\n"
+		        "   in each host step, over the step's duration)\n",
 		        r->tflops_avg, r->flops_total);
 	else
 		fprintf(f, "\n   TFLOP/s: no FLOP counts in this trace (record with with_flops=True)\n");

@@ -71,16 +71,14 @@ static bool is_jump(enum action a)
 	case A_FLOW_BACK:
 	case A_PARENT:
 	case A_FIRST_CHILD:
-	case A_ACCEPT:     /* a search */
+	case A_ACCEPT: /* a search */
 	case A_NEXT_MATCH:
 	case A_PREV_MATCH:
-	case A_JUMP:       /* Enter in a list: gaps, operators, kernels, bookmarks... */
+	case A_JUMP: /* Enter in a list: gaps, operators, kernels, bookmarks... */
 	case A_NEXT_GAP:
 	case A_PREV_GAP:
-	case A_BIGGEST_GAP:
-		return true;
-	default:
-		return false;
+	case A_BIGGEST_GAP: return true;
+	default: return false;
 	}
 }
 
@@ -138,19 +136,18 @@ bool places_act(struct view *v, enum action a)
 	case A_FORWARD:
 		view_pos_take(v, &now);
 		if (!(a == A_BACK ? history_back : history_forward)(&v->history, &now, &to)) {
-			view_status(v, a == A_BACK ? "nothing to go back to: jumps (] [ u i, a search, a gap, Enter in a list) "
-			                             "leave a place to come back to"
-			                           : "nothing to go forward to");
+			view_status(
+				v, a == A_BACK
+					   ? "nothing to go back to: jumps (] [ u i, a search, a gap, Enter in a list) "
+					     "leave a place to come back to"
+					   : "nothing to go forward to");
 			return true;
 		}
 		view_pos_restore(v, &to);
-		view_status(v, "%s: %d back, %d forward", a == A_BACK ? "back" : "forward", history_back_count(&v->history),
-		            history_forward_count(&v->history));
+		view_status(v, "%s: %d back, %d forward", a == A_BACK ? "back" : "forward",
+		            history_back_count(&v->history), history_forward_count(&v->history));
 		return true;
-	case A_BOOKMARK:
-		app_push(v->app, prompt_new("bookmark name: ", "", bookmark_done, v));
-		return true;
-	default:
-		return false;
+	case A_BOOKMARK: app_push(v->app, prompt_new("bookmark name: ", "", bookmark_done, v)); return true;
+	default: return false;
 	}
 }

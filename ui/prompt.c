@@ -57,10 +57,7 @@ static void prompt_draw(struct panel *p, struct app *app, struct grid *g, const 
 	grid_set(g, x, p->r.y, o->ascii ? '_' : 0x2588, CS_STATUS, 0);
 }
 
-static void prompt_layout(struct panel *p, struct app *app)
-{
-	p->r = (struct rect){ 0, app->h - 1, app->w, 1 };
-}
+static void prompt_layout(struct panel *p, struct app *app) { p->r = (struct rect){ 0, app->h - 1, app->w, 1 }; }
 
 static void prompt_free(struct panel *p) { free(p); }
 

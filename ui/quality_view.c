@@ -106,7 +106,8 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	if (qv->problems == 0)
 		snprintf(buf, n, "Data quality: no problem found in this file (what --check prints)");
 	else
-		snprintf(buf, n, "Data quality: %u kind%s of problem (what --check prints); Enter on an example shows it",
+		snprintf(buf, n,
+		         "Data quality: %u kind%s of problem (what --check prints); Enter on an example shows it",
 		         qv->problems, qv->problems == 1 ? "" : "s");
 }
 

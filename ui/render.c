@@ -107,8 +107,9 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 		snprintf(mark, sizeof mark, "!%s %u data problem%s (Q)  ", cut ? " cut short," : "", problems,
 		         problems == 1 ? "" : "s");
 	}
-	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s%s", a, b, timefmt_dur(v->t1 - v->t0, c, sizeof c),
-	         timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), mark, rk, file);
+	snprintf(line, sizeof line, "ttrace  %s .. %s (%s)  %s/col  %s%s%s", a, b,
+	         timefmt_dur(v->t1 - v->t0, c, sizeof c), timefmt_dur((v->t1 - v->t0) / tw, d, sizeof d), mark, rk,
+	         file);
 	grid_text(g, 0, 0, g->w, line, CS_HEADER, 0);
 	(void)o;
 }
@@ -379,8 +380,9 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 		if (l->track == TT_NONE) {
 			const struct view_group *gr = &v->groups[l->group];
 			/* a group of counters only (a rank's memory) counts its counters */
-			snprintf(label, sizeof label, "%s %s (%u)", gr->collapsed ? (o->ascii ? "+" : "\u25b8") : (o->ascii ? "-" : "\u25be"),
-			         gr->title, gr->ntracks ? gr->ntracks : gr->ncounters);
+			snprintf(label, sizeof label, "%s %s (%u)",
+			         gr->collapsed ? (o->ascii ? "+" : "\u25b8") : (o->ascii ? "-" : "\u25be"), gr->title,
+			         gr->ntracks ? gr->ntracks : gr->ncounters);
 			fill(g, 0, g->w, y, ' ', CS_GROUP);
 			/* several ranks: each rank's headings tinted with its colour */
 			grid_text(g, 0, y, tcw, label, sel ? CS_HILITE : CS_GROUP,
@@ -447,7 +449,8 @@ static void args_lines_draw(struct grid *g, struct view *v, int y, int y1)
 				}
 				if (pass == 1 && line >= first && line < first + avail) {
 					char buf[1024];
-					int len = (int)(q - p) < (int)sizeof buf - 5 ? (int)(q - p) : (int)sizeof buf - 5;
+					int len =
+						(int)(q - p) < (int)sizeof buf - 5 ? (int)(q - p) : (int)sizeof buf - 5;
 					snprintf(buf, sizeof buf, "%s%.*s", cont ? "    " : "", len, p);
 					grid_text(g, 1, y + line - first, g->w, buf, CS_DETAILS, 0);
 				}
@@ -464,9 +467,8 @@ static void args_lines_draw(struct grid *g, struct view *v, int y, int y1)
 	}
 	if (total > avail) { /* say there is more, and how to see it, on a line of its own */
 		char more[96];
-		snprintf(more, sizeof more, " %d more lines of args: I %s (page %d/%d) ", total - avail * (v->details_page + 1) > 0
-		                                                                        ? total - avail * (v->details_page + 1)
-		                                                                        : 0,
+		snprintf(more, sizeof more, " %d more lines of args: I %s (page %d/%d) ",
+		         total - avail * (v->details_page + 1) > 0 ? total - avail * (v->details_page + 1) : 0,
 		         v->details_big ? "pages" : "enlarges", v->details_page + 1, v->details_pages);
 		grid_text(g, 1, y1 - 1, g->w, more, CS_HILITE, 0);
 	}
@@ -486,8 +488,9 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		char rk[24] = "";
 		if (v->nts > 1)
 			snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, gp->rank));
-		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)", timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b),
-		         rk, gp->device, timefmt_offset(tt_sub(gp->start, v->start), a, sizeof a), gap_cause_text(gp->cause),
+		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)",
+		         timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b), rk, gp->device,
+		         timefmt_offset(tt_sub(gp->start, v->start), a, sizeof a), gap_cause_text(gp->cause),
 		         hta_class_key(gp->hta));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
 		y0++;
@@ -500,8 +503,9 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		return;
 	}
 	if (v->sel.track == TT_NONE) {
-		snprintf(line, sizeof line, "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "
-		                            "every key.",
+		snprintf(line, sizeof line,
+		         "cursor at %s. Enter selects the slice under the cursor; / searches; ? lists "
+		         "every key.",
 		         timefmt_offset(tt_sub(v->cursor, v->start), a, sizeof a));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
 		return;
@@ -521,9 +525,9 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
 		self -= index_row_busy(tr, (uint16_t)(s->depth + 1), s->ts, s->ts + slice_dur(tr, s));
 	snprintf(line, sizeof line, "%s on %s%s, row %u: start %s, dur %s, self %s", cat[0] ? cat : "(no category)", rk,
-	         tname, s->depth, timefmt_offset(tt_sub(tt_add(s->ts, view_shift_of(v, v->sel.track)), v->start), a, sizeof a),
-	         timefmt_dur(slice_dur(tr, s), b, sizeof b),
-	         timefmt_dur(self, c, sizeof c));
+	         tname, s->depth,
+	         timefmt_offset(tt_sub(tt_add(s->ts, view_shift_of(v, v->sel.track)), v->start), a, sizeof a),
+	         timefmt_dur(slice_dur(tr, s), b, sizeof b), timefmt_dur(self, c, sizeof c));
 	grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);
 	int yl = y0 + 3;
 	if (slice_gpu(tr, s) != TT_NONE && yl < y0 + dh) {
@@ -539,18 +543,19 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		}
 		if (s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
 			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",
-			         gpu_bytes(t, gi) >= 0 ? "" : "(no byte count) ", (long long)(gpu_bytes(t, gi) >= 0 ? gpu_bytes(t, gi) : 0),
-			         op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
+			         gpu_bytes(t, gi) >= 0 ? "" : "(no byte count) ",
+			         (long long)(gpu_bytes(t, gi) >= 0 ? gpu_bytes(t, gi) : 0), op[0] ? op : "",
+			         op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
 		else if (s->cls == SC_KERNEL) {
 			const struct kernel_launch *kl = gpu_launch(t, gi);
 			char occ[32] = "occupancy ?"; /* NaN: the trace does not give it */
 			if (kl->occupancy == kl->occupancy)
 				snprintf(occ, sizeof occ, "occupancy %.0f%%", (double)kl->occupancy);
-			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d %s  launched by %s%s%s%s", kl->grid[0],
-			         kl->grid[1], kl->grid[2], kl->block[0], kl->block[1], kl->block[2], occ, op[0] ? op : "",
-			         op[0] ? " via " : "", peer[0] ? peer : "(no launch)", " (] [ follow)");
-		}
-		else
+			snprintf(line, sizeof line, "grid %d,%d,%d block %d,%d,%d %s  launched by %s%s%s%s",
+			         kl->grid[0], kl->grid[1], kl->grid[2], kl->block[0], kl->block[1], kl->block[2], occ,
+			         op[0] ? op : "", op[0] ? " via " : "", peer[0] ? peer : "(no launch)",
+			         " (] [ follow)");
+		} else
 			snprintf(line, sizeof line, "launched %s (] follows)", peer[0] ? peer : "nothing on the GPU");
 		grid_text(g, 1, yl++, g->w, line, CS_DETAILS, 0);
 	}
@@ -583,7 +588,7 @@ void render_status(struct grid *g, const struct view *v, const char *hints)
 		size_t n = strlen(line);
 		snprintf(line + n, sizeof line - n, "%srange %s", n ? "  " : "",
 		         timefmt_dur(v->cursor > v->range_anchor ? tt_sub(v->cursor, v->range_anchor)
-		                                                         : tt_sub(v->range_anchor, v->cursor),
+		                                                 : tt_sub(v->range_anchor, v->cursor),
 		                     a, sizeof a));
 	}
 	grid_text(g, 0, y, g->w, line, CS_STATUS, 0);
@@ -591,5 +596,3 @@ void render_status(struct grid *g, const struct view *v, const char *hints)
 	if (hx > (int)strlen(line) + 2)
 		grid_text(g, hx, y, g->w, hints, CS_STATUS, 0);
 }
-
-

@@ -81,7 +81,8 @@ static void summary_tables(FILE *f, struct jsonw *w, const struct trace *t)
 	}
 	track_table_init(&tb, t);
 	summary_table(f, w, &tb, "tracks",
-	              "Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)", NULL, false);
+	              "Tracks (busy = union of the track's slices; GPU streams: kernels, memcpys, memsets)", NULL,
+	              false);
 
 	struct op_report ops;
 	ops_thread_self(t, &ops);
@@ -156,8 +157,9 @@ static void summary_text(FILE *f, const struct trace *t)
 		else
 			fprintf(f, "   steps: none (no ProfilerStep#N)\n");
 	}
-	fprintf(f, "   events: %" PRIu64 " X, %" PRIu64 " B/E, %" PRIu64 " instants, %" PRIu64 " counters, %" PRIu64
-	           " flow, %" PRIu64 " metadata, %" PRIu64 " async\n",
+	fprintf(f,
+	        "   events: %" PRIu64 " X, %" PRIu64 " B/E, %" PRIu64 " instants, %" PRIu64 " counters, %" PRIu64
+	        " flow, %" PRIu64 " metadata, %" PRIu64 " async\n",
 	        t->count_by_ph['X'], t->count_by_ph['B'] + t->count_by_ph['E'],
 	        t->count_by_ph['i'] + t->count_by_ph['I'], t->count_by_ph['C'],
 	        t->count_by_ph['s'] + t->count_by_ph['t'] + t->count_by_ph['f'], t->count_by_ph['M'], t->async_events);
@@ -473,21 +475,25 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	fputc('\n', f);
 	if (r->ndevices == 0) {
 		/* nothing to find gaps in: say so, and what the trace has instead */
-		fputs("   no GPU in this trace: no kernel, memcpy or memset (record with ProfilerActivity.CUDA); no gaps to find\n", f);
+		fputs("   no GPU in this trace: no kernel, memcpy or memset (record with ProfilerActivity.CUDA); no gaps to find\n",
+		      f);
 		if (r->from_steps)
-			fprintf(f, "   %u step%s: ProfilerStep#%lld..#%lld, %s\n\n", r->nsteps, r->nsteps == 1 ? "" : "s",
-			        (long long)r->steps[0].number, (long long)r->steps[r->nsteps - 1].number,
-			        timefmt_dur(r->end - r->start, a, sizeof a));
+			fprintf(f, "   %u step%s: ProfilerStep#%lld..#%lld, %s\n\n", r->nsteps,
+			        r->nsteps == 1 ? "" : "s", (long long)r->steps[0].number,
+			        (long long)r->steps[r->nsteps - 1].number, timefmt_dur(r->end - r->start, a, sizeof a));
 		else
-			fprintf(f, "   no ProfilerStep#N; the trace spans %s\n\n", timefmt_dur(r->end - r->start, a, sizeof a));
+			fprintf(f, "   no ProfilerStep#N; the trace spans %s\n\n",
+			        timefmt_dur(r->end - r->start, a, sizeof a));
 		return;
 	}
 	if (r->from_steps)
-		fprintf(f, "   analysed window: ProfilerStep#%lld..#%lld as the TensorBoard plugin stretches them to the device, %s\n",
+		fprintf(f,
+		        "   analysed window: ProfilerStep#%lld..#%lld as the TensorBoard plugin stretches them to the device, %s\n",
 		        (long long)r->steps[0].number, (long long)r->steps[r->nsteps - 1].number,
 		        timefmt_dur(r->end - r->start, a, sizeof a));
 	else
-		fprintf(f, "   analysed window: the whole trace (no ProfilerStep#N), %s\n", timefmt_dur(r->end - r->start, a, sizeof a));
+		fprintf(f, "   analysed window: the whole trace (no ProfilerStep#N), %s\n",
+		        timefmt_dur(r->end - r->start, a, sizeof a));
 	fprintf(f, "   minimum gap: %s\n", timefmt_dur(r->min_gap, a, sizeof a));
 	/* the per-device figures: the table, then what a column cannot hold */
 	struct gpu_table gt;
@@ -527,7 +533,8 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 					         100.0 * (double)(dg->idle - in_gaps) / (double)dg->idle,
 					         timefmt_dur(r->min_gap, a, sizeof a));
 				}
-				if (col + (int)strlen(item) > REPORT_WIDTH - 10) { /* wrap: no line wider than the report */
+				if (col + (int)strlen(item) >
+				    REPORT_WIDTH - 10) { /* wrap: no line wider than the report */
 					fputs("\n     ", f);
 					col = 5;
 				}
@@ -551,12 +558,15 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 		fprintf(f, "   ... and %u more (--json lists them all)\n", r->ngaps - 50);
 	if (r->ngaps > 0) {
 		/* the rules, in the order they are tried: the first that holds gives the cause */
-		fputs("   (cause: the first rule that holds, in this order; \"covers\" = overlaps half the gap or more)\n", f);
+		fputs("   (cause: the first rule that holds, in this order; \"covers\" = overlaps half the gap or more)\n",
+		      f);
 		for (int c = 0; c < GC__COUNT; c++)
-			fprintf(f, "   %d. %s: %s\n", c + 1, gap_cause_text((enum gap_cause)c), gap_cause_rule((enum gap_cause)c));
+			fprintf(f, "   %d. %s: %s\n", c + 1, gap_cause_text((enum gap_cause)c),
+			        gap_cause_rule((enum gap_cause)c));
 	}
-	fprintf(f, "\n   %u per-stream gaps of %s or more (HTA's view: one stream idle, others may be busy), "
-	           "longest first\n",
+	fprintf(f,
+	        "\n   %u per-stream gaps of %s or more (HTA's view: one stream idle, others may be busy), "
+	        "longest first\n",
 	        r->nstream_gaps, timefmt_dur(r->min_gap, a, sizeof a));
 	if (r->nstream_gaps > 0) {
 		gap_table_init(&tb, cols, t, r->stream_gaps, r->nstream_gaps < 10 ? r->nstream_gaps : 10);
@@ -693,15 +703,17 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 		uint32_t shared = 0; /* collectives that two ranks or more have: the only ones with a last arrival */
 		for (uint32_t k = 0; k < r->ncolls; k++)
 			shared += r->colls[k].nranks_present >= 2;
-		fprintf(f, "\n   straggler: rank %d: arrived last at %u of %u collectives; it waited %s in all, the other "
-		           "ranks %s on average\n",
+		fprintf(f,
+		        "\n   straggler: rank %d: arrived last at %u of %u collectives; it waited %s in all, the other "
+		        "ranks %s on average\n",
 		        s->rank, s->arrived_last, shared, timefmt_dur(s->waiting, a, sizeof a),
 		        timefmt_dur(no ? others / no : 0, b, sizeof b));
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
 	}
-	fprintf(f, "\n   collectives (aligned; arrival = start; ranks: how many of the %d have it; skew: latest arrival -\n"
-	           "   earliest; transfer: the shortest duration over ranks)\n",
+	fprintf(f,
+	        "\n   collectives (aligned; arrival = start; ranks: how many of the %d have it; skew: latest arrival -\n"
+	        "   earliest; transfer: the shortest duration over ranks)\n",
 	        r->nranks);
 	uint32_t ncolls = r->ncolls < 40 ? r->ncolls : 40;
 	if (ncolls > 0)
@@ -803,14 +815,14 @@ const struct report_kind report_summary_kind = {
 	.json = true,
 	.write = write_summary,
 	.help = "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
-	        "                         self CPU time, top kernels by GPU time, data quality\n",
+		"                         self CPU time, top kernels by GPU time, data quality\n",
 };
 const struct report_kind report_gaps_kind = {
 	.name = "gaps",
 	.json = true,
 	.write = write_gaps,
 	.help = "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
-	        "                         what the CPU was doing (see --gap-min)\n",
+		"                         what the CPU was doing (see --gap-min)\n",
 };
 const struct report_kind report_distributed_kind = {
 	.name = "distributed",
@@ -818,8 +830,8 @@ const struct report_kind report_distributed_kind = {
 	.needs_a_trace = true,
 	.write = write_distributed,
 	.help = "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"
-	        "                         communication, overlap, waiting, the straggler, collectives\n"
-	        "                         (see --align)\n",
+		"                         communication, overlap, waiting, the straggler, collectives\n"
+		"                         (see --align)\n",
 };
 const struct report_kind report_check_kind = {
 	.name = "check",

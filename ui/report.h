@@ -25,14 +25,14 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 /* A report that is one table view's table per file (the operators, the kernels): the view
  * file defines it (ui/op_view.c, ui/kernel_view.c) and report_table writes it. */
 struct table_report {
-	const char *name;                       /* --report=NAME, and the JSON key of the rows */
-	int (*columns)(struct column *cols);    /* the view's columns; returns how many */
-	void (*fill)(struct table *tb, struct trace *t);          /* the rows of T */
-	void (*json_head)(struct jsonw *w, struct trace *t);      /* keys before the rows, or NULL */
+	const char *name;                                              /* --report=NAME, and the JSON key of the rows */
+	int (*columns)(struct column *cols);                           /* the view's columns; returns how many */
+	void (*fill)(struct table *tb, struct trace *t);               /* the rows of T */
+	void (*json_head)(struct jsonw *w, struct trace *t);           /* keys before the rows, or NULL */
 	void (*text_head)(FILE *f, struct trace *t, const char *sort); /* lines before the rows, or NULL */
-	uint64_t text_cols;                     /* the columns of the text (a column set) */
-	uint32_t text_rows;                     /* rows in text without --top */
-	const char *empty;                      /* said when a file has no row */
+	uint64_t text_cols;                                            /* the columns of the text (a column set) */
+	uint32_t text_rows;                                            /* rows in text without --top */
+	const char *empty;                                             /* said when a file has no row */
 	/* May be NULL. When set and true for a file with no row, the text head is written
 	 * anyway (the memory report's peaks need no operator) and EMPTY is not said. */
 	bool (*has_data)(struct trace *t);

@@ -3,13 +3,13 @@
 
 #include <string.h>
 
-extern const struct report_kind report_overview_kind;     /* ui/overview.c */
-extern const struct report_kind report_advice_kind;       /* ui/advice_report.c */
-extern const struct report_kind report_gaps_kind;         /* ui/report.c */
-extern const struct report_kind report_distributed_kind;  /* ui/report.c */
-extern const struct report_kind report_operators_kind;    /* ui/op_view.c */
-extern const struct report_kind report_kernels_kind;      /* ui/kernel_view.c */
-extern const struct report_kind report_memory_kind;       /* ui/memory_view.c */
+extern const struct report_kind report_overview_kind;    /* ui/overview.c */
+extern const struct report_kind report_advice_kind;      /* ui/advice_report.c */
+extern const struct report_kind report_gaps_kind;        /* ui/report.c */
+extern const struct report_kind report_distributed_kind; /* ui/report.c */
+extern const struct report_kind report_operators_kind;   /* ui/op_view.c */
+extern const struct report_kind report_kernels_kind;     /* ui/kernel_view.c */
+extern const struct report_kind report_memory_kind;      /* ui/memory_view.c */
 
 static int write_none(FILE *f, struct trace *const *ts, int n, const struct report_opts *o)
 {
@@ -26,15 +26,8 @@ static const struct report_kind report_none_kind = {
 
 /* In the order --help and the messages list them. */
 static const struct report_kind *const table[] = {
-	&report_summary_kind,
-	&report_overview_kind,
-	&report_advice_kind,
-	&report_gaps_kind,
-	&report_distributed_kind,
-	&report_operators_kind,
-	&report_kernels_kind,
-	&report_memory_kind,
-	&report_none_kind,
+	&report_summary_kind,   &report_overview_kind, &report_advice_kind, &report_gaps_kind, &report_distributed_kind,
+	&report_operators_kind, &report_kernels_kind,  &report_memory_kind, &report_none_kind,
 };
 
 #define NREPORTS (sizeof table / sizeof *table)

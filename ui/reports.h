@@ -17,18 +17,18 @@
 
 /* The command line's options for a report. */
 struct report_opts {
-	bool json;          /* --json */
-	int64_t gap_min;    /* --gap-min, ns */
-	int align;          /* --align (enum align_mode) */
-	int top;            /* --top; -1 for the report's own */
-	const char *sort;   /* --sort, or NULL */
-	int group;          /* --group-by as the kind's group_of read it; -1 when not given */
+	bool json;        /* --json */
+	int64_t gap_min;  /* --gap-min, ns */
+	int align;        /* --align (enum align_mode) */
+	int top;          /* --top; -1 for the report's own */
+	const char *sort; /* --sort, or NULL */
+	int group;        /* --group-by as the kind's group_of read it; -1 when not given */
 };
 
 struct report_kind {
-	const char *name;             /* --report=NAME */
-	bool json;                    /* has a JSON form: takes --json */
-	bool needs_a_trace;           /* written only when some file loaded */
+	const char *name;   /* --report=NAME */
+	bool json;          /* has a JSON form: takes --json */
+	bool needs_a_trace; /* written only when some file loaded */
 	/* --group-by: its choices as said when one is unknown ("name, shape or operator"), and
 	 * their reader (the group, or -1); both NULL when the report has no grouping */
 	const char *group_choices;
@@ -52,9 +52,9 @@ void reports_names(char *buf, size_t n, bool (*with)(const struct report_kind *)
 void reports_help(FILE *f);
 
 /* The reports that are options of their own, not --report names. */
-extern const struct report_kind report_check_kind;    /* --check (ui/report.c) */
-extern const struct report_kind report_dump_kind;     /* --dump-model (ui/dump.c) */
+extern const struct report_kind report_check_kind; /* --check (ui/report.c) */
+extern const struct report_kind report_dump_kind;  /* --dump-model (ui/dump.c) */
 /* The report written when no other was asked for and the timeline is not opened. */
-extern const struct report_kind report_summary_kind;  /* ui/report.c */
+extern const struct report_kind report_summary_kind; /* ui/report.c */
 
 #endif

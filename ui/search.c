@@ -51,7 +51,8 @@ void search_run(struct view *v)
 				if (!nm[tr->slices[i].name])
 					continue;
 				if (v->nmatches == cap)
-					v->matches = xreallocarray(v->matches, cap = cap ? cap * 2 : 64, sizeof *v->matches);
+					v->matches =
+						xreallocarray(v->matches, cap = cap ? cap * 2 : 64, sizeof *v->matches);
 				v->matches[v->nmatches++] = (struct slice_ref){ view_id(r, ti), i };
 			}
 		}
@@ -88,7 +89,6 @@ void search_step(struct view *v, int dir)
 	view_go_to(v, v->matches[v->match - 1]);
 	view_status(v, "%u/%u", v->match, v->nmatches);
 }
-
 
 void search_free(struct view *v)
 {

@@ -16,10 +16,10 @@
 struct load_session;
 
 struct session_opts {
-	struct trace *const *ts;   /* every rank's trace; with a load, TS[0] alone: the first
-	                            * file's snapshot (the session takes it over) or its whole
-	                            * trace (the load keeps it) */
-	int nts;                   /* traces, or with a load the files it reads */
+	struct trace *const *ts; /* every rank's trace; with a load, TS[0] alone: the first
+	                          * file's snapshot (the session takes it over) or its whole
+	                          * trace (the load keeps it) */
+	int nts;                 /* traces, or with a load the files it reads */
 	enum align_mode align;
 	int64_t gap_min;           /* --gap-min, ns */
 	const char *keymap;        /* a key map file to read, or NULL */

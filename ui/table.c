@@ -519,8 +519,10 @@ void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint
 			first = false;
 			if (k >= 0)
 				table_format(t, r, c, raw, sizeof raw);
-			int sw = k >= 0 && at[c] != NULL ? table_elide_at(raw, colw[c], at[c][k], false, shown, sizeof shown)
-			                                 : table_elide(k < 0 ? t->cols[c].title : raw, colw[c], false, shown, sizeof shown);
+			int sw = k >= 0 && at[c] != NULL
+			                 ? table_elide_at(raw, colw[c], at[c][k], false, shown, sizeof shown)
+			                 : table_elide(k < 0 ? t->cols[c].title : raw, colw[c], false, shown,
+			                               sizeof shown);
 			put_padded(f, shown, sw, c == last && !right ? sw : colw[c], right);
 		}
 		fputc('\n', f);
@@ -586,7 +588,8 @@ void table_write_json_row(struct jsonw *w, const struct table *t, uint32_t row, 
 		/* the group: the following columns whose key has the same part before the dot */
 		int end = c + 1;
 		bool all_null = table_value(t, row, c)->null;
-		while (end < t->ncols && group_len(t->cols[end].key) == g && memcmp(t->cols[end].key, t->cols[c].key, g + 1) == 0) {
+		while (end < t->ncols && group_len(t->cols[end].key) == g &&
+		       memcmp(t->cols[end].key, t->cols[c].key, g + 1) == 0) {
 			if (col_in_json(t, end, cols))
 				all_null &= table_value(t, row, end)->null;
 			end++;

@@ -54,31 +54,31 @@ enum col_flag {
  * columns with the same part before the dot make one object ("cpu_slice": {"name": ...}),
  * written as null when all its values are null. One level of nesting. */
 struct column {
-	const char *key;    /* JSON key and name in messages ("dur_ns") */
-	const char *title;  /* heading ("duration") */
+	const char *key;   /* JSON key and name in messages ("dur_ns") */
+	const char *title; /* heading ("duration") */
 	enum col_kind kind;
-	int flex;           /* 0: as wide as its widest value; else it shares what room is left (by
-	                     * weight) and a longer value is elided in the middle with "…" */
-	unsigned flags;     /* enum col_flag */
+	int flex;       /* 0: as wide as its widest value; else it shares what room is left (by
+	                 * weight) and a longer value is elided in the middle with "…" */
+	unsigned flags; /* enum col_flag */
 };
 
 struct tvalue {
-	bool null;       /* no value: "-" in text (or its text, if any: "n/a"), null in JSON */
-	bool text;       /* holds text whatever the column's kind (a pid that is a string) */
-	int64_t i;       /* COL_DUR, COL_TIME, COL_COUNT, COL_BYTES, COL_INT, COL_BOOL */
-	double d;        /* COL_PCT, COL_RATIO */
-	uint32_t s, n;   /* text: offset and length in the table's text; COL_ROWS: first child row, count */
+	bool null;     /* no value: "-" in text (or its text, if any: "n/a"), null in JSON */
+	bool text;     /* holds text whatever the column's kind (a pid that is a string) */
+	int64_t i;     /* COL_DUR, COL_TIME, COL_COUNT, COL_BYTES, COL_INT, COL_BOOL */
+	double d;      /* COL_PCT, COL_RATIO */
+	uint32_t s, n; /* text: offset and length in the table's text; COL_ROWS: first child row, count */
 };
 
 struct table {
 	const struct column *cols;
 	int ncols;
 	uint32_t nrows, cap;
-	struct tvalue *v;   /* nrows x ncols, row-major */
-	uint64_t *tag;      /* by row: what the row stands for, for its owner */
+	struct tvalue *v; /* nrows x ncols, row-major */
+	uint64_t *tag;    /* by row: what the row stands for, for its owner */
 	char *text;
 	size_t tlen, tcap;
-	int64_t origin;     /* COL_TIME values are shown from this time (0 unless set) */
+	int64_t origin;                            /* COL_TIME values are shown from this time (0 unless set) */
 	const struct table *child[TABLE_MAX_COLS]; /* by column: the table COL_ROWS cells point into */
 };
 

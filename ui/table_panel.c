@@ -143,8 +143,8 @@ void table_panel_refresh(struct table_panel *tp)
 	if (tp->tree != NULL && tp->tree->n == tp->t->nrows) {
 		tree_follow_filter(tp, match, nmatch, had, had_row);
 		tp->rows = xmalloc((tp->t->nrows ? tp->t->nrows : 1) * sizeof *tp->rows);
-		tp->nrows = table_tree_rows(tp->tree, tp->t, tp->filter[0] ? match : NULL, nmatch, tp->sort_col, tp->desc,
-		                            tp->rows);
+		tp->nrows = table_tree_rows(tp->tree, tp->t, tp->filter[0] ? match : NULL, nmatch, tp->sort_col,
+		                            tp->desc, tp->rows);
 		free(match);
 	} else {
 		tp->rows = match;
@@ -191,9 +191,7 @@ static bool tree_act(struct table_panel *tp, enum action a)
 		return true;
 	uint32_t row = tp->rows[tp->sel];
 	switch (a) {
-	case A_TREE_EXPAND:
-		tt->open[row] = 1;
-		break;
+	case A_TREE_EXPAND: tt->open[row] = 1; break;
 	case A_TREE_COLLAPSE:
 		if (tt->branch[row] && tt->open[row]) {
 			tt->open[row] = 0;
@@ -204,14 +202,9 @@ static bool tree_act(struct table_panel *tp, enum action a)
 			return true;
 		}
 		break;
-	case A_TREE_EXPAND_ALL:
-		table_tree_open_below(tt, row);
-		break;
-	case A_TREE_COLLAPSE_ALL:
-		table_tree_close_all(tt);
-		break;
-	default:
-		return false;
+	case A_TREE_EXPAND_ALL: table_tree_open_below(tt, row); break;
+	case A_TREE_COLLAPSE_ALL: table_tree_close_all(tt); break;
+	default: return false;
 	}
 	table_panel_refresh(tp);
 	return true;
@@ -270,7 +263,8 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 	}
 	case A_SORT_REVERSE:
 		if (tp->sort_col < 0) {
-			app_status(app, "choose a column to sort by first (%s)", keymap_key_for(&app->keys, CTX_TABLE, A_SORT_NEXT));
+			app_status(app, "choose a column to sort by first (%s)",
+			           keymap_key_for(&app->keys, CTX_TABLE, A_SORT_NEXT));
 			break;
 		}
 		table_panel_sort(tp, tp->sort_col, !tp->desc);
@@ -284,9 +278,7 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 		if (tp->more_right && tp->hscroll < shown_count(tp) - 2)
 			tp->hscroll++;
 		break;
-	case A_FILTER:
-		app_push(app, prompt_new_live("filter: ", tp->filter, filter_done, filter_change, tp));
-		break;
+	case A_FILTER: app_push(app, prompt_new_live("filter: ", tp->filter, filter_done, filter_change, tp)); break;
 	case A_TREE_EXPAND:
 	case A_TREE_COLLAPSE:
 	case A_TREE_EXPAND_ALL:
@@ -300,8 +292,7 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 			tp->own->jump(tp, app, tag);
 		return true; /* the owner may have closed the panel: touch nothing more */
 	}
-	default:
-		return false;
+	default: return false;
 	}
 	clamp(tp);
 	return true;
@@ -322,7 +313,8 @@ static void table_mouse(struct panel *p, struct app *app, enum mouse_kind kind, 
 		int c0 = first_col(tp), indent;
 		if (tp->tree != NULL && tp->colw != NULL && c0 >= 0 && tp->sel < (int)tp->nrows) {
 			uint32_t row = tp->rows[tp->sel];
-			if (tree_lead(tp, row, tp->colw[c0], &indent) > 0 && x == p->r.x + 1 + indent && tp->tree->branch[row])
+			if (tree_lead(tp, row, tp->colw[c0], &indent) > 0 && x == p->r.x + 1 + indent &&
+			    tp->tree->branch[row])
 				tree_act(tp, tp->tree->open[row] ? A_TREE_COLLAPSE : A_TREE_EXPAND);
 		}
 	}
@@ -401,7 +393,8 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 		uint32_t row = tp->rows[k];
 		int y = hy + 1 + i;
 		enum cell_style st = k == tp->sel ? CS_HILITE : CS_DETAILS;
-		uint8_t color = tp->own->row_color != NULL && k != tp->sel ? tp->own->row_color(tp, app, t->tag[row]) : 0;
+		uint8_t color =
+			tp->own->row_color != NULL && k != tp->sel ? tp->own->row_color(tp, app, t->tag[row]) : 0;
 		if (k == tp->sel)
 			for (int xx = r.x; xx < r.x + r.w; xx++)
 				grid_set(g, xx, y, ' ', CS_HILITE, 0);
@@ -412,7 +405,8 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 			int indent, lead = c == c0 ? tree_lead(tp, row, colw[c], &indent) : 0;
 			if (lead > 0 && tp->tree->branch[row])
 				grid_set(g, x + indent, y,
-				         tp->tree->open[row] ? (o->ascii ? '-' : 0x25be) : (o->ascii ? '+' : 0x25b8), st, color);
+				         tp->tree->open[row] ? (o->ascii ? '-' : 0x25be) : (o->ascii ? '+' : 0x25b8),
+				         st, color);
 			table_format(t, row, c, raw, sizeof raw);
 			int sw = table_elide(raw, colw[c] - lead, o->ascii, shown, sizeof shown);
 			int pad = table_col_right(&t->cols[c]) ? colw[c] - lead - sw : 0;
@@ -437,8 +431,8 @@ static void table_draw(struct panel *p, struct app *app, struct grid *g, const s
 			int indent, w = table_format(t, row, c, raw, sizeof raw);
 			if (w <= colw[c] - (c == c0 ? tree_lead(tp, row, colw[c], &indent) : 0))
 				continue;
-			ln += (size_t)snprintf(line + ln, ln < sizeof line ? sizeof line - ln : 0, "%s%s: %s", ln ? "  " : "",
-			                       t->cols[c].title, raw);
+			ln += (size_t)snprintf(line + ln, ln < sizeof line ? sizeof line - ln : 0, "%s%s: %s",
+			                       ln ? "  " : "", t->cols[c].title, raw);
 			if (ln >= sizeof line)
 				break;
 		}
@@ -463,8 +457,8 @@ static void table_hints(struct panel *p, struct app *app, char *buf, size_t n)
 		snprintf(e, sizeof e, "%s", keymap_key_for(km, CTX_TABLE, A_TREE_EXPAND));
 		snprintf(fold, sizeof fold, "%s/%s expand  ", e, keymap_key_for(km, CTX_TABLE, A_TREE_COLLAPSE));
 	}
-	snprintf(buf, n, "%s jump  %s%s sort  %s reverse  %s filter  %s close  %s help", k[0], fold, k[1], k[2], k[3], k[4],
-	         k[5]);
+	snprintf(buf, n, "%s jump  %s%s sort  %s reverse  %s filter  %s close  %s help", k[0], fold, k[1], k[2], k[3],
+	         k[4], k[5]);
 }
 
 static void table_layout_fn(struct panel *p, struct app *app)

@@ -41,7 +41,8 @@ struct table_owner {
 	 * curve) in a panel H lines high; the table keeps at least three rows. May be NULL. */
 	int (*header_rows)(struct table_panel *tp, struct app *app, int h);
 	/* Draws those lines into R of G. May be NULL when header_rows is. */
-	void (*header)(struct table_panel *tp, struct app *app, struct grid *g, struct rect r, const struct render_opts *o);
+	void (*header)(struct table_panel *tp, struct app *app, struct grid *g, struct rect r,
+	               const struct render_opts *o);
 	/* A tint for the row tagged TAG (0: none). May be NULL. */
 	uint8_t (*row_color)(struct table_panel *tp, struct app *app, uint64_t tag);
 	/* Frees the owner's state (and the table when it owns it). */
@@ -50,25 +51,25 @@ struct table_owner {
 
 struct table_panel {
 	struct panel base;
-	struct panel_ops ops;   /* the table panel's, named after the owner */
+	struct panel_ops ops; /* the table panel's, named after the owner */
 	struct table *t;
-	uint64_t cols;          /* the columns shown (of those table_col_shown allows); TABLE_ALL at first */
+	uint64_t cols; /* the columns shown (of those table_col_shown allows); TABLE_ALL at first */
 	const struct table_owner *own;
 	void *owner;
-	uint32_t *rows;        /* the rows shown: filtered, then sorted */
+	uint32_t *rows; /* the rows shown: filtered, then sorted */
 	uint32_t nrows;
-	int sort_col;          /* -1: the table's own order */
+	int sort_col; /* -1: the table's own order */
 	bool desc;
 	char filter[128];
-	int sel, top;          /* positions in rows */
-	int hscroll;           /* shown columns after the first that are scrolled off to the left */
-	int *colw;             /* column widths for the rows shown, laid out for colw_for columns */
-	int colw_for;          /* -1: stale (rows, columns or values changed) */
-	int colw_hscroll;      /* the hscroll colw was laid out for */
-	bool more_right;       /* the last frame had columns past the right edge */
-	int hdr;               /* lines of the owner's header (header_rows), laid out with the panel */
+	int sel, top;            /* positions in rows */
+	int hscroll;             /* shown columns after the first that are scrolled off to the left */
+	int *colw;               /* column widths for the rows shown, laid out for colw_for columns */
+	int colw_for;            /* -1: stale (rows, columns or values changed) */
+	int colw_hscroll;        /* the hscroll colw was laid out for */
+	bool more_right;         /* the last frame had columns past the right edge */
+	int hdr;                 /* lines of the owner's header (header_rows), laid out with the panel */
 	struct table_tree *tree; /* the rows as a tree that folds; NULL: a flat table */
-	char tree_filter[128]; /* the filter the tree's rows were last expanded for */
+	char tree_filter[128];   /* the filter the tree's rows were last expanded for */
 };
 
 /* A panel over table T (the owner keeps it alive), in T's own order. */

@@ -21,12 +21,12 @@
 #define TABLE_TREE_MAX_INDENT 40
 
 struct table_tree {
-	uint32_t n;        /* the table's rows */
-	uint32_t *parent;  /* by row: its parent (before it), or TABLE_TREE_ROOT */
-	uint32_t *depth;   /* by row: 0 at a root */
-	uint8_t *open;     /* by row: expanded */
-	uint8_t *branch;   /* by row: has a child among the rows the last table_tree_rows kept */
-	uint8_t *saved;    /* the expanded state before a filter, restored after it; NULL when none */
+	uint32_t n;       /* the table's rows */
+	uint32_t *parent; /* by row: its parent (before it), or TABLE_TREE_ROOT */
+	uint32_t *depth;  /* by row: 0 at a root */
+	uint8_t *open;    /* by row: expanded */
+	uint8_t *branch;  /* by row: has a child among the rows the last table_tree_rows kept */
+	uint8_t *saved;   /* the expanded state before a filter, restored after it; NULL when none */
 };
 
 /* Sets TT up over N rows whose parents are PARENT[N] (copied; a parent that is not before

@@ -5,11 +5,24 @@
 
 #include "ui/names.h"
 
-enum { T_KIND, T_PID, T_TID, T_NAME, T_PROCESS, T_DEVICE, T_STREAM, T_EVENTS, T_SLICES, T_ROWS, T_BUSY, T_LABEL,
-       T__COUNT };
+enum {
+	T_KIND,
+	T_PID,
+	T_TID,
+	T_NAME,
+	T_PROCESS,
+	T_DEVICE,
+	T_STREAM,
+	T_EVENTS,
+	T_SLICES,
+	T_ROWS,
+	T_BUSY,
+	T_LABEL,
+	T__COUNT
+};
 static const struct column cols[T__COUNT] = {
 	[T_KIND] = { "kind", "kind", COL_TEXT, 0, 0 },
-	[T_PID] = { "pid", "pid", COL_INT, 0, COL_JSON_ONLY },   /* a number, or the string the trace gave */
+	[T_PID] = { "pid", "pid", COL_INT, 0, COL_JSON_ONLY }, /* a number, or the string the trace gave */
 	[T_TID] = { "tid", "tid", COL_INT, 0, COL_JSON_ONLY },
 	[T_NAME] = { "name", "name", COL_TEXT, 1, COL_JSON_ONLY },
 	[T_PROCESS] = { "process", "process", COL_TEXT, 1, COL_JSON_ONLY },

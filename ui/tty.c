@@ -1,12 +1,11 @@
 /* tty.c: the terminal frontend: copies the cell grid to the terminal with curses and
- * hands keys and mouse events to the main loop (ui/app.c). Only this file includes curses: everything it shows was drawn
- * by ui/render.c into a grid, and curses sends only the cells that changed.
- * The terminal is restored on q, on fatal errors (fatal hook), on SIGINT, SIGTERM and
- * SIGHUP, and on crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE: restored, then re-raised).
- * A stop signal that arrives while the program waits for a key ends the loop; one that
- * arrives while it computes (a key's action, a frame) cannot wait for the loop, so the
- * handler restores the terminal itself with async-signal-safe calls only (the saved
- * termios, the terminal's own reset strings, written with write(2)) and exits. */
+ * hands keys and mouse events to the main loop (ui/app.c). Only this file includes curses: everything it shows was
+ * drawn by ui/render.c into a grid, and curses sends only the cells that changed. The terminal is restored on q, on
+ * fatal errors (fatal hook), on SIGINT, SIGTERM and SIGHUP, and on crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE: restored,
+ * then re-raised). A stop signal that arrives while the program waits for a key ends the loop; one that arrives while
+ * it computes (a key's action, a frame) cannot wait for the loop, so the handler restores the terminal itself with
+ * async-signal-safe calls only (the saved termios, the terminal's own reset strings, written with write(2)) and exits.
+ */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui/tty.h"
 
@@ -98,8 +97,20 @@ static const short pal256[12] = { 68, 71, 136, 133, 30, 166, 97, 107, 172, 61, 1
 static const short pal8[12] = { COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED,
 	                        COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN, COLOR_RED };
 
-enum { PAIR_HEADER = 1, PAIR_STATUS, PAIR_GROUP, PAIR_SEL, PAIR_MATCH, PAIR_MARK, PAIR_CURSOR, PAIR_GAP, PAIR_UTIL,
-       PAIR_MEM_ALLOC, PAIR_MEM_RESERVED, PAIR_SLICE0 };
+enum {
+	PAIR_HEADER = 1,
+	PAIR_STATUS,
+	PAIR_GROUP,
+	PAIR_SEL,
+	PAIR_MATCH,
+	PAIR_MARK,
+	PAIR_CURSOR,
+	PAIR_GAP,
+	PAIR_UTIL,
+	PAIR_MEM_ALLOC,
+	PAIR_MEM_RESERVED,
+	PAIR_SLICE0
+};
 
 static bool use_color;
 
@@ -145,7 +156,12 @@ static attr_t cell_attr(const struct cell *c, short *pair)
 	case CS_MEM_ALLOC: *pair = PAIR_MEM_ALLOC; return A_NORMAL;
 	case CS_MEM_RESERVED: *pair = PAIR_MEM_RESERVED; return use_color ? A_NORMAL : A_DIM;
 	case CS_ANNOTATION: return A_DIM;
-	case CS_RULER: case CS_DETAILS: case CS_TRACK: case CS_EMPTY: case CS_NORMAL: case CS__COUNT: break;
+	case CS_RULER:
+	case CS_DETAILS:
+	case CS_TRACK:
+	case CS_EMPTY:
+	case CS_NORMAL:
+	case CS__COUNT: break;
 	}
 	return A_NORMAL;
 }
@@ -200,10 +216,12 @@ static int map_key(wint_t ch, int code)
 		}
 	}
 	switch (ch) {
-	case '\n': case '\r': return TT_KEY_ENTER;
+	case '\n':
+	case '\r': return TT_KEY_ENTER;
 	case 27: return TT_KEY_ESC;
 	case '\t': return TT_KEY_TAB;
-	case 127: case 8: return TT_KEY_BACKSPACE;
+	case 127:
+	case 8: return TT_KEY_BACKSPACE;
 	default: return ch < 0x80 ? (int)ch : -1;
 	}
 }
@@ -232,12 +250,12 @@ static int tty_next_key(struct frontend *fe, int wait_ms)
 		MEVENT me;
 		if (getmouse(&me) != OK || me.x < 0 || me.y < 0)
 			return -1;
-		int kind = me.bstate & BUTTON4_PRESSED   ? TT_WHEEL_UP
-		           : me.bstate & BUTTON5_PRESSED ? TT_WHEEL_DOWN
-		           : me.bstate & BUTTON1_PRESSED ? TT_PRESS
+		int kind = me.bstate & BUTTON4_PRESSED    ? TT_WHEEL_UP
+		           : me.bstate & BUTTON5_PRESSED  ? TT_WHEEL_DOWN
+		           : me.bstate & BUTTON1_PRESSED  ? TT_PRESS
 		           : me.bstate & BUTTON1_RELEASED ? TT_RELEASE
-		           : me.bstate & BUTTON1_CLICKED ? TT_CLICK
-		                                         : 0;
+		           : me.bstate & BUTTON1_CLICKED  ? TT_CLICK
+		                                          : 0;
 		return kind != 0 ? TT_MOUSE(kind, me.x, me.y) : -1;
 	}
 	int key = map_key(ch, code);

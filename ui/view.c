@@ -276,10 +276,8 @@ bool view_act(struct view *v, enum action a)
 	if (gap_nav_act(v, a) || align_act(v, a) || follow_act(v, a) || places_act(v, a))
 		return true;
 	switch (a) {
-	case A_NONE:
-		break;
-	default:
-		return false; /* not the timeline's: a view to open, quitting */
+	case A_NONE: break;
+	default: return false; /* not the timeline's: a view to open, quitting */
 	case A_ZOOM_IN: view_zoom(v, 0.8); break;
 	case A_ZOOM_OUT: view_zoom(v, 1.25); break;
 	case A_ZOOM_IN_BIG: view_zoom(v, 0.4); break;
@@ -463,7 +461,6 @@ static void timeline_mouse(struct panel *p, struct app *app, enum mouse_kind kin
 		select_under_cursor(v, false);
 }
 
-
 /* ---- the timeline as a panel ------------------------------------------------------ */
 
 static void search_done(void *ctx, struct app *app, const char *text, bool accepted)
@@ -494,7 +491,8 @@ static void timeline_hints(struct panel *p, struct app *app, char *buf, size_t n
 {
 	const struct keymap *km = &app->keys;
 	char k[8][16];
-	static const enum action shown[8] = { A_ZOOM_IN, A_ZOOM_OUT, A_PAN_LEFT, A_PAN_RIGHT, A_SELECT, A_SEARCH, A_HELP, A_QUIT };
+	static const enum action shown[8] = { A_ZOOM_IN, A_ZOOM_OUT, A_PAN_LEFT, A_PAN_RIGHT,
+		                              A_SELECT,  A_SEARCH,   A_HELP,     A_QUIT };
 	(void)p;
 	for (int i = 0; i < 8; i++)
 		snprintf(k[i], sizeof k[i], "%s", keymap_key_for(km, CTX_TIMELINE, shown[i]));

@@ -82,7 +82,10 @@ const struct bookmark *view_bookmark(const struct view *v, uint32_t i) { return 
 
 void view_bookmark_show(struct view *v, uint32_t i) { view_pos_restore(v, &v->bookmarks[i].pos); }
 
-void view_select(struct view *v, int r, struct slice_ref s) { view_go_to(v, (struct slice_ref){ view_id(r, s.track), s.idx }); }
+void view_select(struct view *v, int r, struct slice_ref s)
+{
+	view_go_to(v, (struct slice_ref){ view_id(r, s.track), s.idx });
+}
 
 void view_show_span(struct view *v, int r, int64_t a, int64_t b, int64_t pad, const struct slice_ref *sel)
 {

@@ -28,10 +28,10 @@ struct app;
  * heading, its device's utilization, or a half of a counter track (ui/counter_track.h). */
 enum { VIEW_ROW_HEADING, VIEW_ROW_UTIL, VIEW_ROW_COUNTER_TOP, VIEW_ROW_COUNTER_LOW };
 struct view_line {
-	uint32_t track;      /* the view track id, or TT_NONE */
-	uint16_t row;        /* row (depth) within the track, or VIEW_ROW_* */
+	uint32_t track; /* the view track id, or TT_NONE */
+	uint16_t row;   /* row (depth) within the track, or VIEW_ROW_* */
 	uint32_t group;
-	uint32_t counter;    /* a counter line's index into view.counters (else unset) */
+	uint32_t counter; /* a counter line's index into view.counters (else unset) */
 };
 
 struct view_group {
@@ -39,7 +39,7 @@ struct view_group {
 	int rank;                   /* rank position of its tracks, or -1 when they mix ranks */
 	int32_t device;             /* GPU device of a one-rank GPU group (its utilization line), else -1 */
 	uint32_t ntracks;
-	uint32_t first_counter;     /* its counter tracks: index into view.counter_order */
+	uint32_t first_counter; /* its counter tracks: index into view.counter_order */
 	uint32_t ncounters;
 	bool collapsed;
 	char title[96];
@@ -48,82 +48,83 @@ struct view_group {
 /* View time is rank 0's file time; rank r's file time plus shift[r] is view time (view.h
  * says how view track ids name the ranks' tracks). */
 struct view {
-	struct panel base;           /* the timeline is a panel: first, so a view is a panel */
+	struct panel base; /* the timeline is a panel: first, so a view is a panel */
 	struct app *app;
-	struct trace *t;             /* rank 0's trace */
-	struct trace *const *ts;     /* every rank's trace */
+	struct trace *t;         /* rank 0's trace */
+	struct trace *const *ts; /* every rank's trace */
 	int nts;
-	int64_t *shift;              /* by rank position */
-	int64_t start, end;          /* the span of every rank, in view time */
+	int64_t *shift;     /* by rank position */
+	int64_t start, end; /* the span of every rank, in view time */
 	enum align_mode align;
-	int64_t *manual;             /* manual mode: each rank's offset */
-	bool by_role;                /* layout: by role (else by rank) */
-	const struct gap_analysis **rank_gaps; /* each rank's gaps (src/analysis.h), by rank position, in its own file time */
-	struct rank_report rr;       /* several ranks: the comparison under the alignment in force: a
-	                              * shallow copy of the cached one (src/analysis.h), or, in manual
-	                              * mode, the view's own (rr_owned) */
+	int64_t *manual; /* manual mode: each rank's offset */
+	bool by_role;    /* layout: by role (else by rank) */
+	const struct gap_analysis *
+		*rank_gaps;    /* each rank's gaps (src/analysis.h), by rank position, in its own file time */
+	struct rank_report rr; /* several ranks: the comparison under the alignment in force: a
+	                        * shallow copy of the cached one (src/analysis.h), or, in manual
+	                        * mode, the view's own (rr_owned) */
 	bool rr_owned;
-	int64_t align_ref;           /* rank 0's aligned time of its file time 0 */
-	int w, h;                    /* screen size */
-	int64_t t0, t1;              /* visible window [t0, t1) */
-	int64_t cursor;              /* the time cursor */
-	int top;                     /* first visible line */
-	int sel_line;                /* selected line */
-	struct slice_ref sel;        /* selected slice, or {TT_NONE} */
+	int64_t align_ref;    /* rank 0's aligned time of its file time 0 */
+	int w, h;             /* screen size */
+	int64_t t0, t1;       /* visible window [t0, t1) */
+	int64_t cursor;       /* the time cursor */
+	int top;              /* first visible line */
+	int sel_line;         /* selected line */
+	struct slice_ref sel; /* selected slice, or {TT_NONE} */
 	bool has_mark;
 	int64_t mark0, mark1;
-	bool ranging;                /* a range selection is being made from range_anchor */
+	bool ranging; /* a range selection is being made from range_anchor */
 	int64_t range_anchor;
 	/* search (ui/search.c) */
 	char query[128];
-	struct slice_ref *matches;   /* in time order */
-	uint32_t nmatches, match;    /* match is 1-based; 0 = none current */
-	uint8_t **name_matches;      /* by rank, by string id: 1 when the name matches the query */
-	bool abs_time;               /* the header shows absolute times */
-	int64_t drag_from;           /* time where a mouse press began, when dragging */
+	struct slice_ref *matches; /* in time order */
+	uint32_t nmatches, match;  /* match is 1-based; 0 = none current */
+	uint8_t **name_matches;    /* by rank, by string id: 1 when the name matches the query */
+	bool abs_time;             /* the header shows absolute times */
+	int64_t drag_from;         /* time where a mouse press began, when dragging */
 	bool dragging;
 	/* gaps (src/gaps.h), computed when the view opens */
 	int64_t gap_min;
-	uint32_t gaps_version;       /* bumped whenever the gaps or the alignment change */
-	struct gap *nav;             /* every rank's gaps, longest first, in view time and view ids */
+	uint32_t gaps_version; /* bumped whenever the gaps or the alignment change */
+	struct gap *nav;       /* every rank's gaps, longest first, in view time and view ids */
 	uint32_t nnav;
-	struct gap *gaps_by_time;    /* the same gaps in time order */
-	uint32_t gap_at;             /* 1-based position in gaps_by_time of the last gap visited */
-	uint32_t gap_rank;           /* 1-based position in gaps (longest first) of the last gap visited */
-	bool gap_shown;              /* gap_cur was visited and its CPU slice is the selection */
+	struct gap *gaps_by_time; /* the same gaps in time order */
+	uint32_t gap_at;          /* 1-based position in gaps_by_time of the last gap visited */
+	uint32_t gap_rank;        /* 1-based position in gaps (longest first) of the last gap visited */
+	bool gap_shown;           /* gap_cur was visited and its CPU slice is the selection */
 	struct gap gap_cur;
 	/* following (ui/follow.c) */
 	struct slice_ref launch_root; /* the slice whose GPU work ] visits, or {TT_NONE} */
-	struct slice_ref launch_at;  /* where ] went last: from there, ] goes to the next */
-	uint32_t launch_pos;         /* its 1-based place in launch_root's GPU work */
-	struct slice_ref climbed;    /* where [ or u went last: from there, [ climbs on */
+	struct slice_ref launch_at;   /* where ] went last: from there, ] goes to the next */
+	uint32_t launch_pos;          /* its 1-based place in launch_root's GPU work */
+	struct slice_ref climbed;     /* where [ or u went last: from there, [ climbs on */
 	/* places (ui/places.c): back and forward, bookmarks */
 	struct history history;
 	struct bookmark *bookmarks;
 	uint32_t nbookmarks;
-	uint32_t bookmarks_made;     /* bookmarks ever made: the default names' numbers */
-	uint32_t bookmarks_version;  /* bumped when the bookmarks change (the list rebuilds) */
-	struct slice_ref args_for;   /* the slice whose args args_text holds */
-	char *args_text;             /* escaped, one arg a line ("key: value\n") */
-	uint64_t advice_last;        /* the advice panel's last instance shown (its row tag), 0: none */
-	uint16_t fold_rows;          /* CPU threads show at most this many rows (0: all; z toggles) */
-	bool details_big;            /* the details panel enlarged (I) */
-	int details_page;            /* the page of the args shown (0-based) */
-	int details_pages;           /* pages the args took in the last frame */
+	uint32_t bookmarks_made;    /* bookmarks ever made: the default names' numbers */
+	uint32_t bookmarks_version; /* bumped when the bookmarks change (the list rebuilds) */
+	struct slice_ref args_for;  /* the slice whose args args_text holds */
+	char *args_text;            /* escaped, one arg a line ("key: value\n") */
+	uint64_t advice_last;       /* the advice panel's last instance shown (its row tag), 0: none */
+	uint16_t fold_rows;         /* CPU threads show at most this many rows (0: all; z toggles) */
+	bool details_big;           /* the details panel enlarged (I) */
+	int details_page;           /* the page of the args shown (0-based) */
+	int details_pages;          /* pages the args took in the last frame */
 	char status[256];
 	/* a trace still loading (ui/loading.c): the view shows a snapshot (parsers/load.h) */
-	bool partial;                /* the trace is a snapshot: no gaps, utilization or counters */
-	bool deferred;               /* a big trace: its gaps, utilization lines and counter tracks
-	                              * wait for view_complete, after the first frame */
-	double loading;              /* the fraction of the files read, while they load; else -1 */
+	bool partial;   /* the trace is a snapshot: no gaps, utilization or counters */
+	bool deferred;  /* a big trace: its gaps, utilization lines and counter tracks
+	                 * wait for view_complete, after the first frame */
+	double loading; /* the fraction of the files read, while they load; else -1 */
 	uint64_t loading_bytes, loading_total;
-	int loading_files;           /* files loading (the first alone is shown until all have loaded) */
+	int loading_files; /* files loading (the first alone is shown until all have loaded) */
 	/* counter tracks (ui/counter_track.h), made once when the view opens */
 	struct counter_track *counters;
 	uint32_t ncounters;
 	/* layout (ui/layout.c) */
-	uint32_t *order;             /* tracks in display order */
-	uint32_t *counter_order;     /* counters in display order */
+	uint32_t *order;         /* tracks in display order */
+	uint32_t *counter_order; /* counters in display order */
 	struct view_group *groups;
 	uint32_t ngroups;
 	struct view_line *lines;
@@ -140,7 +141,6 @@ bool view_act(struct view *v, enum action a);
 void view_resize(struct view *v, int w, int h);
 /* The time at the start of timeline column X. */
 int64_t view_col_time(const struct view *v, int x);
-
 
 /* The trace, the track and the view-time shift of view track id ID. */
 static inline struct trace *view_trace_of(const struct view *v, uint32_t id) { return v->ts[id >> VIEW_RANK_SHIFT]; }
@@ -166,10 +166,10 @@ uint16_t layout_rows_shown(const struct view *v, const struct track *tr);
 /* Folds deep CPU threads (v->fold_rows, 2 to 8 rows, as many as fit) when the tracks do
  * not fit the screen and a GPU would be off it; unfolds when they fit. */
 void layout_fold_to_fit(struct view *v);
-int view_track_col_width(const struct view *v);  /* width of the track column */
-int view_timeline_x(const struct view *v);       /* first column of the timeline */
-int view_timeline_w(const struct view *v);       /* columns of the timeline */
-int view_details_h(const struct view *v);        /* lines of the details panel */
+int view_track_col_width(const struct view *v); /* width of the track column */
+int view_timeline_x(const struct view *v);      /* first column of the timeline */
+int view_timeline_w(const struct view *v);      /* columns of the timeline */
+int view_details_h(const struct view *v);       /* lines of the details panel */
 
 /* Search (ui/search.c): runs v->query over every rank's slice names; steps DIR matches. */
 void search_run(struct view *v);

@@ -87,7 +87,8 @@ void view_move_cursor(struct view *v, int cols)
 		view_set_window(v, tt_sub(v->cursor, view_width(v) / 2), view_width(v));
 	if (v->ranging) {
 		char d[48];
-		view_status(v, "range %s (v or m marks it)", timefmt_dur(distance(v->cursor, v->range_anchor), d, sizeof d));
+		view_status(v, "range %s (v or m marks it)",
+		            timefmt_dur(distance(v->cursor, v->range_anchor), d, sizeof d));
 	}
 }
 

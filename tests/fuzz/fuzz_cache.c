@@ -62,11 +62,11 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute
 
 /* One change to a cache image. */
 struct change {
-	uint8_t op;      /* enum change_op, modulo C__COUNT */
-	uint8_t part;    /* modulo cache_nparts() */
-	uint8_t field;   /* modulo the part's fields (C_RAW: the width, 1 << field % 4 bytes) */
-	uint8_t how;     /* enum value_how, modulo V__COUNT */
-	uint32_t elem;   /* modulo the part's elements (C_RAW: modulo its bytes) */
+	uint8_t op;    /* enum change_op, modulo C__COUNT */
+	uint8_t part;  /* modulo cache_nparts() */
+	uint8_t field; /* modulo the part's fields (C_RAW: the width, 1 << field % 4 bytes) */
+	uint8_t how;   /* enum value_how, modulo V__COUNT */
+	uint32_t elem; /* modulo the part's elements (C_RAW: modulo its bytes) */
 	uint64_t value;
 };
 
@@ -258,16 +258,16 @@ static void apply(uint8_t *image, size_t *len, size_t room, const struct change 
 /* ---- the pristine cache of the last trace -------------------------------------------------- */
 
 static struct {
-	uint8_t *trace;            /* the trace's bytes */
+	uint8_t *trace; /* the trace's bytes */
 	size_t trace_len;
 	bool valid;
-	int trace_fd;              /* the trace, for the args store: a memfd */
+	int trace_fd; /* the trace, for the args store: a memfd */
 	char path[64];
 	struct input_file id;
 	struct cache_key key;
-	uint8_t *image;            /* its cache, or NULL when it does not load */
+	uint8_t *image; /* its cache, or NULL when it does not load */
 	size_t len;
-	char *dump;                /* the parsed model's dump */
+	char *dump; /* the parsed model's dump */
 } pristine = { .trace_fd = -1 };
 
 static int cache_fd = -1;
@@ -562,10 +562,10 @@ static unsigned hows_for(enum cache_value k, uint8_t *how)
 	return c;
 }
 
-/* Writes into $FUZZ_CACHE_SEEDS the trace DATA with no change, and one input per field of every part of the cache of the
- * trace DATA, for each value worth trying there, on its first element (the value of
- * V_COUNT: the part the index most likely refers to is left to the fuzzer; the first
- * element of a section of ids is taken as an index into the strings). */
+/* Writes into $FUZZ_CACHE_SEEDS the trace DATA with no change, and one input per field of every part of the cache of
+ * the trace DATA, for each value worth trying there, on its first element (the value of V_COUNT: the part the index
+ * most likely refers to is left to the fuzzer; the first element of a section of ids is taken as an index into the
+ * strings). */
 static void generate(const uint8_t *data, size_t size)
 {
 	const char *dir = getenv("FUZZ_CACHE_SEEDS");
@@ -611,8 +611,8 @@ static void generate(const uint8_t *data, size_t size)
 				uint8_t rec[1 + CHANGE_BYTES];
 				rec[0] = 1;
 				put_change(rec + 1, &c);
-				if (fwrite(rec, 1, sizeof rec, out) != sizeof rec || fwrite(data, 1, size, out) != size ||
-				    fclose(out) != 0)
+				if (fwrite(rec, 1, sizeof rec, out) != sizeof rec ||
+				    fwrite(data, 1, size, out) != size || fclose(out) != 0)
 					abort();
 				free(path);
 				written++;

@@ -37,9 +37,9 @@ static const struct {
 } sizes[] = { { 80, 24 }, { 1, 1 }, { 12, 4 }, { 30, 8 }, { 50, 16 }, { 132, 43 }, { 200, 60 }, { 320, 90 } };
 
 /* The keys that are not printable ASCII, in the order key bytes 0x80.. name them. */
-static const int special_keys[] = { TT_KEY_ENTER, TT_KEY_S_ENTER, TT_KEY_ESC,  TT_KEY_UP,    TT_KEY_DOWN,
+static const int special_keys[] = { TT_KEY_ENTER, TT_KEY_S_ENTER, TT_KEY_ESC,    TT_KEY_UP,      TT_KEY_DOWN,
 	                            TT_KEY_LEFT,  TT_KEY_RIGHT,   TT_KEY_S_LEFT, TT_KEY_S_RIGHT, TT_KEY_PGUP,
-	                            TT_KEY_PGDN,  TT_KEY_HOME,    TT_KEY_END,   TT_KEY_TAB,   TT_KEY_BACKSPACE };
+	                            TT_KEY_PGDN,  TT_KEY_HOME,    TT_KEY_END,    TT_KEY_TAB,     TT_KEY_BACKSPACE };
 
 #define NSPECIAL ((int)(sizeof special_keys / sizeof *special_keys))
 #define KEY_RESIZE_BYTE (0x80 + NSPECIAL) /* followed by one byte: the new size */
@@ -78,9 +78,11 @@ static struct key_step next_key(const uint8_t **p, const uint8_t *end, int w, in
 	if (b >= 0x20 && b < 0x7f) {
 		s.key = b;
 	} else if (b < 0x20 || b == 0x7f) {
-		s.key = b == '\n' || b == '\r' ? TT_KEY_ENTER : b == 27 ? TT_KEY_ESC : b == '\t' ? TT_KEY_TAB
-		        : b == 8 || b == 0x7f                             ? TT_KEY_BACKSPACE
-		                                                          : b;
+		s.key = b == '\n' || b == '\r' ? TT_KEY_ENTER
+		        : b == 27              ? TT_KEY_ESC
+		        : b == '\t'            ? TT_KEY_TAB
+		        : b == 8 || b == 0x7f  ? TT_KEY_BACKSPACE
+		                               : b;
 	} else if (b < KEY_RESIZE_BYTE) {
 		s.key = special_keys[b - 0x80];
 	} else if (b == KEY_RESIZE_BYTE) {
@@ -119,8 +121,8 @@ static void check_grid(const struct grid *g, int step, const char *what)
 		for (int x = 0; x < g->w; x++) {
 			uint32_t c = g->cells[y * g->w + x].ch;
 			if (unsafe(c)) {
-				fprintf(stderr, "fuzz_keys: after step %d (%s): cell %d,%d of %dx%d holds U+%04X\n", step,
-				        what, x, y, g->w, g->h, (unsigned)c);
+				fprintf(stderr, "fuzz_keys: after step %d (%s): cell %d,%d of %dx%d holds U+%04X\n",
+				        step, what, x, y, g->w, g->h, (unsigned)c);
 				for (int i = 0; i < g->w; i++) {
 					uint32_t d = g->cells[y * g->w + i].ch;
 					fputc(d >= 0x20 && d < 0x7f ? (int)d : '?', stderr);

@@ -49,9 +49,12 @@ static char *load_and_exercise(const char *path, int parts, const struct fuzz_bo
  * key given twice, the parts keep the first value where one piece keeps the last. */
 static bool parts_may_differ(const char *line)
 {
-	static const char *const prefixes[] = { "warning ", "quality duplicate_metadata ",
-		                                 "quality conflicting_metadata ", "quality exact_duplicates ",
-		                                 "rank ", "device " };
+	static const char *const prefixes[] = { "warning ",
+		                                "quality duplicate_metadata ",
+		                                "quality conflicting_metadata ",
+		                                "quality exact_duplicates ",
+		                                "rank ",
+		                                "device " };
 	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
 		if (strncmp(line, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
@@ -88,8 +91,10 @@ static void report_difference(const char *a, const char *b, int parts)
 	}
 	while (i > 0 && a[i - 1] != '\n')
 		i--;
-	fprintf(stderr, "fuzz_loader: the model differs when the file is parsed in %d parts, at line %zu of the "
-	        "compared dump:\n  one piece: %.200s\n  in parts:  %.200s\n", parts, line, a + i, b + i);
+	fprintf(stderr,
+	        "fuzz_loader: the model differs when the file is parsed in %d parts, at line %zu of the "
+	        "compared dump:\n  one piece: %.200s\n  in parts:  %.200s\n",
+	        parts, line, a + i, b + i);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

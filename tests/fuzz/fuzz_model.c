@@ -58,7 +58,8 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1, const s
 			FUZZ_CHECK(!overlaps(tr, &tr->slices[row->idx[last]], t0, t1));
 		busy = index_row_busy(tr, r, t0, t1);
 		FUZZ_CHECK(busy >= 0 && busy <= width);
-		if (r + tr->annotation_rows < tr->nrows) /* GPU busy time leaves out gpu_user_annotation (the last rows) */
+		if (r + tr->annotation_rows <
+		    tr->nrows) /* GPU busy time leaves out gpu_user_annotation (the last rows) */
 			FUZZ_CHECK(busy <= track_busy);
 		dom = index_row_dominant(tr, r, t0, t1);
 		FUZZ_CHECK((dom == TT_NONE) == (first == last));
@@ -156,7 +157,8 @@ void fuzz_reports(struct trace *t)
 		report_overview(out, one, 1, json);
 		report_advice(out, one, 1, json, ALIGN_COLLECTIVE);
 		for (int g = 0; g < KG__COUNT; g++)
-			FUZZ_CHECK(report_table(out, one, 1, json, 0, NULL, kernel_view_report((enum kernel_group)g)) == 0);
+			FUZZ_CHECK(report_table(out, one, 1, json, 0, NULL, kernel_view_report((enum kernel_group)g)) ==
+			           0);
 		for (int g = OP_BY_NAME; g <= OP_BY_SOURCE; g++)
 			FUZZ_CHECK(report_table(out, one, 1, json, 0, NULL, op_view_report((enum op_group)g)) == 0);
 		FUZZ_CHECK(report_table(out, one, 1, json, 0, NULL, &memory_table_report) == 0);

@@ -11,12 +11,12 @@
 
 #include "src/model.h"
 
-#define FUZZ_CHECK(cond)                                                                          \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
+#define FUZZ_CHECK(cond)                                                                               \
+	do {                                                                                           \
+		if (!(cond)) {                                                                         \
 			fprintf(stderr, "fuzz: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                                  \
-		}                                                                                 \
+			abort();                                                                       \
+		}                                                                                      \
 	} while (0)
 
 /* How much of each model the checks cover: every input gets the cheap bounds, the inputs

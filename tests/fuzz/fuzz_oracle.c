@@ -5,10 +5,7 @@
 
 static unsigned default_every = FUZZ_ORACLE_EVERY_DEFAULT;
 
-void fuzz_oracle_set_default(unsigned every)
-{
-	default_every = every;
-}
+void fuzz_oracle_set_default(unsigned every) { default_every = every; }
 
 static unsigned oracle_every(void)
 {

@@ -38,10 +38,7 @@ static void on_alarm(int sig)
 	abort();
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Reads the whole of PATH into an allocated buffer. Returns 0, or -1 with errno set. */
 static int read_file(const char *path, uint8_t **data, size_t *size)

@@ -110,7 +110,8 @@ static void api(CUpti_ActivityKind kind, unsigned cbid, uint32_t c, uint64_t sta
 	fake.add(&a, sizeof a);
 }
 
-static void kernel(const char *name, uint32_t dev, uint32_t ctx, uint32_t stream, uint32_t c, uint64_t start, uint64_t dur)
+static void kernel(const char *name, uint32_t dev, uint32_t ctx, uint32_t stream, uint32_t c, uint64_t start,
+                   uint64_t dur)
 {
 	tw_kernel k;
 	memset(&k, 0, sizeof k);

@@ -31,12 +31,14 @@ int main(void)
 	ok(trace_gaps(t, 100000) == a, "the first length is still kept");
 
 	/* device order and by-device lists agree with the report */
-	ok(a->r.ndevices == 0 || a->r.devices[a->devices[0]].device <= a->r.devices[a->devices[a->r.ndevices - 1]].device,
+	ok(a->r.ndevices == 0 ||
+	           a->r.devices[a->devices[0]].device <= a->r.devices[a->devices[a->r.ndevices - 1]].device,
 	   "devices listed by number");
 	int sorted = 1;
 	for (uint32_t i = 1; i < a->r.ngaps; i++)
 		if (a->by_device[i - 1].device > a->by_device[i].device ||
-		    (a->by_device[i - 1].device == a->by_device[i].device && a->by_device[i - 1].start > a->by_device[i].start))
+		    (a->by_device[i - 1].device == a->by_device[i].device &&
+		     a->by_device[i - 1].start > a->by_device[i].start))
 			sorted = 0;
 	ok(sorted, "gaps by device, then start");
 

@@ -73,7 +73,8 @@ static void check(const char *path, const char *what)
 	ok(strstr(a.text, "inf") != NULL, "%s: the raw text keeps inf", what);
 	ok(cJSON_IsNull(cJSON_GetObjectItem(a.json, "memory bandwidth (GB/s)")), "%s: inf became null", what);
 	event_args_free(&a);
-	ok(args_store_read(t, args_ref(t, n), &a, &cause) < 0 && cause && strstr(cause, "no args"), "%s: no args said so", what);
+	ok(args_store_read(t, args_ref(t, n), &a, &cause) < 0 && cause && strstr(cause, "no args"),
+	   "%s: no args said so", what);
 	free(cause);
 	trace_free(t);
 }
@@ -128,7 +129,8 @@ static void test_fifo(void)
 	t = load_fifo(fifo);
 	load_set_stdin_args_max(LOAD_STDIN_ARGS_MAX);
 	rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
-	ok(t->status == LOAD_OK && rc < 0 && cause && strstr(cause, "args not kept for standard input or a pipe with over 100 bytes of args"),
+	ok(t->status == LOAD_OK && rc < 0 && cause &&
+	           strstr(cause, "args not kept for standard input or a pipe with over 100 bytes of args"),
 	   "past the bound, args are said not kept: %s", cause ? cause : "(none)");
 	free(cause);
 	trace_free(t);
@@ -149,8 +151,8 @@ static void test_replaced(const char *plain)
 	fclose(f);
 	rename(other, plain);
 	int rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
-	ok(rc < 0 && cause && strstr(cause, "changed"),
-	   "a file renamed over the loaded one is not read: %s", cause ? cause : "(none)");
+	ok(rc < 0 && cause && strstr(cause, "changed"), "a file renamed over the loaded one is not read: %s",
+	   cause ? cause : "(none)");
 	free(cause);
 	trace_free(t);
 	free(other);
@@ -169,17 +171,15 @@ static char *make_trace(int n, size_t *len)
 		                       "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"e%06d\", \"pid\": 1, "
 		                       "\"tid\": %d, \"ts\": %d, \"dur\": 1, \"args\": {\"i\": %d, \"h\": "
 		                       "\"%08x\", \"v\": [%u, %u]}}%s\n",
-		                       i, 1 + i % 3, i * 2, i, r * 2654435761u, r >> 16, r & 0xffff, i + 1 < n ? "," : "");
+		                       i, 1 + i % 3, i * 2, i, r * 2654435761u, r >> 16, r & 0xffff,
+		                       i + 1 < n ? "," : "");
 	}
 	at += (size_t)snprintf(t + at, cap - at, "]}\n");
 	*len = at;
 	return t;
 }
 
-static const struct slice *find_in(const struct trace *t, const char *name)
-{
-	return find(t, name);
-}
+static const struct slice *find_in(const struct trace *t, const char *name) { return find(t, name); }
 
 /* Loads PATH and compares the args text of sample slices (the first, middle and last in
  * the file, and every 97th) with those of the plain trace REF. */
@@ -202,12 +202,15 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 			const struct slice *s = find_in(t, name);
 			struct event_args a, b;
 			char *c1 = NULL, *c2 = NULL;
-			int r1 = args_store_read(ref, args_ref(ref, rs), &a, &c1), r2 = s != NULL ? args_store_read(t, args_ref(t, s), &b, &c2) : -1;
+			int r1 = args_store_read(ref, args_ref(ref, rs), &a, &c1),
+			    r2 = s != NULL ? args_store_read(t, args_ref(t, s), &b, &c2) : -1;
 			tried++;
 			if (r1 != 0 || r2 != 0 || strcmp(a.text, b.text) != 0) {
 				bad++;
 				printf("#   %s: %s differs: %s / %s\n", what, name, r1 == 0 ? a.text : c1,
-				       r2 == 0 ? b.text : c2 ? c2 : "(no slice)");
+				       r2 == 0 ? b.text
+				       : c2    ? c2
+				               : "(no slice)");
 			}
 			if (r1 == 0)
 				event_args_free(&a);
@@ -217,8 +220,8 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 			free(c2);
 		}
 	}
-	ok(tried > 20 && bad == 0, "%s: args of %u slices (first, middle, last of each track...) equal the plain file's",
-	   what, tried);
+	ok(tried > 20 && bad == 0,
+	   "%s: args of %u slices (first, middle, last of each track...) equal the plain file's", what, tried);
 	trace_free(t);
 }
 
@@ -237,7 +240,8 @@ static void test_stores(void)
 	 * is the largest read back from the file */
 	seek_set_limits(16 << 10, 64 << 10);
 	struct trace *ref = load_trace(plain, &opt);
-	ok(ref->status == LOAD_OK && ref->ntracks == 3 && strcmp(ref->args->kind, "file") == 0, "plain: loads, read at offsets");
+	ok(ref->status == LOAD_OK && ref->ntracks == 3 && strcmp(ref->args->kind, "file") == 0,
+	   "plain: loads, read at offsets");
 
 	gzip_member(text, n, 1, &z, &zlen);
 	path = xasprintf("%s/one.json.gz", tmpdir);
@@ -297,8 +301,8 @@ static void test_stores(void)
 		char *cause = NULL;
 		utimensat(AT_FDCWD, path, ts, 0);
 		int rc = args_store_read(t, args_ref(t, find(t, "e007000")), &a, &cause);
-		ok(rc < 0 && cause && strstr(cause, "changed"), "zstd frames: a file modified since loading is not read: %s",
-		   cause ? cause : "(none)");
+		ok(rc < 0 && cause && strstr(cause, "changed"),
+		   "zstd frames: a file modified since loading is not read: %s", cause ? cause : "(none)");
 		free(cause);
 		trace_free(t);
 	}
@@ -312,10 +316,11 @@ static void test_stores(void)
 		char *legacy = xmalloc(cap);
 		len += (size_t)snprintf(legacy + len, cap - len, "[");
 		for (int i = 0; i < 15000; i++)
-			len += (size_t)snprintf(legacy + len, cap - len,
-			                        "%s{\"name\": \"op%d\", \"ph\": \"X\", \"ts\": %d, \"dur\": 5, \"pid\": 1, "
-			                        "\"tid\": 1, \"args\": {}}\n",
-			                        i ? "," : "", i % 7, i * 10);
+			len += (size_t)snprintf(
+				legacy + len, cap - len,
+				"%s{\"name\": \"op%d\", \"ph\": \"X\", \"ts\": %d, \"dur\": 5, \"pid\": 1, "
+				"\"tid\": 1, \"args\": {}}\n",
+				i ? "," : "", i % 7, i * 10);
 		len += (size_t)snprintf(legacy + len, cap - len, "]");
 		zlen = 0;
 		gzip_member(legacy, len, 6, &z, &zlen);
@@ -326,13 +331,15 @@ static void test_stores(void)
 		struct trace *t = load_trace(path, &opt);
 		struct event_args a;
 		char *cause = NULL;
-		ok(t->status == LOAD_OK && t->ntracks == 1 && t->tracks[0].nslices == 15000 && t->tracks[0].args == NULL,
+		ok(t->status == LOAD_OK && t->ntracks == 1 && t->tracks[0].nslices == 15000 &&
+		           t->tracks[0].args == NULL,
 		   "gzip, args {} everywhere: loads, no slice has args");
 		ok(t->args != NULL && strcmp(t->args->kind, "not kept") == 0 && args_store_memory(t->args) < 1024,
 		   "and no checkpoints are kept (%s, %llu bytes)", t->args ? t->args->kind : "none",
 		   (unsigned long long)args_store_memory(t->args));
 		int rc = args_store_read(t, args_ref(t, find(t, "op3")), &a, &cause);
-		ok(rc < 0 && cause && strstr(cause, "no args"), "a slice says it has no args: %s", cause ? cause : "(none)");
+		ok(rc < 0 && cause && strstr(cause, "no args"), "a slice says it has no args: %s",
+		   cause ? cause : "(none)");
 		free(cause);
 		trace_free(t);
 		unlink(path);

@@ -26,20 +26,11 @@ static struct trace *new_trace(void)
 	return t;
 }
 
-static uint32_t str(struct builder *b, const char *s)
-{
-	return builder_string(b, s, strlen(s));
-}
+static uint32_t str(struct builder *b, const char *s) { return builder_string(b, s, strlen(s)); }
 
-static struct builder_id num(int64_t v)
-{
-	return (struct builder_id){ false, v };
-}
+static struct builder_id num(int64_t v) { return (struct builder_id){ false, v }; }
 
-static const char *text(const struct trace *t, uint32_t id)
-{
-	return strtab_get(&t->strings, id);
-}
+static const char *text(const struct trace *t, uint32_t id) { return strtab_get(&t->strings, id); }
 
 /* The index of the slice named NAME on TR, or TT_NONE. */
 static uint32_t slice_named(const struct trace *t, const struct track *tr, const char *name)
@@ -110,8 +101,12 @@ static void test_one_model(void)
 	/* a counter, a memory sample, a global instant */
 	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 0, 1.0);
 	builder_counter(b, num(100), str(b, "GPU memory"), str(b, "allocated"), 500, 2.5);
-	struct mem_sample ms = { .ts = 450, .total_allocated = 1 << 20, .total_reserved = 2 << 20, .bytes = 4096,
-	                         .device_type = 1, .device_id = 0 };
+	struct mem_sample ms = { .ts = 450,
+		                 .total_allocated = 1 << 20,
+		                 .total_reserved = 2 << 20,
+		                 .bytes = 4096,
+		                 .device_type = 1,
+		                 .device_id = 0 };
 	builder_memory(b, TT_NONE, &ms);
 	builder_instant(b, TT_NONE, 950, str(b, "checkpoint"), str(b, "marker"), 'g');
 
@@ -229,7 +224,8 @@ static void test_parts(void)
 	/* part 2 sees strings in another order: ids must be mapped */
 	uint32_t tr2 = builder_track(b2, pid, num(5));
 	add(b2, tr2, 30, 5, "later", "cpu_op", NULL);
-	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 50, 0, "late", 4), "a later part keeps an end it cannot match");
+	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 50, 0, "late", 4),
+	   "a later part keeps an end it cannot match");
 	ok(builder_end(b2, builder_track(b2, num(1), num(2)), 55, 77, "stray\xff", 6), "and one nothing will match");
 	trace_warn_group(t2, 1, 3, "three");
 	trace_warn_group(t2, 1, 3, "four");
@@ -273,14 +269,15 @@ static void big_event(struct builder *b, uint32_t k)
 	struct builder_gpu g = no_gpu_facts();
 
 	builder_slice(b, cpu, &s, NULL);
-	s = (struct builder_slice){ ts + 10, k % 3 ? 50 : 0, str(b, names[k % 4]), str(b, "cpu_op"), (uint64_t)k * 4 + 2,
-		                    0 };
+	s = (struct builder_slice){ ts + 10,          k % 3 ? 50 : 0,      str(b, names[k % 4]),
+		                    str(b, "cpu_op"), (uint64_t)k * 4 + 2, 0 };
 	builder_slice(b, cpu, &s, NULL);
 	g.has_correlation = true;
 	g.correlation = k % 5 == 0 ? 6000000000 + k : k; /* now and then past 32 bits */
 	g.external_id = k % 7 == 0 ? -5 - (int64_t)k : k % 7 == 1 ? -1 : (int64_t)k;
-	s = (struct builder_slice){ ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3,
-		                    0 };
+	s = (struct builder_slice){
+		ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3, 0
+	};
 	builder_slice(b, cpu, &s, &g);
 	builder_flow(b, cpu, ts + 100, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_START);
 	g.stream = 7;
@@ -326,24 +323,27 @@ static void test_big_parts(void)
 
 	struct trace *m = t[0];
 	ok(one->ntracks == 2 && m->ntracks == 2, "two tracks either way");
-	ok(one->tracks[0].nlong > 30 && one->tracks[0].nlong == m->tracks[0].nlong, "the long parents are kept either way (%u)",
-	   one->tracks[0].nlong);
+	ok(one->tracks[0].nlong > 30 && one->tracks[0].nlong == m->tracks[0].nlong,
+	   "the long parents are kept either way (%u)", one->tracks[0].nlong);
 	bool slices = true, facts = true;
 	for (uint32_t ti = 0; ti < 2 && ti < m->ntracks && ti < one->ntracks; ti++) {
 		const struct track *a = &one->tracks[ti], *c = &m->tracks[ti];
 		slices = slices && a->nslices == c->nslices && a->nrows == c->nrows;
 		for (uint32_t i = 0; slices && i < a->nslices; i++) {
 			const struct slice *x = &a->slices[i], *y = &c->slices[i];
-			slices = x->ts == y->ts && slice_dur(a, x) == slice_dur(c, y) && track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
+			slices = x->ts == y->ts && slice_dur(a, x) == slice_dur(c, y) &&
+			         track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
 			         x->cls == y->cls && x->flags == y->flags &&
 			         (track_gpu_at(a, i) == TT_NONE) == (track_gpu_at(c, i) == TT_NONE) &&
 			         strcmp(text(one, x->name), text(m, y->name)) == 0 &&
 			         strcmp(text(one, slice_cat(one, x)), text(m, slice_cat(m, y))) == 0;
 			if (slices && track_gpu_at(a, i) != TT_NONE) {
-				const struct gpu_info *gx = &one->gpu[track_gpu_at(a, i)], *gy = &m->gpu[track_gpu_at(c, i)];
+				const struct gpu_info *gx = &one->gpu[track_gpu_at(a, i)],
+						      *gy = &m->gpu[track_gpu_at(c, i)];
 				facts = facts && gpu_correlation(one, gx) == gpu_correlation(m, gy) &&
 				        gpu_external_id(one, gx) == gpu_external_id(m, gy) &&
-				        gpu_device(one, gx) == gpu_device(m, gy) && gpu_stream(one, gx) == gpu_stream(m, gy) &&
+				        gpu_device(one, gx) == gpu_device(m, gy) &&
+				        gpu_stream(one, gx) == gpu_stream(m, gy) &&
 				        strcmp(text(one, gpu_pg(one, gx)), text(m, gpu_pg(m, gy))) == 0 &&
 				        gpu_bytes(one, gx) == gpu_bytes(m, gy) &&
 				        gpu_launch(one, gx)->grid[0] == gpu_launch(m, gy)->grid[0] &&
@@ -373,8 +373,9 @@ static void test_big_parts(void)
 	is_int(m->nflows, N, "every flow paired");
 	bool flows = one->nflows == m->nflows;
 	for (uint32_t i = 0; flows && i < m->nflows; i++)
-		flows = flow_id(one, &one->flows[i]) == flow_id(m, &m->flows[i]) && one->flows[i].ts_from == m->flows[i].ts_from &&
-		        one->flows[i].ts_to == m->flows[i].ts_to && same_ref(&one->flows[i].from, &m->flows[i].from) &&
+		flows = flow_id(one, &one->flows[i]) == flow_id(m, &m->flows[i]) &&
+		        one->flows[i].ts_from == m->flows[i].ts_from && one->flows[i].ts_to == m->flows[i].ts_to &&
+		        same_ref(&one->flows[i].from, &m->flows[i].from) &&
 		        same_ref(&one->flows[i].to, &m->flows[i].to) && m->flows[i].from.track != TT_NONE &&
 		        m->flows[i].to.track != TT_NONE;
 	ok(flows, "the same flows, every end bound to its slice");
@@ -395,7 +396,8 @@ static void test_unnamed_orphan(void)
 	struct trace *t1 = new_trace(), *t2 = new_trace();
 	struct builder *b1 = builder_new(t1), *b2 = builder_new_part(t2);
 	add(b1, builder_track(b1, num(1), num(1)), 10, 5, "first", "cpu_op", NULL);
-	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 56, 78, NULL, 0), "a later part keeps an end with no name");
+	ok(builder_end(b2, builder_track(b2, num(1), num(1)), 56, 78, NULL, 0),
+	   "a later part keeps an end with no name");
 	builder_merge(b1, b2);
 	builder_finish(b1);
 	is_int(t1->quality.count[Q_UNMATCHED_END], 1, "counted unmatched");

@@ -153,7 +153,8 @@ static uint8_t *field_at(uint8_t *buf, size_t len, const char *part, const char 
 	find_part(buf, len, part, &p, NULL);
 	*f = find_field(&p, field);
 	if (elem >= p.count)
-		fatal("%s has %llu elements, not %llu", part, (unsigned long long)p.count, (unsigned long long)elem + 1);
+		fatal("%s has %llu elements, not %llu", part, (unsigned long long)p.count,
+		      (unsigned long long)elem + 1);
 	return buf + p.offset + elem * p.elem + (*f)->offset;
 }
 
@@ -264,7 +265,10 @@ static void slice_ts_max(uint8_t *b)
 }
 static void slice_ts_limit(uint8_t *b) { set(b, "slices", "ts", 0, (uint64_t)-BUILDER_TIME_LIMIT); }
 static void slice_unsorted(uint8_t *b) { set(b, "slices", "ts", 0, get(b, "slices", "ts", 1) + 1); }
-static void slice_class(uint8_t *b) { set(b, "slices", "cls, flags", 0, (get(b, "slices", "cls, flags", 0) & 0xf0) | SC__COUNT); }
+static void slice_class(uint8_t *b)
+{
+	set(b, "slices", "cls, flags", 0, (get(b, "slices", "cls, flags", 0) & 0xf0) | SC__COUNT);
+}
 static void slice_flags(uint8_t *b) { set(b, "slices", "cls, flags", 0, get(b, "slices", "cls, flags", 0) | 0x80); }
 static void slice_depth(uint8_t *b)
 {
@@ -342,7 +346,7 @@ int main(void)
 	struct trace *t = read_back(image, image_len, &why, &cause);
 	ok(t != NULL, "the sound cache is read back (%s)", cause != NULL ? cause : "no refusal");
 	ok(t != NULL && t->ntracks == 3 && t->nsteps == 2 && t->ncounters == 1 && t->nmem == 1 && t->nflows == 1 &&
-	   t->nprocesses == 2 && t->nflops == 1,
+	           t->nprocesses == 2 && t->nflops == 1,
 	   "with the tracks, steps, counters, memory samples, flows, processes and FLOP counts the cases change");
 	trace_free(t);
 	free(cause);

@@ -77,7 +77,8 @@ int main(void)
 		FILE *f = fmemopen(msg, sizeof msg, "w");
 		escape_say(f, "ttrace: unknown report '%s'", "x\x1b]52;c;QQ==\x07\xe2\x80\xae");
 		fclose(f);
-		is_str(msg, "ttrace: unknown report 'x\\x1b]52;c;QQ==\\x07\\u202e'\n", "escape_say formats, escapes, ends the line");
+		is_str(msg, "ttrace: unknown report 'x\\x1b]52;c;QQ==\\x07\\u202e'\n",
+		       "escape_say formats, escapes, ends the line");
 	}
 	{
 		/* the grid stores no control, whatever a caller passes */

@@ -79,7 +79,8 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 			got_n = b - a;
 			for (uint32_t i = 0; i < row->n; i++) {
 				const struct slice *s = &tr->slices[row->idx[i]];
-				bool in = (s->ts < t1 && s->ts + slice_dur(tr, s) > t0) || (slice_dur(tr, s) == 0 && s->ts >= t0 && s->ts < t1);
+				bool in = (s->ts < t1 && s->ts + slice_dur(tr, s) > t0) ||
+				          (slice_dur(tr, s) == 0 && s->ts >= t0 && s->ts < t1);
 				if (in) {
 					want_n++;
 					if (i < a || i >= b)
@@ -101,7 +102,8 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 		int64_t un = 0, cur_s = 0, cur_e = INT64_MIN;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			int64_t a = s->ts > t0 ? s->ts : t0, e = s->ts + slice_dur(tr, s) < t1 ? s->ts + slice_dur(tr, s) : t1;
+			int64_t a = s->ts > t0 ? s->ts : t0,
+				e = s->ts + slice_dur(tr, s) < t1 ? s->ts + slice_dur(tr, s) : t1;
 			if (e <= a)
 				continue;
 			if (a > cur_e) {
@@ -148,17 +150,19 @@ static char *random_trace(int n, bool gpu, bool disjoint)
 		if (gpu) {
 			/* mostly back to back, sometimes overlapping or nested, sometimes zero */
 			dur = (int64_t)(rnd() % 50);
-			int64_t gap = disjoint ? 2 + (int64_t)(rnd() % 20) : (int64_t)(rnd() % 20) - (rnd() % 8 == 0 ? 25 : 0);
+			int64_t gap = disjoint ? 2 + (int64_t)(rnd() % 20)
+			                       : (int64_t)(rnd() % 20) - (rnd() % 8 == 0 ? 25 : 0);
 			ts += gap > -ts ? gap : 0;
 		} else {
 			dur = (int64_t)(rnd() % 200);
 			ts += (int64_t)(rnd() % 60);
 		}
 		len += (size_t)snprintf(s + len, cap - len,
-		                       "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"s%d\", \"pid\": 1, \"tid\": %d, "
-		                       "\"ts\": %lld.%03d, \"dur\": %lld.%03d, \"args\": {\"correlation\": %d}}%s\n",
-		                       gpu ? "kernel" : "cpu_op", (int)(rnd() % 17), gpu ? 7 : 100, (long long)ts,
-		                       (int)(rnd() % 1000), (long long)dur, (int)(rnd() % 1000), i, i + 1 < n ? "," : "");
+		                        "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"s%d\", \"pid\": 1, \"tid\": %d, "
+		                        "\"ts\": %lld.%03d, \"dur\": %lld.%03d, \"args\": {\"correlation\": %d}}%s\n",
+		                        gpu ? "kernel" : "cpu_op", (int)(rnd() % 17), gpu ? 7 : 100, (long long)ts,
+		                        (int)(rnd() % 1000), (long long)dur, (int)(rnd() % 1000), i,
+		                        i + 1 < n ? "," : "");
 		if (gpu)
 			ts += dur;
 	}
@@ -242,7 +246,8 @@ static void check_nesting(const struct track *tr, const char *what)
 
 static void test_nesting(void)
 {
-	struct trace *t = load_text("nest.json",
+	struct trace *t = load_text(
+		"nest.json",
 		"[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"parent\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
 		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"child\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},"
 		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"grandchild\",\"pid\":1,\"tid\":1,\"ts\":12,\"dur\":5},"
@@ -281,21 +286,22 @@ static void test_ties_in_file_order(void)
 	static const char *const args[] = { ",\"args\":{}", "", ",\"args\":{\"a\":1}" };
 	static const char *const what[] = { "args {}", "no args", "args" };
 	for (int k = 0; k < 3; k++) {
-		char *text = xasprintf(
-			"[{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":1%s},"
-			"{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5%s},"
-			"{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5%s},"
-			"{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":0%s},"
-			"{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":0%s}]",
-			args[k], args[k], args[k], args[k], args[k]);
+		char *text = xasprintf("[{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":1%s},"
+		                       "{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5%s},"
+		                       "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5%s},"
+		                       "{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":0%s},"
+		                       "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":0%s}]",
+		                       args[k], args[k], args[k], args[k], args[k]);
 		struct trace *t = load_text("ties.json", text);
 		const struct track *tr = find_track(t, 1);
 		ok(tr != NULL && tr->nslices == 4, "%s: four slices on the thread", what[k]);
 		if (tr != NULL && tr->nslices == 4) {
-			is_str(strtab_get(&t->strings, tr->slices[0].name), "outer", "%s: the first in the file comes first", what[k]);
+			is_str(strtab_get(&t->strings, tr->slices[0].name), "outer",
+			       "%s: the first in the file comes first", what[k]);
 			is_int(tr->slices[0].depth, 0, "%s: and is the parent", what[k]);
 			is_int(tr->slices[1].depth, 1, "%s: the second nests in it", what[k]);
-			is_str(strtab_get(&t->strings, tr->slices[2].name), "outer", "%s: zero-length ties too", what[k]);
+			is_str(strtab_get(&t->strings, tr->slices[2].name), "outer", "%s: zero-length ties too",
+			       what[k]);
 			ok((tr->args != NULL) == (k == 2), "%s: an args array only where an event has args", what[k]);
 		}
 		trace_free(t);
@@ -310,24 +316,29 @@ int main(void)
 	test_nesting();
 	test_ties_in_file_order();
 	for (int round = 0; round < 5; round++) {
-		char *txt = round == 4 ? random_nested_trace(600) : random_trace(round == 2 ? 3000 : 400, round != 1, round == 3);
+		char *txt = round == 4 ? random_nested_trace(600)
+		                       : random_trace(round == 2 ? 3000 : 400, round != 1, round == 3);
 		struct trace *t = load_text("rand.json", txt);
 		const struct track *tr = &t->tracks[0];
 		char what[64];
 		snprintf(what, sizeof what, "random %s track %d (%u slices, %u rows)",
-		         round == 4 ? "nested CPU" : round != 1 ? "GPU" : "CPU", round,
-		         tr->nslices, tr->nrows);
+		         round == 4   ? "nested CPU"
+		         : round != 1 ? "GPU"
+		                      : "CPU",
+		         round, tr->nslices, tr->nrows);
 		ok(t->status == LOAD_OK && t->ntracks == 1, "%s loads", what);
 		check_track(t, tr, what);
 		if (round == 0 || round == 2)
 			ok(tr->nrows > 1 && t->quality.count[Q_GPU_OVERLAP] > 0 && tr->nbusy > 0,
 			   "%s: overlaps got overflow rows, and the busy time its spans", what);
 		if (round == 3)
-			ok(tr->nrows == 1 && tr->nbusy == 0 && tr->busy == NULL, "%s: one row, which gives the busy time", what);
+			ok(tr->nrows == 1 && tr->nbusy == 0 && tr->busy == NULL,
+			   "%s: one row, which gives the busy time", what);
 		if (round == 1)
 			ok(!tr->nested && tr->nbusy > 0, "%s: partial overlaps: the busy time is its spans'", what);
 		if (round == 4)
-			ok(tr->nested && tr->nrows >= 4 && tr->nbusy == 0, "%s: nested rows: row 0 gives the busy time", what);
+			ok(tr->nested && tr->nrows >= 4 && tr->nbusy == 0, "%s: nested rows: row 0 gives the busy time",
+			   what);
 		if (round == 1)
 			check_nesting(tr, what);
 		trace_free(t);

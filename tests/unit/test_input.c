@@ -39,10 +39,7 @@ static char tmpdir[PATH_MAX];
 static char *made[64];
 static int nmade;
 
-static char *tpath(const char *name)
-{
-	return xasprintf("%s/%s", tmpdir, name);
-}
+static char *tpath(const char *name) { return xasprintf("%s/%s", tmpdir, name); }
 
 static char *write_file(const char *name, const void *p, size_t len)
 {
@@ -69,10 +66,12 @@ static void cat(struct buf *b, const void *p, size_t len)
 /* Trace-like JSON lines from a fixed LCG: compresses about as well as real traces. */
 static struct buf make_text(size_t len, uint32_t seed)
 {
-	static const char *names[] = { "aten::mm", "aten::add_", "cudaLaunchKernel",
-				       "void at::native::vectorized_elementwise_kernel<4>",
-				       "ncclKernel_AllReduce_RING_LL_Sum_float",
-				       "Memcpy HtoD (Pageable -> Device)" };
+	static const char *names[] = { "aten::mm",
+		                       "aten::add_",
+		                       "cudaLaunchKernel",
+		                       "void at::native::vectorized_elementwise_kernel<4>",
+		                       "ncclKernel_AllReduce_RING_LL_Sum_float",
+		                       "Memcpy HtoD (Pageable -> Device)" };
 	struct buf b = { xmalloc(len), len, len };
 	char line[512];
 	size_t off = 0;
@@ -84,11 +83,11 @@ static struct buf make_text(size_t len, uint32_t seed)
 		x = x * 1664525u + 1013904223u;
 		ts += (x >> 20) / 7.0;
 		n = snprintf(line, sizeof line,
-			     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %u, "
-			     "\"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"args\": "
-			     "{\"correlation\": %u, \"stream\": %u}},\n",
-			     names[(x >> 8) % 6], (x >> 4) % 8, (x >> 12) % 16, ts,
-			     (x >> 16) / 1000.0, x % 1000003, (x >> 24) % 8);
+		             "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %u, "
+		             "\"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"args\": "
+		             "{\"correlation\": %u, \"stream\": %u}},\n",
+		             names[(x >> 8) % 6], (x >> 4) % 8, (x >> 12) % 16, ts, (x >> 16) / 1000.0, x % 1000003,
+		             (x >> 24) % 8);
 		if ((size_t)n > len - off)
 			n = (int)(len - off);
 		memcpy(b.p + off, line, (size_t)n);
@@ -208,24 +207,23 @@ static int same(const struct buf *got, const struct buf *want)
 	return got->len == want->len && (want->len == 0 || memcmp(got->p, want->p, want->len) == 0);
 }
 
-static void check_roundtrip(const char *what, const char *path, const struct buf *want,
-			    enum input_codec codec, size_t bufsz)
+static void check_roundtrip(const char *what, const char *path, const struct buf *want, enum input_codec codec,
+                            size_t bufsz)
 {
 	struct result r = slurp(path, bufsz);
 
 	is_int(r.rc, 0, "%s (buffer %zu): clean end", what, bufsz);
 	ok(r.cause == NULL, "%s (buffer %zu): no cause", what, bufsz);
 	is_str(input_codec_name(r.codec), input_codec_name(codec), "%s: codec", what);
-	ok(same(&r.data, want), "%s (buffer %zu): %zu bytes back identical", what, bufsz,
-	   want->len);
+	ok(same(&r.data, want), "%s (buffer %zu): %zu bytes back identical", what, bufsz, want->len);
 	is_int(r.data_off, want->len, "%s: data offset at end", what);
 	is_int(r.file_off, r.file_size, "%s: file offset at end is the file size", what);
 	result_free(&r);
 }
 
 /* The bytes delivered are a prefix of WANT, then -1 with a cause holding every NEEDLE. */
-static void check_bad(const char *what, const char *path, const struct buf *want,
-		      size_t min_good, const char *needle1, const char *needle2)
+static void check_bad(const char *what, const char *path, const struct buf *want, size_t min_good, const char *needle1,
+                      const char *needle2)
 {
 	struct result r = slurp(path, 65536);
 	struct input *in;
@@ -233,8 +231,7 @@ static void check_bad(const char *what, const char *path, const struct buf *want
 
 	is_int(r.rc, -1, "%s: ends with -1", what);
 	ok(r.cause != NULL && strstr(r.cause, needle1) != NULL && strstr(r.cause, needle2) != NULL,
-	   "%s: cause \"%s\" has \"%s\" and \"%s\"", what, r.cause ? r.cause : "(null)", needle1,
-	   needle2);
+	   "%s: cause \"%s\" has \"%s\" and \"%s\"", what, r.cause ? r.cause : "(null)", needle1, needle2);
 	ok(r.cause != NULL && strstr(r.cause, path) != NULL, "%s: cause names the file", what);
 	ok(r.data.len >= min_good, "%s: salvaged %zu bytes (>= %zu)", what, r.data.len, min_good);
 	ok(r.data.len <= want->len && (min_good == 0 || memcmp(r.data.p, want->p, min_good) == 0),
@@ -559,8 +556,7 @@ int main(void)
 
 	/* A leading skippable frame, as pzstd writes. */
 	{
-		static const unsigned char skip[] = { 0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0,
-						      1, 2, 3, 4 };
+		static const unsigned char skip[] = { 0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4 };
 
 		cat(&b, skip, sizeof skip);
 		cat(&b, zs.p, zs.len);
@@ -638,7 +634,7 @@ int main(void)
 	p = tpath("missing.json");
 	ok(input_open(p, &cause) == NULL, "missing: NULL");
 	ok(cause != NULL && strstr(cause, "cannot open") != NULL && strstr(cause, p) != NULL &&
-		   strstr(cause, strerror(ENOENT)) != NULL,
+	           strstr(cause, strerror(ENOENT)) != NULL,
 	   "missing: cause \"%s\"", cause ? cause : "(null)");
 	free(cause);
 	cause = NULL;
@@ -658,8 +654,7 @@ int main(void)
 		is_int(input_read(in, tmp, sizeof tmp, &cause), sizeof tmp, "progress: read 4 KB");
 		is_int(input_data_offset(in), sizeof tmp, "progress: data offset 4096");
 		ok(input_file_offset(in) > 0 && input_file_offset(in) <= zs.len,
-		   "progress: file offset %llu within the file",
-		   (unsigned long long)input_file_offset(in));
+		   "progress: file offset %llu within the file", (unsigned long long)input_file_offset(in));
 		input_close(in);
 		free(p);
 	}

@@ -83,9 +83,9 @@ static int check_row(struct named_device *nd, char **f)
 	struct occ_result r = { .active_blocks_per_sm = -7, .limiting = "untouched" };
 	int rc = occ_max_active_blocks(&nd->d, regs, static_smem, dynamic_smem, block, &r);
 	int same = cuda_ok ? rc == 0 && r.active_blocks_per_sm == atoi(f[6]) && r.limit_warps == atoi(f[7]) &&
-				     r.limit_regs == atoi(f[8]) && r.limit_smem == atoi(f[9]) &&
-				     r.limit_blocks == atoi(f[10]) && strcmp(r.limiting, f[11]) == 0
-			   : rc == -1 && r.active_blocks_per_sm == -7;
+	                             r.limit_regs == atoi(f[8]) && r.limit_smem == atoi(f[9]) &&
+	                             r.limit_blocks == atoi(f[10]) && strcmp(r.limiting, f[11]) == 0
+	                   : rc == -1 && r.active_blocks_per_sm == -7;
 
 	float full_bps = occ_kineto_blocks_per_sm(1000000, 1, 1, nd->d.num_sms);
 	float part_bps = occ_kineto_blocks_per_sm(3 * nd->d.num_sms + 1, 1, 1, nd->d.num_sms);
@@ -95,8 +95,8 @@ static int check_row(struct named_device *nd, char **f)
 	if (!same && reported++ < 10)
 		printf("# %s regs %d block %d static %ld dynamic %ld: CUDA %s %s %s %s %s %s %s, Kineto %s %s;"
 		       " port rc %d: %d %d %d %d %d %s, Kineto %.9g %.9g\n",
-		       nd->name, regs, block, static_smem, dynamic_smem, f[5], f[6], f[7], f[8], f[9], f[10],
-		       f[11], f[12], f[13], rc, r.active_blocks_per_sm, r.limit_warps, r.limit_regs, r.limit_smem,
+		       nd->name, regs, block, static_smem, dynamic_smem, f[5], f[6], f[7], f[8], f[9], f[10], f[11],
+		       f[12], f[13], rc, r.active_blocks_per_sm, r.limit_warps, r.limit_regs, r.limit_smem,
 		       r.limit_blocks, r.limiting, full / 100, part / 100);
 	return same;
 }
@@ -247,14 +247,16 @@ static void check_bad_input(void)
 	is_int(occ_max_active_blocks(NULL, 32, 0, 0, 128, &r), -1, "no device");
 	is_int(occ_max_active_blocks(&no_warp, 32, 0, 0, 128, &r), -1, "a device with warp size 0");
 	is_int(occ_max_active_blocks(&unknown, 32, 0, 0, 128, &r), -1, "compute capability 13.0");
-	is_int(occ_max_active_blocks(&bad_smem, 32, 0, 0, 128, &r), -1, "an SM with more shared memory than any configuration");
+	is_int(occ_max_active_blocks(&bad_smem, 32, 0, 0, 128, &r), -1,
+	       "an SM with more shared memory than any configuration");
 	is_int(r.active_blocks_per_sm, -7, "the result is left alone on bad input");
 
 	/* Kineto's estimate: its calculator counts 0 blocks where occ_max_active_blocks refuses */
 	ok(occ_kineto_estimate(&h100, 32, 0, 0, 2048, 1, 1, 10.0) == 0.0, "Kineto: a 2048-thread block gives 0%%");
 	ok(occ_kineto_estimate(&h100, 300, 0, 0, 128, 1, 1, 10.0) == 0.0, "Kineto: 300 registers give 0%%");
 	ok(occ_kineto_estimate(&h100, 32, 0, 0, 0, 1, 1, 10.0) == -1.0, "Kineto: block x 0 has no figure");
-	ok(occ_kineto_estimate(&h100, 32, 0, 0, 65536, 65536, 1, 10.0) == -1.0, "Kineto: a block of 2^32 threads has no figure");
+	ok(occ_kineto_estimate(&h100, 32, 0, 0, 65536, 65536, 1, 10.0) == -1.0,
+	   "Kineto: a block of 2^32 threads has no figure");
 	ok(occ_kineto_estimate(&unknown, 32, 0, 0, 128, 1, 1, 10.0) == -1.0, "Kineto: an unknown device has no figure");
 	ok(occ_kineto_estimate(&h100, 32, 0, 0, 128, 1, 1, NAN) == -1.0, "Kineto: NaN blocks per SM has no figure");
 	ok(occ_kineto_estimate(NULL, 32, 0, 0, 128, 1, 1, 1.0) == -1.0, "Kineto: no device has no figure");

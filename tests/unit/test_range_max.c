@@ -39,7 +39,8 @@ static int check_random(uint32_t n, int64_t span, int queries)
 	range_max_init(&mr, d.reserved, n);
 	int bad = 0;
 	for (int q = 0; q < queries; q++) {
-		int64_t t0 = (int64_t)(rnd() % (uint64_t)(span + 20)) - 10, t1 = t0 + (int64_t)(rnd() % (uint64_t)(span / 4 + 2));
+		int64_t t0 = (int64_t)(rnd() % (uint64_t)(span + 20)) - 10,
+			t1 = t0 + (int64_t)(rnd() % (uint64_t)(span / 4 + 2));
 		if (q % 17 == 0)
 			t1 = t0; /* an empty window: the value carried in */
 		if (q % 23 == 0 && n > 0)
@@ -55,7 +56,8 @@ static int check_random(uint32_t n, int64_t span, int queries)
 		if (got != want || (want && (ga != wa || gr != wr))) {
 			if (bad++ < 3)
 				printf("#   n %u [%lld, %lld): want %d %lld %lld, got %d %lld %lld\n", n, (long long)t0,
-				       (long long)t1, want, (long long)wa, (long long)wr, got, (long long)ga, (long long)gr);
+				       (long long)t1, want, (long long)wa, (long long)wr, got, (long long)ga,
+				       (long long)gr);
 		}
 		/* the value at t0: the last sample at or before it */
 		uint32_t at = step_plot_at(d.ts, n, t0), scan = UINT32_MAX;
@@ -76,8 +78,8 @@ int main(void)
 {
 	static const uint32_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 100, 1000, 4097 };
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-		is_int(check_random(sizes[i], 100000, 3000), 0, "%u samples: window maxima and values agree with a scan",
-		       sizes[i]);
+		is_int(check_random(sizes[i], 100000, 3000), 0,
+		       "%u samples: window maxima and values agree with a scan", sizes[i]);
 
 	/* a hand-worked plot: 10@100, 30@200, 20@200, 5@300 */
 	int64_t ts[] = { 100, 200, 200, 300 }, v[] = { 10, 30, 20, 5 };
@@ -89,7 +91,8 @@ int main(void)
 	ok(step_plot_span(ts, 4, 250, 260, &lo, &hi) && range_max_query(&m, lo, hi) == 20,
 	   "between samples: the value carried in (the last of two at one time)");
 	ok(step_plot_span(ts, 4, 150, 1000, &lo, &hi) && range_max_query(&m, lo, hi) == 30, "the peak inside a window");
-	ok(step_plot_span(ts, 4, 301, 400, &lo, &hi) && range_max_query(&m, lo, hi) == 5, "after the last: it carries on");
+	ok(step_plot_span(ts, 4, 301, 400, &lo, &hi) && range_max_query(&m, lo, hi) == 5,
+	   "after the last: it carries on");
 	is_int(step_plot_at(ts, 4, 99), UINT32_MAX, "no value before the first sample");
 	is_int(step_plot_at(ts, 4, 200), 2, "at a repeated time: the last sample of that time");
 	range_max_release(&m);

@@ -63,8 +63,7 @@ static void on_header(void *ctx, const char *key, uint32_t keylen, const char *j
 	(void)len;
 }
 
-static void on_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,
-                       const char *msg)
+static void on_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col, const char *msg)
 {
 	struct got *g = ctx;
 	g->problems++;
@@ -108,11 +107,11 @@ static void test_fixed_point(void)
 {
 	int64_t ns;
 	const char *s;
-#define US(str, want)                                                                              \
-	do {                                                                                       \
-		s = str;                                                                           \
+#define US(str, want)                                                                                   \
+	do {                                                                                            \
+		s = str;                                                                                \
 		ok(scan_parse_us_as_ns(s, s + strlen(s), &ns) == 0 && ns == (want), "us %s -> %lld", s, \
-		   (long long)(want));                                                                 \
+		   (long long)(want));                                                                  \
 	} while (0)
 	US("1712195495519689.047", 1712195495519689047ll);
 	US("1694128201426674", 1694128201426674000ll);
@@ -196,7 +195,8 @@ static void test_bare_array_and_leniency(void)
 	struct scan_stats st;
 	char *cause;
 	enum scan_result r = scan_text(
-		"[\n\n{\"name\": \"a\x01" "b\", \"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": \"CPU functions\", \"tid\": 1},\n"
+		"[\n\n{\"name\": \"a\x01"
+		"b\", \"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": \"CPU functions\", \"tid\": 1},\n"
 		"{\"name\": \"torch\\cuda\\__init__.py\", \"ph\": \"X\", \"ts\": 2, \"dur\": inf, \"pid\": 1, \"tid\": 1},\n"
 		"{\"name\": \"bad \"quoted\" name\", \"ph\": \"X\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
 		"7,\n"
@@ -205,7 +205,10 @@ static void test_bare_array_and_leniency(void)
 		&g, &st, &cause);
 	is_int(r, SCAN_OK, "bare array scans");
 	is_int(g.n, 3, "three events kept: the malformed one and the number skipped");
-	is_str(g.names[0], "a\x01" "b", "raw control byte kept in the name");
+	is_str(g.names[0],
+	       "a\x01"
+	       "b",
+	       "raw control byte kept in the name");
 	is_str(g.names[1], "torch\\cuda\\__init__.py", "invalid escapes keep their backslash");
 	ok(!g.ev[1].has_dur, "dur inf read as missing");
 	is_str(g.names[2], "after", "scanner resynchronised at the next event");
@@ -222,13 +225,14 @@ static void test_truncated(void)
 	struct got g;
 	struct scan_stats st;
 	char *cause = NULL;
-	enum scan_result r = scan_text("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
-	                               "{\"ph\": \"X\", \"ts\": 2, \"du",
-	                               &g, &st, &cause);
+	enum scan_result r =
+		scan_text("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+	                  "{\"ph\": \"X\", \"ts\": 2, \"du",
+	                  &g, &st, &cause);
 	is_int(r, SCAN_TRUNCATED, "cut document is truncated");
 	is_int(g.n, 1, "the complete event before the cut is kept");
-	ok(cause != NULL && strstr(cause, "truncated") && strstr(cause, "line 2, column 1"),
-	   "cause names the cut: %s", cause ? cause : "(null)");
+	ok(cause != NULL && strstr(cause, "truncated") && strstr(cause, "line 2, column 1"), "cause names the cut: %s",
+	   cause ? cause : "(null)");
 	free(cause);
 }
 
@@ -237,10 +241,11 @@ static void test_not_trace(void)
 	struct got g;
 	struct scan_stats st;
 	char *cause = NULL;
-	enum scan_result r = scan_text("{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"a\": \"]}\"}}]}", &g, &st, &cause);
+	enum scan_result r =
+		scan_text("{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"a\": \"]}\"}}]}", &g, &st, &cause);
 	is_int(r, SCAN_NOT_TRACE, "object without traceEvents is not a trace");
 	ok(cause && strstr(cause, "no \"traceEvents\"") && strstr(cause, "rocprofiler-sdk-tool") &&
-	       strstr(cause, "rocprofv3"),
+	           strstr(cause, "rocprofv3"),
 	   "message names the key and the tool: %s", cause ? cause : "(null)");
 	free(cause);
 	cause = NULL;
@@ -281,7 +286,8 @@ static void test_big_document(void)
 		size_t pad = (size_t)(i % 97) * 7 + 1;
 		if (len + pad + 400 > cap)
 			fatal("test buffer too small");
-		len += (size_t)sprintf(doc + len, "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n%lld", (long long)i);
+		len += (size_t)sprintf(doc + len, "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n%lld",
+		                       (long long)i);
 		memset(doc + len, i % 2 ? 'x' : ' ', pad);
 		len += pad;
 		len += (size_t)sprintf(doc + len,
@@ -314,7 +320,8 @@ static void test_big_document(void)
 		cause = NULL;
 		r = scan_run(in, &sink, &st, &cause);
 		input_close(in);
-		ok(r == SCAN_TRUNCATED && g.big_bad == 0 && g.big_count <= (uint64_t)n && (cuts[k] < 1000) == (g.big_count == 0),
+		ok(r == SCAN_TRUNCATED && g.big_bad == 0 && g.big_count <= (uint64_t)n &&
+		           (cuts[k] < 1000) == (g.big_count == 0),
 		   "cut at %zu: truncated with %llu good events", cuts[k], (unsigned long long)g.big_count);
 		free(cause);
 		unlink(p2);
@@ -431,7 +438,9 @@ static void test_limits(void)
 
 	/* nesting: 40 levels pass, 41 stop the file, with its location */
 	doc = xmalloc(4096);
-	n = (size_t)sprintf(doc, "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"x\": ");
+	n = (size_t)sprintf(
+		doc,
+		"[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"x\": ");
 	memset(doc + n, '[', 40);
 	memset(doc + n + 40, ']', 40);
 	n += 80;
@@ -448,7 +457,8 @@ static void test_limits(void)
 	{
 		char want[64];
 		snprintf(want, sizeof want, "(byte %zu)", mid);
-		ok(cause != NULL && strstr(cause, want) != NULL, "the cause has the byte offset of level 41 (%s)", want);
+		ok(cause != NULL && strstr(cause, want) != NULL, "the cause has the byte offset of level 41 (%s)",
+		   want);
 	}
 	free(cause);
 	unlink(path);
@@ -488,18 +498,18 @@ static void test_arg_keys(void)
 	                     SA_DEVICE_ID | SA_DEVICE_TYPE | SA_M_NAME | SA_M_SORT | SA_M_LABELS | SA_PG_NAME |
 	                     SA_ADDR | SA_REGS | SA_SMEM | SA_FLOPS;
 	enum scan_result r = scan_text(
-	        "[{\"ph\":\"X\",\"args\":{\"correlation\":1,\"External id\":2,\"device\":3,\"stream\":4,"
-	        "\"grid\":[5,6,7],\"block\":[8,9,10],\"blocks per SM\":1.5,\"est. achieved occupancy %\":25,"
-	        "\"registers per thread\":32,\"shared memory\":1024,\"bytes\":11,\"Total Allocated\":12,"
-	        "\"Total Reserved\":13,\"Device Id\":14,\"Device Type\":15,\"Addr\":16,\"flops\":17,"
-	        "\"Process Group Name\":\"pg\",\"name\":\"n\",\"labels\":\"l\",\"sort_index\":18}},\n"
-	        "{\"ph\":\"X\",\"args\":{\"external id\":19,\"Bytes\":20,\"Addr\":null,\"correlation\":inf}},\n"
-	        "{\"ph\":\"X\",\"args\":{\"correlation\":\"1\",\"External id\":[2],\"device\":{},\"stream\":\"4\","
-	        "\"blocks per SM\":\"x\",\"registers per thread\":\"32\",\"bytes\":[],\"Total Allocated\":\"12\","
-	        "\"Device Id\":\"14\",\"flops\":\"17\",\"Process Group Name\":3,\"name\":4,\"labels\":[],"
-	        "\"sort_index\":\"18\",\"Stream\":5,\"streams\":6,\"\":7}},\n"
-	        "{\"ph\":\"C\",\"args\":{\"flops\":2,\"name\":7,\"device\":3}}]",
-	        &g, &st, &cause);
+		"[{\"ph\":\"X\",\"args\":{\"correlation\":1,\"External id\":2,\"device\":3,\"stream\":4,"
+		"\"grid\":[5,6,7],\"block\":[8,9,10],\"blocks per SM\":1.5,\"est. achieved occupancy %\":25,"
+		"\"registers per thread\":32,\"shared memory\":1024,\"bytes\":11,\"Total Allocated\":12,"
+		"\"Total Reserved\":13,\"Device Id\":14,\"Device Type\":15,\"Addr\":16,\"flops\":17,"
+		"\"Process Group Name\":\"pg\",\"name\":\"n\",\"labels\":\"l\",\"sort_index\":18}},\n"
+		"{\"ph\":\"X\",\"args\":{\"external id\":19,\"Bytes\":20,\"Addr\":null,\"correlation\":inf}},\n"
+		"{\"ph\":\"X\",\"args\":{\"correlation\":\"1\",\"External id\":[2],\"device\":{},\"stream\":\"4\","
+		"\"blocks per SM\":\"x\",\"registers per thread\":\"32\",\"bytes\":[],\"Total Allocated\":\"12\","
+		"\"Device Id\":\"14\",\"flops\":\"17\",\"Process Group Name\":3,\"name\":4,\"labels\":[],"
+		"\"sort_index\":\"18\",\"Stream\":5,\"streams\":6,\"\":7}},\n"
+		"{\"ph\":\"C\",\"args\":{\"flops\":2,\"name\":7,\"device\":3}}]",
+		&g, &st, &cause);
 	ok(r == SCAN_OK && g.n == 4, "four events with args scan (result %d, %d events)", r, g.n);
 	if (g.n < 4)
 		return;
@@ -508,7 +518,8 @@ static void test_arg_keys(void)
 	ok(e->correlation == 1 && e->external_id == 2 && e->device == 3 && e->stream == 4, "ids, device, stream");
 	ok(e->grid[0] == 5 && e->grid[2] == 7 && e->block[0] == 8 && e->block[2] == 10, "grid and block");
 	ok(e->blocks_per_sm == 1.5 && e->occupancy == 25, "blocks per SM and occupancy");
-	ok(e->regs == 32 && e->smem == 1024 && e->bytes == 11 && e->flops == 17, "registers, shared memory, bytes, flops");
+	ok(e->regs == 32 && e->smem == 1024 && e->bytes == 11 && e->flops == 17,
+	   "registers, shared memory, bytes, flops");
 	ok(e->total_allocated == 12 && e->total_reserved == 13 && e->device_id == 14 && e->device_type == 15,
 	   "the memory keys");
 	ok(e->m_sort_index == 18 && e->pg_name.len == 2 && e->m_labels.len == 1, "sort_index, group name, labels");
@@ -517,7 +528,8 @@ static void test_arg_keys(void)
 	ok(e->have == (SA_EXTERNAL_ID | SA_BYTES) && e->external_id == 19 && e->bytes == 20,
 	   "\"external id\" and \"Bytes\" too; a null Addr and an inf correlation are not there (have %#x)", e->have);
 	e = &g.ev[2];
-	ok(e->have == 0, "values their guards refuse, and keys that are not in the table, are skipped (have %#x)", e->have);
+	ok(e->have == 0, "values their guards refuse, and keys that are not in the table, are skipped (have %#x)",
+	   e->have);
 	e = &g.ev[3];
 	ok(e->have == SA_DEVICE && e->device == 3, "a counter's device is read (have %#x)", e->have);
 	ok(e->ncounter == 2 && e->counter_value[0] == 2 && e->counter_value[1] == 7 && e->counter_key[0].len == 5,

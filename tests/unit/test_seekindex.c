@@ -25,9 +25,10 @@ static char *make_text(size_t n)
 		char line[160];
 		r = r * 1103515245u + 12345u;
 		uint32_t h = r * 2654435761u;
-		int k = snprintf(line, sizeof line,
-		                 "  {\"ph\": \"X\", \"name\": \"op%u\", \"ts\": %u, \"args\": {\"v\": %u, \"id\": \"%08x\"}},\n",
-		                 (r >> 16) % 500, r % 100000, r >> 8, h);
+		int k = snprintf(
+			line, sizeof line,
+			"  {\"ph\": \"X\", \"name\": \"op%u\", \"ts\": %u, \"args\": {\"v\": %u, \"id\": \"%08x\"}},\n",
+			(r >> 16) % 500, r % 100000, r >> 8, h);
 		for (int j = 0; j < k && i < n; j++)
 			t[i++] = line[j];
 	}

@@ -35,38 +35,54 @@ static void write_trace_to(const char *file, int steps)
 	if (f == NULL)
 		fatal("cannot write %s: %s", file, strerror(errno));
 	fputs("{\"traceEvents\": [\n", f);
-	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}},\n", f);
+	fputs("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}},\n",
+	      f);
 	long long t = 1000, corr = 1;
 	for (int s = 0; s < steps; s++) {
 		long long step0 = t;
-		fprintf(f, "{\"ph\": \"X\", \"name\": \"ProfilerStep#%d\", \"cat\": \"user_annotation\", \"pid\": 1, "
-		           "\"tid\": 1, \"ts\": %lld, \"dur\": 1000},\n", s, t);
+		fprintf(f,
+		        "{\"ph\": \"X\", \"name\": \"ProfilerStep#%d\", \"cat\": \"user_annotation\", \"pid\": 1, "
+		        "\"tid\": 1, \"ts\": %lld, \"dur\": 1000},\n",
+		        s, t);
 		for (int k = 0; k < 8; k++) {
 			long long a = t + 10 + k * 120;
-			fprintf(f, "{\"ph\": \"X\", \"name\": \"aten::op%d\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, "
-			           "\"ts\": %lld, \"dur\": 100, \"args\": {\"External id\": %lld}},\n", k, a, corr);
-			fprintf(f, "{\"ph\": \"X\", \"name\": \"cudaLaunchKernel\", \"cat\": \"cuda_runtime\", \"pid\": 1, "
-			           "\"tid\": 1, \"ts\": %lld, \"dur\": 20, \"args\": {\"correlation\": %lld}},\n", a + 5, corr);
-			fprintf(f, "{\"ph\": \"s\", \"id\": %lld, \"name\": \"ac2g\", \"cat\": \"ac2g\", \"pid\": 1, "
-			           "\"tid\": 1, \"ts\": %lld},\n", corr, a + 5);
-			fprintf(f, "{\"ph\": \"X\", \"name\": \"kernel_%d\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, "
-			           "\"ts\": %lld, \"dur\": 50, \"args\": {\"correlation\": %lld, \"stream\": 7, \"device\": 0}},\n",
+			fprintf(f,
+			        "{\"ph\": \"X\", \"name\": \"aten::op%d\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, "
+			        "\"ts\": %lld, \"dur\": 100, \"args\": {\"External id\": %lld}},\n",
+			        k, a, corr);
+			fprintf(f,
+			        "{\"ph\": \"X\", \"name\": \"cudaLaunchKernel\", \"cat\": \"cuda_runtime\", \"pid\": 1, "
+			        "\"tid\": 1, \"ts\": %lld, \"dur\": 20, \"args\": {\"correlation\": %lld}},\n",
+			        a + 5, corr);
+			fprintf(f,
+			        "{\"ph\": \"s\", \"id\": %lld, \"name\": \"ac2g\", \"cat\": \"ac2g\", \"pid\": 1, "
+			        "\"tid\": 1, \"ts\": %lld},\n",
+			        corr, a + 5);
+			fprintf(f,
+			        "{\"ph\": \"X\", \"name\": \"kernel_%d\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, "
+			        "\"ts\": %lld, \"dur\": 50, \"args\": {\"correlation\": %lld, \"stream\": 7, \"device\": 0}},\n",
 			        k, a + 30, corr);
-			fprintf(f, "{\"ph\": \"f\", \"id\": %lld, \"name\": \"ac2g\", \"cat\": \"ac2g\", \"pid\": 0, "
-			           "\"tid\": 7, \"ts\": %lld, \"bp\": \"e\"},\n", corr, a + 30);
+			fprintf(f,
+			        "{\"ph\": \"f\", \"id\": %lld, \"name\": \"ac2g\", \"cat\": \"ac2g\", \"pid\": 0, "
+			        "\"tid\": 7, \"ts\": %lld, \"bp\": \"e\"},\n",
+			        corr, a + 30);
 			corr++;
 		}
 		/* a worker thread's B/E pairs, nested */
-		fprintf(f, "{\"ph\": \"B\", \"name\": \"worker\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n",
+		fprintf(f,
+		        "{\"ph\": \"B\", \"name\": \"worker\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n",
 		        step0 + 5);
-		fprintf(f, "{\"ph\": \"B\", \"name\": \"inner\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n",
+		fprintf(f,
+		        "{\"ph\": \"B\", \"name\": \"inner\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n",
 		        step0 + 50);
 		fprintf(f, "{\"ph\": \"E\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n", step0 + 400);
 		fprintf(f, "{\"ph\": \"E\", \"pid\": 1, \"tid\": 2, \"ts\": %lld},\n", step0 + 900);
 		t += 1100;
 	}
-	fprintf(f, "{\"ph\": \"X\", \"name\": \"last\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": %lld, "
-	           "\"dur\": 1}\n], \"baseTimeNanoseconds\": 1700000000000000000}\n", t);
+	fprintf(f,
+	        "{\"ph\": \"X\", \"name\": \"last\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": %lld, "
+	        "\"dur\": 1}\n], \"baseTimeNanoseconds\": 1700000000000000000}\n",
+	        t);
 	if (fclose(f) != 0)
 		fatal("cannot write %s", file);
 }
@@ -80,8 +96,9 @@ static bool same_track(const struct trace *a, const struct track *x, const struc
 	if (x->pid_is_str ? strcmp(strtab_get(&a->strings, (uint32_t)x->pid), strtab_get(&b->strings, (uint32_t)y->pid))
 	                  : x->pid != y->pid)
 		return false;
-	return x->tid_is_str ? !strcmp(strtab_get(&a->strings, (uint32_t)x->tid), strtab_get(&b->strings, (uint32_t)y->tid))
-	                     : x->tid == y->tid;
+	return x->tid_is_str
+	               ? !strcmp(strtab_get(&a->strings, (uint32_t)x->tid), strtab_get(&b->strings, (uint32_t)y->tid))
+	               : x->tid == y->tid;
 }
 
 /* Slices of S missing from W (same track, start, duration, name); *N counts S's slices. */
@@ -106,7 +123,8 @@ static uint64_t missing(const struct trace *s, const struct trace *w, uint64_t *
 				else
 					hi = mid;
 			}
-			for (uint32_t k = lo; wt != NULL && k < wt->nslices && wt->slices[k].ts == a->ts && !found; k++) {
+			for (uint32_t k = lo; wt != NULL && k < wt->nslices && wt->slices[k].ts == a->ts && !found;
+			     k++) {
 				const struct slice *b = &wt->slices[k];
 				found = b->ts == a->ts && slice_dur(wt, b) == slice_dur(st, a) &&
 				        strcmp(strtab_get(&s->strings, a->name), strtab_get(&w->strings, b->name)) == 0;
@@ -178,7 +196,8 @@ static void run(const char *what, const char *parts, const char *file, const cha
 		uint64_t n;
 		bad += missing(snaps[i], whole, &n);
 		total += n;
-		monotone &= snaps[i]->snapshot_bytes >= last && snaps[i]->snapshot_bytes > 0 && snaps[i]->status == LOAD_OK;
+		monotone &=
+			snaps[i]->snapshot_bytes >= last && snaps[i]->snapshot_bytes > 0 && snaps[i]->status == LOAD_OK;
 		nonempty += n > 0; /* the first may come before the first event */
 		args &= snaps[i]->args != NULL;
 		grew += n > prev_n;
@@ -190,12 +209,14 @@ static void run(const char *what, const char *parts, const char *file, const cha
 	ok(monotone, "%s: each snapshot says how much of the file it holds, more each time", what);
 	if (plain)
 		ok(args, "%s: the snapshots of a plain file read args back from it", what);
-	ok(nonempty >= 2 && grew >= 2, "%s: the snapshots hold slices, more as the load goes on (%d of %d hold some, "
-	   "%llu grew)", what, nonempty, nsnaps, (unsigned long long)grew);
+	ok(nonempty >= 2 && grew >= 2,
+	   "%s: the snapshots hold slices, more as the load goes on (%d of %d hold some, "
+	   "%llu grew)",
+	   what, nonempty, nsnaps, (unsigned long long)grew);
 	is_int(bad, 0, "%s: every slice of every snapshot (%llu in all) is a slice of the whole trace", what,
 	       (unsigned long long)total);
-	ok(nsnaps == 0 || prev_n <= wn, "%s: the last snapshot holds no more than the whole (%llu of %llu slices)", what,
-	   (unsigned long long)prev_n, (unsigned long long)wn);
+	ok(nsnaps == 0 || prev_n <= wn, "%s: the last snapshot holds no more than the whole (%llu of %llu slices)",
+	   what, (unsigned long long)prev_n, (unsigned long long)wn);
 	for (int i = 0; i < nsnaps; i++)
 		trace_free(snaps[i]);
 	trace_free(whole);
@@ -291,7 +312,7 @@ static void several_files(void)
 	load_finish(s, out);
 	ok(none_early, "several files: the first file is not done at the start");
 	ok(first != NULL && first == out[0], "several files: the first file's trace, had while loading, is the one the "
-	   "load hands out");
+	                                     "load hands out");
 	ok(first_before_end, "several files: it came before the others had loaded");
 	ok(digest(out[0]) == digest(whole0), "several files: and it is the file's whole trace");
 	ok(nsnaps >= 2, "several files: snapshots were made while the first file loaded (%d)", nsnaps);

@@ -7,10 +7,8 @@
 #include "tests/unit/tap.h"
 
 static const struct column cols[] = {
-	{ "name", "name", COL_TEXT, 1, 0 },
-	{ "duration_ns", "duration", COL_DUR, 0, 0 },
-	{ "share_pct", "share", COL_PCT, 0, 0 },
-	{ "calls", "calls", COL_COUNT, 0, 0 },
+	{ "name", "name", COL_TEXT, 1, 0 },      { "duration_ns", "duration", COL_DUR, 0, 0 },
+	{ "share_pct", "share", COL_PCT, 0, 0 }, { "calls", "calls", COL_COUNT, 0, 0 },
 	{ "bytes", "bytes", COL_BYTES, 0, 0 },
 };
 
@@ -122,7 +120,7 @@ static void rich(void)
 	ok(strstr(j, "\"slice\":null") != NULL, "an object whose values are all null is null");
 	ok(strstr(j, "\"device\":3") != NULL, "an omit-null column with a value is written");
 	ok(strstr(j, "\"pid\":\"pid-as-text\",\"start_ns\":1000,\"end_ns\":null,\"cause\":null,\"slice\":null,"
-	              "\"util\":null,\"ok\":false,\"parts\":null}") != NULL,
+	             "\"util\":null,\"ok\":false,\"parts\":null}") != NULL,
 	   "an omit-null column without a value has no key; text in a number column is a JSON string");
 	ok(strstr(j, "\"util\":0.3912") != NULL, "a ratio in JSON as the fraction");
 	ok(strstr(j, "\"ok\":true") != NULL, "a boolean in JSON");
@@ -149,7 +147,6 @@ static void rich(void)
 	table_free(&t);
 	table_free(&parts);
 }
-
 
 static const char *text(const struct table *t, const uint32_t *rows, uint32_t n, int width)
 {
@@ -233,13 +230,16 @@ int main(void)
 
 	{
 		/* rows alike at both ends: each shows where it departs from the others */
-		const char *v[] = { "void k<4, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >",
-			            "void k<4, at::native::addcmul_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >",
-			            "volta_sgemm_128x32_nt", "volta_sgemm_128x32_nt",
-			            "void k<4, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >" };
+		const char *v[] = {
+			"void k<4, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >",
+			"void k<4, at::native::addcmul_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >",
+			"volta_sgemm_128x32_nt", "volta_sgemm_128x32_nt",
+			"void k<4, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&), Array<char*, 4> >"
+		};
 		int at[5];
 		table_elide_apart(v, 5, 40, false, at);
-		ok(at[0] == 26 && at[1] == 26 && at[4] == 26, "alike rows depart at code point 26 (%d %d %d)", at[0], at[1], at[4]);
+		ok(at[0] == 26 && at[1] == 26 && at[4] == 26, "alike rows depart at code point 26 (%d %d %d)", at[0],
+		   at[1], at[4]);
 		ok(at[2] == -1 && at[3] == -1, "equal values that fit are left alone");
 		char e0[256], e1[256];
 		is_int(table_elide_at(v[0], 40, at[0], false, e0, sizeof e0), 40, "elided to the width");
@@ -251,12 +251,16 @@ int main(void)
 		ok(strcmp(b, e1) == 0, "where table_elide alone writes them the same");
 		table_elide_at(v[0], 40, 2, false, e0, sizeof e0);
 		table_elide(v[0], 40, false, b, sizeof b);
-		ok(strncmp(e0, v[0], 29) == 0 && strstr(e0, "\xe2\x80\xa6") != NULL, "departing near the start: a longer head");
+		ok(strncmp(e0, v[0], 29) == 0 && strstr(e0, "\xe2\x80\xa6") != NULL,
+		   "departing near the start: a longer head");
 		table_elide_at(v[0], 40, 80, true, e0, sizeof e0);
-		ok(strstr(e0, "Array<char*, 4> >") != NULL && strstr(e0, "...") != NULL, "near the end: a longer tail (ASCII)");
+		ok(strstr(e0, "Array<char*, 4> >") != NULL && strstr(e0, "...") != NULL,
+		   "near the end: a longer tail (ASCII)");
 		is_int(table_elide_at("short", 40, 3, false, e0, sizeof e0), 5, "a value that fits is whole");
-		const char *u[] = { "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 middle part A and a tail that is long",
-			            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 middle part B and a tail that is long" };
+		const char *u[] = {
+			"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 middle part A and a tail that is long",
+			"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 middle part B and a tail that is long"
+		};
 		table_elide_apart(u, 2, 24, false, at);
 		ok(at[0] == 23 && at[1] == 23, "code points, not bytes (%d %d)", at[0], at[1]);
 	}
@@ -267,7 +271,8 @@ int main(void)
 	ok(colw[0] + colw[1] + colw[2] + colw[3] + colw[4] + 4 <= 60, "the layout fits the width");
 	ok(colw[0] >= 4, "a flex column at least as wide as its title");
 	table_layout(&t, NULL, 3, TABLE_ALL, 500, colw);
-	is_int(colw[0], (int)strlen("ampere_sgemm_128x64_nn_with_a_very_long_kernel_name_that_will_not_fit"), "a flex column no wider than its widest value");
+	is_int(colw[0], (int)strlen("ampere_sgemm_128x64_nn_with_a_very_long_kernel_name_that_will_not_fit"),
+	       "a flex column no wider than its widest value");
 
 	const char *s = text(&t, NULL, 0, 60);
 	ok(strstr(s, "  name") == s, "heading first, indented");

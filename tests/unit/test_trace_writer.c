@@ -245,7 +245,8 @@ static void test_kernels_and_flows(void)
 	is_int(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "deviceProperties")), 1, "one device in deviceProperties");
 	is_int(num(doc, "deviceProperties.0.numSms"), 108, "numSms");
 	is_int(num(doc, "deviceProperties.0.id"), 1, "device id");
-	is_int(num(doc, "deviceProperties.0.sharedMemPerBlockOptin"), 166912, "opt-in shared memory: SM's less 1 KB reserved");
+	is_int(num(doc, "deviceProperties.0.sharedMemPerBlockOptin"), 166912,
+	       "opt-in shared memory: SM's less 1 KB reserved");
 	is_int(num(doc, "deviceProperties.0.maxThreadsPerMultiprocessor"), 2048, "threads per SM = warps x 32");
 	struct tw_stats st;
 	tw_stats(w, &st);
@@ -344,16 +345,16 @@ static void test_gpu_annotations(void)
 {
 	struct tw *w = writer(false);
 	struct doc body = { 0 };
-	uint64_t t = BASE - 1000; /* host time = BASE */
-	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_START, "forward", t + 100);  /* thread 4250 */
+	uint64_t t = BASE - 1000;                                           /* host time = BASE */
+	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_START, "forward", t + 100); /* thread 4250 */
 	marker(w, 2, CUPTI_ACTIVITY_FLAG_MARKER_START, "attention", t + 200);
-	launch_at(w, 1, 4250, t + 300);   /* in attention */
+	launch_at(w, 1, 4250, t + 300); /* in attention */
 	marker(w, 2, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL, t + 400);
-	launch_at(w, 2, 4250, t + 500);   /* in forward */
-	launch_at(w, 3, 4250, t + 600);   /* in forward, on another stream */
-	launch_at(w, 4, 4999, t + 650);   /* another thread: in no range */
+	launch_at(w, 2, 4250, t + 500); /* in forward */
+	launch_at(w, 3, 4250, t + 600); /* in forward, on another stream */
+	launch_at(w, 4, 4999, t + 650); /* another thread: in no range */
 	marker(w, 1, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL, t + 700);
-	launch_at(w, 5, 4250, t + 800);   /* after forward */
+	launch_at(w, 5, 4250, t + 800); /* after forward */
 	take(w, &body);
 	/* the GPU work comes after the ranges ended, as it does */
 	kernel_at(w, 1, 7, t + 1000, t + 2000);
