@@ -339,9 +339,12 @@ static bool is_comm(const char *s, const char **why)
 		*why = "NCCL/RCCL/MSCCL kernel";
 		return true;
 	}
-	static const char *const libs[] = { "deep_ep::",           "pplx::",    "nvshmem", "userbuffers",
-		                            "cross_device_reduce", "multimem_", "mscclpp", "trtllm_allreduce",
-		                            "allreduce_fusion" };
+	/* clang-format off */
+	static const char *const libs[] = {
+		"deep_ep::", "pplx::", "nvshmem", "userbuffers", "cross_device_reduce", "multimem_", "mscclpp",
+		"trtllm_allreduce", "allreduce_fusion"
+	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
 		if (has(s, libs[i])) {
 			*why = "communication library outside NCCL (DeepEP, pplx, NVSHMEM, custom or symmetric-memory "
@@ -809,21 +812,14 @@ static bool rule_nvidia_helpers(const char *s, struct rule_out *o)
 /* FBGEMM and TorchRec embedding kernels and their sparse-feature preparation. */
 static bool rule_embedding(const char *s, struct rule_out *o)
 {
-	static const char *const w[] = { "split_embedding",
-		                         "dense_embedding",
-		                         "embedding_bag",
-		                         "EmbeddingBag",
-		                         "embedding_backward",
-		                         "embedding_dense",
-		                         "embedding_forward",
-		                         "bounds_check_indices",
-		                         "linearize_index",
-		                         "permute_pooled_embs",
-		                         "bucketize_sparse_features",
-		                         "permute_2D_",
-		                         "permute_1D_",
-		                         "jagged_",
-		                         "fbgemm_gpu::" };
+	/* clang-format off */
+	static const char *const w[] = {
+		"split_embedding", "dense_embedding", "embedding_bag", "EmbeddingBag", "embedding_backward",
+		"embedding_dense", "embedding_forward", "bounds_check_indices", "linearize_index",
+		"permute_pooled_embs", "bucketize_sparse_features", "permute_2D_", "permute_1D_", "jagged_",
+		"fbgemm_gpu::"
+	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
 		if (has(s, w[i]))
 			SET(KC_EMBEDDING, KC_UNIT_SIMT, prec_first(s),
@@ -837,26 +833,14 @@ static bool rule_embedding(const char *s, struct rule_out *o)
  * vLLM's non-GEMM kernels, apex): their non-GEMM work is SIMT. */
 static bool simt_library(const char *s)
 {
-	static const char *const libs[] = { "at::native::",
-		                            "at::cuda::",
-		                            "at_cuda_detail::",
-		                            "c10::",
-		                            "cub::",
-		                            "thrust::",
-		                            "cudnn::",
-		                            "cunn_",
-		                            "vllm::",
-		                            "multi_tensor_apply_kernel",
-		                            "softmax_warp_",
-		                            "elementwise_kernel",
-		                            "flashinfer::",
-		                            "tensorrt_llm::",
-		                            "moe::dev::",
-		                            "apex::",
-		                            "cuApplyLayerNorm",
-		                            "cuComputeGradInput",
-		                            "cuComputePartGradGammaBeta",
-		                            "cuComputeGradGammaBeta" };
+	/* clang-format off */
+	static const char *const libs[] = {
+		"at::native::", "at::cuda::", "at_cuda_detail::", "c10::", "cub::", "thrust::", "cudnn::", "cunn_",
+		"vllm::", "multi_tensor_apply_kernel", "softmax_warp_", "elementwise_kernel", "flashinfer::",
+		"tensorrt_llm::", "moe::dev::", "apex::", "cuApplyLayerNorm", "cuComputeGradInput",
+		"cuComputePartGradGammaBeta", "cuComputeGradGammaBeta"
+	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
 		if (has(s, libs[i]))
 			return true;
