@@ -20,6 +20,7 @@
 #include "src/analysis.h"
 #include "src/host_calls.h"
 #include "src/spans.h"
+#include "src/kernel_class.h"
 
 /* ---- names ------------------------------------------------------------------------------ */
 
@@ -55,7 +56,7 @@ static uint16_t *classify_names(const struct trace *t)
 			f[id] |= N_COMM_OP;
 		if (strcasestr(s, "allreduce") != NULL || strcasestr(s, "all_reduce") != NULL)
 			f[id] |= N_ALLREDUCE;
-		if (model_is_comm_kernel(s))
+		if (kernel_class_is_comm_name(s))
 			f[id] |= N_COMM_KERNEL;
 		if (strncmp(s, "DistributedDataParallel.forward", 31) == 0)
 			f[id] |= N_DDP;
@@ -571,34 +572,60 @@ static void rule_launch(struct ctx *c)
 	                            "may be busy with other work");
 }
 
-/* Whether the trace's GPUs are NVIDIA's with compute capability 7 or more (Tensor Cores), as
- * far as deviceProperties tell: 1 yes, 0 no, -1 unknown. */
-static int has_tensor_cores(const struct trace *t)
+/* Whether the trace's GPUs have matrix units, as far as deviceProperties tell: NVIDIA's
+ * from compute capability 7 (Tensor Cores), AMD Instinct (CDNA matrix cores); 1 yes, 0 no,
+ * -1 unknown (other AMD GPUs, or no properties). */
+static int has_matrix_units(const struct trace *t)
 {
 	int known = -1;
 	for (uint32_t i = 0; i < t->ndevices; i++) {
 		const struct device_props *d = &t->devices[i];
 		const char *nm = d->name ? strtab_get(&t->strings, d->name) : "";
-		if (strstr(nm, "AMD") != NULL || strstr(nm, "Radeon") != NULL || strstr(nm, "Instinct") != NULL)
-			return 0;
+		if (strstr(nm, "Instinct") != NULL || strstr(nm, "MI100") != NULL || strstr(nm, "MI2") != NULL ||
+		    strstr(nm, "MI3") != NULL)
+			return 1;
+		if (strstr(nm, "AMD") != NULL || strstr(nm, "Radeon") != NULL)
+			continue;
 		if (d->compute_major > 0)
 			known = d->compute_major >= 7 ? 1 : (known == 1 ? 1 : 0);
 	}
 	return known;
 }
 
+/* Whether P is a precision that matrix units take under mixed precision. */
+static bool low_precision(enum kc_prec p)
+{
+	return p == KC_PREC_BF16 || p == KC_PREC_FP16 || p == KC_PREC_FP8 || p == KC_PREC_FP4 || p == KC_PREC_INT8 ||
+	       p == KC_PREC_INT4 || p == KC_PREC_MIXED;
+}
+
+/* GEMM, convolution and attention kernels whose names say they run on SIMT lanes
+ * (src/kernel_class.h), FP64 aside (no mixed precision for it); a kernel whose name does
+ * not say its unit is never evidence, only a reason for less confidence. */
 static void rule_tensor_cores(struct ctx *c)
 {
 	const struct kernel_report *kr = trace_kernels(c->t, KG_NAME);
-	int tc = has_tensor_cores(c->t);
-	if (kr->total <= 0 || tc == 0)
+	int mu = has_matrix_units(c->t);
+	if (kr->total <= 0 || mu == 0)
 		return;
-	int64_t off = 0;
+	int64_t off = 0, low = 0, matmul = 0, unknown = 0;
 	for (uint32_t i = 0; i < kr->n; i++) {
 		const struct kernel_row *k = &kr->rows[i];
-		if (!k->matmul_like || k->tensor_cores || (c->names[k->name] & N_COMM_KERNEL))
+		if (!kernel_class_is_matmul(k->cls.family) || (c->names[k->name] & N_COMM_KERNEL))
 			continue;
-		off += k->total;
+		matmul = tt_add(matmul, k->total);
+		if (k->cls.unit == KC_UNIT_UNKNOWN) {
+			unknown = tt_add(unknown, k->total);
+			continue;
+		}
+		if (k->cls.unit == KC_UNIT_MATRIX) {
+			if (low_precision(k->cls.prec))
+				low = tt_add(low, k->total);
+			continue;
+		}
+		if (k->cls.unit != KC_UNIT_SIMT || k->cls.prec == KC_PREC_FP64)
+			continue;
+		off = tt_add(off, k->total);
 		const struct slice *s =
 			k->longest.track != TT_NONE ? &c->t->tracks[k->longest.track].slices[k->longest.idx] : NULL;
 		struct advice_instance x = advice_instance_of(
@@ -610,21 +637,38 @@ static void rule_tensor_cores(struct ctx *c)
 	if (!(fig > TT_ADVICE_TC_MATMUL_MAX))
 		return;
 	double score = TT_ADVICE_TC_GAIN * advice_share(off, c->wlen);
-	enum advice_confidence conf = tc == 1 ? (kr->tc_total == 0 ? ADV_HIGH : ADV_MEDIUM) : ADV_LOW;
+	double unknown_share = advice_share(unknown, matmul);
+	enum advice_confidence conf = mu != 1 ? ADV_LOW : (low > 0 || unknown_share > 0.1) ? ADV_MEDIUM : ADV_HIGH;
 	struct advice_finding *f = add_finding(c, ADV_TENSOR_CORES_UNUSED, fig, score > 1 ? 1 : score, conf);
-	char a[32], b[32], d[48], e[32];
+	char a[32], b[32], d[48], e[32], g[32], h[32];
 	snprintf(f->symptom, sizeof f->symptom,
-	         "GEMM/convolution kernels off Tensor Cores take %s, %s of all kernel time (%llu kernel name%s); "
-	         "Tensor Core kernels %s; threshold: over %s",
+	         "GEMM/convolution/attention kernels on SIMT lanes (by name) take %s, %s of all kernel time (%llu "
+	         "kernel name%s); on matrix units %s; threshold: over %s",
 	         timefmt_dur(off, d, sizeof d), advice_pct(fig, a, sizeof a), (unsigned long long)f->count,
 	         f->count == 1 ? "" : "s", advice_pct(advice_share(kr->tc_total, kr->total), e, sizeof e),
 	         advice_pct(TT_ADVICE_TC_MATMUL_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s%s", advice_rule_info(ADV_TENSOR_CORES_UNUSED)->cause,
-	         kr->tc_total == 0 ? "; no kernel of the trace uses Tensor Cores" : "");
-	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         tc != 1 ? "the trace does not say which GPU it ran on (no deviceProperties compute capability)"
-	         : conf == ADV_HIGH ? "a GPU with Tensor Cores (compute capability 7 or more) and no kernel using them"
-	                            : "some kernels use Tensor Cores: the ones listed may be kept in FP32 on purpose");
+	if (low > 0)
+		snprintf(f->cause, sizeof f->cause,
+		         "mixed precision is on (%s of the matmul time runs in bf16/fp16/fp8 on matrix units): these "
+		         "kernels stayed in FP32, e.g. ops autocast keeps in FP32 or tensors made outside autocast",
+		         advice_pct(advice_share(low, matmul), g, sizeof g));
+	else
+		snprintf(f->cause, sizeof f->cause, "%s%s", advice_rule_info(ADV_TENSOR_CORES_UNUSED)->cause,
+		         kr->tc_total == 0 ? "; no kernel of the trace runs on matrix units" : "");
+	if (mu != 1)
+		snprintf(
+			f->confidence_why, sizeof f->confidence_why, "%s",
+			"the trace does not say which GPU it ran on (no deviceProperties naming one with matrix units)");
+	else if (unknown_share > 0.1)
+		snprintf(f->confidence_why, sizeof f->confidence_why,
+		         "%s of the matmul time is in kernels whose names do not say their unit (left out)",
+		         advice_pct(unknown_share, h, sizeof h));
+	else if (low > 0)
+		snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
+		         "mixed precision is on elsewhere: the kernels listed may be kept in FP32 on purpose");
+	else
+		snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
+		         "a GPU with matrix units, and the kernels' names say SIMT (FFMA, sgemm, simt)");
 }
 
 static void rule_occupancy(struct ctx *c)
@@ -641,7 +685,7 @@ static void rule_occupancy(struct ctx *c)
 		if (c->names[k->name] & N_COMM_KERNEL)
 			continue; /* collectives run a block per channel by design */
 		looked++;
-		double occ = kernel_mean_occupancy(k), bps = kernel_mean_bps(k);
+		double occ = kernel_known_occupancy(k), bps = kernel_mean_bps(k);
 		bool low = (!isnan(occ) && occ < TT_ADVICE_OCCUPANCY_MIN) ||
 		           (!isnan(bps) && bps < TT_ADVICE_BLOCKS_PER_SM_MIN);
 		if (!low)

@@ -72,15 +72,17 @@ static const struct advice_rule_info rules[ADV__COUNT] = {
 		"sync counts here too",
 		AU_SHARE, TT_ADVICE_LAUNCH_IDLE_MAX, true },
 	[ADV_TENSOR_CORES_UNUSED] = {
-		"tensor_cores_unused", "Tensor Cores unused", "matmul/conv kernel time off Tensor Cores",
-		"time of GEMM and convolution kernels (by name) that do not use Tensor Cores (by name), over all kernel time",
+		"tensor_cores_unused", "Tensor Cores unused", "matmul/conv kernel time on SIMT lanes",
+		"time of GEMM, convolution and attention kernels whose names say they run on SIMT lanes (FFMA, sgemm, simt; "
+		"FP64 aside), over all kernel time; kernels whose names do not say their unit are left out",
 		"those kernels by total time, at their longest call",
 		"matmuls and convolutions run in FP32 (no mixed precision, TF32 off) on a GPU that has Tensor Cores",
-		"use automatic mixed precision (bf16 or fp16), or allow TF32 for FP32 matmuls and convolutions",
+		"use automatic mixed precision (bf16 or fp16), or allow TF32 for FP32 matmuls and convolutions; where "
+		"mixed precision is already on, find why these stayed in FP32",
 		"with torch.autocast('cuda', dtype=torch.float16): loss = model(x)   # bfloat16, or "
 		"torch.backends.cuda.matmul.allow_tf32 = True, from Ampere on",
-		"ttrace judges by kernel name: a Tensor Core kernel whose name it does not know counts as unused; a GPU "
-		"before Volta has no Tensor Cores",
+		"ttrace judges by kernel name (KERNEL CLASSES in ttrace(1)): the shapes are too small or odd for the "
+		"matrix units, or the kernels are kept in FP32 on purpose; a GPU before Volta has no Tensor Cores",
 		AU_SHARE, TT_ADVICE_TC_MATMUL_MAX, true },
 	[ADV_LOW_OCCUPANCY] = {
 		"low_occupancy", "Low occupancy", "est. achieved occupancy of the longest kernels",

@@ -461,7 +461,7 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 		tr->gpu_slices++;
 		if (dur == 0)
 			note_at(b, Q_ZERO_DUR_KERNEL, w, name, ti);
-		if (cls == SC_KERNEL && model_is_comm_kernel(strtab_get(&b->t->strings, name)))
+		if (cls == SC_KERNEL && kernel_comm_memo_is(&b->comm, &b->t->strings, name))
 			tr->comm_kernels++;
 	}
 	uint32_t g = TT_NONE;
@@ -716,6 +716,7 @@ void builder_schema_version(struct builder *b, int32_t version) { b->t->schema_v
 
 void builder_free_state(struct builder *b)
 {
+	kernel_comm_memo_free(&b->comm);
 	for (uint32_t i = 0; i < b->nstacks; i++)
 		free(b->stacks[i].v);
 	free(b->stacks);

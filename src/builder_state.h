@@ -10,6 +10,7 @@
 
 #include "src/builder.h"
 #include "src/model.h"
+#include "src/kernel_class.h"
 
 struct open_b {
 	int64_t ts;
@@ -35,8 +36,9 @@ struct orphan_e {
 
 struct builder {
 	struct trace *t;
-	uint64_t seed;         /* strtab_seed(): ids from a file cannot be made to collide */
-	uint32_t *track_slots; /* open addressing: track index + 1, 0 when free */
+	struct kernel_comm_memo comm; /* which kernel names are communication (kernel_class.h) */
+	uint64_t seed;                /* strtab_seed(): ids from a file cannot be made to collide */
+	uint32_t *track_slots;        /* open addressing: track index + 1, 0 when free */
 	uint32_t nslots;
 	uint32_t tracks_cap;
 	uint32_t processes_cap;

@@ -14,6 +14,7 @@
 #include "lib/xalloc.h"
 #include "src/cache_format.h"
 #include "src/index.h"
+#include "src/kernel_class.h"
 
 static bool ref_ok(const struct trace *t, struct slice_ref ref)
 {
@@ -55,6 +56,7 @@ struct track_check {
 	uint32_t rows_cap;
 	struct span *tmp; /* a row's spans, for its row tree leaf */
 	uint32_t tmp_cap;
+	struct kernel_comm_memo comm; /* which kernel names are communication */
 };
 
 /* The busy spans build_busy makes, compared with the stored ones as they are made. */
@@ -116,7 +118,7 @@ static inline bool row_next(struct track_check *c, const struct slice *s, uint32
  * when none is and no stack ran deeper; a GPU stream's: gpu_user_annotation spans in its
  * last annotation_rows rows, the rest below) and its rows (row_next; the rows hold as many
  * slices as the track, so each lists exactly its own); the counts of GPU operations and
- * NCCL kernels, which size the analyses' arrays (the slices set aside, ASIDE of them, may
+ * communication kernels, which size the analyses' arrays (the slices set aside, ASIDE of them, may
  * stay counted); and the busy spans, their prefix sums and total, when they are not row
  * 0's. Reading the slices in order, never through the rows, keeps it one sequential pass. */
 static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti, uint32_t aside)
@@ -189,7 +191,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 			return false;
 		if (s[i].cls == SC_KERNEL || s[i].cls == SC_MEMCPY || s[i].cls == SC_MEMSET) {
 			ops++;
-			comm += s[i].cls == SC_KERNEL && model_is_comm_kernel(strtab_get(&t->strings, s[i].name));
+			comm += s[i].cls == SC_KERNEL && kernel_comm_memo_is(&c->comm, &t->strings, s[i].name);
 		}
 		if (row0 || (gpu_kind && s[i].cls == SC_GPU_ANNOTATION))
 			continue;
@@ -316,7 +318,7 @@ struct tracks_check {
 static void *tracks_main(void *arg)
 {
 	struct tracks_check *k = arg;
-	struct track_check c = { NULL, 0, NULL, 0, NULL, 0 };
+	struct track_check c = { NULL, 0, NULL, 0, NULL, 0, { NULL, 0 } };
 	for (;;) {
 		uint32_t i = atomic_fetch_add(&k->next, 1), b = atomic_load(&k->bad);
 		/* tracks are handed out in order: every one before the first found wrong is
@@ -328,6 +330,7 @@ static void *tracks_main(void *arg)
 				;
 	}
 	free(c.stack);
+	kernel_comm_memo_free(&c.comm);
 	free(c.rows);
 	free(c.tmp);
 	return NULL;

@@ -9,6 +9,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/kernels.h"
+#include "src/kernel_class.h"
 
 /* 32 bytes a kernel: the 1 GB trace has a million of them. */
 struct kcall {
@@ -143,6 +144,7 @@ static void device_figures(const struct trace *t, const struct kcall *k, uint32_
 	}
 	d->occupancy = occ_d > 0 ? occ_w / occ_d : NAN;
 	d->tensor_cores = d->kernel_time > 0 ? (double)d->tc_time / (double)d->kernel_time : NAN;
+	d->unit_unknown = d->kernel_time > 0 ? (double)d->unknown_time / (double)d->kernel_time : NAN;
 	d->tensor_cores_plugin = d->kernel_time > 0 ? (double)d->tc_plugin_time / (double)d->kernel_time : NAN;
 }
 
@@ -190,11 +192,14 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 			int32_t dev = g && gpu_device(t, g) >= 0 ? gpu_device(t, g) : tr->device;
 			if (dev < 0)
 				dev = 0;
-			if (tc[s->name] == 0)
-				tc[s->name] =
-					(uint8_t)(1 |
-				                  (kernel_uses_tensor_cores(strtab_get(&t->strings, s->name)) ? 2 : 0) |
-				                  (kernel_on_plugin_tc_list(strtab_get(&t->strings, s->name)) ? 4 : 0));
+			if (tc[s->name] == 0) { /* 1: seen; 2: matrix unit; 4: on the plugin's list; 8: unit unknown */
+				const char *nm = strtab_get(&t->strings, s->name);
+				struct kernel_class kc;
+				kernel_class_of(nm, KC_ACT_KERNEL, tr->kind == TRACK_GPU_COMM, &kc);
+				tc[s->name] = (uint8_t)(1 | (kc.unit == KC_UNIT_MATRIX ? 2 : 0) |
+				                        (kernel_on_plugin_tc_list(nm) ? 4 : 0) |
+				                        (kc.unit == KC_UNIT_UNKNOWN ? 8 : 0));
+			}
 			struct gpu_metrics_device *d = device_of(m, &dcap, dev, &last);
 			d->kernels++;
 			d->kernel_time = tt_add(d->kernel_time, slice_dur(tr, s));
@@ -202,6 +207,8 @@ void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, stru
 				d->tc_time = tt_add(d->tc_time, slice_dur(tr, s));
 			if (tc[s->name] & 4)
 				d->tc_plugin_time = tt_add(d->tc_plugin_time, slice_dur(tr, s));
+			if (tc[s->name] & 8)
+				d->unknown_time = tt_add(d->unknown_time, slice_dur(tr, s));
 			if (n == nk) /* the tracks' counts are exact: this is a guard */
 				k = xreallocarray(k, nk = nk * 2 + 1024, sizeof *k);
 			k[n] = (struct kcall){ s->ts, tt_add(s->ts, slice_dur(tr, s)),

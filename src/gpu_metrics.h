@@ -27,14 +27,17 @@
 
 struct gpu_metrics_device {
 	int32_t device;
-	uint64_t kernels;           /* kernel calls on the device (whole trace) */
-	int64_t kernel_time;        /* Σ dur of them (whole trace) */
-	int64_t kernel_busy;        /* |union of kernels ∩ window| */
-	double utilization;         /* fractions of 1 */
-	double sm_efficiency;       /* NAN when no kernel carries `blocks per SM` */
-	double occupancy;           /* percent; NAN when no kernel carries it */
-	double tensor_cores;        /* fraction of kernel_time; NAN when no kernel time */
-	int64_t tc_time;            /* Σ dur of Tensor Core kernels */
+	uint64_t kernels;     /* kernel calls on the device (whole trace) */
+	int64_t kernel_time;  /* Σ dur of them (whole trace) */
+	int64_t kernel_busy;  /* |union of kernels ∩ window| */
+	double utilization;   /* fractions of 1 */
+	double sm_efficiency; /* NAN when no kernel carries `blocks per SM` */
+	double occupancy;     /* percent; NAN when no kernel carries it */
+	double tensor_cores;  /* fraction of kernel_time on matrix units (src/kernel_class.h);
+	                       * NAN when no kernel time */
+	int64_t tc_time;      /* Σ dur of kernels on matrix units */
+	double unit_unknown;  /* fraction of kernel_time whose math unit the names do not say */
+	int64_t unknown_time;
 	double tensor_cores_plugin; /* the same by the plugin's list alone */
 	int64_t tc_plugin_time;
 	bool has_bps, has_occ;

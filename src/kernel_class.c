@@ -28,6 +28,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
+#include <stdlib.h>
+
+#include "lib/xalloc.h"
 
 static bool has(const char *s, const char *w) { return strstr(s, w) != NULL; }
 static bool hasi(const char *s, const char *w) { return strcasestr(s, w) != NULL; }
@@ -957,6 +960,32 @@ done:
 	kc->unit = r.u;
 	kc->prec = r.p;
 	kc->reason = r.why;
+}
+
+bool kernel_class_is_comm_name(const char *name)
+{
+	const char *why, *s = name != NULL ? name : "";
+	return is_comm(starts(s, "void ") ? s + 5 : s, &why);
+}
+
+bool kernel_comm_memo_is(struct kernel_comm_memo *m, const struct strtab *st, uint32_t id)
+{
+	if (id >= m->n) {
+		uint32_t n = id + 1 > m->n * 2 ? id + 1 : m->n * 2;
+		m->by_id = xreallocarray(m->by_id, n, 1);
+		memset(m->by_id + m->n, 0, n - m->n);
+		m->n = n;
+	}
+	if (m->by_id[id] == 0)
+		m->by_id[id] = kernel_class_is_comm_name(strtab_get(st, id)) ? 2 : 1;
+	return m->by_id[id] == 2;
+}
+
+void kernel_comm_memo_free(struct kernel_comm_memo *m)
+{
+	free(m->by_id);
+	m->by_id = NULL;
+	m->n = 0;
 }
 
 bool kernel_class_is_matmul(enum kc_family f) { return f == KC_GEMM || f == KC_CONV || f == KC_ATTENTION; }

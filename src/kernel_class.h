@@ -13,6 +13,9 @@
 #define TT_KERNEL_CLASS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/strtab.h"
 
 /* What the activity computes. Copies and fills that kernels do (at::native copy kernels,
  * transposes, torch.cat) are elementwise; KC_COPY is the copy engines' work: the trace's
@@ -74,6 +77,22 @@ struct kernel_class {
  * COMM_STREAM: its stream is known to carry communication; it decides only for names no
  * rule knows. Pure: the same input gives the same answer; never fails. */
 void kernel_class_of(const char *name, enum kc_activity act, bool comm_stream, struct kernel_class *kc);
+
+/* Whether a kernel named NAME is communication by its name alone (kernel_class_of's
+ * KC_COMM without a communication stream): NCCL, RCCL, MSCCL and the libraries outside them
+ * (DeepEP, pplx, NVSHMEM, custom all-reduce, ...). */
+bool kernel_class_is_comm_name(const char *name);
+
+/* kernel_class_is_comm_name once per name of a string table: BY_ID[id] is 0 until asked,
+ * then 1 (not communication) or 2 (communication). Zero-initialise; free with
+ * kernel_comm_memo_free. */
+struct kernel_comm_memo {
+	uint8_t *by_id;
+	uint32_t n;
+};
+/* Whether the kernel name ID of ST (its text strtab_get(ST, ID)) is communication. */
+bool kernel_comm_memo_is(struct kernel_comm_memo *m, const struct strtab *st, uint32_t id);
+void kernel_comm_memo_free(struct kernel_comm_memo *m);
 
 /* Whether F is GEMM, convolution or attention: the work matrix units exist for. */
 bool kernel_class_is_matmul(enum kc_family f);

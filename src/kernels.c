@@ -26,18 +26,6 @@ bool kernel_on_plugin_tc_list(const char *name)
 	return false;
 }
 
-bool kernel_uses_tensor_cores(const char *name)
-{
-	static const char *const newer[] = { "wgmma",     "gmma",       "tensorop",  "cutlass3x", "nvjet", "sm80_xmma",
-		                             "sm90_xmma", "sm100_xmma", "flash_fwd", "flash_bwd", "fmha",  "tcgen05" };
-	if (kernel_on_plugin_tc_list(name))
-		return true;
-	for (size_t i = 0; i < sizeof newer / sizeof *newer; i++)
-		if (strcasestr(name, newer[i]) != NULL)
-			return true;
-	return false;
-}
-
 /* Appends the NUL-terminated S to BUF at *AT, as much as fits (N bytes with the NUL). */
 static void put(char *buf, size_t n, size_t *at, const char *s, size_t len)
 {
@@ -84,17 +72,6 @@ char *kernel_short_name(const char *name, char *buf, size_t n)
 		}
 	}
 	return buf;
-}
-
-bool kernel_is_matmul_like(const char *name)
-{
-	if (strcasestr(name, "gemm") != NULL || strcasestr(name, "matmul") != NULL || strcasestr(name, "gemv") != NULL)
-		return true;
-	/* "conv", but not in "convert" (vllm's _typeConvert, convert_fp8...) */
-	for (const char *p = strcasestr(name, "conv"); p != NULL; p = strcasestr(p + 4, "conv"))
-		if (strncasecmp(p + 4, "ert", 3) != 0)
-			return true;
-	return false;
 }
 
 /* The CPU slice directly above slice I of TR (one row up, holding its start), or TT_NONE. */
@@ -286,11 +263,9 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 				k->min = INT64_MAX;
 				k->regs = k->smem = -1;
 				k->longest = (struct slice_ref){ ti, i };
-				if (full) {
-					const char *nm = strtab_get(&t->strings, s->name);
-					k->tensor_cores = kernel_uses_tensor_cores(nm);
-					k->matmul_like = kernel_is_matmul_like(nm);
-				}
+				if (full)
+					kernel_class_of(strtab_get(&t->strings, s->name), KC_ACT_KERNEL,
+					                tr->kind == TRACK_GPU_COMM, &k->cls);
 				keys[r->n] = key_of(s, kl, opn, group);
 				*slot = r->n++;
 				map.n++;
@@ -307,8 +282,10 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			k->calls++;
 			k->total = tt_add(k->total, slice_dur(tr, s));
 			r->total = tt_add(r->total, slice_dur(tr, s));
-			if (k->tensor_cores)
+			if (k->cls.unit == KC_UNIT_MATRIX)
 				r->tc_total = tt_add(r->tc_total, slice_dur(tr, s));
+			else if (k->cls.unit == KC_UNIT_UNKNOWN && kernel_class_is_matmul(k->cls.family))
+				r->matmul_unknown = tt_add(r->matmul_unknown, slice_dur(tr, s));
 			if (slice_dur(tr, s) < k->min)
 				k->min = slice_dur(tr, s);
 			if (slice_dur(tr, s) > k->max) {
@@ -323,6 +300,12 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			if (kl != NULL && !isnan(kl->occupancy)) {
 				k->occ_sum += (double)kl->occupancy * (double)slice_dur(tr, s);
 				k->occ_n++;
+				/* Kineto writes 0 where it could not compute the figure, next to blocks per SM
+				 * that say the SMs were busy: that 0 is unknown, not low */
+				if (kl->occupancy > 0 || isnan(kl->blocks_per_sm) || kl->blocks_per_sm < 1) {
+					k->occ_known_sum += (double)kl->occupancy * (double)slice_dur(tr, s);
+					k->occ_known_dur = tt_add(k->occ_known_dur, slice_dur(tr, s));
+				}
 			}
 			if (opn != TT_NONE)
 				count_op(&h, &hcap, &hn, row, opn);
@@ -370,6 +353,11 @@ double kernel_mean_bps(const struct kernel_row *k)
 double kernel_mean_occupancy(const struct kernel_row *k)
 {
 	return k->occ_n > 0 && k->total > 0 ? k->occ_sum / (double)k->total : NAN;
+}
+
+double kernel_known_occupancy(const struct kernel_row *k)
+{
+	return k->occ_known_dur > 0 ? k->occ_known_sum / (double)k->occ_known_dur : NAN;
 }
 
 void kernels_free(struct kernel_report *r)

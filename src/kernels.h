@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/kernel_class.h"
 #include "src/model.h"
 
 /* How calls make rows: by kernel name; by name and launch shape (grid, block, registers
@@ -25,11 +26,12 @@ struct kernel_row {
 	int64_t total, min, max;
 	double bps_sum, occ_sum;   /* Σ figure × duration over the calls that carry it */
 	uint64_t bps_n, occ_n;     /* how many calls carry it */
+	double occ_known_sum;      /* Σ occupancy × duration over the calls whose figure is real */
+	int64_t occ_known_dur;     /* Σ duration of those calls */
 	int32_t grid[3], block[3]; /* of the first call (0 when absent) */
 	int32_t regs, smem;        /* registers per thread, shared memory bytes: first call's, -1 absent */
 	bool grid_varies, block_varies, regs_varies, smem_varies;
-	bool tensor_cores;        /* kernel_uses_tensor_cores(name) */
-	bool matmul_like;         /* a GEMM or convolution by its name */
+	struct kernel_class cls;  /* its family, math unit and precision (src/kernel_class.h) */
 	uint32_t op;              /* the operator that launched most calls, TT_NONE when none */
 	uint64_t op_calls;        /* how many of the calls it launched */
 	struct slice_ref longest; /* the longest call */
@@ -39,8 +41,9 @@ struct kernel_report {
 	enum kernel_group group;
 	struct kernel_row *rows; /* by total time, longest first */
 	uint32_t n;
-	int64_t total;    /* every kernel's time (sum, not union) */
-	int64_t tc_total; /* of which in kernels using Tensor Cores */
+	int64_t total;          /* every kernel's time (sum, not union) */
+	int64_t tc_total;       /* of which in kernels on matrix units (Tensor Cores, AMD matrix cores) */
+	int64_t matmul_unknown; /* in GEMM, convolution and attention kernels whose unit is unknown */
 };
 
 /* Fills R from T's kernels grouped by GROUP (free with kernels_free). */
@@ -55,22 +58,20 @@ void kernels_times(const struct trace *t, struct kernel_report *r);
  * NAN when no call carries it (or all calls last 0). */
 double kernel_mean_bps(const struct kernel_row *k);
 double kernel_mean_occupancy(const struct kernel_row *k);
+/* ttrace's own mean est. achieved occupancy of row K, for findings: weighted by duration
+ * over the calls whose figure is real (a 0 beside 1 or more blocks per SM is Kineto's "could
+ * not compute", left out); NAN when no call has one. */
+double kernel_known_occupancy(const struct kernel_row *k);
 void kernels_free(struct kernel_report *r);
-/* Whether a kernel of this name runs on Tensor Cores: the TensorBoard plugin's allowlist
- * (h884, s1688, hmma, i8816, xmma_gemm, ...; ../shared/METRICS.md) and the names that
- * list predates: Hopper and Blackwell wgmma/gmma, sm80_/sm90_/sm100_ CUTLASS and cuBLASLt
- * tensor-op kernels (tensorop, cutlass3x, nvjet), flash and fused multi-head attention
- * (flash_fwd, flash_bwd, fmha). */
-bool kernel_uses_tensor_cores(const char *name);
-/* Whether the name is on the plugin's list alone (its "Tensor Cores" figures). */
+/* Whether the name is on the TensorBoard plugin's Tensor Core allowlist (h884, s1688, hmma,
+ * i8816, xmma_gemm, ...; ../shared/METRICS.md): its "Tensor Cores" figures, mistakes
+ * included (the list takes FFMA xmma_gemm kernels). ttrace's own figures use the math unit
+ * of src/kernel_class.h. */
 bool kernel_on_plugin_tc_list(const char *name);
 /* Writes into BUF (N bytes, N > 0) NAME with its template arguments and parameter list
  * folded to "<…>" and "(…)", a leading "void " dropped and "(anonymous namespace)" as
  * "(anonymous)": "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)"
  * becomes "at::native::vectorized_elementwise_kernel<…>(…)". Returns BUF. */
 char *kernel_short_name(const char *name, char *buf, size_t n);
-/* Whether the name says GEMM or convolution (gemm, conv, matmul, dot): work that Tensor
- * Cores could take. */
-bool kernel_is_matmul_like(const char *name);
 
 #endif

@@ -95,11 +95,6 @@ enum slice_class model_classify(const char *cat, uint32_t n)
 	return SC_OTHER;
 }
 
-bool model_is_comm_kernel(const char *name)
-{
-	return strncasecmp(name, "nccl", 4) == 0 || strncasecmp(name, "rccl", 4) == 0;
-}
-
 bool model_time_is_epoch(int64_t abs_ns)
 {
 	/* 2001-09-09 to 2096-10-02: no profile runs that long after a boot or a profiler start */

@@ -26,7 +26,7 @@ struct args_store;
 enum track_kind {
 	TRACK_CPU,         /* a CPU thread */
 	TRACK_GPU_COMPUTE, /* a GPU stream of kernels/memcpy/memset */
-	TRACK_GPU_COMM,    /* a GPU stream whose kernels are mostly NCCL/RCCL */
+	TRACK_GPU_COMM,    /* a GPU stream whose kernels are mostly communication (kernel_class.h) */
 	TRACK_OTHER,       /* pseudo-tracks: "Spans", "Traces", overhead... */
 };
 
@@ -201,7 +201,7 @@ struct track {
 	int64_t *busy_block_sum;
 	int64_t busy_total;
 	uint32_t gpu_slices;   /* kernels+memcpy+memset */
-	uint32_t comm_kernels; /* NCCL/RCCL kernels */
+	uint32_t comm_kernels; /* communication kernels (kernel_class_is_comm_name) */
 };
 
 struct process {
@@ -544,8 +544,6 @@ const char *quality_text(enum quality_kind q);
  * what it holds past the cut reads as zeros, and T must be loaded again. */
 bool trace_cache_lost(const struct trace *t);
 uint32_t quality_problems(const struct trace *t);
-/* True when NAME looks like a NCCL/RCCL kernel (case-insensitive "nccl"/"rccl" prefix). */
-bool model_is_comm_kernel(const char *name);
 /* True when ABS_NS (an absolute time: base_ns + a file time) looks like nanoseconds since
  * the Unix epoch (2001 to 2096) rather than since a boot or a profiler start. */
 bool model_time_is_epoch(int64_t abs_ns);

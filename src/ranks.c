@@ -10,6 +10,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/spans.h"
+#include "src/kernel_class.h"
 
 const char *align_mode_name(enum align_mode m)
 {
@@ -92,10 +93,36 @@ static int64_t abs_end(const struct trace *t, const struct track *tr, const stru
 
 static bool is_gpu(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
 
-/* "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> "AllReduce"; "gloo:all_reduce" -> "all_reduce". */
+/* "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> "AllReduce"; "gloo:all_reduce" -> "all_reduce";
+ * a communication kernel outside NCCL, its function's name: "void (anonymous
+ * namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(...)" -> "multimem_all_reduce_kernel". */
 static void kind_of(const char *name, bool kernel, char *out, size_t n)
 {
 	const char *p = name;
+	if (kernel && strstr(name, "Kernel_") == NULL) {
+		if (strncmp(p, "void ", 5) == 0)
+			p += 5;
+		char plain[256]; /* the name without its "(anonymous namespace)::" parts */
+		size_t k = 0;
+		while (*p != '\0' && k + 1 < sizeof plain) {
+			if (strncmp(p, "(anonymous namespace)::", 23) == 0) {
+				p += 23;
+				continue;
+			}
+			plain[k++] = *p++;
+		}
+		plain[k] = '\0';
+		p = plain;
+		size_t len = strcspn(p, "<(");
+		for (size_t i = 0; i + 1 < len; i++) /* the last part of a qualified name */
+			if (p[i] == ':' && p[i + 1] == ':') {
+				p += i + 2;
+				len -= i + 2;
+				i = (size_t)-1;
+			}
+		snprintf(out, n, "%.*s", (int)len, p);
+		return;
+	}
 	if (kernel) {
 		const char *k = strstr(name, "Kernel_");
 		p = k != NULL ? k + 7 : name;
@@ -130,6 +157,7 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 {
 	struct found *v = NULL;
 	uint32_t n = 0, cap = 0;
+	struct kernel_comm_memo comm = { NULL, 0 };
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (kernels ? !is_gpu(tr) : tr->kind != TRACK_CPU)
@@ -137,7 +165,8 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
-			if (kernels ? !(s->cls == SC_KERNEL && model_is_comm_kernel(nm)) : strncmp(nm, "gloo:", 5) != 0)
+			if (kernels ? !(s->cls == SC_KERNEL && kernel_comm_memo_is(&comm, &t->strings, s->name))
+			            : strncmp(nm, "gloo:", 5) != 0)
 				continue;
 			if (n == cap)
 				v = xreallocarray(v, cap = cap ? cap * 2 : 64, sizeof *v);
@@ -155,6 +184,7 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			n++;
 		}
 	}
+	kernel_comm_memo_free(&comm);
 	if (n > 0)
 		qsort(v, n, sizeof *v, found_cmp);
 	*nout = n;
@@ -242,6 +272,7 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 	struct span *a = NULL, *b = NULL;
 	uint32_t na = 0, nb = 0, ca = 0, cb = 0;
 	bool has_kernels = false;
+	struct kernel_comm_memo memo = { NULL, 0 };
 	for (uint32_t ti = 0; ti < t->ntracks && !has_kernels; ti++)
 		for (uint32_t i = 0; i < t->tracks[ti].nslices && !has_kernels; i++)
 			has_kernels = t->tracks[ti].slices[i].cls == SC_KERNEL;
@@ -251,11 +282,11 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
 			struct span sp = { abs_start(t, s), abs_end(t, tr, s) };
-			bool comm = kernels ? (s->cls == SC_KERNEL && model_is_comm_kernel(nm))
+			bool comm = kernels ? (s->cls == SC_KERNEL && kernel_comm_memo_is(&memo, &t->strings, s->name))
 			                    : (tr->kind == TRACK_CPU && strncmp(nm, "gloo:", 5) == 0);
 			bool compute;
 			if (has_kernels)
-				compute = s->cls == SC_KERNEL && !model_is_comm_kernel(nm);
+				compute = s->cls == SC_KERNEL && !kernel_comm_memo_is(&memo, &t->strings, s->name);
 			else
 				compute = tr->kind == TRACK_CPU && !comm &&
 				          (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)) &&
@@ -271,6 +302,7 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			}
 		}
 	}
+	kernel_comm_memo_free(&memo);
 	*cu = a;
 	*ncu = spans_merge(a, na);
 	*co = b;

@@ -87,6 +87,21 @@ advice "$F/tensor_cores_unused-fire.json"
 find_key tensor_cores_unused
 is "$(q $fp.score $fp.instances.0.name)" "0.45 volta_sgemm_128x64_nn " \
 	"Tensor Cores: score = half the GEMM time (2700 us) over the steps (3000 us)"
+# by kernel class (src/kernel_class.h; tests/tools/gen-advice-fixtures.py says why each)
+advice "$F/tensor_cores_unused-mixed.json"
+find_key tensor_cores_unused
+is "$(q $fp.confidence)$(round3 "$(q $fp.figure)")" "medium 0.333" \
+	"an FFMA GEMM beside FP8 GEMMs: fires at a third of the kernel time, confidence medium"
+like "$(q $fp.cause)" "mixed precision is on (66.7% of the matmul time" "and the cause says mixed precision is on"
+advice "$F/tensor_cores_unused-fp8.json"
+find_key tensor_cores_unused
+is "$fp" "" "FP8 GEMMs on matrix units: no 'enable AMP'"
+advice "$F/tensor_cores_unused-unknown.json"
+find_key tensor_cores_unused
+is "$fp" "" "a GEMM whose name does not say its unit is no evidence"
+advice "$F/tensor_cores_unused-ffma-xmma.json"
+find_key tensor_cores_unused
+is "$(q $fp.confidence $fp.figure)" "high 1 " "an FFMA xmma_gemm (on the plugin's Tensor Core list) is SIMT work: fires"
 
 # Several ranks: the straggler (rank 2 last at all six AllReduces), all ranks idle
 # together (both GPUs idle over [700, 1010) of each step), and the findings of each rank

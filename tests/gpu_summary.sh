@@ -34,7 +34,7 @@ is "$(q files.0.devices.1.device files.0.devices.1.utilization files.0.devices.1
 
 out=$("$TTRACE" --report=overview "$F")
 like "$out" "ProfilerStep#1 as the TensorBoard plugin stretches it to the device, 100 us" "text: the window"
-like "$out" "50.00%             33.00%         60.00%       57.14%           42.86%" "text: device 0's row"
+like "$out" "50.00%             33.00%         60.00%       57.14%       14.29%           42.86%" "text: device 0's row"
 
 # Work launched before the profiler's first step, still running when it starts, delays
 # the step's start as in the plugin (_find_device_steps): a kernel with no launch in the
@@ -55,7 +55,7 @@ is "$("$JSONQ" files.0.window.end_ns files.0.devices.0.utilization <"$TMP/l.json
 scr() { "$TTRACE" -q --dump-screen --size=160x30 --keys="$1" "$2" | sed '/^--$/,$d'; }
 out=$(scr V "$F")
 like "$out" "Overview: ProfilerStep#1 as the TensorBoard plugin stretches it to the device, 100 us" "V opens the Overview"
-like "$out" "GPU 0: utilization 50.00%  est. SM efficiency 33.00%  est. occupancy 60.00%  Tensor Cores 57.14% (plugin's list 42.86%)" \
+like "$out" "GPU 0: utilization 50.00%  est. SM efficiency 33.00%  est. occupancy 60.00%  Tensor Cores 57.14% (unit unknown 14.29%, plugin 42.86%)" \
 	"its header: device 0's summary"
 like "$out" "GPU 1: utilization 50.00%" "and device 1's"
 like "$out" "    1 +0.000 ms   100 us    100 us 70.0 us   0 ns   0 ns 6.00 us" \

@@ -8,7 +8,7 @@
 # operator on the main thread:
 #   volta_h884gemm_64x64_nn      2 calls, 10 + 30 us, grid 4,1,1 both, blocks/SM 2 and 4,
 #                                occupancy 50 and 70: Tensor Cores (plugin list: h884)
-#   sm90_xmma_gemm_f16f16_tn     1 call, 20 us: Tensor Cores (a Hopper name the list misses)
+#   sm90_xmma_gemm_bf16bf16_...  1 call, 20 us: Tensor Cores (a Hopper cuBLAS name the list misses)
 #   ampere_sgemm_128x64_nn       3 calls, 5 + 6 + 7 us, grids 1,1,1 / 2,1,1: GEMM without
 #                                Tensor Cores; two launched under aten::mm, one under aten::addmm;
 #                                registers 16, 16, 24
@@ -19,7 +19,7 @@
 # grid 2 regs 24): 6 rows in all.
 awk 'BEGIN {
 	print "{\"traceEvents\": ["
-	n = split("volta_h884gemm_64x64_nn volta_h884gemm_64x64_nn sm90_xmma_gemm_f16f16_tn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn elementwise", k, " ")
+	n = split("volta_h884gemm_64x64_nn volta_h884gemm_64x64_nn sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn ampere_sgemm_128x64_nn elementwise", k, " ")
 	k[7] = "void at::native::elementwise_kernel<128, 4>(int, float*)"
 	split("32 32 32 16 16 24 32", regs, " ")
 	split("0 0 49152 0 0 0 0", smem, " ")
@@ -53,7 +53,7 @@ is "$(q files.0.kernels.0.min_ns files.0.kernels.0.max_ns files.0.kernels.0.mean
 is "$(q files.0.kernels.0.grid files.0.kernels.0.block files.0.kernels.0.tensor_cores files.0.kernels.0.launched_by | tr '\n' ' ')" \
 	"4,1,1 128,1,1 true aten::bmm " "one grid and block for every call; Tensor Cores (h884); launched by aten::bmm"
 is "$(q files.0.kernels.1.name files.0.kernels.1.tensor_cores files.0.kernels.1.matmul_without_tensor_cores | tr '\n' ' ')" \
-	"sm90_xmma_gemm_f16f16_tn true false " "a Hopper xmma name counts as Tensor Cores"
+	"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas true false " "a Hopper xmma name counts as Tensor Cores"
 is "$(q files.0.kernels.2.name files.0.kernels.2.calls files.0.kernels.2.grid files.0.kernels.2.matmul_without_tensor_cores | tr '\n' ' ')" \
 	"ampere_sgemm_128x64_nn 3 varies true " "grids differ: varies; a GEMM without Tensor Cores is flagged"
 is "$(q files.0.kernels.2.launched_by files.0.kernels.2.launched_by_calls | tr '\n' ' ')" "aten::mm 2 " \
@@ -75,7 +75,7 @@ is "$("$TTRACE" --report=kernels --group-by=operator --json "$TMP/k.json" | "$JS
 "$TTRACE" --report=kernels --group-by=tree "$TMP/k.json" >/dev/null 2>"$TMP/err"
 is "$?" 2 "--group-by=tree is the operators' only"
 like "$(cat "$TMP/err")" "--group-by wants name, shape or operator (got 'tree')" "and says what the kernels take"
-like "$out" "73.2% of it in kernels using Tensor Cores" "text: the Tensor Core share (60 of 82 us)"
+like "$out" "73.2% of it on Tensor Cores or matrix cores" "text: the Tensor Core share (60 of 82 us)"
 like "$out" "ampere_sgemm_128x64_nn" "text: the names"
 
 scr() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$TMP/k.json" | sed '/^--$/,$d'; }
@@ -163,4 +163,40 @@ ok $? "and the rows still fit the report's width"
 "$JSONQ" files.0.top_kernels.0.name files.0.top_kernels.1.name files.0.top_kernels.2.name <"$TMP/alike.out" | sort >"$TMP/alike.json-names"
 sed -n 's/^.*"name": "\(void [^"]*\)".*$/\1/p' "$TMP/alike.json" | sort >"$TMP/alike.names"
 is "$(cat "$TMP/alike.json-names")" "$(cat "$TMP/alike.names")" "JSON: the names whole"
+# The kernel's class (src/kernel_class.h): family, math unit, precision; a unit the name does
+# not say is null in tensor_cores, never "no", and the GEMM time of unknown unit is counted
+# apart.
+cat >"$TMP/cls.json" <<'EOF2'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas", "pid": 0, "tid": 7, "ts": 10, "dur": 30, "args": {"device": 0, "stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "my_fused_gemm_kernel", "pid": 0, "tid": 7, "ts": 50, "dur": 20, "args": {"device": 0, "stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7, "ts": 80, "dur": 10, "args": {"device": 0, "stream": 7}}
+]}
+EOF2
+"$TTRACE" --report=kernels --json "$TMP/cls.json" >"$TMP/cls.out" 2>/dev/null
+c() { "$JSONQ" "$@" <"$TMP/cls.out" | tr '\n' ' '; }
+is "$(c files.0.kernels.0.family files.0.kernels.0.math_unit files.0.kernels.0.precision files.0.kernels.0.tensor_cores files.0.kernels.0.matmul_without_tensor_cores)" \
+	"gemm simt fp32 false true " "an FFMA xmma GEMM: SIMT, FP32, flagged (the plugin's list takes it for Tensor Cores)"
+is "$(c files.0.kernels.1.family files.0.kernels.1.math_unit files.0.kernels.1.tensor_cores files.0.kernels.1.matmul_without_tensor_cores)" \
+	"gemm unknown null null " "a GEMM whose name does not say its unit: unknown, null, not flagged"
+is "$(c files.0.kernels.2.family files.0.kernels.2.math_unit files.0.kernels.2.tensor_cores files.0.kernels.2.matmul_without_tensor_cores)" \
+	"elementwise unknown null false " "a Triton pointwise kernel: elementwise, unit unknown"
+is "$(c files.0.kernel_time_ns files.0.tensor_core_time_ns files.0.matmul_unit_unknown_ns)" "60000 0 20000 " \
+	"the GEMM time of unknown unit is counted apart"
+"$TTRACE" --report=overview --json "$TMP/cls.json" >"$TMP/cls.ov" 2>/dev/null
+is "$("$JSONQ" files.0.devices.0.tensor_cores files.0.devices.0.math_unit_unknown files.0.devices.0.tensor_cores_plugin <"$TMP/cls.ov" | tr '\n' ' ')" \
+	"0 0.5 0.5 " "overview: none on matrix units, half the kernel time of unknown unit; the plugin's list takes the FFMA xmma_gemm"
+# Communication outside NCCL (a symmetric-memory all-reduce) is communication: its stream is
+# gpu_comm, its time is comm, not compute, and it is a collective of its own kind.
+cat >"$TMP/comm.json" <<'EOF2'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 10, "dur": 100, "args": {"device": 0, "stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)", "pid": 0, "tid": 20, "ts": 150, "dur": 40, "args": {"device": 0, "stream": 20}}
+]}
+EOF2
+like "$("$TTRACE" --dump-model "$TMP/comm.json" 2>/dev/null)" "track t1 gpu_comm pid 0 tid 20" \
+	"a stream of symmetric-memory all-reduce kernels is a communication stream"
+"$TTRACE" --report=distributed --json "$TMP/comm.json" >"$TMP/comm.out" 2>/dev/null
+is "$("$JSONQ" ranks.0.compute_ns ranks.0.comm_ns collectives.0.kind <"$TMP/comm.out" | tr '\n' ' ')" \
+	"100000 40000 multimem_all_reduce_kernel " "its time is communication, not compute, in a collective named for its kernel"
 finish

@@ -6,7 +6,7 @@
 
 #include "ui/names.h"
 
-enum { G_DEVICE, G_NAME, G_KERNELS, G_KTIME, G_UTIL, G_SMEFF, G_OCC, G_TC, G_TC_PLUGIN, G_TCTIME };
+enum { G_DEVICE, G_NAME, G_KERNELS, G_KTIME, G_UTIL, G_SMEFF, G_OCC, G_TC, G_UNKNOWN, G_TC_PLUGIN, G_TCTIME };
 
 int gpu_summary_columns(struct column *cols)
 {
@@ -19,6 +19,7 @@ int gpu_summary_columns(struct column *cols)
 		[G_SMEFF] = { "sm_efficiency", "est. SM efficiency", COL_RATIO, 0, 0 },
 		[G_OCC] = { "achieved_occupancy", "est. occupancy", COL_RATIO, 0, 0 },
 		[G_TC] = { "tensor_cores", "Tensor Cores", COL_RATIO, 0, 0 },
+		[G_UNKNOWN] = { "math_unit_unknown", "unit unknown", COL_RATIO, 0, 0 },
 		[G_TC_PLUGIN] = { "tensor_cores_plugin", "TC (plugin list)", COL_RATIO, 0, 0 },
 		[G_TCTIME] = { "tensor_core_time_ns", "TC time", COL_DUR, 0, COL_JSON_ONLY },
 	};
@@ -41,6 +42,7 @@ void gpu_summary_fill(struct table *tb, const struct trace *t, const struct gpu_
 		table_set_pct(tb, row, G_SMEFF, d->sm_efficiency);
 		table_set_pct(tb, row, G_OCC, d->occupancy / 100.0);
 		table_set_pct(tb, row, G_TC, d->tensor_cores);
+		table_set_pct(tb, row, G_UNKNOWN, d->unit_unknown);
 		table_set_pct(tb, row, G_TC_PLUGIN, d->tensor_cores_plugin);
 		table_set_int(tb, row, G_TCTIME, d->tc_time);
 	}

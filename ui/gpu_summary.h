@@ -8,7 +8,7 @@
 #include "src/gpu_metrics.h"
 #include "ui/table.h"
 
-#define GPU_SUMMARY_COLS 10
+#define GPU_SUMMARY_COLS 11
 
 /* Writes the columns into COLS (GPU_SUMMARY_COLS of them); returns how many. */
 int gpu_summary_columns(struct column *cols);

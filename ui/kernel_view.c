@@ -31,6 +31,9 @@ enum {
 	K_TC,
 	K_NO_TC,
 	K_OP,
+	K_FAMILY,
+	K_UNIT,
+	K_PREC,
 	K_OP_CALLS,
 	K_LONGEST
 };
@@ -50,8 +53,11 @@ int kernel_view_columns(struct column *cols)
 		[K_BLOCK] = { "block", "block", COL_TEXT, 0, 0 },
 		[K_REGS] = { "registers_per_thread", "regs", COL_TEXT, 0, 0 },
 		[K_SMEM] = { "shared_memory_bytes", "shared mem", COL_TEXT, 0, 0 },
-		[K_TC] = { "tensor_cores", "TC", COL_BOOL, 0, 0 },
-		[K_NO_TC] = { "matmul_without_tensor_cores", "GEMM no TC", COL_BOOL, 0, 0 },
+		[K_FAMILY] = { "family", "family", COL_TEXT, 0, 0 },
+		[K_UNIT] = { "math_unit", "unit", COL_TEXT, 0, 0 },
+		[K_PREC] = { "precision", "prec", COL_TEXT, 0, 0 },
+		[K_TC] = { "tensor_cores", "TC", COL_BOOL, 0, COL_JSON_ONLY },
+		[K_NO_TC] = { "matmul_without_tensor_cores", "GEMM no TC", COL_BOOL, 0, COL_JSON_ONLY },
 		[K_OP] = { "launched_by", "launched by", COL_TEXT, 1, 0 },
 		[K_OP_CALLS] = { "launched_by_calls", "of calls", COL_COUNT, 0, COL_JSON_ONLY },
 		[K_LONGEST] = { "longest_start_ns", "longest at", COL_TIME, 0, COL_JSON_ONLY },
@@ -109,8 +115,16 @@ void kernel_view_fill(struct table *tb, const struct trace *t, const struct kern
 		set_shape(tb, row, K_BLOCK, k->block, k->block_varies);
 		set_one(tb, row, K_REGS, k->regs, k->regs_varies);
 		set_one(tb, row, K_SMEM, k->smem, k->smem_varies);
-		table_set_int(tb, row, K_TC, k->tensor_cores);
-		table_set_int(tb, row, K_NO_TC, k->matmul_like && !k->tensor_cores);
+		/* the math unit as the names tell it (src/kernel_class.h): unknown is null, never "no" */
+		table_set_str(tb, row, K_FAMILY, kernel_class_family_name(k->cls.family));
+		table_set_str(tb, row, K_UNIT, kernel_class_unit_name(k->cls.unit));
+		table_set_str(tb, row, K_PREC, kernel_class_prec_name(k->cls.prec));
+		if (k->cls.unit != KC_UNIT_UNKNOWN)
+			table_set_int(tb, row, K_TC, k->cls.unit == KC_UNIT_MATRIX);
+		if (!kernel_class_is_matmul(k->cls.family))
+			table_set_int(tb, row, K_NO_TC, 0);
+		else if (k->cls.unit != KC_UNIT_UNKNOWN)
+			table_set_int(tb, row, K_NO_TC, k->cls.unit != KC_UNIT_MATRIX);
 		if (k->op != TT_NONE) {
 			table_set_trace_str(tb, row, K_OP, t, k->op);
 			table_set_int(tb, row, K_OP_CALLS, (int64_t)k->op_calls);
@@ -132,6 +146,8 @@ static void json_head(struct jsonw *w, struct trace *t, enum kernel_group g)
 	jsonw_int(w, r->total);
 	jsonw_key(w, "tensor_core_time_ns");
 	jsonw_int(w, r->tc_total);
+	jsonw_key(w, "matmul_unit_unknown_ns");
+	jsonw_int(w, r->matmul_unknown);
 }
 
 static void text_head(FILE *f, struct trace *t, enum kernel_group g)
@@ -139,14 +155,15 @@ static void text_head(FILE *f, struct trace *t, enum kernel_group g)
 	const struct kernel_report *r = trace_kernels(t, g);
 	char a[48];
 	fprintf(f,
-	        "   %u rows %s, %s of kernel time (sum of durations), %.1f%% of it in kernels using Tensor Cores "
-	        "(by name; see ttrace(1)); launch shape and occupancy: --json or the K view\n",
+	        "   %u rows %s, %s of kernel time (sum of durations), %.1f%% of it on Tensor Cores or matrix cores, "
+	        "%.1f%% in GEMM/convolution/attention kernels whose unit the name does not say (KERNEL CLASSES in "
+	        "ttrace(1)); launch shape and occupancy: --json or the K view\n",
 	        r->n,
 	        g == KG_NAME    ? "by name"
 	        : g == KG_SHAPE ? "by name and launch shape"
 	                        : "by name, operator and launch shape",
-	        timefmt_dur(r->total, a, sizeof a),
-	        r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0);
+	        timefmt_dur(r->total, a, sizeof a), r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0,
+	        r->total > 0 ? 100.0 * (double)r->matmul_unknown / (double)r->total : 0.0);
 }
 
 #define KERNEL_REPORT(G, g)                                                                        \
@@ -168,7 +185,7 @@ KERNEL_REPORT(KG_OP, op)
  * keep room at 120 columns; grouped by shape, the shape is the point */
 #define TEXT_COLS                                                                                              \
 	((1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) | \
-	 (1u << K_TC) | (1u << K_NO_TC) | (1u << K_OP))
+	 (1u << K_FAMILY) | (1u << K_UNIT) | (1u << K_PREC) | (1u << K_OP))
 #define SHAPE_COLS ((1u << K_GRID) | (1u << K_BLOCK) | (1u << K_REGS) | (1u << K_SMEM))
 #define KERNEL_REPORT_DEF(g, cols)                                                                           \
 	{                                                                                                    \

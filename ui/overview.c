@@ -189,7 +189,7 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 {
 	const struct overview_view *ov = tp->owner;
 	const struct step_report *sr = ov->s;
-	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16], b[64];
+	char line[512], a[48], u[16], s[16], oc[16], tc[16], tcp[16], unk[16], b[64];
 	int y = r.y;
 	(void)app;
 	/* the link to the advice: its worst finding when the findings are known (the timeline
@@ -216,12 +216,13 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		pct_text(s, sizeof s, d->sm_efficiency);
 		pct_text(oc, sizeof oc, d->occupancy / 100);
 		pct_text(tc, sizeof tc, d->tensor_cores);
+		pct_text(unk, sizeof unk, d->unit_unknown);
 		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
 		snprintf(
 			line, sizeof line,
-			"GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (plugin's list %s)  "
-			"%llu kernel%s, %s",
-			d->device, u, s, oc, tc, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
+			"GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (unit unknown %s, "
+			"plugin %s)  %llu kernel%s, %s",
+			d->device, u, s, oc, tc, unk, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
 			timefmt_dur(d->kernel_time, a, sizeof a));
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}

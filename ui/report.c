@@ -673,7 +673,7 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 		fputc('\n', f);
 	}
 	fprintf(f, "   collectives: %u matched by kind (and process group) and order (%s)\n\n", r->ncolls,
-	        r->comm_from_kernels ? "NCCL/RCCL kernels" : "gloo CPU ops");
+	        r->comm_from_kernels ? "communication kernels" : "gloo CPU ops");
 	/* the distributed view's own table (ui/dist_view.h): its rank rows, then its collective rows */
 	dist_table_init(&tb, cols, &per_rank, r);
 	uint32_t *rows = xcalloc((size_t)tb.nrows + 1, sizeof *rows);

@@ -159,6 +159,30 @@ def gen():
             t.launch(k, s + 2, 5, s + 10, 900)
         t.write(name)
 
+    # tensor_cores_unused by kernel class (src/kernel_class.h), each kernel 900 us per step:
+    # - mixed: an FFMA SGEMM of 300 us beside an FP8 nvjet GEMM of 600 us: fires (33%), but
+    #   mixed precision is on: the cause says so and the confidence is medium;
+    # - fp8: the FP8 nvjet GEMM alone: quiet (no "enable AMP" on an FP8 job);
+    # - unknown: a GEMM whose name does not say its unit: quiet (never evidence);
+    # - ffma-xmma: an FFMA xmma_gemm, which the plugin's list takes for Tensor Cores: fires.
+    FP8 = "nvjet_sm90_qqtst_128x256_64x4_2x1_v_bz_coopA_TNT"
+    FFMA = ("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_"
+            "execute_kernel__5x_cublas")
+    for name, ks in (("tensor_cores_unused-mixed.json", ((FFMA, 300), (FP8, 600))),
+                     ("tensor_cores_unused-fp8.json", ((FP8, 900),)),
+                     ("tensor_cores_unused-unknown.json", (("my_fused_gemm_kernel", 900),)),
+                     ("tensor_cores_unused-ffma-xmma.json", ((FFMA, 900),))):
+        t = Trace()
+        t.steps()
+        for i in range(NSTEPS):
+            s = i * STEP
+            busy_host(t, s, 1, STEP - 1)
+            g = s + 10
+            for j, (k, d) in enumerate(ks):
+                t.launch(k, s + 2 + j, 1, g, d)
+                g += d
+        t.write(name)
+
     # low_occupancy: the one kernel runs at est. achieved occupancy 12% with 0.5 blocks per
     # SM / at 80% with 4 blocks per SM.
     for name, occ, bps in (("low_occupancy-fire.json", 12, 0.5), ("low_occupancy-quiet.json", 80, 4)):
