@@ -188,13 +188,20 @@ static void set_aside_outliers(struct trace *t)
 
 /* ---- per-track layout ------------------------------------------------------------------ */
 
+/* A track of CUPTI range-profiler ranges (Kineto writes them on pid = device, tid 0) is a
+ * pseudo-track: drawn, but neither a GPU stream nor a CPU thread to any analysis. */
 static void classify_track(struct trace *t, struct track *tr)
 {
-	uint32_t cpu_side = 0;
+	uint32_t cpu_side = 0, ranges = 0;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		uint8_t c = tr->slices[i].cls;
 		if (c == SC_CPU_OP || c == SC_PYTHON || c == SC_RUNTIME || c == SC_USER_ANNOTATION)
 			cpu_side++;
+		ranges += c == SC_PROFILER_RANGE;
+	}
+	if (ranges > 0 && ranges >= tr->gpu_slices && ranges >= cpu_side) {
+		tr->kind = TRACK_OTHER;
+		return;
 	}
 	if (tr->gpu_slices > 0 && tr->gpu_slices >= cpu_side) {
 		uint32_t kernels = 0;
@@ -234,6 +241,8 @@ static void name_track(struct trace *t, struct track *tr)
 	}
 	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
 		snprintf(buf, sizeof buf, "stream %lld", (long long)tr->stream);
+	else if (tr->kind == TRACK_OTHER && tr->nslices > 0 && tr->slices[0].cls == SC_PROFILER_RANGE)
+		snprintf(buf, sizeof buf, "profiler ranges (GPU %lld)", (long long)tr->pid);
 	else
 		snprintf(buf, sizeof buf, "thread %lld", (long long)tr->tid);
 	tr->name = strtab_intern(&t->strings, buf, strlen(buf));

@@ -72,7 +72,7 @@ static const struct {
 	CLASS("cuda_runtime", SC_RUNTIME),
 	CLASS("cuda_driver", SC_RUNTIME),
 	CLASS("cuda_sync", SC_SYNC),
-	CLASS("cuda_profiler_range", SC_KERNEL),
+	CLASS("cuda_profiler_range", SC_PROFILER_RANGE),
 	CLASS("gpu_memcpy", SC_MEMCPY),
 	CLASS("gpu_memset", SC_MEMSET),
 	CLASS("gpu_user_annotation", SC_GPU_ANNOTATION),
@@ -93,6 +93,26 @@ enum slice_class model_classify(const char *cat, uint32_t n)
 		if (slice_classes[i].len == n && memcmp(cat, slice_classes[i].cat, n) == 0)
 			return slice_classes[i].cls;
 	return SC_OTHER;
+}
+
+void trace_set_aside(const struct trace *t, struct set_aside *out)
+{
+	uint32_t overhead_cat = strtab_find(&t->strings, "overhead", 8);
+
+	memset(out, 0, sizeof *out);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			if (s->cls == SC_PROFILER_RANGE) {
+				out->ranges++;
+				out->ranges_ns += slice_dur(tr, s);
+			} else if (overhead_cat != TT_NONE && overhead_cat != 0 && slice_cat(t, s) == overhead_cat) {
+				out->overhead++;
+				out->overhead_ns += slice_dur(tr, s);
+			}
+		}
+	}
 }
 
 bool model_time_is_epoch(int64_t abs_ns)

@@ -37,11 +37,12 @@ enum slice_class {
 	SC_USER_ANNOTATION, /* user_annotation (ProfilerStep#N, record_function) */
 	SC_PYTHON,          /* python_function */
 	SC_RUNTIME,         /* cuda_runtime, Runtime, cuda_driver */
-	SC_KERNEL,          /* kernel, Kernel, cuda_profiler_range */
+	SC_KERNEL,          /* kernel, Kernel */
 	SC_MEMCPY,          /* gpu_memcpy, Memcpy */
 	SC_MEMSET,          /* gpu_memset, Memset */
 	SC_GPU_ANNOTATION,  /* gpu_user_annotation */
 	SC_SYNC,            /* cuda_sync */
+	SC_PROFILER_RANGE,  /* cuda_profiler_range: a CUPTI range-profiler range, not GPU work */
 	SC__COUNT
 };
 
@@ -544,6 +545,15 @@ const char *quality_text(enum quality_kind q);
  * what it holds past the cut reads as zeros, and T must be loaded again. */
 bool trace_cache_lost(const struct trace *t);
 uint32_t quality_problems(const struct trace *t);
+/* What the trace records that is not GPU work, set aside from every GPU figure: CUPTI
+ * range-profiler ranges (class SC_PROFILER_RANGE) and CUPTI overhead spans (category
+ * "overhead", Kineto's pid -1), each a count and a total length (ns, not merged). */
+struct set_aside {
+	uint64_t ranges, overhead;
+	int64_t ranges_ns, overhead_ns;
+};
+/* Fills *OUT for T (one pass over its slices). */
+void trace_set_aside(const struct trace *t, struct set_aside *out);
 /* True when ABS_NS (an absolute time: base_ns + a file time) looks like nanoseconds since
  * the Unix epoch (2001 to 2096) rather than since a boot or a profiler start. */
 bool model_time_is_epoch(int64_t abs_ns);

@@ -24,7 +24,7 @@ static const char *cls_name(uint8_t c)
 {
 	static const char *const names[SC__COUNT] = { "other",          "cpu_op", "user_annotation", "python",
 		                                      "runtime",        "kernel", "memcpy",          "memset",
-		                                      "gpu_annotation", "sync" };
+		                                      "gpu_annotation", "sync",   "profiler_range" };
 	return c < SC__COUNT ? names[c] : "?";
 }
 

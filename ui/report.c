@@ -166,6 +166,20 @@ static void summary_text(FILE *f, const struct trace *t)
 
 	summary_tables(f, NULL, t);
 
+	struct set_aside sa;
+	trace_set_aside(t, &sa);
+	if (sa.ranges > 0 || sa.overhead > 0) {
+		fprintf(f, "\n   Set aside from every GPU figure (not GPU work)\n");
+		if (sa.ranges > 0)
+			fprintf(f,
+			        "   %10" PRIu64
+			        "  %-28s %s in all: CUPTI range-profiler ranges (cuda_profiler_range), not kernels\n",
+			        sa.ranges, "profiler_ranges", timefmt_dur(sa.ranges_ns, a, sizeof a));
+		if (sa.overhead > 0)
+			fprintf(f, "   %10" PRIu64 "  %-28s %s in all: CUPTI overhead spans (category overhead)\n",
+			        sa.overhead, "cupti_overhead", timefmt_dur(sa.overhead_ns, a, sizeof a));
+	}
+
 	fprintf(f, "\n   Data quality\n");
 	bool any = false;
 	for (int q = 0; q < Q__COUNT; q++) {
@@ -237,6 +251,26 @@ static void summary_json(struct jsonw *w, const struct trace *t)
 	jsonw_key(w, "legacy_format");
 	jsonw_bool(w, t->legacy);
 	summary_tables(NULL, w, t);
+
+	struct set_aside sa;
+	trace_set_aside(t, &sa);
+	jsonw_key(w, "set_aside");
+	jsonw_object(w);
+	jsonw_key(w, "profiler_ranges");
+	jsonw_object(w);
+	jsonw_key(w, "count");
+	jsonw_uint(w, sa.ranges);
+	jsonw_key(w, "time_ns");
+	jsonw_int(w, sa.ranges_ns);
+	jsonw_end_object(w);
+	jsonw_key(w, "cupti_overhead");
+	jsonw_object(w);
+	jsonw_key(w, "count");
+	jsonw_uint(w, sa.overhead);
+	jsonw_key(w, "time_ns");
+	jsonw_int(w, sa.overhead_ns);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
 
 	jsonw_key(w, "quality");
 	jsonw_object(w);
@@ -442,6 +476,15 @@ void report_check(FILE *f, struct trace *const *traces, int n)
 				}
 				fputc('\n', f);
 			}
+		}
+		struct set_aside sa;
+		trace_set_aside(t, &sa);
+		if (sa.ranges > 0) {
+			any = true;
+			fprintf(f,
+			        "   profiler_ranges: %" PRIu64 ", %s in all (CUPTI range-profiler ranges: replays for "
+			        "counters, not kernels; set aside from every GPU figure)\n",
+			        sa.ranges, timefmt_dur(sa.ranges_ns, a, sizeof a));
 		}
 		for (uint32_t w = 0; w < t->nwarnings; w++) {
 			any = true;
