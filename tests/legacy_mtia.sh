@@ -99,6 +99,13 @@ if [ -d "$S" ]; then
 		"9 3453 7309063136 " "MTIA trace: 3,453 jobs on device 9"
 	awk -v x="$(q files.0.devices.0.utilization)" 'BEGIN { exit !(x > 0.548 && x < 0.549) }'
 	ok $? "MTIA trace: utilization 54.8%"
+	"$TTRACE" --report=operators --json "$S/mtia-rank0-310k-metadata-events.json.gz" >"$TMP/o.json"
+	n=$("$JSONQ" files.0.operators.# <"$TMP/o.json")
+	paths=$(seq 0 $((n - 1)) | sed 's/.*/files.0.operators.&.name/')
+	# shellcheck disable=SC2086 # one path a word
+	i=$("$JSONQ" $paths <"$TMP/o.json" | grep -n -x -F aten::mm | head -1 | cut -d: -f1)
+	is "$("$JSONQ" files.0.operators.$((i - 1)).calls files.0.operators.$((i - 1)).cpu_total_ns files.0.operators.$((i - 1)).self_device_ns files.0.operators.$((i - 1)).device_total_ns <"$TMP/o.json" | tr '\n' ' ')" \
+		"162 8420058121 3826597064 7653194128 " "MTIA trace: aten::mm gets the device time of the jobs it submitted"
 	mj=$("$TTRACE" --report=memory --json "$S/resnet50-v100-2021-oldcats-memory.pt.trace.json.gz")
 	is "$(m files.0.devices.1.device files.0.devices.1.derived files.0.devices.1.derived_allocated.peak_allocated_bytes files.0.devices.1.derived_allocated.base_bytes files.0.devices.0.derived_allocated.peak_allocated_bytes)" \
 		"cuda:0 true 2791636480 0 57803264 " "resnet50 2021: derived peaks 2.79 GB (cuda:0), 57.8 MB (cpu)"
