@@ -143,6 +143,32 @@ static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 	}
 }
 
+static bool str_is(const struct scan_str *s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s->len == n && memcmp(s->p, lit, n) == 0;
+}
+
+/* The class of an MTIA event (Meta's accelerator), which the category alone does not say,
+ * or SC_OTHER: the category's. Kineto writes the runtime calls that submit device work as
+ * mtia_runtime (PyTorch's cuda_runtime), and the device's own work as mtia_ccp_events on
+ * the device's pid ("MTIA 9"), one thread per queue ("Stream 1 FW") and one for DMA: a job
+ * that carries the correlation id of the call that submitted it is the device's kernel, a
+ * dma_request its copy (memcpy); anything else there (no correlation) stays unclassified. */
+static uint8_t mtia_class(const struct scan_event *ev)
+{
+	static const char prefix[] = "mtia_";
+	if (ev->cat.len < sizeof prefix - 1 || memcmp(ev->cat.p, prefix, sizeof prefix - 1) != 0)
+		return SC_OTHER;
+	if (str_is(&ev->cat, "mtia_runtime"))
+		return SC_RUNTIME;
+	if (!str_is(&ev->cat, "mtia_ccp_events"))
+		return SC_OTHER;
+	if (str_is(&ev->name, "dma_request"))
+		return SC_MEMCPY;
+	return ev->have & SA_CORRELATION ? SC_KERNEL : SC_OTHER;
+}
+
 static void on_slice(struct chrome_build *cb, const struct scan_event *ev)
 {
 	struct builder_slice s;
@@ -156,6 +182,7 @@ static void on_slice(struct chrome_build *cb, const struct scan_event *ev)
 	s.dur = ev->has_dur && ev->dur >= 0 ? ev->dur : -1;
 	s.args = pack_args(ev);
 	s.origin = ev->offset;
+	s.cls = mtia_class(ev);
 	if (ev->have & GPU_ARGS)
 		gpu_facts(ev, &g);
 	builder_slice(cb->b, ti, &s, ev->have & GPU_ARGS ? &g : NULL);

@@ -421,11 +421,14 @@ static void track_args_array(struct track *tr)
  * operations, and runtime calls and syncs with a correlation id; slices closed from a
  * begin keep none. Examples of the notes it takes are located at W. */
 void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, uint32_t name, uint32_t cat,
-                        uint64_t args, uint8_t flags, struct where w, bool complete, const struct builder_gpu *gpu)
+                        uint8_t given, uint64_t args, uint8_t flags, struct where w, bool complete,
+                        const struct builder_gpu *gpu)
 {
 	struct track *tr = &b->t->tracks[ti];
 	struct slice *s;
-	enum slice_class cls = model_classify(strtab_get(&b->t->strings, cat), strtab_len(&b->t->strings, cat));
+	enum slice_class cls = given != SC_OTHER && given < SC__COUNT ? (enum slice_class)given
+	                                                              : model_classify(strtab_get(&b->t->strings, cat),
+	                                                                               strtab_len(&b->t->strings, cat));
 
 	if (tr->nslices == tr->cap) {
 		/* small at first: a file may hold a track per pid for 200k pids */
@@ -493,7 +496,7 @@ void builder_slice(struct builder *b, uint32_t track, const struct builder_slice
 	}
 	if (dur > BUILDER_TIME_LIMIT - s->ts)
 		dur = BUILDER_TIME_LIMIT - s->ts;
-	builder_push_slice(b, track, s->ts, dur, s->name, s->cat, s->args, 0, w, true, gpu);
+	builder_push_slice(b, track, s->ts, dur, s->name, s->cat, s->cls, s->args, 0, w, true, gpu);
 }
 
 struct bstack *builder_stack_of(struct builder *b, uint32_t ti)
@@ -562,7 +565,7 @@ bool builder_end(struct builder *b, uint32_t track, int64_t ts, uint64_t origin,
 		note_at(b, Q_NEGATIVE_DUR, (struct where){ origin, ts }, o.name, track);
 		dur = 0;
 	}
-	builder_push_slice(b, track, o.ts, dur, o.name, o.cat, o.args, SF_FROM_BE, nowhere, false, NULL);
+	builder_push_slice(b, track, o.ts, dur, o.name, o.cat, SC_OTHER, o.args, SF_FROM_BE, nowhere, false, NULL);
 	return true;
 }
 
@@ -741,7 +744,7 @@ void builder_finish(struct builder *b)
 			struct open_b o = st->v[--st->n];
 			note_at(b, Q_UNCLOSED_BEGIN, (struct where){ o.origin, o.ts }, o.name, ti);
 			builder_push_slice(b, ti, o.ts, b->max_end > o.ts ? b->max_end - o.ts : 0, o.name, o.cat,
-			                   o.args, SF_FROM_BE | SF_UNCLOSED, nowhere, false, NULL);
+			                   SC_OTHER, o.args, SF_FROM_BE | SF_UNCLOSED, nowhere, false, NULL);
 		}
 	}
 	t->quality.count[Q_UNMATCHED_END] += b->norphans;

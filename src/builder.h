@@ -11,7 +11,8 @@
  * path, codec, status, error, bytes). The trace itself belongs to the caller throughout.
  *
  * Vocabulary: strings are ids of the trace's string table (builder_string); a slice's
- * class comes from its category (model_classify: "kernel", "cuda_runtime", ...); a
+ * class comes from its category (model_classify: "kernel", "cuda_runtime", ...) unless the
+ * source gives one (builder_slice.cls); a
  * track's kind (CPU thread, GPU stream) is derived from its slices when the model is
  * finished. ORIGIN is where an event came from in its source (a byte offset; 0 when
  * unknown): it only locates the examples of the quality counts. Times are ns and must
@@ -51,6 +52,8 @@ struct builder_slice {
 	uint32_t cat;  /* string id: gives the slice's class */
 	uint64_t args; /* what the trace's args reader needs to find the slice's args, 0: none */
 	uint64_t origin;
+	uint8_t cls; /* enum slice_class where the source knows it better than the category
+	              * does (MTIA's device work); SC_OTHER (0): the category's */
 };
 
 /* What a source knows of a GPU operation (kernel, memcpy, memset) or of the runtime call

@@ -199,8 +199,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		struct open_b b = st->v[--st->n];
 		if (o->ts < b.ts) /* as builder_end counts it */
 			builder_note(dst, Q_NEGATIVE_DUR, w.origin, w.ts, b.name, ti);
-		builder_push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, b.args, SF_FROM_BE,
-		                   nowhere, false, NULL);
+		builder_push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, SC_OTHER, b.args,
+		                   SF_FROM_BE, nowhere, false, NULL);
 	}
 	/* begins SRC left open go on top of DST's */
 	for (uint32_t i = 0; i < src->nstacks && i < s->ntracks; i++) {

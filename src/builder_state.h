@@ -91,7 +91,8 @@ uint8_t builder_cat_overflow(struct builder *b);
 
 /* Appends a slice to track TI (see builder.c). */
 void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur, uint32_t name, uint32_t cat,
-                        uint64_t args, uint8_t flags, struct where w, bool complete, const struct builder_gpu *gpu);
+                        uint8_t cls, uint64_t args, uint8_t flags, struct where w, bool complete,
+                        const struct builder_gpu *gpu);
 
 /* The stack of open begins of track TI, made when new. */
 struct bstack *builder_stack_of(struct builder *b, uint32_t ti);

@@ -263,6 +263,50 @@ static void analyse_curve(const struct trace *t, const struct memory_report *r, 
 	}
 }
 
+/* The curve of device D derived from its samples' Bytes (memory.h), when none of its
+ * samples has the totals; BYTES: how many of them have Bytes. */
+static void derive_curve(const struct trace *t, const struct memory_report *r, struct mem_device *d, uint32_t bytes,
+                         uint32_t dev, const uint32_t *dev_of)
+{
+	struct mem_derived *x = &d->derived;
+	x->peak_op = (struct slice_ref){ TT_NONE, TT_NONE };
+	if (d->n > 0 || bytes == 0)
+		return;
+	x->sample = xmalloc(bytes * sizeof *x->sample);
+	x->ts = xmalloc(bytes * sizeof *x->ts);
+	x->allocated = xmalloc(bytes * sizeof *x->allocated);
+	for (uint32_t i = 0; i < t->nmem; i++)
+		if (dev_of[i] == dev && t->mem[i].flags & MEM_HAS_BYTES)
+			x->sample[x->n++] = i;
+	sort_samples(x->sample, x->n, t);
+	int64_t sum = 0, low = 0;
+	for (uint32_t k = 0; k < x->n; k++) {
+		const struct mem_sample *m = &t->mem[x->sample[k]];
+		sum = tt_add(sum, m->bytes);
+		x->ts[k] = m->ts;
+		x->allocated[k] = sum;
+		if (sum < low)
+			low = sum;
+	}
+	x->base = -low;
+	uint32_t peak = 0;
+	for (uint32_t k = 0; k < x->n; k++) {
+		x->allocated[k] = tt_add(x->allocated[k], x->base);
+		if (k == 0 || x->allocated[k] > x->peak) {
+			x->peak = x->allocated[k];
+			x->peak_ts = x->ts[k];
+			peak = k;
+		}
+	}
+	x->peak_op = op_running(t, &t->mem[x->sample[peak]]);
+	x->step_allocated = xmalloc((r->nsteps ? r->nsteps : 1) * sizeof *x->step_allocated);
+	for (uint32_t s = 0; s < r->nsteps; s++) {
+		int64_t at = t->steps[r->steps[s]].ts;
+		uint32_t i = i64_lower_bound(x->ts, x->n, at == INT64_MAX ? at : at + 1);
+		x->step_allocated[s] = i > 0 ? x->allocated[i - 1] : -1;
+	}
+}
+
 /* The slices of one thread open at a time, outermost first: a sweep over the thread's
  * slices (in start order, longer first) and its samples (in time order) finds every
  * sample's enclosing slices at once, where looking each up in the index would cost a
@@ -491,10 +535,15 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 			md->sample[md->n++] = i;
 		}
 	}
+	uint32_t *bytes = xcalloc(r->ndevices, sizeof *bytes);
+	for (uint32_t i = 0; i < t->nmem; i++)
+		bytes[dev_of[i]] += (t->mem[i].flags & MEM_HAS_BYTES) != 0;
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		sort_samples(r->devices[d].sample, r->devices[d].n, t);
 		analyse_curve(t, r, &r->devices[d]);
+		derive_curve(t, r, &r->devices[d], bytes[d], d, dev_of);
 	}
+	free(bytes);
 	free(dev_of);
 }
 
@@ -542,6 +591,10 @@ void memory_free(struct memory_report *r)
 		free(md->reserved);
 		free(md->sample);
 		free(md->step_allocated);
+		free(md->derived.ts);
+		free(md->derived.allocated);
+		free(md->derived.sample);
+		free(md->derived.step_allocated);
 	}
 	free(r->devices);
 	free(r->rows);

@@ -7,6 +7,14 @@
  * time t is the last sample at or before t (a step plot). Peak allocated (reserved) is
  * the largest Total Allocated (Reserved), at the first sample that reaches it.
  *
+ * Derived curve (ttrace's; PyTorch before 1.10 writes Bytes but no totals, and the plugin
+ * then shows no curve): for a device none of whose samples has the totals, the allocated
+ * memory is derived from the samples' Bytes: their running sum in time order, raised by
+ * how far that sum falls below zero (frees of memory allocated before the trace began
+ * show that much was held; more may have been), so a lower bound of what was allocated,
+ * exact in its changes. It is kept apart (mem_device.derived; the reported curve stays
+ * empty), the reserved memory is unknown, and every report says the figures are derived.
+ *
  * Operators: a sample belongs to the innermost tree node (operator, user annotation,
  * Python function; runtime calls are not nodes) of its own thread whose [start, end)
  * holds its time, and is kept only when that node is an operator (src/ops.h), as the
@@ -40,6 +48,16 @@ struct mem_device {
 	struct slice_ref peak_reserved_op;
 	int64_t max_unused, max_unused_ts; /* largest reserved - allocated (fragmentation) */
 	int64_t *step_allocated; /* by memory_report.steps: allocated at the step's start, -1 before any sample */
+	/* the curve derived from Bytes when no sample has the totals (n is then 0) */
+	struct mem_derived {
+		uint32_t n;              /* samples with Bytes, in time order; 0: nothing derived */
+		int64_t *ts, *allocated; /* base + the running sum of Bytes up to each sample */
+		uint32_t *sample;        /* their index in trace.mem */
+		int64_t base;            /* how far the running sum falls below 0, else 0 */
+		int64_t peak, peak_ts;   /* the largest allocated, at the first sample reaching it */
+		struct slice_ref peak_op;
+		int64_t *step_allocated; /* by memory_report.steps, as above */
+	} derived;
 	/* over every sample of the device */
 	uint64_t allocations;    /* samples with Bytes > 0 */
 	int64_t allocated_bytes; /* their Bytes */

@@ -418,13 +418,40 @@ static void names_free(struct names *nm)
 
 /* ---- the analysis -------------------------------------------------------------------- */
 
+/* Whether S, on TR, is an event of the legacy exporter (torch < 2 without Kineto), which
+ * writes no category: every slice on a CPU thread is an operator (record_function labels,
+ * DataLoader and optimizer markers included), and is taken as the plugin takes the
+ * Operator category of the traces that have one. */
+static bool legacy_op(const struct trace *t, const struct track *tr, const struct slice *s)
+{
+	return t->legacy && s->cls == SC_OTHER && tr->kind == TRACK_CPU;
+}
+
+/* The plugin's type of slice S on TR: by its category, but for what the plugin has no
+ * category for: the legacy exporter's operators (legacy_op), and MTIA's device work
+ * (category mtia_ccp_events), the kernels and copies of an accelerator (the builder's
+ * class, from the parser) that the plugin, which knows only kernel/memcpy/memset, never
+ * counted. */
+static enum plugin_type slice_type(const struct trace *t, struct names *nm, const struct track *tr,
+                                   const struct slice *s)
+{
+	if (legacy_op(t, tr, s))
+		return PT_OPERATOR;
+	uint32_t cat = slice_cat(t, s);
+	enum plugin_type ty = type_of(nm, cat);
+	if (ty == PT_NONE && (s->cls == SC_KERNEL || s->cls == SC_MEMCPY) &&
+	    starts(strtab_get(&t->strings, cat), strtab_len(&t->strings, cat), "mtia_"))
+		return s->cls == SC_KERNEL ? PT_KERNEL : PT_MEMCPY;
+	return ty;
+}
+
 /* The plugin's role of slice S (comm: the collectives' External ids, NCOMM), or -1. */
 static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, const struct track *tr,
                    const struct slice *s)
 {
 	if (s->flags & SF_FROM_BE)
 		return -1; /* the plugin reads complete (X) events only */
-	switch (type_of(nm, slice_cat(t, s))) {
+	switch (slice_type(t, nm, tr, s)) {
 	case PT_KERNEL:
 		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, gpu_external_id(t, &t->gpu[slice_gpu(tr, s)]))
 		               ? ROLE_COMM
@@ -546,7 +573,8 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 			unsigned f = flags_of(nm, s->name);
 			if (f == 0)
 				continue;
-			bool op = s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION;
+			bool legacy = legacy_op(t, tr, s);
+			bool op = s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || legacy;
 			if (op && f & NF_DATALOADER) {
 				spanv_add(&l[PL_DATALOADER], s->ts, end);
 				src[PL_DATALOADER] |= PSRC_DATALOADER;
@@ -580,7 +608,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 				src[PL_FORWARD] |= PSRC_MODULE;
 			}
 			any_autograd |= (f & NF_AUTOGRAD) != 0;
-			int h = f & NF_AUTOGRAD ? 0 : s->cls == SC_CPU_OP && f & NF_AUTOGRAD_NODE ? 1 : -1;
+			int h = f & NF_AUTOGRAD ? 0 : (s->cls == SC_CPU_OP || legacy) && f & NF_AUTOGRAD_NODE ? 1 : -1;
 			if (h < 0)
 				continue;
 			uint32_t k = host_step_of(r->steps, n, s->ts);

@@ -99,7 +99,8 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 	}
 	/* the first step starts no earlier than device work launched outside every step that
 	 * ends before the first step's own device work begins (the plugin's
-	 * _find_device_steps: work launched before the profiler's first step) */
+	 * _find_device_steps: work launched before the profiler's first step); work with no
+	 * correlation id (MTIA's DMA requests) was launched by no call, before or after */
 	int64_t prev_end = INT64_MIN;
 	if (nmatched > 0 && first_dev_start != INT64_MAX)
 		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
@@ -109,9 +110,10 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *sl = &tr->slices[i];
 				int64_t end = sl->ts + slice_dur(tr, sl);
-				if (is_gpu_op(sl->cls) &&
-				    (track_gpu_at(tr, i) == TT_NONE || !matched[track_gpu_at(tr, i)]) &&
-				    end < first_dev_start && end > prev_end)
+				uint32_t g = track_gpu_at(tr, i);
+				if (is_gpu_op(sl->cls) && (g == TT_NONE || !matched[g]) &&
+				    (g == TT_NONE || gpu_correlation(t, &t->gpu[g]) >= 0) && end < first_dev_start &&
+				    end > prev_end)
 					prev_end = end;
 			}
 		}

@@ -281,7 +281,6 @@ infer-mi300x-sglang-decode-cudagraph-capture.json.gz|aten::fill_|2|32419|50385|1
 infer-mi300x-xdit-flux-230k-events.json.gz|Torch-Compiled Region: 0/0|4|2635589|4943689|170998309|171128354
 mi250-rocm62-minitoy-train.json.gz|aten::copy_|2|40947|136719|38161|38161
 mi250-rocm62-minitoy-train.json.gz|aten::addmm|1|133381|181604|24480|24480
-mtia-rank0-310k-metadata-events.json.gz|aten::mm|162|3895352144|8420058121|-|-
 resnet50-v100-2021-oldcats-memory.pt.trace.json.gz|aten::cudnn_convolution_backward_weight|318|22804000|40246000|142461000|142461000
 resnet50-v100-2021-oldcats-memory.pt.trace.json.gz|aten::cudnn_convolution_backward_input|312|29324000|41445000|130967000|130967000
 train-a100-rank0of2-nccl-basetime.json.gz|record_param_comms|27|1795742|4319036|46876492|46876492

@@ -23,6 +23,10 @@
 #include "ui/view.h"
 
 #define NO_MEMORY "no [memory] events in this trace (record with profile_memory=True)"
+#define DERIVED_NOTE                                                                                               \
+	"derived, not reported: no sample of the device has Total Allocated/Reserved (PyTorch before 1.10), so "   \
+	"the allocated memory is the running sum of the samples' Bytes in time order, raised by how far it falls " \
+	"below zero (memory held before the trace); a lower bound, exact in its changes; reserved unknown"
 
 enum {
 	M_NAME,
@@ -113,6 +117,50 @@ static void json_op(struct jsonw *w, const char *key, const struct trace *t, str
 		jsonw_null(w);
 }
 
+/* "derived": whether D's figures are derived from Bytes (memory.h), and then what they are,
+ * under keys of their own, never those of the reported totals above. */
+static void json_derived(struct jsonw *w, const struct trace *t, const struct memory_report *r,
+                         const struct mem_device *d)
+{
+	const struct mem_derived *x = &d->derived;
+	jsonw_key(w, "derived");
+	jsonw_bool(w, x->n > 0);
+	jsonw_key(w, "derived_allocated");
+	if (x->n == 0) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_object(w);
+	jsonw_key(w, "note");
+	jsonw_str(w, DERIVED_NOTE);
+	jsonw_key(w, "curve_samples");
+	jsonw_uint(w, x->n);
+	jsonw_key(w, "base_bytes");
+	jsonw_int(w, x->base);
+	jsonw_key(w, "peak_allocated_bytes");
+	jsonw_int(w, x->peak);
+	jsonw_key(w, "peak_allocated_ns");
+	jsonw_int(w, x->peak_ts);
+	json_op(w, "peak_allocated_op", t, x->peak_op);
+	jsonw_key(w, "end_allocated_bytes");
+	jsonw_int(w, x->allocated[x->n - 1]);
+	jsonw_key(w, "step_start_allocated");
+	jsonw_array(w);
+	for (uint32_t s = 0; s < r->nsteps; s++) {
+		const struct step *st = &t->steps[r->steps[s]];
+		jsonw_object(w);
+		jsonw_key(w, "step");
+		jsonw_int(w, st->number);
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, st->ts);
+		jsonw_key(w, "allocated_bytes");
+		x->step_allocated[s] >= 0 ? jsonw_int(w, x->step_allocated[s]) : jsonw_null(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
 static void report_json_head(struct jsonw *w, struct trace *t)
 {
 	const struct memory_report *r = trace_memory(t);
@@ -181,6 +229,7 @@ static void report_json_head(struct jsonw *w, struct trace *t)
 			jsonw_end_object(w);
 		}
 		jsonw_end_array(w);
+		json_derived(w, t, r, d);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -205,6 +254,37 @@ static void text_op(FILE *f, const struct trace *t, struct slice_ref s)
 	escape_term(f, n, strlen(n));
 }
 
+/* The derived figures of a device (memory.h), said to be derived on every line. */
+static void text_derived(FILE *f, const struct trace *t, const struct memory_report *r, const struct mem_derived *x)
+{
+	char a[64], b[64];
+	fputs("     no Total Allocated/Reserved in its samples (PyTorch before 1.10): the figures below are DERIVED\n"
+	      "     from the samples' Bytes (their running sum in time order, raised by how far it falls below zero:\n"
+	      "     a lower bound of the allocated memory, exact in its changes; reserved memory unknown)\n",
+	      f);
+	fprintf(f, "     derived peak allocated %s at %s, ", bytes_exact(x->peak, a, sizeof a),
+	        timefmt_offset(x->peak_ts - t->start, b, sizeof b));
+	text_op(f, t, x->peak_op);
+	fprintf(f, "\n     derived base %s (the most the running sum falls below zero), %s allocated at the end\n",
+	        timefmt_bytes((double)x->base, a, sizeof a),
+	        timefmt_bytes((double)x->allocated[x->n - 1], b, sizeof b));
+	if (r->nsteps > 0) {
+		fputs("     derived allocated at step start:", f);
+		for (uint32_t s = 0; s < r->nsteps; s++) {
+			if (r->nsteps > 12 && s == 6) {
+				fputs(" ...", f);
+				s = r->nsteps - 6;
+			}
+			if (x->step_allocated[s] < 0)
+				fprintf(f, " #%lld -", (long long)t->steps[r->steps[s]].number);
+			else
+				fprintf(f, " #%lld %s", (long long)t->steps[r->steps[s]].number,
+				        timefmt_bytes((double)x->step_allocated[s], a, sizeof a));
+		}
+		fputc('\n', f);
+	}
+}
+
 static void report_text_head(FILE *f, struct trace *t, const char *sort)
 {
 	const struct memory_report *r = trace_memory(t);
@@ -221,9 +301,13 @@ static void report_text_head(FILE *f, struct trace *t, const char *sort)
 		fprintf(f, "   %s: %llu samples, %llu allocations of %s in all, %llu samples inside an operator\n", dev,
 		        (unsigned long long)d->samples, (unsigned long long)d->allocations,
 		        timefmt_bytes((double)d->allocated_bytes, a, sizeof a), (unsigned long long)d->attached);
-		if (d->n == 0) {
+		if (d->n == 0 && d->derived.n == 0) {
 			fputs("     no Total Allocated/Reserved in its samples (PyTorch before 1.10): no curve, no peak\n",
 			      f);
+			continue;
+		}
+		if (d->n == 0) {
+			text_derived(f, t, r, &d->derived);
 			continue;
 		}
 		fprintf(f, "     peak allocated %s at %s, ", bytes_exact(d->peak_allocated, a, sizeof a),
@@ -338,6 +422,15 @@ static void device_line(const struct memory_view *m, const struct mem_device *d,
 	char dev[32], a[32], b[32], c[32], e[32], op[96] = "";
 	const struct trace *t = m->tr;
 	memory_device_name(d, dev, sizeof dev);
+	if (d->n == 0 && d->derived.n > 0) {
+		if (d->derived.peak_op.track != TT_NONE)
+			trace_str_escaped(t, t->tracks[d->derived.peak_op.track].slices[d->derived.peak_op.idx].name,
+			                  op, sizeof op);
+		snprintf(buf, n, "%-8s no totals (PyTorch < 1.10): DERIVED from Bytes, peak allocated >= %s at %s%s%s",
+		         dev, timefmt_bytes((double)d->derived.peak, a, sizeof a),
+		         timefmt_offset(d->derived.peak_ts - t->start, b, sizeof b), op[0] ? " in " : "", op);
+		return;
+	}
 	if (d->n == 0) {
 		snprintf(buf, n,
 		         "%-8s %llu samples without Total Allocated/Reserved (PyTorch < 1.10): no curve, no peak", dev,

@@ -15,14 +15,18 @@ void track_label(const struct trace *t, const struct track *tr, char *buf, size_
 {
 	char pid[64], epid[96], name[160], proc[96];
 	trace_str_escaped(t, tr->name, name, sizeof name);
+	const char *pn = track_process_name(t, tr);
+	escape_term_buf(pn, strlen(pn), proc, sizeof proc);
 	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) {
-		snprintf(buf, n, "GPU %d %s", tr->device, name);
+		/* an accelerator that is not a GPU names itself: Kineto's "MTIA 9" */
+		if (strncmp(pn, "MTIA", 4) == 0)
+			snprintf(buf, n, "%s %s", proc, name);
+		else
+			snprintf(buf, n, "GPU %d %s", tr->device, name);
 		return;
 	}
 	track_pid_text(t, tr, pid, sizeof pid);
 	escape_term_buf(pid, strlen(pid), epid, sizeof epid);
-	const char *pn = track_process_name(t, tr);
-	escape_term_buf(pn, strlen(pn), proc, sizeof proc);
 	if (proc[0])
 		snprintf(buf, n, "%s [pid %s] %s", proc, epid, name);
 	else

@@ -270,7 +270,7 @@ static void scan_trace(const char *path, const char *shown)
 		return;
 	}
 	int64_t fam_time[KC_FAMILY__COUNT] = { 0 }, kernels = 0, matmul = 0, matmul_unknown = 0, triton_ew = 0,
-		triton_all = 0;
+		triton_all = 0, mtia = 0;
 	uint64_t activities = 0, invalid = 0;
 	const char *worst = NULL;
 	int64_t worst_time = 0;
@@ -298,6 +298,10 @@ static void scan_trace(const char *path, const char *shown)
 			if (act != KC_ACT_KERNEL)
 				continue;
 			kernels += d;
+			if (strncmp(strtab_get(&t->strings, slice_cat(t, s)), "mtia_", 5) == 0) {
+				mtia += d; /* MTIA jobs ("fc-dtype_Float") name no math unit: reported apart */
+				continue;
+			}
 			if (kernel_class_is_matmul(kc.family)) {
 				matmul += d;
 				if (kc.unit == KC_UNIT_UNKNOWN) {
@@ -328,6 +332,10 @@ static void scan_trace(const char *path, const char *shown)
 	       pct(fam_time[KC_REDUCTION], kernels), pct(fam_time[KC_NORM], kernels),
 	       pct(fam_time[KC_SOFTMAX], kernels), pct(fam_time[KC_COMM], kernels),
 	       pct(fam_time[KC_EMBEDDING], kernels), pct(fam_time[KC_SORT], kernels), pct(fam_time[KC_OTHER], kernels));
+	if (mtia > 0)
+		printf("#   MTIA jobs: %.1f%% of kernel time (their names say no math unit: not in the GEMM/conv/attention "
+		       "figure)\n",
+		       pct(mtia, kernels));
 	if (triton_all > 0)
 		printf("#   Triton (Inductor) kernels: %.1f%% of kernel time, of which elementwise/reduction %.1f%% (not in "
 		       "the GEMM/conv/attention figure)\n",
