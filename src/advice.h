@@ -124,6 +124,8 @@ struct advice_rank {
 	int32_t pos;  /* position in the set */
 	int32_t rank; /* distributedInfo.rank, else the position */
 	double figure, score;
+	bool split; /* exposed communication: WAIT and TRANSFER hold its split (ns, see ranks.h) */
+	int64_t wait, transfer;
 };
 
 struct advice_finding {
@@ -137,12 +139,21 @@ struct advice_finding {
 	uint64_t count;               /* instances found (inst keeps the TT_ADVICE_MAX_INSTANCES worst) */
 	int64_t total;                /* the instances' weight summed (ns, or bytes) */
 	char symptom[256];            /* the figure against its threshold, in words (no trace text) */
-	char cause[256];              /* the likely cause made specific to this trace (no trace text) */
+	char cause[512];              /* the likely cause made specific to this trace (no trace text) */
 	char confidence_why[256];     /* why this confidence (no trace text) */
 	struct advice_instance *inst; /* worst first */
 	uint32_t ninst;
 	struct advice_rank *ranks; /* several ranks: the ranks it holds for, by position; else NULL */
 	uint32_t nranks;
+	/* several ranks (src/advice_ranks.c), all zero otherwise: the straggler's reason; the
+	 * finding this one points to for its cause; the exposed communication's split for rank
+	 * position RANK (ns); this finding's own fix and example (static text) where its cause
+	 * calls for another than the rule's, else NULL */
+	bool has_reason, has_see, split;
+	enum straggler_reason reason;
+	enum advice_rule see;
+	int64_t wait, transfer;
+	const char *fix, *example;
 };
 
 struct advice_report {

@@ -55,6 +55,50 @@ static double mean_step(const struct advice_report *const *per, int n)
 	return k ? s / k : 0;
 }
 
+/* The straggler's reason (src/straggler.h) into F: its cause, the fix for that cause, and the
+ * straggler's own finding of that cause when it has one (PER: each rank's findings). */
+static void straggler_reason(const struct advice_report *const *per, const struct rank_report *rr,
+                             struct advice_finding *f)
+{
+	const struct straggler_why *w = &rr->why;
+	f->has_reason = true;
+	f->reason = w->reason;
+	snprintf(f->cause, sizeof f->cause, "%s", w->text);
+	enum advice_rule own = ADV__COUNT;
+	switch (w->reason) {
+	case SR_DATALOADER:
+		own = ADV_DATALOADER_STALL;
+		f->fix = advice_rule_info(own)->fix;
+		f->example = advice_rule_info(own)->example;
+		break;
+	case SR_HOST_SYNC:
+		own = ADV_HOST_SYNC;
+		f->fix = advice_rule_info(own)->fix;
+		f->example = advice_rule_info(own)->example;
+		break;
+	case SR_SLOWER_GPU:
+		f->fix = "check the late rank's GPU: clocks, power and temperature (throttling), ECC errors and other "
+			 "processes on it; replace it or move the rank off it";
+		f->example = "nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE   # on the late rank's host";
+		break;
+	case SR_COMPUTE:
+		f->fix =
+			"balance the work across ranks: equal batches (drop the ragged last one), sequences bucketed by "
+			"length, the same model partition size on every rank";
+		f->example = "DataLoader(ds, sampler=DistributedSampler(ds), drop_last=True)";
+		break;
+	case SR_UNKNOWN:
+	case SR__COUNT: break;
+	}
+	if (own == ADV__COUNT)
+		return;
+	for (uint32_t j = 0; j < per[rr->straggler]->n; j++)
+		if (per[rr->straggler]->findings[j].rule == own) {
+			f->has_see = true;
+			f->see = own;
+		}
+}
+
 static void rule_straggler(struct trace *const *ts, const struct advice_report *const *per,
                            const struct rank_report *rr, struct advice_report *r)
 {
@@ -103,7 +147,7 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 	f->rank = sp;
 	take_instances(f, k);
 	f->ranks = xmalloc(sizeof *f->ranks);
-	f->ranks[0] = (struct advice_rank){ sp, rr->ranks[sp].rank, frac, f->score };
+	f->ranks[0] = (struct advice_rank){ .pos = sp, .rank = rr->ranks[sp].rank, .figure = frac, .score = f->score };
 	f->nranks = 1;
 	char a[32], b[32], d[48], e[32];
 	snprintf(
@@ -113,7 +157,7 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 		rr->ranks[sp].rank, rr->ranks[sp].arrived_last, shared, advice_pct(frac, a, sizeof a),
 		timefmt_dur(waited, d, sizeof d), advice_pct(score, e, sizeof e),
 		advice_pct(TT_ADVICE_STRAGGLER_LAST_MIN, b, sizeof b), "1%");
-	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_STRAGGLER)->cause);
+	straggler_reason(per, rr, f);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         f->confidence == ADV_HIGH
 	                 ? "the same rank is last at nearly every collective"
@@ -190,7 +234,7 @@ static void rule_all_idle(struct trace *const *ts, const struct advice_report *c
 	free(k);
 	f->ranks = xmalloc((size_t)n * sizeof *f->ranks);
 	for (int i = 0; i < n; i++)
-		f->ranks[i] = (struct advice_rank){ i, rr->ranks[i].rank, fig, fig };
+		f->ranks[i] = (struct advice_rank){ .pos = i, .rank = rr->ranks[i].rank, .figure = fig, .score = fig };
 	f->nranks = (uint32_t)n;
 	char a[32], b[32], d[48], e[48];
 	snprintf(f->symptom, sizeof f->symptom,
@@ -201,6 +245,56 @@ static void rule_all_idle(struct trace *const *ts, const struct advice_report *c
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         f->confidence == ADV_HIGH ? "the clocks align on the collectives to within 100 us"
 	                                   : "the clocks are aligned less surely than by collectives within 100 us");
+}
+
+/* Exposed communication of several ranks: each rank's figure split into waiting for a late
+ * rank and transfer not hidden by compute (ranks_exposed_split, over the rank's window), and
+ * the cause and fix of the worst rank's larger part. */
+static void split_exposed(const struct advice_report *const *per, const struct rank_report *rr, bool straggler,
+                          struct advice_finding *f)
+{
+	for (uint32_t k = 0; k < f->nranks; k++) {
+		struct advice_rank *x = &f->ranks[k];
+		const struct advice_report *p = per[x->pos];
+		ranks_exposed_split(rr, x->pos, p->window_start, p->window_end, p->has_gpu, &x->wait, &x->transfer);
+		x->split = true;
+		if (x->pos == f->rank) {
+			f->split = true;
+			f->wait = x->wait;
+			f->transfer = x->transfer;
+		}
+	}
+	if (!f->split)
+		return;
+	char a[48], b[48], c[32], d[32];
+	int64_t all = f->wait + f->transfer;
+	int rank = rr->ranks[f->rank].rank;
+	timefmt_dur(f->wait, a, sizeof a);
+	timefmt_dur(f->transfer, b, sizeof b);
+	advice_pct(advice_share(f->wait, all), c, sizeof c);
+	advice_pct(advice_share(f->transfer, all), d, sizeof d);
+	if (f->wait > f->transfer) {
+		snprintf(f->cause, sizeof f->cause,
+		         "ranks wait for a late rank: of rank %d's exposed communication, %s (%s) is waiting from its "
+		         "arrival to the last rank's and %s (%s) transfer that compute did not hide",
+		         rank, a, c, b, d);
+		if (straggler) {
+			f->has_see = true;
+			f->see = ADV_STRAGGLER;
+		}
+		f->fix =
+			"make the late rank arrive on time (the straggler finding says why it is late); overlapping or "
+			"re-bucketing the transfer would not win the waiting";
+		f->example = "ttrace --report=distributed RANK_FILES...   # who arrives last, and why";
+	} else {
+		snprintf(f->cause, sizeof f->cause,
+		         "transfer not hidden by compute: of rank %d's exposed communication, %s (%s) is transfer that "
+		         "compute did not hide and %s (%s) waiting for a late rank",
+		         rank, b, d, a, c);
+	}
+	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
+	         straggler ? "every rank is loaded, and one is a straggler: waiting and transfer are told apart"
+	                   : "every rank is loaded and none is a straggler: waiting and transfer are told apart");
 }
 
 void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_report *const *per,
@@ -233,8 +327,11 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 				const struct advice_finding *g = &per[i]->findings[j];
 				if ((int)g->rule != rule)
 					continue;
-				f->ranks[f->nranks++] = (struct advice_rank){ i, rr != NULL ? rr->ranks[i].rank : i,
-					                                      g->figure, g->score };
+				f->ranks[f->nranks++] =
+					(struct advice_rank){ .pos = i,
+					                      .rank = rr != NULL ? rr->ranks[i].rank : i,
+					                      .figure = g->figure,
+					                      .score = g->score };
 				for (uint32_t q = 0; q < g->ninst; q++) {
 					struct advice_instance x = g->inst[q];
 					x.rank = i;
@@ -260,12 +357,8 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 	for (uint32_t i = 0; i < r->n; i++)
 		straggler |= r->findings[i].rule == ADV_STRAGGLER;
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION)
-			snprintf(
-				r->findings[i].confidence_why, sizeof r->findings[i].confidence_why, "%s",
-				straggler
-					? "every rank is loaded, and one is a straggler: part of this is waiting for it"
-					: "every rank is loaded and none is a straggler: this is transfer, not waiting");
+		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION && rr != NULL)
+			split_exposed(per, rr, straggler, &r->findings[i]);
 	if (r->n > 1)
 		qsort(r->findings, r->n, sizeof *r->findings, advice_finding_cmp);
 }

@@ -11,6 +11,7 @@
 #include "lib/xalloc.h"
 #include "src/spans.h"
 #include "src/kernel_class.h"
+#include "src/straggler.h"
 
 const char *align_mode_name(enum align_mode m)
 {
@@ -309,6 +310,66 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 	*nco = spans_merge(b, nb);
 }
 
+/* The intersection of the unions A and B (merged) into OUT, room for NA + NB spans;
+ * returns how many. */
+static uint32_t spans_and(const struct span *a, uint32_t na, const struct span *b, uint32_t nb, struct span *out)
+{
+	uint32_t i = 0, j = 0, n = 0;
+	while (i < na && j < nb) {
+		int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+		int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+		if (e > s)
+			out[n++] = (struct span){ s, e };
+		if (a[i].end < b[j].end)
+			i++;
+		else
+			j++;
+	}
+	return n;
+}
+
+/* Rank I's exposed communication inside [A, B) (absolute time) split into the part inside
+ * its waits (from its arrival at a collective that two ranks or more have to the last
+ * rank's, or to its own end if sooner) and the rest; with HIDE, less what its compute CU
+ * covers. CO is its communication. R's collectives hold aligned times and waits. */
+static void split_exposed(const struct rank_report *r, int i, const struct span *cu, uint32_t ncu,
+                          const struct span *co, uint32_t nco, bool hide, int64_t a, int64_t b, int64_t *wait,
+                          int64_t *transfer)
+{
+	int64_t off = r->ranks[i].offset;
+	struct span *w = xmalloc(((size_t)r->ncolls + 1) * sizeof *w);
+	uint32_t nw = 0;
+	for (uint32_t k = 0; k < r->ncolls; k++) {
+		const struct coll_rank *p = &r->colls[k].per[i];
+		if (p->ref.track == TT_NONE || r->colls[k].nranks_present < 2 || p->wait <= 0)
+			continue;
+		int64_t m = tt_add(p->start, p->wait);
+		w[nw++] = (struct span){ tt_sub(p->start, off), tt_sub(m < p->end ? m : p->end, off) };
+	}
+	nw = spans_merge(w, nw);
+	const struct span win = { a, b };
+	struct span *cw = xmalloc(((size_t)nco + 1) * sizeof *cw), *x = xmalloc(((size_t)nw + nco + 1) * sizeof *x);
+	uint32_t ncw = spans_and(co, nco, &win, 1, cw), nx = spans_and(w, nw, cw, ncw, x);
+	int64_t exposed = spans_length(cw, ncw) - (hide ? spans_intersection(cw, ncw, cu, ncu) : 0);
+	*wait = spans_length(x, nx) - (hide ? spans_intersection(x, nx, cu, ncu) : 0);
+	*transfer = exposed - *wait;
+	free(w);
+	free(cw);
+	free(x);
+}
+
+void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64_t w1, bool hide, int64_t *wait,
+                         int64_t *transfer)
+{
+	const struct trace *t = r->traces[pos];
+	struct span *cu, *co;
+	uint32_t ncu, nco;
+	unions(t, r->comm_from_kernels, &cu, &ncu, &co, &nco);
+	split_exposed(r, pos, cu, ncu, co, nco, hide, tt_add(base_of(t), w0), tt_add(base_of(t), w1), wait, transfer);
+	free(cu);
+	free(co);
+}
+
 void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, const int64_t *manual,
                    struct rank_report *r)
 {
@@ -522,6 +583,9 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		st->overlap = st->exposed_na ? 0 : spans_intersection(cu, ncu, co, nco);
 		st->exposed = st->exposed_na ? 0 : st->comm - st->overlap;
 		st->collectives = nf[i];
+		if (!st->exposed_na)
+			split_exposed(r, i, cu, ncu, co, nco, true, INT64_MIN, INT64_MAX, &st->exposed_wait,
+			              &st->exposed_transfer);
 		for (uint32_t k = 0; k < r->ncolls; k++) {
 			struct coll_rank *p = &r->colls[k].per[i];
 			if (p->ref.track == TT_NONE || r->colls[k].nranks_present < 2)
@@ -531,10 +595,17 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 				clamped = true;
 			/* in the rank's own (unaligned) time, as the unions are */
 			const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
-			if (!st->exposed_na)
-				p->overlap =
-					spans_within_prefix(cu, cu_prefix, ncu, abs_start(traces[i], sl),
-				                            abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl));
+			if (!st->exposed_na) {
+				int64_t a = abs_start(traces[i], sl),
+					b = abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl);
+				p->overlap = spans_within_prefix(cu, cu_prefix, ncu, a, b);
+				/* the last rank's arrival, in this rank's own time, within [a, b] */
+				int64_t m = tt_add(a, p->wait < 0 ? 0 : p->wait);
+				if (m > b)
+					m = b;
+				p->exposed_wait = (m - a) - spans_within_prefix(cu, cu_prefix, ncu, a, m);
+				p->exposed_transfer = (b - m) - spans_within_prefix(cu, cu_prefix, ncu, m, b);
+			}
 		}
 		free(cu_prefix);
 		free(cu);
@@ -551,10 +622,25 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		     r->ranks[i].waiting < r->ranks[r->straggler].waiting))
 			r->straggler = i;
 	}
+	if (r->straggler >= 0)
+		straggler_explain(r);
 	for (int i = 0; i < n; i++)
 		free(f[i]);
 	free(f);
 	free(nf);
+}
+
+const char *straggler_reason_key(enum straggler_reason x)
+{
+	switch (x) {
+	case SR_DATALOADER: return "dataloader_stall";
+	case SR_HOST_SYNC: return "host_sync";
+	case SR_SLOWER_GPU: return "slower_gpu";
+	case SR_COMPUTE: return "longer_compute";
+	case SR_UNKNOWN:
+	case SR__COUNT: break;
+	}
+	return "unknown";
 }
 
 void ranks_free(struct rank_report *r)

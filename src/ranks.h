@@ -28,6 +28,9 @@ struct coll_rank {
 	int64_t start, end;   /* aligned */
 	int64_t wait;         /* latest start over ranks - own start (TraceLens's wait) */
 	int64_t overlap;      /* time of it overlapped by compute on this rank */
+	/* its exposed part split: [own start, latest start) and [latest start, own end) not
+	 * overlapped by compute on this rank (0 where exposed is not available) */
+	int64_t exposed_wait, exposed_transfer;
 };
 
 struct collective {
@@ -45,10 +48,36 @@ struct rank_stats {
 	int rank;       /* distributedInfo.rank, else the position */
 	int64_t offset; /* ns added to this rank's times */
 	int64_t compute, comm, overlap, exposed, waiting;
+	/* exposed split: of the comm not hidden by compute, the part inside a wait of the rank's
+	 * (from its arrival at a collective to the last rank's) and the rest (transfer) */
+	int64_t exposed_wait, exposed_transfer;
 	bool exposed_na; /* overlap and exposed unknown (0 here): RANKS_EXPOSED_NA says why */
 	uint32_t arrived_last;
 	uint32_t collectives; /* collectives found on this rank */
 	int64_t step_start;   /* aligned start of the first common step, or INT64_MIN */
+};
+
+/* Why the straggler is late (src/straggler.h): the candidates, in the order they are tried. */
+enum straggler_reason {
+	SR_DATALOADER, /* DataLoader __next__ with its GPU idle */
+	SR_HOST_SYNC,  /* its GPU idle while its host is in a synchronising call */
+	SR_SLOWER_GPU, /* the same kernels (name, grid, block) take longer on it */
+	SR_COMPUTE,    /* its GPU (its CPU ops without kernels) busy longer, the rest */
+	SR_UNKNOWN,    /* none of them explains half of its lateness */
+	SR__COUNT
+};
+
+struct straggler_why {
+	enum straggler_reason reason;
+	uint32_t collectives;          /* the collectives it arrived last at (two ranks or more) */
+	int64_t late;                  /* sum over them of its arrival - the other ranks' mean arrival */
+	int64_t before;                /* of which: its segment's start - the others' mean segment start */
+	int64_t explained[SR_UNKNOWN]; /* per candidate: its figure - the others' mean, summed (ns) */
+	double gpu_ratio;              /* its matched kernels' time over the others' mean for them; 0: none */
+	uint32_t matched;              /* its kernels matched with the others' (name, grid, block) */
+	bool shapes;                   /* the matched kernels had launch shapes (grid, block) */
+	bool cpu;                      /* no rank has kernels: compute is CPU ops */
+	char text[512];                /* the reason in a sentence (no trace text) */
 };
 
 struct rank_report {
@@ -62,6 +91,7 @@ struct rank_report {
 	int straggler;          /* rank position, or -1 */
 	bool comm_from_kernels; /* NCCL/RCCL kernels (else gloo CPU ops) */
 	char warnings[512];
+	struct straggler_why why; /* when straggler >= 0 */
 };
 
 /* Why a rank's overlap and exposed communication are not available: its collectives run
@@ -77,6 +107,15 @@ struct rank_report {
 void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, const int64_t *manual_offsets,
                    struct rank_report *r);
 void ranks_free(struct rank_report *r);
+/* The exposed communication of rank position POS of R inside [W0, W1) of its own file time,
+ * split as the rank's exposed_wait and exposed_transfer are (*WAIT and *TRANSFER, ns); with
+ * HIDE false, compute is not subtracted (the collectives' union, as the findings count
+ * exposed communication without a GPU). */
+void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64_t w1, bool hide, int64_t *wait,
+                         int64_t *transfer);
+/* The key of a straggler reason: "dataloader_stall", "host_sync", "slower_gpu",
+ * "longer_compute", "unknown". */
+const char *straggler_reason_key(enum straggler_reason r);
 /* "raw", "step", "collective", "manual"; returns -1 for an unknown name. */
 const char *align_mode_name(enum align_mode m);
 int align_mode_parse(const char *s);

@@ -29,8 +29,19 @@
 struct set {
 	struct trace *const *ts;
 	int n;
-	const int *rank; /* by position */
+	const int *rank;                 /* by position */
+	const struct rank_report *ranks; /* several ranks: how they compare, else NULL */
+	const struct advice_report *all; /* the findings (for the number of one pointed to) */
 };
+
+/* The number (from 1, as listed) of the finding of rule RULE in S's findings, 0 if none. */
+static uint32_t finding_number(const struct set *S, enum advice_rule rule)
+{
+	for (uint32_t i = 0; S->all != NULL && i < S->all->n; i++)
+		if (S->all->findings[i].rule == rule)
+			return i + 1;
+	return 0;
+}
 
 static const char *unit_key(enum advice_unit u)
 {
@@ -190,8 +201,33 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 			        fd->count - (fd->ninst < TEXT_INSTANCES ? fd->ninst : TEXT_INSTANCES), fd->ninst);
 	}
 	label(f, "cause:", fd->cause);
-	label(f, "fix:", ri->fix);
-	fprintf(f, "%se.g. %s\n", INDENT, ri->example);
+	if (fd->has_reason) {
+		snprintf(buf, sizeof buf, "%s", straggler_reason_key(fd->reason));
+		label(f, "reason:", buf);
+	}
+	if (fd->split) {
+		size_t l = 0;
+		buf[0] = '\0';
+		for (uint32_t i = 0; i < fd->nranks && l < sizeof buf; i++) {
+			char w[48], t[48];
+			if (!fd->ranks[i].split)
+				continue;
+			l += (size_t)snprintf(
+				buf + l, sizeof buf - l, "%srank %d %s waiting for a late rank, %s transfer not hidden",
+				l ? "; " : "", fd->ranks[i].rank, timefmt_dur(fd->ranks[i].wait, w, sizeof w),
+				timefmt_dur(fd->ranks[i].transfer, t, sizeof t));
+		}
+		label(f, "split:", buf);
+	}
+	if (fd->has_see) {
+		uint32_t seen = finding_number(S, fd->see);
+		snprintf(buf, sizeof buf, "finding %u [%s]%s", seen, advice_rule_info(fd->see)->key,
+		         fd->rule == ADV_STRAGGLER ? ", the late rank's own finding of that cause"
+		                                   : ", which says which rank is late and why");
+		label(f, "see:", buf);
+	}
+	label(f, "fix:", fd->fix != NULL ? fd->fix : ri->fix);
+	fprintf(f, "%se.g. %s\n", INDENT, fd->example != NULL ? fd->example : ri->example);
 	snprintf(buf, sizeof buf, "%s: %s; wrong if %s", advice_confidence_key(fd->confidence), fd->confidence_why,
 	         ri->wrong_if);
 	label(f, "confidence:", buf);
@@ -255,10 +291,27 @@ static void finding_json(struct jsonw *w, const struct set *S, const struct advi
 	jsonw_str(w, fd->symptom);
 	jsonw_key(w, "cause");
 	jsonw_str(w, fd->cause);
+	if (fd->has_reason && S->ranks != NULL) {
+		jsonw_key(w, "reason");
+		straggler_why_json(w, &S->ranks->why);
+	}
+	if (fd->split) {
+		jsonw_key(w, "wait_ns");
+		jsonw_int(w, fd->wait);
+		jsonw_key(w, "transfer_ns");
+		jsonw_int(w, fd->transfer);
+	}
+	if (fd->has_reason || fd->split) {
+		jsonw_key(w, "see_finding");
+		if (fd->has_see)
+			jsonw_str(w, advice_rule_info(fd->see)->key);
+		else
+			jsonw_null(w);
+	}
 	jsonw_key(w, "fix");
-	jsonw_str(w, ri->fix);
+	jsonw_str(w, fd->fix != NULL ? fd->fix : ri->fix);
 	jsonw_key(w, "example");
-	jsonw_str(w, ri->example);
+	jsonw_str(w, fd->example != NULL ? fd->example : ri->example);
 	jsonw_key(w, "confidence");
 	jsonw_str(w, advice_confidence_key(fd->confidence));
 	jsonw_key(w, "confidence_why");
@@ -283,6 +336,12 @@ static void finding_json(struct jsonw *w, const struct set *S, const struct advi
 			jsonw_double(w, fd->ranks[i].figure);
 			jsonw_key(w, "score");
 			jsonw_double(w, fd->ranks[i].score);
+			if (fd->ranks[i].split) {
+				jsonw_key(w, "wait_ns");
+				jsonw_int(w, fd->ranks[i].wait);
+				jsonw_key(w, "transfer_ns");
+				jsonw_int(w, fd->ranks[i].transfer);
+			}
 			jsonw_end_object(w);
 		}
 		jsonw_end_array(w);
@@ -344,7 +403,7 @@ static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	(void)arg;
 	const struct advice_report *r = trace_advice(t);
 	const int zero = 0;
-	const struct set one = { &t, 1, &zero };
+	const struct set one = { &t, 1, &zero, NULL, r };
 	char a[48];
 	if (w != NULL) {
 		jsonw_key(w, "window");
@@ -386,7 +445,7 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 	int *rank = xmalloc((size_t)m * sizeof *rank);
 	for (int i = 0; i < m; i++)
 		rank[i] = rr->ranks[i].rank;
-	const struct set S = { ok, m, rank };
+	const struct set S = { ok, m, rank, rr, r };
 	if (json) {
 		struct jsonw w;
 		jsonw_init(&w, f);

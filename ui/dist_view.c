@@ -19,6 +19,8 @@ enum {
 	C_COMM,
 	C_OVERLAP,
 	C_EXPOSED,
+	C_EXP_WAIT,
+	C_EXP_TRANSFER,
 	C_WAITING,
 	C_LAST,
 	C_NCOLLS,
@@ -46,6 +48,8 @@ int dist_table_columns(struct column *cols)
 		[C_COMM] = { "comm_ns", "comm", COL_DUR, 0, 0 },
 		[C_OVERLAP] = { "overlap_ns", "overlap", COL_DUR, 0, 0 },
 		[C_EXPOSED] = { "exposed_comm_ns", "exposed", COL_DUR, 0, 0 },
+		[C_EXP_WAIT] = { "exposed_wait_ns", "exp.wait", COL_DUR, 0, COL_JSON_ONLY },
+		[C_EXP_TRANSFER] = { "exposed_transfer_ns", "exp.transfer", COL_DUR, 0, COL_JSON_ONLY },
 		[C_WAITING] = { "waiting_ns", "waiting", COL_DUR, 0, 0 },
 		[C_LAST] = { "arrived_last", "last", COL_COUNT, 0, 0 },
 		[C_NCOLLS] = { "collectives", "collectives", COL_COUNT, 0, COL_JSON_ONLY },
@@ -76,9 +80,11 @@ static const struct column per_rank_cols[] = {
 	{ "end_ns", "end", COL_TIME, 0, COL_OMIT_NULL },
 	{ "wait_ns", "wait", COL_DUR, 0, COL_OMIT_NULL },
 	{ "overlap_ns", "overlap", COL_DUR, 0, COL_OMIT_NULL },
+	{ "exposed_wait_ns", "exp.wait", COL_DUR, 0, COL_OMIT_NULL },
+	{ "exposed_transfer_ns", "exp.transfer", COL_DUR, 0, COL_OMIT_NULL },
 };
 
-void dist_per_rank_init(struct table *tb) { table_init(tb, per_rank_cols, 6); }
+void dist_per_rank_init(struct table *tb) { table_init(tb, per_rank_cols, 8); }
 
 /* "#4 AllReduce": the one name of collective C in the report, the view and its status line. */
 static void collective_label(const struct collective *c, char *buf, size_t n)
@@ -102,10 +108,14 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 		if (s->exposed_na) {
 			table_set_na(tb, r, C_OVERLAP, "n/a");
 			table_set_na(tb, r, C_EXPOSED, "n/a");
+			table_set_na(tb, r, C_EXP_WAIT, "n/a");
+			table_set_na(tb, r, C_EXP_TRANSFER, "n/a");
 			table_set_str(tb, r, C_NA_WHY, RANKS_EXPOSED_NA);
 		} else {
 			table_set_int(tb, r, C_OVERLAP, s->overlap);
 			table_set_int(tb, r, C_EXPOSED, s->exposed);
+			table_set_int(tb, r, C_EXP_WAIT, s->exposed_wait);
+			table_set_int(tb, r, C_EXP_TRANSFER, s->exposed_transfer);
 		}
 		table_set_int(tb, r, C_WAITING, s->waiting);
 		table_set_int(tb, r, C_LAST, s->arrived_last);
@@ -139,8 +149,11 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 				table_set_int(per_rank, pr, 2, p->start);
 				table_set_int(per_rank, pr, 3, p->end);
 				table_set_int(per_rank, pr, 4, p->wait);
-				if (!rr->ranks[k].exposed_na)
+				if (!rr->ranks[k].exposed_na) {
 					table_set_int(per_rank, pr, 5, p->overlap);
+					table_set_int(per_rank, pr, 6, p->exposed_wait);
+					table_set_int(per_rank, pr, 7, p->exposed_transfer);
+				}
 			}
 		}
 		table_set_rows(tb, r, C_PER_RANK, first, (uint32_t)rr->nranks);
@@ -194,10 +207,11 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
 	const struct view *v = ((struct dist_view *)tp->owner)->v;
 	const struct rank_report *rr = view_rank_report(v);
-	char st[64] = "no straggler";
+	char st[96] = "no straggler";
 	(void)app;
 	if (rr->straggler >= 0)
-		snprintf(st, sizeof st, "straggler rank %d", rr->ranks[rr->straggler].rank);
+		snprintf(st, sizeof st, "straggler rank %d (why: %s)", rr->ranks[rr->straggler].rank,
+		         straggler_reason_key(rr->why.reason));
 	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (see man: DEFINITIONS)", view_ranks(v),
 	         align_mode_name(view_align(v)), rr->ncolls, st);
 }
@@ -210,8 +224,17 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	if (tag < (uint64_t)view_ranks(v)) {
 		int r = (int)tag;
 		view_go_to_rank(v, r);
-		view_status(v, "rank %d: arrived last at %u collectives, waited %lld us", rr->ranks[r].rank,
-		            rr->ranks[r].arrived_last, (long long)(rr->ranks[r].waiting / 1000));
+		if (rr->ranks[r].exposed_na)
+			view_status(v, "rank %d: arrived last at %u collectives, waited %lld us", rr->ranks[r].rank,
+			            rr->ranks[r].arrived_last, (long long)(rr->ranks[r].waiting / 1000));
+		else
+			view_status(
+				v,
+				"rank %d: arrived last at %u collectives, waited %lld us; exposed comm %lld us: %lld us "
+				"waiting for a late rank, %lld us transfer not hidden",
+				rr->ranks[r].rank, rr->ranks[r].arrived_last, (long long)(rr->ranks[r].waiting / 1000),
+				(long long)(rr->ranks[r].exposed / 1000), (long long)(rr->ranks[r].exposed_wait / 1000),
+				(long long)(rr->ranks[r].exposed_transfer / 1000));
 	} else if (tag - (uint64_t)view_ranks(v) < rr->ncolls) {
 		const struct collective *c = &rr->colls[tag - (uint64_t)view_ranks(v)];
 		char name[80], shown[96];

@@ -10,7 +10,7 @@
 #include "ui/panel.h"
 #include "ui/table.h"
 
-#define DIST_TABLE_COLS 21
+#define DIST_TABLE_COLS 23
 
 /* Fills COLS with the distributed table's columns; returns how many. */
 int dist_table_columns(struct column *cols);

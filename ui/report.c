@@ -700,6 +700,62 @@ static void dist_table_init(struct table *tb, struct column *cols, struct table 
 	free(order);
 }
 
+/* Writes TEXT (ttrace's own words) from column COL, wrapped at REPORT_WIDTH with lines after
+ * the first indented by IND. */
+static void wrap_text(FILE *f, const char *text, size_t col, const char *ind)
+{
+	size_t at = col;
+	const char *p = text;
+	while (*p != '\0') {
+		size_t w = strcspn(p, " ");
+		if (at + w + 1 > REPORT_WIDTH && at > strlen(ind)) {
+			fputc('\n', f);
+			fputs(ind, f);
+			at = strlen(ind);
+		} else if (p != text) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(p, 1, w, f);
+		at += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+void straggler_why_json(struct jsonw *w, const struct straggler_why *y)
+{
+	static const enum straggler_reason order[] = { SR_DATALOADER, SR_HOST_SYNC, SR_SLOWER_GPU, SR_COMPUTE };
+	jsonw_object(w);
+	jsonw_key(w, "key");
+	jsonw_str(w, straggler_reason_key(y->reason));
+	jsonw_key(w, "text");
+	jsonw_str(w, y->text);
+	jsonw_key(w, "collectives");
+	jsonw_uint(w, y->collectives);
+	jsonw_key(w, "late_ns");
+	jsonw_int(w, y->late);
+	jsonw_key(w, "late_before_segment_ns");
+	jsonw_int(w, y->before);
+	jsonw_key(w, "explained_ns");
+	jsonw_object(w);
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+		jsonw_key(w, straggler_reason_key(order[i]));
+		jsonw_int(w, y->explained[order[i]]);
+	}
+	jsonw_end_object(w);
+	jsonw_key(w, "kernels_matched");
+	jsonw_uint(w, y->matched);
+	jsonw_key(w, "kernel_time_ratio");
+	if (y->matched > 0)
+		jsonw_double(w, y->gpu_ratio);
+	else
+		jsonw_null(w);
+	jsonw_end_object(w);
+}
+
 static void distributed_text(FILE *f, const struct rank_report *r)
 {
 	char a[48], b[48];
@@ -734,6 +790,18 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 			fputs("   (overlap, exposed n/a: " RANKS_EXPOSED_NA ")\n", f);
 			break;
 		}
+	fputs("\n   exposed split (exp.wait: the part of exposed from the rank's arrival at a collective to the last\n"
+	      "   rank's, waiting for a late rank; exp.transfer: the rest, transfer that compute did not hide)\n",
+	      f);
+	for (int i = 0; i < r->nranks; i++) {
+		const struct rank_stats *s = &r->ranks[i];
+		if (s->exposed_na)
+			fprintf(f, "   rank %d: exp.wait n/a, exp.transfer n/a\n", s->rank);
+		else
+			fprintf(f, "   rank %d: exp.wait %s, exp.transfer %s\n", s->rank,
+			        timefmt_dur(s->exposed_wait, a, sizeof a),
+			        timefmt_dur(s->exposed_transfer, b, sizeof b));
+	}
 	if (r->straggler >= 0) {
 		const struct rank_stats *s = &r->ranks[r->straggler];
 		int64_t others = 0;
@@ -751,6 +819,8 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 		        "ranks %s on average\n",
 		        s->rank, s->arrived_last, shared, timefmt_dur(s->waiting, a, sizeof a),
 		        timefmt_dur(no ? others / no : 0, b, sizeof b));
+		fputs("   why: ", f);
+		wrap_text(f, r->why.text, 8, "        ");
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
 	}
@@ -790,6 +860,11 @@ static void distributed_json(struct jsonw *w, const struct rank_report *r)
 	jsonw_key(w, "straggler");
 	if (r->straggler >= 0)
 		jsonw_int(w, r->ranks[r->straggler].rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "straggler_reason");
+	if (r->straggler >= 0)
+		straggler_why_json(w, &r->why);
 	else
 		jsonw_null(w);
 	dist_table_init(&tb, cols, &per_rank, r);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "src/model.h"
+#include "src/ranks.h"
 #include "ui/jsonw.h"
 #include "ui/table.h"
 
@@ -22,6 +23,9 @@ void report_gaps(FILE *f, struct trace *const *traces, int n, bool json, int64_t
 /* Writes the distributed report of the usable traces, one per rank: alignment (mode
  * ALIGN, offsets, residual), the per-rank table, the straggler and the collectives. */
 void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, int align);
+/* Writes Y, why the straggler is late (src/straggler.h), as one JSON object to W: its key,
+ * text, lateness and what each candidate cause explains. */
+void straggler_why_json(struct jsonw *w, const struct straggler_why *y);
 /* A report that is one table view's table per file (the operators, the kernels): the view
  * file defines it (ui/op_view.c, ui/kernel_view.c) and report_table writes it. */
 struct table_report {
