@@ -24,6 +24,12 @@ sleep 0.3
 T send-keys -t "$S" "'$TTRACE' '$EX'; echo EXIT=\$?" Enter
 wait_for "ProfilerStep#10"
 ok $? "the timeline opens on the trace read from its cache"
+# the whole trace in (its cache checked: one cut while it is still being read is a damaged
+# cache, parsed again by the load itself): the gap list opens only then
+T send-keys -t "$S" o
+wait_for "gaps of"
+T send-keys -t "$S" Escape
+wait_for "w/s zoom"
 truncate -s 4096 "$CF"
 T send-keys -t "$S" w
 wait_for "was cut while in use: parsed again"
