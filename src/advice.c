@@ -979,6 +979,7 @@ void advice_analyse(struct trace *t, struct advice_report *r)
 		rule_other(c, sr);
 		rule_memory(c);
 	}
+	advice_limits_trace(t, r);
 	if (r->n > 1)
 		qsort(r->findings, r->n, sizeof *r->findings, advice_finding_cmp);
 	free(c->comm_ops);

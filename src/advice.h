@@ -156,9 +156,20 @@ struct advice_finding {
 	const char *fix, *example;
 };
 
+/* What the findings stand on that limits how sure they can be (advice_limits.c). */
+enum advice_limit_kind { AL_TRUNCATED, AL_LEGACY, AL_ONE_STEP, AL_RANKS_MISSING, AL_ALIGNMENT, AL__COUNT };
+#define ADVICE_MAX_LIMITS 8
+struct advice_limit {
+	enum advice_limit_kind kind;
+	enum advice_confidence cap; /* the most confidence a finding it touches keeps */
+	char text[224];             /* what it is, in words (no trace text) */
+};
+
 struct advice_report {
 	struct advice_finding *findings; /* worst first */
 	uint32_t n;
+	struct advice_limit limits[ADVICE_MAX_LIMITS]; /* what the findings stand on, and its limits */
+	uint32_t nlimits;
 	int nranks;                       /* the traces they are over (1 for one trace) */
 	int64_t window_start, window_end; /* one trace: the steps' span the scores are over */
 	uint32_t steps;                   /* steps in it */
@@ -185,5 +196,15 @@ void advice_analyse(struct trace *t, struct advice_report *r);
 void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_report *const *per,
                         const struct rank_report *rr, struct advice_report *r);
 void advice_free(struct advice_report *r);
+/* The limits of one trace's data (a cut file, a legacy-exporter trace, a window of one
+ * step) into R's limits, each finding's confidence lowered to their caps with the reason
+ * appended to its confidence_why (advice_analyse calls it). */
+void advice_limits_trace(const struct trace *t, struct advice_report *r);
+/* The same over the N ranks TS compared by RR: cut files, legacy traces, ranks of the job
+ * not loaded (world_size), an alignment residual over 100 us (advice_merge_ranks calls
+ * it). */
+void advice_limits_ranks(struct trace *const *ts, int n, const struct rank_report *rr, struct advice_report *r);
+/* The JSON key of limit kind K ("truncated", "legacy_exporter", ...). */
+const char *advice_limit_key(enum advice_limit_kind k);
 
 #endif

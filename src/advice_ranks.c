@@ -359,6 +359,8 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 	for (uint32_t i = 0; i < r->n; i++)
 		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION && rr != NULL)
 			split_exposed(per, rr, straggler, &r->findings[i]);
+	if (rr != NULL)
+		advice_limits_ranks(ts, n, rr, r);
 	if (r->n > 1)
 		qsort(r->findings, r->n, sizeof *r->findings, advice_finding_cmp);
 }

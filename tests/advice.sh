@@ -103,6 +103,31 @@ advice "$F/tensor_cores_unused-ffma-xmma.json"
 find_key tensor_cores_unused
 is "$(q $fp.confidence $fp.figure)" "high 1 " "an FFMA xmma_gemm (on the plugin's Tensor Core list) is SIMT work: fires"
 
+# The limits of the data (src/advice_limits.c): a finding never says "high" on a cut file,
+# a window of one step or a legacy-exporter trace; ranks missing from the job cap what is
+# compared across ranks. The same FFMA fixture, cut at 80% of its bytes:
+n=$(wc -c <"$F/tensor_cores_unused-ffma-xmma.json")
+head -c $((n * 8 / 10)) "$F/tensor_cores_unused-ffma-xmma.json" >"$TMP/cut.json"
+advice "$TMP/cut.json"
+find_key tensor_cores_unused
+is "$(q files.0.limits.0.key files.0.limits.0.confidence_at_most $fp.confidence)" "truncated medium medium " \
+	"a cut file: the limit is said, and the finding that was high is medium"
+like "$(q $fp.confidence_why)" "at most medium: the file is cut short" "its confidence_why says why"
+run -q --report=advice "$TMP/cut.json"
+like "$out" "limit: the file is cut short" "the text says the limit too"
+advice "$srcdir/tests/fixtures/q-legacy.json"
+is "$(q files.0.limits.0.key)" "legacy_exporter " "a legacy-exporter trace: the limit is said"
+advice "$srcdir/tests/fixtures/q-bare-array.json"
+is "$(q files.0.window.steps files.0.limits.0.key)" "1 one_step " "a window of one step: the limit is said"
+mkdir -p "$TMP/two"
+cp "$srcdir/tests/fixtures/stragglers/compute/rank0.json" "$srcdir/tests/fixtures/stragglers/compute/rank2.json" "$TMP/two/"
+advice "$TMP/two"
+is "$(q limits.0.key limits.0.confidence_at_most)" "ranks_missing medium " "2 of a job's 3 ranks: the limit is said"
+find_key straggler ""
+is "$(q $fp.confidence)" "medium " "and the straggler is at most medium"
+advice "$srcdir/tests/fixtures/stragglers/compute"
+is "$(q limits.#)" "0 " "the whole job, aligned: no limit"
+
 # Several ranks: the straggler (rank 2 last at all six AllReduces), all ranks idle
 # together (both GPUs idle over [700, 1010) of each step), and the findings of each rank
 # merged with the ranks they hold for.

@@ -389,6 +389,32 @@ static void finding_json(struct jsonw *w, const struct set *S, const struct advi
 	jsonw_end_object(w);
 }
 
+/* What the findings stand on that limits them (src/advice.h), as "limits": [...] or as
+ * text lines. */
+static void limits_json(struct jsonw *w, const struct advice_report *r)
+{
+	jsonw_key(w, "limits");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < r->nlimits; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "key");
+		jsonw_str(w, advice_limit_key(r->limits[i].kind));
+		jsonw_key(w, "confidence_at_most");
+		jsonw_str(w, advice_confidence_key(r->limits[i].cap));
+		jsonw_key(w, "text");
+		jsonw_str(w, r->limits[i].text);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+static void limits_text(FILE *f, const struct advice_report *r)
+{
+	for (uint32_t i = 0; i < r->nlimits; i++)
+		fprintf(f, "   limit: %s (confidence at most %s)\n", r->limits[i].text,
+		        advice_confidence_key(r->limits[i].cap));
+}
+
 static void findings_json(struct jsonw *w, const struct set *S, const struct advice_report *r)
 {
 	jsonw_key(w, "findings");
@@ -417,6 +443,7 @@ static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 		jsonw_end_object(w);
 		jsonw_key(w, "has_gpu");
 		jsonw_bool(w, r->has_gpu);
+		limits_json(w, r);
 		findings_json(w, &one, r);
 		return;
 	}
@@ -424,6 +451,7 @@ static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	        timefmt_dur(r->window_end - r->window_start, a, sizeof a),
 	        r->has_gpu ? "the TensorBoard plugin's steps, stretched to the GPU work they launched"
 	                   : "no GPU work: the ProfilerStep#N spans, else the whole trace");
+	limits_text(f, r);
 	findings_text(f, &one, r);
 }
 
@@ -465,6 +493,7 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 			jsonw_end_object(&w);
 		}
 		jsonw_end_array(&w);
+		limits_json(&w, r);
 		findings_json(&w, &S, r);
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
@@ -475,6 +504,7 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 			escape_term(f, ok[i]->path, strlen(ok[i]->path));
 			fputc('\n', f);
 		}
+		limits_text(f, r);
 		findings_text(f, &S, r);
 	}
 	free(rank);
