@@ -20,7 +20,7 @@ static const struct {
 	              "a blocking call (sync, cudaFree, .item(), cudaMemcpy, copy into pageable memory) covers it on a thread" },
 	[GC_DATALOADER] = { "dataloader", "data loading", "a DataLoader __next__ or pin-memory frame covers the gap" },
 	[GC_PAGEABLE] = { "pageable_copy", "pageable H2D copy",
-	                  "the next GPU operation is a host-to-device copy from pageable memory, or a blocking one" },
+	                  "the next GPU operation is a pageable (or blocking) H2D copy whose call covers the gap" },
 	[GC_WAIT] = { "wait", "stream/collective wait",
 	              "the next work was launched before the gap began: it waited (event, stream, collective)" },
 	[GC_LAUNCH] = { "launch", "launch-bound CPU",
@@ -371,7 +371,11 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 		const char *rn = rt != NULL ? strtab_get(&t->strings, rt->name) : "";
 		bool h2d = op->cls == SC_MEMCPY && (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
 		bool blocking = strcmp(rn, "cudaMemcpy") == 0 || strcmp(rn, "hipMemcpy") == 0;
-		if (h2d && (strstr(nm, "Pageable") != NULL || blocking)) {
+		/* the cause must hold for the gap: the host's copy call covers at least half of it
+		 * (a pageable copy stalls the host while it is staged), else the gap has another
+		 * cause and the copy is only what came next */
+		if (h2d && (strstr(nm, "Pageable") != NULL || blocking) && rt != NULL &&
+		    overlap(&t->tracks[launch.track], rt, g->start, g->end) >= half) {
 			g->cause = GC_PAGEABLE;
 			g->cpu = launch.track != TT_NONE ? launch : g->next;
 			return;

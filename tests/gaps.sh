@@ -49,7 +49,8 @@ is "$(q files.0.gaps.1.hta_class)" "host_wait" "HTA class of the gap at 400 us: 
 # [440,540) the launch of k5 is a cudaLaunchKernel [441,535) that covers 94: launch-bound.
 # [550,650) k6 was launched at 545, before the gap: a wait; the cudaStreamWaitEvent at 552 named.
 # [660,760) launched at 755; on "main" only ProfilerStep#1 covers it: no CPU activity recorded.
-# [770,870) the next operation is "Memcpy HtoD (Pageable -> Device)": pageable H2D copy.
+# [770,870) the next operation is "Memcpy HtoD (Pageable -> Device)" and its cudaMemcpyAsync
+#   [800,862) covers 62 us of the gap, half or more: pageable H2D copy.
 "$TTRACE" --report=gaps --json --gap-min=30us "$srcdir/tests/fixtures/gaps/rules.json" >"$TMP/r.json"
 rq() { "$JSONQ" "$@" <"$TMP/r.json" | tr '\n' ' '; }
 is "$(rq files.0.gaps.#)" "8 " "rules.json: eight gaps"
@@ -68,6 +69,24 @@ for i in 0 1 2 3 4 5 6 7; do
 	esac
 done
 is "$(rq files.0.gaps.0.rule | cut -c1-16)" "a blocking call " "each gap states its rule"
+# A cause must hold for at least half of the gap: a pageable copy whose call covers 2 us of a
+# 100-us gap [100,200) is what came next, not why the GPU waited (the launching thread's
+# aten::index [105,195) covers it: CPU work).
+cat >"$TMP/pageable-short.json" <<'EOF2'
+{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 300},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 5, "dur": 95, "args": {"device": 0, "stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::index", "pid": 1, "tid": 1, "ts": 105, "dur": 90},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 196, "dur": 2, "args": {"correlation": 2}},
+{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 200, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 2, "bytes": 64}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 199, "dur": 1, "args": {"correlation": 3}},
+{"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 205, "dur": 95, "args": {"device": 0, "stream": 7, "correlation": 3}}
+]}
+EOF2
+"$TTRACE" --report=gaps --json --gap-min=30us "$TMP/pageable-short.json" >"$TMP/ps.json"
+is "$("$JSONQ" files.0.gaps.0.start_ns files.0.gaps.0.cause files.0.gaps.0.cpu_slice.name <"$TMP/ps.json" | tr '\n' ' ')" \
+	"100000 cpu_work aten::index " "a pageable copy whose call covers 2% of the gap is not its cause: the CPU work that covers it is"
 out=$("$TTRACE" --report=gaps --gap-min=30us "$srcdir/tests/fixtures/gaps/rules.json")
 like "$out" "1. host sync: a blocking call" "text: the rules, in the order they are tried"
 like "$out" "aten::to" "text: the operator that made the blocking call"

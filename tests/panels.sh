@@ -52,10 +52,10 @@ out=$(scr 120x40 'o/nosuchgap<Enter>' | text)
 like "$out" 'filter "nosuchgap": 0 rows' "a filter with no match says so"
 like "$out" "(no row holds the filter text)" "and the table says why it is empty"
 out=$(scr 120x40 'o/cpu WORK<Enter>' | text)
-like "$out" 'filter "cpu WORK": 8 rows' "the filter ignores case and counts the rows"
-is "$(printf '%s\n' "$out" | sed -n '5,12p' | grep -c 'CPU work')" 8 "every row shown holds the text"
+like "$out" 'filter "cpu WORK": 10 rows' "the filter ignores case and counts the rows"
+is "$(printf '%s\n' "$out" | sed -n '5,14p' | grep -c 'CPU work')" 10 "every row shown holds the text"
 unlike "$(scr 120x40 'o/cpu WORK<Esc>' | text)" 'filter "' "Esc clears the filter"
-like "$(scr 120x40 'o/pageable' | text)" 'filter "pageable": 2 rows' "the filter applies while typing"
+like "$(scr 120x40 'o/loading' | text)" 'filter "loading": 1 rows' "the filter applies while typing"
 rlike "$(scr 120x40 'o/sync' | text)" '^filter: sync' "the prompt takes the status line"
 
 # Enter, the mouse, the detail line
