@@ -332,7 +332,165 @@ static uint32_t deepest_cover(const struct trace *t, const struct track *tr, int
 	return TT_NONE;
 }
 
+bool gaps_is_user_frame(const char *name)
+{
+	/* the top-level names of the standard library and of libraries a trace names by their
+	 * module path (Kineto drops the site-packages/ prefix) */
+	static const char *const lib[] = {
+		"torch",
+		"numpy",
+		"scipy",
+		"transformers",
+		"accelerate",
+		"diffusers",
+		"PIL",
+		"timm",
+		"torchvision",
+		"torchaudio",
+		"triton",
+		"apex",
+		"deepspeed",
+		"megatron",
+		"vllm",
+		"sglang",
+		"fbgemm_gpu",
+		"torchrec",
+		"tqdm",
+		"pandas",
+		"sklearn",
+		"huggingface_hub",
+		"safetensors",
+		"tokenizers",
+		"lightning",
+		"pytorch_lightning",
+		"xformers",
+		"flash_attn",
+		"einops",
+		"jax",
+		"tensorflow",
+		"importlib",
+		"collections",
+		"concurrent",
+		"multiprocessing",
+		"threading",
+		"queue",
+		"contextlib",
+		"functools",
+		"typing",
+		"enum",
+		"dataclasses",
+		"abc",
+		"copy",
+		"inspect",
+		"logging",
+		"json",
+		"os",
+		"posixpath",
+		"re",
+		"random",
+		"math",
+		"time",
+		"weakref",
+		"warnings",
+		"traceback",
+		"selectors",
+		"socket",
+		"subprocess",
+		"pickle",
+		"codecs",
+		"encodings",
+		"asyncio",
+		"unittest",
+		"operator",
+		"itertools",
+		"heapq",
+		"bisect",
+		"string",
+		"textwrap",
+		"tempfile",
+		"shutil",
+		"pathlib",
+		"io",
+		"abc",
+		"numbers",
+		"types",
+		"runpy",
+		"pkgutil",
+		"site",
+		"genericpath",
+		"threading",
+		"signal",
+		"argparse",
+		"glob",
+		"fnmatch",
+		"zipfile",
+		"tarfile",
+		"gzip",
+		"struct",
+		"hashlib",
+		"uuid",
+		"datetime",
+		"calendar",
+		"locale",
+		"ctypes",
+		"distutils",
+		"sysconfig",
+		"dis",
+		"ast",
+		"tokenize",
+		"linecache",
+		"platform",
+		"getpass",
+		"pprint",
+		"reprlib",
+		"statistics",
+		"decimal",
+		"fractions",
+		"csv",
+	};
+	const char *paren = strstr(name, ".py(");
+	if (paren == NULL || strncmp(name, "<built-in", 9) == 0)
+		return false;
+	if (strstr(name, "site-packages/") != NULL || strstr(name, "dist-packages/") != NULL ||
+	    strstr(name, "/lib/python") != NULL)
+		return false;
+	const char *top = name;
+	size_t n = strcspn(top, "/.");
+	for (size_t i = 0; i < sizeof lib / sizeof *lib; i++)
+		if (strlen(lib[i]) == n && strncmp(top, lib[i], n) == 0)
+			return false;
+	return top[0] != '<' && top[0] != '_';
+}
+
+/* The deepest Python frame of the user's own code around slice REF on its thread, or
+ * {TT_NONE}. */
+static struct slice_ref user_frame(const struct trace *t, struct slice_ref ref)
+{
+	struct slice_ref none = { TT_NONE, TT_NONE };
+	if (ref.track == TT_NONE || t->tracks[ref.track].kind != TRACK_CPU)
+		return none;
+	const struct track *tr = &t->tracks[ref.track];
+	const struct slice *s = &tr->slices[ref.idx];
+	for (uint16_t r = s->depth + 1; r-- > 0;) {
+		uint32_t i = r == s->depth ? ref.idx : index_row_slice_at(tr, r, s->ts);
+		if (i == TT_NONE)
+			continue;
+		const struct slice *f = &tr->slices[i];
+		if (f->cls == SC_PYTHON && gaps_is_user_frame(strtab_get(&t->strings, f->name)))
+			return (struct slice_ref){ ref.track, i };
+	}
+	return none;
+}
+
+static void explain_cause(const struct trace *t, const struct hints *hx, struct device_tracks dt, struct gap *g);
+
 static void explain(const struct trace *t, const struct hints *hx, struct device_tracks dt, struct gap *g)
+{
+	explain_cause(t, hx, dt, g);
+	g->user = user_frame(t, g->cpu);
+}
+
+static void explain_cause(const struct trace *t, const struct hints *hx, struct device_tracks dt, struct gap *g)
 {
 	int64_t len = g->end - g->start, half = len / 2 + (len & 1);
 	const struct hint *x;
@@ -341,6 +499,7 @@ static void explain(const struct trace *t, const struct hints *hx, struct device
 	g->next = first_op_after(t, dt, g->end);
 	g->cpu.track = g->cpu.idx = TT_NONE;
 	g->op.track = g->op.idx = TT_NONE;
+	g->user = g->op;
 	if (g->next.track != TT_NONE) {
 		uint32_t op = track_gpu_at(&t->tracks[g->next.track], g->next.idx);
 		if (op != TT_NONE)
@@ -546,6 +705,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 						sg->hta = c;
 						sg->cpu.track = sg->cpu.idx = TT_NONE;
 						sg->op.track = sg->op.idx = TT_NONE;
+						sg->user = sg->op;
 						sg->next = (struct slice_ref){ ti, i };
 					}
 				}

@@ -41,6 +41,9 @@ struct gap {
 	enum hta_class hta;
 	struct slice_ref cpu;  /* the CPU slice that explains it, or {TT_NONE} */
 	struct slice_ref op;   /* GC_SYNC: the outermost operator around that call, or {TT_NONE} */
+	struct slice_ref user; /* the user's line around the CPU slice: the deepest Python frame
+	                        * outside torch/, other installed libraries and the standard
+	                        * library (gaps_is_user_frame), or {TT_NONE} */
 	struct slice_ref next; /* the first GPU operation after it, or {TT_NONE} */
 	int32_t rank;          /* 0 here; a view of several ranks sets the rank position */
 };
@@ -88,5 +91,12 @@ const char *gap_cause_text(enum gap_cause c);
 const char *gap_cause_key(enum gap_cause c);
 const char *gap_cause_rule(enum gap_cause c);
 const char *hta_class_key(enum hta_class c);
+
+/* Whether NAME, a Python frame as Kineto writes it ("train.py(45): step",
+ * "torch/nn/modules/module.py(1743): _call_impl"), is the user's own code: not under torch/,
+ * site-packages/ or dist-packages/, not a module of the Python standard library or of the
+ * common libraries Kineto writes as relative paths (numpy/, transformers/, ...), not a
+ * built-in function. */
+bool gaps_is_user_frame(const char *name);
 
 #endif

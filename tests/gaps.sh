@@ -87,6 +87,28 @@ EOF2
 "$TTRACE" --report=gaps --json --gap-min=30us "$TMP/pageable-short.json" >"$TMP/ps.json"
 is "$("$JSONQ" files.0.gaps.0.start_ns files.0.gaps.0.cause files.0.gaps.0.cpu_slice.name <"$TMP/ps.json" | tr '\n' ' ')" \
 	"100000 cpu_work aten::index " "a pageable copy whose call covers 2% of the gap is not its cause: the CPU work that covers it is"
+# When host code covers a gap, the user's line is named: the deepest Python frame outside
+# torch/, other installed libraries (numpy/ here) and the standard library.
+cat >"$TMP/user.json" <<'EOF2'
+{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 300},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 5, "dur": 95, "args": {"device": 0, "stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "python_function", "name": "train.py(42): train_step", "pid": 1, "tid": 1, "ts": 101, "dur": 98},
+{"ph": "X", "cat": "python_function", "name": "mymodel/augment.py(17): jitter", "pid": 1, "tid": 1, "ts": 102, "dur": 96},
+{"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1743): _call_impl", "pid": 1, "tid": 1, "ts": 103, "dur": 94},
+{"ph": "X", "cat": "python_function", "name": "contextlib.py(141): __exit__", "pid": 1, "tid": 1, "ts": 103, "dur": 93},
+{"ph": "X", "cat": "python_function", "name": "numpy/lib/function_base.py(348): iterable", "pid": 1, "tid": 1, "ts": 104, "dur": 92},
+{"ph": "X", "cat": "cpu_op", "name": "aten::index", "pid": 1, "tid": 1, "ts": 105, "dur": 90},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 199, "dur": 1, "args": {"correlation": 3}},
+{"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 205, "dur": 95, "args": {"device": 0, "stream": 7, "correlation": 3}}
+]}
+EOF2
+"$TTRACE" --report=gaps --json --gap-min=30us "$TMP/user.json" >"$TMP/u.json"
+is "$("$JSONQ" files.0.gaps.0.cause files.0.gaps.0.cpu_slice.name files.0.gaps.0.user_frame <"$TMP/u.json" | tr '\n' '|')" \
+	"cpu_work|aten::index|mymodel/augment.py(17): jitter|" "the user's line: the deepest frame outside torch/, numpy/ and the standard library"
+like "$("$TTRACE" --dump-screen --size=160x30 --keys=g "$TMP/user.json")" \
+	"CPU work: aten::index, your code: mymodel/augment.py(17): jitter" "the timeline's gap key says it too"
 out=$("$TTRACE" --report=gaps --gap-min=30us "$srcdir/tests/fixtures/gaps/rules.json")
 like "$out" "1. host sync: a blocking call" "text: the rules, in the order they are tried"
 like "$out" "aten::to" "text: the operator that made the blocking call"

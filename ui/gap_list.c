@@ -35,6 +35,7 @@ int gap_table_columns(struct column *cols, bool ranks)
 	cols[n++] = (struct column){ "cpu_slice.dur_ns", "CPU slice duration", COL_DUR, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "op.name", "in operator", COL_TEXT, 1, 0 };
 	cols[n++] = (struct column){ "op.start_ns", "operator start", COL_TIME, 0, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "user_frame", "user code", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.name", "next GPU op", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.track", "its stream", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.start_ns", "its start", COL_TIME, 0, COL_JSON_ONLY };
@@ -95,6 +96,9 @@ void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t,
 		table_set_int(tb, r, c + 1, s->ts);
 	}
 	c += 2;
+	if (g->user.track != TT_NONE) /* the user's line around the CPU slice */
+		table_set_trace_str(tb, r, c, t, t->tracks[g->user.track].slices[g->user.idx].name);
+	c++;
 	set_slice(tb, r, c, t, next);
 }
 
@@ -134,6 +138,8 @@ static void build(struct table_panel *tp)
 			local.track &= VIEW_TRACK_MASK;
 		if (local.op.track != TT_NONE)
 			local.op.track &= VIEW_TRACK_MASK;
+		if (local.user.track != TT_NONE)
+			local.user.track &= VIEW_TRACK_MASK;
 		gap_table_add(&gl->t, &local, t, cpu, next, i + 1, view_rank_label(v, g->rank), i);
 	}
 	gl->version = view_gaps_version(v);

@@ -64,6 +64,8 @@ void view_build_gap_nav(struct view *v)
 				g.next.track = view_id(r, g.next.track);
 			if (g.op.track != TT_NONE)
 				g.op.track = view_id(r, g.op.track);
+			if (g.user.track != TT_NONE)
+				g.user.track = view_id(r, g.user.track);
 			v->nav[v->nnav++] = g;
 		}
 	}
@@ -109,9 +111,15 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 		const struct strtab *st = &view_trace_of(v, g->op.track)->strings;
 		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), op, sizeof op);
 	}
-	view_status(v, "%s: %s gap on GPU %d, %s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d), g->device,
-	            gap_cause_text(g->cause), name[0] ? ": " : "", name, op[0] ? " in " : "", op,
-	            hta_class_key(g->hta));
+	char user[160] = "";
+	if (g->user.track != TT_NONE && (g->user.track != g->cpu.track || g->user.idx != g->cpu.idx)) {
+		const struct slice *s = &view_track(v, g->user.track)->slices[g->user.idx];
+		const struct strtab *st = &view_trace_of(v, g->user.track)->strings;
+		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), user, sizeof user);
+	}
+	view_status(v, "%s: %s gap on GPU %d, %s%s%s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d),
+	            g->device, gap_cause_text(g->cause), name[0] ? ": " : "", name, op[0] ? " in " : "", op,
+	            user[0] ? ", your code: " : "", user, hta_class_key(g->hta));
 }
 
 /* The gap keys; false for another action. */
