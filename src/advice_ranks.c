@@ -359,6 +359,20 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 	for (uint32_t i = 0; i < r->n; i++)
 		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION && rr != NULL)
 			split_exposed(per, rr, straggler, &r->findings[i]);
+	/* each rank's own limits (a window of one step...), once per kind, named by the first
+	 * rank that has it: its findings were capped by them already */
+	for (int i = 0; i < n; i++)
+		for (uint32_t q = 0; q < per[i]->nlimits && r->nlimits < ADVICE_MAX_LIMITS; q++) {
+			bool have = false;
+			for (uint32_t j = 0; j < r->nlimits; j++)
+				have |= r->limits[j].kind == per[i]->limits[q].kind;
+			if (have || per[i]->limits[q].kind == AL_TRUNCATED || per[i]->limits[q].kind == AL_LEGACY)
+				continue; /* those two advice_limits_ranks says for the ranks together */
+			struct advice_limit *l = &r->limits[r->nlimits++];
+			*l = per[i]->limits[q];
+			snprintf(l->text, sizeof l->text, "rank %d: %s", rr != NULL ? rr->ranks[i].rank : i,
+			         per[i]->limits[q].text);
+		}
 	if (rr != NULL)
 		advice_limits_ranks(ts, n, rr, r);
 	if (r->n > 1)
