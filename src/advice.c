@@ -18,6 +18,7 @@
 #include "lib/xalloc.h"
 #include "src/advice_finding.h"
 #include "src/analysis.h"
+#include "src/compiled.h"
 #include "src/host_calls.h"
 #include "src/spans.h"
 #include "src/kernel_class.h"
@@ -564,7 +565,31 @@ static void rule_launch(struct ctx *c)
 	         (unsigned long long)c->launch_waits, timefmt_dur(c->g->min_gap, h, sizeof h),
 	         advice_pct(short_share, e, sizeof e), timefmt_dur(c->launch_gap_ns, k, sizeof k),
 	         (unsigned long long)c->launch_gaps, advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
-	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
+	struct compiled_facts cf;
+	compiled_facts_of(c->t, &cf);
+	if (cf.compiled && cf.cuda_graphs) {
+		/* compiled and replaying graphs already: what still launches is outside them */
+		snprintf(f->cause, sizeof f->cause, "%s",
+		         "the model is compiled and replays CUDA graphs, yet the GPU waits for launches: the work "
+		         "outside the graphs (eager ops between compiled regions at graph breaks, parts the graphs do "
+		         "not capture, inputs copied in before each replay) is still launched kernel by kernel");
+		f->fix = "find the graph breaks and the eager operators between the compiled regions and the graph "
+			 "replays, and bring them into the compiled graph";
+		f->example = "TORCH_LOGS=graph_breaks,cudagraphs python train.py   # why a region is not compiled or "
+			     "not captured";
+	} else if (cf.compiled) {
+		/* compiled, without CUDA graphs: each Triton kernel is still one launch from Python */
+		snprintf(f->cause, sizeof f->cause, "%s",
+		         "the model is compiled (Triton kernels, compiled regions) but without CUDA graphs: each "
+		         "compiled kernel is still launched from the host one by one, and eager ops between compiled "
+		         "regions (graph breaks) add their dispatch");
+		f->fix = "replay the compiled graphs as CUDA graphs (mode 'reduce-overhead' of the torch.compile call "
+			 "already there), and remove graph breaks so that fewer operators run eagerly";
+		f->example = "mode='reduce-overhead' in the existing torch.compile call   # CUDA graphs; "
+			     "TORCH_LOGS=graph_breaks lists the breaks";
+	} else {
+		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
+	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "most waits end at a kernel that ran shorter than its launch call (HTA's short "
 	                            "kernels)"
@@ -724,6 +749,11 @@ static void rule_occupancy(struct ctx *c)
 			(unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a),
 			timefmt_dur(flagged, d, sizeof d), occ, TT_ADVICE_OCCUPANCY_MIN);
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
+	struct compiled_facts cf;
+	compiled_facts_of(c->t, &cf);
+	if (cf.compiled) /* the rule's example compiles the model: it is compiled already */
+		f->example = "mode='max-autotune' in the existing torch.compile call   # tunes the Triton kernels' "
+			     "block sizes; or a larger batch_size";
 	snprintf(
 		f->confidence_why, sizeof f->confidence_why, "%s",
 		"Kineto's occupancy is an estimate from the launch shape; whether it limits speed depends on the kernel");

@@ -9,6 +9,7 @@
 #include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "src/compiled.h"
 #include "src/index.h"
 
 bool kernel_on_plugin_tc_list(const char *name)
@@ -72,17 +73,6 @@ char *kernel_short_name(const char *name, char *buf, size_t n)
 		}
 	}
 	return buf;
-}
-
-/* The CPU slice directly above slice I of TR (one row up, holding its start), or TT_NONE. */
-static uint32_t parent_of(const struct track *tr, uint32_t i)
-{
-	const struct slice *s = &tr->slices[i];
-	uint32_t a, b;
-	if (s->depth == 0)
-		return TT_NONE;
-	index_row_range(tr, (uint16_t)(s->depth - 1), s->ts, s->ts + 1, &a, &b);
-	return a < b ? tr->rows[s->depth - 1].idx[a] : TT_NONE;
 }
 
 /* Operators per row: (row, operator) pairs counted in a small open hash. */
@@ -236,12 +226,15 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			/* the operator above the runtime call that launched it */
-			uint32_t opn = TT_NONE;
+			uint32_t opn = TT_NONE, via = TT_NONE;
 			if (full && g != NULL && g->peer.track != TT_NONE && g->peer.track < t->ntracks) {
 				const struct track *pt = &t->tracks[g->peer.track];
-				uint32_t op = g->peer.idx < pt->nslices ? parent_of(pt, g->peer.idx) : TT_NONE;
+				bool graph;
+				uint32_t op = compiled_launching_slice(t, g->peer, &graph);
 				if (op != TT_NONE)
 					opn = pt->slices[op].name;
+				if (graph)
+					via = pt->slices[g->peer.idx].name;
 			}
 			const struct kernel_launch *kl = full && g != NULL ? gpu_launch(t, g) : NULL;
 			uint32_t *slot;
@@ -259,7 +252,7 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 				struct kernel_row *k = &r->rows[r->n];
 				memset(k, 0, sizeof *k);
 				k->name = s->name;
-				k->op = TT_NONE;
+				k->op = k->via = TT_NONE;
 				k->min = INT64_MAX;
 				k->regs = k->smem = -1;
 				k->longest = (struct slice_ref){ ti, i };
@@ -309,6 +302,11 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			}
 			if (opn != TT_NONE)
 				count_op(&h, &hcap, &hn, row, opn);
+			if (via != TT_NONE) {
+				if (k->via == TT_NONE)
+					k->via = via;
+				k->via_calls++;
+			}
 		}
 	}
 	for (uint32_t j = 0; j < hcap; j++) {

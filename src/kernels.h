@@ -5,7 +5,10 @@
  * Kernels are slices of class SC_KERNEL (src/model.h). Means are the plugin's (weighted by
  * duration; see kernel_mean_bps). The operator is the CPU slice
  * directly above the runtime call that launched the kernel (linked by correlation id),
- * counted per name; kernels whose launch is not in the trace count under none. */
+ * counted per name; kernels whose launch is not in the trace count under none. Launcher
+ * frames in between (Triton's and inductor's, a CUDA graph's replay) are skipped to the
+ * compiled region or operator above them (src/compiled.h); a kernel a graph replayed also
+ * names the graph launch call. */
 #ifndef TT_KERNELS_H
 #define TT_KERNELS_H
 
@@ -31,9 +34,11 @@ struct kernel_row {
 	int32_t grid[3], block[3]; /* of the first call (0 when absent) */
 	int32_t regs, smem;        /* registers per thread, shared memory bytes: first call's, -1 absent */
 	bool grid_varies, block_varies, regs_varies, smem_varies;
-	struct kernel_class cls;  /* its family, math unit and precision (src/kernel_class.h) */
-	uint32_t op;              /* the operator that launched most calls, TT_NONE when none */
-	uint64_t op_calls;        /* how many of the calls it launched */
+	struct kernel_class cls; /* its family, math unit and precision (src/kernel_class.h) */
+	uint32_t op;             /* the operator that launched most calls, TT_NONE when none */
+	uint64_t op_calls;       /* how many of the calls it launched */
+	uint32_t via; /* the graph launch (cudaGraphLaunch...) that replayed its first replayed call, or TT_NONE */
+	uint64_t via_calls;       /* how many of its calls a graph launch replayed */
 	struct slice_ref longest; /* the longest call */
 };
 

@@ -226,7 +226,8 @@ static void header(struct table_panel *tp, struct app *app, struct grid *g, stru
 	wrap_text(g, r.x + 1, r.x + r.w, &y, y1, buf, CS_HILITE);
 	snprintf(buf, sizeof buf, "cause: %s", fd->cause);
 	wrap_text(g, r.x + 1, r.x + r.w, &y, y1, buf, CS_DETAILS);
-	snprintf(buf, sizeof buf, "fix: %s  e.g. %s", ri->fix, ri->example);
+	snprintf(buf, sizeof buf, "fix: %s  e.g. %s", fd->fix != NULL ? fd->fix : ri->fix,
+	         fd->example != NULL ? fd->example : ri->example);
 	wrap_text(g, r.x + 1, r.x + r.w, &y, y1, buf, CS_DETAILS);
 	snprintf(buf, sizeof buf, "confidence %s: %s; wrong if %s", advice_confidence_key(fd->confidence),
 	         fd->confidence_why, ri->wrong_if);

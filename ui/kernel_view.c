@@ -31,10 +31,12 @@ enum {
 	K_TC,
 	K_NO_TC,
 	K_OP,
+	K_OP_TEXT,
 	K_FAMILY,
 	K_UNIT,
 	K_PREC,
 	K_OP_CALLS,
+	K_VIA,
 	K_LONGEST
 };
 
@@ -58,8 +60,10 @@ int kernel_view_columns(struct column *cols)
 		[K_PREC] = { "precision", "prec", COL_TEXT, 0, 0 },
 		[K_TC] = { "tensor_cores", "TC", COL_BOOL, 0, COL_JSON_ONLY },
 		[K_NO_TC] = { "matmul_without_tensor_cores", "GEMM no TC", COL_BOOL, 0, COL_JSON_ONLY },
-		[K_OP] = { "launched_by", "launched by", COL_TEXT, 1, 0 },
+		[K_OP] = { "launched_by", "launched by", COL_TEXT, 1, COL_JSON_ONLY },
+		[K_OP_TEXT] = { "launched_by", "launched by", COL_TEXT, 1, COL_TEXT_ONLY },
 		[K_OP_CALLS] = { "launched_by_calls", "of calls", COL_COUNT, 0, COL_JSON_ONLY },
+		[K_VIA] = { "launched_via", "via", COL_TEXT, 0, COL_JSON_ONLY | COL_OMIT_NULL },
 		[K_LONGEST] = { "longest_start_ns", "longest at", COL_TIME, 0, COL_JSON_ONLY },
 	};
 	memcpy(cols, c, sizeof c);
@@ -129,6 +133,16 @@ void kernel_view_fill(struct table *tb, const struct trace *t, const struct kern
 			table_set_trace_str(tb, row, K_OP, t, k->op);
 			table_set_int(tb, row, K_OP_CALLS, (int64_t)k->op_calls);
 		}
+		if (k->via == TT_NONE) {
+			if (k->op != TT_NONE)
+				table_set_trace_str(tb, row, K_OP_TEXT, t, k->op);
+		} else { /* replayed from a CUDA graph: the graph launch, and the operator around it */
+			const char *op = k->op != TT_NONE ? trace_str(t, k->op) : "";
+			char *buf = xasprintf("%s%s%s", trace_str(t, k->via), op[0] ? " in " : "", op);
+			table_set_str(tb, row, K_OP_TEXT, buf);
+			free(buf);
+			table_set_trace_str(tb, row, K_VIA, t, k->via);
+		}
 		table_set_int(tb, row, K_LONGEST, t->tracks[k->longest.track].slices[k->longest.idx].ts);
 	}
 }
@@ -185,7 +199,7 @@ KERNEL_REPORT(KG_OP, op)
  * keep room at 120 columns; grouped by shape, the shape is the point */
 #define TEXT_COLS                                                                                              \
 	((1u << K_NAME) | (1u << K_CALLS) | (1u << K_TOTAL) | (1u << K_MEAN) | (1u << K_MIN) | (1u << K_MAX) | \
-	 (1u << K_FAMILY) | (1u << K_UNIT) | (1u << K_PREC) | (1u << K_OP))
+	 (1u << K_FAMILY) | (1u << K_UNIT) | (1u << K_PREC) | (1u << K_OP_TEXT))
 #define SHAPE_COLS ((1u << K_GRID) | (1u << K_BLOCK) | (1u << K_REGS) | (1u << K_SMEM))
 #define KERNEL_REPORT_DEF(g, cols)                                                                           \
 	{                                                                                                    \

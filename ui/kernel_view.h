@@ -11,7 +11,7 @@
 #include "ui/report.h"
 #include "ui/table.h"
 
-#define KERNEL_TABLE_COLS 20
+#define KERNEL_TABLE_COLS 22
 
 /* Fills COLS with the kernel table's columns; returns how many. */
 int kernel_view_columns(struct column *cols);

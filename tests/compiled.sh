@@ -1,0 +1,96 @@
+#!/bin/sh
+# compiled.sh: compiled models and CUDA graphs (tests/fixtures/compiled, written by
+# tests/tools/gen-compiled-fixtures.py): a Triton kernel names the compiled region or
+# operator that launched it, not inductor's launcher frames; a kernel replayed from a
+# CUDA graph names the graph launch and the region around it; the launch-bound finding
+# of a compiled model does not tell it to use torch.compile, an eager one's does. The
+# eager assertions are the contrast: they hold before and after.
+. "$srcdir/tests/lib.sh"
+F="$srcdir/tests/fixtures/compiled"
+S="$srcdir/../shared/traces"
+TTRACE_NO_CACHE=1
+export TTRACE_NO_CACHE
+
+# row FILE KERNEL: sets $kp to the JSON path of KERNEL's row in --report=kernels --json of
+# FILE (in $TMP/k.json), or "" when it is not there.
+row() {
+	"$TTRACE" -q --report=kernels --json "$1" >"$TMP/k.json" 2>"$TMP/err"
+	kp=
+	n=$("$JSONQ" files.0.kernels.# <"$TMP/k.json" 2>/dev/null)
+	i=0
+	while [ "$i" -lt "${n:-0}" ]; do
+		if [ "$("$JSONQ" "files.0.kernels.$i.name" <"$TMP/k.json")" = "$2" ]; then
+			kp="files.0.kernels.$i"
+			return
+		fi
+		i=$((i + 1))
+	done
+}
+kq() { [ -n "$kp" ] && "$JSONQ" "$kp.$1" <"$TMP/k.json" 2>/dev/null; }
+
+# launched FILE KERNEL BY VIA WHY: the kernel's launched_by and launched_via (VIA "": no
+# key, not replayed from a graph).
+launched() {
+	row "$1" "$2"
+	is "$(kq launched_by) | $(kq launched_via)" "$3 | $4" "$(basename "$1"): $2 launched by $3${4:+ via $4} ($5)"
+}
+
+launched "$F/compiled-launch.json" triton_poi_fused_add_0 "## Call CompiledFxGraph fx1 ##" "" \
+	"past _launch_kernel, the kernel's record_function and the heuristics' run"
+launched "$F/compiled-launch.json" triton_red_fused_sum_1 CompiledFunction "" "no annotation: the compiled function"
+launched "$F/eager-launch.json" elementwise_kernel aten::add "" "eager: the operator above the launch, as before"
+launched "$F/graph-replay.json" triton_poi_graph_0 "## Call CompiledFxGraph fx2 ##" cudaGraphLaunch \
+	"a graph's kernels: past the replay's Python frames"
+launched "$F/graph-replay.json" elementwise_kernel aten::add "" "the eager work after the graph"
+row "$F/graph-replay.json" triton_red_graph_2
+is "$(kq launched_by_calls) x $(kq launched_by)" "3 x ## Call CompiledFxGraph fx2 ##" \
+	"graph-replay: each replay's kernel counted under the region"
+run -q --report=kernels "$F/graph-replay.json"
+like "$out" "cudaGraphLaunch " "graph-replay: the text names the graph launch"
+
+# the launch-bound finding: cause, fix and example on the compiled models and the eager one
+lb() { # lb FILE: $cause, $fix, $ex of the launch_bound finding of FILE
+	"$TTRACE" -q --report=advice --json "$1" >"$TMP/a.json" 2>"$TMP/err"
+	cause= fix= ex=
+	n=$("$JSONQ" files.0.findings.# <"$TMP/a.json" 2>/dev/null)
+	i=0
+	while [ "$i" -lt "${n:-0}" ]; do
+		if [ "$("$JSONQ" "files.0.findings.$i.key" <"$TMP/a.json")" = launch_bound ]; then
+			cause=$("$JSONQ" "files.0.findings.$i.cause" <"$TMP/a.json")
+			fix=$("$JSONQ" "files.0.findings.$i.fix" <"$TMP/a.json")
+			ex=$("$JSONQ" "files.0.findings.$i.example" <"$TMP/a.json")
+		fi
+		i=$((i + 1))
+	done
+}
+lb "$F/eager-launch.json"
+like "$cause" "eager mode" "eager: launch_bound says eager dispatch"
+like "$ex" "torch.compile(model" "eager: launch_bound offers torch.compile"
+lb "$F/compiled-launch.json"
+like "$cause" "the model is compiled" "compiled: launch_bound knows the model is compiled"
+like "$fix" "reduce-overhead" "compiled: launch_bound says which mode (CUDA graphs)"
+unlike "$fix $ex" "torch.compile(model" "compiled: launch_bound does not offer torch.compile as if eager"
+unlike "$cause" "eager mode" "compiled: the cause is not eager dispatch"
+lb "$F/graph-replay.json"
+like "$cause" "replays CUDA graphs" "graph-replay: launch_bound knows the graphs replay"
+like "$fix" "graph breaks" "graph-replay: launch_bound points at what the graphs leave to the host"
+unlike "$fix $ex" "torch.compile(model" "graph-replay: launch_bound does not offer torch.compile"
+unlike "$fix $ex" "reduce-overhead" "graph-replay: nor CUDA graphs, which it has"
+run -q --report=advice "$F/compiled-launch.json"
+unlike "$out" "torch.compile(model" "compiled: the text report has no torch.compile(model"
+
+# real traces, when they are there
+if [ -f "$S/a100-triton-single-kernel-tiny.json.gz" ]; then
+	launched "$S/a100-triton-single-kernel-tiny.json.gz" triton_poi_fused_add_cos_sin_0 "Torch-Compiled Region: 0/0" \
+		"" "past cuLaunchKernel's record_function"
+fi
+if [ -f "$S/infer-mi300x-xdit-flux-230k-events.json.gz" ]; then
+	row "$S/infer-mi300x-xdit-flux-230k-events.json.gz" triton_poi_fused__to_copy_arange_cat_cos_div_exp_mul_sin_unsqueeze_3
+	like "$(kq launched_by)" "## Call CompiledFxGraph" "xdit-flux: a replayed Triton kernel names the compiled graph"
+	is "$(kq launched_via)" hipGraphLaunch "xdit-flux: and the graph launch"
+fi
+if [ -f "$S/train-a100-rank0of16-nccl.json.gz" ]; then
+	launched "$S/train-a100-rank0of16-nccl.json.gz" triton__0d1d2d CompiledFunction cudaGraphLaunch \
+		"a CUDA graph replayed under CompiledFunction"
+fi
+finish
