@@ -140,7 +140,7 @@ static void sweep(const struct trace *t, bool cpu, struct side *sd)
 					memcpy(k->shape + 3, l->block, sizeof l->block);
 				}
 				k->start = a;
-				k->dur = b - a;
+				k->dur = tt_sub(b, a);
 				continue;
 			}
 			if (tr->kind != TRACK_CPU)
@@ -206,9 +206,10 @@ static int64_t segment_start(const struct rank_report *r, uint32_t k, int i)
 enum { X_DL, X_SYNC, X_COMP, X__N };
 static void segment_figures(const struct side *sd, bool cpu, int64_t a, int64_t b, double *x)
 {
-	x[X_DL] = (double)(uset_within(&sd->dl, a, b) - (sd->gpu ? uset_within(&sd->dlbusy, a, b) : 0));
-	x[X_SYNC] = sd->gpu ? (double)(uset_within(&sd->sync, a, b) - uset_within(&sd->syncbusy, a, b)) : 0;
-	x[X_COMP] = (double)(uset_within(&sd->comp, a, b) - (cpu ? uset_within(&sd->compdl, a, b) : 0));
+	/* as doubles: spans of hostile traces can be near the int64 range */
+	x[X_DL] = (double)uset_within(&sd->dl, a, b) - (sd->gpu ? (double)uset_within(&sd->dlbusy, a, b) : 0);
+	x[X_SYNC] = sd->gpu ? (double)uset_within(&sd->sync, a, b) - (double)uset_within(&sd->syncbusy, a, b) : 0;
+	x[X_COMP] = (double)uset_within(&sd->comp, a, b) - (cpu ? (double)uset_within(&sd->compdl, a, b) : 0);
 }
 
 /* Appends the kernels of SD starting in [A, B) to *V. */
@@ -381,8 +382,8 @@ void straggler_explain(struct rank_report *r)
 			others++;
 			for (int q = 0; q < X__N; q++)
 				sum[q] += x[q];
-			arr += (double)(b_sp - b);
-			seg += (double)((a_sp < b_sp ? a_sp : b_sp) - a);
+			arr += (double)b_sp - (double)b;
+			seg += (double)(a_sp < b_sp ? a_sp : b_sp) - (double)a;
 		}
 		late += arr / others;
 		before += seg / others;
