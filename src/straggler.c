@@ -331,7 +331,7 @@ static void explain_text(struct straggler_why *w, int rank)
 		                 "unknown: %s, none of DataLoader (%s), host syncs (%s), a slower GPU (%s) or longer "
 		                 "compute (%s) explains half of rank %d's %s lateness",
 		                 where, d[0], d[1], d[2], d[3], rank, l);
-		if (n > 0 && (size_t)n < sizeof w->text && late > 0 && 2 * w->before >= late)
+		if (n > 0 && (size_t)n < sizeof w->text && late > 0 && w->before >= late - late / 2)
 			snprintf(w->text + n, sizeof w->text - (size_t)n,
 			         "; %s of it was there already where its segments start (the end of the previous "
 			         "collective, or the step's start): it began them late, for a reason before them",
@@ -402,7 +402,7 @@ void straggler_explain(struct rank_report *r)
 	for (int q = 0; q < SR_UNKNOWN; q++)
 		if (best < 0 || w->explained[q] > w->explained[best])
 			best = q;
-	if (w->late > 0 && 2 * w->explained[best] >= w->late)
+	if (w->late > 0 && w->explained[best] >= w->late - w->late / 2)
 		w->reason = (enum straggler_reason)best;
 	explain_text(w, r->ranks[sp].rank);
 	for (int i = 0; i < n; i++)
