@@ -13,6 +13,7 @@
 #include "ui/view.h"
 #include "lib/timefmt.h"
 #include "src/analysis.h"
+#include "src/data_limits.h"
 #include "lib/escape.h"
 #include "ui/gpu_summary.h"
 #include "ui/jsonw.h"
@@ -100,6 +101,9 @@ static void overview_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	const struct gpu_metrics *m;
 	const struct step_report *s;
 	trace_overview(t, &m, &s); /* both at once, before either is asked for */
+	struct data_limits dl;
+	data_limits_trace(t, trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r.nsteps, NULL, &dl);
+	report_limits(f, w, &dl);
 	if (w != NULL)
 		overview_json(w, t);
 	else
