@@ -31,13 +31,24 @@ const char *data_limit_key(enum data_limit_kind k)
 	return (unsigned)k < DL__COUNT ? keys[k] : "?";
 }
 
-/* Whether some device of MEM has samples but no totals, so that its figures are derived. */
-static bool memory_derived(const struct memory_report *mem)
+/* The devices of MEM whose figures are derived for want of totals (memory.h), named into
+ * BUF ("cuda:0, cuda:1"); how many. */
+static uint32_t memory_derived(const struct memory_report *mem, char *buf, size_t n)
 {
-	for (uint32_t i = 0; i < mem->ndevices; i++)
-		if (mem->devices[i].n == 0 && mem->devices[i].derived.n > 0)
-			return true;
-	return false;
+	uint32_t k = 0;
+	size_t at = 0;
+	char name[48];
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < mem->ndevices; i++) {
+		const struct mem_device *d = &mem->devices[i];
+		if (d->n > 0 || d->derived.n == 0)
+			continue;
+		if (at < n)
+			at += (size_t)snprintf(buf + at, n - at, "%s%s", k ? ", " : "",
+			                       memory_device_name(d, name, sizeof name));
+		k++;
+	}
+	return k;
 }
 
 void data_limits_trace(const struct trace *t, int64_t steps, const struct memory_report *mem, struct data_limits *l)
@@ -57,10 +68,14 @@ void data_limits_trace(const struct trace *t, int64_t steps, const struct memory
 			"a legacy-exporter trace (torch before Kineto): no args, no launch links, times rounded to us");
 	if (steps >= 0 && steps < 2 && (d = add(l, DL_ONE_STEP)) != NULL)
 		snprintf(d->text, sizeof d->text, "%s", "a window of one step: warm-up or a one-off may dominate it");
-	if (mem != NULL && memory_derived(mem) && (d = add(l, DL_MEMORY_DERIVED)) != NULL)
-		snprintf(d->text, sizeof d->text, "%s",
-		         "no memory sample has Total Allocated/Reserved (PyTorch before 1.10): the allocated memory is "
-		         "derived from the samples' Bytes, a lower bound; the reserved memory is unknown");
+	char devs[96];
+	uint32_t nd = mem != NULL ? memory_derived(mem, devs, sizeof devs) : 0;
+	if (nd > 0 && (d = add(l, DL_MEMORY_DERIVED)) != NULL)
+		snprintf(
+			d->text, sizeof d->text,
+			"no memory sample of %s has Total Allocated/Reserved (PyTorch before 1.10): %s allocated memory "
+			"is derived from the samples' Bytes, a lower bound; %s reserved memory is unknown",
+			devs, nd == 1 ? "its" : "their", nd == 1 ? "its" : "their");
 }
 
 void data_limits_ranks(struct trace *const *ts, int n, const struct rank_report *rr, struct data_limits *l)
