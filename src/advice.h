@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/data_limits.h"
 #include "src/model.h"
 #include "src/ranks.h"
 
@@ -157,10 +158,9 @@ struct advice_finding {
 };
 
 /* What the findings stand on that limits how sure they can be (advice_limits.c). */
-enum advice_limit_kind { AL_TRUNCATED, AL_LEGACY, AL_ONE_STEP, AL_RANKS_MISSING, AL_ALIGNMENT, AL__COUNT };
 #define ADVICE_MAX_LIMITS 8
 struct advice_limit {
-	enum advice_limit_kind kind;
+	enum data_limit_kind kind;  /* src/data_limits.h: its key is data_limit_key's */
 	enum advice_confidence cap; /* the most confidence a finding it touches keeps */
 	char text[224];             /* what it is, in words (no trace text) */
 };
@@ -204,7 +204,5 @@ void advice_limits_trace(const struct trace *t, struct advice_report *r);
  * not loaded (world_size), an alignment residual over 100 us (advice_merge_ranks calls
  * it). */
 void advice_limits_ranks(struct trace *const *ts, int n, const struct rank_report *rr, struct advice_report *r);
-/* The JSON key of limit kind K ("truncated", "legacy_exporter", ...). */
-const char *advice_limit_key(enum advice_limit_kind k);
 
 #endif

@@ -366,7 +366,7 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 			bool have = false;
 			for (uint32_t j = 0; j < r->nlimits; j++)
 				have |= r->limits[j].kind == per[i]->limits[q].kind;
-			if (have || per[i]->limits[q].kind == AL_TRUNCATED || per[i]->limits[q].kind == AL_LEGACY)
+			if (have || per[i]->limits[q].kind == DL_TRUNCATED || per[i]->limits[q].kind == DL_LEGACY)
 				continue; /* those two advice_limits_ranks says for the ranks together */
 			struct advice_limit *l = &r->limits[r->nlimits++];
 			*l = per[i]->limits[q];

@@ -14,6 +14,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
+#include "src/data_limits.h"
 #include "lib/escape.h"
 #include "ui/jsonw.h"
 #include "ui/names.h"
@@ -398,7 +399,7 @@ static void limits_json(struct jsonw *w, const struct advice_report *r)
 	for (uint32_t i = 0; i < r->nlimits; i++) {
 		jsonw_object(w);
 		jsonw_key(w, "key");
-		jsonw_str(w, advice_limit_key(r->limits[i].kind));
+		jsonw_str(w, data_limit_key(r->limits[i].kind));
 		jsonw_key(w, "confidence_at_most");
 		jsonw_str(w, advice_confidence_key(r->limits[i].cap));
 		jsonw_key(w, "text");

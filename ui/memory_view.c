@@ -15,6 +15,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/analysis.h"
+#include "src/data_limits.h"
 #include "ui/app.h"
 #include "lib/escape.h"
 #include "ui/names.h"
@@ -106,6 +107,12 @@ static const char *op_name(const struct trace *t, struct slice_ref s)
 static void report_fill(struct table *tb, struct trace *t) { memory_view_fill(tb, t, trace_memory(t)); }
 
 static bool report_has_data(struct trace *t) { return t->nmem > 0; }
+
+/* The file's limits and, when its figures are derived for want of totals, that one. */
+static void report_limits_of(struct trace *t, struct data_limits *l)
+{
+	data_limits_trace(t, -1, t->nmem > 0 ? trace_memory(t) : NULL, l);
+}
 
 static void json_op(struct jsonw *w, const char *key, const struct trace *t, struct slice_ref s)
 {
@@ -364,6 +371,7 @@ const struct table_report memory_table_report = {
 	.text_rows = 20,
 	.empty = NO_MEMORY,
 	.has_data = report_has_data,
+	.limits = report_limits_of,
 };
 
 /* ---- the panel ------------------------------------------------------------------- */

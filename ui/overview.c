@@ -13,6 +13,7 @@
 #include "ui/view.h"
 #include "lib/timefmt.h"
 #include "src/analysis.h"
+#include "src/data_limits.h"
 #include "lib/escape.h"
 #include "ui/gpu_summary.h"
 #include "ui/jsonw.h"
@@ -100,6 +101,9 @@ static void overview_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	const struct gpu_metrics *m;
 	const struct step_report *s;
 	trace_overview(t, &m, &s); /* both at once, before either is asked for */
+	struct data_limits dl;
+	data_limits_trace(t, trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r.nsteps, NULL, &dl);
+	report_limits(f, w, &dl);
 	if (w != NULL)
 		overview_json(w, t);
 	else
@@ -122,6 +126,7 @@ struct overview_view {
 	const struct gap_report *g;  /* the cache's */
 	const struct gpu_metrics *m; /* the cache's */
 	const struct step_report *s; /* the cache's */
+	struct data_limits lim;      /* what its figures stand on (src/data_limits.h) */
 };
 
 static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t n)
@@ -157,9 +162,10 @@ static int ov_header_rows(struct table_panel *tp, struct app *app, int h)
 	const struct overview_view *ov = tp->owner;
 	(void)app;
 	(void)h;
-	/* a line per device; the mean breakdown, as many roles a line as fit; the phases; a blank */
+	/* the advice; a line per limit; a line per device; the mean breakdown, as many roles a
+	 * line as fit; the phases; a blank */
 	int per = roles_per_line(tp->base.r.w), pper = phases_per_line(tp->base.r.w);
-	return 1 + (int)(ov->m->n ? ov->m->n : 1) +
+	return 1 + (int)ov->lim.n + (int)(ov->m->n ? ov->m->n : 1) +
 	       (ov->s->n > 0 ? (ROLE__COUNT + per - 1) / per + (PHASE__COUNT + pper - 1) / pper : 0) + 1;
 }
 
@@ -206,6 +212,11 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		snprintf(line, sizeof line,
 		         "Advice: ! lists the findings: what the figures mean, with causes and first fixes");
 	grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_HILITE, 0);
+	/* what the figures below stand on, as the reports say it (a file cut short...) */
+	for (uint32_t i = 0; i < ov->lim.n && y < r.y + r.h; i++) {
+		snprintf(line, sizeof line, "Limit: %s", ov->lim.l[i].text);
+		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_HILITE, 0);
+	}
 	if (ov->m->n == 0)
 		grid_text(g, r.x + 1, y++, r.x + r.w,
 		          "GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)", CS_DETAILS,
@@ -302,6 +313,7 @@ struct panel *overview_open(struct app *app)
 	ov->tr = view_rank_trace(v, ov->rank);
 	ov->g = &trace_gaps(ov->tr, ANALYSIS_DEFAULT_MIN_GAP)->r;
 	trace_overview(ov->tr, &ov->m, &ov->s);
+	data_limits_trace(ov->tr, ov->g->nsteps, NULL, &ov->lim);
 	table_init(&ov->t, ov->cols, overview_step_columns(ov->cols));
 	overview_step_fill(&ov->t, ov->tr, ov->s);
 	struct panel *p = table_panel_new(&ov->t, &overview_owner, ov);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "src/analysis.h"
+#include "src/data_limits.h"
 #include "src/gaps.h"
 #include "src/ranks.h"
 #include "src/index.h"
@@ -114,6 +115,9 @@ static void summary_text(FILE *f, const struct trace *t)
 		escape_term(f, t->error, strlen(t->error));
 		fputc('\n', f);
 	}
+	struct data_limits dl;
+	data_limits_trace(t, -1, NULL, &dl);
+	report_limits(f, NULL, &dl);
 	if (t->rank >= 0) {
 		if (t->world_size > 0)
 			fprintf(f, "   rank %d of %d", t->rank, t->world_size);
@@ -199,6 +203,9 @@ static void summary_json(struct jsonw *w, const struct trace *t)
 	jsonw_object(w);
 	jsonw_key(w, "path");
 	jsonw_str(w, t->path);
+	struct data_limits dl;
+	data_limits_trace(t, -1, NULL, &dl);
+	report_limits(NULL, w, &dl);
 	jsonw_key(w, "status");
 	jsonw_str(w, t->status == LOAD_OK ? "ok" : t->status == LOAD_TRUNCATED ? "truncated" : "failed");
 	jsonw_key(w, "error");
@@ -343,6 +350,26 @@ static bool sort_ok(const char *sort, const struct column *cols, int n, const ch
 	return false;
 }
 
+void report_limits(FILE *f, struct jsonw *w, const struct data_limits *l)
+{
+	if (w == NULL) {
+		for (uint32_t i = 0; i < l->n; i++)
+			fprintf(f, "   limit: %s\n", l->l[i].text);
+		return;
+	}
+	jsonw_key(w, "limits");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < l->n; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "key");
+		jsonw_str(w, data_limit_key(l->l[i].kind));
+		jsonw_key(w, "text");
+		jsonw_str(w, l->l[i].text);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
 void report_files(FILE *f, struct trace *const *traces, int n, bool json, report_one_fn one, void *arg)
 {
 	struct jsonw w;
@@ -393,6 +420,12 @@ static void table_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	struct table tb;
 	table_init(&tb, a->cols, a->ncols);
 	def->fill(&tb, t); /* from the analysis the view shares (src/analysis.h) */
+	struct data_limits dl;
+	if (def->limits != NULL)
+		def->limits(t, &dl);
+	else
+		data_limits_trace(t, -1, NULL, &dl);
+	report_limits(f, w, &dl);
 	if (w != NULL) {
 		if (def->json_head != NULL)
 			def->json_head(w, t);
@@ -516,6 +549,9 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	fputs("== ", f);
 	escape_term(f, t->path, strlen(t->path));
 	fputc('\n', f);
+	struct data_limits dl;
+	data_limits_trace(t, r->nsteps, NULL, &dl);
+	report_limits(f, NULL, &dl);
 	if (r->ndevices == 0) {
 		/* nothing to find gaps in: say so, and what the trace has instead */
 		fputs("   no GPU in this trace: no kernel, memcpy or memset (record with ProfilerActivity.CUDA); no gaps to find\n",
@@ -629,6 +665,9 @@ static void gaps_json(struct jsonw *w, const struct trace *t, const struct gap_r
 	jsonw_object(w);
 	jsonw_key(w, "path");
 	jsonw_str(w, t->path);
+	struct data_limits dl;
+	data_limits_trace(t, r->nsteps, NULL, &dl);
+	report_limits(NULL, w, &dl);
 	jsonw_key(w, "min_gap_ns");
 	jsonw_int(w, r->min_gap);
 	jsonw_key(w, "window");
@@ -756,7 +795,7 @@ void straggler_why_json(struct jsonw *w, const struct straggler_why *y)
 	jsonw_end_object(w);
 }
 
-static void distributed_text(FILE *f, const struct rank_report *r)
+static void distributed_text(FILE *f, const struct rank_report *r, const struct data_limits *dl)
 {
 	char a[48], b[48];
 	struct column cols[DIST_TABLE_COLS];
@@ -771,6 +810,7 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 		escape_term(f, r->warnings, strlen(r->warnings));
 		fputc('\n', f);
 	}
+	report_limits(f, NULL, dl);
 	fprintf(f, "   collectives: %u matched by kind (and process group) and order (%s)\n\n", r->ncolls,
 	        r->comm_from_kernels ? "communication kernels" : "gloo CPU ops");
 	/* the distributed view's own table (ui/dist_view.h): its rank rows, then its collective rows */
@@ -839,7 +879,7 @@ static void distributed_text(FILE *f, const struct rank_report *r)
 	table_free(&per_rank);
 }
 
-static void distributed_json(struct jsonw *w, const struct rank_report *r)
+static void distributed_json(struct jsonw *w, const struct rank_report *r, const struct data_limits *dl)
 {
 	struct column cols[DIST_TABLE_COLS];
 	struct table tb, per_rank;
@@ -855,6 +895,7 @@ static void distributed_json(struct jsonw *w, const struct rank_report *r)
 	jsonw_end_object(w);
 	jsonw_key(w, "warnings");
 	jsonw_str(w, r->warnings);
+	report_limits(NULL, w, dl);
 	jsonw_key(w, "collectives_from");
 	jsonw_str(w, r->comm_from_kernels ? "kernels" : "gloo_ops");
 	jsonw_key(w, "straggler");
@@ -890,13 +931,15 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 			ok[m++] = traces[i];
 	/* the comparison is cached by the first trace (src/analysis.h): it keeps the set */
 	const struct rank_report *r = traces_ranks(ok, m, (enum align_mode)align);
+	struct data_limits dl;
+	data_limits_ranks(ok, m, r, &dl);
 	if (json) {
 		struct jsonw w;
 		jsonw_init(&w, f);
-		distributed_json(&w, r);
+		distributed_json(&w, r, &dl);
 		jsonw_finish(&w);
 	} else {
-		distributed_text(f, r);
+		distributed_text(f, r, &dl);
 	}
 	free(ok);
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "src/data_limits.h"
 #include "src/model.h"
 #include "src/ranks.h"
 #include "ui/jsonw.h"
@@ -26,6 +27,10 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 /* Writes Y, why the straggler is late (src/straggler.h), as one JSON object to W: its key,
  * text, lateness and what each candidate cause explains. */
 void straggler_why_json(struct jsonw *w, const struct straggler_why *y);
+/* Writes L, the limits of what a report stands on (src/data_limits.h): as the key
+ * "limits" of W's open object, [{key, text}] ([] when none), or to F as a "   limit: TEXT"
+ * line each when W is NULL. */
+void report_limits(FILE *f, struct jsonw *w, const struct data_limits *l);
 /* A report that is one table view's table per file (the operators, the kernels): the view
  * file defines it (ui/op_view.c, ui/kernel_view.c) and report_table writes it. */
 struct table_report {
@@ -40,6 +45,9 @@ struct table_report {
 	/* May be NULL. When set and true for a file with no row, the text head is written
 	 * anyway (the memory report's peaks need no operator) and EMPTY is not said. */
 	bool (*has_data)(struct trace *t);
+	/* May be NULL (then the file's own: cut short, legacy exporter). The limits of what
+	 * the table of T stands on (src/data_limits.h), written before it. */
+	void (*limits)(struct trace *t, struct data_limits *l);
 };
 /* Writes DEF's table for each usable trace, in its own order or by the column keyed SORT:
  * the first TOP rows (0: all; negative: DEF's text_rows) as text; in JSON all, or the
