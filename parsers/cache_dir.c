@@ -491,6 +491,24 @@ static char *tmp_template(const char *dir, const char *file)
 	return xasprintf("%s/.%s.tmp.%s.%ld.XXXXXX", dir, strrchr(file, '/') + 1, host, (long)getpid());
 }
 
+/* Replaces the trailing XXXXXX of TMP by six random letters and digits, as mkstemp does. */
+static void fill_random_suffix(char *tmp)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static _Atomic uint64_t counter;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+	             (atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ull);
+	size_t n = strlen(tmp);
+	for (size_t i = n >= 6 ? n - 6 : 0; i < n; i++) {
+		x ^= x >> 33;
+		x *= 0xff51afd7ed558ccdull;
+		x ^= x >> 29;
+		tmp[i] = set[x % (sizeof set - 1)];
+	}
+}
+
 /* Whether the temporary file NAME (.BASE.tmp.HOST.PID.XXXXXX) was left by a process of this
  * host that is gone. */
 static bool tmp_writer_gone(const char *name)
@@ -671,7 +689,24 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 	}
 	file = cache_file(dir, t->path, key);
 	tmp = tmp_template(dir, file);
-	fd = mkstemp(tmp);
+	/* the name is registered for removal before the file exists (a signal between a
+	 * mkstemp and the registration left it behind): unlinking a name not yet created is
+	 * harmless */
+	fd = -1;
+	slot = -1;
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		fill_random_suffix(tmp);
+		slot = live_add(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			int e = errno;
+			live_remove(slot);
+			slot = -1;
+			errno = e;
+			if (e != EEXIST)
+				break;
+		}
+	}
 	if (fd < 0) {
 		*cause = xasprintf("cannot write in the cache directory %s: %s", dir, strerror(errno));
 		free(tmp);
@@ -679,7 +714,6 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 		free(dir);
 		return -1;
 	}
-	slot = live_add(tmp);
 	/* a test hook (tests/cache_trust.sh): a writer that takes this long, to be interrupted */
 	if (test_knobs().cache_stall_s > 0)
 		sleep(test_knobs().cache_stall_s);
