@@ -49,35 +49,10 @@ static const char *unit_key(enum advice_unit u)
 	return u == AU_SHARE ? "share" : u == AU_PERCENT ? "percent" : "bytes";
 }
 
-/* Writes TEXT (ttrace's own words) from column COL, wrapped at REPORT_WIDTH with lines
- * after the first indented by INDENT. */
-static void wrapped(FILE *f, const char *text, size_t col)
-{
-	size_t width = REPORT_WIDTH, at = col, ind = strlen(INDENT);
-	const char *p = text;
-	while (*p != '\0') {
-		size_t w = strcspn(p, " ");
-		if (at > ind && at + w + 1 > width && at > col) {
-			fputc('\n', f);
-			fputs(INDENT, f);
-			at = ind;
-		} else if (p != text) {
-			fputc(' ', f);
-			at++;
-		}
-		fwrite(p, 1, w, f);
-		at += w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', f);
-}
-
 static void label(FILE *f, const char *name, const char *text)
 {
 	fprintf(f, "      %-11s ", name);
-	wrapped(f, text, strlen(INDENT));
+	report_wrap_text(f, text, strlen(INDENT), INDENT);
 }
 
 /* The name of slice REF of T, escaped and cut to NAME_COLS, into BUF. */
@@ -194,7 +169,7 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 		snprintf(buf, sizeof buf, "%" PRIu64 " instance%s (%s)%s", fd->count, fd->count == 1 ? "" : "s",
 		         ri->instances, fd->ninst > TEXT_INSTANCES || fd->count > fd->ninst ? ", the worst:" : ":");
 		fputs(INDENT, f);
-		wrapped(f, buf, strlen(INDENT));
+		report_wrap_text(f, buf, strlen(INDENT), INDENT);
 		for (uint32_t i = 0; i < fd->ninst && i < TEXT_INSTANCES; i++)
 			instance_text(f, S, fd, &fd->inst[i]);
 		if (fd->count > TEXT_INSTANCES)

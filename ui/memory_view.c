@@ -126,6 +126,27 @@ static void json_op(struct jsonw *w, const char *key, const struct trace *t, str
 
 /* "derived": whether D's figures are derived from Bytes (memory.h), and then what they are,
  * under keys of their own, never those of the reported totals above. */
+/* "step_start_allocated": each step's start with ALLOCATED[s] there (null when < 0); an
+ * empty array when ALLOCATED is NULL. */
+static void json_step_starts(struct jsonw *w, const struct trace *t, const struct memory_report *r,
+                             const int64_t *allocated)
+{
+	jsonw_key(w, "step_start_allocated");
+	jsonw_array(w);
+	for (uint32_t s = 0; allocated != NULL && s < r->nsteps; s++) {
+		const struct step *st = &t->steps[r->steps[s]];
+		jsonw_object(w);
+		jsonw_key(w, "step");
+		jsonw_int(w, st->number);
+		jsonw_key(w, "start_ns");
+		jsonw_int(w, st->ts);
+		jsonw_key(w, "allocated_bytes");
+		allocated[s] >= 0 ? jsonw_int(w, allocated[s]) : jsonw_null(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
 static void json_derived(struct jsonw *w, const struct trace *t, const struct memory_report *r,
                          const struct mem_device *d)
 {
@@ -151,20 +172,7 @@ static void json_derived(struct jsonw *w, const struct trace *t, const struct me
 	json_op(w, "peak_allocated_op", t, x->peak_op);
 	jsonw_key(w, "end_allocated_bytes");
 	jsonw_int(w, x->allocated[x->n - 1]);
-	jsonw_key(w, "step_start_allocated");
-	jsonw_array(w);
-	for (uint32_t s = 0; s < r->nsteps; s++) {
-		const struct step *st = &t->steps[r->steps[s]];
-		jsonw_object(w);
-		jsonw_key(w, "step");
-		jsonw_int(w, st->number);
-		jsonw_key(w, "start_ns");
-		jsonw_int(w, st->ts);
-		jsonw_key(w, "allocated_bytes");
-		x->step_allocated[s] >= 0 ? jsonw_int(w, x->step_allocated[s]) : jsonw_null(w);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
+	json_step_starts(w, t, r, x->step_allocated);
 	jsonw_end_object(w);
 }
 
@@ -222,20 +230,7 @@ static void report_json_head(struct jsonw *w, struct trace *t)
 		c ? jsonw_int(w, d->max_unused) : jsonw_null(w);
 		jsonw_key(w, "max_unused_ns");
 		c ? jsonw_int(w, d->max_unused_ts) : jsonw_null(w);
-		jsonw_key(w, "step_start_allocated");
-		jsonw_array(w);
-		for (uint32_t s = 0; c && s < r->nsteps; s++) {
-			const struct step *st = &t->steps[r->steps[s]];
-			jsonw_object(w);
-			jsonw_key(w, "step");
-			jsonw_int(w, st->number);
-			jsonw_key(w, "start_ns");
-			jsonw_int(w, st->ts);
-			jsonw_key(w, "allocated_bytes");
-			d->step_allocated[s] >= 0 ? jsonw_int(w, d->step_allocated[s]) : jsonw_null(w);
-			jsonw_end_object(w);
-		}
-		jsonw_end_array(w);
+		json_step_starts(w, t, r, c ? d->step_allocated : NULL);
 		json_derived(w, t, r, d);
 		jsonw_end_object(w);
 	}

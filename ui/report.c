@@ -739,9 +739,7 @@ static void dist_table_init(struct table *tb, struct column *cols, struct table 
 	free(order);
 }
 
-/* Writes TEXT (ttrace's own words) from column COL, wrapped at REPORT_WIDTH with lines after
- * the first indented by IND. */
-static void wrap_text(FILE *f, const char *text, size_t col, const char *ind)
+void report_wrap_text(FILE *f, const char *text, size_t col, const char *ind)
 {
 	size_t at = col;
 	const char *p = text;
@@ -860,7 +858,7 @@ static void distributed_text(FILE *f, const struct rank_report *r, const struct 
 		        s->rank, s->arrived_last, shared, timefmt_dur(s->waiting, a, sizeof a),
 		        timefmt_dur(no ? others / no : 0, b, sizeof b));
 		fputs("   why: ", f);
-		wrap_text(f, r->why.text, 8, "        ");
+		report_wrap_text(f, r->why.text, 8, "        ");
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
 	}

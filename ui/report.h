@@ -64,4 +64,8 @@ int report_table(FILE *f, struct trace *const *traces, int n, bool json, int top
 /* Writes the data-quality findings of each trace, with up to three examples each. */
 void report_check(FILE *f, struct trace *const *traces, int n);
 
+/* Writes TEXT (ttrace's own words, never a trace's) from column COL, wrapped at
+ * REPORT_WIDTH, the lines after the first indented by IND, and a newline. */
+void report_wrap_text(FILE *f, const char *text, size_t col, const char *ind);
+
 #endif
