@@ -407,6 +407,56 @@ static void sweep_launch(struct ctx *c)
 	free(cur);
 }
 
+/* The cause (written into CAUSE, N bytes), fix and example of waiting for launches where the
+ * model is compiled, in whole or in part (src/compiled.h): true with the three set; false for
+ * an eager model, whose are the launch_bound rule's. */
+static bool launch_remedy(const struct trace *t, char *cause, size_t n, const char **fix, const char **example)
+{
+	struct compiled_facts cf;
+	compiled_facts_of(t, &cf);
+	if (cf.compiled && cf.cuda_graphs) {
+		/* compiled and replaying graphs already: what still launches is outside them */
+		snprintf(cause, n, "%s",
+		         "the model is compiled and replays CUDA graphs, yet the GPU waits for launches: the work "
+		         "outside the graphs (eager ops between compiled regions at graph breaks, parts the graphs do "
+		         "not capture, inputs copied in before each replay) is still launched kernel by kernel");
+		*fix = "find the graph breaks and the eager operators between the compiled regions and the graph "
+		       "replays, and bring them into the compiled graph";
+		*example = "TORCH_LOGS=graph_breaks,cudagraphs python train.py   # why a region is not compiled or "
+			   "not captured";
+		return true;
+	}
+	if (cf.compiled) {
+		/* compiled, without CUDA graphs: each Triton kernel is still one launch from Python */
+		snprintf(cause, n, "%s",
+		         "the model is compiled (Triton kernels, compiled regions) but without CUDA graphs: each "
+		         "compiled kernel is still launched from the host one by one, and eager ops between compiled "
+		         "regions (graph breaks) add their dispatch");
+		*fix = "replay the compiled graphs as CUDA graphs (mode 'reduce-overhead' of the torch.compile call "
+		       "already there), and remove graph breaks so that fewer operators run eagerly";
+		*example = "mode='reduce-overhead' in the existing torch.compile call   # CUDA graphs; "
+			   "TORCH_LOGS=graph_breaks lists the breaks";
+		return true;
+	}
+	if (cf.partly_compiled) {
+		/* an eager job with some compiled code: the eager part is what launches one by one */
+		char a[32];
+		snprintf(cause, n,
+		         "part of the model is compiled%s (%s of the kernel time comes from Triton kernels or compiled "
+		         "regions); the rest runs eagerly, each operator's kernels launched from the host one by one",
+		         cf.cuda_graphs ? " and replays CUDA graphs" : "",
+		         advice_pct(advice_share(cf.compiled_kernel_ns, cf.kernel_ns), a, sizeof a));
+		*fix = cf.cuda_graphs
+		               ? "find the graph breaks and the eager operators between the compiled regions and "
+		                 "the graph replays, and bring them into the compiled graph"
+		               : "bring the eager part into the compiled graph (compile the modules outside it, "
+		                 "remove graph breaks), then replay it as CUDA graphs";
+		*example = "TORCH_LOGS=graph_breaks python train.py   # which code runs outside the compiled regions";
+		return true;
+	}
+	return false;
+}
+
 static void rule_gpu_utilization(struct ctx *c)
 {
 	const struct gpu_metrics *m = trace_gpu_metrics(c->t);
@@ -445,23 +495,76 @@ static void rule_gpu_utilization(struct ctx *c)
 	         "GPU %d runs kernels %s of the steps' time (%s over %u step%s); threshold: under %s", worst->device,
 	         advice_pct(worst->utilization, a, sizeof a), timefmt_dur(c->wlen, w, sizeof w), c->r->steps,
 	         c->r->steps == 1 ? "" : "s", advice_pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
-	if (dg != NULL && dg->idle > 0 && best >= 0 && dg->idle_by_cause[best] > 0) {
+	/* the host is the cause only where gaps the host explains hold most of the idle time;
+	 * gaps whose next work or launch the trace lacks (other) and waits on events, streams
+	 * or collectives (wait) are not the host's */
+	int64_t host = 0;
+	if (dg != NULL)
+		for (int k = 0; k < GC__COUNT; k++)
+			if (k != GC_WAIT && k != GC_OTHER)
+				host += dg->idle_by_cause[k];
+	const char *why = NULL;
+	if (dg != NULL && dg->idle > 0 && best >= 0) {
 		char d[32];
-		snprintf(
-			f->cause, sizeof f->cause,
-			"the GPU waits for the host; of its idle time, %s is in gaps whose cause is %s (%s), %s in gaps "
-			"under %s",
-			advice_pct(advice_share(dg->idle_by_cause[best], dg->idle), a, sizeof a),
-			gap_cause_text((enum gap_cause)best), gap_cause_key((enum gap_cause)best),
-			advice_pct(advice_share(dg->idle - in_gaps, dg->idle), b, sizeof b),
-			timefmt_dur(c->g->min_gap, d, sizeof d));
-		if (advice_share(dg->idle_by_cause[best], dg->idle) < 0.5 && f->confidence > ADV_MEDIUM)
+		double best_share = advice_share(dg->idle_by_cause[best], dg->idle);
+		double short_share = advice_share(dg->idle - in_gaps, dg->idle);
+		bool unrecorded = best == GC_OTHER && best_share >= 0.5, waits = best == GC_WAIT && best_share >= 0.5;
+		bool short_gaps = !unrecorded && !waits && short_share >= 0.5;
+		const char *lead =
+			unrecorded
+				? "not in the trace: what the GPU waits for in most of its idle time is not recorded (no "
+				  "next GPU operation, or no launch of it, e.g. idle to the window's end)"
+			: waits ? "the GPU waits on events, other streams or collectives, not on the host"
+			: short_gaps
+				? "the GPU idles mostly in short gaps between kernels: the host queues work about as fast as the "
+				  "GPU runs it (launch overhead, small kernels)"
+			: advice_share(host, dg->idle) >= 0.5 ? "the GPU waits for the host"
+							      : "no one cause: the GPU waits for the host in part";
+		if (in_gaps == 0)
+			snprintf(f->cause, sizeof f->cause, "%s; all of its idle time is in gaps under %s", lead,
+			         timefmt_dur(c->g->min_gap, d, sizeof d));
+		else
+			snprintf(f->cause, sizeof f->cause,
+			         "%s; of its idle time, %s is in gaps whose cause is %s (%s), %s in gaps under %s",
+			         lead, advice_pct(best_share, a, sizeof a), gap_cause_text((enum gap_cause)best),
+			         gap_cause_key((enum gap_cause)best), advice_pct(short_share, b, sizeof b),
+			         timefmt_dur(c->g->min_gap, d, sizeof d));
+		if (unrecorded) {
+			f->confidence = ADV_LOW;
+			why = "the trace does not say what the GPU waited for in most of its idle time";
+			f->fix =
+				"record what the host does around the idle time: a window of several steady steps, with "
+				"Python stacks, so that the gaps' causes can be named";
+			f->example =
+				"torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=2, active=3), "
+				"with_stack=True)";
+		} else if (waits) {
+			f->fix =
+				"find what the waiting stream waits for (the gap list's wait gaps name the next work): an "
+				"event on another stream, a collective waiting for another rank, or a dependency that "
+				"serialises streams";
+			f->example =
+				"with torch.cuda.stream(s): ...   # and s.wait_event(e) only where the data needs it";
+		} else if (short_gaps) {
+			char unused[512];
+			if (!launch_remedy(c->t, unused, sizeof unused, &f->fix, &f->example)) {
+				f->fix = advice_rule_info(ADV_LAUNCH_BOUND)->fix;
+				f->example = advice_rule_info(ADV_LAUNCH_BOUND)->example;
+			}
+		}
+		if (!short_gaps && best_share < 0.5 && f->confidence > ADV_MEDIUM)
 			f->confidence = ADV_MEDIUM;
+		if (short_gaps && f->confidence > ADV_MEDIUM) {
+			f->confidence = ADV_MEDIUM;
+			why = "short gaps between kernels come from launch overhead or from dependencies between them; the "
+			      "trace tells them apart only where launch calls cover the gaps (see launch_bound)";
+		}
 	} else {
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_GPU_UTILIZATION)->cause);
 	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         c->r->steps < 2             ? "one step only: warm-up or a one-off may dominate it"
+	         why != NULL                 ? why
+	         : c->r->steps < 2           ? "one step only: warm-up or a one-off may dominate it"
 	         : f->confidence == ADV_HIGH ? "several steps, and one cause explains most of the idle time"
 	                                     : "several steps, but no single cause explains most of the idle time");
 }
@@ -565,31 +668,8 @@ static void rule_launch(struct ctx *c)
 	         (unsigned long long)c->launch_waits, timefmt_dur(c->g->min_gap, h, sizeof h),
 	         advice_pct(short_share, e, sizeof e), timefmt_dur(c->launch_gap_ns, k, sizeof k),
 	         (unsigned long long)c->launch_gaps, advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
-	struct compiled_facts cf;
-	compiled_facts_of(c->t, &cf);
-	if (cf.compiled && cf.cuda_graphs) {
-		/* compiled and replaying graphs already: what still launches is outside them */
-		snprintf(f->cause, sizeof f->cause, "%s",
-		         "the model is compiled and replays CUDA graphs, yet the GPU waits for launches: the work "
-		         "outside the graphs (eager ops between compiled regions at graph breaks, parts the graphs do "
-		         "not capture, inputs copied in before each replay) is still launched kernel by kernel");
-		f->fix = "find the graph breaks and the eager operators between the compiled regions and the graph "
-			 "replays, and bring them into the compiled graph";
-		f->example = "TORCH_LOGS=graph_breaks,cudagraphs python train.py   # why a region is not compiled or "
-			     "not captured";
-	} else if (cf.compiled) {
-		/* compiled, without CUDA graphs: each Triton kernel is still one launch from Python */
-		snprintf(f->cause, sizeof f->cause, "%s",
-		         "the model is compiled (Triton kernels, compiled regions) but without CUDA graphs: each "
-		         "compiled kernel is still launched from the host one by one, and eager ops between compiled "
-		         "regions (graph breaks) add their dispatch");
-		f->fix = "replay the compiled graphs as CUDA graphs (mode 'reduce-overhead' of the torch.compile call "
-			 "already there), and remove graph breaks so that fewer operators run eagerly";
-		f->example = "mode='reduce-overhead' in the existing torch.compile call   # CUDA graphs; "
-			     "TORCH_LOGS=graph_breaks lists the breaks";
-	} else {
+	if (!launch_remedy(c->t, f->cause, sizeof f->cause, &f->fix, &f->example))
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
-	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "most waits end at a kernel that ran shorter than its launch call (HTA's short "
 	                            "kernels)"
@@ -751,7 +831,7 @@ static void rule_occupancy(struct ctx *c)
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
 	struct compiled_facts cf;
 	compiled_facts_of(c->t, &cf);
-	if (cf.compiled) /* the rule's example compiles the model: it is compiled already */
+	if (cf.compiled || cf.partly_compiled) /* the rule's example compiles the model: it is, in part */
 		f->example = "mode='max-autotune' in the existing torch.compile call   # tunes the Triton kernels' "
 			     "block sizes; or a larger batch_size";
 	snprintf(

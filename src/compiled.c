@@ -95,7 +95,32 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 				f->graph_launches++;
 		}
 	}
+	/* the kernel time compiled code launched: Triton kernels, and kernels whose runtime call
+	 * nests in a compiled region */
+	for (uint32_t i = 0; i < t->ngpu; i++) {
+		const struct gpu_info *g = &t->gpu[i];
+		if (g->self.track >= t->ntracks || g->self.idx >= t->tracks[g->self.track].nslices)
+			continue;
+		const struct track *kt = &t->tracks[g->self.track];
+		const struct slice *k = &kt->slices[g->self.idx];
+		if (k->cls != SC_KERNEL || k->name >= t->strings.n)
+			continue;
+		int64_t d = slice_dur(kt, k);
+		f->kernel_ns += d;
+		bool by_compiled = seen[k->name] == 2;
+		if (!by_compiled && f->compiled_regions > 0 && g->peer.track < t->ntracks &&
+		    g->peer.idx < t->tracks[g->peer.track].nslices) {
+			const struct track *ct = &t->tracks[g->peer.track];
+			for (uint32_t p = index_parent(ct, g->peer.idx); p != TT_NONE && !by_compiled;
+			     p = index_parent(ct, p))
+				by_compiled = ct->slices[p].name < t->strings.n && seen[ct->slices[p].name] == 3;
+		}
+		if (by_compiled)
+			f->compiled_kernel_ns += d;
+	}
 	free(seen);
-	f->compiled = f->triton_kernels > 0 || f->compiled_regions > 0;
+	f->compiled = f->kernel_ns > 0 ? 2 * f->compiled_kernel_ns >= f->kernel_ns && f->compiled_kernel_ns > 0
+	                               : f->compiled_regions > 0;
+	f->partly_compiled = !f->compiled && 20 * f->compiled_kernel_ns >= f->kernel_ns && f->compiled_kernel_ns > 0;
 	f->cuda_graphs = f->graph_launches > 0;
 }

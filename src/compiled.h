@@ -18,11 +18,16 @@ struct compiled_facts {
 	uint64_t compiled_regions; /* CPU slices named Torch-Compiled Region, CompiledFunction*, ## Call CompiledFxGraph
 	                            */
 	uint64_t graph_launches;   /* runtime calls cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch */
-	bool compiled;             /* triton_kernels or compiled_regions */
-	bool cuda_graphs;          /* graph_launches */
+	int64_t kernel_ns;         /* time of all kernels (summed) */
+	int64_t compiled_kernel_ns; /* of those, Triton kernels and kernels launched inside a compiled region */
+	bool compiled;              /* compiled code launches at least half the kernel time (with no kernels:
+	                             * a compiled region ran) */
+	bool partly_compiled;       /* compiled code launches 5% to half of the kernel time (under 5%: eager) */
+	bool cuda_graphs;           /* graph_launches */
 };
 
-/* Fills *F for T. Never fails. */
+/* Fills *F for T: a model is compiled by the share of the GPU work its compiled code
+ * launches, not by one compiled region in an eager job. Never fails. */
 void compiled_facts_of(const struct trace *t, struct compiled_facts *f);
 /* Whether NAME is a runtime call that replays a CUDA (HIP) graph. */
 bool compiled_is_graph_launch(const char *name);

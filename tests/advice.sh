@@ -59,6 +59,26 @@ fires memory_fragmentation memory_fragmentation 0.750 1 "4 GiB reserved, at most
 fires memory_growth memory_growth 268435456.000 4 "a quarter GiB more allocated at each of 4 step starts (bytes per step)"
 fires memory_near_capacity memory_near_capacity 0.969 1 "7.75 GiB reserved of 8 GiB"
 
+# Low utilization's cause must hold (tests/tools/gen-advice-fixtures.py says why each):
+advice "$F/low_gpu_utilization-fire.json"
+find_key low_gpu_utilization
+like "$(q $fp.cause)" "the GPU waits for the host; of its idle time, 66.7% is in gaps whose cause is CPU work" \
+	"utilization: CPU work holds most of the idle time: the GPU waits for the host"
+advice "$F/low_gpu_utilization-unrecorded.json"
+find_key low_gpu_utilization
+like "$(q $fp.cause)" "not in the trace" "utilization: kernels with no launch in the trace: the cause is not in it"
+is "$(q $fp.confidence)" "low " "and the confidence is low"
+unlike "$(q $fp.cause $fp.fix)" "waits for the host" "and it does not say the GPU waits for the host"
+advice "$F/low_gpu_utilization-wait.json"
+find_key low_gpu_utilization
+like "$(q $fp.cause)" "the GPU waits on events, other streams or collectives, not on the host" \
+	"utilization: work launched early that waited: the GPU waits on a stream, not the host"
+unlike "$(q $fp.fix)" "DataLoader" "and the fix is not the DataLoader's"
+advice "$F/low_gpu_utilization-short.json"
+find_key low_gpu_utilization
+like "$(q $fp.cause)" "short gaps between kernels" "utilization: idle in 7-us gaps only: short gaps, said so"
+like "$(q $fp.cause)" "all of its idle time is in gaps under" "and no cause of the gap list is quoted"
+
 # The details of a few: the host sync names the calling operator and the annotation
 # around it, the copy its size, the memory rules their device, scores order the list.
 advice "$F/host_sync-fire.json"

@@ -78,6 +78,13 @@ unlike "$fix $ex" "torch.compile(model" "graph-replay: launch_bound does not off
 unlike "$fix $ex" "reduce-overhead" "graph-replay: nor CUDA graphs, which it has"
 run -q --report=advice "$F/compiled-launch.json"
 unlike "$out" "torch.compile(model" "compiled: the text report has no torch.compile(model"
+lb "$F/mostly-eager.json"
+like "$cause" "eager mode" "mostly eager (2.8% of kernel time compiled): launch_bound says eager dispatch"
+like "$ex" "torch.compile(model" "mostly eager: launch_bound offers torch.compile"
+lb "$F/partly-compiled.json"
+like "$cause" "part of the model is compiled (33.3% of the kernel time" "a third compiled: launch_bound says so, with the share"
+like "$fix" "bring the eager part into the compiled graph" "partly compiled: the fix is to compile the eager rest"
+unlike "$fix $ex" "torch.compile(model" "partly compiled: no torch.compile(model as if eager"
 
 # real traces, when they are there
 if [ -f "$S/a100-triton-single-kernel-tiny.json.gz" ]; then

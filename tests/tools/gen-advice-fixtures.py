@@ -80,6 +80,36 @@ def gen():
             t.launch("elementwise_kernel", s + 2, 5, s + 10, k)
         t.write(name)
 
+    # low_gpu_utilization's cause must hold (issue 29): the same 30% utilization, but
+    # - unrecorded: the kernels have no launch in the trace (no runtime call, no correlation),
+    #   so what the GPU waits for is not in it: cause "not in the trace", confidence low;
+    # - wait: the second kernel of each step is launched at its start (s + 3) but runs only
+    #   at s + 700 (it waited on an event), so the GPU waits on a stream, not on the host;
+    # - short: 100 kernels of 3 us, 10 us apart: the idle time is in gaps of 7 us.
+    t = Trace()
+    t.steps()
+    for i in range(NSTEPS):
+        s = i * STEP
+        busy_host(t, s, 1, STEP - 1)
+        t.x("kernel", "elementwise_kernel", s + 10, 300, pid=0, tid=7, args={"device": 0, "stream": 7})
+    t.write("low_gpu_utilization-unrecorded.json")
+    t = Trace()
+    t.steps()
+    for i in range(NSTEPS):
+        s = i * STEP
+        busy_host(t, s, 1, STEP - 1)
+        t.launch("elementwise_kernel", s + 2, 1, s + 10, 150)
+        t.launch("elementwise_kernel", s + 3, 1, s + 700, 150)
+    t.write("low_gpu_utilization-wait.json")
+    t = Trace()
+    t.steps()
+    for i in range(NSTEPS):
+        s = i * STEP
+        busy_host(t, s, 1, STEP - 1)
+        for j in range(100):
+            t.launch("tiny_kernel", s + 10 * j + 2, 8, s + 10 * j + 10, 3)
+    t.write("low_gpu_utilization-short.json")
+
     # dataloader_stall: a DataLoader __next__ of 200 us at each step's start with the GPU
     # idle (20% of the step) / of 20 us (2%), then the step's kernel.
     for name, dl in (("dataloader_stall-fire.json", 200), ("dataloader_stall-quiet.json", 20)):

@@ -84,6 +84,23 @@ def gen():
             eager_launch(t, s + 20 + 25 * k)
     t.write("eager-launch.json")
 
+    # mostly-eager / partly-compiled: the eager timing, but in each step the first kernel
+    # (1 of 36, 2.8% of the kernel time) / the first 12 (a third) are Triton kernels launched
+    # by a compiled region: "compiled" is the share of the GPU work compiled code launches,
+    # not one compiled region in an eager job.
+    for name, ncompiled in (("mostly-eager.json", 1), ("partly-compiled.json", 12)):
+        t = Trace()
+        for i in range(3):
+            s = i * STEP
+            t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, STEP)
+            t.x("cpu_op", "Torch-Compiled Region: 0/0", s + 1, 25 * ncompiled + 5)
+            for k in range(36):
+                if k < ncompiled:
+                    triton_launch(t, "triton_poi_fused_add_0", s + 30 + 25 * k)
+                else:
+                    eager_launch(t, s + 30 + 25 * k)
+        t.write(name)
+
     # graph-replay: each step replays a CUDA graph captured by inductor (3 Triton kernels
     # launched by one cudaGraphLaunch, under the compiled region and CUDA graph Python),
     # then runs 30 eager launch-bound aten::add kernels (the graph break's work).
