@@ -47,6 +47,16 @@ is "$(kq launched_by_calls) x $(kq launched_by)" "3 x ## Call CompiledFxGraph fx
 	"graph-replay: each replay's kernel counted under the region"
 run -q --report=kernels "$F/graph-replay.json"
 like "$out" "cudaGraphLaunch " "graph-replay: the text names the graph launch"
+# the timeline's details pane says the same as the Kernels view
+details() { # details FILE KEYS: the details pane's "launched by" line after KEYS
+	"$TTRACE" -q --dump-screen --size=160x40 --keys="$2" "$1" | sed '/^--$/,$d' | grep "launched by"
+}
+like "$(details "$F/compiled-launch.json" '/triton_red_fused_sum_1<Enter>]')" "launched by CompiledFunction via cuLaunchKernel" \
+	"details pane: a Triton kernel is launched by the compiled function, not _launch_kernel"
+like "$(details "$F/graph-replay.json" '/triton_poi_graph_0<Enter>')" \
+	"launched by ## Call CompiledFxGraph fx2 ## via cudaGraphLaunch" "details pane: a replayed kernel names the graph's region and launch"
+like "$(details "$F/eager-launch.json" '/elementwise_kernel<Enter>')" "launched by aten::add via cudaLaunchKernel" \
+	"details pane: an eager kernel is launched by its operator, as before"
 
 # the launch-bound finding: cause, fix and example on the compiled models and the eager one
 lb() { # lb FILE: $cause, $fix, $ex of the launch_bound finding of FILE

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/compiled.h"
 #include "src/gaps.h"
 #include "src/index.h"
 #include "lib/timefmt.h"
@@ -404,19 +405,6 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 	free(colt);
 }
 
-/* The parent slice of I on its track (one row up, containing its start), or TT_NONE. */
-static uint32_t parent_of(const struct track *tr, uint32_t i)
-{
-	const struct slice *s = &tr->slices[i];
-	if (s->depth == 0)
-		return TT_NONE;
-	uint32_t a, b;
-	index_row_range(tr, (uint16_t)(s->depth - 1), s->ts, s->ts + 1, &a, &b);
-	if (a >= b)
-		return TT_NONE;
-	return tr->rows[s->depth - 1].idx[a];
-}
-
 /* The args of the selected slice, one per line and wrapped to the width, in lines Y .. Y1
  * of G: as many as fit, from the page the details panel is at (I pages). They were read
  * when the selection changed (view_prepare_details): drawing reads no file. */
@@ -534,10 +522,11 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		const struct gpu_info *gi = &t->gpu[slice_gpu(tr, s)];
 		char peer[512] = "", op[256] = "";
 		if (gi->peer.track != TT_NONE) {
+			/* the operator that launched it, past launcher frames and a graph's replay (src/compiled.h) */
 			const struct track *pt = &t->tracks[gi->peer.track];
 			const struct slice *ps = &pt->slices[gi->peer.idx];
 			trace_str_escaped(t, ps->name, peer, sizeof peer);
-			uint32_t par = parent_of(pt, gi->peer.idx);
+			uint32_t par = compiled_launching_slice(t, gi->peer, NULL);
 			if (par != TT_NONE)
 				trace_str_escaped(t, pt->slices[par].name, op, sizeof op);
 		}
