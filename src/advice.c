@@ -492,9 +492,10 @@ static void rule_gpu_utilization(struct ctx *c)
 	f->device = worst->device;
 	char a[32], b[32], w[48];
 	snprintf(f->symptom, sizeof f->symptom,
-	         "GPU %d runs kernels %s of the steps' time (%s over %u step%s); threshold: under %s", worst->device,
-	         advice_pct(worst->utilization, a, sizeof a), timefmt_dur(c->wlen, w, sizeof w), c->r->steps,
-	         c->r->steps == 1 ? "" : "s", advice_pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
+	         "%s %d runs kernels %s of the steps' time (%s over %u step%s); threshold: under %s",
+	         trace_device_noun(c->t, worst->device), worst->device, advice_pct(worst->utilization, a, sizeof a),
+	         timefmt_dur(c->wlen, w, sizeof w), c->r->steps, c->r->steps == 1 ? "" : "s",
+	         advice_pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
 	/* the host is the cause only where gaps the host explains hold most of the idle time;
 	 * gaps whose next work or launch the trace lacks (other) and waits on events, streams
 	 * or collectives (wait) are not the host's */
@@ -661,9 +662,10 @@ static void rule_launch(struct ctx *c)
 	char a[32], b[32], d[48], e[32];
 	char g[48], h[32], k[48];
 	snprintf(f->symptom, sizeof f->symptom,
-	         "GPU %d waits %s for launches (%s of the steps' time): %s in %llu waits under %s (%s of them end at a "
+	         "%s %d waits %s for launches (%s of the steps' time): %s in %llu waits under %s (%s of them end at a "
 	         "kernel shorter than its launch call), %s in %llu longer gaps; threshold: over %s",
-	         c->main->device, timefmt_dur(c->sum[ADV_LAUNCH_BOUND], d, sizeof d), advice_pct(fig, a, sizeof a),
+	         trace_device_noun(c->t, c->main->device), c->main->device,
+	         timefmt_dur(c->sum[ADV_LAUNCH_BOUND], d, sizeof d), advice_pct(fig, a, sizeof a),
 	         timefmt_dur(c->sum[ADV_LAUNCH_BOUND] - c->launch_gap_ns, g, sizeof g),
 	         (unsigned long long)c->launch_waits, timefmt_dur(c->g->min_gap, h, sizeof h),
 	         advice_pct(short_share, e, sizeof e), timefmt_dur(c->launch_gap_ns, k, sizeof k),

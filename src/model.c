@@ -195,6 +195,16 @@ const char *track_process_name(const struct trace *t, const struct track *tr)
 	return strtab_get(&t->strings, t->processes[tr->process].name);
 }
 
+const char *trace_device_noun(const struct trace *t, int32_t device)
+{
+	for (uint32_t i = 0; i < t->ntracks; i++) {
+		const struct track *tr = &t->tracks[i];
+		if ((tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) && tr->device == device)
+			return strncmp(track_process_name(t, tr), "MTIA", 4) == 0 ? "MTIA" : "GPU";
+	}
+	return "GPU";
+}
+
 static int track_cmp(const void *a, const void *b, void *arg)
 {
 	const struct trace *ot = arg;

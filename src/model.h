@@ -562,6 +562,9 @@ const char *track_pid_text(const struct trace *t, const struct track *tr, char *
 const char *track_tid_text(const struct trace *t, const struct track *tr, char *buf, size_t n);
 /* The process name of a track ("" when unknown). */
 const char *track_process_name(const struct trace *t, const struct track *tr);
+/* What device DEVICE of T is called in text: "MTIA" where Kineto's process of its tracks
+ * says so (an accelerator that is not a GPU), else "GPU". A static string. */
+const char *trace_device_noun(const struct trace *t, int32_t device);
 /* Returns the tracks in display order (allocated; the caller frees it): CPU threads by
  * pid, sort index and tid, then GPU streams by device and stream, then the rest. */
 uint32_t *trace_track_order(const struct trace *t);

@@ -82,6 +82,13 @@ is "$(printf '%s' "$sj" | "$JSONQ" files.0.tracks.1.kind files.0.tracks.1.device
 	"gpu_compute 9 1 gpu_compute DMA_REQUEST " "MTIA: its threads are device tracks, not CPU threads"
 like "$("$TTRACE" --report=summary "$F/mtia/device.json")" "MTIA 9 Stream 1 FW" "MTIA: a device track named after the MTIA"
 like "$("$TTRACE" --report=gaps "$F/mtia/device.json")" "30.00%" "MTIA: the gaps report sees the device"
+gt=$("$TTRACE" --report=gaps "$F/mtia/device.json")
+like "$gt" "MTIA 9 idle by cause" "MTIA: the gaps report calls the device an MTIA"
+unlike "$gt" "GPU 9" "and never a GPU"
+at=$("$TTRACE" --report=advice "$F/mtia/device.json")
+like "$at" "MTIA 9 runs kernels 30.0%" "MTIA: the utilization finding calls the device an MTIA"
+unlike "$at" "GPU 9" "and never a GPU"
+like "$("$TTRACE" -q --dump-screen --size=120x30 "$F/mtia/device.json")" "MTIA 9" "MTIA: the timeline's device group too"
 
 # the shared traces: the legacy and MTIA traces' new figures
 S="${SHARED_TRACES:-$srcdir/../shared/traces}"

@@ -117,9 +117,10 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 		const struct strtab *st = &view_trace_of(v, g->user.track)->strings;
 		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), user, sizeof user);
 	}
-	view_status(v, "%s: %s gap on GPU %d, %s%s%s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d),
-	            g->device, gap_cause_text(g->cause), name[0] ? ": " : "", name, op[0] ? " in " : "", op,
-	            user[0] ? ", your code: " : "", user, hta_class_key(g->hta));
+	view_status(v, "%s: %s gap on %s %d, %s%s%s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d),
+	            trace_device_noun(view_rank_trace(v, g->rank), g->device), g->device, gap_cause_text(g->cause),
+	            name[0] ? ": " : "", name, op[0] ? " in " : "", op, user[0] ? ", your code: " : "", user,
+	            hta_class_key(g->hta));
 }
 
 /* The gap keys; false for another action. */

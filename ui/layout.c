@@ -283,7 +283,8 @@ void layout_build_groups(struct view *v)
 				const char *pn = track_process_name(t, tr);
 				escape_term_buf(pn, strlen(pn), name, sizeof name);
 				if (is_gpu(tr))
-					snprintf(g->title, sizeof g->title, "%sGPU %d", rk, tr->device);
+					snprintf(g->title, sizeof g->title, "%s%s %d", rk,
+					         trace_device_noun(t, tr->device), tr->device);
 				else if (tr->kind == TRACK_OTHER)
 					snprintf(g->title, sizeof g->title, "%sother", rk);
 				else if (snprintf(g->title, sizeof g->title, "%s%s %s", rk, name[0] ? name : "process",

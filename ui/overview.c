@@ -231,9 +231,10 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
 		snprintf(
 			line, sizeof line,
-			"GPU %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (unit unknown %s, "
+			"%s %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (unit unknown %s, "
 			"plugin %s)  %llu kernel%s, %s",
-			d->device, u, s, oc, tc, unk, tcp, (unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
+			trace_device_noun(ov->tr, d->device), d->device, u, s, oc, tc, unk, tcp,
+			(unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
 			timefmt_dur(d->kernel_time, a, sizeof a));
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}

@@ -476,8 +476,9 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		char rk[24] = "";
 		if (v->nts > 1)
 			snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, gp->rank));
-		snprintf(line, sizeof line, "gap %s on %sGPU %d at %s: %s (HTA: %s)",
-		         timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b), rk, gp->device,
+		snprintf(line, sizeof line, "gap %s on %s%s %d at %s: %s (HTA: %s)",
+		         timefmt_dur(tt_sub(gp->end, gp->start), b, sizeof b), rk,
+		         trace_device_noun(view_rank_trace(v, gp->rank), gp->device), gp->device,
 		         timefmt_offset(tt_sub(gp->start, v->start), a, sizeof a), gap_cause_text(gp->cause),
 		         hta_class_key(gp->hta));
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);

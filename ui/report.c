@@ -587,7 +587,7 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		const struct device_gaps *dg = &r->devices[d];
 		if (r->from_steps && r->nsteps > 1) {
-			fprintf(f, "   GPU %d utilization per step:", dg->device);
+			fprintf(f, "   %s %d utilization per step:", trace_device_noun(t, dg->device), dg->device);
 			for (uint32_t k = 0; k < r->nsteps; k++) {
 				int64_t sw = r->steps[k].end - r->steps[k].start;
 				fprintf(f, " #%lld %.1f%%", (long long)r->steps[k].number,
@@ -598,7 +598,7 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 		if (dg->idle > 0) {
 			int64_t in_gaps = 0;
 			char item[96];
-			int col = fprintf(f, "   GPU %d idle by cause:", dg->device);
+			int col = fprintf(f, "   %s %d idle by cause:", trace_device_noun(t, dg->device), dg->device);
 			for (int c = 0; c <= GC__COUNT; c++) { /* GC__COUNT: the gaps too short to count */
 				if (c < GC__COUNT) {
 					in_gaps += dg->idle_by_cause[c];
