@@ -887,6 +887,14 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 {
 	if (c->t->legacy || sr->dur_avg <= 0)
 		return; /* the legacy exporter writes no categories: every instant would be Other */
+	/* a trace that records no CPU operator (GPU activity only, or not PyTorch's) has no
+	 * Other of the user's code: only what the profiler did not record */
+	bool ops = false;
+	for (uint32_t ti = 0; ti < c->t->ntracks && !ops; ti++)
+		for (uint32_t i = 0; i < c->t->tracks[ti].nslices && !ops; i++)
+			ops = c->t->tracks[ti].slices[i].cls == SC_CPU_OP;
+	if (!ops)
+		return;
 	double fig = sr->role_avg[ROLE_OTHER] / sr->dur_avg;
 	if (!(fig > TT_ADVICE_OTHER_MAX))
 		return;

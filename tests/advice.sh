@@ -79,6 +79,10 @@ find_key low_gpu_utilization
 like "$(q $fp.cause)" "short gaps between kernels" "utilization: idle in 7-us gaps only: short gaps, said so"
 like "$(q $fp.cause)" "all of its idle time is in gaps under" "and no cause of the gap list is quoted"
 
+advice "$F/large_other_share-no-ops.json"
+find_key large_other_share
+is "$fp" "" "Other share: a trace with no CPU operator (GPU activity only) has no Other of the user's code"
+
 # The details of a few: the host sync names the calling operator and the annotation
 # around it, the copy its size, the memory rules their device, scores order the list.
 advice "$F/host_sync-fire.json"

@@ -267,6 +267,15 @@ def gen():
             busy_host(t, s, 1, 600)
             t.launch("elementwise_kernel", s + 2, 5, s + 10, k)
         t.write(name)
+    # large_other_share-no-ops: the fire timing, but the trace records no CPU operator (a
+    # GPU-only or non-PyTorch trace): its Other is what the profiler did not record, not
+    # code of the user's; the rule must not fire.
+    t = Trace()
+    t.steps()
+    for i in range(NSTEPS):
+        s = i * STEP
+        t.launch("elementwise_kernel", s + 2, 5, s + 10, 500)
+    t.write("large_other_share-no-ops.json")
 
     # memory_fragmentation: reserved peaks at 4 GiB while at most 1 GiB is ever allocated
     # (75% beyond) / reserved 1.125 GiB (11%).
