@@ -564,7 +564,9 @@ static void rule_gpu_utilization(struct ctx *c)
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_GPU_UTILIZATION)->cause);
 	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         why != NULL                 ? why
+	         why != NULL ? why
+	         : c->r->steps < 2 && c->t->nsteps == 0
+	                 ? "no profiler steps: the window mixes warm-up, one-offs and steady work"
 	         : c->r->steps < 2           ? "one step only: warm-up or a one-off may dominate it"
 	         : f->confidence == ADV_HIGH ? "several steps, and one cause explains most of the idle time"
 	                                     : "several steps, but no single cause explains most of the idle time");
@@ -918,7 +920,9 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	         python ? "; the trace has Python frames (python_function): the time is in them"
 	                : "; the trace has no Python frames to say which code");
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
-	         over >= 2 ? "several steps have it" : "a single step has it: a one-off?");
+	         over >= 2           ? "several steps have it"
+	         : c->t->nsteps == 0 ? "no profiler steps: the whole trace is one window; a one-off?"
+	                             : "a single step has it: a one-off?");
 }
 
 static void rule_memory(struct ctx *c)

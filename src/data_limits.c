@@ -24,6 +24,7 @@ const char *data_limit_key(enum data_limit_kind k)
 		[DL_TRUNCATED] = "truncated",
 		[DL_LEGACY] = "legacy_exporter",
 		[DL_ONE_STEP] = "one_step",
+		[DL_NO_STEPS] = "no_steps",
 		[DL_RANKS_MISSING] = "ranks_missing",
 		[DL_ALIGNMENT] = "alignment_residual",
 		[DL_MEMORY_DERIVED] = "memory_derived",
@@ -66,7 +67,12 @@ void data_limits_trace(const struct trace *t, int64_t steps, const struct memory
 		snprintf(
 			d->text, sizeof d->text, "%s",
 			"a legacy-exporter trace (torch before Kineto): no args, no launch links, times rounded to us");
-	if (steps >= 0 && steps < 2 && (d = add(l, DL_ONE_STEP)) != NULL)
+	if (steps >= 0 && steps < 2 && t->nsteps == 0 && (d = add(l, DL_NO_STEPS)) != NULL)
+		snprintf(
+			d->text, sizeof d->text, "%s",
+			"no profiler steps (ProfilerStep#N): the window is the whole trace, warm-up, one-offs and steady "
+			"work together");
+	else if (steps >= 0 && steps < 2 && (d = add(l, DL_ONE_STEP)) != NULL)
 		snprintf(d->text, sizeof d->text, "%s", "a window of one step: warm-up or a one-off may dominate it");
 	char devs[96];
 	uint32_t nd = mem != NULL ? memory_derived(mem, devs, sizeof devs) : 0;

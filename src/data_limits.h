@@ -16,6 +16,7 @@ enum data_limit_kind {
 	DL_TRUNCATED,
 	DL_LEGACY,
 	DL_ONE_STEP,
+	DL_NO_STEPS,
 	DL_RANKS_MISSING,
 	DL_ALIGNMENT,
 	DL_MEMORY_DERIVED,
@@ -38,7 +39,8 @@ struct data_limits {
 
 /* The limits of T's data into L (emptied first), in this order: a cut file (how much was
  * kept: bytes of JSON and the time span), a legacy-exporter trace, a window of STEPS < 2
- * steps (not asked when STEPS is negative), memory curves derived from the samples' Bytes
+ * steps (not asked when STEPS is negative; said as no steps at all when T has no
+ * ProfilerStep#N, whose window is the whole trace), memory curves derived from the samples' Bytes
  * for want of totals (asked when MEM, T's memory report, is given). Never fails. */
 void data_limits_trace(const struct trace *t, int64_t steps, const struct memory_report *mem, struct data_limits *l);
 /* The limits of the N ranks TS compared by RR into L (emptied first): the first cut file,

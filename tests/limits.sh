@@ -51,6 +51,15 @@ for r in overview gaps; do
 	run -q --report=$r "$FX/q-bare-array.json"
 	like "$out" "limit: a window of one step: warm-up or a one-off may dominate it" "$r: a limit line"
 done
+# no ProfilerStep at all: the window is the whole trace, and the limit says that, not
+# "one step"
+for r in overview gaps advice; do
+	json $r "$FX/q-gpu-overlap.json"
+	is "$(keys files.0.limits.# files.0.limits.0.key)" "1 no_steps " "$r --json: a trace without profiler steps"
+	run -q --report=$r "$FX/q-gpu-overlap.json"
+	like "$out" "limit: no profiler steps (ProfilerStep#N): the window is the whole trace" "$r: a limit line"
+	unlike "$out" "a window of one step" "$r: and no word of a window of one step"
+done
 for r in summary operators kernels memory; do
 	json $r "$FX/q-bare-array.json"
 	is "$(keys files.0.limits.#)" "0 " "$r --json: no window, no step limit"
