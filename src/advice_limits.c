@@ -25,7 +25,7 @@ static struct advice_limit *add_limit(struct advice_report *r, enum data_limit_k
  * compared across ranks; the others every finding. */
 static bool touches(const struct advice_limit *l, enum advice_rule rule)
 {
-	if (l->kind == DL_ALIGNMENT || l->kind == DL_RANKS_MISSING)
+	if (l->kind == DL_ALIGNMENT || l->kind == DL_RANKS_MISSING || l->kind == DL_NOT_ONE_JOB)
 		return rule == ADV_STRAGGLER || rule == ADV_ALL_RANKS_IDLE || rule == ADV_EXPOSED_COMMUNICATION;
 	return true;
 }
@@ -53,7 +53,8 @@ static void take(struct advice_report *r, const struct data_limits *dl)
 {
 	for (uint32_t i = 0; i < dl->n; i++) {
 		const struct data_limit *d = &dl->l[i];
-		struct advice_limit *l = add_limit(r, d->kind, d->kind == DL_ALIGNMENT ? ADV_LOW : ADV_MEDIUM);
+		struct advice_limit *l = add_limit(
+			r, d->kind, d->kind == DL_ALIGNMENT || d->kind == DL_NOT_ONE_JOB ? ADV_LOW : ADV_MEDIUM);
 		if (l == NULL)
 			return;
 		snprintf(l->text, sizeof l->text, "%s", d->text);

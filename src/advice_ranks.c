@@ -351,13 +351,18 @@ void advice_merge_ranks(struct trace *const *ts, int n, const struct advice_repo
 		f->total = total;
 	}
 	free(k);
-	rule_straggler(ts, per, rr, r);
-	rule_all_idle(ts, per, rr, r);
+	/* files that are not one job: who waited for whom is not to be said */
+	char why[96];
+	bool one_job = !data_limits_not_one_job(ts, n, rr, why, sizeof why);
+	if (one_job) {
+		rule_straggler(ts, per, rr, r);
+		rule_all_idle(ts, per, rr, r);
+	}
 	bool straggler = false;
 	for (uint32_t i = 0; i < r->n; i++)
 		straggler |= r->findings[i].rule == ADV_STRAGGLER;
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION && rr != NULL)
+		if (r->findings[i].rule == ADV_EXPOSED_COMMUNICATION && rr != NULL && one_job)
 			split_exposed(per, rr, straggler, &r->findings[i]);
 	/* each rank's own limits (a window of one step...), once per kind, named by the first
 	 * rank that has it: its findings were capped by them already */

@@ -21,13 +21,10 @@ static struct data_limit *add(struct data_limits *l, enum data_limit_kind kind)
 const char *data_limit_key(enum data_limit_kind k)
 {
 	static const char *const keys[DL__COUNT] = {
-		[DL_TRUNCATED] = "truncated",
-		[DL_LEGACY] = "legacy_exporter",
-		[DL_ONE_STEP] = "one_step",
-		[DL_NO_STEPS] = "no_steps",
-		[DL_RANKS_MISSING] = "ranks_missing",
-		[DL_ALIGNMENT] = "alignment_residual",
-		[DL_MEMORY_DERIVED] = "memory_derived",
+		[DL_TRUNCATED] = "truncated",         [DL_LEGACY] = "legacy_exporter",
+		[DL_ONE_STEP] = "one_step",           [DL_NO_STEPS] = "no_steps",
+		[DL_RANKS_MISSING] = "ranks_missing", [DL_ALIGNMENT] = "alignment_residual",
+		[DL_NOT_ONE_JOB] = "not_one_job",     [DL_MEMORY_DERIVED] = "memory_derived",
 	};
 	return (unsigned)k < DL__COUNT ? keys[k] : "?";
 }
@@ -84,6 +81,26 @@ void data_limits_trace(const struct trace *t, int64_t steps, const struct memory
 			devs, nd == 1 ? "its" : "their", nd == 1 ? "its" : "their");
 }
 
+bool data_limits_not_one_job(struct trace *const *ts, int n, const struct rank_report *rr, char *why, size_t len)
+{
+	char a[48];
+	(void)ts;
+	if (rr == NULL)
+		return false;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (rr->ranks[i].rank == rr->ranks[j].rank) {
+				snprintf(why, len, "two files say they are rank %d", rr->ranks[i].rank);
+				return true;
+			}
+	if (rr->mode == ALIGN_COLLECTIVE && rr->residual > TT_LIMIT_RESIDUAL_NOT_ONE_JOB) {
+		snprintf(why, len, "after alignment the same collectives still end %s apart",
+		         timefmt_dur(rr->residual, a, sizeof a));
+		return true;
+	}
+	return false;
+}
+
 void data_limits_ranks(struct trace *const *ts, int n, const struct rank_report *rr, struct data_limits *l)
 {
 	struct data_limit *d;
@@ -111,7 +128,15 @@ void data_limits_ranks(struct trace *const *ts, int n, const struct rank_report 
 	if (world > n && (d = add(l, DL_RANKS_MISSING)) != NULL)
 		snprintf(d->text, sizeof d->text,
 		         "%d of the job's %d ranks loaded: a rank not loaded may be the late one", n, world);
-	if (rr->mode == ALIGN_COLLECTIVE && rr->residual > TT_LIMIT_RESIDUAL_MAX && (d = add(l, DL_ALIGNMENT)) != NULL)
+	char why[96];
+	if (data_limits_not_one_job(ts, n, rr, why, sizeof why)) {
+		if ((d = add(l, DL_NOT_ONE_JOB)) != NULL)
+			snprintf(
+				d->text, sizeof d->text,
+				"the files do not look like one job (%s): who waited for whom across ranks is not said",
+				why);
+	} else if (rr->mode == ALIGN_COLLECTIVE && rr->residual > TT_LIMIT_RESIDUAL_MAX &&
+	           (d = add(l, DL_ALIGNMENT)) != NULL)
 		snprintf(d->text, sizeof d->text,
 		         "after alignment the same collectives still end up to %s apart: the ranks' clocks do not line "
 		         "up well enough to say who waited for whom",

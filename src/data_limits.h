@@ -6,6 +6,8 @@
 #ifndef TT_DATA_LIMITS_H
 #define TT_DATA_LIMITS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "src/memory.h"
@@ -19,6 +21,7 @@ enum data_limit_kind {
 	DL_NO_STEPS,
 	DL_RANKS_MISSING,
 	DL_ALIGNMENT,
+	DL_NOT_ONE_JOB,
 	DL_MEMORY_DERIVED,
 	DL__COUNT
 };
@@ -26,6 +29,9 @@ enum data_limit_kind {
 /* The alignment residual above which comparisons across ranks are not to be trusted much:
  * collectives that should end together end this far apart after alignment. */
 #define TT_LIMIT_RESIDUAL_MAX 100000 /* ns */
+/* The residual past which the files cannot be of one job aligned at all: a job's ranks run
+ * the same collective within a step of each other, never a second apart. */
+#define TT_LIMIT_RESIDUAL_NOT_ONE_JOB 1000000000 /* ns */
 
 #define DATA_LIMITS_MAX 8
 struct data_limit {
@@ -47,6 +53,11 @@ void data_limits_trace(const struct trace *t, int64_t steps, const struct memory
  * legacy-exporter traces, ranks of the job (world_size) not loaded, an alignment residual
  * over TT_LIMIT_RESIDUAL_MAX. Never fails. */
 void data_limits_ranks(struct trace *const *ts, int n, const struct rank_report *rr, struct data_limits *l);
+/* Whether the N ranks TS compared by RR cannot be one job: two files say the same rank, or
+ * collective alignment leaves the same collectives over TT_LIMIT_RESIDUAL_NOT_ONE_JOB apart;
+ * says why into WHY (N bytes) when so. What is compared across ranks (who waited for whom)
+ * is then not to be said at all. */
+bool data_limits_not_one_job(struct trace *const *ts, int n, const struct rank_report *rr, char *why, size_t len);
 /* The JSON key of kind K ("truncated", "legacy_exporter", ...); "?" out of range. */
 const char *data_limit_key(enum data_limit_kind k);
 

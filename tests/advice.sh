@@ -151,6 +151,25 @@ find_key straggler ""
 is "$(q $fp.confidence)" "medium " "and the straggler is at most medium"
 advice "$srcdir/tests/fixtures/stragglers/compute"
 is "$(q limits.#)" "0 " "the whole job, aligned: no limit"
+# files that cannot be one job: who waited for whom is not said at all
+mkdir -p "$TMP/dup" "$TMP/far"
+cp "$srcdir/tests/fixtures/stragglers/compute/rank0.json" "$TMP/dup/a.json"
+cp "$srcdir/tests/fixtures/stragglers/compute/rank0.json" "$srcdir/tests/fixtures/stragglers/compute/rank2.json" "$TMP/dup/"
+advice "$TMP/dup"
+is "$(q limits.0.key limits.0.confidence_at_most)" "not_one_job low " "two files of rank 0: not one job, said"
+like "$(q limits.0.text)" "two files say they are rank 0" "and why"
+find_key straggler ""
+is "$fp" "" "and no straggler is named"
+cp "$srcdir"/tests/fixtures/stragglers/compute/rank*.json "$TMP/far/"
+sed 's/"ts": 6980, "dur": 100,/"ts": 6980, "dur": 2000100,/' "$srcdir/tests/fixtures/stragglers/compute/rank2.json" >"$TMP/far/rank2.json"
+advice "$TMP/far"
+like "$(q limits.0.key limits.0.text)" "not_one_job the files do not look like one job (after alignment the same collectives still end 2.000 s apart)" \
+	"a collective 2 s off after alignment: not one job, said"
+find_key straggler ""
+is "$fp" "" "and no straggler is named"
+find_key exposed_communication ""
+like "$(q $fp.confidence)" "low" "what is compared across ranks is low"
+is "$(q $fp.wait_ns)" "" "and exposed communication is not split into waiting and transfer"
 
 # Several ranks: the straggler (rank 2 last at all six AllReduces), all ranks idle
 # together (both GPUs idle over [700, 1010) of each step), and the findings of each rank
