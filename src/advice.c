@@ -73,6 +73,8 @@ struct ctx {
 	const struct gap_report *g;
 	const struct device_gaps *main; /* the device with the most kernel time, or NULL */
 	int64_t w0, w1, wlen;           /* the window the scores are over */
+	int64_t wall;                   /* the window with its warm-up steps: what figures over the whole
+	                                 * kernel table (not windowed) are shares of */
 	uint16_t *names;
 	struct advice_topk tk[ADV__COUNT];
 	int64_t sum[ADV__COUNT];  /* figures' numerators, ns */
@@ -457,19 +459,43 @@ static bool launch_remedy(const struct trace *t, char *cause, size_t n, const ch
 	return false;
 }
 
+/* Device D's utilization over the window: the plugin's figure, or with warm-up steps set
+ * aside the same definition (|union of kernels| over the steps' time) over the steps after
+ * them. */
+static double steady_utilization(const struct ctx *c, const struct gpu_metrics_device *d)
+{
+	if (c->r->warmup_steps == 0 || c->wlen <= 0)
+		return d->utilization;
+	const struct device_gaps *dg = NULL;
+	for (uint32_t i = 0; i < c->g->ndevices; i++)
+		if (c->g->devices[i].device == d->device)
+			dg = &c->g->devices[i];
+	if (dg == NULL || dg->step_kernel_busy == NULL)
+		return d->utilization;
+	int64_t busy = 0;
+	for (uint32_t k = c->r->warmup_steps; k < c->g->nsteps; k++)
+		busy = tt_add(busy, dg->step_kernel_busy[k]);
+	return advice_share(busy, c->wlen);
+}
+
 static void rule_gpu_utilization(struct ctx *c)
 {
 	const struct gpu_metrics *m = trace_gpu_metrics(c->t);
 	const struct gpu_metrics_device *worst = NULL;
-	for (uint32_t i = 0; i < m->n; i++)
-		if (m->devices[i].kernels > 0 && (worst == NULL || m->devices[i].utilization < worst->utilization))
+	double worst_u = 0;
+	for (uint32_t i = 0; i < m->n; i++) {
+		double u = steady_utilization(c, &m->devices[i]);
+		if (m->devices[i].kernels > 0 && (worst == NULL || u < worst_u)) {
 			worst = &m->devices[i];
-	if (worst == NULL || !(worst->utilization < TT_ADVICE_GPU_UTIL_MIN) || c->wlen <= 0)
+			worst_u = u;
+		}
+	}
+	if (worst == NULL || !(worst_u < TT_ADVICE_GPU_UTIL_MIN) || c->wlen <= 0)
 		return;
 	const struct device_gaps *dg = device_of(c, worst->device);
 	for (uint32_t i = 0; i < c->g->ngaps; i++) {
 		const struct gap *gp = &c->g->gaps[i];
-		if (gp->device != worst->device)
+		if (gp->device != worst->device || (c->r->warmup_steps > 0 && clip_len(c, gp->start, gp->end) == 0))
 			continue;
 		struct advice_instance x =
 			advice_instance_of(gp->next, gp->start, gp->end, clip_len(c, gp->start, gp->end));
@@ -477,7 +503,19 @@ static void rule_gpu_utilization(struct ctx *c)
 		x.op = gp->op;
 		advice_topk_add(&c->tk[ADV_LOW_GPU_UTILIZATION], &x);
 	}
-	/* the idle time's largest cause among the gaps (by the gap analysis's keys) */
+	/* the idle time's largest cause among the gaps (by the gap analysis's keys); with
+	 * warm-up set aside, over the gaps' parts after it */
+	struct device_gaps steady;
+	if (dg != NULL && c->r->warmup_steps > 0) {
+		steady = *dg;
+		memset(steady.idle_by_cause, 0, sizeof steady.idle_by_cause);
+		for (uint32_t i = 0; i < c->g->ngaps; i++)
+			if (c->g->gaps[i].device == dg->device)
+				steady.idle_by_cause[c->g->gaps[i].cause] +=
+					clip_len(c, c->g->gaps[i].start, c->g->gaps[i].end);
+		steady.idle = idle_in(c, dg, c->w0, c->w1);
+		dg = &steady;
+	}
 	int best = -1;
 	int64_t in_gaps = 0;
 	if (dg != NULL)
@@ -486,14 +524,14 @@ static void rule_gpu_utilization(struct ctx *c)
 			if (best < 0 || dg->idle_by_cause[k] > dg->idle_by_cause[best])
 				best = k;
 		}
-	double idle = 1.0 - worst->utilization;
+	double idle = 1.0 - worst_u;
 	enum advice_confidence conf = c->r->steps >= 2 ? ADV_HIGH : ADV_MEDIUM;
-	struct advice_finding *f = add_finding(c, ADV_LOW_GPU_UTILIZATION, worst->utilization, idle, conf);
+	struct advice_finding *f = add_finding(c, ADV_LOW_GPU_UTILIZATION, worst_u, idle, conf);
 	f->device = worst->device;
 	char a[32], b[32], w[48];
 	snprintf(f->symptom, sizeof f->symptom,
 	         "%s %d runs kernels %s of the steps' time (%s over %u step%s); threshold: under %s",
-	         trace_device_noun(c->t, worst->device), worst->device, advice_pct(worst->utilization, a, sizeof a),
+	         trace_device_noun(c->t, worst->device), worst->device, advice_pct(worst_u, a, sizeof a),
 	         timefmt_dur(c->wlen, w, sizeof w), c->r->steps, c->r->steps == 1 ? "" : "s",
 	         advice_pct(TT_ADVICE_GPU_UTIL_MIN, b, sizeof b));
 	/* the host is the cause only where gaps the host explains hold most of the idle time;
@@ -572,11 +610,12 @@ static void rule_gpu_utilization(struct ctx *c)
 	                                     : "several steps, but no single cause explains most of the idle time");
 }
 
-/* How many of the steps have DataLoader time above the threshold, from the step figures. */
-static uint32_t steps_over(const struct step_report *sr, enum step_role role, double max)
+/* How many of the steps from FIRST on have ROLE's time above the share MAX, from the step
+ * figures. */
+static uint32_t steps_over(const struct step_report *sr, uint32_t first, enum step_role role, double max)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < sr->n; i++) {
+	for (uint32_t i = first; i < sr->n; i++) {
 		int64_t d = sr->steps[i].end - sr->steps[i].start;
 		n += d > 0 && (double)sr->steps[i].role[role] > max * (double)d;
 	}
@@ -745,7 +784,7 @@ static void rule_tensor_cores(struct ctx *c)
 	double fig = advice_share(off, kr->total);
 	if (!(fig > TT_ADVICE_TC_MATMUL_MAX))
 		return;
-	double score = TT_ADVICE_TC_GAIN * advice_share(off, c->wlen);
+	double score = TT_ADVICE_TC_GAIN * advice_share(off, c->wall);
 	double unknown_share = advice_share(unknown, matmul);
 	enum advice_confidence conf = mu != 1 ? ADV_LOW : (low > 0 || unknown_share > 0.1) ? ADV_MEDIUM : ADV_HIGH;
 	struct advice_finding *f = add_finding(c, ADV_TENSOR_CORES_UNUSED, fig, score > 1 ? 1 : score, conf);
@@ -815,7 +854,7 @@ static void rule_occupancy(struct ctx *c)
 	if (!(kshare >= TT_ADVICE_KERNEL_SHARE_MIN))
 		return;
 	double occ = occ_d > 0 ? occ_w / (double)occ_d : NAN;
-	double score = TT_ADVICE_OCCUPANCY_GAIN * advice_share(flagged, c->wlen);
+	double score = TT_ADVICE_OCCUPANCY_GAIN * advice_share(flagged, c->wall);
 	struct advice_finding *f = add_finding(c, ADV_LOW_OCCUPANCY, occ, score > 1 ? 1 : score, ADV_MEDIUM);
 	char a[32], d[48];
 	if (isnan(occ))
@@ -897,10 +936,19 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 			ops = c->t->tracks[ti].slices[i].cls == SC_CPU_OP;
 	if (!ops)
 		return;
-	double fig = sr->role_avg[ROLE_OTHER] / sr->dur_avg;
+	/* over the steps of the window (warm-up set aside) */
+	int64_t other = 0, dur = 0;
+	uint32_t first = 0, nsteady = 0;
+	while (first < sr->n && sr->steps[first].start < c->w0 && c->r->warmup_steps > 0)
+		first++;
+	for (uint32_t i = first; i < sr->n; i++, nsteady++) {
+		other = tt_add(other, sr->steps[i].role[ROLE_OTHER]);
+		dur = tt_add(dur, sr->steps[i].end - sr->steps[i].start);
+	}
+	double fig = first == 0 ? sr->role_avg[ROLE_OTHER] / sr->dur_avg : advice_share(other, dur);
 	if (!(fig > TT_ADVICE_OTHER_MAX))
 		return;
-	for (uint32_t i = 0; i < sr->n; i++) {
+	for (uint32_t i = first; i < sr->n; i++) {
 		struct advice_instance x = advice_instance_of(advice_no_ref, sr->steps[i].start, sr->steps[i].end,
 		                                              sr->steps[i].role[ROLE_OTHER]);
 		advice_topk_add(&c->tk[ADV_LARGE_OTHER_SHARE], &x);
@@ -909,13 +957,13 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	for (uint32_t ti = 0; ti < c->t->ntracks && !python; ti++)
 		for (uint32_t i = 0; i < c->t->tracks[ti].nslices && i < 4096 && !python; i++)
 			python = c->t->tracks[ti].slices[i].cls == SC_PYTHON;
-	uint32_t over = steps_over(sr, ROLE_OTHER, TT_ADVICE_OTHER_MAX);
+	uint32_t over = steps_over(sr, first, ROLE_OTHER, TT_ADVICE_OTHER_MAX);
 	struct advice_finding *f = add_finding(c, ADV_LARGE_OTHER_SHARE, fig, fig, over >= 2 ? ADV_MEDIUM : ADV_LOW);
 	char a[32], b[32];
 	snprintf(f->symptom, sizeof f->symptom,
 	         "%s of the mean step runs no kernel, copy, runtime call or operator (%u of %u steps over the "
 	         "threshold); threshold: over %s",
-	         advice_pct(fig, a, sizeof a), over, sr->n, advice_pct(TT_ADVICE_OTHER_MAX, b, sizeof b));
+	         advice_pct(fig, a, sizeof a), over, nsteady, advice_pct(TT_ADVICE_OTHER_MAX, b, sizeof b));
 	snprintf(f->cause, sizeof f->cause, "%s%s", advice_rule_info(ADV_LARGE_OTHER_SHARE)->cause,
 	         python ? "; the trace has Python frames (python_function): the time is in them"
 	                : "; the trace has no Python frames to say which code");
@@ -1047,6 +1095,64 @@ static void rule_memory(struct ctx *c)
 	}
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of the N durations D (N >= 1); reorders a copy. */
+static int64_t median_of(const int64_t *d, uint32_t n)
+{
+	int64_t *s = xmalloc(n * sizeof *s);
+	memcpy(s, d, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_i64);
+	int64_t m = n % 2 ? s[n / 2] : s[n / 2 - 1] / 2 + s[n / 2] / 2;
+	free(s);
+	return m;
+}
+
+/* How many leading steps of the N step durations D are warm-up: each over
+ * TT_ADVICE_WARMUP_RATIO times the median of the steps after it, at least two of which
+ * stay. *MEDIAN: the median of the steps that stay. */
+static uint32_t warmup_steps(const int64_t *d, uint32_t n, int64_t *median)
+{
+	uint32_t k = 0;
+	*median = 0;
+	while (k + 3 <= n) {
+		int64_t m = median_of(d + k + 1, n - k - 1);
+		if (!(m > 0 && (double)d[k] > TT_ADVICE_WARMUP_RATIO * (double)m))
+			break;
+		k++;
+	}
+	if (k > 0)
+		*median = median_of(d + k, n - k);
+	return k;
+}
+
+/* Sets the window's start past the warm-up steps of the N steps [START[i], END[i]) numbered
+ * NUM[i], and says so in R. */
+static void set_aside_warmup(struct ctx *c, const int64_t *start, const int64_t *end, const int64_t *num, uint32_t n)
+{
+	if (n < 3)
+		return;
+	int64_t *d = xmalloc(n * sizeof *d);
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = end[i] > start[i] ? end[i] - start[i] : 0;
+	int64_t median;
+	uint32_t k = warmup_steps(d, n, &median);
+	free(d);
+	if (k == 0 || start[k] <= c->w0)
+		return;
+	c->r->warmup_steps = k;
+	c->r->warmup_first = num[0];
+	c->r->warmup_last = num[k - 1];
+	c->r->warmup_ns = start[k] - c->w0;
+	c->r->steady_median_ns = median;
+	c->w0 = start[k];
+	c->r->steps -= k;
+}
+
 void advice_analyse(struct trace *t, struct advice_report *r)
 {
 	memset(r, 0, sizeof *r);
@@ -1082,6 +1188,28 @@ void advice_analyse(struct trace *t, struct advice_report *r)
 			c->w1 = t->end;
 		}
 		r->steps = n ? n : 1;
+	}
+	c->wall = c->w1 > c->w0 ? c->w1 - c->w0 : 0;
+	/* the leading warm-up steps are set aside: the findings are over the steady ones */
+	uint32_t ns = r->has_gpu ? c->g->nsteps : 0;
+	if (!r->has_gpu)
+		for (uint32_t i = 0; i < t->nsteps; i++)
+			ns += !t->steps[i].gpu;
+	if (ns >= 3) {
+		int64_t *st = xmalloc(3 * ns * sizeof *st), *en = st + ns, *num = en + ns;
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < (r->has_gpu ? c->g->nsteps : t->nsteps); i++) {
+			if (r->has_gpu) {
+				st[k] = c->g->steps[i].start, en[k] = c->g->steps[i].end,
+				num[k++] = c->g->steps[i].number;
+			} else if (!t->steps[i].gpu) {
+				st[k] = t->steps[i].ts, en[k] = tt_add(t->steps[i].ts, t->steps[i].dur);
+				num[k++] = t->steps[i].number;
+			}
+		}
+		if (r->steps == k)
+			set_aside_warmup(c, st, en, num, k);
+		free(st);
 	}
 	c->wlen = c->w1 > c->w0 ? c->w1 - c->w0 : 0;
 	r->window_start = c->w0;

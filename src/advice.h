@@ -174,7 +174,19 @@ struct advice_report {
 	int64_t window_start, window_end; /* one trace: the steps' span the scores are over */
 	uint32_t steps;                   /* steps in it */
 	bool has_gpu;
+	/* one trace: the leading steps set aside as warm-up (src/advice.c, warmup_steps): each
+	 * lasted over TT_ADVICE_WARMUP_RATIO times the median of the steps after it; the window
+	 * above starts after them */
+	uint32_t warmup_steps;
+	int64_t warmup_first, warmup_last; /* their step numbers */
+	int64_t warmup_ns;                 /* their time */
+	int64_t steady_median_ns;          /* the median step after them */
 };
+
+/* A leading step is warm-up when it lasts over this many times the median of the steps
+ * after it (with at least two of them): cuDNN autotuning, allocator growth, lazy
+ * initialisation and compilation make the first steps of a job slow. */
+#define TT_ADVICE_WARMUP_RATIO 1.5
 
 /* The fixed text of rule R (never NULL for R < ADV__COUNT). */
 const struct advice_rule_info *advice_rule_info(enum advice_rule r);

@@ -83,6 +83,15 @@ advice "$F/large_other_share-no-ops.json"
 find_key large_other_share
 is "$fp" "" "Other share: a trace with no CPU operator (GPU activity only) has no Other of the user's code"
 
+# Warm-up steps are set aside: the findings are over the steady steps after them
+advice "$F/warmup.json"
+is "$(q files.0.window.steps files.0.window.warmup_steps files.0.window.warmup_ns files.0.window.steady_median_ns files.0.findings.#)" \
+	"3 1 3000000 1000000 0 " "warm-up: a first step 3x the others is set aside; the steady steps have no finding"
+run -q --report=advice "$F/warmup.json"
+like "$out" "set aside: step #1 as warm-up (3.00 ms; the median step after it: 1.00 ms)" "warm-up: the text says what it set aside"
+advice "$F/warmup-mild.json"
+is "$(q files.0.window.steps files.0.window.warmup_steps)" "4 0 " "a first step 1.4x the others is no warm-up: all four steps"
+
 # The details of a few: the host sync names the calling operator and the annotation
 # around it, the copy its size, the memory rules their device, scores order the list.
 advice "$F/host_sync-fire.json"

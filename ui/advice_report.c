@@ -400,6 +400,23 @@ static void findings_json(struct jsonw *w, const struct set *S, const struct adv
 	jsonw_end_array(w);
 }
 
+/* The warm-up steps R set aside, as a line after PREFIX; nothing when none. */
+static void warmup_text(FILE *f, const struct advice_report *r, const char *prefix)
+{
+	if (r->warmup_steps == 0)
+		return;
+	char b[48], d[48], nums[64];
+	if (r->warmup_steps > 1)
+		snprintf(nums, sizeof nums, "steps #%lld-#%lld", (long long)r->warmup_first, (long long)r->warmup_last);
+	else
+		snprintf(nums, sizeof nums, "step #%lld", (long long)r->warmup_first);
+	const char *it = r->warmup_steps > 1 ? "them" : "it";
+	fprintf(f,
+	        "%sset aside: %s as warm-up (%s; the median step after %s: %s): the findings are over the steps after %s\n",
+	        prefix, nums, timefmt_dur(r->warmup_ns, b, sizeof b), it, timefmt_dur(r->steady_median_ns, d, sizeof d),
+	        it);
+}
+
 static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 {
 	(void)arg;
@@ -416,6 +433,12 @@ static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 		jsonw_int(w, r->window_end);
 		jsonw_key(w, "steps");
 		jsonw_uint(w, r->steps);
+		jsonw_key(w, "warmup_steps"); /* set aside before the window */
+		jsonw_uint(w, r->warmup_steps);
+		jsonw_key(w, "warmup_ns");
+		jsonw_int(w, r->warmup_ns);
+		jsonw_key(w, "steady_median_ns");
+		jsonw_int(w, r->steady_median_ns);
 		jsonw_end_object(w);
 		jsonw_key(w, "has_gpu");
 		jsonw_bool(w, r->has_gpu);
@@ -427,6 +450,7 @@ static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 	        timefmt_dur(r->window_end - r->window_start, a, sizeof a),
 	        r->has_gpu ? "the TensorBoard plugin's steps, stretched to the GPU work they launched"
 	                   : "no GPU work: the ProfilerStep#N spans, else the whole trace");
+	warmup_text(f, r, "   ");
 	limits_text(f, r);
 	findings_text(f, &one, r);
 }
@@ -466,6 +490,8 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 			jsonw_int(&w, rr->ranks[i].rank);
 			jsonw_key(&w, "path");
 			jsonw_str(&w, ok[i]->path);
+			jsonw_key(&w, "warmup_steps"); /* set aside from its findings */
+			jsonw_uint(&w, trace_advice(ok[i])->warmup_steps);
 			jsonw_end_object(&w);
 		}
 		jsonw_end_array(&w);
@@ -479,6 +505,7 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 			fprintf(f, "   rank %d: ", rr->ranks[i].rank);
 			escape_term(f, ok[i]->path, strlen(ok[i]->path));
 			fputc('\n', f);
+			warmup_text(f, trace_advice(ok[i]), "      ");
 		}
 		limits_text(f, r);
 		findings_text(f, &S, r);

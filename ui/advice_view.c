@@ -159,9 +159,12 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 		         "Advice: no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)");
 	else
 		snprintf(buf, n,
-		         "Advice: %u finding%s, worst first (score: est. share of step time lost); Enter shows an "
+		         "Advice: %u finding%s, worst first (score: est. share of step time lost)%s; Enter shows an "
 		         "instance",
-		         av->r->n, av->r->n == 1 ? "" : "s");
+		         av->r->n, av->r->n == 1 ? "" : "s",
+		         av->r->warmup_steps == 1  ? "; warm-up step set aside"
+		         : av->r->warmup_steps > 1 ? "; warm-up steps set aside"
+		                                   : "");
 }
 
 /* Writes TEXT from column X0 of G on lines from *Y (below Y1), wrapped to X1 at spaces,

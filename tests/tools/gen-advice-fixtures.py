@@ -110,6 +110,22 @@ def gen():
             t.launch("tiny_kernel", s + 10 * j + 2, 8, s + 10 * j + 10, 3)
     t.write("low_gpu_utilization-short.json")
 
+    # warm-up: a first step of 3000 us (cuDNN autotuning, lazy init: the host busy, one
+    # 300-us kernel) before three steady steps of 1000 us with a 900-us kernel (90%). Over
+    # all four steps utilization is 3000/6000 = 50% and low_gpu_utilization would fire; the
+    # first step lasts 3x the median of the rest, so it is set aside and nothing fires.
+    # warmup-mild: the first step lasts 1400 us (1.4x, under the 1.5x that makes warm-up)
+    # with a 1260-us kernel: kept, and the window is all four steps.
+    for name, first, k0 in (("warmup.json", 3000, 300), ("warmup-mild.json", 1400, 1260)):
+        t = Trace()
+        starts = [0, first, first + STEP, first + 2 * STEP]
+        for i, s in enumerate(starts):
+            d = first if i == 0 else STEP
+            t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, d)
+            busy_host(t, s, 1, d - 1)
+            t.launch("elementwise_kernel", s + 2, 5, s + 10, k0 if i == 0 else 900)
+        t.write(name)
+
     # dataloader_stall: a DataLoader __next__ of 200 us at each step's start with the GPU
     # idle (20% of the step) / of 20 us (2%), then the step's kernel.
     for name, dl in (("dataloader_stall-fire.json", 200), ("dataloader_stall-quiet.json", 20)):
