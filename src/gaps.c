@@ -1,6 +1,7 @@
 /* gaps.c: device unions, gaps, their causes and the utilization figures (see gaps.h). */
 #include "src/gaps.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -460,6 +461,38 @@ bool gaps_is_user_frame(const char *name)
 		if (strlen(lib[i]) == n && strncmp(top, lib[i], n) == 0)
 			return false;
 	return top[0] != '<' && top[0] != '_';
+}
+
+char *gaps_user_chain(const struct trace *t, struct slice_ref user, struct slice_ref cpu, char *buf, size_t n)
+{
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	if (user.track == TT_NONE || cpu.track == TT_NONE || user.track != cpu.track || user.track >= t->ntracks)
+		return buf;
+	const struct track *tr = &t->tracks[user.track];
+	if (user.idx >= tr->nslices || cpu.idx >= tr->nslices)
+		return buf;
+	/* the frames from CPU up to USER, innermost first */
+	uint32_t chain[256], k = 0;
+	uint32_t i = cpu.idx;
+	for (; i != TT_NONE && i != user.idx && k < 255; i = index_parent(tr, i))
+		chain[k++] = i;
+	if (i != user.idx)
+		return buf; /* USER is not above CPU (or the chain is deeper than shown) */
+	chain[k++] = user.idx;
+	size_t at = 0;
+	for (uint32_t j = k; j-- > 0;) {
+		const char *nm = strtab_get(&t->strings, tr->slices[chain[j]].name);
+		size_t len = strtab_len(&t->strings, tr->slices[chain[j]].name);
+		const char *sep = j + 1 < k ? " > " : "";
+		if (at + strlen(sep) + len + 4 >= n) {
+			snprintf(buf + at, n - at, "%s", n - at > 4 ? "..." : "");
+			break;
+		}
+		at += (size_t)snprintf(buf + at, n - at, "%s%.*s", sep, (int)len, nm);
+	}
+	return buf;
 }
 
 /* The deepest Python frame of the user's own code around slice REF on its thread, or

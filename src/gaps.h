@@ -99,4 +99,11 @@ const char *hta_class_key(enum hta_class c);
  * built-in function. */
 bool gaps_is_user_frame(const char *name);
 
+/* The chain from the user's frame USER down to the CPU slice CPU (both of T, on one
+ * track; USER an ancestor of CPU or CPU itself) into BUF (N bytes, cut with "..."): the
+ * frames' names outermost first, each as the trace has it, joined by " > ", USER first and
+ * CPU last. "" when either is {TT_NONE} or USER is not above CPU. Returns BUF. Names are
+ * the trace's bytes: escape them before they reach a terminal. */
+char *gaps_user_chain(const struct trace *t, struct slice_ref user, struct slice_ref cpu, char *buf, size_t n);
+
 #endif

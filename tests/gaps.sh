@@ -109,6 +109,12 @@ is "$("$JSONQ" files.0.gaps.0.cause files.0.gaps.0.cpu_slice.name files.0.gaps.0
 	"cpu_work|aten::index|mymodel/augment.py(17): jitter|" "the user's line: the deepest frame outside torch/, numpy/ and the standard library"
 like "$("$TTRACE" --dump-screen --size=160x30 --keys=g "$TMP/user.json")" \
 	"CPU work: aten::index, your code: mymodel/augment.py(17): jitter" "the timeline's gap key says it too"
+is "$("$JSONQ" files.0.gaps.0.user_chain <"$TMP/u.json")" \
+	"mymodel/augment.py(17): jitter > torch/nn/modules/module.py(1743): _call_impl > contextlib.py(141): __exit__ > numpy/lib/function_base.py(348): iterable > aten::index" \
+	"the library chain under the user's line, down to the CPU slice"
+like "$("$TTRACE" --dump-screen --size=200x30 --keys=g "$TMP/user.json")" \
+	"your code: mymodel/augment.py(17): jitter > torch/nn/modules/module.py(1743): _call_impl > contextlib.py(141)" \
+	"the details pane shows the chain under the gap"
 out=$("$TTRACE" --report=gaps --gap-min=30us "$srcdir/tests/fixtures/gaps/rules.json")
 like "$out" "1. host sync: a blocking call" "text: the rules, in the order they are tried"
 like "$out" "aten::to" "text: the operator that made the blocking call"

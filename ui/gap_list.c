@@ -36,6 +36,7 @@ int gap_table_columns(struct column *cols, bool ranks)
 	cols[n++] = (struct column){ "op.name", "in operator", COL_TEXT, 1, 0 };
 	cols[n++] = (struct column){ "op.start_ns", "operator start", COL_TIME, 0, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "user_frame", "user code", COL_TEXT, 1, COL_JSON_ONLY };
+	cols[n++] = (struct column){ "user_chain", "user code to CPU slice", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.name", "next GPU op", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.track", "its stream", COL_TEXT, 1, COL_JSON_ONLY };
 	cols[n++] = (struct column){ "next_gpu_op.start_ns", "its start", COL_TIME, 0, COL_JSON_ONLY };
@@ -96,9 +97,12 @@ void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t,
 		table_set_int(tb, r, c + 1, s->ts);
 	}
 	c += 2;
-	if (g->user.track != TT_NONE) /* the user's line around the CPU slice */
+	if (g->user.track != TT_NONE) { /* the user's line around the CPU slice, and the frames between */
+		char chain[1024];
 		table_set_trace_str(tb, r, c, t, t->tracks[g->user.track].slices[g->user.idx].name);
-	c++;
+		table_set_str(tb, r, c + 1, gaps_user_chain(t, g->user, cpu, chain, sizeof chain));
+	}
+	c += 2;
 	set_slice(tb, r, c, t, next);
 }
 

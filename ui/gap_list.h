@@ -13,7 +13,7 @@
 #include "ui/panel.h"
 #include "ui/table.h"
 
-#define GAP_TABLE_MAX_COLS 24
+#define GAP_TABLE_MAX_COLS 28
 
 /* Fills COLS with the gap table's columns (a rank column when RANKS); returns how many.
  * The same columns hold device gaps (every stream idle) and per-stream gaps: each list

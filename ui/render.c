@@ -484,6 +484,18 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		grid_text(g, 1, y0 + 1, g->w, line, CS_HILITE, 0);
 		y0++;
 		dh--;
+		if (gp->user.track != TT_NONE && gp->cpu.track != TT_NONE && dh > 2) {
+			/* the user's line, and the library frames from it down to the CPU slice */
+			struct slice_ref user = { gp->user.track & VIEW_TRACK_MASK, gp->user.idx },
+					 cpu = { gp->cpu.track & VIEW_TRACK_MASK, gp->cpu.idx };
+			char chain[960], esc[960];
+			gaps_user_chain(view_rank_trace(v, gp->rank), user, cpu, chain, sizeof chain);
+			escape_term_buf(chain, strlen(chain), esc, sizeof esc);
+			snprintf(line, sizeof line, "your code: %s", esc);
+			grid_text(g, 1, y0 + 1, g->w, line, CS_DETAILS, 0);
+			y0++;
+			dh--;
+		}
 	}
 	const struct view_line *cur = view_cur_line(v);
 	if (cur != NULL && view_line_is_counter(cur)) {
