@@ -21,6 +21,7 @@
 #include "ui/app.h"
 #include "ui/view.h"
 #include "lib/escape.h"
+#include "ui/diff_report.h"
 #include "ui/reports.h"
 #include "src/analysis.h"
 #include "cmd/record.h"
@@ -33,7 +34,7 @@
 
 /* What the command line asks for: the timeline (else the summary), a report (ui/reports.h),
  * or the screen drawn headless. */
-enum mode { MODE_DEFAULT, MODE_REPORT, MODE_SCREEN };
+enum mode { MODE_DEFAULT, MODE_REPORT, MODE_SCREEN, MODE_DIFF };
 
 static bool has_json(const struct report_kind *k) { return k->json; }
 static bool has_groups(const struct report_kind *k) { return k->group_of != NULL; }
@@ -407,6 +408,49 @@ static void guard_report(struct trace **ts, int n)
 	map_guard_on_lost(report_lost);
 }
 
+static void free_paths(char **p, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(p[i]);
+	free(p);
+}
+
+/* ttrace diff over the N traces TS loaded: side A the first NA, B the rest; or, with
+ * RANKS[0] >= 0, the traces of ranks RANKS[0] and RANKS[1] (distributedInfo.rank, else the
+ * position). Returns the exit status. */
+static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool json, int top, int align)
+{
+	struct trace **side[2];
+	int cnt[2] = { 0, 0 };
+	side[0] = xcalloc((size_t)n + 1, sizeof *side[0]);
+	side[1] = xcalloc((size_t)n + 1, sizeof *side[1]);
+	for (int i = 0; i < n; i++) {
+		if (ts[i]->status == LOAD_FAILED)
+			continue;
+		int rank = ts[i]->rank >= 0 ? ts[i]->rank : i;
+		for (int s = 0; s < 2; s++)
+			if (ranks[0] >= 0 ? rank == ranks[s] : (s == 0) == (i < na))
+				side[s][cnt[s]++] = ts[i];
+	}
+	int rc = 0;
+	for (int s = 0; s < 2; s++)
+		if (cnt[s] == 0) {
+			if (ranks[0] >= 0)
+				fprintf(stderr, "ttrace: diff: no trace of rank %d loaded\n", ranks[s]);
+			else
+				fprintf(stderr, "ttrace: diff: side %c has no trace that loaded\n", "AB"[s]);
+			rc = 1;
+		} else if (ranks[0] >= 0 && cnt[s] > 1) {
+			fprintf(stderr, "ttrace: diff: %d traces say they are rank %d\n", cnt[s], ranks[s]);
+			rc = 1;
+		}
+	if (rc == 0)
+		rc = report_diff(stdout, side[0], cnt[0], side[1], cnt[1], json, top, align);
+	free(side[0]);
+	free(side[1]);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
@@ -431,6 +475,7 @@ int main(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
 		{ "group-by", required_argument, NULL, 'B' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "ranks", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
@@ -440,6 +485,13 @@ int main(int argc, char **argv)
 		return record_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "index") == 0)
 		return index_main(argc - 1, argv + 1);
+	/* ttrace diff A B: two runs side by side (ui/diff_report.h) */
+	bool diff = argc > 1 && strcmp(argv[1], "diff") == 0;
+	int diff_rank[2] = { -1, -1 }; /* --ranks R1,R2: two ranks of one job */
+	if (diff) {
+		argc--;
+		argv++;
+	}
 
 	/* Big arrays (slices, rows) grow by realloc: keep them mmapped, so that growing is a
 	 * remap rather than a copy and freed memory goes back to the system at once. glibc
@@ -503,6 +555,27 @@ int main(int argc, char **argv)
 			group_arg = optarg; /* checked once the report is known */
 			break;
 		case 'N': cache_dir_disable(); break;
+		case 'R': {
+			char *end, *end2;
+			const char *p = optarg[0] == 'r' ? optarg + 1 : optarg;
+			long r1 = strtol(p, &end, 10), r2 = -1;
+			if (end != p && *end == ',') {
+				const char *q = end[1] == 'r' ? end + 2 : end + 1;
+				r2 = strtol(q, &end2, 10);
+				if (end2 == q || *end2 != '\0')
+					r2 = -1;
+			}
+			if (!diff || r1 < 0 || r2 < 0 || r1 > 1000000 || r2 > 1000000) {
+				escape_say(
+					stderr,
+					"ttrace: --ranks goes with ttrace diff and wants two ranks, R1,R2 (got '%s')",
+					optarg);
+				return 2;
+			}
+			diff_rank[0] = (int)r1;
+			diff_rank[1] = (int)r2;
+			break;
+		}
 		case 'g':
 			if (timefmt_parse_dur(optarg, &gap_min) < 0) {
 				escape_say(stderr,
@@ -523,6 +596,21 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (diff && mode != MODE_DEFAULT) {
+		fputs("ttrace: diff writes its own report: no --report, --check, --dump-model or --dump-screen\n",
+		      stderr);
+		return 2;
+	}
+	if (diff) {
+		mode = MODE_DIFF;
+		int want = diff_rank[0] >= 0 ? 1 : 2;
+		if (argc - optind != want) {
+			fprintf(stderr, "ttrace: diff wants %s\nTry 'ttrace --help' for more information.\n",
+			        want == 2 ? "two traces (files or rank directories): ttrace diff A B"
+			                  : "one directory of ranks with --ranks: ttrace diff --ranks 0,7 DIR");
+			return 2;
+		}
+	}
 	if (optind >= argc) {
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
@@ -540,7 +628,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (json && !(mode == MODE_DEFAULT || (mode == MODE_REPORT && report->json))) {
+	if (json && !(mode == MODE_DEFAULT || mode == MODE_DIFF || (mode == MODE_REPORT && report->json))) {
 		char with[256];
 		reports_names(with, sizeof with, has_json, " or ");
 		fprintf(stderr, "ttrace: --json goes with --report=%s\n", with);
@@ -562,7 +650,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	int n;
+	int n, diff_na = 0; /* diff without --ranks: the first DIFF_NA files are side A */
+	if (mode == MODE_DIFF && diff_rank[0] < 0)
+		free_paths(trace_paths_expand(argv + optind, 1, &diff_na), diff_na);
 	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
 	if (n == 0) {
 		fputs("ttrace: no trace file found\n", stderr);
@@ -669,7 +759,11 @@ int main(int argc, char **argv)
 			nanosleep(&(struct timespec){ delay / 1000, delay % 1000 * 1000000 }, NULL);
 		}
 	}
-	if (mode == MODE_SCREEN) {
+	if (mode == MODE_DIFF) {
+		int rc = run_diff(traces, n, diff_na, diff_rank, json, top, align);
+		if (rc != 0)
+			status = rc;
+	} else if (mode == MODE_SCREEN) {
 		if (nusable > 0) {
 			int rc = dump_screen(usable, nusable, align, gap_min, scr_w, scr_h, keys, keymap, ascii,
 			                     frame_times);

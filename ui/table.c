@@ -197,6 +197,13 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 	case COL_BOOL: snprintf(buf, n, "%s", v->i ? "yes" : "no"); break;
 	case COL_ROWS: snprintf(buf, n, "%" PRIu32, v->n); break;
 	}
+	bool positive = t->cols[col].kind == COL_PCT || t->cols[col].kind == COL_RATIO || t->cols[col].kind == COL_REAL
+	                        ? v->d > 0
+	                        : v->i > 0;
+	if ((t->cols[col].flags & COL_SIGNED) && positive && strlen(buf) + 1 < n) {
+		memmove(buf + 1, buf, strlen(buf) + 1);
+		buf[0] = '+';
+	}
 	return width_of(buf);
 }
 

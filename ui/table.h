@@ -37,6 +37,7 @@ enum col_flag {
 	COL_JSON_ONLY = 1, /* written in JSON only: not in text, not on screen */
 	COL_TEXT_ONLY = 2, /* shown in text and on screen only */
 	COL_OMIT_NULL = 4, /* in JSON, no key at all when the value is null */
+	COL_SIGNED = 16,   /* a change: a number above 0 is shown with its "+" (text and screen) */
 	COL_WIDE = 8,      /* a flex column that keeps TABLE_WIDE_MIN columns (or its widest value)
 	                    * even when that pushes the columns after it past the edge, where
 	                    * the panel scrolls to them: a kernel's name matters more than its

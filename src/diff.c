@@ -1,0 +1,572 @@
+/* diff.c: two runs side by side (see diff.h). Per trace, the figures come from its cached
+ * analyses (steps, gaps, GPU metrics, memory, ranks, operators, kernels, advice); only the
+ * per-step split of each operator's and kernel's time is made here, for the spread. */
+#include "src/diff.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "src/advice.h"
+#include "src/analysis.h"
+#include "src/gaps.h"
+#include "src/gpu_metrics.h"
+#include "src/kernels.h"
+#include "src/memory.h"
+#include "src/ops.h"
+#include "src/ranks.h"
+#include "src/steps.h"
+
+/* ---- the figures ------------------------------------------------------------------ */
+
+enum {
+	F_STEP,
+	F_ROLE,                          /* ROLE__COUNT of them */
+	F_PHASE = F_ROLE + ROLE__COUNT,  /* PHASE__COUNT of them */
+	F_UTIL = F_PHASE + PHASE__COUNT, /* the GPU figures: of the device with the most kernel time */
+	F_SM_EFF,
+	F_OCC,
+	F_TC,
+	F_LAUNCHES,
+	F_PEAK_ALLOC,
+	F_PEAK_RES,
+	F_EXPOSED,
+	F__COUNT
+};
+
+/* clang-format off */
+static const struct { const char *key, *title; enum diff_unit unit; } figs[F__COUNT] = {
+	[F_STEP] = { "step_ns", "step time", DU_NS },
+	[F_ROLE + ROLE_KERNEL] = { "breakdown.kernel_ns", "  Kernel", DU_NS },
+	[F_ROLE + ROLE_MEMCPY] = { "breakdown.memcpy_ns", "  Memcpy", DU_NS },
+	[F_ROLE + ROLE_MEMSET] = { "breakdown.memset_ns", "  Memset", DU_NS },
+	[F_ROLE + ROLE_COMM] = { "breakdown.communication_ns", "  Communication", DU_NS },
+	[F_ROLE + ROLE_RUNTIME] = { "breakdown.runtime_ns", "  Runtime", DU_NS },
+	[F_ROLE + ROLE_DATALOADER] = { "breakdown.dataloader_ns", "  DataLoader", DU_NS },
+	[F_ROLE + ROLE_CPU_EXEC] = { "breakdown.cpu_exec_ns", "  CPU Exec", DU_NS },
+	[F_ROLE + ROLE_OTHER] = { "breakdown.other_ns", "  Other", DU_NS },
+	[F_PHASE + PHASE_DATALOADER] = { "phases.dataloader_ns", "DataLoader phase (host)", DU_NS },
+	[F_PHASE + PHASE_FORWARD] = { "phases.forward_ns", "Forward phase (host)", DU_NS },
+	[F_PHASE + PHASE_BACKWARD] = { "phases.backward_ns", "Backward phase (host)", DU_NS },
+	[F_PHASE + PHASE_OPTIMIZER] = { "phases.optimizer_ns", "Optimizer phase (host)", DU_NS },
+	[F_PHASE + PHASE_OTHER] = { "phases.other_ns", "Other phase (host)", DU_NS },
+	[F_UTIL] = { "gpu_utilization", "GPU utilization", DU_RATIO },
+	[F_SM_EFF] = { "sm_efficiency", "est. SM efficiency", DU_RATIO },
+	[F_OCC] = { "occupancy_pct", "est. achieved occupancy", DU_PERCENT },
+	[F_TC] = { "tensor_cores", "time on Tensor Cores", DU_RATIO },
+	[F_LAUNCHES] = { "kernels_per_step", "kernel launches", DU_COUNT },
+	[F_PEAK_ALLOC] = { "peak_allocated_bytes", "peak allocated", DU_BYTES },
+	[F_PEAK_RES] = { "peak_reserved_bytes", "peak reserved", DU_BYTES },
+	[F_EXPOSED] = { "exposed_communication_ns", "exposed communication", DU_NS },
+};
+/* clang-format on */
+
+/* A trace's figures: per step where they are per step, with their min and max over the
+ * steps where it has them (lo > hi: none). */
+struct figures {
+	double v[F__COUNT];
+	double lo[F__COUNT], hi[F__COUNT];
+	uint32_t steps;
+};
+
+static void range_add(struct figures *f, int k, double x)
+{
+	if (f->lo[k] > f->hi[k])
+		f->lo[k] = f->hi[k] = x;
+	else if (x < f->lo[k])
+		f->lo[k] = x;
+	else if (x > f->hi[k])
+		f->hi[k] = x;
+}
+
+/* The device of M with the most kernel time, or NULL. */
+static const struct gpu_metrics_device *main_device(const struct gpu_metrics *m)
+{
+	const struct gpu_metrics_device *d = NULL;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (d == NULL || m->devices[i].kernel_time > d->kernel_time)
+			d = &m->devices[i];
+	return d;
+}
+
+/* The step of time TS among the N steps [START(i), END(i)) of SR, or -1. */
+static int step_of(const struct step_report *sr, int64_t ts, bool host)
+{
+	uint32_t lo = 0, hi = sr->n;
+	while (lo < hi) { /* the first step starting after TS */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((host ? sr->steps[mid].host_start : sr->steps[mid].start) <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct step_stats *s = &sr->steps[lo - 1];
+	return ts < (host ? s->host_end : s->end) ? (int)lo - 1 : -1;
+}
+
+static void figures_of(struct trace *t, struct figures *f)
+{
+	for (int k = 0; k < F__COUNT; k++) {
+		f->v[k] = NAN;
+		f->lo[k] = 1;
+		f->hi[k] = 0;
+	}
+	const struct step_report *sr = trace_steps(t);
+	f->steps = sr->n;
+	double n = sr->n ? (double)sr->n : 1;
+	if (sr->n > 0) {
+		f->v[F_STEP] = sr->dur_avg;
+		for (int r = 0; r < ROLE__COUNT; r++)
+			f->v[F_ROLE + r] = sr->role_avg[r];
+		for (int p = 0; p < PHASE__COUNT; p++)
+			f->v[F_PHASE + p] = sr->phase_cpu_avg[p];
+		for (uint32_t i = 0; i < sr->n; i++) {
+			const struct step_stats *s = &sr->steps[i];
+			range_add(f, F_STEP, (double)(s->end - s->start));
+			for (int r = 0; r < ROLE__COUNT; r++)
+				range_add(f, F_ROLE + r, (double)s->role[r]);
+			for (int p = 0; p < PHASE__COUNT; p++)
+				if (s->phase_known & (1u << p))
+					range_add(f, F_PHASE + p, (double)s->phase_cpu[p]);
+		}
+	}
+	const struct gpu_metrics *m = trace_gpu_metrics(t);
+	const struct gpu_metrics_device *d = main_device(m);
+	if (d != NULL) {
+		f->v[F_UTIL] = d->utilization;
+		f->v[F_SM_EFF] = d->sm_efficiency;
+		f->v[F_OCC] = d->occupancy;
+		f->v[F_TC] = d->tensor_cores;
+		f->v[F_LAUNCHES] = (double)d->kernels / n;
+		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		for (uint32_t i = 0; i < g->ndevices; i++)
+			if (g->devices[i].device == d->device && g->devices[i].step_kernel_busy != NULL)
+				for (uint32_t k = 0; k < g->nsteps; k++) {
+					int64_t len = g->steps[k].end - g->steps[k].start;
+					if (len > 0)
+						range_add(f, F_UTIL,
+						          (double)g->devices[i].step_kernel_busy[k] / (double)len);
+				}
+	}
+	if (t->nmem > 0) {
+		const struct memory_report *mr = trace_memory(t);
+		for (uint32_t i = 0; i < mr->ndevices; i++) {
+			const struct mem_device *md = &mr->devices[i];
+			if (md->type == 0) /* the host's */
+				continue;
+			if (isnan(f->v[F_PEAK_ALLOC]) || (double)md->peak_allocated > f->v[F_PEAK_ALLOC])
+				f->v[F_PEAK_ALLOC] = (double)md->peak_allocated;
+			if (isnan(f->v[F_PEAK_RES]) || (double)md->peak_reserved > f->v[F_PEAK_RES])
+				f->v[F_PEAK_RES] = (double)md->peak_reserved;
+		}
+	}
+	struct trace *one[1] = { t };
+	const struct rank_report *rr = traces_ranks(one, 1, ALIGN_RAW);
+	if (rr != NULL && rr->nranks > 0 && rr->ranks[0].comm > 0 && !rr->ranks[0].exposed_na)
+		f->v[F_EXPOSED] = (double)rr->ranks[0].exposed / n;
+}
+
+/* ---- operators and kernels, per trace ---------------------------------------------- */
+
+/* A row of one trace: its figures over the whole trace and its time per step. */
+struct acc {
+	uint32_t key; /* in diff_report.names */
+	double calls, time, total, host;
+	enum kc_family family;
+	double *per_step; /* steps values */
+};
+
+struct accs {
+	struct acc *a;
+	uint32_t n;
+	uint32_t *of_name; /* by the trace's string id: index into a, or TT_NONE */
+	uint32_t steps;
+};
+
+static struct acc *acc_for(struct accs *s, struct diff_report *r, const struct trace *t, uint32_t name)
+{
+	if (name >= t->strings.n)
+		return NULL;
+	if (s->of_name[name] == TT_NONE) {
+		s->a = xreallocarray(s->a, s->n + 1, sizeof *s->a);
+		struct acc *a = &s->a[s->n];
+		memset(a, 0, sizeof *a);
+		a->key = strtab_intern(&r->names, strtab_get(&t->strings, name), strtab_len(&t->strings, name));
+		a->per_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->per_step);
+		s->of_name[name] = s->n++;
+	}
+	return &s->a[s->of_name[name]];
+}
+
+static void accs_init(struct accs *s, const struct trace *t, uint32_t steps)
+{
+	memset(s, 0, sizeof *s);
+	s->steps = steps;
+	s->of_name = xmalloc((t->strings.n ? t->strings.n : 1) * sizeof *s->of_name);
+	for (uint32_t i = 0; i < t->strings.n; i++)
+		s->of_name[i] = TT_NONE;
+}
+
+static void accs_free(struct accs *s)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		free(s->a[i].per_step);
+	free(s->a);
+	free(s->of_name);
+}
+
+static void ops_of(struct trace *t, struct diff_report *r, struct accs *s)
+{
+	const struct step_report *sr = trace_steps(t);
+	accs_init(s, t, sr->n);
+	const struct op_report *op = trace_ops(t);
+	for (uint32_t i = 0; i < op->n; i++) {
+		struct acc *a = acc_for(s, r, t, op->rows[i].name);
+		if (a == NULL)
+			continue;
+		a->calls += (double)op->rows[i].calls;
+		a->time += (double)op->rows[i].dev_self;
+		a->total += (double)op->rows[i].dev_total;
+		a->host += (double)op->rows[i].cpu_total;
+	}
+	const struct op_tree *tree = trace_op_tree(t);
+	for (uint32_t i = 0; i < tree->n && sr->n > 0; i++) {
+		const struct op_inst *o = &tree->inst[i];
+		if (!o->row || o->ref.track >= t->ntracks || o->name >= t->strings.n || s->of_name[o->name] == TT_NONE)
+			continue;
+		int k = step_of(sr, t->tracks[o->ref.track].slices[o->ref.idx].ts, true);
+		if (k >= 0)
+			s->a[s->of_name[o->name]].per_step[k] += (double)o->dev_self;
+	}
+}
+
+static void kernels_of(struct trace *t, struct diff_report *r, struct accs *s, double *launches)
+{
+	const struct step_report *sr = trace_steps(t);
+	accs_init(s, t, sr->n);
+	const struct kernel_report *kr = trace_kernels(t, KG_NAME);
+	for (uint32_t i = 0; i < kr->n; i++) {
+		struct acc *a = acc_for(s, r, t, kr->rows[i].name);
+		if (a == NULL)
+			continue;
+		a->calls += (double)kr->rows[i].calls;
+		a->time += (double)kr->rows[i].total;
+		a->total += (double)kr->rows[i].total;
+		a->host = NAN;
+		a->family = kr->rows[i].cls.family;
+	}
+	for (uint32_t ti = 0; ti < t->ntracks && sr->n > 0; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *sl = &tr->slices[i];
+			if (sl->cls != SC_KERNEL || sl->name >= t->strings.n || s->of_name[sl->name] == TT_NONE)
+				continue;
+			int k = step_of(sr, sl->ts, false);
+			if (k >= 0) {
+				s->a[s->of_name[sl->name]].per_step[k] += (double)slice_dur(tr, sl);
+				launches[k] += 1;
+			}
+		}
+	}
+}
+
+/* ---- the two sides ----------------------------------------------------------------- */
+
+static enum diff_verdict judge(double a, double b, double spread, bool spread_known)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? DV_SAME : DV_ONE_SIDE;
+	if (a == b)
+		return DV_SAME;
+	if (!spread_known)
+		return DV_NO_SPREAD;
+	return fabs(b - a) <= spread ? DV_NOISE : DV_CHANGE;
+}
+
+/* Adds the rows of side SIDE (its N traces' accumulators S) into R's rows *ROWS (*NROWS),
+ * matched by key through AT (by key: the row index, or TT_NONE). */
+static void merge_rows(struct diff_row **rows, uint32_t *nrows, uint32_t **at, uint32_t *atn, struct accs *s, int n,
+                       int side)
+{
+	for (int i = 0; i < n; i++) {
+		double steps = s[i].steps ? (double)s[i].steps : 1;
+		for (uint32_t j = 0; j < s[i].n; j++) {
+			const struct acc *a = &s[i].a[j];
+			if (a->key >= *atn) {
+				uint32_t m = a->key * 2 + 16;
+				*at = xreallocarray(*at, m, sizeof **at);
+				for (uint32_t q = *atn; q < m; q++)
+					(*at)[q] = TT_NONE;
+				*atn = m;
+			}
+			if ((*at)[a->key] == TT_NONE) {
+				*rows = xreallocarray(*rows, *nrows + 1, sizeof **rows);
+				struct diff_row *d = &(*rows)[*nrows];
+				memset(d, 0, sizeof *d);
+				d->name = a->key;
+				for (int q = 0; q < 2; q++)
+					d->calls[q] = d->time[q] = d->total[q] = d->host[q] = NAN;
+				d->spread = 0;
+				d->family = a->family;
+				(*at)[a->key] = (*nrows)++;
+			}
+			struct diff_row *d = &(*rows)[(*at)[a->key]];
+			if (isnan(d->calls[side]))
+				d->calls[side] = d->time[side] = d->total[side] = 0,
+				d->host[side] = isnan(a->host) ? NAN : 0;
+			d->calls[side] += a->calls / steps / n;
+			d->time[side] += a->time / steps / n;
+			d->total[side] += a->total / steps / n;
+			if (!isnan(a->host))
+				d->host[side] += a->host / steps / n;
+			if (s[i].steps > 0) {
+				double lo = a->per_step[0], hi = a->per_step[0];
+				for (uint32_t k = 1; k < s[i].steps; k++) {
+					lo = a->per_step[k] < lo ? a->per_step[k] : lo;
+					hi = a->per_step[k] > hi ? a->per_step[k] : hi;
+				}
+				if (hi - lo > d->spread)
+					d->spread = hi - lo;
+			}
+		}
+	}
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct diff_row *a = x, *b = y;
+	double da = fabs((isnan(a->time[1]) ? 0 : a->time[1]) - (isnan(a->time[0]) ? 0 : a->time[0]));
+	double db = fabs((isnan(b->time[1]) ? 0 : b->time[1]) - (isnan(b->time[0]) ? 0 : b->time[0]));
+	if (da != db)
+		return da < db ? 1 : -1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+static void finish_rows(struct diff_row *rows, uint32_t n, bool spread_known)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!spread_known)
+			rows[i].spread = NAN;
+		rows[i].verdict = judge(rows[i].time[0], rows[i].time[1], rows[i].spread, spread_known);
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof *rows, row_cmp);
+}
+
+static void note(struct diff_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct diff_report *r, const char *fmt, ...)
+{
+	if (r->nnotes == DIFF_MAX_NOTES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->notes[r->nnotes++], sizeof r->notes[0], fmt, ap);
+	va_end(ap);
+}
+
+static const char *device_name(const struct trace *t)
+{
+	for (uint32_t i = 0; i < t->ndevices; i++)
+		if (t->devices[i].name != 0 && t->devices[i].name < t->strings.n)
+			return strtab_get(&t->strings, t->devices[i].name);
+	return "";
+}
+
+static bool has_python(const struct trace *t)
+{
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		for (uint32_t i = 0; i < t->tracks[ti].nslices; i++)
+			if (t->tracks[ti].slices[i].cls == SC_PYTHON)
+				return true;
+	return false;
+}
+
+/* What makes the sides hard to compare, said first. */
+static void comparability(struct trace *const *side[2], const int n[2], struct diff_report *r)
+{
+	const char *nm[2] = { device_name(side[0][0]), device_name(side[1][0]) };
+	if (strcmp(nm[0], nm[1]) != 0)
+		note(r, "different GPUs: A ran on %s, B on %s", nm[0][0] ? nm[0] : "(not said)",
+		     nm[1][0] ? nm[1] : "(not said)");
+	if (n[0] != n[1])
+		note(r, "different numbers of ranks: A has %d, B %d (each side's figures are means over its ranks)",
+		     n[0], n[1]);
+	int w[2] = { side[0][0]->world_size, side[1][0]->world_size };
+	if (w[0] != w[1])
+		note(r, "different world sizes: A's job has %d ranks, B's %d", w[0], w[1]);
+	if (r->steps[0] != r->steps[1])
+		note(r, "different step counts: A has %u steps, B %u: figures are per step, means over the steps",
+		     r->steps[0], r->steps[1]);
+	for (int s = 0; s < 2; s++) {
+		if (r->steps[s] < TT_DIFF_MIN_STEPS)
+			note(r, "%c has %u step%s: no run-to-run spread to judge a change by (need %d)", "AB"[s],
+			     r -> steps[s], r -> steps[s] == 1 ? "" : "s", TT_DIFF_MIN_STEPS);
+		if (side[s][0]->nsteps == 0)
+			note(r, "%c has no ProfilerStep#N: its one step is the whole trace", "AB"[s]);
+		for (int i = 0; i < n[s]; i++)
+			if (side[s][i]->status == LOAD_TRUNCATED) {
+				note(r, "%c's file %d is cut short: its figures stop at the cut", "AB"[s], i);
+				break;
+			}
+		for (int i = 0; i < n[s]; i++)
+			if (side[s][i]->legacy) {
+				note(r, "%c is a legacy-exporter trace: no launch links, times rounded to us", "AB"[s]);
+				break;
+			}
+	}
+	bool mem[2] = { side[0][0]->nmem > 0, side[1][0]->nmem > 0 };
+	if (mem[0] != mem[1])
+		note(r, "profiler settings differ: only %c recorded memory (profile_memory=True)", mem[0] ? 'A' : 'B');
+	bool py[2] = { has_python(side[0][0]), has_python(side[1][0]) };
+	if (py[0] != py[1])
+		note(r,
+		     "profiler settings differ: only %c recorded Python stacks (with_stack=True), which add host time",
+		     py[0] ? 'A' : 'B');
+}
+
+static void findings_of(struct trace *const *side[2], const int n[2], int align, struct diff_report *r)
+{
+	const struct advice_report *ar[2];
+	for (int s = 0; s < 2; s++)
+		ar[s] = n[s] == 1 ? trace_advice(side[s][0]) : traces_advice(side[s], n[s], (enum align_mode)align);
+	for (int s = 0; s < 2; s++)
+		for (uint32_t i = 0; i < ar[s]->n; i++) {
+			const struct advice_finding *f = &ar[s]->findings[i];
+			const struct advice_rule_info *ri = advice_rule_info(f->rule);
+			struct diff_finding *d = NULL;
+			for (uint32_t j = 0; j < r->nfindings && d == NULL; j++)
+				if (strcmp(r->findings[j].key, ri->key) == 0)
+					d = &r->findings[j];
+			if (d == NULL) {
+				r->findings = xreallocarray(r->findings, r->nfindings + 1, sizeof *r->findings);
+				d = &r->findings[r->nfindings++];
+				*d = (struct diff_finding){ ri->key, ri->title, { NAN, NAN }, { -1, -1 } };
+			}
+			if (d->confidence[s] < 0 || f->score > d->score[s]) {
+				d->score[s] = f->score;
+				d->confidence[s] = (int)f->confidence;
+			}
+		}
+}
+
+void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, struct diff_report *r)
+{
+	memset(r, 0, sizeof *r);
+	strtab_init(&r->names);
+	struct trace *const *side[2] = { a, b };
+	const int n[2] = { na, nb };
+	r->ntraces[0] = na;
+	r->ntraces[1] = nb;
+	if (na <= 0 || nb <= 0)
+		return;
+	r->steps[0] = trace_steps(a[0])->n;
+	r->steps[1] = trace_steps(b[0])->n;
+	bool spread_known = r->steps[0] >= TT_DIFF_MIN_STEPS && r->steps[1] >= TT_DIFF_MIN_STEPS;
+	comparability(side, n, r);
+
+	/* the figures: each side's mean over its traces, the widest spread */
+	struct figures mean[2];
+	double spread[F__COUNT];
+	bool has_range[F__COUNT];
+	for (int k = 0; k < F__COUNT; k++)
+		spread[k] = 0, has_range[k] = false;
+	/* operators and kernels of each trace */
+	struct accs *ops[2], *ker[2];
+	for (int s = 0; s < 2; s++) {
+		ops[s] = xcalloc((size_t)n[s], sizeof *ops[s]);
+		ker[s] = xcalloc((size_t)n[s], sizeof *ker[s]);
+		for (int k = 0; k < F__COUNT; k++)
+			mean[s].v[k] = NAN;
+		for (int i = 0; i < n[s]; i++) {
+			struct figures f;
+			figures_of(side[s][i], &f);
+			ops_of(side[s][i], r, &ops[s][i]);
+			double *launches = xcalloc(f.steps ? f.steps : 1, sizeof *launches);
+			kernels_of(side[s][i], r, &ker[s][i], launches);
+			for (uint32_t k = 0; k < f.steps && !isnan(f.v[F_LAUNCHES]); k++)
+				range_add(&f, F_LAUNCHES, launches[k]);
+			free(launches);
+			for (int k = 0; k < F__COUNT; k++) {
+				if (!isnan(f.v[k]))
+					mean[s].v[k] = (isnan(mean[s].v[k]) ? 0 : mean[s].v[k]) + f.v[k] / n[s];
+				if (f.lo[k] <= f.hi[k]) {
+					has_range[k] = true;
+					if (f.hi[k] - f.lo[k] > spread[k])
+						spread[k] = f.hi[k] - f.lo[k];
+				}
+			}
+		}
+	}
+	/* figures without per-step values: judged by the step time's relative spread */
+	double rel = NAN;
+	if (has_range[F_STEP] && !isnan(mean[0].v[F_STEP]) && !isnan(mean[1].v[F_STEP]))
+		rel = spread[F_STEP] / fmax(mean[0].v[F_STEP], mean[1].v[F_STEP]);
+	r->figs = xcalloc(F__COUNT, sizeof *r->figs);
+	for (int k = 0; k < F__COUNT; k++) {
+		struct diff_figure *d = &r->figs[r->nfigs];
+		d->key = figs[k].key;
+		d->title = figs[k].title;
+		d->unit = figs[k].unit;
+		d->v[0] = mean[0].v[k];
+		d->v[1] = mean[1].v[k];
+		if (isnan(d->v[0]) && isnan(d->v[1]))
+			continue; /* neither side has it: not shown */
+		d->spread = has_range[k] ? spread[k] : !isnan(rel) ? rel * fmax(fabs(d->v[0]), fabs(d->v[1])) : NAN;
+		if (!spread_known)
+			d->spread = NAN; /* fewer than TT_DIFF_MIN_STEPS steps: no spread to speak of */
+		d->verdict = judge(d->v[0], d->v[1], d->spread, spread_known && !isnan(d->spread));
+		r->nfigs++;
+	}
+	/* operators and kernels, matched by name */
+	uint32_t *at = NULL, atn = 0;
+	for (int s = 0; s < 2; s++)
+		merge_rows(&r->ops, &r->nops, &at, &atn, ops[s], n[s], s);
+	for (uint32_t q = 0; q < atn; q++)
+		at[q] = TT_NONE;
+	for (int s = 0; s < 2; s++)
+		merge_rows(&r->kernels, &r->nkernels, &at, &atn, ker[s], n[s], s);
+	free(at);
+	finish_rows(r->ops, r->nops, spread_known);
+	finish_rows(r->kernels, r->nkernels, spread_known);
+	for (int f = 0; f < KC_FAMILY__COUNT; f++)
+		for (int s = 0; s < 2; s++)
+			r->families[f].time[s] = r->families[f].calls[s] = 0;
+	for (uint32_t i = 0; i < r->nkernels; i++)
+		for (int s = 0; s < 2; s++)
+			if (!isnan(r->kernels[i].time[s])) {
+				r->families[r->kernels[i].family].time[s] += r->kernels[i].time[s];
+				r->families[r->kernels[i].family].calls[s] += r->kernels[i].calls[s];
+			}
+	for (int s = 0; s < 2; s++) {
+		for (int i = 0; i < n[s]; i++) {
+			accs_free(&ops[s][i]);
+			accs_free(&ker[s][i]);
+		}
+		free(ops[s]);
+		free(ker[s]);
+	}
+	findings_of(side, n, align, r);
+}
+
+void diff_free(struct diff_report *r)
+{
+	free(r->figs);
+	free(r->ops);
+	free(r->kernels);
+	free(r->findings);
+	strtab_free(&r->names);
+	memset(r, 0, sizeof *r);
+}
+
+const char *diff_verdict_key(enum diff_verdict v)
+{
+	static const char *const keys[] = { "change", "noise", "no_spread", "one_side", "same" };
+	return (unsigned)v < sizeof keys / sizeof *keys ? keys[v] : "?";
+}
