@@ -88,8 +88,20 @@ struct ctx {
 	bool has_ddp;
 	struct span *comm_ops; /* without a GPU: the nccl:/gloo: ops, for their union */
 	uint32_t ncomm_ops, comm_ops_cap;
-	int64_t dl_host; /* DataLoader host time in the window */
+	int64_t dl_host;          /* DataLoader host time in the window */
+	struct compiled_facts cf; /* compiled_of's */
+	bool cf_known;
 };
+
+/* The compiled-model facts of the trace (src/compiled.h), found on the first call. */
+static const struct compiled_facts *compiled_of(struct ctx *c)
+{
+	if (!c->cf_known) {
+		compiled_facts_of(c->t, &c->cf);
+		c->cf_known = true;
+	}
+	return &c->cf;
+}
 
 static int64_t clip_len(const struct ctx *c, int64_t a, int64_t b)
 {
@@ -412,10 +424,9 @@ static void sweep_launch(struct ctx *c)
 /* The cause (written into CAUSE, N bytes), fix and example of waiting for launches where the
  * model is compiled, in whole or in part (src/compiled.h): true with the three set; false for
  * an eager model, whose are the launch_bound rule's. */
-static bool launch_remedy(const struct trace *t, char *cause, size_t n, const char **fix, const char **example)
+static bool launch_remedy(struct ctx *c, char *cause, size_t n, const char **fix, const char **example)
 {
-	struct compiled_facts cf;
-	compiled_facts_of(t, &cf);
+	const struct compiled_facts cf = *compiled_of(c);
 	if (cf.compiled && cf.cuda_graphs) {
 		/* compiled and replaying graphs already: what still launches is outside them */
 		snprintf(cause, n, "%s",
@@ -586,7 +597,7 @@ static void rule_gpu_utilization(struct ctx *c)
 				"with torch.cuda.stream(s): ...   # and s.wait_event(e) only where the data needs it";
 		} else if (short_gaps) {
 			char unused[512];
-			if (!launch_remedy(c->t, unused, sizeof unused, &f->fix, &f->example)) {
+			if (!launch_remedy(c, unused, sizeof unused, &f->fix, &f->example)) {
 				f->fix = advice_rule_info(ADV_LAUNCH_BOUND)->fix;
 				f->example = advice_rule_info(ADV_LAUNCH_BOUND)->example;
 			}
@@ -711,7 +722,7 @@ static void rule_launch(struct ctx *c)
 	         (unsigned long long)c->launch_waits, timefmt_dur(c->g->min_gap, h, sizeof h),
 	         advice_pct(short_share, e, sizeof e), timefmt_dur(c->launch_gap_ns, k, sizeof k),
 	         (unsigned long long)c->launch_gaps, advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
-	if (!launch_remedy(c->t, f->cause, sizeof f->cause, &f->fix, &f->example))
+	if (!launch_remedy(c, f->cause, sizeof f->cause, &f->fix, &f->example))
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "most waits end at a kernel that ran shorter than its launch call (HTA's short "
@@ -872,8 +883,7 @@ static void rule_occupancy(struct ctx *c)
 			(unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a),
 			timefmt_dur(flagged, d, sizeof d), occ, TT_ADVICE_OCCUPANCY_MIN);
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
-	struct compiled_facts cf;
-	compiled_facts_of(c->t, &cf);
+	const struct compiled_facts cf = *compiled_of(c);
 	if (cf.compiled || cf.partly_compiled) /* the rule's example compiles the model: it is, in part */
 		f->example = "mode='max-autotune' in the existing torch.compile call   # tunes the Triton kernels' "
 			     "block sizes; or a larger batch_size";

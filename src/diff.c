@@ -4,16 +4,20 @@
 #include "src/diff.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/xalloc.h"
 #include "src/advice.h"
 #include "src/analysis.h"
 #include "src/gaps.h"
 #include "src/gpu_metrics.h"
+#include "src/index.h"
 #include "src/kernels.h"
 #include "src/memory.h"
 #include "src/ops.h"
@@ -154,7 +158,7 @@ static void figures_of(struct trace *t, struct figures *f)
 				}
 	}
 	if (t->nmem > 0) {
-		const struct memory_report *mr = trace_memory(t);
+		const struct memory_report *mr = trace_memory_curves(t);
 		for (uint32_t i = 0; i < mr->ndevices; i++) {
 			const struct mem_device *md = &mr->devices[i];
 			if (md->type == 0) /* the host's */
@@ -234,14 +238,27 @@ static void ops_of(struct trace *t, struct diff_report *r, struct accs *s)
 		a->total += (double)op->rows[i].dev_total;
 		a->host += (double)op->rows[i].cpu_total;
 	}
-	const struct op_tree *tree = trace_op_tree(t);
-	for (uint32_t i = 0; i < tree->n && sr->n > 0; i++) {
-		const struct op_inst *o = &tree->inst[i];
-		if (!o->row || o->ref.track >= t->ntracks || o->name >= t->strings.n || s->of_name[o->name] == TT_NONE)
+	/* the per-step split of self device time, for the spread: each GPU activity counts for
+	 * the innermost operator around its runtime call, in the step the call is in (the
+	 * operator tree's attribution without building the tree) */
+	for (uint32_t g = 0; g < t->ngpu && sr->n > 0; g++) {
+		struct slice_ref self = t->gpu[g].self, call = t->gpu[g].peer;
+		if (self.track >= t->ntracks || self.idx >= t->tracks[self.track].nslices || call.track >= t->ntracks ||
+		    call.idx >= t->tracks[call.track].nslices)
 			continue;
-		int k = step_of(sr, t->tracks[o->ref.track].slices[o->ref.idx].ts, true);
+		const struct slice *act = &t->tracks[self.track].slices[self.idx];
+		if (act->cls != SC_KERNEL && act->cls != SC_MEMCPY && act->cls != SC_MEMSET)
+			continue;
+		const struct track *ct = &t->tracks[call.track];
+		uint32_t p = index_parent(ct, call.idx);
+		while (p != TT_NONE && !ops_counts_as_op(t, &ct->slices[p]))
+			p = index_parent(ct, p);
+		if (p == TT_NONE || ct->slices[p].name >= t->strings.n || s->of_name[ct->slices[p].name] == TT_NONE)
+			continue;
+		int k = step_of(sr, ct->slices[call.idx].ts, true);
 		if (k >= 0)
-			s->a[s->of_name[o->name]].per_step[k] += (double)o->dev_self;
+			s->a[s->of_name[ct->slices[p].name]].per_step[k] +=
+				(double)slice_dur(&t->tracks[self.track], act);
 	}
 }
 
@@ -456,6 +473,55 @@ static void findings_of(struct trace *const *side[2], const int n[2], int align,
 		}
 }
 
+/* ---- each trace's analyses, in parallel ------------------------------------------- */
+
+struct warm_pool {
+	struct trace **ts;
+	int n;
+	_Atomic int next;
+};
+
+/* Asks T's cache for every analysis the diff reads, so that the sequential part finds
+ * them: the traces' analyses are independent of each other. */
+static void warm(struct trace *t)
+{
+	const struct gpu_metrics *m;
+	const struct step_report *s;
+	trace_overview(t, &m, &s);
+	(void)trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP);
+	if (t->nmem > 0)
+		(void)trace_memory_curves(t);
+	struct trace *one[1] = { t };
+	(void)traces_ranks(one, 1, ALIGN_RAW);
+	(void)trace_ops(t);
+	(void)trace_kernels(t, KG_NAME);
+	(void)trace_advice(t);
+}
+
+static void *warm_main(void *arg)
+{
+	struct warm_pool *p = arg;
+	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
+		warm(p->ts[i]);
+	return NULL;
+}
+
+/* Warms the N traces TS on as many threads as there are CPUs (at most N). */
+static void warm_all(struct trace **ts, int n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nth = cpus < 1 ? 1 : cpus > n ? n : (int)cpus;
+	struct warm_pool p = { ts, n, 0 };
+	pthread_t *th = xcalloc((size_t)nth, sizeof *th);
+	int started = 0;
+	for (int i = 1; i < nth; i++)
+		started += pthread_create(&th[started], NULL, warm_main, &p) == 0;
+	warm_main(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+}
+
 void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, struct diff_report *r)
 {
 	memset(r, 0, sizeof *r);
@@ -466,6 +532,18 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 	r->ntraces[1] = nb;
 	if (na <= 0 || nb <= 0)
 		return;
+	struct trace **all = xcalloc((size_t)(na + nb), sizeof *all);
+	int nall = 0;
+	for (int i = 0; i < na + nb; i++) {
+		struct trace *t = i < na ? a[i] : b[i - na];
+		bool seen = false; /* a trace on both sides is warmed once */
+		for (int j = 0; j < nall; j++)
+			seen |= all[j] == t;
+		if (!seen)
+			all[nall++] = t;
+	}
+	warm_all(all, nall);
+	free(all);
 	r->steps[0] = trace_steps(a[0])->n;
 	r->steps[1] = trace_steps(b[0])->n;
 	bool spread_known = r->steps[0] >= TT_DIFF_MIN_STEPS && r->steps[1] >= TT_DIFF_MIN_STEPS;
