@@ -99,6 +99,19 @@ is "$rc" 0 "--ranks r0,r2 reads too"
 d "$TMP/job" "$TMP/job"
 is "$(q a.paths.# b.paths.#)" "3 3 " "two rank directories: each side is its ranks"
 
+# the timeline: --diff opens the Diff panel once both traces are there; X opens it
+scr() { "$TTRACE" -q --dump-screen --size=140x40 "$@" | sed '/^--$/,$d'; }
+out=$(scr --diff "$F/before.json" "$F/after.json")
+like "$out" "Diff: rank 1 (B) against rank 0 (A), per step; 4 steps and 4" "--diff: the Diff panel opens"
+like "$out" "note: different GPUs" "the panel shows the notes"
+like "$out" "figure   step time" "and the figures"
+like "$out" "906 us  606 us  -300 us   -33.1% 12.0 us change" "with the report's values"
+like "$(scr --keys=X "$F/before.json" "$F/after.json")" "Diff: rank 1 (B)" "X opens it too"
+like "$(scr --keys=X "$F/before.json")" "the diff compares two traces" "X with one trace says why not"
+out=$(scr --diff --keys='/slow_kernel<Enter><Enter>' "$F/before.json" "$F/after.json")
+like "$out" "slow_kernel" "Enter on a kernel row: its longest call in B is selected"
+like "$out" "kernel on rank 1 stream 7, row 0: start +0.040 ms, dur 150 us" "in the details pane: B's call (150 us)"
+
 # arguments
 run diff "$F/before.json"
 is "$rc" 2 "one trace: usage error"

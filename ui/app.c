@@ -228,6 +228,13 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 			app_draw(app, g);
 			fe->present(fe, g);
 		}
+		if (app->first_view != A_NONE && app->load == NULL) {
+			/* the view asked for on the command line, once every trace is there */
+			enum action a = (enum action)app->first_view;
+			app->first_view = A_NONE;
+			app_act(app, a);
+			continue;
+		}
 		if (!hinted && app->load == NULL) {
 			/* the findings after the first frame (of the whole load), so that the timeline
 			 * shows at once; a serious one is hinted at in the status line */

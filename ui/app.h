@@ -38,6 +38,7 @@ struct app {
 	struct trace **loaded;     /* every file's trace once the load ended (the caller's), else NULL */
 	int nloaded;
 	bool load_failed; /* the load ended and no file loaded: nothing to show */
+	int first_view;   /* a view (enum action) to open once the load has ended (--diff); A_NONE: none */
 	int64_t gap_min;  /* the gaps the timeline starts with (--gap-min), ns */
 	/* traces read from a cache that was cut while mapped, and the parses that replace them
 	 * (the new ones are the app's; loading_recover) */

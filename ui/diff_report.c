@@ -115,7 +115,7 @@ static void set_real(struct table *t, uint32_t row, int col, double v)
 		table_set_pct(t, row, col, v);
 }
 
-static const char *row_verdict(const struct diff_row *d)
+const char *diff_row_verdict(const struct diff_row *d)
 {
 	if (d->verdict == DV_ONE_SIDE)
 		return isnan(d->time[0]) ? "new in B" : "gone in B";
@@ -137,7 +137,7 @@ static void op_table(struct table *t, const struct diff_report *r)
 		const struct diff_row *d = &r->ops[i];
 		uint32_t row = table_add_row(t, i);
 		table_set_text(t, row, OC_NAME, strtab_get(&r->names, d->name), strtab_len(&r->names, d->name));
-		table_set_str(t, row, OC_VERDICT, row_verdict(d));
+		table_set_str(t, row, OC_VERDICT, diff_row_verdict(d));
 		set_real(t, row, OC_CALLS_A, d->calls[0]);
 		set_real(t, row, OC_CALLS_B, d->calls[1]);
 		set_ns(t, row, OC_SELF_A, d->time[0]);
@@ -158,7 +158,7 @@ static void kernel_table(struct table *t, const struct diff_report *r)
 		const struct diff_row *d = &r->kernels[i];
 		uint32_t row = table_add_row(t, i);
 		table_set_text(t, row, KC_NAME, strtab_get(&r->names, d->name), strtab_len(&r->names, d->name));
-		table_set_str(t, row, KC_VERDICT, row_verdict(d));
+		table_set_str(t, row, KC_VERDICT, diff_row_verdict(d));
 		table_set_str(t, row, KC_FAMILY, kernel_class_family_name(d->family));
 		set_real(t, row, KC_CALLS_A, d->calls[0]);
 		set_real(t, row, KC_CALLS_B, d->calls[1]);
@@ -225,7 +225,7 @@ static const char *unit_key(enum diff_unit u)
 
 /* A figure's value V in unit U into BUF ("-" for NaN); SIGNED: a change ("+" before a
  * positive one; shares and percents in points). */
-static const char *fig_text(enum diff_unit u, double v, bool sign, char *buf, size_t n)
+const char *diff_value_text(enum diff_unit u, double v, bool sign, char *buf, size_t n)
 {
 	char b[40];
 	if (isnan(v))
@@ -242,7 +242,7 @@ static const char *fig_text(enum diff_unit u, double v, bool sign, char *buf, si
 	return buf;
 }
 
-static const char *fig_verdict(const struct diff_figure *d)
+const char *diff_figure_verdict(const struct diff_figure *d)
 {
 	if (d->verdict == DV_ONE_SIDE)
 		return isnan(d->v[0]) ? "only B" : "only A";
@@ -260,9 +260,10 @@ static void figures_text(FILE *f, const struct diff_report *r)
 		if (!isnan(ch) && d->v[0] != 0)
 			snprintf(p, sizeof p, "%+.1f%%", 100 * ch / d->v[0]);
 		fprintf(f, "   %-28s %12s %12s %12s %8s %11s  %s\n", d->title,
-		        fig_text(d->unit, d->v[0], false, a, sizeof a), fig_text(d->unit, d->v[1], false, b, sizeof b),
-		        fig_text(d->unit, ch, true, c, sizeof c), p, fig_text(d->unit, d->spread, false, s, sizeof s),
-		        fig_verdict(d));
+		        diff_value_text(d->unit, d->v[0], false, a, sizeof a),
+		        diff_value_text(d->unit, d->v[1], false, b, sizeof b),
+		        diff_value_text(d->unit, ch, true, c, sizeof c), p,
+		        diff_value_text(d->unit, d->spread, false, s, sizeof s), diff_figure_verdict(d));
 	}
 }
 

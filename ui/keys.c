@@ -51,6 +51,7 @@ static const struct {
 	[A_FORWARD] = { "forward", "go forward again after going back", "Follow and go back" },
 	[A_BOOKMARK] = { "bookmark", "bookmark the window and the selection (a name is asked)", "Follow and go back" },
 	[A_BOOKMARK_LIST] = { "bookmarks", "the bookmarks (Enter jumps)", "Views" },
+	[A_DIFF_VIEW] = { "diff", "diff: the rank in focus (B) against the first (A), per step: figures, kernels, operators", "Views" },
 	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group", "Tracks and time" },
 	[A_ABS_TIME] = { "absolute-time", "show the window in absolute time (UTC) or from the trace start", "Tracks and time" },
 	[A_FOLD_ROWS] = { "fold-rows", "fold deep CPU threads to a few rows so the GPU shows, or unfold them", "Tracks and time" },
@@ -121,7 +122,7 @@ static const struct binding default_bindings[] = {
 	{ 'V', A_OVERVIEW, G },
 	{ 'U', A_MEMORY_VIEW, G },       { '\'', A_BOOKMARK_LIST, G },
 	{ 'Q', A_QUALITY_VIEW, G },
-	{ '!', A_ADVICE_VIEW, G },
+	{ '!', A_ADVICE_VIEW, G },       { 'X', A_DIFF_VIEW, G },
 	{ 'q', A_QUIT, G },
 	/* the timeline: Perfetto's keys, arrows and vi keys */
 	{ 'w', A_ZOOM_IN, T },           { 's', A_ZOOM_OUT, T },         { 'W', A_ZOOM_IN_BIG, T },

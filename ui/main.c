@@ -34,6 +34,9 @@
 
 /* What the command line asks for: the timeline (else the summary), a report (ui/reports.h),
  * or the screen drawn headless. */
+/* A view to open once the traces have loaded (--diff), or A_NONE. */
+static int start_view = A_NONE;
+
 enum mode { MODE_DEFAULT, MODE_REPORT, MODE_SCREEN, MODE_DIFF };
 
 static bool has_json(const struct report_kind *k) { return k->json; }
@@ -112,7 +115,7 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_
 		free(cause);
 		return 2;
 	}
-	struct session_opts o = { ts, nts, (enum align_mode)align, gap_min, keymap, ascii, NULL };
+	struct session_opts o = { ts, nts, (enum align_mode)align, gap_min, keymap, ascii, NULL, start_view };
 	/* clang-format off */
 	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing }, k, nk, 0,
 		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, 0, -1, w, h, 0 };
@@ -256,8 +259,9 @@ static bool load_live(char **files, int n, const struct load_options *given, FIL
 		fputc('\n', progress);
 	char *home_map = user_keymap(keymap);
 	struct trace *firsts[1] = { first };
-	struct session_opts o = { firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map,
-		                  ascii,  s };
+	struct session_opts o = {
+		firsts, n, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii, s, start_view
+	};
 	*rc = run_tty(&o, traces);
 	free(home_map);
 	return true;
@@ -298,6 +302,7 @@ static void usage(FILE *f)
 	      "Timeline:\n"
 	      "      --keymap=FILE      key map: lines of \"KEY ACTION\" (e.g. \"z zoom-in\");\n"
 	      "                         default ~/.config/ttrace/keys when it exists\n"
+	      "      --diff             open the Diff panel (X): the second trace against the first\n"
 	      "      --ascii            no Unicode block glyphs\n"
 	      "      --dump-screen      draw the timeline headless and print it (text, then styles)\n"
 	      "      --size=WxH         screen size for --dump-screen (default 120x40)\n"
@@ -479,6 +484,7 @@ int main(int argc, char **argv)
 		{ "group-by", required_argument, NULL, 'B' },
 		{ "no-cache", no_argument, NULL, 'N' },
 		{ "ranks", required_argument, NULL, 'R' },
+		{ "diff", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
@@ -558,6 +564,7 @@ int main(int argc, char **argv)
 			group_arg = optarg; /* checked once the report is known */
 			break;
 		case 'N': cache_dir_disable(); break;
+		case 'Y': start_view = A_DIFF_VIEW; break;
 		case 'R': {
 			char *end, *end2;
 			const char *p = optarg[0] == 'r' ? optarg + 1 : optarg;
@@ -778,8 +785,8 @@ int main(int argc, char **argv)
 	} else if (mode == MODE_DEFAULT && interactive) {
 		char *home_map = user_keymap(keymap);
 		struct session_opts o = {
-			usable, nusable, (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map,
-			ascii,  NULL
+			usable, nusable,   (enum align_mode)align, gap_min, keymap != NULL ? keymap : home_map, ascii,
+			NULL,   start_view
 		};
 		int rc = run_tty(&o, NULL);
 		free(home_map);

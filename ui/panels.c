@@ -5,6 +5,7 @@
 
 #include "ui/advice_view.h"
 #include "ui/bookmark_list.h"
+#include "ui/diff_view.h"
 #include "ui/dist_view.h"
 #include "ui/gap_list.h"
 #include "ui/help.h"
@@ -25,6 +26,7 @@ static const struct panel_entry entries[] = {
 	{ A_QUALITY_VIEW, "data quality", quality_view_open },
 	{ A_ADVICE_VIEW, "advice", advice_view_open },
 	{ A_BOOKMARK_LIST, "bookmarks", bookmark_list_open },
+	{ A_DIFF_VIEW, "diff", diff_view_open },
 };
 
 const struct panel_entry *panels_find(enum action a)

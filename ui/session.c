@@ -36,6 +36,7 @@ int session_run(const struct session_opts *o, struct frontend *fe, struct grid *
 		app_init(&app, o->ts, o->nts, o->align, w, h, o->ascii);
 	}
 	app_set_gap_min(&app, o->gap_min);
+	app.first_view = o->first_view;
 	int rc = 0;
 	if (o->keymap != NULL && app_load_keymap(&app, o->keymap, cause) < 0) {
 		rc = 2;

@@ -25,6 +25,7 @@ struct session_opts {
 	const char *keymap;        /* a key map file to read, or NULL */
 	bool ascii;                /* no Unicode block glyphs */
 	struct load_session *load; /* the files still loading (the session owns it), or NULL */
+	int first_view;            /* a view (enum action) to open once every trace has loaded; 0 none */
 };
 
 /* Runs the timeline of O with the frontend FE until the user quits or FE's input ends,
