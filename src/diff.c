@@ -182,7 +182,8 @@ struct acc {
 	uint32_t key; /* in diff_report.names */
 	double calls, time, total, host;
 	enum kc_family family;
-	double *per_step; /* steps values */
+	double *per_step;   /* its time in each step */
+	double *calls_step; /* kernels: its calls in each step; NULL for operators */
 };
 
 struct accs {
@@ -219,7 +220,7 @@ static void accs_init(struct accs *s, const struct trace *t, uint32_t steps)
 static void accs_free(struct accs *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
-		free(s->a[i].per_step);
+		free(s->a[i].per_step), free(s->a[i].calls_step);
 	free(s->a);
 	free(s->of_name);
 }
@@ -276,6 +277,8 @@ static void kernels_of(struct trace *t, struct diff_report *r, struct accs *s, d
 		a->total += (double)kr->rows[i].total;
 		a->host = NAN;
 		a->family = kr->rows[i].cls.family;
+		if (a->calls_step == NULL)
+			a->calls_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->calls_step);
 	}
 	for (uint32_t ti = 0; ti < t->ntracks && sr->n > 0; ti++) {
 		const struct track *tr = &t->tracks[ti];
@@ -287,7 +290,9 @@ static void kernels_of(struct trace *t, struct diff_report *r, struct accs *s, d
 				continue;
 			int k = step_of(sr, sl->ts, false);
 			if (k >= 0) {
-				s->a[s->of_name[sl->name]].per_step[k] += (double)slice_dur(tr, sl);
+				struct acc *a = &s->a[s->of_name[sl->name]];
+				a->per_step[k] += (double)slice_dur(tr, sl);
+				a->calls_step[k] += 1;
 				launches[k] += 1;
 			}
 		}
@@ -631,6 +636,143 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 		free(ker[s]);
 	}
 	findings_of(side, n, align, r);
+}
+
+/* ---- step against step ---------------------------------------------------------- */
+
+/* The figures of step K of T (its plugin step): what has a per-step value, else NAN;
+ * LAUNCHES: kernel launches by step. */
+static void step_figures(struct trace *t, uint32_t k, const double *launches, double v[F__COUNT])
+{
+	for (int f = 0; f < F__COUNT; f++)
+		v[f] = NAN;
+	const struct step_report *sr = trace_steps(t);
+	const struct step_stats *s = &sr->steps[k];
+	v[F_STEP] = (double)(s->end - s->start);
+	for (int q = 0; q < ROLE__COUNT; q++)
+		v[F_ROLE + q] = (double)s->role[q];
+	for (int p = 0; p < PHASE__COUNT; p++)
+		if (s->phase_known & (1u << p))
+			v[F_PHASE + p] = (double)s->phase_cpu[p];
+	const struct gpu_metrics_device *d = main_device(trace_gpu_metrics(t));
+	if (d == NULL)
+		return;
+	v[F_LAUNCHES] = launches[k];
+	const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+	for (uint32_t i = 0; i < g->ndevices; i++)
+		if (g->devices[i].device == d->device && g->devices[i].step_kernel_busy != NULL && k < g->nsteps &&
+		    g->steps[k].end > g->steps[k].start)
+			v[F_UTIL] = (double)g->devices[i].step_kernel_busy[k] /
+			            (double)(g->steps[k].end - g->steps[k].start);
+}
+
+/* The min-max of X[0..n) leaving index SKIP out; 0 when fewer than two values stay. */
+static double spread_without(const double *x, uint32_t n, uint32_t skip, size_t stride)
+{
+	double lo = NAN, hi = NAN;
+	for (uint32_t i = 0; i < n; i++) {
+		double v = x[(size_t)i * stride];
+		if (i == skip || isnan(v))
+			continue;
+		lo = isnan(lo) || v < lo ? v : lo;
+		hi = isnan(hi) || v > hi ? v : hi;
+	}
+	return isnan(lo) ? NAN : hi - lo;
+}
+
+static void step_rows(struct accs *s, uint32_t med, uint32_t slow, struct diff_row **rows, uint32_t *nrows)
+{
+	*rows = xcalloc(s->n ? s->n : 1, sizeof **rows);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct acc *a = &s->a[i];
+		if (a->per_step[med] == 0 && a->per_step[slow] == 0)
+			continue; /* in neither step */
+		struct diff_row *d = &(*rows)[(*nrows)++];
+		d->name = a->key;
+		d->family = a->family;
+		for (int q = 0; q < 2; q++) {
+			uint32_t k = q ? slow : med;
+			d->time[q] = d->total[q] = a->per_step[k];
+			d->calls[q] = a->calls_step != NULL ? a->calls_step[k] : NAN;
+			d->host[q] = NAN;
+		}
+		d->spread = spread_without(a->per_step, s->steps, slow, 1);
+	}
+	finish_rows(*rows, *nrows, true);
+}
+
+void diff_steps(struct trace *t, struct diff_report *r)
+{
+	memset(r, 0, sizeof *r);
+	strtab_init(&r->names);
+	r->ntraces[0] = r->ntraces[1] = 1;
+	r->by_steps = true;
+	r->step_number[0] = r->step_number[1] = -1;
+	warm_all(&t, 1);
+	const struct step_report *sr = trace_steps(t);
+	uint32_t n = sr->n;
+	if (n < TT_DIFF_MIN_STEPS) {
+		note(r, "step against step needs %d steps or more: this trace has %u", TT_DIFF_MIN_STEPS, n);
+		return;
+	}
+	/* the slowest step, and the median one by duration (the lower middle) */
+	uint32_t *ord = xmalloc(n * sizeof *ord), slow = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		ord[i] = i;
+		if (sr->steps[i].end - sr->steps[i].start > sr->steps[slow].end - sr->steps[slow].start)
+			slow = i;
+	}
+	for (uint32_t i = 1; i < n; i++) /* insertion sort by duration: steps are few */
+		for (uint32_t j = i; j > 0; j--) {
+			const struct step_stats *x = &sr->steps[ord[j - 1]], *y = &sr->steps[ord[j]];
+			if (x->end - x->start <= y->end - y->start)
+				break;
+			uint32_t tmp = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = tmp;
+		}
+	uint32_t med = ord[(n - 1) / 2];
+	free(ord);
+	r->steps[0] = r->steps[1] = 1;
+	r->step_number[0] = sr->steps[med].number;
+	r->step_number[1] = sr->steps[slow].number;
+	note(r,
+	     "step against step: B is the slowest step, #%lld, A the median one, #%lld, of the trace's %u; a change is "
+	     "noise within the other steps' spread (min-max without the slowest)",
+	     (long long)r->step_number[1], (long long)r->step_number[0], n);
+	struct accs ops, ker;
+	ops_of(t, r, &ops);
+	double *launches = xcalloc(n, sizeof *launches);
+	kernels_of(t, r, &ker, launches);
+	double *v = xmalloc((size_t)n * F__COUNT * sizeof *v);
+	for (uint32_t k = 0; k < n; k++)
+		step_figures(t, k, launches, v + (size_t)k * F__COUNT);
+	r->figs = xcalloc(F__COUNT, sizeof *r->figs);
+	for (int f = 0; f < F__COUNT; f++) {
+		struct diff_figure *d = &r->figs[r->nfigs];
+		d->key = figs[f].key;
+		d->title = figs[f].title;
+		d->unit = figs[f].unit;
+		d->v[0] = v[(size_t)med * F__COUNT + f];
+		d->v[1] = v[(size_t)slow * F__COUNT + f];
+		if (isnan(d->v[0]) && isnan(d->v[1]))
+			continue;
+		d->spread = spread_without(v + f, n, slow, F__COUNT);
+		d->verdict = judge(d->v[0], d->v[1], d->spread, !isnan(d->spread));
+		r->nfigs++;
+	}
+	free(v);
+	step_rows(&ops, med, slow, &r->ops, &r->nops);
+	step_rows(&ker, med, slow, &r->kernels, &r->nkernels);
+	for (uint32_t i = 0; i < r->nkernels; i++)
+		for (int q = 0; q < 2; q++) {
+			r->families[r->kernels[i].family].time[q] += r->kernels[i].time[q];
+			r->families[r->kernels[i].family].calls[q] += r->kernels[i].calls[q];
+		}
+	free(launches);
+	accs_free(&ops);
+	accs_free(&ker);
+	note(r, "findings are over the whole trace: they are not compared step against step");
 }
 
 void diff_free(struct diff_report *r)

@@ -70,7 +70,9 @@ struct diff_finding {
 struct diff_report {
 	char notes[DIFF_MAX_NOTES][256]; /* what makes the sides hard to compare (may hold trace text) */
 	uint32_t nnotes;
-	uint32_t steps[2]; /* the steps of each side (its first trace's) */
+	uint32_t steps[2];      /* the steps of each side (its first trace's) */
+	bool by_steps;          /* diff_steps: A and B are two steps of one trace */
+	int64_t step_number[2]; /* then their ProfilerStep numbers (-1 when the trace has under 3 steps) */
 	int ntraces[2];
 	struct diff_figure *figs;
 	uint32_t nfigs;
@@ -86,6 +88,11 @@ struct diff_report {
  * traces' analyses are asked through their caches (so they are not const); ALIGN is the
  * alignment (enum align_mode) the findings of several ranks use. Never fails. */
 void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, struct diff_report *r);
+/* Compares two steps of T into R (free with diff_free): B the slowest step, A the median
+ * one by duration; a figure or row is judged against the min-max of the other steps (the
+ * slowest left out). Operators have no per-step calls (NAN); findings are not compared.
+ * With fewer than TT_DIFF_MIN_STEPS steps R holds only a note saying so. Never fails. */
+void diff_steps(struct trace *t, struct diff_report *r);
 void diff_free(struct diff_report *r);
 /* "change", "noise", "no_spread", "one_side", "same". */
 const char *diff_verdict_key(enum diff_verdict v);

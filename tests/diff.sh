@@ -99,6 +99,22 @@ is "$rc" 0 "--ranks r0,r2 reads too"
 d "$TMP/job" "$TMP/job"
 is "$(q a.paths.# b.paths.#)" "3 3 " "two rank directories: each side is its ranks"
 
+# step against step: the slowest step (#3: a DataLoader stall 500 us longer) against the
+# median one (#2), judged against the other steps' min-max
+d --steps "$F/slow-step.json"
+is "$rc $(q a.step_number b.step_number)" "0 2 3 " "--steps: the median step #2 (A) against the slowest #3 (B)"
+at figures key step_ns
+is "$(q $p.a $p.b $p.spread $p.verdict)" "904000 1408000 12000 change " "the slowest step: 504 us longer, beyond the 12-us spread"
+at figures key breakdown.dataloader_ns
+is "$(q $p.a $p.b $p.verdict)" "200000 700000 change " "and the DataLoader says why: 500 us more"
+at figures key breakdown.kernel_ns
+is "$(q $p.verdict)" "noise " "its kernel time is within the spread: noise"
+like "$(q notes)" "findings are over the whole trace" "findings are not compared step against step, said"
+d --steps "$F/after-2steps.json"
+like "$(q notes.0)" "step against step needs 3 steps or more: this trace has 2" "--steps on 2 steps: said"
+run diff --steps "$F/before.json" "$F/after.json"
+is "$rc" 2 "--steps with two traces: usage error"
+
 # the timeline: --diff opens the Diff panel once both traces are there; X opens it
 scr() { "$TTRACE" -q --dump-screen --size=140x40 "$@" | sed '/^--$/,$d'; }
 out=$(scr --diff "$F/before.json" "$F/after.json")

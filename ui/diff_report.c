@@ -303,7 +303,8 @@ static void figures_json(struct jsonw *w, const struct diff_report *r)
 
 /* ---- the report --------------------------------------------------------------------- */
 
-static void side_json(struct jsonw *w, const char *key, struct trace *const *ts, int n, uint32_t steps)
+static void side_json(struct jsonw *w, const char *key, struct trace *const *ts, int n, uint32_t steps,
+                      int64_t step_number)
 {
 	jsonw_key(w, key);
 	jsonw_object(w);
@@ -314,16 +315,24 @@ static void side_json(struct jsonw *w, const char *key, struct trace *const *ts,
 	jsonw_end_array(w);
 	jsonw_key(w, "steps");
 	jsonw_uint(w, steps);
+	jsonw_key(w, "step_number"); /* diff --steps: the step compared; else null */
+	if (step_number >= 0)
+		jsonw_int(w, step_number);
+	else
+		jsonw_null(w);
 	jsonw_end_object(w);
 }
 
-static void side_text(FILE *f, char which, struct trace *const *ts, int n, uint32_t steps)
+static void side_text(FILE *f, char which, struct trace *const *ts, int n, uint32_t steps, int64_t step_number)
 {
 	fprintf(f, "   %c: ", which);
 	escape_term(f, ts[0]->path, strlen(ts[0]->path));
 	if (n > 1)
 		fprintf(f, " and %d more rank%s", n - 1, n == 2 ? "" : "s");
-	fprintf(f, " (%u step%s)\n", steps, steps == 1 ? "" : "s");
+	if (step_number >= 0)
+		fprintf(f, ", step #%lld (%s)\n", (long long)step_number, which == 'A' ? "the median" : "the slowest");
+	else
+		fprintf(f, " (%u step%s)\n", steps, steps == 1 ? "" : "s");
 }
 
 static void table_json(struct jsonw *w, const char *key, const struct table *t, uint32_t top)
@@ -342,7 +351,7 @@ static void write_table(FILE *f, const char *what, const struct table *t, uint32
 	uint32_t n = top && top < t->nrows ? top : t->nrows;
 	fputc('\n', f);
 	if (t->nrows == 0) {
-		fprintf(f, "   %s: none on either side\n", what);
+		fprintf(f, "   %s\n", what);
 		return;
 	}
 	uint32_t *rows = xmalloc((n ? n : 1) * sizeof *rows);
@@ -354,10 +363,14 @@ static void write_table(FILE *f, const char *what, const struct table *t, uint32
 		fprintf(f, "   ... and %u more (--top=0 lists them all)\n", t->nrows - n);
 }
 
-int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b, int nb, bool json, int top, int align)
+int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b, int nb, bool json, int top, int align,
+                bool steps)
 {
 	struct diff_report r;
-	diff_analyse(a, na, b, nb, align, &r);
+	if (na == 1 && nb == 1 && a[0] == b[0] && steps)
+		diff_steps(a[0], &r);
+	else
+		diff_analyse(a, na, b, nb, align, &r);
 	uint32_t ntop = top < 0 ? DIFF_TOP_DEFAULT : (uint32_t)top;
 	struct table ops, kernels, families, findings;
 	op_table(&ops, &r);
@@ -370,8 +383,8 @@ int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b,
 		jsonw_object(&w);
 		jsonw_key(&w, "ttrace_version");
 		jsonw_str(&w, PACKAGE_VERSION);
-		side_json(&w, "a", a, na, r.steps[0]);
-		side_json(&w, "b", b, nb, r.steps[1]);
+		side_json(&w, "a", a, na, r.steps[0], r.by_steps ? r.step_number[0] : -1);
+		side_json(&w, "b", b, nb, r.steps[1], r.by_steps ? r.step_number[1] : -1);
 		jsonw_key(&w, "notes");
 		jsonw_array(&w);
 		for (uint32_t i = 0; i < r.nnotes; i++)
@@ -386,21 +399,27 @@ int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b,
 		jsonw_finish(&w);
 	} else {
 		fprintf(f, "== diff: B against A\n");
-		side_text(f, 'A', a, na, r.steps[0]);
-		side_text(f, 'B', b, nb, r.steps[1]);
+		side_text(f, 'A', a, na, r.steps[0], r.by_steps ? r.step_number[0] : -1);
+		side_text(f, 'B', b, nb, r.steps[1], r.by_steps ? r.step_number[1] : -1);
 		for (uint32_t i = 0; i < r.nnotes; i++) {
+			char esc[768]; /* a note may hold a trace's text (a GPU's name): escaped, then wrapped */
+			escape_term_buf(r.notes[i], strlen(r.notes[i]), esc, sizeof esc);
 			fputs("   note: ", f);
-			escape_term(f, r.notes[i], strlen(r.notes[i]));
-			fputc('\n', f);
+			report_wrap_text(f, esc, 9, "         ");
 		}
-		fputs("   (per step: each side's figure over its steps; spread: the larger side's min-max over its steps,\n"
-		      "   a change within it is noise; ttrace(1), DIFF)\n\n",
+		fputs(r.by_steps
+		              ? "   (each side: one step; spread: the other steps' min-max, the slowest left out; a change\n"
+		                "   within it is noise; ttrace(1), DIFF)\n\n"
+		              : "   (per step: each side's figure over its steps; spread: the larger side's min-max over its "
+		                "steps,\n   a change within it is noise; ttrace(1), DIFF)\n\n",
 		      f);
 		figures_text(f, &r);
-		write_table(f, "kernels", &families, 0);
-		write_table(f, "operators", &ops, ntop);
-		write_table(f, "kernels", &kernels, ntop);
-		write_table(f, "findings", &findings, 0);
+		write_table(f, "kernels: none on either side", &families, 0);
+		write_table(f, "operators: none launched GPU work on either side", &ops, ntop);
+		write_table(f, "kernels: none on either side", &kernels, ntop);
+		write_table(f,
+		            r.by_steps ? "findings: not compared step against step" : "findings: none on either side",
+		            &findings, 0);
 	}
 	table_free(&ops);
 	table_free(&kernels);

@@ -277,6 +277,7 @@ static void usage(FILE *f)
 	      "   or: ttrace diff [--json] [--top=N] A B  (B against A per step: figures, operators,\n"
 	      "       kernels, findings, each change judged against the steps' spread)\n"
 	      "   or: ttrace diff --ranks=R1,R2 DIR  (rank R2 against rank R1 of one job)\n"
+	      "   or: ttrace diff --steps FILE  (its slowest step against its median one)\n"
 	      "View and analyse PyTorch profiler traces (Chrome trace-event JSON, plain, .gz or .zst;\n"
 	      "TRACE may be - for standard input, or a directory: its trace files, one rank each;\n"
 	      "several traces open side by side in the timeline, aligned).\n"
@@ -426,8 +427,15 @@ static void free_paths(char **p, int n)
 /* ttrace diff over the N traces TS loaded: side A the first NA, B the rest; or, with
  * RANKS[0] >= 0, the traces of ranks RANKS[0] and RANKS[1] (distributedInfo.rank, else the
  * position). Returns the exit status. */
-static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool json, int top, int align)
+static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool json, int top, int align, bool steps)
 {
+	if (steps) { /* one trace, step against step */
+		if (n != 1 || ts[0]->status == LOAD_FAILED) {
+			fputs("ttrace: diff --steps: give one trace file\n", stderr);
+			return n != 1 ? 2 : 1;
+		}
+		return report_diff(stdout, ts, 1, ts, 1, json, top, align, true);
+	}
 	struct trace **side[2];
 	int cnt[2] = { 0, 0 };
 	side[0] = xcalloc((size_t)n + 1, sizeof *side[0]);
@@ -453,7 +461,7 @@ static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool j
 			rc = 1;
 		}
 	if (rc == 0)
-		rc = report_diff(stdout, side[0], cnt[0], side[1], cnt[1], json, top, align);
+		rc = report_diff(stdout, side[0], cnt[0], side[1], cnt[1], json, top, align, false);
 	free(side[0]);
 	free(side[1]);
 	return rc;
@@ -485,6 +493,7 @@ int main(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, 'N' },
 		{ "ranks", required_argument, NULL, 'R' },
 		{ "diff", no_argument, NULL, 'Y' },
+		{ "steps", no_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
@@ -497,6 +506,7 @@ int main(int argc, char **argv)
 	/* ttrace diff A B: two runs side by side (ui/diff_report.h) */
 	bool diff = argc > 1 && strcmp(argv[1], "diff") == 0;
 	int diff_rank[2] = { -1, -1 }; /* --ranks R1,R2: two ranks of one job */
+	bool diff_steps_mode = false;  /* --steps: the slowest step of one trace against its median one */
 	if (diff) {
 		argc--;
 		argv++;
@@ -565,6 +575,13 @@ int main(int argc, char **argv)
 			break;
 		case 'N': cache_dir_disable(); break;
 		case 'Y': start_view = A_DIFF_VIEW; break;
+		case 'Z':
+			if (!diff) {
+				fputs("ttrace: --steps goes with ttrace diff\n", stderr);
+				return 2;
+			}
+			diff_steps_mode = true;
+			break;
 		case 'R': {
 			char *end, *end2;
 			const char *p = optarg[0] == 'r' ? optarg + 1 : optarg;
@@ -613,11 +630,13 @@ int main(int argc, char **argv)
 	}
 	if (diff) {
 		mode = MODE_DIFF;
-		int want = diff_rank[0] >= 0 ? 1 : 2;
-		if (argc - optind != want) {
+		int want = diff_rank[0] >= 0 || diff_steps_mode ? 1 : 2;
+		if (argc - optind != want || (diff_steps_mode && diff_rank[0] >= 0)) {
 			fprintf(stderr, "ttrace: diff wants %s\nTry 'ttrace --help' for more information.\n",
-			        want == 2 ? "two traces (files or rank directories): ttrace diff A B"
-			                  : "one directory of ranks with --ranks: ttrace diff --ranks 0,7 DIR");
+			        diff_steps_mode
+			                ? "one trace file with --steps (and no --ranks): ttrace diff --steps FILE"
+			        : want == 2 ? "two traces (files or rank directories): ttrace diff A B"
+			                    : "one directory of ranks with --ranks: ttrace diff --ranks 0,7 DIR");
 			return 2;
 		}
 	}
@@ -770,7 +789,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (mode == MODE_DIFF) {
-		int rc = run_diff(traces, n, diff_na, diff_rank, json, top, align);
+		int rc = run_diff(traces, n, diff_na, diff_rank, json, top, align, diff_steps_mode);
 		if (rc != 0)
 			status = rc;
 	} else if (mode == MODE_SCREEN) {

@@ -17,6 +17,10 @@ after.json, on an H100, four steps of 600 + j us, each:
   - aten::mm launching GEMM, 203 + j us, at 225: 3 us slower, within the 12-us spread
     (noise).
 after-2steps.json: after.json's first two steps only (no spread to judge by).
+slow-step.json: before.json, but step 3's DataLoader stall lasts 700 us (500 us more, the
+step too): diff --steps compares step #3 (the slowest, 1408 us) with step #2 (the median
+by duration, the lower middle of 900, 904, 912, 1408), each figure against the other
+steps' min-max (900..912: 12 us).
 
 Run from the top of the source tree: python3 tests/tools/gen-diff-fixtures.py
 """
@@ -62,14 +66,17 @@ class Trace:
             f.write("\n]}\n")
 
 
-def run(after, nsteps=4):
+def run(after, nsteps=4, slow_step=-1):
     t = Trace(H100 if after else A100)
     s = 0
     for i in range(nsteps):
         j = JITTER[i]
-        length = (600 if after else 900) + j
+        extra = 500 if i == slow_step else 0
+        length = (600 if after else 900) + j + extra
         t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, length)
-        t.x("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", s + 1, 20 if after else 200)
+        t.x("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", s + 1,
+            20 if after else 200 + extra)
+        s += extra
         if after:
             t.op_launch("aten::slow_op", s + 25, "slow_kernel", s + 40, 150)
             t.op_launch("aten::add", s + 30, FUSED, s + 192, 30)
@@ -79,7 +86,7 @@ def run(after, nsteps=4):
             for k in range(10):
                 t.op_launch("aten::add", s + 210 + 2.5 * k, ADD, s + 520 + 12 * k, 10)
             t.op_launch("aten::mm", s + 240, GEMM, s + 640, 200 + j)
-        s += length
+        s += length - extra
     return t
 
 
@@ -88,6 +95,7 @@ def gen():
     run(False).write("before.json")
     run(True).write("after.json")
     run(True, 2).write("after-2steps.json")
+    run(False, slow_step=2).write("slow-step.json")
 
 
 if __name__ == "__main__":
