@@ -163,9 +163,14 @@ static void figures_of(struct trace *t, struct figures *f)
 			const struct mem_device *md = &mr->devices[i];
 			if (md->type == 0) /* the host's */
 				continue;
-			if (isnan(f->v[F_PEAK_ALLOC]) || (double)md->peak_allocated > f->v[F_PEAK_ALLOC])
-				f->v[F_PEAK_ALLOC] = (double)md->peak_allocated;
-			if (isnan(f->v[F_PEAK_RES]) || (double)md->peak_reserved > f->v[F_PEAK_RES])
+			/* the totals' curve, else the one derived from Bytes (before PyTorch 1.10: no
+			 * reserved memory then) */
+			double alloc = md->n > 0           ? (double)md->peak_allocated
+			               : md->derived.n > 0 ? (double)md->derived.peak
+			                                   : NAN;
+			if (!isnan(alloc) && (isnan(f->v[F_PEAK_ALLOC]) || alloc > f->v[F_PEAK_ALLOC]))
+				f->v[F_PEAK_ALLOC] = alloc;
+			if (md->n > 0 && (isnan(f->v[F_PEAK_RES]) || (double)md->peak_reserved > f->v[F_PEAK_RES]))
 				f->v[F_PEAK_RES] = (double)md->peak_reserved;
 		}
 	}

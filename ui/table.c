@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -190,7 +191,9 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 	case COL_TIME: timefmt_offset(tt_sub(v->i, t->origin), buf, n); break;
 	case COL_PCT: snprintf(buf, n, "%.1f%%", v->d); break;
 	case COL_RATIO: snprintf(buf, n, "%.2f%%", 100.0 * v->d); break;
-	case COL_REAL: snprintf(buf, n, "%.3g", v->d); break;
+	case COL_REAL: /* 3 significant digits, but no exponent for a count in the thousands */
+		snprintf(buf, n, fabs(v->d) >= 1000 && fabs(v->d) < 1e15 ? "%.0f" : "%.3g", v->d);
+		break;
 	case COL_COUNT:
 	case COL_INT: snprintf(buf, n, "%" PRId64, v->i); break;
 	case COL_BYTES: timefmt_bytes((double)v->i, buf, n); break;

@@ -27,7 +27,7 @@ enum col_kind {
 	COL_INT,   /* an identifier: a rank, a device, a step number */
 	COL_BOOL,  /* yes or no: true or false in JSON */
 	COL_ROWS,  /* rows of the column's child table (table_set_child): an array in JSON, a count on screen */
-	COL_REAL,  /* a real number: 3 significant digits on screen, as is in JSON */
+	COL_REAL,  /* a real number: 3 significant digits on screen (whole from 1000 on), as is in JSON */
 };
 
 /* Column flags. A view may write more in JSON than it shows (the exact end of a gap, the
