@@ -122,6 +122,61 @@ static uint32_t key_of(const char *args, size_t len, enum op_group g, struct str
 	return key;
 }
 
+static bool layer_op(const char *nm)
+{
+	static const char *const layers[] = { "aten::linear",     "aten::conv1d",      "aten::conv2d",
+		                              "aten::conv3d",     "aten::convolution", "aten::embedding",
+		                              "aten::matmul",     "aten::addmm",       "aten::bmm",
+		                              "aten::layer_norm", "aten::batch_norm" };
+	for (size_t i = 0; i < sizeof layers / sizeof *layers; i++)
+		if (strcmp(nm, layers[i]) == 0)
+			return true;
+	return false;
+}
+
+char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max, uint32_t *name_id, bool *recorded)
+{
+	*recorded = false;
+	*name_id = 0;
+	struct strtab text;
+	strtab_init(&text);
+	struct buf b = { 0 };
+	char *out = NULL;
+	for (uint32_t ti = 0; ti < t->ntracks && out == NULL; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_CPU)
+			continue;
+		uint32_t seen = 0;
+		for (uint32_t i = 0; i < tr->nslices && seen < max && out == NULL; i++) {
+			const struct slice *s = &tr->slices[i];
+			if (!ops_counts_as_op(t, s) || s->name >= t->strings.n)
+				continue;
+			seen++;
+			if (seen > 20 && !*recorded)
+				break; /* none of a thread's first 20 operators has shapes: not recorded */
+			const char *nm = strtab_get(&t->strings, s->name);
+			bool wanted = name != NULL ? strcmp(nm, name) == 0 : layer_op(nm);
+			if (!wanted && (*recorded || seen > 20))
+				continue; /* the others' args only tell whether shapes are recorded */
+			char *args = NULL, *cause = NULL;
+			if (args_store_text(t, track_args_at(tr, i), &args, &cause) == 0) {
+				if (strstr(args, "\"Input Dims\"") != NULL || strstr(args, "\"Input dims\"") != NULL)
+					*recorded = true;
+				uint32_t key = wanted ? key_of(args, strlen(args), OP_BY_SHAPE, &text, &b) : 0;
+				if (key != 0) {
+					out = xstrdup(strtab_get(&text, key));
+					*name_id = s->name;
+				}
+			}
+			free(args);
+			free(cause);
+		}
+	}
+	free(b.p);
+	strtab_free(&text);
+	return out;
+}
+
 /* The innermost python_function around slice I of TR that is user code, or TT_NONE. */
 static uint32_t user_python_around(const struct trace *t, const struct track *tr, uint32_t i)
 {

@@ -17,6 +17,16 @@
 void op_args_keys(const struct trace *t, const struct op_tree *tree, enum op_group g, uint32_t *keys,
                   struct strtab *text);
 
+/* The input shapes of one of T's first operators, for telling whether two runs fed the model
+ * alike: the first (in time, on the first CPU thread that has one) operator whose name is
+ * NAME, or, when NAME is NULL, a layer's (aten::linear, conv, embedding, matmul, norm...),
+ * among the first MAX operators of each thread, whose args carry "Input Dims" (a thread
+ * none of whose first 20 operators has shapes is given up: few args are read). Returns its
+ * shapes as op_args_keys writes them (allocated) and its name's string id in *NAME_ID; NULL
+ * when none (shapes not recorded, or args unreadable). *RECORDED says whether any
+ * operator looked at had "Input Dims" at all (record_shapes). */
+char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max, uint32_t *name_id, bool *recorded);
+
 /* Whether the source location FRAME (N bytes: "path.py(12): fn", a python_function's name)
  * is the user's code: not in torch, not built in, not a module marker. */
 bool op_args_user_frame(const char *frame, size_t n);

@@ -387,8 +387,7 @@ static void finish_rows(struct diff_row *rows, uint32_t n, bool spread_known)
 		qsort(rows, n, sizeof *rows, row_cmp);
 }
 
-static void note(struct diff_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct diff_report *r, const char *fmt, ...)
+void diff_note(struct diff_report *r, const char *fmt, ...)
 {
 	if (r->nnotes == DIFF_MAX_NOTES)
 		return;
@@ -420,42 +419,46 @@ static void comparability(struct trace *const *side[2], const int n[2], struct d
 {
 	const char *nm[2] = { device_name(side[0][0]), device_name(side[1][0]) };
 	if (strcmp(nm[0], nm[1]) != 0)
-		note(r, "different GPUs: A ran on %s, B on %s", nm[0][0] ? nm[0] : "(not said)",
-		     nm[1][0] ? nm[1] : "(not said)");
+		diff_note(r, "different GPUs: A ran on %s, B on %s", nm[0][0] ? nm[0] : "(not said)",
+		          nm[1][0] ? nm[1] : "(not said)");
 	if (n[0] != n[1])
-		note(r, "different numbers of ranks: A has %d, B %d (each side's figures are means over its ranks)",
-		     n[0], n[1]);
+		diff_note(r,
+		          "different numbers of ranks: A has %d, B %d (each side's figures are means over its ranks)",
+		          n[0], n[1]);
 	int w[2] = { side[0][0]->world_size, side[1][0]->world_size };
 	if (w[0] != w[1])
-		note(r, "different world sizes: A's job has %d ranks, B's %d", w[0], w[1]);
+		diff_note(r, "different world sizes: A's job has %d ranks, B's %d", w[0], w[1]);
 	if (r->steps[0] != r->steps[1])
-		note(r, "different step counts: A has %u steps, B %u: figures are per step, means over the steps",
-		     r->steps[0], r->steps[1]);
+		diff_note(r, "different step counts: A has %u steps, B %u: figures are per step, means over the steps",
+		          r->steps[0], r->steps[1]);
 	for (int s = 0; s < 2; s++) {
 		if (r->steps[s] < TT_DIFF_MIN_STEPS)
-			note(r, "%c has %u step%s: no run-to-run spread to judge a change by (need %d)", "AB"[s],
-			     r -> steps[s], r -> steps[s] == 1 ? "" : "s", TT_DIFF_MIN_STEPS);
+			diff_note(r, "%c has %u step%s: no run-to-run spread to judge a change by (need %d)", "AB"[s],
+			          r -> steps[s], r -> steps[s] == 1 ? "" : "s", TT_DIFF_MIN_STEPS);
 		if (side[s][0]->nsteps == 0)
-			note(r, "%c has no ProfilerStep#N: its one step is the whole trace", "AB"[s]);
+			diff_note(r, "%c has no ProfilerStep#N: its one step is the whole trace", "AB"[s]);
 		for (int i = 0; i < n[s]; i++)
 			if (side[s][i]->status == LOAD_TRUNCATED) {
-				note(r, "%c's file %d is cut short: its figures stop at the cut", "AB"[s], i);
+				diff_note(r, "%c's file %d is cut short: its figures stop at the cut", "AB"[s], i);
 				break;
 			}
 		for (int i = 0; i < n[s]; i++)
 			if (side[s][i]->legacy) {
-				note(r, "%c is a legacy-exporter trace: no launch links, times rounded to us", "AB"[s]);
+				diff_note(r, "%c is a legacy-exporter trace: no launch links, times rounded to us",
+				          "AB"[s]);
 				break;
 			}
 	}
 	bool mem[2] = { side[0][0]->nmem > 0, side[1][0]->nmem > 0 };
 	if (mem[0] != mem[1])
-		note(r, "profiler settings differ: only %c recorded memory (profile_memory=True)", mem[0] ? 'A' : 'B');
+		diff_note(r, "profiler settings differ: only %c recorded memory (profile_memory=True)",
+		          mem[0] ? 'A' : 'B');
 	bool py[2] = { has_python(side[0][0]), has_python(side[1][0]) };
 	if (py[0] != py[1])
-		note(r,
-		     "profiler settings differ: only %c recorded Python stacks (with_stack=True), which add host time",
-		     py[0] ? 'A' : 'B');
+		diff_note(
+			r,
+			"profiler settings differ: only %c recorded Python stacks (with_stack=True), which add host time",
+			py[0] ? 'A' : 'B');
 }
 
 static void findings_of(struct trace *const *side[2], const int n[2], int align, struct diff_report *r)
@@ -717,7 +720,7 @@ void diff_steps(struct trace *t, struct diff_report *r)
 	const struct step_report *sr = trace_steps(t);
 	uint32_t n = sr->n;
 	if (n < TT_DIFF_MIN_STEPS) {
-		note(r, "step against step needs %d steps or more: this trace has %u", TT_DIFF_MIN_STEPS, n);
+		diff_note(r, "step against step needs %d steps or more: this trace has %u", TT_DIFF_MIN_STEPS, n);
 		return;
 	}
 	/* the slowest step, and the median one by duration (the lower middle) */
@@ -741,10 +744,11 @@ void diff_steps(struct trace *t, struct diff_report *r)
 	r->steps[0] = r->steps[1] = 1;
 	r->step_number[0] = sr->steps[med].number;
 	r->step_number[1] = sr->steps[slow].number;
-	note(r,
-	     "step against step: B is the slowest step, #%lld, A the median one, #%lld, of the trace's %u; a change is "
-	     "noise within the other steps' spread (min-max without the slowest)",
-	     (long long)r->step_number[1], (long long)r->step_number[0], n);
+	diff_note(
+		r,
+		"step against step: B is the slowest step, #%lld, A the median one, #%lld, of the trace's %u; a change is "
+		"noise within the other steps' spread (min-max without the slowest)",
+		(long long)r->step_number[1], (long long)r->step_number[0], n);
 	struct accs ops, ker;
 	ops_of(t, r, &ops);
 	double *launches = xcalloc(n, sizeof *launches);
@@ -777,7 +781,7 @@ void diff_steps(struct trace *t, struct diff_report *r)
 	free(launches);
 	accs_free(&ops);
 	accs_free(&ker);
-	note(r, "findings are over the whole trace: they are not compared step against step");
+	diff_note(r, "findings are over the whole trace: they are not compared step against step");
 }
 
 void diff_free(struct diff_report *r)

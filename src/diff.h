@@ -94,6 +94,9 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
  * With fewer than TT_DIFF_MIN_STEPS steps R holds only a note saying so. Never fails. */
 void diff_steps(struct trace *t, struct diff_report *r);
 void diff_free(struct diff_report *r);
+/* Adds a note (printf-like; may hold trace text, escaped where it is written) to R; the
+ * first DIFF_MAX_NOTES are kept. */
+void diff_note(struct diff_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "change", "noise", "no_spread", "one_side", "same". */
 const char *diff_verdict_key(enum diff_verdict v);
 

@@ -99,6 +99,15 @@ is "$rc" 0 "--ranks r0,r2 reads too"
 d "$TMP/job" "$TMP/job"
 is "$(q a.paths.# b.paths.#)" "3 3 " "two rank directories: each side is its ranks"
 
+# input shapes (record_shapes): told apart, or recorded on one side only
+d "$F/shapes-64.json" "$F/shapes-32.json"
+like "$(q notes)" "input shapes differ: A's first aten::linear takes [[64, 1024], [1024, 1024], [1024]], B's [[32, 1024], [1024, 1024], [1024]]" \
+	"batch 64 against batch 32: the first layer's input shapes differ, said"
+d "$F/before.json" "$F/shapes-64.json"
+like "$(q notes)" "only B recorded input shapes (record_shapes=True)" "shapes recorded on one side only: said"
+d "$F/shapes-64.json" "$F/shapes-64.json"
+unlike "$(q notes)" "shapes" "the same shapes: nothing said"
+
 # step against step: the slowest step (#3: a DataLoader stall 500 us longer) against the
 # median one (#2), judged against the other steps' min-max
 d --steps "$F/slow-step.json"

@@ -13,6 +13,7 @@
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "src/advice.h"
+#include "parsers/op_args.h"
 #include "src/diff.h"
 #include "ui/jsonw.h"
 #include "ui/report.h"
@@ -363,14 +364,37 @@ static void write_table(FILE *f, const char *what, const struct table *t, uint32
 		fprintf(f, "   ... and %u more (--top=0 lists them all)\n", t->nrows - n);
 }
 
+/* What the recorded input shapes say (parsers/op_args.h): shapes recorded on one side only;
+ * the first layer's input shapes told apart (another batch size?). */
+static void shape_notes(struct diff_report *r, struct trace *a, struct trace *b)
+{
+	uint32_t ida, idb;
+	bool ra, rb;
+	char *sa = op_args_first_shapes(a, NULL, 2000, &ida, &ra);
+	char *sb = op_args_first_shapes(b, sa != NULL ? strtab_get(&a->strings, ida) : NULL, 2000, &idb, &rb);
+	if (ra != rb)
+		diff_note(r, "profiler settings differ: only %c recorded input shapes (record_shapes=True)",
+		          ra ? 'A' : 'B');
+	else if (sa != NULL && sb != NULL && strcmp(sa, sb) != 0)
+		diff_note(
+			r,
+			"input shapes differ: A's first %s takes %.80s%s, B's %.80s%s (another batch size or length?)",
+			strtab_get(&a->strings, ida), sa, strlen(sa) > 80 ? "..." : "", sb,
+			strlen(sb) > 80 ? "..." : "");
+	free(sa);
+	free(sb);
+}
+
 int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b, int nb, bool json, int top, int align,
                 bool steps)
 {
 	struct diff_report r;
 	if (na == 1 && nb == 1 && a[0] == b[0] && steps)
 		diff_steps(a[0], &r);
-	else
+	else {
 		diff_analyse(a, na, b, nb, align, &r);
+		shape_notes(&r, a[0], b[0]);
+	}
 	uint32_t ntop = top < 0 ? DIFF_TOP_DEFAULT : (uint32_t)top;
 	struct table ops, kernels, families, findings;
 	op_table(&ops, &r);

@@ -21,6 +21,8 @@ slow-step.json: before.json, but step 3's DataLoader stall lasts 700 us (500 us 
 step too): diff --steps compares step #3 (the slowest, 1408 us) with step #2 (the median
 by duration, the lower middle of 900, 904, 912, 1408), each figure against the other
 steps' min-max (900..912: 12 us).
+shapes-64.json, shapes-32.json: three steps of an aten::linear recorded with its input
+shapes (record_shapes=True), batch 64 / batch 32: the diff says the input shapes differ.
 
 Run from the top of the source tree: python3 tests/tools/gen-diff-fixtures.py
 """
@@ -90,12 +92,27 @@ def run(after, nsteps=4, slow_step=-1):
     return t
 
 
+def shapes(batch):
+    t = Trace(A100)
+    for i in range(3):
+        s = i * 1000
+        t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, 1000)
+        t.corr += 1
+        t.x("cpu_op", "aten::linear", s + 10, 20,
+            args={"Input Dims": [[batch, 1024], [1024, 1024], [1024]], "Input type": ["float", "float", "float"]})
+        t.x("cuda_runtime", "cudaLaunchKernel", s + 12, 5, args={"correlation": t.corr})
+        t.x("kernel", GEMM, s + 40, 10 * batch, pid=0, tid=7, args={"device": 0, "stream": 7, "correlation": t.corr})
+    return t
+
+
 def gen():
     os.makedirs(OUT, exist_ok=True)
     run(False).write("before.json")
     run(True).write("after.json")
     run(True, 2).write("after-2steps.json")
     run(False, slow_step=2).write("slow-step.json")
+    shapes(64).write("shapes-64.json")
+    shapes(32).write("shapes-32.json")
 
 
 if __name__ == "__main__":
