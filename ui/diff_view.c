@@ -161,8 +161,10 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 		app_status(app, "not in B (rank %d): gone", view_rank_label(d->v, d->b));
 		return;
 	}
+	struct view *v = d->v; /* the pop frees the panel, D with it */
+	int rank = d->b;
 	app_pop(app);
-	view_select(d->v, d->b, longest);
+	view_select(v, rank, longest);
 }
 
 static void owner_free(struct table_panel *tp)

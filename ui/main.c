@@ -680,8 +680,10 @@ int main(int argc, char **argv)
 	}
 
 	int n, diff_na = 0; /* diff without --ranks: the first DIFF_NA files are side A */
-	if (mode == MODE_DIFF && diff_rank[0] < 0)
-		free_paths(trace_paths_expand(argv + optind, 1, &diff_na), diff_na);
+	if (mode == MODE_DIFF && diff_rank[0] < 0 && !diff_steps_mode) {
+		char **side_a = trace_paths_expand(argv + optind, 1, &diff_na);
+		free_paths(side_a, diff_na);
+	}
 	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
 	if (n == 0) {
 		fputs("ttrace: no trace file found\n", stderr);
