@@ -644,6 +644,18 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 		free(ker[s]);
 	}
 	findings_of(side, n, align, r);
+	/* step by step, where the steps pair up */
+	const struct step_report *sa = trace_steps(a[0]), *sb = trace_steps(b[0]);
+	if (na == 1 && nb == 1 && sa->n == sb->n && sa->n > 1) {
+		r->pairs = xcalloc(sa->n, sizeof *r->pairs);
+		for (uint32_t i = 0; i < sa->n; i++, r->npairs++)
+			for (int s = 0; s < 2; s++) {
+				const struct step_stats *st = &(s ? sb : sa)->steps[i];
+				r->pairs[i].number[s] = st->number;
+				r->pairs[i].dur[s] = st->end - st->start;
+				r->pairs[i].kernel[s] = st->role[ROLE_KERNEL];
+			}
+	}
 }
 
 /* ---- step against step ---------------------------------------------------------- */
@@ -790,6 +802,7 @@ void diff_free(struct diff_report *r)
 	free(r->ops);
 	free(r->kernels);
 	free(r->findings);
+	free(r->pairs);
 	strtab_free(&r->names);
 	memset(r, 0, sizeof *r);
 }

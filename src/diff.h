@@ -60,6 +60,13 @@ struct diff_family {
 	double time[2], calls[2]; /* per step */
 };
 
+/* Step I of A beside step I of B (one trace a side, as many steps on each). */
+struct diff_step_pair {
+	int64_t number[2]; /* their ProfilerStep numbers */
+	int64_t dur[2];    /* their durations (the plugin's steps) */
+	int64_t kernel[2]; /* kernel time in them (the breakdown's Kernel) */
+};
+
 struct diff_finding {
 	const char *key, *title; /* static text (src/advice.h) */
 	double score[2];         /* NAN where the side does not have it */
@@ -79,6 +86,8 @@ struct diff_report {
 	struct diff_row *ops, *kernels; /* by the largest absolute change of time per step */
 	uint32_t nops, nkernels;
 	struct diff_family families[KC_FAMILY__COUNT];
+	struct diff_step_pair *pairs; /* step by step, when each side is one trace with as many steps; else NULL */
+	uint32_t npairs;
 	struct diff_finding *findings; /* every rule either side has, A's order then B's */
 	uint32_t nfindings;
 	struct strtab names; /* operator and kernel names, as the traces have them */

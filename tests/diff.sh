@@ -32,6 +32,8 @@ like "$(q notes.0)" "different GPUs: A ran on NVIDIA A100-SXM4-80GB, B on NVIDIA
 at figures key step_ns
 is "$(q $p.a $p.b $p.change $p.spread $p.verdict)" "906000 606000 -300000 12000 change " \
 	"step time: 906 -> 606 us (means of 900..912 and 600..612), spread 12 us: a change"
+is "$(q steps.# steps.3.step_a steps.3.step_b steps.3.a_ns steps.3.b_ns steps.3.change_ns)" "4 4 4 912000 612000 -300000 " \
+	"as many steps a side: step by step, #4 912 -> 612 us"
 at figures key breakdown.dataloader_ns
 is "$(q $p.a $p.b $p.verdict)" "200000 20000 change " "the DataLoader stall removed: 200 -> 20 us per step"
 at figures key kernels_per_step
@@ -81,6 +83,7 @@ unlike "$(printf '%s\n' "$out" | awk 'length($0) > 120')" "." "text: no line wid
 # fewer than 3 steps: no spread, said
 d "$F/before.json" "$F/after-2steps.json"
 like "$(q notes)" "B has 2 steps: no run-to-run spread to judge a change by" "2 steps: said"
+is "$(q steps.#)" "0 " "4 steps against 2: no step-by-step table (means, said in the notes)"
 at figures key step_ns
 is "$(q $p.spread $p.verdict)" "null no_spread " "2 steps: no spread, no noise marking"
 

@@ -92,6 +92,17 @@ static const struct column family_cols[FC__COUNT] = {
 	[FC_CALLS_CHANGE] = { "launches_change", "change", COL_REAL, 0, COL_SIGNED },
 };
 
+enum { PC_A, PC_B, PC_DUR_A, PC_DUR_B, PC_CHANGE, PC_KERNEL_A, PC_KERNEL_B, PC__COUNT };
+static const struct column pair_cols[PC__COUNT] = {
+	[PC_A] = { "step_a", "step A", COL_INT, 0, 0 },
+	[PC_B] = { "step_b", "step B", COL_INT, 0, 0 },
+	[PC_DUR_A] = { "a_ns", "time A", COL_DUR, 0, 0 },
+	[PC_DUR_B] = { "b_ns", "time B", COL_DUR, 0, 0 },
+	[PC_CHANGE] = { "change_ns", "change", COL_DUR, 0, COL_SIGNED },
+	[PC_KERNEL_A] = { "kernel_a_ns", "kernel A", COL_DUR, 0, 0 },
+	[PC_KERNEL_B] = { "kernel_b_ns", "kernel B", COL_DUR, 0, 0 },
+};
+
 enum { NC_KEY, NC_TITLE, NC_STATE, NC_SCORE_A, NC_SCORE_B, NC_CHANGE, NC_CONF_A, NC_CONF_B, NC__COUNT };
 static const struct column finding_cols[NC__COUNT] = {
 	[NC_KEY] = { "key", "finding", COL_TEXT, 0, 0 },
@@ -185,6 +196,22 @@ static void family_table(struct table *t, const struct diff_report *r)
 		set_real(t, row, FC_CALLS_A, d->calls[0]);
 		set_real(t, row, FC_CALLS_B, d->calls[1]);
 		table_set_pct(t, row, FC_CALLS_CHANGE, d->calls[1] - d->calls[0]);
+	}
+}
+
+static void pair_table(struct table *t, const struct diff_report *r)
+{
+	table_init(t, pair_cols, PC__COUNT);
+	for (uint32_t i = 0; i < r->npairs; i++) {
+		const struct diff_step_pair *p = &r->pairs[i];
+		uint32_t row = table_add_row(t, i);
+		table_set_int(t, row, PC_A, p->number[0]);
+		table_set_int(t, row, PC_B, p->number[1]);
+		table_set_int(t, row, PC_DUR_A, p->dur[0]);
+		table_set_int(t, row, PC_DUR_B, p->dur[1]);
+		table_set_int(t, row, PC_CHANGE, p->dur[1] - p->dur[0]);
+		table_set_int(t, row, PC_KERNEL_A, p->kernel[0]);
+		table_set_int(t, row, PC_KERNEL_B, p->kernel[1]);
 	}
 }
 
@@ -396,7 +423,8 @@ int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b,
 		shape_notes(&r, a[0], b[0]);
 	}
 	uint32_t ntop = top < 0 ? DIFF_TOP_DEFAULT : (uint32_t)top;
-	struct table ops, kernels, families, findings;
+	struct table ops, kernels, families, findings, pairs;
+	pair_table(&pairs, &r);
 	op_table(&ops, &r);
 	kernel_table(&kernels, &r);
 	family_table(&families, &r);
@@ -415,6 +443,7 @@ int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b,
 			jsonw_str(&w, r.notes[i]);
 		jsonw_end_array(&w);
 		figures_json(&w, &r);
+		table_json(&w, "steps", &pairs, 0);
 		table_json(&w, "kernel_families", &families, 0);
 		table_json(&w, "operators", &ops, top < 0 ? 0 : ntop);
 		table_json(&w, "kernels", &kernels, top < 0 ? 0 : ntop);
@@ -438,6 +467,8 @@ int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b,
 		                "steps,\n   a change within it is noise; ttrace(1), DIFF)\n\n",
 		      f);
 		figures_text(f, &r);
+		if (pairs.nrows > 0)
+			write_table(f, "", &pairs, 0);
 		write_table(f, "kernels: none on either side", &families, 0);
 		write_table(f, "operators: none launched GPU work on either side", &ops, ntop);
 		write_table(f, "kernels: none on either side", &kernels, ntop);
@@ -449,6 +480,7 @@ int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b,
 	table_free(&kernels);
 	table_free(&families);
 	table_free(&findings);
+	table_free(&pairs);
 	diff_free(&r);
 	return 0;
 }
