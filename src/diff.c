@@ -14,6 +14,7 @@
 
 #include "lib/xalloc.h"
 #include "src/advice.h"
+#include "src/compiled.h"
 #include "src/analysis.h"
 #include "src/gaps.h"
 #include "src/gpu_metrics.h"
@@ -182,6 +183,23 @@ static void figures_of(struct trace *t, struct figures *f)
 
 /* ---- operators and kernels, per trace ---------------------------------------------- */
 
+/* A growing byte buffer for key texts. */
+struct buf_text {
+	char *p;
+	size_t n, cap;
+};
+
+static void text_reset(struct buf_text *b) { b->n = 0; }
+
+static void text_add(struct buf_text *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap)
+		b->p = xrealloc(b->p, b->cap = (b->n + n + 1) * 2);
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
 /* A row of one trace: its figures over the whole trace and its time per step. */
 struct acc {
 	uint32_t key; /* in diff_report.names */
@@ -194,9 +212,41 @@ struct acc {
 struct accs {
 	struct acc *a;
 	uint32_t n;
-	uint32_t *of_name; /* by the trace's string id: index into a, or TT_NONE */
+	uint32_t *of_name;   /* by name: by the trace's string id, index into a, or TT_NONE */
+	struct strtab keyed; /* grouped by more than the name: the rows' keys (diff_report.names' text) */
+	uint32_t *of_key;    /* by id in keyed: index into a, or TT_NONE */
+	uint32_t n_keys;
 	uint32_t steps;
+	bool no_split; /* no per-step split (operators by shape): no spread */
 };
+
+/* The row of key text KEY (N bytes), made when new. */
+static struct acc *acc_keyed(struct accs *s, struct diff_report *r, const char *key, size_t n)
+{
+	uint32_t id = strtab_intern(&s->keyed, key, n);
+	if (id >= s->n_keys) {
+		s->of_key = xreallocarray(s->of_key, id + 1, sizeof *s->of_key);
+		for (uint32_t i = s->n_keys; i <= id; i++)
+			s->of_key[i] = TT_NONE;
+		s->n_keys = id + 1;
+	}
+	if (s->of_key[id] == TT_NONE) {
+		s->a = xreallocarray(s->a, s->n + 1, sizeof *s->a);
+		struct acc *a = &s->a[s->n];
+		memset(a, 0, sizeof *a);
+		a->key = strtab_intern(&r->names, key, n);
+		a->per_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->per_step);
+		s->of_key[id] = s->n++;
+	}
+	return &s->a[s->of_key[id]];
+}
+
+/* The row of key text KEY, or NULL when there is none. */
+static struct acc *acc_find(struct accs *s, const char *key, size_t n)
+{
+	uint32_t id = strtab_find(&s->keyed, key, n);
+	return id < s->n_keys && s->of_key[id] != TT_NONE ? &s->a[s->of_key[id]] : NULL;
+}
 
 static struct acc *acc_for(struct accs *s, struct diff_report *r, const struct trace *t, uint32_t name)
 {
@@ -220,6 +270,7 @@ static void accs_init(struct accs *s, const struct trace *t, uint32_t steps)
 	s->of_name = xmalloc((t->strings.n ? t->strings.n : 1) * sizeof *s->of_name);
 	for (uint32_t i = 0; i < t->strings.n; i++)
 		s->of_name[i] = TT_NONE;
+	strtab_init(&s->keyed);
 }
 
 static void accs_free(struct accs *s)
@@ -228,12 +279,38 @@ static void accs_free(struct accs *s)
 		free(s->a[i].per_step), free(s->a[i].calls_step);
 	free(s->a);
 	free(s->of_name);
+	free(s->of_key);
+	strtab_free(&s->keyed);
 }
 
-static void ops_of(struct trace *t, struct diff_report *r, struct accs *s)
+static void ops_of(struct trace *t, struct diff_report *r, struct accs *s, enum diff_match match, op_keys_fn keys_fn)
 {
 	const struct step_report *sr = trace_steps(t);
 	accs_init(s, t, sr->n);
+	if (match == DM_SHAPE && keys_fn != NULL) {
+		/* by name and input shapes: the Operators view's grouping; no per-step split */
+		const struct op_report *op = trace_ops_grouped(t, OP_BY_SHAPE, keys_fn);
+		struct buf_text b = { 0 };
+		for (uint32_t i = 0; i < op->n; i++) {
+			const struct op_row *o = &op->rows[i];
+			if (o->name >= t->strings.n)
+				continue;
+			text_reset(&b);
+			text_add(&b, strtab_get(&t->strings, o->name), strtab_len(&t->strings, o->name));
+			if (o->key != 0) {
+				text_add(&b, " ", 1);
+				text_add(&b, strtab_get(&op->keys, o->key), strtab_len(&op->keys, o->key));
+			}
+			struct acc *a = acc_keyed(s, r, b.p, b.n);
+			a->calls += (double)o->calls;
+			a->time += (double)o->dev_self;
+			a->total += (double)o->dev_total;
+			a->host += (double)o->cpu_total;
+		}
+		free(b.p);
+		s->no_split = true;
+		return;
+	}
 	const struct op_report *op = trace_ops(t);
 	for (uint32_t i = 0; i < op->n; i++) {
 		struct acc *a = acc_for(s, r, t, op->rows[i].name);
@@ -268,10 +345,89 @@ static void ops_of(struct trace *t, struct diff_report *r, struct accs *s)
 	}
 }
 
-static void kernels_of(struct trace *t, struct diff_report *r, struct accs *s, double *launches)
+/* The key text of a kernel grouped by MATCH into B: its name, then its launch shape, then
+ * the operator that launched it (OP, a string id of T, or TT_NONE). */
+static void kernel_key(struct buf_text *b, const struct trace *t, uint32_t name, const int32_t grid[3],
+                       const int32_t block[3], int32_t regs, int32_t smem, uint32_t op, enum diff_match match)
+{
+	text_reset(b);
+	text_add(b, strtab_get(&t->strings, name), strtab_len(&t->strings, name));
+	char shape[128];
+	if (grid[0] > 0 || block[0] > 0 || regs >= 0 || smem >= 0) { /* the trace gives the launch shape */
+		int n = snprintf(shape, sizeof shape, " [grid %d,%d,%d block %d,%d,%d regs %d smem %d]", grid[0],
+		                 grid[1], grid[2], block[0], block[1], block[2], regs, smem);
+		text_add(b, shape, (size_t)n);
+	}
+	if (match == DM_OPERATOR) {
+		text_add(b, " <- ", 4);
+		if (op != TT_NONE && op < t->strings.n)
+			text_add(b, strtab_get(&t->strings, op), strtab_len(&t->strings, op));
+		else
+			text_add(b, "(no operator)", 13);
+	}
+}
+
+/* Kernels grouped by more than the name (launch shape, launching operator), with the
+ * per-step split by the same key. */
+static void kernels_keyed(struct trace *t, struct diff_report *r, struct accs *s, double *launches,
+                          enum diff_match match)
+{
+	const struct step_report *sr = trace_steps(t);
+	const struct kernel_report *kr = trace_kernels(t, match == DM_OPERATOR ? KG_OP : KG_SHAPE);
+	struct buf_text b = { 0 };
+	for (uint32_t i = 0; i < kr->n; i++) {
+		const struct kernel_row *k = &kr->rows[i];
+		if (k->name >= t->strings.n)
+			continue;
+		kernel_key(&b, t, k->name, k->grid, k->block, k->regs, k->smem, k->op, match);
+		struct acc *a = acc_keyed(s, r, b.p, b.n);
+		a->calls += (double)k->calls;
+		a->time += (double)k->total;
+		a->total += (double)k->total;
+		a->host = NAN;
+		a->family = k->cls.family;
+		if (a->calls_step == NULL)
+			a->calls_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->calls_step);
+	}
+	for (uint32_t ti = 0; ti < t->ntracks && sr->n > 0; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *sl = &tr->slices[i];
+			if (sl->cls != SC_KERNEL || sl->name >= t->strings.n)
+				continue;
+			int k = step_of(sr, sl->ts, false);
+			if (k < 0)
+				continue;
+			uint32_t g = slice_gpu(tr, sl);
+			const struct kernel_launch *kl = g < t->ngpu ? gpu_launch(t, &t->gpu[g]) : &kernel_launch_none;
+			uint32_t op = TT_NONE;
+			if (match == DM_OPERATOR && g < t->ngpu && t->gpu[g].peer.track < t->ntracks) {
+				uint32_t p = compiled_launching_slice(t, t->gpu[g].peer, NULL);
+				if (p != TT_NONE)
+					op = t->tracks[t->gpu[g].peer.track].slices[p].name;
+			}
+			kernel_key(&b, t, sl->name, kl->grid, kl->block, kl->regs, kl->smem, op, match);
+			struct acc *a = acc_find(s, b.p, b.n);
+			if (a != NULL) {
+				a->per_step[k] += (double)slice_dur(tr, sl);
+				a->calls_step[k] += 1;
+			}
+			launches[k] += 1;
+		}
+	}
+	free(b.p);
+}
+
+static void kernels_of(struct trace *t, struct diff_report *r, struct accs *s, double *launches, enum diff_match match)
 {
 	const struct step_report *sr = trace_steps(t);
 	accs_init(s, t, sr->n);
+	if (match != DM_NAME) {
+		kernels_keyed(t, r, s, launches, match);
+		return;
+	}
 	const struct kernel_report *kr = trace_kernels(t, KG_NAME);
 	for (uint32_t i = 0; i < kr->n; i++) {
 		struct acc *a = acc_for(s, r, t, kr->rows[i].name);
@@ -312,7 +468,7 @@ static enum diff_verdict judge(double a, double b, double spread, bool spread_kn
 		return isnan(a) && isnan(b) ? DV_SAME : DV_ONE_SIDE;
 	if (a == b)
 		return DV_SAME;
-	if (!spread_known)
+	if (!spread_known || isnan(spread))
 		return DV_NO_SPREAD;
 	return fabs(b - a) <= spread ? DV_NOISE : DV_CHANGE;
 }
@@ -353,7 +509,9 @@ static void merge_rows(struct diff_row **rows, uint32_t *nrows, uint32_t **at, u
 			d->total[side] += a->total / steps / n;
 			if (!isnan(a->host))
 				d->host[side] += a->host / steps / n;
-			if (s[i].steps > 0) {
+			if (s[i].no_split) {
+				d->spread = NAN; /* no per-step split: no spread */
+			} else if (s[i].steps > 0 && !isnan(d->spread)) {
 				double lo = a->per_step[0], hi = a->per_step[0];
 				for (uint32_t k = 1; k < s[i].steps; k++) {
 					lo = a->per_step[k] < lo ? a->per_step[k] : lo;
@@ -535,7 +693,8 @@ static void warm_all(struct trace **ts, int n)
 	free(th);
 }
 
-void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, struct diff_report *r)
+void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, enum diff_match match,
+                  op_keys_fn keys_fn, struct diff_report *r)
 {
 	memset(r, 0, sizeof *r);
 	strtab_init(&r->names);
@@ -578,9 +737,9 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 		for (int i = 0; i < n[s]; i++) {
 			struct figures f;
 			figures_of(side[s][i], &f);
-			ops_of(side[s][i], r, &ops[s][i]);
+			ops_of(side[s][i], r, &ops[s][i], match, keys_fn);
 			double *launches = xcalloc(f.steps ? f.steps : 1, sizeof *launches);
-			kernels_of(side[s][i], r, &ker[s][i], launches);
+			kernels_of(side[s][i], r, &ker[s][i], launches, match);
 			for (uint32_t k = 0; k < f.steps && !isnan(f.v[F_LAUNCHES]); k++)
 				range_add(&f, F_LAUNCHES, launches[k]);
 			free(launches);
@@ -762,9 +921,9 @@ void diff_steps(struct trace *t, struct diff_report *r)
 		"noise within the other steps' spread (min-max without the slowest)",
 		(long long)r->step_number[1], (long long)r->step_number[0], n);
 	struct accs ops, ker;
-	ops_of(t, r, &ops);
+	ops_of(t, r, &ops, DM_NAME, NULL);
 	double *launches = xcalloc(n, sizeof *launches);
-	kernels_of(t, r, &ker, launches);
+	kernels_of(t, r, &ker, launches, DM_NAME);
 	double *v = xmalloc((size_t)n * F__COUNT * sizeof *v);
 	for (uint32_t k = 0; k < n; k++)
 		step_figures(t, k, launches, v + (size_t)k * F__COUNT);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "lib/strtab.h"
+#include "src/analysis.h"
 #include "src/kernel_class.h"
 #include "src/model.h"
 
@@ -93,10 +94,18 @@ struct diff_report {
 	struct strtab names; /* operator and kernel names, as the traces have them */
 };
 
+/* How operators and kernels are matched across the sides: by name; by name and shape
+ * (operators: their input shapes, where recorded; kernels: grid, block, registers, shared
+ * memory); kernels also by the operator that launched them (src/compiled.h). */
+enum diff_match { DM_NAME, DM_SHAPE, DM_OPERATOR };
+
 /* Compares side A (NA traces) with side B (NB traces) into R (free with diff_free). The
  * traces' analyses are asked through their caches (so they are not const); ALIGN is the
- * alignment (enum align_mode) the findings of several ranks use. Never fails. */
-void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, struct diff_report *r);
+ * alignment (enum align_mode) the findings of several ranks use; MATCH how rows are
+ * matched (operators by shape need KEYS_FN, parsers/op_args.h's, and have no per-step
+ * split: no spread). Never fails. */
+void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, enum diff_match match,
+                  op_keys_fn keys_fn, struct diff_report *r);
 /* Compares two steps of T into R (free with diff_free): B the slowest step, A the median
  * one by duration; a figure or row is judged against the min-max of the other steps (the
  * slowest left out). Operators have no per-step calls (NAN); findings are not compared.

@@ -111,6 +111,21 @@ like "$(q notes)" "only B recorded input shapes (record_shapes=True)" "shapes re
 d "$F/shapes-64.json" "$F/shapes-64.json"
 unlike "$(q notes)" "shapes" "the same shapes: nothing said"
 
+# matched by more than the name: operators by input shapes, kernels by launching operator
+d --group-by=shape "$F/shapes-64.json" "$F/shapes-32.json"
+at operators name "aten::linear [[64, 1024], [1024, 1024], [1024]]"
+is "$(q $p.verdict $p.self_device_a_ns)" "gone in B 640000 " "--group-by=shape: batch 64's aten::linear is gone in B"
+at operators name "aten::linear [[32, 1024], [1024, 1024], [1024]]"
+is "$(q $p.verdict $p.self_device_b_ns $p.spread_ns)" "new in B 320000 null " \
+	"and batch 32's new, without a spread (operators by shape have no per-step split)"
+d --group-by=operator "$F/before.json" "$F/after.json"
+at kernels name "triton_poi_fused_add_0 <- aten::add"
+is "$(q $p.verdict $p.time_b_ns)" "new in B 30000 " "--group-by=operator: a kernel with the operator that launched it"
+at kernels name "slow_kernel <- aten::slow_op"
+is "$(q $p.verdict $p.spread_ns)" "change 0 " "and its per-step split by the same key"
+run diff --group-by=stream "$F/before.json" "$F/after.json"
+is "$rc" 2 "--group-by of no such matching: usage error"
+
 # step against step: the slowest step (#3: a DataLoader stall 500 us longer) against the
 # median one (#2), judged against the other steps' min-max
 d --steps "$F/slow-step.json"

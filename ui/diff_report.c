@@ -413,13 +413,13 @@ static void shape_notes(struct diff_report *r, struct trace *a, struct trace *b)
 }
 
 int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b, int nb, bool json, int top, int align,
-                bool steps)
+                bool steps, int match)
 {
 	struct diff_report r;
 	if (na == 1 && nb == 1 && a[0] == b[0] && steps)
 		diff_steps(a[0], &r);
 	else {
-		diff_analyse(a, na, b, nb, align, &r);
+		diff_analyse(a, na, b, nb, align, (enum diff_match)match, op_args_keys, &r);
 		shape_notes(&r, a[0], b[0]);
 	}
 	uint32_t ntop = top < 0 ? DIFF_TOP_DEFAULT : (uint32_t)top;

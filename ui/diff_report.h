@@ -12,9 +12,9 @@
  * JSON, else text with at most TOP operator and kernel rows each (TOP < 0: 15; 0: all).
  * ALIGN (enum align_mode) is for the findings of several ranks. With STEPS, A and B are
  * one trace, and its slowest step is compared with its median one (src/diff.h,
- * diff_steps). Returns 0. */
+ * diff_steps). MATCH (enum diff_match) is how operators and kernels are matched. Returns 0. */
 int report_diff(FILE *f, struct trace *const *a, int na, struct trace *const *b, int nb, bool json, int top, int align,
-                bool steps);
+                bool steps, int match);
 
 /* A figure's value V in unit U into BUF, N bytes ("-" for NaN); SIGN: a change ("+"
  * before a positive one; shares and percents in points). Returns BUF. */

@@ -70,7 +70,7 @@ static void rows_of(struct diff_view *d, const struct diff_row *rows, uint32_t n
 static void build(struct diff_view *d)
 {
 	struct trace *a = view_rank_trace(d->v, d->a), *b = view_rank_trace(d->v, d->b);
-	diff_analyse(&a, 1, &b, 1, view_align(d->v), &d->r);
+	diff_analyse(&a, 1, &b, 1, view_align(d->v), DM_NAME, NULL, &d->r);
 	table_init(&d->t, columns, D__COUNT);
 	for (uint32_t i = 0; i < d->r.nfigs; i++) {
 		const struct diff_figure *f = &d->r.figs[i];

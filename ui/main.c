@@ -21,6 +21,7 @@
 #include "ui/app.h"
 #include "ui/view.h"
 #include "lib/escape.h"
+#include "src/diff.h"
 #include "ui/diff_report.h"
 #include "ui/reports.h"
 #include "src/analysis.h"
@@ -278,6 +279,8 @@ static void usage(FILE *f)
 	      "       kernels, findings, each change judged against the steps' spread)\n"
 	      "   or: ttrace diff --ranks=R1,R2 DIR  (rank R2 against rank R1 of one job)\n"
 	      "   or: ttrace diff --steps FILE  (its slowest step against its median one)\n"
+	      "       (diff --group-by=shape|operator: operators by input shapes, kernels by launch\n"
+	      "       shape, or by launch shape and launching operator)\n"
 	      "View and analyse PyTorch profiler traces (Chrome trace-event JSON, plain, .gz or .zst;\n"
 	      "TRACE may be - for standard input, or a directory: its trace files, one rank each;\n"
 	      "several traces open side by side in the timeline, aligned).\n"
@@ -427,14 +430,15 @@ static void free_paths(char **p, int n)
 /* ttrace diff over the N traces TS loaded: side A the first NA, B the rest; or, with
  * RANKS[0] >= 0, the traces of ranks RANKS[0] and RANKS[1] (distributedInfo.rank, else the
  * position). Returns the exit status. */
-static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool json, int top, int align, bool steps)
+static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool json, int top, int align, bool steps,
+                    int match)
 {
 	if (steps) { /* one trace, step against step */
 		if (n != 1 || ts[0]->status == LOAD_FAILED) {
 			fputs("ttrace: diff --steps: give one trace file\n", stderr);
 			return n != 1 ? 2 : 1;
 		}
-		return report_diff(stdout, ts, 1, ts, 1, json, top, align, true);
+		return report_diff(stdout, ts, 1, ts, 1, json, top, align, true, DM_NAME);
 	}
 	struct trace **side[2];
 	int cnt[2] = { 0, 0 };
@@ -461,7 +465,7 @@ static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool j
 			rc = 1;
 		}
 	if (rc == 0)
-		rc = report_diff(stdout, side[0], cnt[0], side[1], cnt[1], json, top, align, false);
+		rc = report_diff(stdout, side[0], cnt[0], side[1], cnt[1], json, top, align, false, match);
 	free(side[0]);
 	free(side[1]);
 	return rc;
@@ -645,6 +649,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct report_opts ro = { json, gap_min, align, top, sort, -1 };
+	int diff_match = DM_NAME;
+	if (group_arg != NULL && mode == MODE_DIFF) {
+		/* diff: how operators and kernels are matched across the sides */
+		if (strcmp(group_arg, "name") == 0)
+			diff_match = DM_NAME;
+		else if (strcmp(group_arg, "shape") == 0)
+			diff_match = DM_SHAPE;
+		else if (strcmp(group_arg, "operator") == 0)
+			diff_match = DM_OPERATOR;
+		else {
+			escape_say(stderr, "ttrace: diff --group-by wants name, shape or operator (got '%s')",
+			           group_arg);
+			return 2;
+		}
+		group_arg = NULL;
+	}
 	if (group_arg != NULL) {
 		if (mode != MODE_REPORT || report->group_of == NULL) {
 			char with[128];
@@ -791,7 +811,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (mode == MODE_DIFF) {
-		int rc = run_diff(traces, n, diff_na, diff_rank, json, top, align, diff_steps_mode);
+		int rc = run_diff(traces, n, diff_na, diff_rank, json, top, align, diff_steps_mode, diff_match);
 		if (rc != 0)
 			status = rc;
 	} else if (mode == MODE_SCREEN) {
