@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/sort.h"
+#include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/advice.h"
 #include "src/compiled.h"
@@ -202,7 +204,7 @@ static void text_add(struct buf_text *b, const char *s, size_t n)
 
 /* A row of one trace: its figures over the whole trace and its time per step. */
 struct acc {
-	uint32_t key; /* in diff_report.names */
+	uint32_t key; /* its key's id in its accs' keyed (the name, or the name and more) */
 	double calls, time, total, host;
 	enum kc_family family;
 	double *per_step;   /* its time in each step */
@@ -213,15 +215,15 @@ struct accs {
 	struct acc *a;
 	uint32_t n;
 	uint32_t *of_name;   /* by name: by the trace's string id, index into a, or TT_NONE */
-	struct strtab keyed; /* grouped by more than the name: the rows' keys (diff_report.names' text) */
-	uint32_t *of_key;    /* by id in keyed: index into a, or TT_NONE */
+	struct strtab keyed; /* the rows' keys (a name, or a name and more) */
+	uint32_t *of_key;    /* grouped by more than the name: by id in keyed, index into a, or TT_NONE */
 	uint32_t n_keys;
 	uint32_t steps;
 	bool no_split; /* no per-step split (operators by shape): no spread */
 };
 
 /* The row of key text KEY (N bytes), made when new. */
-static struct acc *acc_keyed(struct accs *s, struct diff_report *r, const char *key, size_t n)
+static struct acc *acc_keyed(struct accs *s, const char *key, size_t n)
 {
 	uint32_t id = strtab_intern(&s->keyed, key, n);
 	if (id >= s->n_keys) {
@@ -234,7 +236,7 @@ static struct acc *acc_keyed(struct accs *s, struct diff_report *r, const char *
 		s->a = xreallocarray(s->a, s->n + 1, sizeof *s->a);
 		struct acc *a = &s->a[s->n];
 		memset(a, 0, sizeof *a);
-		a->key = strtab_intern(&r->names, key, n);
+		a->key = id;
 		a->per_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->per_step);
 		s->of_key[id] = s->n++;
 	}
@@ -248,7 +250,7 @@ static struct acc *acc_find(struct accs *s, const char *key, size_t n)
 	return id < s->n_keys && s->of_key[id] != TT_NONE ? &s->a[s->of_key[id]] : NULL;
 }
 
-static struct acc *acc_for(struct accs *s, struct diff_report *r, const struct trace *t, uint32_t name)
+static struct acc *acc_for(struct accs *s, const struct trace *t, uint32_t name)
 {
 	if (name >= t->strings.n)
 		return NULL;
@@ -256,7 +258,7 @@ static struct acc *acc_for(struct accs *s, struct diff_report *r, const struct t
 		s->a = xreallocarray(s->a, s->n + 1, sizeof *s->a);
 		struct acc *a = &s->a[s->n];
 		memset(a, 0, sizeof *a);
-		a->key = strtab_intern(&r->names, strtab_get(&t->strings, name), strtab_len(&t->strings, name));
+		a->key = strtab_intern(&s->keyed, strtab_get(&t->strings, name), strtab_len(&t->strings, name));
 		a->per_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->per_step);
 		s->of_name[name] = s->n++;
 	}
@@ -283,7 +285,7 @@ static void accs_free(struct accs *s)
 	strtab_free(&s->keyed);
 }
 
-static void ops_of(struct trace *t, struct diff_report *r, struct accs *s, enum diff_match match, op_keys_fn keys_fn)
+static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_keys_fn keys_fn)
 {
 	const struct step_report *sr = trace_steps(t);
 	accs_init(s, t, sr->n);
@@ -301,7 +303,7 @@ static void ops_of(struct trace *t, struct diff_report *r, struct accs *s, enum 
 				text_add(&b, " ", 1);
 				text_add(&b, strtab_get(&op->keys, o->key), strtab_len(&op->keys, o->key));
 			}
-			struct acc *a = acc_keyed(s, r, b.p, b.n);
+			struct acc *a = acc_keyed(s, b.p, b.n);
 			a->calls += (double)o->calls;
 			a->time += (double)o->dev_self;
 			a->total += (double)o->dev_total;
@@ -313,7 +315,7 @@ static void ops_of(struct trace *t, struct diff_report *r, struct accs *s, enum 
 	}
 	const struct op_report *op = trace_ops(t);
 	for (uint32_t i = 0; i < op->n; i++) {
-		struct acc *a = acc_for(s, r, t, op->rows[i].name);
+		struct acc *a = acc_for(s, t, op->rows[i].name);
 		if (a == NULL)
 			continue;
 		a->calls += (double)op->rows[i].calls;
@@ -323,8 +325,12 @@ static void ops_of(struct trace *t, struct diff_report *r, struct accs *s, enum 
 	}
 	/* the per-step split of self device time, for the spread: each GPU activity counts for
 	 * the innermost operator around its runtime call, in the step the call is in (the
-	 * operator tree's attribution without building the tree) */
-	for (uint32_t g = 0; g < t->ngpu && sr->n > 0; g++) {
+	 * operator tree's attribution without building the tree): first each runtime call's
+	 * GPU time, then one sweep of each CPU thread with a stack of the slices open */
+	if (sr->n == 0 || t->ngpu == 0)
+		return;
+	double *call_dev = xcalloc(t->ngpu, sizeof *call_dev); /* by the runtime call's GPU fact */
+	for (uint32_t g = 0; g < t->ngpu; g++) {
 		struct slice_ref self = t->gpu[g].self, call = t->gpu[g].peer;
 		if (self.track >= t->ntracks || self.idx >= t->tracks[self.track].nslices || call.track >= t->ntracks ||
 		    call.idx >= t->tracks[call.track].nslices)
@@ -332,17 +338,48 @@ static void ops_of(struct trace *t, struct diff_report *r, struct accs *s, enum 
 		const struct slice *act = &t->tracks[self.track].slices[self.idx];
 		if (act->cls != SC_KERNEL && act->cls != SC_MEMCPY && act->cls != SC_MEMSET)
 			continue;
-		const struct track *ct = &t->tracks[call.track];
-		uint32_t p = index_parent(ct, call.idx);
-		while (p != TT_NONE && !ops_counts_as_op(t, &ct->slices[p]))
-			p = index_parent(ct, p);
-		if (p == TT_NONE || ct->slices[p].name >= t->strings.n || s->of_name[ct->slices[p].name] == TT_NONE)
-			continue;
-		int k = step_of(sr, ct->slices[call.idx].ts, true);
-		if (k >= 0)
-			s->a[s->of_name[ct->slices[p].name]].per_step[k] +=
-				(double)slice_dur(&t->tracks[self.track], act);
+		uint32_t gc = track_gpu_at(&t->tracks[call.track], call.idx);
+		if (gc < t->ngpu)
+			call_dev[gc] += (double)slice_dur(&t->tracks[self.track], act);
 	}
+	struct open {
+		int64_t end;
+		uint32_t op; /* the innermost operator's row (index into s->a) at this depth, or TT_NONE */
+	};
+	uint32_t cap = 64, sn;
+	struct open *stack = xmalloc(cap * sizeof *stack);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_CPU)
+			continue;
+		sn = 0;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *sl = &tr->slices[i];
+			while (sn > 0 && !(sl->ts < stack[sn - 1].end))
+				sn--;
+			uint32_t below = sn > 0 ? stack[sn - 1].op : TT_NONE;
+			if (sl->cls == SC_RUNTIME) {
+				uint32_t gc = track_gpu_at(tr, i);
+				if (gc < t->ngpu && call_dev[gc] > 0 && below != TT_NONE) {
+					int k = step_of(sr, sl->ts, true);
+					if (k >= 0)
+						s->a[below].per_step[k] += call_dev[gc];
+				}
+				continue;
+			}
+			int64_t end = tt_add(sl->ts, slice_dur(tr, sl));
+			if (sn > 0 && end > stack[sn - 1].end)
+				continue; /* overlaps the slice around it without nesting */
+			if (sn == cap)
+				stack = xreallocarray(stack, cap *= 2, sizeof *stack);
+			uint32_t inner = below;
+			if (sl->name < t->strings.n && s->of_name[sl->name] != TT_NONE && ops_counts_as_op(t, sl))
+				inner = s->of_name[sl->name];
+			stack[sn++] = (struct open){ end, inner };
+		}
+	}
+	free(stack);
+	free(call_dev);
 }
 
 /* The key text of a kernel grouped by MATCH into B: its name, then its launch shape, then
@@ -369,8 +406,7 @@ static void kernel_key(struct buf_text *b, const struct trace *t, uint32_t name,
 
 /* Kernels grouped by more than the name (launch shape, launching operator), with the
  * per-step split by the same key. */
-static void kernels_keyed(struct trace *t, struct diff_report *r, struct accs *s, double *launches,
-                          enum diff_match match)
+static void kernels_keyed(struct trace *t, struct accs *s, double *launches, enum diff_match match)
 {
 	const struct step_report *sr = trace_steps(t);
 	const struct kernel_report *kr = trace_kernels(t, match == DM_OPERATOR ? KG_OP : KG_SHAPE);
@@ -380,7 +416,7 @@ static void kernels_keyed(struct trace *t, struct diff_report *r, struct accs *s
 		if (k->name >= t->strings.n)
 			continue;
 		kernel_key(&b, t, k->name, k->grid, k->block, k->regs, k->smem, k->op, match);
-		struct acc *a = acc_keyed(s, r, b.p, b.n);
+		struct acc *a = acc_keyed(s, b.p, b.n);
 		a->calls += (double)k->calls;
 		a->time += (double)k->total;
 		a->total += (double)k->total;
@@ -420,17 +456,17 @@ static void kernels_keyed(struct trace *t, struct diff_report *r, struct accs *s
 	free(b.p);
 }
 
-static void kernels_of(struct trace *t, struct diff_report *r, struct accs *s, double *launches, enum diff_match match)
+static void kernels_of(struct trace *t, struct accs *s, double *launches, enum diff_match match)
 {
 	const struct step_report *sr = trace_steps(t);
 	accs_init(s, t, sr->n);
 	if (match != DM_NAME) {
-		kernels_keyed(t, r, s, launches, match);
+		kernels_keyed(t, s, launches, match);
 		return;
 	}
 	const struct kernel_report *kr = trace_kernels(t, KG_NAME);
 	for (uint32_t i = 0; i < kr->n; i++) {
-		struct acc *a = acc_for(s, r, t, kr->rows[i].name);
+		struct acc *a = acc_for(s, t, kr->rows[i].name);
 		if (a == NULL)
 			continue;
 		a->calls += (double)kr->rows[i].calls;
@@ -475,32 +511,34 @@ static enum diff_verdict judge(double a, double b, double spread, bool spread_kn
 
 /* Adds the rows of side SIDE (its N traces' accumulators S) into R's rows *ROWS (*NROWS),
  * matched by key through AT (by key: the row index, or TT_NONE). */
-static void merge_rows(struct diff_row **rows, uint32_t *nrows, uint32_t **at, uint32_t *atn, struct accs *s, int n,
-                       int side)
+static void merge_rows(struct strtab *names, struct diff_row **rows, uint32_t *nrows, uint32_t **at, uint32_t *atn,
+                       struct accs *s, int n, int side)
 {
 	for (int i = 0; i < n; i++) {
 		double steps = s[i].steps ? (double)s[i].steps : 1;
 		for (uint32_t j = 0; j < s[i].n; j++) {
 			const struct acc *a = &s[i].a[j];
-			if (a->key >= *atn) {
-				uint32_t m = a->key * 2 + 16;
+			uint32_t key =
+				strtab_intern(names, strtab_get(&s[i].keyed, a->key), strtab_len(&s[i].keyed, a->key));
+			if (key >= *atn) {
+				uint32_t m = key * 2 + 16;
 				*at = xreallocarray(*at, m, sizeof **at);
 				for (uint32_t q = *atn; q < m; q++)
 					(*at)[q] = TT_NONE;
 				*atn = m;
 			}
-			if ((*at)[a->key] == TT_NONE) {
+			if ((*at)[key] == TT_NONE) {
 				*rows = xreallocarray(*rows, *nrows + 1, sizeof **rows);
 				struct diff_row *d = &(*rows)[*nrows];
 				memset(d, 0, sizeof *d);
-				d->name = a->key;
+				d->name = key;
 				for (int q = 0; q < 2; q++)
 					d->calls[q] = d->time[q] = d->total[q] = d->host[q] = NAN;
 				d->spread = 0;
 				d->family = a->family;
-				(*at)[a->key] = (*nrows)++;
+				(*at)[key] = (*nrows)++;
 			}
-			struct diff_row *d = &(*rows)[(*at)[a->key]];
+			struct diff_row *d = &(*rows)[(*at)[key]];
 			if (isnan(d->calls[side]))
 				d->calls[side] = d->time[side] = d->total[side] = 0,
 				d->host[side] = isnan(a->host) ? NAN : 0;
@@ -524,25 +562,25 @@ static void merge_rows(struct diff_row **rows, uint32_t *nrows, uint32_t **at, u
 	}
 }
 
-static int row_cmp(const void *x, const void *y)
+/* Rows by the largest absolute change of time first, ties by name (text order). */
+static bool row_less(const struct diff_row *a, const struct diff_row *b, const struct strtab *names)
 {
-	const struct diff_row *a = x, *b = y;
 	double da = fabs((isnan(a->time[1]) ? 0 : a->time[1]) - (isnan(a->time[0]) ? 0 : a->time[0]));
 	double db = fabs((isnan(b->time[1]) ? 0 : b->time[1]) - (isnan(b->time[0]) ? 0 : b->time[0]));
 	if (da != db)
-		return da < db ? 1 : -1;
-	return a->name < b->name ? -1 : a->name > b->name;
+		return da > db;
+	return strtab_cmp(names, a->name, b->name) < 0;
 }
+SORT_DEFINE_CTX(sort_rows, struct diff_row, const struct strtab *, row_less)
 
-static void finish_rows(struct diff_row *rows, uint32_t n, bool spread_known)
+static void finish_rows(const struct strtab *names, struct diff_row *rows, uint32_t n, bool spread_known)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (!spread_known)
 			rows[i].spread = NAN;
 		rows[i].verdict = judge(rows[i].time[0], rows[i].time[1], rows[i].spread, spread_known);
 	}
-	if (n > 1)
-		qsort(rows, n, sizeof *rows, row_cmp);
+	sort_rows(rows, n, names);
 }
 
 void diff_note(struct diff_report *r, const char *fmt, ...)
@@ -646,14 +684,25 @@ static void findings_of(struct trace *const *side[2], const int n[2], int align,
 
 /* ---- each trace's analyses, in parallel ------------------------------------------- */
 
-struct warm_pool {
-	struct trace **ts;
+/* One trace's part of a diff, made on a worker thread: its analyses (cached in the trace),
+ * its figures and its operator and kernel rows (keyed locally: no state shared). */
+struct trace_work {
+	struct trace *t;
+	struct figures f;
+	struct accs ops, ker;
+	bool rows; /* figures and rows wanted (else the analyses alone) */
+};
+
+struct work_pool {
+	struct trace_work *w;
 	int n;
+	enum diff_match match;
+	op_keys_fn keys_fn;
 	_Atomic int next;
 };
 
-/* Asks T's cache for every analysis the diff reads, so that the sequential part finds
- * them: the traces' analyses are independent of each other. */
+/* Asks T's cache for every analysis the diff reads: the traces' analyses are independent
+ * of each other. */
 static void warm(struct trace *t)
 {
 	const struct gpu_metrics *m;
@@ -669,25 +718,36 @@ static void warm(struct trace *t)
 	(void)trace_advice(t);
 }
 
-static void *warm_main(void *arg)
+static void *work_main(void *arg)
 {
-	struct warm_pool *p = arg;
-	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-		warm(p->ts[i]);
+	struct work_pool *p = arg;
+	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
+		struct trace_work *w = &p->w[i];
+		warm(w->t);
+		if (!w->rows)
+			continue;
+		figures_of(w->t, &w->f);
+		ops_of(w->t, &w->ops, p->match, p->keys_fn);
+		double *launches = xcalloc(w->f.steps ? w->f.steps : 1, sizeof *launches);
+		kernels_of(w->t, &w->ker, launches, p->match);
+		for (uint32_t k = 0; k < w->f.steps && !isnan(w->f.v[F_LAUNCHES]); k++)
+			range_add(&w->f, F_LAUNCHES, launches[k]);
+		free(launches);
+	}
 	return NULL;
 }
 
-/* Warms the N traces TS on as many threads as there are CPUs (at most N). */
-static void warm_all(struct trace **ts, int n)
+/* Does the N works W on as many threads as there are CPUs (at most N). */
+static void work_all(struct trace_work *w, int n, enum diff_match match, op_keys_fn keys_fn)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int nth = cpus < 1 ? 1 : cpus > n ? n : (int)cpus;
-	struct warm_pool p = { ts, n, 0 };
+	struct work_pool p = { w, n, match, keys_fn, 0 };
 	pthread_t *th = xcalloc((size_t)nth, sizeof *th);
 	int started = 0;
 	for (int i = 1; i < nth; i++)
-		started += pthread_create(&th[started], NULL, warm_main, &p) == 0;
-	warm_main(&p);
+		started += pthread_create(&th[started], NULL, work_main, &p) == 0;
+	work_main(&p);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
@@ -704,18 +764,21 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 	r->ntraces[1] = nb;
 	if (na <= 0 || nb <= 0)
 		return;
-	struct trace **all = xcalloc((size_t)(na + nb), sizeof *all);
-	int nall = 0;
+	/* each distinct trace's work once (a trace may be on both sides), on worker threads */
+	struct trace_work *w = xcalloc((size_t)(na + nb), sizeof *w);
+	int nw = 0, *of = xmalloc((size_t)(na + nb) * sizeof *of); /* by side position: index into w */
 	for (int i = 0; i < na + nb; i++) {
 		struct trace *t = i < na ? a[i] : b[i - na];
-		bool seen = false; /* a trace on both sides is warmed once */
-		for (int j = 0; j < nall; j++)
-			seen |= all[j] == t;
-		if (!seen)
-			all[nall++] = t;
+		of[i] = -1;
+		for (int j = 0; j < nw && of[i] < 0; j++)
+			if (w[j].t == t)
+				of[i] = j;
+		if (of[i] < 0) {
+			w[nw] = (struct trace_work){ .t = t, .rows = true };
+			of[i] = nw++;
+		}
 	}
-	warm_all(all, nall);
-	free(all);
+	work_all(w, nw, match, keys_fn);
 	r->steps[0] = trace_steps(a[0])->n;
 	r->steps[1] = trace_steps(b[0])->n;
 	bool spread_known = r->steps[0] >= TT_DIFF_MIN_STEPS && r->steps[1] >= TT_DIFF_MIN_STEPS;
@@ -727,7 +790,7 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 	bool has_range[F__COUNT];
 	for (int k = 0; k < F__COUNT; k++)
 		spread[k] = 0, has_range[k] = false;
-	/* operators and kernels of each trace */
+	/* operators and kernels of each trace (the works', by side) */
 	struct accs *ops[2], *ker[2];
 	for (int s = 0; s < 2; s++) {
 		ops[s] = xcalloc((size_t)n[s], sizeof *ops[s]);
@@ -735,14 +798,10 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 		for (int k = 0; k < F__COUNT; k++)
 			mean[s].v[k] = NAN;
 		for (int i = 0; i < n[s]; i++) {
-			struct figures f;
-			figures_of(side[s][i], &f);
-			ops_of(side[s][i], r, &ops[s][i], match, keys_fn);
-			double *launches = xcalloc(f.steps ? f.steps : 1, sizeof *launches);
-			kernels_of(side[s][i], r, &ker[s][i], launches, match);
-			for (uint32_t k = 0; k < f.steps && !isnan(f.v[F_LAUNCHES]); k++)
-				range_add(&f, F_LAUNCHES, launches[k]);
-			free(launches);
+			struct trace_work *tw = &w[of[s ? na + i : i]];
+			ops[s][i] = tw->ops; /* shallow: freed once, through the works */
+			ker[s][i] = tw->ker;
+			const struct figures f = tw->f;
 			for (int k = 0; k < F__COUNT; k++) {
 				if (!isnan(f.v[k]))
 					mean[s].v[k] = (isnan(mean[s].v[k]) ? 0 : mean[s].v[k]) + f.v[k] / n[s];
@@ -777,14 +836,14 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 	/* operators and kernels, matched by name */
 	uint32_t *at = NULL, atn = 0;
 	for (int s = 0; s < 2; s++)
-		merge_rows(&r->ops, &r->nops, &at, &atn, ops[s], n[s], s);
+		merge_rows(&r->names, &r->ops, &r->nops, &at, &atn, ops[s], n[s], s);
 	for (uint32_t q = 0; q < atn; q++)
 		at[q] = TT_NONE;
 	for (int s = 0; s < 2; s++)
-		merge_rows(&r->kernels, &r->nkernels, &at, &atn, ker[s], n[s], s);
+		merge_rows(&r->names, &r->kernels, &r->nkernels, &at, &atn, ker[s], n[s], s);
 	free(at);
-	finish_rows(r->ops, r->nops, spread_known);
-	finish_rows(r->kernels, r->nkernels, spread_known);
+	finish_rows(&r->names, r->ops, r->nops, spread_known);
+	finish_rows(&r->names, r->kernels, r->nkernels, spread_known);
 	for (int f = 0; f < KC_FAMILY__COUNT; f++)
 		for (int s = 0; s < 2; s++)
 			r->families[f].time[s] = r->families[f].calls[s] = 0;
@@ -795,13 +854,15 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 				r->families[r->kernels[i].family].calls[s] += r->kernels[i].calls[s];
 			}
 	for (int s = 0; s < 2; s++) {
-		for (int i = 0; i < n[s]; i++) {
-			accs_free(&ops[s][i]);
-			accs_free(&ker[s][i]);
-		}
 		free(ops[s]);
 		free(ker[s]);
 	}
+	for (int i = 0; i < nw; i++) {
+		accs_free(&w[i].ops);
+		accs_free(&w[i].ker);
+	}
+	free(w);
+	free(of);
 	findings_of(side, n, align, r);
 	/* step by step, where the steps pair up */
 	const struct step_report *sa = trace_steps(a[0]), *sb = trace_steps(b[0]);
@@ -859,7 +920,8 @@ static double spread_without(const double *x, uint32_t n, uint32_t skip, size_t 
 	return isnan(lo) ? NAN : hi - lo;
 }
 
-static void step_rows(struct accs *s, uint32_t med, uint32_t slow, struct diff_row **rows, uint32_t *nrows)
+static void step_rows(struct strtab *names, struct accs *s, uint32_t med, uint32_t slow, struct diff_row **rows,
+                      uint32_t *nrows)
 {
 	*rows = xcalloc(s->n ? s->n : 1, sizeof **rows);
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -867,7 +929,7 @@ static void step_rows(struct accs *s, uint32_t med, uint32_t slow, struct diff_r
 		if (a->per_step[med] == 0 && a->per_step[slow] == 0)
 			continue; /* in neither step */
 		struct diff_row *d = &(*rows)[(*nrows)++];
-		d->name = a->key;
+		d->name = strtab_intern(names, strtab_get(&s->keyed, a->key), strtab_len(&s->keyed, a->key));
 		d->family = a->family;
 		for (int q = 0; q < 2; q++) {
 			uint32_t k = q ? slow : med;
@@ -877,7 +939,7 @@ static void step_rows(struct accs *s, uint32_t med, uint32_t slow, struct diff_r
 		}
 		d->spread = spread_without(a->per_step, s->steps, slow, 1);
 	}
-	finish_rows(*rows, *nrows, true);
+	finish_rows(names, *rows, *nrows, true);
 }
 
 void diff_steps(struct trace *t, struct diff_report *r)
@@ -887,7 +949,8 @@ void diff_steps(struct trace *t, struct diff_report *r)
 	r->ntraces[0] = r->ntraces[1] = 1;
 	r->by_steps = true;
 	r->step_number[0] = r->step_number[1] = -1;
-	warm_all(&t, 1);
+	struct trace_work tw = { .t = t, .rows = false };
+	work_all(&tw, 1, DM_NAME, NULL);
 	const struct step_report *sr = trace_steps(t);
 	uint32_t n = sr->n;
 	if (n < TT_DIFF_MIN_STEPS) {
@@ -921,9 +984,9 @@ void diff_steps(struct trace *t, struct diff_report *r)
 		"noise within the other steps' spread (min-max without the slowest)",
 		(long long)r->step_number[1], (long long)r->step_number[0], n);
 	struct accs ops, ker;
-	ops_of(t, r, &ops, DM_NAME, NULL);
+	ops_of(t, &ops, DM_NAME, NULL);
 	double *launches = xcalloc(n, sizeof *launches);
-	kernels_of(t, r, &ker, launches, DM_NAME);
+	kernels_of(t, &ker, launches, DM_NAME);
 	double *v = xmalloc((size_t)n * F__COUNT * sizeof *v);
 	for (uint32_t k = 0; k < n; k++)
 		step_figures(t, k, launches, v + (size_t)k * F__COUNT);
@@ -942,8 +1005,8 @@ void diff_steps(struct trace *t, struct diff_report *r)
 		r->nfigs++;
 	}
 	free(v);
-	step_rows(&ops, med, slow, &r->ops, &r->nops);
-	step_rows(&ker, med, slow, &r->kernels, &r->nkernels);
+	step_rows(&r->names, &ops, med, slow, &r->ops, &r->nops);
+	step_rows(&r->names, &ker, med, slow, &r->kernels, &r->nkernels);
 	for (uint32_t i = 0; i < r->nkernels; i++)
 		for (int q = 0; q < 2; q++) {
 			r->families[r->kernels[i].family].time[q] += r->kernels[i].time[q];
