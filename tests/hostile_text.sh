@@ -145,7 +145,7 @@ check "missing key map" --dump-screen --keymap="$TMP/keys$H" "$R0"
 is "$rc" 2 "missing key map: usage error"
 printf '%s zoom-in\n' "$H" >"$TMP/keys$H"
 check "bad key map" --dump-screen --keymap="$TMP/keys$H" "$R0"
-is "$rc" 2 "bad key map: usage error"
+is "$rc" 0 "bad key map: its line is skipped, said on the status line (escaped), the timeline runs"
 check "missing file" --report=summary "$TMP/missing$H.json"
 is "$rc" 1 "missing file: exit 1"
 

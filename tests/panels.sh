@@ -31,10 +31,18 @@ unlike "$(scr 120x40 'occ' --keymap="$TMP/k2" | text)" "only data loading" "c un
 rlike "$(scr 120x60 'o?' --keymap="$TMP/k2" | text)" "^  C +gap list: only the next cause" "the help lists the remapped key"
 printf 'table x gap-cause\n' >"$TMP/k3"
 like "$(scr 120x40 'x' --keymap="$TMP/k3" | text)" "cleared" "a key bound in the table context keeps its timeline action (x clears the mark)"
-printf 'nowhere x gap-cause\n' >"$TMP/k4"
-"$TTRACE" -q --dump-screen --keymap="$TMP/k4" "$EX" >/dev/null 2>"$TMP/err"
-is "$?" 2 "an unknown context in a key map is a usage error"
-like "$(cat "$TMP/err")" "k4:1: expected [CONTEXT] KEY ACTION" "and says where"
+# a key map's bad lines are said (file:line, what) and skipped; the rest applies
+printf 'nowhere x gap-cause\nC gap-cause\nz zoomin\n' >"$TMP/k4"
+out=$("$TTRACE" -q --dump-screen --size=120x40 --keymap="$TMP/k4" "$EX" 2>"$TMP/err")
+is "$?" 0 "bad lines in a key map do not end the program"
+like "$(printf '%s\n' "$out" | text)" "k4:1: unknown context 'nowhere' (line skipped); 1 more skipped" \
+	"the status line says the first bad line, where and what, and how many more"
+is "$(scr 120x40 'oCC' --keymap="$TMP/k4" | text)" "$want" "the good line of the same map still applies (C: the cause filter)"
+printf 'z zoomin\n' >"$TMP/k5"
+like "$("$TTRACE" -q --dump-screen --size=120x40 --keymap="$TMP/k5" "$EX" | text)" "k5:1: unknown action 'zoomin' (line skipped)" \
+	"an unknown action is named"
+"$TTRACE" -q --dump-screen --keymap="$TMP/missing" "$EX" >/dev/null 2>"$TMP/err"
+is "$?" 2 "a key map that cannot be opened is still a usage error"
 
 # sort: s cycles the column, r reverses; the rows follow
 starts() { text | sed -n '5,17p' | awk '{print $3}' | tr -d '+'; }

@@ -255,11 +255,21 @@ static bool default_in(enum action a, enum key_context ctx)
 	return false;
 }
 
+/* Appends "PATH:LINE: WHAT" to the messages *MSGS (a line each). */
+static void skipped(char **msgs, const char *path, int line, const char *what, const char *word)
+{
+	char *m = xasprintf("%s%s%s:%d: %s%s%s%s (line skipped)", *msgs ? *msgs : "", *msgs ? "\n" : "", path, line,
+	                    what, word ? " '" : "", word ? word : "", word ? "'" : "");
+	free(*msgs);
+	*msgs = m;
+}
+
 int keymap_load(struct keymap *km, const char *path, char **cause)
 {
 	FILE *f = fopen(path, "r");
 	char line[256];
-	int lineno = 0;
+	int lineno = 0, bad = 0;
+	*cause = NULL;
 	if (f == NULL) {
 		*cause = xasprintf("cannot open key map %s", path);
 		return -1;
@@ -286,13 +296,20 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 		if (strcmp(act, "none") == 0)
 			a = A_NONE;
 		if (nk != 1 || a == A__COUNT) {
-			*cause = xasprintf(
-				"%s:%d: expected [CONTEXT] KEY ACTION (e.g. \"z zoom-in\" or \"table x close\")", path,
-				lineno);
+			/* said and skipped: the rest of the map still applies */
+			bool w3_action = false; /* "CONTEXT KEY ACTION" with a context that is none */
+			for (int i = 1; i < A__COUNT && nw == 3 && ctx < 0; i++)
+				w3_action |= actions[i].name != NULL && strcmp(actions[i].name, w3) == 0;
+			if (w3_action)
+				skipped(cause, path, lineno, "unknown context", w1);
+			else if (a == A__COUNT)
+				skipped(cause, path, lineno, "unknown action", act);
+			else
+				skipped(cause, path, lineno, nk > 1 ? "more than one key" : "not a key", key);
+			bad++;
 			free(err);
 			free(keys);
-			fclose(f);
-			return -1;
+			continue;
 		}
 		if (ctx >= 0) {
 			bind(km, (enum key_context)ctx, keys[0], a);
@@ -309,7 +326,7 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 		free(keys);
 	}
 	fclose(f);
-	return 0;
+	return bad;
 }
 
 /* clang-format off */

@@ -105,8 +105,10 @@ char *keymap_keys_for(const struct keymap *km, enum key_context ctx, enum action
 /* The first key bound to A in CTX or globally, "?" when none. Static buffer. */
 const char *keymap_key_for(const struct keymap *km, enum key_context ctx, enum action a);
 /* Reads a key map: lines of "KEY ACTION" (the key takes the action in every context where
- * the action has a default key) or "CONTEXT KEY ACTION"; '#' starts a comment line.
- * Returns 0, or -1 with *cause (allocated). */
+ * the action has a default key) or "CONTEXT KEY ACTION"; '#' starts a comment line. A line
+ * that cannot be read is skipped and said in *CAUSE ("PATH:LINE: what (line skipped)", a
+ * line each; allocated, NULL when none). Returns how many lines were skipped, or -1 with
+ * *CAUSE when the file cannot be opened. */
 int keymap_load(struct keymap *km, const char *path, char **cause);
 
 /* A key's name for help and maps ("w", "Enter", "S-Left"). Returns a static buffer. */

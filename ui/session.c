@@ -2,8 +2,11 @@
  * (session.h). */
 #include "ui/session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "lib/escape.h"
 #include "ui/loading.h"
 
 /* Ends an app that was loading N files: gives up the load if it still runs, frees the app
@@ -38,9 +41,23 @@ int session_run(const struct session_opts *o, struct frontend *fe, struct grid *
 	app_set_gap_min(&app, o->gap_min);
 	app.first_view = o->first_view;
 	int rc = 0;
-	if (o->keymap != NULL && app_load_keymap(&app, o->keymap, cause) < 0) {
+	int bad = o->keymap != NULL ? app_load_keymap(&app, o->keymap, cause) : 0;
+	if (bad < 0) {
 		rc = 2;
 	} else {
+		if (bad > 0 && *cause != NULL) {
+			/* the lines the key map could not use are skipped; the first is said, escaped */
+			char first[200], esc[400];
+			const char *nl = strchr(*cause, '\n');
+			snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - *cause) : (int)strlen(*cause), *cause);
+			escape_term_buf(first, strlen(first), esc, sizeof esc);
+			if (bad > 1)
+				app_status(&app, "key map: %s; %d more skipped (? lists the keys)", esc, bad - 1);
+			else
+				app_status(&app, "key map: %s (? lists the keys)", esc);
+		}
+		free(*cause);
+		*cause = NULL;
 		app_run(&app, fe, g);
 	}
 	if (o->load != NULL)

@@ -32,7 +32,8 @@ struct session_opts {
  * drawing into G (resized to FE's screen; the last frame drawn stays there). With a
  * load: when it ended while the timeline was open, every file's trace (loaded or failed)
  * goes to OUT[0..nts), else OUT[0] is NULL and the load is given up. Returns 0, or 2 with
- * *CAUSE (allocated) when the key map cannot be read (then no frame was drawn). */
+ * *CAUSE (allocated) when the key map cannot be opened (then no frame was drawn); lines of
+ * the key map it cannot use are skipped and said in the status line. */
 int session_run(const struct session_opts *o, struct frontend *fe, struct grid *g, struct trace **out, char **cause);
 
 #endif
