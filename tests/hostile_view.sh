@@ -36,6 +36,18 @@ for f in dur-1e15us.json stray-ts-1000-epoch.json times-near-2e62ns.json; do
 	done
 done
 
+# Zoom and pan stay on the trace (issue 31): twenty S and forty S show the same window
+# (zooming out stops), and so do forty A and eighty A after a zoom in (panning stops),
+# even with times at the edges of int64.
+for f in dur-1e15us.json stray-ts-1000-epoch.json times-near-2e62ns.json; do
+	s20=$("$TTRACE" --dump-screen --size=100x24 --keys=SSSSSSSSSSSSSSSSSSSS "$H/$f" | head -1)
+	s40=$("$TTRACE" --dump-screen --size=100x24 --keys=SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS "$H/$f" | head -1)
+	is "$s40" "$s20" "$f: zooming out stops at the whole trace"
+	a40=$("$TTRACE" --dump-screen --size=100x24 --keys=WWWWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "$H/$f" | head -1)
+	a80=$("$TTRACE" --dump-screen --size=100x24 --keys=WWWWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "$H/$f" | head -1)
+	is "$a80" "$a40" "$f: panning stops at the trace's start"
+done
+
 # The stray event: two presses of w draw a ruler with labelled ticks (the hang of issue 8).
 screen "stray: ww" "$H/stray-ts-1000-epoch.json" "ww"
 grep -q 'time from start *[^ ]' "$TMP/out"

@@ -17,6 +17,16 @@ sel() { scr "$1" "$2" | sed -n '/^── details/{n;p;q}' | sed 's/^ //;s/ *$//'
 status() { scr "$1" "$2" | tail -1; }
 header() { scr "$1" "$2" | head -1; }
 
+# Zoom and pan stay on the trace, as in Perfetto (issue 31): the example spans 16.439 ms;
+# zooming out stops at it and a hundredth of it on each side (16.8 ms), panning stops a
+# hundredth past either end, whatever the number of presses.
+is "$(header "$EX" SSSSSSSSSSSSSSSSSSSS | awk '{ print $2, $3, $4, $5, $6, $7, $8 }')" \
+	"-0.164390 ms .. +16.603390 ms (16.8 ms)" "twenty S: the whole trace and its margin, no further"
+is "$(header "$EX" wwwwaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | awk '{ print $2, $3 }')" "-0.164390 ms" \
+	"thirty a: panning stops a hundredth before the start"
+is "$(header "$EX" wwwwdddddddddddddddddddddddddddddd | awk '{ print $5, $6 }')" "+16.603390 ms" \
+	"thirty d: and a hundredth past the end"
+
 # ] from an operator: the GPU work of the runtime calls nested in it, one after the other
 L='/aten::linear<Enter><Esc>' # the outer aten::linear of tree.json: k1, gemm, k3 below it
 is "$(sel "$TREE" "$L")" "aten::linear" "the search selects the outer aten::linear"

@@ -9,9 +9,11 @@
 void view_fit_all(struct view *v) { view_set_window(v, v->start, tt_sub(v->end, v->start)); }
 
 /* The window [t0, t1) always satisfies t0 < t1 with t1 - t0 at most INT64_MAX, at least
- * one ns per column, and at most four times the span of the traces: every width below
- * fits an int64. Times outside it are moved with saturating arithmetic (src/tmath.h), so
- * that no key, however often pressed, and no trace, however far its times, overflows. */
+ * one ns per column, and, as in Perfetto, stays on the traces: at most their span and a
+ * margin of a hundredth of it on each side, never further than that margin past either
+ * end (zooming out stops at the whole trace, panning at its ends). Times outside it are
+ * moved with saturating arithmetic (src/tmath.h), so that no key, however often pressed,
+ * and no trace, however far its times, overflows. */
 int64_t view_width(const struct view *v) { return v->t1 - v->t0; }
 
 /* Sets the window to start at T0 (moved so that it shows some of the traces) and to be
@@ -23,11 +25,16 @@ void view_set_window(struct view *v, int64_t t0, int64_t w)
 		tw = 1;
 	if (span < tw)
 		span = tw;
-	if (w > tt_mul(span, 4))
-		w = tt_mul(span, 4);
+	int64_t margin = span / 100, most = tt_add(span, tt_mul(margin, 2));
+	if (w > most)
+		w = most;
 	if (w < tw)
 		w = tw; /* at most 1 ns per column */
-	int64_t lo = tt_sub(v->start, w / 2), hi = tt_sub(v->end, w / 2);
+	/* from the start less the margin to the end plus the margin; a window wider than the
+	 * traces (a span under the timeline's columns) is centred on them */
+	int64_t lo = tt_sub(v->start, margin), hi = tt_sub(tt_add(v->end, margin), w);
+	if (hi < lo)
+		lo = hi = tt_sub(tt_add(v->start, tt_sub(v->end, v->start) / 2), w / 2);
 	if (t0 < lo)
 		t0 = lo;
 	if (t0 > hi)
