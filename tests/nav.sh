@@ -27,8 +27,20 @@ is "$(header "$EX" wwwwaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | awk '{ print $2, $3 }')"
 is "$(header "$EX" wwwwdddddddddddddddddddddddddddddd | awk '{ print $5, $6 }')" "+16.603390 ms" \
 	"thirty d: and a hundredth past the end"
 
+# f fits the selection, F the whole trace whatever is selected (Perfetto's keys); Esc
+# clears the selection, then the mark, then the search, and the window stays
+M0='/aten::mm<Enter>'
+unlike "$(header "$EX" "${M0}f")" "(16.4 ms)" "f fits the selected aten::mm"
+is "$(header "$EX" "${M0}fF")" "$(header "$EX" '')" "F fits the whole trace with a slice selected"
+like "$(sel "$EX" "${M0}<Esc>")" "cursor at" "Esc clears the selection first"
+is "$(header "$EX" "${M0}f<Esc>")" "$(header "$EX" "${M0}f")" "and the window does not move"
+like "$(scr "$EX" "${M0}<Esc>n" | sed -n '/^── details/{n;p;q}')" "aten::mm" "the search is still there: n goes to the next match"
+like "$(status "$EX" "${M0}m<Esc>")" "mark 29.0 us" "with a mark: the first Esc leaves the mark"
+unlike "$(status "$EX" "${M0}m<Esc><Esc>")" "mark" "the second clears it"
+like "$(sel "$EX" "${M0}<Esc><Esc>n")" "cursor at" "without a mark the second Esc ends the search: n finds nothing"
+
 # ] from an operator: the GPU work of the runtime calls nested in it, one after the other
-L='/aten::linear<Enter><Esc>' # the outer aten::linear of tree.json: k1, gemm, k3 below it
+L='/aten::linear<Enter>' # the outer aten::linear of tree.json: k1, gemm, k3 below it
 is "$(sel "$TREE" "$L")" "aten::linear" "the search selects the outer aten::linear"
 is "$(sel "$TREE" "$L]")" "k1" "] from an operator reaches the kernel of a runtime call nested in it"
 like "$(status "$TREE" "$L]")" "kernel 1/3 launched under aten::linear" "and counts the GPU work it launched"
@@ -37,10 +49,10 @@ like "$(status "$TREE" "$L]]")" "kernel 2/3" "counted 2/3"
 is "$(sel "$TREE" "$L]]]")" "k3" "] again: the kernel of a driver call"
 is "$(sel "$TREE" "$L]]]]")" "k1" "after the last, the first again"
 like "$(status "$TREE" "$L]]]]")" "kernel 1/3" "counted 1/3"
-M='/aten::mm<Enter><Esc>'
+M='/aten::mm<Enter>'
 like "$(sel "$EX" "$M]")" "gemmk1_kernel" "dlrm: ] from aten::mm reaches its kernel"
 like "$(status "$EX" "$M]]")" "kernel 1/1 launched under aten::mm" "dlrm: ] again cycles on its one kernel, no 'no flow forward'"
-like "$(status "$EX" '/ProfilerStep<Enter><Esc>]')" "memcpy 1/154 launched under ProfilerStep#10" \
+like "$(status "$EX" '/ProfilerStep<Enter>]')" "memcpy 1/154 launched under ProfilerStep#10" \
 	"dlrm: ] from the step reaches every launch below it"
 like "$(status "$EX" ']')" "select a slice first" "] with no selection says what to do"
 
@@ -62,12 +74,12 @@ is "$(sel "$TREE" "${L}ii")" "cudaLaunchKernel" "i again: its first child"
 like "$(status "$TREE" "${L}iii")" "nothing nested in this slice" "i on a leaf says so"
 like "$(status "$TREE" "${L}iiu")" "up to aten::linear, row 3" "u goes back up"
 is "$(sel "$TREE" "${L}]u")" "cudaLaunchKernel" "u from a kernel: its launch"
-like "$(status "$TREE" "/ProfilerStep<Enter><Esc>u")" "at the top: no slice encloses this one" "u at depth 0 says so"
+like "$(status "$TREE" "/ProfilerStep<Enter>u")" "at the top: no slice encloses this one" "u at depth 0 says so"
 like "$(status "$TREE" "u")" "select a slice first" "u with no selection says what to do"
 
 # Enter picks the slice at the cursor: k from aten::addmm (at the very end of aten::linear,
 # in the column where aten::relu begins and covers more) then Enter selects aten::linear
-A='/addmm<Enter><Esc>'
+A='/addmm<Enter>'
 is "$(sel "$PARENT" "$A")" "aten::addmm" "the search selects aten::addmm"
 is "$(sel "$PARENT" "${A}k<Enter>")" "aten::linear" "k then Enter selects the slice it nests in, not the wider aten::relu"
 is "$(sel "$PARENT" "${A}u")" "aten::linear" "so does u"
@@ -114,7 +126,7 @@ like "$(scr "$EX" "${M}Bmy op<Enter>'")" "1 bookmark: Enter shows one" "' opens 
 unlike "$(scr "$EX" "${M}Bmy op<Enter>''")" "Enter shows one" "' again closes it"
 
 # the help and the man page name every key
-help=$(scr "$EX" '?jjjjjjjjjjjjjjjjjjjjjjjjjjjjjj')
+help=$(scr "$EX" '?jjjjjjjjjjjjjjjjjjjjjjjjjjjjjj')$(scr "$EX" '?jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj')
 rlike "$help" '^ +u +select the slice the selected one nests in' "the help lists u"
 rlike "$help" '^ +i +select the first slice nested' "the help lists i"
 rlike "$help" '^ +\( BS +go back' "the help lists ( and BS"

@@ -42,17 +42,17 @@ search|EX|120x40|/nccl<Enter>|
 search-next|EX|120x40|/nccl<Enter>nn|
 search-prev|EX|120x40|/nccl<Enter>N|
 search-then-enter|EX|120x40|/nccl<Enter><Enter>|
-search-cancel|EX|120x40|/nccl<Enter><Esc>|
+search-cancel|EX|120x40|/nccl<Enter><Esc><Esc>|
 next-slice|EX|120x40|jj..|
 prev-slice|EX|120x40|jj...,|
-flow-forward|EX|120x40|/cudaLaunchKernel<Enter><Esc>]|
-flow-back|EX|120x40|/cudaLaunchKernel<Enter><Esc>][|
-flow-forward-operator|EX|120x40|/ProfilerStep<Enter><Esc>]]]|
-flow-back-climb|EX|120x40|/aten::mm<Enter><Esc>][[[|
-parent|EX|120x40|/aten::mm<Enter><Esc>u|
-first-child|EX|120x40|/aten::mm<Enter><Esc>i|
-back|EX|120x40|/aten::mm<Enter><Esc>]WW(|
-bookmark-prompt|EX|120x40|/aten::mm<Enter><Esc>Bmy op|
+flow-forward|EX|120x40|/cudaLaunchKernel<Enter>]|
+flow-back|EX|120x40|/cudaLaunchKernel<Enter>][|
+flow-forward-operator|EX|120x40|/ProfilerStep<Enter>]]]|
+flow-back-climb|EX|120x40|/aten::mm<Enter>][[[|
+parent|EX|120x40|/aten::mm<Enter>u|
+first-child|EX|120x40|/aten::mm<Enter>i|
+back|EX|120x40|/aten::mm<Enter>]WW(|
+bookmark-prompt|EX|120x40|/aten::mm<Enter>Bmy op|
 toggle-group|EX|120x40|<Tab>|
 toggle-group-twice|EX|120x40|<Tab><Tab>|
 cursor-left-big|EX|120x40|LLLH|

@@ -305,6 +305,7 @@ bool view_act(struct view *v, enum action a)
 	case A_SELECT:
 		select_under_cursor(v, true); /* once the prompt has closed, n and N move between matches */
 		break;
+	case A_FIT_ALL: view_fit_all(v); break;
 	case A_FIT:
 		if (v->sel.track != TT_NONE) {
 			const struct track *tr = view_track(v, v->sel.track);
@@ -406,14 +407,16 @@ bool view_act(struct view *v, enum action a)
 		v->abs_time = !v->abs_time;
 		view_status(v, v->abs_time ? "absolute times (t: from the trace start)" : "times from the trace start");
 		break;
-	case A_CANCEL:
+	case A_CANCEL: /* as in Perfetto: the selection first, then the mark, then the search; the window stays */
 		if (v->ranging) {
 			v->ranging = false;
+		} else if (v->sel.track != TT_NONE) {
+			v->sel.track = v->sel.idx = TT_NONE;
+		} else if (v->has_mark) {
+			v->has_mark = false;
 		} else if (v->nmatches > 0 || v->query[0]) {
 			v->query[0] = '\0';
 			search_run(v);
-		} else {
-			v->sel.track = v->sel.idx = TT_NONE;
 		}
 		v->status[0] = '\0';
 		break;
