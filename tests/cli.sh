@@ -150,4 +150,28 @@ done
 like "$(cat "$TMP/p1.txt")" 'BE "outer"' "the outer B/E pair spans the whole file"
 unlike "$(cat "$TMP/p1.txt")" 'unmatched_end' "no E left unmatched"
 
+# Text reports use the width they are given (issue 31): --width, else COLUMNS, else the
+# terminal, else 120: text wraps there, and the kernel names get what the numbers leave
+EXK="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
+widest() { # the widest line of standard input, in characters
+	while IFS= read -r l; do printf '%s' "$l" | wc -m; done | sort -n | tail -1
+}
+head3() { sed -n 2,4p; } # the kernel report's heading text, wrapped
+run --report=kernels "$EXK"
+is "$(printf '%s\n' "$out" | head3 | widest)" 118 "no width given, no terminal: the heading wraps within 120"
+like "$out" "ncclKernel_SendRecv_…ed long, ncclWork*)" "a long kernel name elided in the middle at 120"
+out=$("$TTRACE" --width=200 --report=kernels "$EXK")
+like "$out" "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)" "--width=200: the whole name"
+[ "$(printf '%s\n' "$out" | widest)" -gt 123 ]
+ok $? "--width=200: lines wider than 120"
+out=$(COLUMNS=160 "$TTRACE" --report=kernels "$EXK")
+w=$(printf '%s\n' "$out" | widest)
+[ "$w" -gt 123 ] && [ "$w" -le 163 ]
+ok $? "COLUMNS=160: the table laid out for 160 columns ($w with its indent)"
+out=$(COLUMNS=160 "$TTRACE" --width=100 --report=advice "$EXK")
+like "$(printf '%s\n' "$out" | sed -n 3,4p)" "see ttrace(1)," "--width wins over COLUMNS: the advice's heading wraps at 100"
+run --width=10 --report=kernels "$EXK"
+is "$rc" 2 "--width=10: usage error"
+like "$err" "--width wants a number of columns, 40 to 1000" "and says what it wants"
+
 finish

@@ -75,7 +75,7 @@ is "$("$TTRACE" --report=kernels --group-by=operator --json "$TMP/k.json" | "$JS
 "$TTRACE" --report=kernels --group-by=tree "$TMP/k.json" >/dev/null 2>"$TMP/err"
 is "$?" 2 "--group-by=tree is the operators' only"
 like "$(cat "$TMP/err")" "--group-by wants name, shape or operator (got 'tree')" "and says what the kernels take"
-like "$out" "73.2% of it on Tensor Cores or matrix cores" "text: the Tensor Core share (60 of 82 us)"
+like "$out" "73.2% of it on Tensor Cores or matrix" "text: the Tensor Core share (60 of 82 us)"
 like "$out" "ampere_sgemm_128x64_nn" "text: the names"
 
 scr() { "$TTRACE" -q --dump-screen --size=160x40 --keys="$1" "$TMP/k.json" | sed '/^--$/,$d'; }

@@ -7,6 +7,8 @@ JSONQ="$builddir/tests/jsonq"
 OPCHECK="$builddir/tests/opcheck"
 CACHEFORGE="$builddir/tests/cacheforge"
 LC_ALL=C.UTF-8
+# text reports take their width from COLUMNS or the terminal: tests pin 120 unless they say
+unset COLUMNS
 TZ=UTC
 export LC_ALL TZ
 tap_n=0

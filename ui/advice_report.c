@@ -216,10 +216,14 @@ static void findings_text(FILE *f, const struct set *S, const struct advice_repo
 		fputs("   no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)\n\n", f);
 		return;
 	}
-	fprintf(f,
-	        "   %u finding%s, worst first (score: the estimated share of step time each costs; see ttrace(1), "
-	        "FINDINGS)\n\n",
-	        r->n, r->n == 1 ? "" : "s");
+	char head[200];
+	snprintf(head, sizeof head,
+	         "%u finding%s, worst first (score: the estimated share of step time each costs; see ttrace(1), "
+	         "FINDINGS)",
+	         r->n, r->n == 1 ? "" : "s");
+	fputs("   ", f);
+	report_wrap_text(f, head, 3, "   ");
+	fputc('\n', f);
 	for (uint32_t i = 0; i < r->n; i++)
 		finding_text(f, S, &r->findings[i], i + 1);
 }

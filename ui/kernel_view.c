@@ -167,17 +167,20 @@ static void json_head(struct jsonw *w, struct trace *t, enum kernel_group g)
 static void text_head(FILE *f, struct trace *t, enum kernel_group g)
 {
 	const struct kernel_report *r = trace_kernels(t, g);
-	char a[48];
-	fprintf(f,
-	        "   %u rows %s, %s of kernel time (sum of durations), %.1f%% of it on Tensor Cores or matrix cores, "
-	        "%.1f%% in GEMM/convolution/attention kernels whose unit the name does not say (KERNEL CLASSES in "
-	        "ttrace(1)); launch shape and occupancy: --json or the K view\n",
-	        r->n,
-	        g == KG_NAME    ? "by name"
-	        : g == KG_SHAPE ? "by name and launch shape"
-	                        : "by name, operator and launch shape",
-	        timefmt_dur(r->total, a, sizeof a), r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0,
-	        r->total > 0 ? 100.0 * (double)r->matmul_unknown / (double)r->total : 0.0);
+	char a[48], line[512];
+	snprintf(line, sizeof line,
+	         "%u rows %s, %s of kernel time (sum of durations), %.1f%% of it on Tensor Cores or matrix cores, "
+	         "%.1f%% in GEMM/convolution/attention kernels whose unit the name does not say (KERNEL CLASSES in "
+	         "ttrace(1)); launch shape and occupancy: --json or the K view",
+	         r->n,
+	         g == KG_NAME    ? "by name"
+	         : g == KG_SHAPE ? "by name and launch shape"
+	                         : "by name, operator and launch shape",
+	         timefmt_dur(r->total, a, sizeof a),
+	         r->total > 0 ? 100.0 * (double)r->tc_total / (double)r->total : 0.0,
+	         r->total > 0 ? 100.0 * (double)r->matmul_unknown / (double)r->total : 0.0);
+	fputs("   ", f);
+	report_wrap_text(f, line, 3, "   ");
 }
 
 #define KERNEL_REPORT(G, g)                                                                        \

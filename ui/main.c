@@ -23,6 +23,7 @@
 #include "lib/escape.h"
 #include "src/diff.h"
 #include "ui/diff_report.h"
+#include "ui/report.h"
 #include "ui/reports.h"
 #include "src/analysis.h"
 #include "cmd/record.h"
@@ -300,6 +301,8 @@ static void usage(FILE *f)
 	      "                         kernels: by name, shape (grid, block, registers, shared\n"
 	      "                         memory) or operator (launching operator and shape)\n"
 	      "      --json             write the report (any but none) as JSON\n"
+	      "      --width=N          text reports N columns wide (default: $COLUMNS, else the\n"
+	      "                         terminal's width, else 120)\n"
 	      "      --check            list data-quality findings with examples\n"
 	      "      --dump-model       dump the whole parsed model as text (for tests and bug reports)\n"
 	      "\n"
@@ -498,6 +501,7 @@ int main(int argc, char **argv)
 		{ "ranks", required_argument, NULL, 'R' },
 		{ "diff", no_argument, NULL, 'Y' },
 		{ "steps", no_argument, NULL, 'Z' },
+		{ "width", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
@@ -511,6 +515,7 @@ int main(int argc, char **argv)
 	bool diff = argc > 1 && strcmp(argv[1], "diff") == 0;
 	int diff_rank[2] = { -1, -1 }; /* --ranks R1,R2: two ranks of one job */
 	bool diff_steps_mode = false;  /* --steps: the slowest step of one trace against its median one */
+	int report_width_given = -1;   /* --width */
 	if (diff) {
 		argc--;
 		argv++;
@@ -579,6 +584,17 @@ int main(int argc, char **argv)
 			break;
 		case 'N': cache_dir_disable(); break;
 		case 'Y': start_view = A_DIFF_VIEW; break;
+		case 'I': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end != '\0' || v < REPORT_WIDTH_MIN || v > REPORT_WIDTH_MAX) {
+				escape_say(stderr, "ttrace: --width wants a number of columns, %d to %d (got '%s')",
+				           REPORT_WIDTH_MIN, REPORT_WIDTH_MAX, optarg);
+				return 2;
+			}
+			report_width_given = (int)v;
+			break;
+		}
 		case 'Z':
 			if (!diff) {
 				fputs("ttrace: --steps goes with ttrace diff\n", stderr);
@@ -627,6 +643,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	report_width_init(report_width_given);
 	if (diff && mode != MODE_DEFAULT) {
 		fputs("ttrace: diff writes its own report: no --report, --check, --dump-model or --dump-screen\n",
 		      stderr);

@@ -10,8 +10,7 @@
 #include "lib/timefmt.h"
 #include "src/analysis.h"
 #include "ui/jsonw.h"
-
-#define REPORT_WIDTH 120
+#include "ui/report.h"
 
 /* ---- the step table ------------------------------------------------------------------- */
 

@@ -10,7 +10,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/analysis.h"
 #include "src/data_limits.h"
@@ -32,6 +34,28 @@
 #include "ui/step_table.h"
 #include "ui/table.h"
 #include "ui/track_table.h"
+
+static int width = REPORT_WIDTH_DEFAULT;
+
+int report_width(void) { return width; }
+
+void report_width_init(int given)
+{
+	int w = given;
+	const char *cols = getenv("COLUMNS");
+	char *end;
+	if (w < 0 && cols != NULL && *cols != '\0') {
+		long v = strtol(cols, &end, 10);
+		if (*end == '\0' && v > 0 && v <= 100000)
+			w = (int)v;
+	}
+	struct winsize ws;
+	if (w < 0 && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		w = ws.ws_col;
+	if (w < 0)
+		w = REPORT_WIDTH_DEFAULT;
+	width = w < REPORT_WIDTH_MIN ? REPORT_WIDTH_MIN : w > REPORT_WIDTH_MAX ? REPORT_WIDTH_MAX : w;
+}
 
 /* Text reports fit this many columns: longer names are elided in the middle (whole in JSON). */
 #define TOP_N 20
@@ -745,7 +769,7 @@ void report_wrap_text(FILE *f, const char *text, size_t col, const char *ind)
 	const char *p = text;
 	while (*p != '\0') {
 		size_t w = strcspn(p, " ");
-		if (at + w + 1 > REPORT_WIDTH && at > strlen(ind)) {
+		if (at + w + 1 > (size_t)REPORT_WIDTH && at > strlen(ind)) {
 			fputc('\n', f);
 			fputs(ind, f);
 			at = strlen(ind);

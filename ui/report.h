@@ -11,8 +11,16 @@
 #include "ui/jsonw.h"
 #include "ui/table.h"
 
-/* The width of text reports. */
-#define REPORT_WIDTH 120
+/* The width of text reports, in columns: --width=N, else $COLUMNS, else the terminal's
+ * when standard output is one, else 120 (report_width_init). */
+#define REPORT_WIDTH report_width()
+#define REPORT_WIDTH_DEFAULT 120
+#define REPORT_WIDTH_MIN 40
+#define REPORT_WIDTH_MAX 1000
+int report_width(void);
+/* Sets the width: GIVEN (--width) when it is at least 0, else from $COLUMNS or the
+ * terminal of standard output, else REPORT_WIDTH_DEFAULT; clamped to MIN..MAX. */
+void report_width_init(int given);
 
 /* Writes the summary of each usable trace (rank, span, events, tracks, top operators by
  * self CPU time, top kernels by total GPU time, data-quality counts) as text, or as one
