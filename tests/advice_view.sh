@@ -53,4 +53,11 @@ like "$out" "Advice: " "several ranks: one panel over the set"
 like "$out" "ranks)" "a finding says how many ranks it holds for"
 help=$("$TTRACE" -q --dump-screen --size=120x80 --keys='?' "$A/host_sync-quiet.json")$("$TTRACE" -q --dump-screen --size=120x80 --keys='?<PgDn>' "$A/host_sync-quiet.json")
 like "$help" "advice: findings worst first" "the help lists !"
+# Enter on a gap's row lands on the slice the row names (issue 31): the host work in the
+# gap ("host in enumerate(DataLoader)..."), not the GPU operation after it
+EXD="$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz"
+out=$("$TTRACE" -q --dump-screen --size=160x40 --keys='!' "$EXD" | sed '/^--$/,$d')
+like "$out" "1.33 ms  host in enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" "the worst gap's row names the DataLoader"
+out=$("$TTRACE" -q --dump-screen --size=160x40 --keys='!<Enter>' "$EXD" | sed '/^--$/,$d' | sed -n '/^── details/{n;p;q}')
+like "$out" "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" "and Enter selects the DataLoader, not the Memcpy after the gap"
 finish

@@ -58,6 +58,15 @@ struct advice_memory {
 
 static const struct table_owner advice_owner;
 
+/* The slice an instance's row names and Enter selects: for a gap (low utilization) the host
+ * work covering it ("host in ..."), where there is one; else the operation the instance is
+ * about, else its context. */
+static struct slice_ref named_slice(const struct advice_finding *fd, const struct advice_instance *x)
+{
+	bool gap = fd->rule == ADV_LOW_GPU_UTILIZATION && x->context.track != TT_NONE;
+	return gap || x->ref.track == TT_NONE ? x->context : x->ref;
+}
+
 static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 {
 	static const struct column cols[A_COLS] = {
@@ -106,7 +115,7 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 				timefmt_bytes((double)x->value, val, sizeof val);
 			else
 				timefmt_dur(x->value, val, sizeof val);
-			struct slice_ref s = x->ref.track != TT_NONE ? x->ref : x->context;
+			struct slice_ref s = named_slice(fd, x);
 			if (s.track != TT_NONE && s.track < t->ntracks) {
 				trace_str_escaped(t, t->tracks[s.track].slices[s.idx].name, name, sizeof name);
 				char tl[400];
@@ -243,7 +252,7 @@ static void show_instance(struct view *v, const struct advice_finding *fd, uint3
 	const struct advice_instance *x = &fd->inst[i];
 	int64_t a = x->start, b = x->end > x->start ? x->end : x->start;
 	int64_t pad = tt_add(tt_sub(b, a) / 2, 1000);
-	struct slice_ref s = x->ref.track != TT_NONE ? x->ref : x->context;
+	struct slice_ref s = named_slice(fd, x);   /* the slice its row names */
 	view_show_span(v, x->rank, a, b, pad, &s); /* the instance's span, its slice selected */
 	view_status(v, "%s: instance %u of %u shown (! then Enter: the next)", advice_rule_info(fd->rule)->key, i + 1,
 	            fd->ninst);
