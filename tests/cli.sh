@@ -174,4 +174,10 @@ run --width=10 --report=kernels "$EXK"
 is "$rc" 2 "--width=10: usage error"
 like "$err" "--width wants a number of columns, 40 to 1000" "and says what it wants"
 
+# Columns of durations, bytes or shares empty on a trace are left out of text (issue 31):
+# no device time on a CPU-only trace; JSON keeps every key
+CPU="$srcdir/tests/fixtures/q-legacy.json"
+run --report=operators "$CPU"
+unlike "$(printf '%s\n' "$out" | grep '^   operator ')" "device" "a trace without GPU work: no device-time columns in text"
+like "$("$TTRACE" --report=operators --json "$CPU")" '"self_device_ns"' "JSON keeps the key"
 finish

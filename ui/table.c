@@ -142,6 +142,32 @@ bool table_col_shown(const struct table *t, int col, uint64_t cols)
 	return (cols >> col & 1) && !(t->cols[col].flags & COL_JSON_ONLY);
 }
 
+uint64_t table_cols_empty(const struct table *t)
+{
+	uint64_t empty = 0;
+	for (int c = 1; c < t->ncols && c < 64; c++) { /* the first column names the rows: it stays */
+		enum col_kind k = t->cols[c].kind;
+		if (k != COL_DUR && k != COL_BYTES && k != COL_PCT && k != COL_RATIO)
+			continue; /* names, identifiers, counts and times say something even at 0 */
+		bool any = false;
+		for (uint32_t r = 0; r < t->nrows && !any; r++) {
+			const struct tvalue *v = table_value(t, r, c);
+			if (v->null)
+				any = v->text && v->n > 0; /* a shown placeholder ("n/a") says something */
+			else if (v->text || t->cols[c].kind == COL_TEXT || t->cols[c].kind == COL_ROWS)
+				any = true;
+			else if (t->cols[c].kind == COL_PCT || t->cols[c].kind == COL_RATIO ||
+			         t->cols[c].kind == COL_REAL)
+				any = v->d != 0;
+			else
+				any = v->i != 0;
+		}
+		if (!any && t->nrows > 0)
+			empty |= (uint64_t)1 << c;
+	}
+	return empty;
+}
+
 /* Whether column COL of the set COLS is written in JSON. */
 static bool col_in_json(const struct table *t, int col, uint64_t cols)
 {
@@ -491,6 +517,7 @@ void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint
 {
 	if (rows == NULL)
 		n = t->nrows;
+	cols &= ~table_cols_empty(t); /* columns with nothing to say are not written as text */
 	int *colw = xcalloc((size_t)t->ncols, sizeof *colw);
 	char raw[4096], shown[4096];
 	int last = -1;

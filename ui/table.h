@@ -107,6 +107,11 @@ int table_col(const struct table *t, const char *key);
 uint64_t table_cols_between(const struct table *t, const char *first, const char *last);
 /* The set holding the column KEY (empty when there is none). */
 uint64_t table_cols_of(const struct table *t, const char *key);
+/* The columns of T (a bit each) of durations, bytes or shares with nothing to show in any
+ * row: every value null or 0 (device time on a CPU-only trace). Text and the screen leave them out;
+ * JSON keeps a fixed set of keys. The first column (the rows' names) is never in it; with
+ * no rows, none is. */
+uint64_t table_cols_empty(const struct table *t);
 /* Whether column COL of the set COLS is shown as text (on screen, in text reports). */
 bool table_col_shown(const struct table *t, int col, uint64_t cols);
 static inline const struct tvalue *table_value(const struct table *t, uint32_t row, int col)
