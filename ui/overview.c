@@ -236,10 +236,6 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 			trace_device_noun(ov->tr, d->device), d->device, u, s, oc, tc, unk, tcp,
 			(unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
 			timefmt_dur(d->kernel_time, a, sizeof a));
-		if ((int)strlen(line) > r.w - 2) /* a narrow screen: the headline figures first, short */
-			snprintf(line, sizeof line, "%s %d: util %s  SM eff %s  occ %s  Tensor Cores %s  %llu kernels",
-			         trace_device_noun(ov->tr, d->device), d->device, u, s, oc, tc,
-			         (unsigned long long)d->kernels);
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}
 	if (sr->n == 0 || sr->dur_avg <= 0)
