@@ -382,6 +382,18 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 	free(call_dev);
 }
 
+/* Adds kernel row K's figures to row A of S (one trace's kernels, however grouped). */
+static void kernel_row_add(struct accs *s, struct acc *a, const struct kernel_row *k)
+{
+	a->calls += (double)k->calls;
+	a->time += (double)k->total;
+	a->total += (double)k->total;
+	a->host = NAN;
+	a->family = k->cls.family;
+	if (a->calls_step == NULL)
+		a->calls_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->calls_step);
+}
+
 /* The key text of a kernel grouped by MATCH into B: its name, then its launch shape, then
  * the operator that launched it (OP, a string id of T, or TT_NONE). */
 static void kernel_key(struct buf_text *b, const struct trace *t, uint32_t name, const int32_t grid[3],
@@ -417,13 +429,7 @@ static void kernels_keyed(struct trace *t, struct accs *s, double *launches, enu
 			continue;
 		kernel_key(&b, t, k->name, k->grid, k->block, k->regs, k->smem, k->op, match);
 		struct acc *a = acc_keyed(s, b.p, b.n);
-		a->calls += (double)k->calls;
-		a->time += (double)k->total;
-		a->total += (double)k->total;
-		a->host = NAN;
-		a->family = k->cls.family;
-		if (a->calls_step == NULL)
-			a->calls_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->calls_step);
+		kernel_row_add(s, a, k);
 	}
 	for (uint32_t ti = 0; ti < t->ntracks && sr->n > 0; ti++) {
 		const struct track *tr = &t->tracks[ti];
@@ -469,13 +475,7 @@ static void kernels_of(struct trace *t, struct accs *s, double *launches, enum d
 		struct acc *a = acc_for(s, t, kr->rows[i].name);
 		if (a == NULL)
 			continue;
-		a->calls += (double)kr->rows[i].calls;
-		a->time += (double)kr->rows[i].total;
-		a->total += (double)kr->rows[i].total;
-		a->host = NAN;
-		a->family = kr->rows[i].cls.family;
-		if (a->calls_step == NULL)
-			a->calls_step = xcalloc(s->steps ? s->steps : 1, sizeof *a->calls_step);
+		kernel_row_add(s, a, &kr->rows[i]);
 	}
 	for (uint32_t ti = 0; ti < t->ntracks && sr->n > 0; ti++) {
 		const struct track *tr = &t->tracks[ti];
