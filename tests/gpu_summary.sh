@@ -58,8 +58,10 @@ like "$out" "Overview: ProfilerStep#1 as the TensorBoard plugin stretches it to 
 like "$out" "GPU 0: utilization 50.00%  est. SM efficiency 33.00%  est. occupancy 60.00%  Tensor Cores 57.14% (unit unknown 14.29%, plugin 42.86%)" \
 	"its header: device 0's summary"
 like "$out" "GPU 1: utilization 50.00%" "and device 1's"
-like "$out" "    1 +0.000 ms   100 us    100 us 70.0 us   0 ns   0 ns 6.00 us" \
+like "$out" "    1 +0.000 ms   100 us    100 us 70.0 us 6.00 us 24.0 us     100 us    120 us" \
 	"the step's row: start, duration, the plugin's breakdown (kernels of both GPUs [10,70] + [80,90] = 70 us)"
+like "$out" " step     start duration host step  Kernel Runtime   Other host Other GPU Other" \
+	"columns 0 in every step (Memcpy, Memset) or unknown (the phases not marked) are not shown"
 like "$out" "step 100 us    Kernel        ███████░░░  70.0%  Memcpy        ░░░░░░░░░░   0.0%" "the mean breakdown as bars"
 like "$out" "              Runtime       █░░░░░░░░░   6.0%" "on two lines"
 like "$out" "phases         DataLoader unknown  Forward    unknown" "the phases, unknown when nothing marks them"

@@ -117,4 +117,15 @@ unlike "$out" "gaps of" "no gap list opened from the prompt"
 # a view's key closes it; a view opened twice comes back on top instead
 unlike "$(scr 120x40 'oo' | text)" "gaps of" "o again closes the gap list"
 like "$(scr 120x40 'o?o' | text)" "gaps of" "o from the help over the list brings the list back"
+# Columns empty for a trace are not shown (issue 31): on a trace without GPU work the
+# operator view has no device-time or device-memory columns, and says its rows are in CPU
+# total order; on the example (GPU work) they are there
+CPU="$srcdir/tests/fixtures/q-legacy.json"
+out=$("$TTRACE" -q --dump-screen --size=120x24 --keys=O "$CPU" | text)
+like "$out" " operator           calls self CPU CPU total CPU mean" "a CPU-only trace: the operator view's columns are the CPU ones"
+unlike "$out" "device" "no device columns"
+like "$out" "0 of 0 GPU activities reach an operator, by CPU total" "the title says the order is CPU total"
+like "$("$TTRACE" --report=operators "$CPU")" "13 operator names by CPU total;" "and the text report"
+like "$(scr 200x40 O | text)" "self device" "a GPU trace keeps its device columns"
+like "$(scr 200x40 O | text)" "by device total" "in device total order"
 finish

@@ -139,6 +139,9 @@ is "$(printf '%s\n' "$out" | grep -A1 '^ rank  *offset  *compute' | tail -1 | aw
 	"2 +3.000 50.0 ms 8.00 ms" "the straggler's row first: its offset, compute and communication"
 is "$(printf '%s\n' "$out" | grep ' #0 AllReduce ' | awk '{print $9, $10, $11, $12, $13, $14, $15, $16}')" \
 	"#0 AllReduce 4 2 2.20 ms 800 us" "collectives: ranks present, the last rank, arrival skew and transfer time"
+like "$out" " rank     offset compute    comm overlap exposed waiting" \
+	"an overlap of 0 on every rank is an answer, not an empty column: it is shown"
+like "$("$TTRACE" --report=distributed "$TMP/job")" "   rank     offset compute    comm overlap exposed waiting" "and in text"
 out=$(scr 'pjjjjj<Enter>')
 like "$out" "#1 AllReduce: rank 2 arrived last" "Enter on a collective jumps to it"
 like "$out" "kernel on rank 2 stream 20, row 0: start +15.200 ms" "the last arrival's kernel selected"

@@ -53,11 +53,11 @@ int op_view_columns(struct column *cols)
 		[O_SELF] = { "self_cpu_ns", "self CPU", COL_DUR, 0, 0 },
 		[O_TOTAL] = { "cpu_total_ns", "CPU total", COL_DUR, 0, 0 },
 		[O_MEAN] = { "cpu_mean_ns", "CPU mean", COL_DUR, 0, 0 },
-		[O_DSELF] = { "self_device_ns", "self device", COL_DUR, 0, 0 },
-		[O_DTOTAL] = { "device_total_ns", "device total", COL_DUR, 0, 0 },
-		[O_DMEAN] = { "device_mean_ns", "device mean", COL_DUR, 0, 0 },
-		[O_MSELF] = { "self_device_alloc_bytes", "self dev mem", COL_BYTES, 0, 0 },
-		[O_MTOTAL] = { "device_alloc_bytes", "dev mem", COL_BYTES, 0, 0 },
+		[O_DSELF] = { "self_device_ns", "self device", COL_DUR, 0, COL_ZERO_EMPTY },
+		[O_DTOTAL] = { "device_total_ns", "device total", COL_DUR, 0, COL_ZERO_EMPTY },
+		[O_DMEAN] = { "device_mean_ns", "device mean", COL_DUR, 0, COL_ZERO_EMPTY },
+		[O_MSELF] = { "self_device_alloc_bytes", "self dev mem", COL_BYTES, 0, COL_ZERO_EMPTY },
+		[O_MTOTAL] = { "device_alloc_bytes", "dev mem", COL_BYTES, 0, COL_ZERO_EMPTY },
 		[O_LONGEST] = { "longest_start_ns", "longest at", COL_TIME, 0, COL_JSON_ONLY },
 		[O_LONGEST_DUR] = { "longest_dur_ns", "longest", COL_DUR, 0, COL_JSON_ONLY },
 	};
@@ -171,6 +171,10 @@ static const char *missing(const struct op_report *r)
 	return NULL;
 }
 
+/* The order of the rows as built (src/ops.c row_cmp): device total, then CPU total, which
+ * is all there is to sort by when no GPU activity was recorded. */
+static const char *default_order(const struct op_report *r) { return r->gpu_ops == 0 ? "CPU total" : "device total"; }
+
 static const char *group_words(enum op_group g)
 {
 	static const char *const w[OP__GROUPS] = { "names", "names and input shapes", "names and source locations",
@@ -216,7 +220,7 @@ static void text_head(FILE *f, struct trace *t, enum op_group g, const char *sor
 	        r->n, group_words(g),
 	        sort != NULL      ? sort
 	        : g == OP_BY_TREE ? "call tree"
-	                          : "device total",
+	                          : default_order(r),
 	        (unsigned long long)r->gpu_ops_linked, (unsigned long long)r->gpu_ops);
 	if (missing(r) != NULL)
 		fprintf(f, "   %s\n", missing(r));
@@ -272,6 +276,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
 	         o->group == OP_BY_TREE ? ", as a call tree"
 	         : tp->sort_col >= 0    ? ""
+	         : o->r->gpu_ops == 0   ? ", by CPU total"
 	                                : ", by device total",
 	         why != NULL ? "; " : "", why != NULL ? why : "");
 }

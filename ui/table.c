@@ -154,7 +154,7 @@ uint64_t table_cols_empty(const struct table *t)
 			const struct tvalue *v = table_value(t, r, c);
 			if (v->null)
 				any = v->text && v->n > 0; /* a shown placeholder ("n/a") says something */
-			else if (v->text || t->cols[c].kind == COL_TEXT || t->cols[c].kind == COL_ROWS)
+			else if (v->text || !(t->cols[c].flags & COL_ZERO_EMPTY))
 				any = true;
 			else if (t->cols[c].kind == COL_PCT || t->cols[c].kind == COL_RATIO ||
 			         t->cols[c].kind == COL_REAL)

@@ -34,14 +34,18 @@ enum col_kind {
  * slice behind it), or show a value as words that JSON gives as a stable key: a pair of a
  * COL_TEXT_ONLY and a COL_JSON_ONLY column with the same key does that. */
 enum col_flag {
-	COL_JSON_ONLY = 1, /* written in JSON only: not in text, not on screen */
-	COL_TEXT_ONLY = 2, /* shown in text and on screen only */
-	COL_OMIT_NULL = 4, /* in JSON, no key at all when the value is null */
-	COL_SIGNED = 16,   /* a change: a number above 0 is shown with its "+" (text and screen) */
-	COL_WIDE = 8,      /* a flex column that keeps TABLE_WIDE_MIN columns (or its widest value)
-	                    * even when that pushes the columns after it past the edge, where
-	                    * the panel scrolls to them: a kernel's name matters more than its
-	                    * launch shape on a narrow terminal */
+	COL_JSON_ONLY = 1,   /* written in JSON only: not in text, not on screen */
+	COL_TEXT_ONLY = 2,   /* shown in text and on screen only */
+	COL_OMIT_NULL = 4,   /* in JSON, no key at all when the value is null */
+	COL_SIGNED = 16,     /* a change: a number above 0 is shown with its "+" (text and screen) */
+	COL_ZERO_EMPTY = 32, /* 0 in every row means the trace does not record it (device time
+	                      * on a CPU-only trace), not a finding: the column is empty then
+	                      * (table_cols_empty). Without it only nulls make a column empty:
+	                      * an overlap or a Tensor Core share of 0 is an answer */
+	COL_WIDE = 8,        /* a flex column that keeps TABLE_WIDE_MIN columns (or its widest value)
+	                      * even when that pushes the columns after it past the edge, where
+	                      * the panel scrolls to them: a kernel's name matters more than its
+	                      * launch shape on a narrow terminal */
 };
 
 /* The least a COL_WIDE column gets. */
@@ -108,9 +112,10 @@ uint64_t table_cols_between(const struct table *t, const char *first, const char
 /* The set holding the column KEY (empty when there is none). */
 uint64_t table_cols_of(const struct table *t, const char *key);
 /* The columns of T (a bit each) of durations, bytes or shares with nothing to show in any
- * row: every value null or 0 (device time on a CPU-only trace). Text and the screen leave them out;
- * JSON keeps a fixed set of keys. The first column (the rows' names) is never in it; with
- * no rows, none is. */
+ * row: every value null (without a placeholder text), or 0 in a COL_ZERO_EMPTY column
+ * (device time on a CPU-only trace). Text and the screen leave them out; JSON keeps a
+ * fixed set of keys. The first column (the rows' names) is never in it; with no rows,
+ * none is. */
 uint64_t table_cols_empty(const struct table *t);
 /* Whether column COL of the set COLS is shown as text (on screen, in text reports). */
 bool table_col_shown(const struct table *t, int col, uint64_t cols);

@@ -16,6 +16,10 @@
 #include "ui/prompt.h"
 #include "ui/view.h"
 
+/* The columns the panel may show: the owner's set less those empty in every row (device
+ * time on a CPU-only trace says nothing). */
+static uint64_t shown_set(const struct table_panel *tp) { return tp->cols & ~tp->empty; }
+
 static int page_rows(const struct table_panel *tp)
 {
 	int n = tp->base.r.h - 3 - tp->hdr;
@@ -66,7 +70,7 @@ static int tree_lead(const struct table_panel *tp, uint32_t row, int w, int *ind
 static int first_col(const struct table_panel *tp)
 {
 	for (int c = 0; c < tp->t->ncols; c++)
-		if (table_col_shown(tp->t, c, tp->cols))
+		if (table_col_shown(tp->t, c, shown_set(tp)))
 			return c;
 	return -1;
 }
@@ -75,10 +79,10 @@ static int first_col(const struct table_panel *tp)
  * that a row keeps its name whatever is scrolled). */
 static uint64_t visible_cols(const struct table_panel *tp)
 {
-	uint64_t vis = tp->cols;
+	uint64_t vis = shown_set(tp);
 	int seen = 0;
 	for (int c = 0; c < tp->t->ncols && c < 64; c++) {
-		if (!table_col_shown(tp->t, c, tp->cols))
+		if (!table_col_shown(tp->t, c, vis))
 			continue;
 		if (seen > 0 && seen <= tp->hscroll)
 			vis &= ~((uint64_t)1 << c);
@@ -91,7 +95,7 @@ static int shown_count(const struct table_panel *tp)
 {
 	int n = 0;
 	for (int c = 0; c < tp->t->ncols; c++)
-		n += table_col_shown(tp->t, c, tp->cols);
+		n += table_col_shown(tp->t, c, shown_set(tp));
 	return n;
 }
 
@@ -132,6 +136,7 @@ static void tree_follow_filter(struct table_panel *tp, const uint32_t *match, ui
 void table_panel_refresh(struct table_panel *tp)
 {
 	tp->colw_for = -1; /* widths follow the rows shown */
+	tp->empty = table_cols_empty(tp->t);
 	uint64_t tag = 0;
 	bool had = table_panel_selected(tp, &tag);
 	uint32_t had_row = had ? tp->rows[tp->sel] : 0;
@@ -256,7 +261,7 @@ static bool table_act(struct panel *p, struct app *app, enum action a, int key)
 				c = -1;
 			if (c < -1)
 				c = n - 1;
-		} while (c >= 0 && !table_col_shown(tp->t, c, tp->cols));
+		} while (c >= 0 && !table_col_shown(tp->t, c, shown_set(tp)));
 		table_panel_sort(tp, c, c >= 0 && tp->t->cols[c].kind != COL_TEXT);
 		app_status(app, "sorted by %s", c >= 0 ? tp->t->cols[c].title : "the table's own order");
 		break;

@@ -53,7 +53,8 @@ struct table_panel {
 	struct panel base;
 	struct panel_ops ops; /* the table panel's, named after the owner */
 	struct table *t;
-	uint64_t cols; /* the columns shown (of those table_col_shown allows); TABLE_ALL at first */
+	uint64_t cols;  /* the columns shown (of those table_col_shown allows); TABLE_ALL at first */
+	uint64_t empty; /* the columns empty in every row (table_cols_empty): not shown */
 	const struct table_owner *own;
 	void *owner;
 	uint32_t *rows; /* the rows shown: filtered, then sorted */
