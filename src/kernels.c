@@ -2,6 +2,7 @@
 #include "src/kernels.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -362,4 +363,121 @@ void kernels_free(struct kernel_report *r)
 {
 	free(r->rows);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- folding names ----------------------------------------------------------------- */
+
+struct fold_key {
+	char *key; /* the short name, then what else the group keys on */
+	uint32_t row;
+};
+
+static int fold_key_cmp(const void *a, const void *b)
+{
+	const struct fold_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c != 0 ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+struct folded {
+	struct kernel_row row; /* first: row_cmp compares it */
+	uint32_t at;           /* its place before sorting */
+};
+
+static void fold_into(struct kernel_row *m, const struct kernel_row *k)
+{
+	if (k->max > m->max)
+		m->longest = k->longest;
+	m->calls += k->calls;
+	m->total = tt_add(m->total, k->total);
+	m->min = k->min < m->min ? k->min : m->min;
+	m->max = k->max > m->max ? k->max : m->max;
+	m->bps_sum += k->bps_sum;
+	m->occ_sum += k->occ_sum;
+	m->bps_n += k->bps_n;
+	m->occ_n += k->occ_n;
+	m->occ_known_sum += k->occ_known_sum;
+	m->occ_known_dur = tt_add(m->occ_known_dur, k->occ_known_dur);
+	m->grid_varies |= k->grid_varies || memcmp(m->grid, k->grid, sizeof m->grid) != 0;
+	m->block_varies |= k->block_varies || memcmp(m->block, k->block, sizeof m->block) != 0;
+	m->regs_varies |= k->regs_varies || m->regs != k->regs;
+	m->smem_varies |= k->smem_varies || m->smem != k->smem;
+	if (m->cls.family != k->cls.family)
+		m->cls.family = KC_OTHER;
+	if (m->cls.unit != k->cls.unit)
+		m->cls.unit = KC_UNIT_UNKNOWN;
+	if (m->cls.prec != k->cls.prec)
+		m->cls.prec = KC_PREC_UNKNOWN;
+	if (k->op == m->op)
+		m->op_calls += k->op_calls;
+	else if (k->op_calls > m->op_calls) {
+		m->op = k->op;
+		m->op_calls = k->op_calls;
+	}
+	if (k->via == m->via)
+		m->via_calls += k->via_calls;
+	else if (k->via_calls > m->via_calls) {
+		m->via = k->via;
+		m->via_calls = k->via_calls;
+	}
+}
+
+void kernels_fold_names(const struct trace *t, const struct kernel_report *in, struct kernel_report *out, uint32_t **of)
+{
+	memset(out, 0, sizeof *out);
+	out->group = in->group;
+	out->total = in->total;
+	out->tc_total = in->tc_total;
+	out->matmul_unknown = in->matmul_unknown;
+	uint32_t n = in->n;
+	struct fold_key *keys = xmalloc((n ? n : 1) * sizeof *keys);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kernel_row *k = &in->rows[i];
+		char name[512], rest[160] = "";
+		kernel_short_name(strtab_get(&t->strings, k->name), name, sizeof name);
+		if (in->group != KG_NAME)
+			snprintf(rest, sizeof rest, "%d,%d,%d/%d,%d,%d/%d/%d/%d%d%d%d/%u", k->grid[0], k->grid[1],
+			         k->grid[2], k->block[0], k->block[1], k->block[2], k->regs, k->smem, k->grid_varies,
+			         k->block_varies, k->regs_varies, k->smem_varies, in->group == KG_OP ? k->op : 0u);
+		size_t len = strlen(name) + strlen(rest) + 2;
+		keys[i].key = xmalloc(len);
+		snprintf(keys[i].key, len, "%s%c%s", name, '\x1f', rest);
+		keys[i].row = i;
+	}
+	if (n > 1)
+		qsort(keys, n, sizeof *keys, fold_key_cmp);
+	struct folded *f = xmalloc((n ? n : 1) * sizeof *f);
+	uint32_t *group = xmalloc((n ? n : 1) * sizeof *group), nf = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct kernel_row *k = &in->rows[keys[j].row];
+		if (j > 0 && strcmp(keys[j].key, keys[j - 1].key) == 0) {
+			/* rows of a key come in IN's order (by total, largest first): the first names it */
+			fold_into(&f[nf - 1].row, k);
+		} else {
+			f[nf].row = *k;
+			f[nf].at = nf;
+			nf++;
+		}
+		group[keys[j].row] = nf - 1;
+	}
+	for (uint32_t j = 0; j < n; j++)
+		free(keys[j].key);
+	free(keys);
+	if (nf > 1)
+		qsort(f, nf, sizeof *f, row_cmp);
+	uint32_t *place = xmalloc((nf ? nf : 1) * sizeof *place);
+	out->rows = xmalloc((nf ? nf : 1) * sizeof *out->rows);
+	for (uint32_t j = 0; j < nf; j++) {
+		out->rows[j] = f[j].row;
+		place[f[j].at] = j;
+	}
+	out->n = nf;
+	for (uint32_t i = 0; i < n; i++)
+		group[i] = place[group[i]];
+	free(place);
+	free(f);
+	if (of != NULL)
+		*of = group;
+	else
+		free(group);
 }

@@ -68,6 +68,18 @@ double kernel_mean_occupancy(const struct kernel_row *k);
  * not compute", left out); NAN when no call has one. */
 double kernel_known_occupancy(const struct kernel_row *k);
 void kernels_free(struct kernel_report *r);
+/* Fills OUT with IN's rows (of T) merged where folding template arguments and parameters
+ * (kernel_short_name) makes them the same row: the same short name, and for IN's group the
+ * same launch shape (KG_SHAPE) and operator (KG_OP). A merged row sums calls, times and
+ * the occupancy sums, takes the widest min/max and the longest call, says "varies" for a
+ * shape its members differ in, keeps the class its members share (unknown where they
+ * differ), and names the operator (or graph launch) that launched the most calls of a
+ * member, with the calls of the members it was first for. Its name is its largest
+ * member's, so that kernel_short_name of it is the row's. Rows by total time as
+ * kernels_analyse sorts them; OUT's totals are IN's. When OF is not NULL it gets an array
+ * (free it) of IN->n: the row of OUT each row of IN went to. */
+void kernels_fold_names(const struct trace *t, const struct kernel_report *in, struct kernel_report *out,
+                        uint32_t **of);
 /* Whether the name is on the TensorBoard plugin's Tensor Core allowlist (h884, s1688, hmma,
  * i8816, xmma_gemm, ...; ../shared/METRICS.md): its "Tensor Cores" figures, mistakes
  * included (the list takes FFMA xmma_gemm kernels). ttrace's own figures use the math unit

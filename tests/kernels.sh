@@ -199,4 +199,30 @@ like "$("$TTRACE" --dump-model "$TMP/comm.json" 2>/dev/null)" "track t1 gpu_comm
 "$TTRACE" --report=distributed --json "$TMP/comm.json" >"$TMP/comm.out" 2>/dev/null
 is "$("$JSONQ" ranks.0.compute_ns ranks.0.comm_ns collectives.0.kind <"$TMP/comm.out" | tr '\n' ' ')" \
 	"100000 40000 multimem_all_reduce_kernel " "its time is communication, not compute, in a collective named for its kernel"
+# T merges the rows it makes the same (issue 31): two instantiations of one template fold
+# to one row (calls, times summed; min, max over both; the launch shape "varies"), the
+# title and the status line say so, and the selection follows the row
+k() { printf '{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": {"grid": [%s, 1, 1], "block": [128, 1, 1]}}' "$@"; }
+{
+	printf '{"traceEvents": [\n'
+	k "void at::native::vectorized_elementwise_kernel<4, AddFunctor<float> >(int, float*)" 0 10 4; printf ',\n'
+	k "void at::native::vectorized_elementwise_kernel<4, AddFunctor<float> >(int, float*)" 20 12 4; printf ',\n'
+	k "void at::native::vectorized_elementwise_kernel<4, MulFunctor<float> >(int, float*)" 40 30 8; printf ',\n'
+	k "volta_sgemm_128x64_nn" 80 20 2
+	printf '\n]}\n'
+} >"$TMP/fold.json"
+fs() { "$TTRACE" -q --dump-screen --size=160x20 --keys="$1" "$TMP/fold.json" | sed '/^--$/,$d'; }
+out=$(fs K)
+like "$out" " 3 rows by name, 72.0 us of kernel time" "three kernel names"
+out=$(fs KT)
+like "$out" " 2 rows by name (names folded: 3 rows before), 72.0 us of kernel time" "T: the two instantiations make one row, and the title says so"
+like "$out" " at::native::vectorized_elementwise_kernel<…>(…)     3 52.0 us 17.3 us 10.0 us 30.0 us" \
+	"the merged row: 3 calls, 52 us, mean 17.3, min 10, max 30"
+like "$out" "varies" "its grid varies (4 and 8)"
+like "$out" "names folded (<…> (…)): 1 row merged into others, 2 left (T unfolds)" "the status line says what merged"
+like "$(fs KTT)" "names whole: 3 rows" "T again unfolds"
+like "$(fs 'KjT<Enter>')" "dur 30.0 us" "the selection (AddFunctor) follows into the merged row, whose longest call is the MulFunctor one"
+like "$(fs 'KTjT<Enter>')" "volta_sgemm_128x64_nn" "and out of a folded row: volta stays selected when unfolding"
+like "$(fs 'KgT')" "3 rows by name and launch shape (grid, block, registers, shared memory) (names folded: 3 rows before)" \
+	"by launch shape: the AddFunctor calls' shape is their own, MulFunctor's differs: 3 rows stay 3"
 finish

@@ -69,7 +69,7 @@ rlike "$(scr 120x40 'o/sync' | text)" '^filter: sync' "the prompt takes the stat
 # Enter, the mouse, the detail line
 rlike "$(scr 120x40 'o<Click:10,6>' | text)" " 3/13 $" "a click selects the row under it"
 like "$(scr 120x40 'o' | text)" "CPU slice: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" "the detail line shows whole what a column cut"
-like "$(scr 120x40 'o' | text | sed -n 5p)" "enumerate(Da…" "(the column itself elides it in the middle)"
+like "$(scr 120x40 'o' | text | sed -n 5p)" "enumerate(DataLo…derIter" "(the column itself elides it in the middle)"
 like "$(scr 120x40 'ojj<Enter>' | text)" "gap: 316 us gap on GPU 0" "Enter jumps to the selected gap and closes the list"
 rlike "$(scr 120x40 'oj<End>' | text)" " 13/13 $" "End goes to the last row"
 

@@ -236,7 +236,10 @@ struct kernel_view {
 	int rank; /* the rank position it shows */
 	enum kernel_group group;
 	bool short_names;
-	const struct kernel_report *r; /* the cache's, of GROUP */
+	const struct kernel_report *r;    /* the rows shown: the cache's of GROUP, or FOLDED */
+	const struct kernel_report *full; /* the cache's, of GROUP */
+	struct kernel_report folded;      /* with short names: FULL's rows that fold to one merged */
+	uint32_t *of;                     /* FULL's row -> FOLDED's (NULL unless folded) */
 };
 
 static const char *const group_text[KG__COUNT] = {
@@ -253,17 +256,60 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	char rk[32] = "";
 	if (view_ranks(k->v) > 1)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(k->v, k->rank));
-	snprintf(buf, n, "%s%u rows %s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n,
-	         group_text[k->group], timefmt_dur(k->r->total, a, sizeof a),
+	char folded[64] = "";
+	if (k->short_names)
+		snprintf(folded, sizeof folded, " (names folded: %u rows before)", k->full->n);
+	snprintf(buf, n, "%s%u rows %s%s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n,
+	         group_text[k->group], folded, timefmt_dur(k->r->total, a, sizeof a),
 	         k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
 	         tp->sort_col < 0 ? ", by total time" : "");
 }
 
 static void build(struct kernel_view *k)
 {
-	k->r = trace_kernels(view_rank_trace(k->v, k->rank), k->group);
+	struct trace *t = view_rank_trace(k->v, k->rank);
+	k->full = trace_kernels(t, k->group);
+	kernels_free(&k->folded);
+	free(k->of);
+	k->of = NULL;
+	k->r = k->full;
+	if (k->short_names) {
+		kernels_fold_names(t, k->full, &k->folded, &k->of);
+		k->r = &k->folded;
+	}
 	table_clear(&k->t);
-	kernel_view_fill(&k->t, view_rank_trace(k->v, k->rank), k->r, k->short_names);
+	kernel_view_fill(&k->t, t, k->r, k->short_names);
+}
+
+/* T: fold the names or unfold them, the selection staying on the row it was (a folded
+ * row unfolds to its largest member), and the status line saying what merged. */
+static void toggle_short_names(struct table_panel *tp, struct app *app, struct kernel_view *k)
+{
+	uint64_t tag = 0;
+	bool had = table_panel_selected(tp, &tag);
+	uint32_t before = k->r->n;
+	uint32_t *of = k->of;
+	k->of = NULL; /* kept across the rebuild: the map of the folding being undone */
+	k->short_names = !k->short_names;
+	build(k);
+	table_panel_refresh(tp);
+	if (had && k->short_names && tag < k->full->n)
+		table_panel_select_tag(tp, k->of[tag]);
+	else if (had && !k->short_names && of != NULL) {
+		for (uint32_t i = 0; i < k->full->n; i++)
+			if (of[i] == tag) { /* FULL is by total, largest first */
+				table_panel_select_tag(tp, i);
+				break;
+			}
+	}
+	free(of);
+	if (k->short_names && before > k->r->n)
+		app_status(app, "names folded (<…> (…)): %u row%s merged into others, %u left (T unfolds)",
+		           before - k->r->n, before - k->r->n == 1 ? "" : "s", k->r->n);
+	else if (k->short_names)
+		app_status(app, "names folded (<…> (…)): no two rows became the same (T unfolds)");
+	else
+		app_status(app, "names whole: %u rows", k->r->n);
 }
 
 static bool act(struct table_panel *tp, struct app *app, enum action a)
@@ -276,10 +322,7 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 		build(k);
 		tp->sel = tp->top = 0;
 		break;
-	case A_SHORT_NAMES:
-		k->short_names = !k->short_names;
-		build(k); /* the same rows: the selection stays on its tag */
-		break;
+	case A_SHORT_NAMES: toggle_short_names(tp, app, k); return true;
 	default: return false;
 	}
 	table_panel_refresh(tp);
@@ -291,10 +334,10 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	const struct kernel_view *k = tp->owner;
 	struct view *v = k->v;
 	int rank = k->rank;
-	const struct kernel_report *r = k->r; /* the cache's: it outlives the panel */
-	app_pop(app);                         /* frees the panel and K */
-	if (tag < r->n) {
-		struct slice_ref s = r->rows[tag].longest;
+	bool have = tag < k->r->n;
+	struct slice_ref s = have ? k->r->rows[tag].longest : (struct slice_ref){ 0 };
+	app_pop(app); /* frees the panel and K */
+	if (have) {
 		view_select(v, rank, s);
 		view_status(v, "the longest call of this kernel (] [ follow its launch)");
 	}
@@ -304,6 +347,8 @@ static void owner_free(struct table_panel *tp)
 {
 	struct kernel_view *k = tp->owner;
 	table_free(&k->t);
+	kernels_free(&k->folded);
+	free(k->of);
 	free(k);
 }
 

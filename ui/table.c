@@ -146,9 +146,6 @@ uint64_t table_cols_empty(const struct table *t)
 {
 	uint64_t empty = 0;
 	for (int c = 1; c < t->ncols && c < 64; c++) { /* the first column names the rows: it stays */
-		enum col_kind k = t->cols[c].kind;
-		if (k != COL_DUR && k != COL_BYTES && k != COL_PCT && k != COL_RATIO)
-			continue; /* names, identifiers, counts and times say something even at 0 */
 		bool any = false;
 		for (uint32_t r = 0; r < t->nrows && !any; r++) {
 			const struct tvalue *v = table_value(t, r, c);

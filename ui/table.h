@@ -111,9 +111,9 @@ int table_col(const struct table *t, const char *key);
 uint64_t table_cols_between(const struct table *t, const char *first, const char *last);
 /* The set holding the column KEY (empty when there is none). */
 uint64_t table_cols_of(const struct table *t, const char *key);
-/* The columns of T (a bit each) of durations, bytes or shares with nothing to show in any
- * row: every value null (without a placeholder text), or 0 in a COL_ZERO_EMPTY column
- * (device time on a CPU-only trace). Text and the screen leave them out; JSON keeps a
+/* The columns of T (a bit each) with nothing to show in any row: every value null (without
+ * a placeholder text: the trace lacks it), or 0 in a COL_ZERO_EMPTY column (device time on
+ * a CPU-only trace). Text and the screen leave them out; JSON keeps a
  * fixed set of keys. The first column (the rows' names) is never in it; with no rows,
  * none is. */
 uint64_t table_cols_empty(const struct table *t);
