@@ -62,7 +62,7 @@ is "$("$TTRACE" --report=operators --json --sort=self_cpu_ns --top=2 "$TMP/o.jso
 	"2 aten::addmm " "JSON: --top limits it, in the --sort order (addmm's 76 us second)"
 run --report=operators --sort=nope "$TMP/o.json"
 is "$rc" 2 "an unknown --sort column is a usage error"
-like "$err" "no column 'nope' (columns: name, input_shapes, source, depth, parent, calls, self_cpu_ns" "and lists the columns"
+like "$err" "no column 'nope' (columns: name, input_shapes, source, depth, parent, calls, self_device_ns, device_total_ns, device_mean_ns, self_cpu_ns" "and lists the columns"
 run --report=kernels --top=-1 "$TMP/o.json"
 is "$rc" 2 "a negative --top is a usage error"
 
@@ -72,7 +72,7 @@ like "$out" "3 operator names; 5 of 6 GPU activities reach an operator, by devic
 out=$(scr 'Oj<Enter>')
 like "$out" "the longest call of this operator" "Enter jumps to the longest instance"
 like "$out" "aten::addmm" "of the selected row"
-out=$(scr 'Osss')
+out=$(scr 'Ossssss')
 like "$out" ", by self CPU (largest first)" "sort by any column"
 printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 5, "args": {"device": 0, "stream": 7}}]}\n' >"$TMP/gpu.json"
 like "$("$TTRACE" -q --dump-screen --keys=O "$TMP/gpu.json")" "no operator in this trace" "a trace without operators says so"
@@ -186,12 +186,12 @@ rlike "$out" "^  _ +tree: collapse every row" "_"
 
 # sort: siblings under their parent. By self CPU, smallest first: DataLoader (60) before
 # Net_0 (540), and under Net_0 mul (45) before linear (191): mul stays below Net_0.
-like "$(tscr Ogggsss)" "as a call tree, by self CPU (largest first)" "s sorts the tree's rows"
-is "$(tscr Ogggsss | names)" "$(tscr Oggg | names)" "self CPU, largest first: the tree's own order here"
-is "$(tscr Ogggsssr | names)" "$DL|▾ nn.Module: Net_0|aten::mul|▾ aten::linear|aten::addmm|" \
+like "$(tscr Ogggssssss)" "as a call tree, by self CPU (largest first)" "s sorts the tree's rows"
+is "$(tscr Ogggssssss | names)" "$(tscr Oggg | names)" "self CPU, largest first: the tree's own order here"
+is "$(tscr Ogggssssssr | names)" "$DL|▾ nn.Module: Net_0|aten::mul|▾ aten::linear|aten::addmm|" \
 	"smallest first: roots sorted, each row's children sorted under it"
-is "$(tscr Ogggsssjjr | at)" "5/5" "the selection stays on its row (addmm) across a sort"
-is "$(tscr Ogggsss-r | names)" "$DL|▸ nn.Module: Net_0|" "the folding stays across a sort"
+is "$(tscr Ogggssssssjjr | at)" "5/5" "the selection stays on its row (addmm) across a sort"
+is "$(tscr Ogggssssss-r | names)" "$DL|▸ nn.Module: Net_0|" "the folding stays across a sort"
 
 # filter: the rows that match with their ancestors, expanded; clearing it brings back
 # what was expanded before, with the selected row shown

@@ -248,6 +248,8 @@ static const char *const group_text[KG__COUNT] = {
 	"by name, launching operator and launch shape",
 };
 
+static const char *const group_short[KG__COUNT] = { "by name", "by shape", "by operator" };
+
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
 	const struct kernel_view *k = tp->owner;
@@ -259,10 +261,13 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	char folded[64] = "";
 	if (k->short_names)
 		snprintf(folded, sizeof folded, " (names folded: %u rows before)", k->full->n);
-	snprintf(buf, n, "%s%u rows %s%s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n,
-	         group_text[k->group], folded, timefmt_dur(k->r->total, a, sizeof a),
-	         k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0,
-	         tp->sort_col < 0 ? ", by total time" : "");
+	double tc = k->r->total > 0 ? 100.0 * (double)k->r->tc_total / (double)k->r->total : 0.0;
+	int len = snprintf(buf, n, "%s%u rows %s%s, %s of kernel time, %.1f%% of it on Tensor Cores%s", rk, k->r->n,
+	                   group_text[k->group], folded, timefmt_dur(k->r->total, a, sizeof a), tc,
+	                   tp->sort_col < 0 ? ", by total time" : "");
+	if (len > tp->base.r.w - 2) /* narrow: the figures first */
+		snprintf(buf, n, "%s%u rows%s, %s of kernels, %.1f%% on Tensor Cores (g: %s)", rk, k->r->n,
+		         k->short_names ? " (folded)" : "", a, tc, group_short[k->group]);
 }
 
 static void build(struct kernel_view *k)

@@ -24,12 +24,12 @@ enum {
 	O_DEPTH,
 	O_PARENT,
 	O_CALLS,
+	O_DSELF, /* device time first, as the plugin's table has it: the rows are in its order */
+	O_DTOTAL,
+	O_DMEAN,
 	O_SELF,
 	O_TOTAL,
 	O_MEAN,
-	O_DSELF,
-	O_DTOTAL,
-	O_DMEAN,
 	O_MSELF,
 	O_MTOTAL,
 	O_LONGEST,
@@ -272,13 +272,17 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	char rk[32] = "";
 	if (view_ranks(o->v) > 1)
 		snprintf(rk, sizeof rk, "rank %d: ", view_rank_label(o->v, o->rank));
-	snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
-	         group_words(o->group), (unsigned long long)o->r->gpu_ops_linked, (unsigned long long)o->r->gpu_ops,
-	         o->group == OP_BY_TREE ? ", as a call tree"
-	         : tp->sort_col >= 0    ? ""
-	         : o->r->gpu_ops == 0   ? ", by CPU total"
-	                                : ", by device total",
-	         why != NULL ? "; " : "", why != NULL ? why : "");
+	const char *order = o->group == OP_BY_TREE ? ", as a call tree"
+	                    : tp->sort_col >= 0    ? ""
+	                    : o->r->gpu_ops == 0   ? ", by CPU total"
+	                                           : ", by device total";
+	int len = snprintf(buf, n, "%s%u operator %s; %llu of %llu GPU activities reach an operator%s%s%s", rk, o->r->n,
+	                   group_words(o->group), (unsigned long long)o->r->gpu_ops_linked,
+	                   (unsigned long long)o->r->gpu_ops, order, why != NULL ? "; " : "", why != NULL ? why : "");
+	if (len > tp->base.r.w - 2) /* narrow: the counts and the order first */
+		snprintf(buf, n, "%s%u operator %s%s; %llu/%llu GPU activities linked%s%s", rk, o->r->n,
+		         group_words(o->group), order, (unsigned long long)o->r->gpu_ops_linked,
+		         (unsigned long long)o->r->gpu_ops, why != NULL ? "; " : "", why != NULL ? why : "");
 }
 
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)

@@ -129,16 +129,34 @@ struct overview_view {
 	struct data_limits lim;      /* what its figures stand on (src/data_limits.h) */
 };
 
+/* Whether LINE fits a panel W wide (a column of margin on each side). */
+static bool fits(const char *line, int w)
+{
+	int cells = 0;
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+		cells += (*p & 0xC0) != 0x80; /* a cell per UTF-8 character */
+	return cells <= w - 2;
+}
+
 static void ov_title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
 	const struct overview_view *ov = tp->owner;
-	char w[256];
+	const struct gap_report *g = ov->g;
+	char w[256], rk[32] = "";
 	(void)app;
 	if (view_ranks(ov->v) > 1)
-		snprintf(buf, n, "Overview of rank %d: %s", view_rank_label(ov->v, ov->rank),
-		         window_text(ov->g, w, sizeof w));
-	else
-		snprintf(buf, n, "Overview: %s", window_text(ov->g, w, sizeof w));
+		snprintf(rk, sizeof rk, " of rank %d", view_rank_label(ov->v, ov->rank));
+	snprintf(buf, n, "Overview%s: %s", rk, window_text(g, w, sizeof w));
+	if (!fits(buf, tp->base.r.w) && g->from_steps && g->nsteps > 0) { /* narrow: the steps and the span */
+		char a[48], num[64];
+		if (g->nsteps == 1)
+			snprintf(num, sizeof num, "#%lld", (long long)g->steps[0].number);
+		else
+			snprintf(num, sizeof num, "#%lld..#%lld", (long long)g->steps[0].number,
+			         (long long)g->steps[g->nsteps - 1].number);
+		snprintf(buf, n, "Overview%s: ProfilerStep%s, %s (the plugin's window)", rk, num,
+		         timefmt_dur(g->tb_end - g->tb_start, a, sizeof a));
+	}
 }
 
 /* The roles of the mean breakdown that fit a line of W columns: a 13-column lead, then 34
@@ -201,12 +219,16 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 	/* the link to the advice: its worst finding when the findings are known (the timeline
 	 * computes them after its first frame; the Overview does not wait for them) */
 	const struct advice_report *adv = trace_advice_found(ov->tr);
-	if (adv != NULL && adv->n > 0)
+	if (adv != NULL && adv->n > 0) {
+		const char *worst = advice_rule_info(adv->findings[0].rule)->title;
+		double score = 100.0 * adv->findings[0].score;
 		snprintf(line, sizeof line,
 		         "Advice: %u finding%s, the worst: %s, about %.0f%% of step time (! shows them)", adv->n,
-		         adv->n == 1 ? "" : "s", advice_rule_info(adv->findings[0].rule)->title,
-		         100.0 * adv->findings[0].score);
-	else if (adv != NULL)
+		         adv->n == 1 ? "" : "s", worst, score);
+		if (!fits(line, r.w))
+			snprintf(line, sizeof line, "Advice: %s, %.0f%% of step time (! shows %u)", worst, score,
+			         adv->n);
+	} else if (adv != NULL)
 		snprintf(line, sizeof line, "Advice: no findings (no rule crossed its threshold)");
 	else
 		snprintf(line, sizeof line,
@@ -229,13 +251,24 @@ static void ov_header(struct table_panel *tp, struct app *app, struct grid *g, s
 		pct_text(tc, sizeof tc, d->tensor_cores);
 		pct_text(unk, sizeof unk, d->unit_unknown);
 		pct_text(tcp, sizeof tcp, d->tensor_cores_plugin);
+		const char *dev = trace_device_noun(ov->tr, d->device);
+		unsigned long long nk = (unsigned long long)d->kernels;
+		/* the whole line, else shorter ones that keep the four headline figures */
 		snprintf(
 			line, sizeof line,
-			"%s %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (unit unknown %s, "
-			"plugin %s)  %llu kernel%s, %s",
-			trace_device_noun(ov->tr, d->device), d->device, u, s, oc, tc, unk, tcp,
-			(unsigned long long)d->kernels, d->kernels == 1 ? "" : "s",
+			"%s %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s (unit unknown "
+			"%s, plugin %s)  %llu kernel%s, %s",
+			dev, d->device, u, s, oc, tc, unk, tcp, nk, nk == 1 ? "" : "s",
 			timefmt_dur(d->kernel_time, a, sizeof a));
+		if (!fits(line, r.w))
+			snprintf(line, sizeof line,
+			         "%s %d: utilization %s  est. SM efficiency %s  est. occupancy %s  Tensor Cores %s",
+			         dev, d->device, u, s, oc, tc);
+		if (!fits(line, r.w))
+			snprintf(line, sizeof line, "%s %d: util %s  SM eff %s  occ %s  Tensor Cores %s", dev,
+			         d->device, u, s, oc, tc);
+		if (!fits(line, r.w))
+			snprintf(line, sizeof line, "%s %d: util %s SM %s occ %s TC %s", dev, d->device, u, s, oc, tc);
 		grid_text(g, r.x + 1, y++, r.x + r.w, line, CS_DETAILS, 0);
 	}
 	if (sr->n == 0 || sr->dur_avg <= 0)

@@ -105,8 +105,9 @@ const struct bookmark *view_bookmark(const struct view *v, uint32_t i);
 void view_bookmark_show(struct view *v, uint32_t i);
 void view_bookmark_delete(struct view *v, uint32_t i);
 
-/* Where the panels send the timeline. Selects slice S of rank R (a track of R's trace)
- * and scrolls to it. */
+/* Where the panels send the timeline. Selects slice S of rank R (a track of R's trace),
+ * scrolls to its row and centres the window on it, zoomed in until it is four columns
+ * wide or more (a fifth of the window) or out until it fits. */
 void view_select(struct view *v, int r, struct slice_ref s);
 /* Shows [A, B] of rank R with PAD on each side, the cursor at A. With SEL, selects *SEL
  * of rank R (the window stays [A - PAD, B + PAD]) or, when SEL->track is TT_NONE, nothing;

@@ -84,7 +84,23 @@ void view_bookmark_show(struct view *v, uint32_t i) { view_pos_restore(v, &v->bo
 
 void view_select(struct view *v, int r, struct slice_ref s)
 {
-	view_go_to(v, (struct slice_ref){ view_id(r, s.track), s.idx });
+	struct slice_ref ref = { view_id(r, s.track), s.idx };
+	view_go_to(v, ref);
+	if (s.track == TT_NONE)
+		return;
+	/* centred, at a zoom where it shows: a slice under four columns wide gets a fifth of
+	 * the window, one wider than the window a window a quarter wider than it */
+	const struct track *tr = view_track(v, ref.track);
+	const struct slice *sl = &tr->slices[ref.idx];
+	int64_t dur = slice_dur(tr, sl), w = view_width(v), cols = view_timeline_w(v);
+	if (cols < 1)
+		cols = 1;
+	if (dur > 0 && dur < 4 * (w / cols))
+		w = dur > INT64_MAX / 5 ? INT64_MAX : dur * 5;
+	else if (dur > w)
+		w = tt_add(dur, dur / 4);
+	int64_t mid = tt_add(tt_add(sl->ts, view_shift_of(v, ref.track)), dur / 2);
+	view_set_window(v, tt_sub(mid, w / 2), w);
 }
 
 void view_show_span(struct view *v, int r, int64_t a, int64_t b, int64_t pad, const struct slice_ref *sel)
