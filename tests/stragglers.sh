@@ -89,6 +89,10 @@ is "$(d ranks.0.exposed_wait_ns ranks.0.exposed_transfer_ns)" "1400000 240000 " 
 run --report=distributed "$F/compute"
 like "$out" "rank 0: exp.wait 1.60 ms, exp.transfer 240 us" "text: distributed: the split, per rank"
 like "$out" "exp.wait: the part of exposed from the rank's arrival at a collective to the last" "text: distributed: and their definitions"
+# Enter on a rank's row in the distributed view: the status line in the units of the table
+out=$("$TTRACE" -q --dump-screen --size=160x40 --keys='pj<Enter>' "$F/compute" | sed '/^--$/,$d' | tail -1)
+like "$out" "waited 1.60 ms; exposed comm 1.84 ms: 1.60 ms waiting for a late rank, 240 us transfer not hidden" \
+	"view: Enter on an on-time rank: waiting and exposed as durations (was whole us: 1600 us)"
 advice "$F/compute"
 find_key exposed_communication
 is "$(a $fp.rank $fp.wait_ns $fp.transfer_ns $fp.see_finding)" "0 1600000 240000 straggler " \

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "ui/app.h"
 #include "lib/escape.h"
@@ -224,17 +225,20 @@ static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 	if (tag < (uint64_t)view_ranks(v)) {
 		int r = (int)tag;
 		view_go_to_rank(v, r);
-		if (rr->ranks[r].exposed_na)
-			view_status(v, "rank %d: arrived last at %u collectives, waited %lld us", rr->ranks[r].rank,
-			            rr->ranks[r].arrived_last, (long long)(rr->ranks[r].waiting / 1000));
+		const struct rank_stats *rs = &rr->ranks[r];
+		char w[32], e[32], ew[32], et[32];
+		timefmt_dur(rs->waiting, w, sizeof w);
+		if (rs->exposed_na)
+			view_status(v, "rank %d: arrived last at %u collectives, waited %s", rs->rank, rs->arrived_last,
+			            w);
 		else
 			view_status(
 				v,
-				"rank %d: arrived last at %u collectives, waited %lld us; exposed comm %lld us: %lld us "
-				"waiting for a late rank, %lld us transfer not hidden",
-				rr->ranks[r].rank, rr->ranks[r].arrived_last, (long long)(rr->ranks[r].waiting / 1000),
-				(long long)(rr->ranks[r].exposed / 1000), (long long)(rr->ranks[r].exposed_wait / 1000),
-				(long long)(rr->ranks[r].exposed_transfer / 1000));
+				"rank %d: arrived last at %u collectives, waited %s; exposed comm %s: %s waiting for a "
+				"late rank, %s transfer not hidden",
+				rs->rank, rs->arrived_last, w, timefmt_dur(rs->exposed, e, sizeof e),
+				timefmt_dur(rs->exposed_wait, ew, sizeof ew),
+				timefmt_dur(rs->exposed_transfer, et, sizeof et));
 	} else if (tag - (uint64_t)view_ranks(v) < rr->ncolls) {
 		const struct collective *c = &rr->colls[tag - (uint64_t)view_ranks(v)];
 		char name[80], shown[96];
