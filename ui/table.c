@@ -32,6 +32,8 @@ void table_clear(struct table *t)
 {
 	t->nrows = 0;
 	t->tlen = 0;
+	memset(t->mag_min, 0, sizeof t->mag_min);
+	memset(t->mag_max, 0, sizeof t->mag_max);
 }
 
 uint32_t table_add_row(struct table *t, uint64_t tag)
@@ -86,6 +88,13 @@ void table_set_int(struct table *t, uint32_t row, int col, int64_t v)
 	c->null = false;
 	c->text = false;
 	c->i = v;
+	if (t->cols[col].kind == COL_DUR || t->cols[col].kind == COL_BYTES) {
+		uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+		if (a > 0 && (t->mag_min[col] == 0 || a < t->mag_min[col]))
+			t->mag_min[col] = a;
+		if (a > t->mag_max[col])
+			t->mag_max[col] = a;
+	}
 }
 
 void table_set_pct(struct table *t, uint32_t row, int col, double v)
@@ -191,6 +200,30 @@ static int width_of(const char *s)
 	return w;
 }
 
+/* One unit down a column of durations or bytes, so that magnitudes compare by their
+ * digits: the unit of its smallest value above 0 (none then rounds to 0), larger while its
+ * largest would need more than six digits. A value has three significant digits, and no
+ * decimals from 100 units on: "1330 us", "320 us", "0.639 us". */
+static void format_in_unit(uint64_t mag_min, uint64_t mag_max, int64_t v, bool bytes, char *buf, size_t n)
+{
+	static const char *const dur_units[] = { "ns", "us", "ms", "s" };
+	static const char *const byte_units[] = { "B", "kB", "MB", "GB", "TB" };
+	const char *const *units = bytes ? byte_units : dur_units;
+	int last = bytes ? 4 : 3, u = 0;
+	double unit = 1;
+	while (u < last && mag_min >= unit * 1000) {
+		unit *= 1000;
+		u++;
+	}
+	while (u < last && (double)mag_max / unit >= 1e6) {
+		unit *= 1000;
+		u++;
+	}
+	double x = (double)v / unit, ax = fabs(x);
+	int dec = ax == 0 || ax >= 100 || u == 0 ? 0 : ax >= 10 ? 1 : ax >= 1 ? 2 : 3;
+	snprintf(buf, n, "%.*f %s", dec, x, units[u]);
+}
+
 int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t n)
 {
 	const struct tvalue *v = table_value(t, row, col);
@@ -210,7 +243,7 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 	}
 	switch (t->cols[col].kind) {
 	case COL_TEXT: snprintf(buf, n, "-"); break;
-	case COL_DUR: timefmt_dur(v->i, buf, n); break;
+	case COL_DUR: format_in_unit(t->mag_min[col], t->mag_max[col], v->i, false, buf, n); break;
 	case COL_TIME: timefmt_offset(tt_sub(v->i, t->origin), buf, n); break;
 	case COL_PCT: snprintf(buf, n, "%.1f%%", v->d); break;
 	case COL_RATIO: snprintf(buf, n, "%.2f%%", 100.0 * v->d); break;
@@ -219,7 +252,7 @@ int table_format(const struct table *t, uint32_t row, int col, char *buf, size_t
 		break;
 	case COL_COUNT:
 	case COL_INT: snprintf(buf, n, "%" PRId64, v->i); break;
-	case COL_BYTES: timefmt_bytes((double)v->i, buf, n); break;
+	case COL_BYTES: format_in_unit(t->mag_min[col], t->mag_max[col], v->i, true, buf, n); break;
 	case COL_BOOL: snprintf(buf, n, "%s", v->i ? "yes" : "no"); break;
 	case COL_ROWS: snprintf(buf, n, "%" PRIu32, v->n); break;
 	}

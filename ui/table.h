@@ -85,6 +85,9 @@ struct table {
 	size_t tlen, tcap;
 	int64_t origin;                            /* COL_TIME values are shown from this time (0 unless set) */
 	const struct table *child[TABLE_MAX_COLS]; /* by column: the table COL_ROWS cells point into */
+	/* by column of durations or bytes: the smallest magnitude above 0 and the largest set,
+	 * from which the column's one unit is chosen (table_format) */
+	uint64_t mag_min[TABLE_MAX_COLS], mag_max[TABLE_MAX_COLS];
 };
 
 /* Sets T up, empty, over COLS (NCOLS of them, at most TABLE_MAX_COLS; the caller keeps

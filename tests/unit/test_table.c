@@ -277,7 +277,13 @@ int main(void)
 	const char *s = text(&t, NULL, 0, 60);
 	ok(strstr(s, "  name") == s, "heading first, indented");
 	ok(strstr(s, "\xe2\x80\xa6") != NULL, "a long name elided, not cut");
-	ok(strstr(s, "2.50 ms") != NULL, "durations written");
+	ok(strstr(s, "2500 us") != NULL, "durations written, in the column's one unit");
+	table_format(&t, r2, 1, b, sizeof b);
+	is_str(b, "0.700 us", "one unit down the column: 700 ns as 0.700 us beside 2500 us");
+	table_format(&t, r1, 1, b, sizeof b);
+	is_str(b, "2500 us", "the largest: no decimals from 100 units on");
+	table_format(&t, r0, 4, b, sizeof b);
+	is_str(b, "2.05 kB", "bytes in a unit too");
 	ok(strchr(s, 0x1b) == NULL, "no raw escape in the text");
 	int lines = 0, longest = 0, cur = 0;
 	for (const char *p = s; *p; p++) {
