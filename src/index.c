@@ -392,15 +392,20 @@ static void heap_down_u32(uint32_t *h, uint32_t n, uint32_t i)
 	}
 }
 
+/* Whether slice S of a GPU stream is drawn beside its work rather than as work: a
+ * gpu_user_annotation, or a cuda_sync span (Kineto's and the recorder's: the stream
+ * waiting, not running anything, so no overlap with the work it waits for). */
+static bool beside_work(const struct slice *s) { return s->cls == SC_GPU_ANNOTATION || s->cls == SC_SYNC; }
+
 static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t *nrows)
 {
-	/* pass 1: annotations nest (their depth among themselves; they go below the GPU work) */
+	/* pass 1: annotations and waits nest among themselves; they go below the GPU work */
 	uint32_t *stack = NULL;
 	uint32_t sn = 0, scap = 0;
 	uint16_t arows = 0;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
-		if (s->cls != SC_GPU_ANNOTATION)
+		if (!beside_work(s))
 			continue;
 		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
@@ -425,7 +430,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
 		uint32_t r;
-		if (s->cls == SC_GPU_ANNOTATION)
+		if (beside_work(s))
 			continue;
 		while (nbusy > 0 && last_end[busy[0]] <= s->ts) {
 			uint32_t row = busy[0];
@@ -469,7 +474,7 @@ static void lay_out_gpu(struct trace *t, uint32_t ti, struct track *tr, uint16_t
 	/* the annotations' rows after those of the GPU work: the stream's first row shows what
 	 * ran on it, never a gpu_user_annotation that would make an idle stream look busy */
 	for (uint32_t i = 0; i < tr->nslices && arows > 0; i++)
-		if (tr->slices[i].cls == SC_GPU_ANNOTATION) {
+		if (beside_work(&tr->slices[i])) {
 			uint32_t d = nr + tr->slices[i].depth;
 			tr->slices[i].depth = d < 65535 ? (uint16_t)d : 65534;
 		}

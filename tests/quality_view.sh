@@ -30,4 +30,12 @@ help=$("$TTRACE" -q --dump-screen --size=120x80 --keys='?<PgDn>' "$F/q-gpu-overl
 like "$help" "data quality: what --check finds" "the help lists Q"
 # --check's example times are from the trace start too
 like "$("$TTRACE" --check "$F/q-gpu-overlap.json")" "ts +0.058 ms" "--check: example times from the trace start"
+# cuda_sync spans on a GPU stream (Kineto's and the recorder's) are waits, not GPU work:
+# no overlap counted for them, drawn in rows after the work (issue 32); the kernel k3
+# that does overlap k2 still counts
+S="$srcdir/tests/fixtures/sync-on-stream.json"
+run --check "$S"
+like "$out" "gpu_stream_overlaps: 1 " "a stream with two cuda_sync spans over its kernels: only the real overlap counts"
+like "$out" '"k3" on GPU 0 stream 7' "and it is the kernel"
+unlike "$out" "Stream Wait Event" "not the wait"
 finish
