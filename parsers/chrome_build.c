@@ -361,6 +361,20 @@ static void header_distributed(struct builder *b, const char *json)
 	cJSON_Delete(o);
 }
 
+/* "ttrace": {"recorder": "ttrace 0.1", "clock": "CLOCK_REALTIME", ...}: what ttrace record
+ * says of the file */
+static void header_ttrace(struct builder *b, const char *json)
+{
+	cJSON *o = cJSON_Parse(json);
+	if (o == NULL) {
+		builder_warn(b, "the ttrace header is not valid JSON: ignored");
+		return;
+	}
+	if (cJSON_IsObject(o))
+		builder_clock(b, json_string(b, o, "clock"));
+	cJSON_Delete(o);
+}
+
 /* "deviceProperties": [{"id": 0, "name": "NVIDIA A100...", "numSms": 108, ...}, ...] */
 static void header_devices(struct builder *b, const char *json)
 {
@@ -419,6 +433,8 @@ static void on_header(void *ctx, const char *key, uint32_t keylen, const char *j
 		header_distributed(b, json);
 	} else if (KEYIS("deviceProperties")) {
 		header_devices(b, json);
+	} else if (KEYIS("ttrace")) {
+		header_ttrace(b, json);
 	} else if (KEYIS("displayTimeUnit")) {
 		size_t n = strlen(json);
 		if (n >= 2 && json[0] == '"')

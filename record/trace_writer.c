@@ -1102,8 +1102,8 @@ char *tw_suffix(struct tw *w, size_t *len)
 	}
 	buf_str(&b, first ? "],\n" : "\n  ],\n");
 	buf_printf(&b,
-	           "  \"ttrace\": {\"recorder\": \"%s\", \"cupti_api_version\": %d, \"dropped_records\": %" PRIu64
-	           ", \"open_nvtx_ranges\": %zu}\n}\n",
+	           "  \"ttrace\": {\"recorder\": \"%s\", \"clock\": \"CLOCK_REALTIME\", \"cupti_api_version\": %d, "
+	           "\"dropped_records\": %" PRIu64 ", \"open_nvtx_ranges\": %zu}\n}\n",
 	           PACKAGE_STRING, (int)CUPTI_API_VERSION, w->dropped, w->ranges.n);
 	*len = b.n;
 	return b.p;

@@ -715,6 +715,8 @@ void builder_devices(struct builder *b, const struct device_props *dev, uint32_t
 
 void builder_display_time_unit(struct builder *b, uint32_t unit) { b->t->display_time_unit = unit; }
 
+void builder_clock(struct builder *b, uint32_t clock) { b->t->clock = clock; }
+
 void builder_schema_version(struct builder *b, int32_t version) { b->t->schema_version = version; }
 
 void builder_free_state(struct builder *b)

@@ -187,6 +187,8 @@ void builder_distributed(struct builder *b, int32_t rank, int32_t world_size, ui
 void builder_devices(struct builder *b, const struct device_props *dev, uint32_t n);
 /* The display time unit the source asks for (string id). */
 void builder_display_time_unit(struct builder *b, uint32_t unit);
+/* The clock the source's times come from, as the writer names it (string id). */
+void builder_clock(struct builder *b, uint32_t clock);
 /* The source format's schema version. */
 void builder_schema_version(struct builder *b, int32_t version);
 

@@ -308,6 +308,8 @@ void builder_merge(struct builder *dst, struct builder *src)
 		d->backend = smap[s->backend];
 	if (d->display_time_unit == 0 && s->display_time_unit != 0)
 		d->display_time_unit = smap[s->display_time_unit];
+	if (d->clock == 0 && s->clock != 0)
+		d->clock = smap[s->clock];
 	if (d->schema_version < 0)
 		d->schema_version = s->schema_version;
 	if (d->ndevices == 0 && s->ndevices > 0) {

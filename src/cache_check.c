@@ -453,7 +453,7 @@ bool cache_check_model(const struct trace *t, bool parallel, char **cause)
 			if (!none && (e->name >= nstr || !cache_id_ok(e->track, t->ntracks, true)))
 				return cache_refuse(cause, "a data-quality example refers out of range");
 		}
-	if (t->backend >= nstr || t->display_time_unit >= nstr)
+	if (t->backend >= nstr || t->display_time_unit >= nstr || t->clock >= nstr)
 		return cache_refuse(cause, "a header string is out of range");
 	struct span span = index_trace_span(t);
 	if (t->start != span.start || t->end != span.end)

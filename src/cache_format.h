@@ -60,7 +60,7 @@ struct meta {
 	uint64_t seed; /* the string table's slot hash seed */
 	uint64_t str_bytes;
 	int32_t rank, world_size, schema_version;
-	uint32_t status, backend, display_time_unit, nwarnings, nslots;
+	uint32_t status, backend, display_time_unit, clock, nwarnings, nslots;
 	uint8_t has_base, legacy, shared_launch, has_error;
 	struct quality quality;
 };
@@ -88,7 +88,8 @@ struct ccounter {
 /* clang-format off */
 #define CACHE_META_FIELDS(X)                                                                                         \
 	X(bytes) X(file_bytes) X(events) X(async_events) X(base_ns) X(start) X(end) X(rank) X(world_size)            \
-	X(schema_version) X(status) X(backend) X(display_time_unit) X(has_base) X(legacy) X(shared_launch) X(quality)
+	X(schema_version) X(status) X(backend) X(display_time_unit) X(clock) X(has_base) X(legacy) X(shared_launch)  \
+	X(quality)
 /* clang-format on */
 
 /* The fields of struct ctrack that hold a field of the track of the same name, as it is

@@ -25,7 +25,7 @@ static const struct cache_field f_meta[] = {
 	F(struct meta, base_ns, CV_TIME), F(struct meta, start, CV_TIME), F(struct meta, end, CV_TIME),
 	F(struct meta, seed, CV_OTHER), F(struct meta, str_bytes, CV_COUNT), F(struct meta, rank, CV_OTHER),
 	F(struct meta, world_size, CV_OTHER), F(struct meta, schema_version, CV_OTHER), F(struct meta, status, CV_ENUM),
-	F(struct meta, backend, CV_ID), F(struct meta, display_time_unit, CV_ID), F(struct meta, nwarnings, CV_COUNT),
+	F(struct meta, backend, CV_ID), F(struct meta, display_time_unit, CV_ID), F(struct meta, clock, CV_ID), F(struct meta, nwarnings, CV_COUNT),
 	F(struct meta, nslots, CV_COUNT), F(struct meta, has_base, CV_BOOL), F(struct meta, legacy, CV_BOOL),
 	F(struct meta, shared_launch, CV_BOOL), F(struct meta, has_error, CV_BOOL),
 	F(struct meta, quality.count[Q_CPU_PARTIAL_OVERLAP], CV_COUNT),

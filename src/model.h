@@ -383,6 +383,8 @@ struct trace {
 	int32_t rank, world_size; /* -1 when distributedInfo lacks them */
 	uint32_t backend;         /* string id */
 	uint32_t display_time_unit;
+	uint32_t clock;         /* string id: the clock the file's times come from, as its writer
+	                         * names it ("CLOCK_REALTIME" from ttrace record); 0: unsaid */
 	int32_t schema_version; /* -1 when absent */
 	struct device_props *devices;
 	uint32_t ndevices;

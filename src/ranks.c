@@ -509,8 +509,19 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 				    (!any_reduce || is_reduction(r->colls[k].kind)))
 					d[m++] = tt_sub(r->colls[k].per[0].end, r->colls[k].per[i].end);
 			if (m == 0) {
-				warn(r, "rank %d shares no collective with rank %d: not aligned", r->ranks[i].rank,
-				     r->ranks[0].rank);
+				const char *c0 =
+					traces[0]->clock ? strtab_get(&traces[0]->strings, traces[0]->clock) : NULL;
+				const char *ci =
+					traces[i]->clock ? strtab_get(&traces[i]->strings, traces[i]->clock) : NULL;
+				if (c0 != NULL && ci != NULL && strcmp(c0, ci) == 0)
+					/* both files say their times come from one host clock: it aligns them */
+					warn(r,
+					     "rank %d shares no collective with rank %d: aligned on the clock both files "
+					     "give (%s): as good as the hosts' clocks agree",
+					     r->ranks[i].rank, r->ranks[0].rank, c0);
+				else
+					warn(r, "rank %d shares no collective with rank %d: not aligned",
+					     r->ranks[i].rank, r->ranks[0].rank);
 				continue;
 			}
 			qsort(d, m, sizeof *d, cmp_i64);

@@ -271,4 +271,18 @@ if [ -d "$S" ]; then
 	[ "$worst" -le 2000000 ]
 	ok $? "ddp4-gloo: offsets within 2 ms of the true clock starts (worst $worst ns; the ranks' own steps agree within 2.7 ms)"
 fi
+# Files of ttrace record say their clock ("ttrace": {"clock": "CLOCK_REALTIME"}): ranks that
+# share no collective are aligned on it, and the report says so, rather than "not aligned"
+# (issue 32, part 2); the clock survives the cache
+RC="$srcdir/tests/fixtures/recorded-clock"
+run --report=distributed "$RC"
+like "$out" "rank 1 shares no collective with rank 0: aligned on the clock both files give (CLOCK_REALTIME)" \
+	"recorded ranks without a collective: aligned on their common clock"
+unlike "$out" "not aligned" "not 'not aligned'"
+like "$("$TTRACE" --dump-model "$RC/rank0.json")" 'clock "CLOCK_REALTIME"' "the model keeps the clock the file names"
+"$TTRACE" index -q "$RC/rank0.json"
+like "$("$TTRACE" --dump-model "$RC/rank0.json")" 'clock "CLOCK_REALTIME"' "and so does its cache"
+sed 's/"clock": "CLOCK_REALTIME", //' "$RC/rank1.json" >"$TMP/rank1-noclock.json"
+run --report=distributed "$RC/rank0.json" "$TMP/rank1-noclock.json"
+like "$out" "rank 1 shares no collective with rank 0: not aligned" "one file without a clock: not aligned, as before"
 finish

@@ -60,6 +60,11 @@ void dump_model(FILE *f, const struct trace *t)
 		fprintf(f, "base_ns %" PRId64 "\n", t->base_ns);
 	else
 		fprintf(f, "base_ns none\n");
+	if (t->clock != 0) {
+		fprintf(f, "clock ");
+		name(f, t, t->clock);
+		fputc('\n', f);
+	}
 	fprintf(f, "span %" PRId64 " %" PRId64 "\nrank %d world %d legacy %d schema %d\n", t->start, t->end, t->rank,
 	        t->world_size, t->legacy, t->schema_version);
 	for (uint32_t i = 0; i < t->ndevices; i++) {

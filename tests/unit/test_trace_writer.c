@@ -207,6 +207,8 @@ static void test_kernels_and_flows(void)
 	is_int(num(doc, "baseTimeNanoseconds"), BASE, "baseTimeNanoseconds");
 	is_int(num(doc, "distributedInfo.rank"), 3, "distributedInfo rank from the options");
 	is_int(num(doc, "distributedInfo.world_size"), 8, "distributedInfo world_size");
+	is_str(str(cJSON_GetObjectItem(doc, "ttrace"), "clock"), "CLOCK_REALTIME",
+	       "the header says which clock the times come from (ranks align on it)");
 	is_int(count(doc, "kernel"), 2, "two kernels");
 	is_int(count(doc, "cuda_runtime"), 2, "two runtime calls");
 	cJSON *k = event(doc, "kernel", "X", 0);
