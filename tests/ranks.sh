@@ -285,4 +285,10 @@ like "$("$TTRACE" --dump-model "$RC/rank0.json")" 'clock "CLOCK_REALTIME"' "and 
 sed 's/"clock": "CLOCK_REALTIME", //' "$RC/rank1.json" >"$TMP/rank1-noclock.json"
 run --report=distributed "$RC/rank0.json" "$TMP/rank1-noclock.json"
 like "$out" "rank 1 shares no collective with rank 0: not aligned" "one file without a clock: not aligned, as before"
+# NCCL kernels in recorded files (no "Collective name" args, only the kernel's name) are
+# the collectives of the distributed view: two AllReduce kernels a rank, rank 1 arriving
+# 3 us later at each, its clock 2 ms ahead (issue 32, part 2)
+run --report=distributed --json "$srcdir/tests/fixtures/recorded-nccl"
+is "$(printf '%s' "$out" | "$JSONQ" ranks.1.offset_ns ranks.1.arrived_last ranks.0.waiting_ns | tr '\n' ' ')" "-2000000 2 6000 " \
+	"recorded NCCL kernels: 2 collectives matched, rank 1 last at both, rank 0 waited 2 x 3 us"
 finish
