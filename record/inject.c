@@ -20,7 +20,8 @@
  *
  * Settings come from the environment `ttrace record` sets (see cmd/record.c):
  * TTRACE_RECORD_OUT, TTRACE_RECORD_OUT_ID, TTRACE_RECORD_MANIFEST, TTRACE_RECORD_DELAY,
- * TTRACE_RECORD_DURATION, TTRACE_RECORD_NO_API, TTRACE_RECORD_NO_NVTX, TTRACE_CUPTI_LIB;
+ * TTRACE_RECORD_DURATION, TTRACE_RECORD_NO_API, TTRACE_RECORD_NO_NVTX, TTRACE_RECORD_SKIP,
+ * TTRACE_CUPTI_LIB;
  * RANK, WORLD_SIZE and LOCAL_RANK name the rank. A TTRACE_RECORD_* value that is not what
  * the command would have set (record/settings.h) is said, and the program runs
  * unrecorded; a bad RANK, WORLD_SIZE or LOCAL_RANK is said and taken as not set. Messages
@@ -103,7 +104,8 @@ static struct {
 	uintmax_t out_dev, out_ino;
 	double delay_s, duration_s;
 	bool no_api, no_nvtx;
-	double t0; /* CLOCK_MONOTONIC seconds at InitializeInjection */
+	unsigned skip; /* TTRACE_RECORD_SKIP: SKIP_* bits of activity kinds left off */
+	double t0;     /* CLOCK_MONOTONIC seconds at InitializeInjection */
 	int rank;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = { -1, -1 }, .finished = { -1, -1 }, .rank = -1 };
 
@@ -503,14 +505,40 @@ static const CUpti_ActivityKind gpu_kinds[] = {
 static const CUpti_ActivityKind api_kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER };
 static const CUpti_ActivityKind nvtx_kinds[] = { CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_NAME };
 
+/* TTRACE_RECORD_SKIP: activity kinds to leave off, to measure what each costs (bench/gpu/
+ * check); the kernels are always recorded. */
+enum { SKIP_RUNTIME = 1, SKIP_DRIVER = 2, SKIP_SYNC = 4, SKIP_OVERHEAD = 8, SKIP_MEMCPY = 16, SKIP_MEMSET = 32 };
+static const struct {
+	const char *name;
+	unsigned bit;
+	CUpti_ActivityKind kind;
+} skippable[] = {
+	{ "runtime", SKIP_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME },
+	{ "driver", SKIP_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER },
+	{ "sync", SKIP_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+	{ "overhead", SKIP_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD },
+	{ "memcpy", SKIP_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY },
+	{ "memset", SKIP_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET },
+};
+
+static bool skipped(CUpti_ActivityKind k)
+{
+	for (size_t i = 0; i < sizeof skippable / sizeof skippable[0]; i++)
+		if (skippable[i].kind == k)
+			return (g.skip & skippable[i].bit) != 0;
+	return false;
+}
+
 static void set_kinds(bool on)
 {
 	CUptiResult (*fn)(CUpti_ActivityKind) = on ? cu.cuptiActivityEnable : cu.cuptiActivityDisable;
 	for (size_t i = 0; i < sizeof gpu_kinds / sizeof gpu_kinds[0]; i++)
-		CHECK(fn(gpu_kinds[i]));
+		if (!skipped(gpu_kinds[i]))
+			CHECK(fn(gpu_kinds[i]));
 	if (!g.no_api)
 		for (size_t i = 0; i < sizeof api_kinds / sizeof api_kinds[0]; i++)
-			CHECK(fn(api_kinds[i]));
+			if (!skipped(api_kinds[i]))
+				CHECK(fn(api_kinds[i]));
 	if (!g.no_nvtx)
 		for (size_t i = 0; i < sizeof nvtx_kinds / sizeof nvtx_kinds[0]; i++)
 			CHECK(fn(nvtx_kinds[i]));
@@ -763,6 +791,30 @@ static bool env_flag(const char *name, bool *on)
 	return bad_setting(name, v, "not 0 or 1");
 }
 
+/* TTRACE_RECORD_SKIP: a comma-separated list of the names of skippable[] into g.skip.
+ * False when a name is unknown. */
+static bool env_skip(void)
+{
+	const char *v = getenv("TTRACE_RECORD_SKIP");
+	g.skip = 0;
+	if (v == NULL)
+		return true;
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, ",");
+		bool known = n == 0;
+		for (size_t i = 0; i < sizeof skippable / sizeof skippable[0] && !known; i++)
+			if (strlen(skippable[i].name) == n && strncmp(p, skippable[i].name, n) == 0) {
+				g.skip |= skippable[i].bit;
+				known = true;
+			}
+		if (!known)
+			return bad_setting("TTRACE_RECORD_SKIP", v,
+			                   "not a list of runtime, driver, sync, overhead, memcpy, memset");
+		p += n + (p[n] == ',');
+	}
+	return true;
+}
+
 /* TTRACE_RECORD_OUT_ID, DEV:INO in decimal (set by ttrace record -f for a FIFO or a
  * device to write into). False when bad. */
 static bool env_out_id(void)
@@ -844,7 +896,8 @@ static int setup(void)
 	g.manifest = env_dup("TTRACE_RECORD_MANIFEST");
 	if (!env_out_id() || !env_seconds("TTRACE_RECORD_DELAY", false, &g.delay_s) ||
 	    !env_seconds("TTRACE_RECORD_DURATION", true, &g.duration_s) ||
-	    !env_flag("TTRACE_RECORD_NO_API", &g.no_api) || !env_flag("TTRACE_RECORD_NO_NVTX", &g.no_nvtx))
+	    !env_flag("TTRACE_RECORD_NO_API", &g.no_api) || !env_flag("TTRACE_RECORD_NO_NVTX", &g.no_nvtx) ||
+	    !env_skip())
 		return 0;
 	g.rank = env_int("RANK");
 	g.t0 = now_s();

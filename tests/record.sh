@@ -133,6 +133,20 @@ bad_setting TTRACE_RECORD_DURATION 0
 bad_setting TTRACE_RECORD_DURATION inf
 bad_setting TTRACE_RECORD_NO_API yes
 bad_setting TTRACE_RECORD_OUT_ID 12
+bad_setting TTRACE_RECORD_SKIP kernel
+bad_setting TTRACE_RECORD_SKIP driver,nope
+# TTRACE_RECORD_SKIP: activity kinds left off to measure what each costs (bench/gpu/check);
+# the kernels stay (issue 32)
+TTRACE_RECORD_SKIP=driver,sync,overhead run basic
+for k in 4 38 17; do
+	unlike "$log" "activity_enable $k
+" "TTRACE_RECORD_SKIP=driver,sync,overhead: kind $k not enabled"
+done
+for k in 10 1 2 5; do
+	like "$log" "activity_enable $k
+" "TTRACE_RECORD_SKIP=driver,sync,overhead: kind $k still enabled"
+done
+is "$(summary "$files" files.0.status)" "ok" "TTRACE_RECORD_SKIP: the file is whole"
 TTRACE_RECORD_DELAY=99999999999 run basic
 like "$err" "TTRACE_RECORD_DELAY=99999999999: not seconds the recorder takes (decimal, at most 31536000 (365 days))" \
 	"the message says what is taken"
