@@ -188,10 +188,59 @@ const struct advice_report *trace_advice_found(const struct trace *t)
 	return t->analyses != NULL ? t->analyses->advice : NULL;
 }
 
+/* The analyses advice reads that need nothing from this cache (kernels by name, memory
+ * curves), computed on a thread of their own while this one does those that chain
+ * (gaps, then steps beside the GPU figures): the other core is idle after a load. */
+struct advice_warm {
+	const struct trace *t;
+	struct kernel_report *kernels; /* NULL: in the cache already */
+	struct memory_report *memory;  /* NULL: in the cache already */
+};
+
+static void *advice_warm_main(void *arg)
+{
+	struct advice_warm *w = arg;
+	if (w->kernels != NULL)
+		kernels_analyse(w->t, KG_NAME, w->kernels);
+	if (w->memory != NULL)
+		memory_curves(w->t, w->memory);
+	return NULL;
+}
+
+static void warm_for_advice(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	struct advice_warm w = { t, NULL, NULL };
+	if (c->kernels[KG_NAME] == NULL)
+		w.kernels = xcalloc(1, sizeof *w.kernels);
+	if (c->memory == NULL)
+		w.memory = xcalloc(1, sizeof *w.memory);
+	pthread_t th;
+	bool threaded = (w.kernels != NULL || w.memory != NULL) && pthread_create(&th, NULL, advice_warm_main, &w) == 0;
+	if (!threaded)
+		advice_warm_main(&w);
+	const struct gpu_metrics *m;
+	const struct step_report *s;
+	trace_overview(t, &m, &s);
+	if (threaded)
+		pthread_join(th, NULL);
+	c = cache_of(t);
+	if (w.kernels != NULL) {
+		c->kernels[KG_NAME] = w.kernels;
+		c->computed++;
+	}
+	if (w.memory != NULL) {
+		c->memory = w.memory;
+		c->computed++;
+	}
+}
+
 const struct advice_report *trace_advice(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);
 	if (c->advice == NULL) {
+		warm_for_advice(t);
+		c = cache_of(t);
 		struct advice_report *r = xcalloc(1, sizeof *r);
 		advice_analyse(t, r); /* asks this cache for the figures it reads */
 		c = cache_of(t);
