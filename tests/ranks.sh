@@ -142,6 +142,8 @@ is "$(printf '%s\n' "$out" | grep ' #0 AllReduce ' | awk '{print $9, $10, $11, $
 like "$out" " rank     offset compute    comm overlap exposed waiting" \
 	"an overlap of 0 on every rank is an answer, not an empty column: it is shown"
 like "$("$TTRACE" --report=distributed "$TMP/job")" "   rank     offset compute    comm overlap exposed waiting" "and in text"
+like "$(scr 'p<Enter>' | sed -n 3p)" "▾ r2 process 1 (1) " \
+	"Enter on the straggler's row: its rows from the top of the screen (was: the first rank's)"
 out=$(scr 'pjjjjj<Enter>')
 like "$out" "#1 AllReduce: rank 2 arrived last" "Enter on a collective jumps to it"
 like "$out" "kernel on rank 2 stream 20, row 0: start +15.200 ms" "the last arrival's kernel selected"

@@ -70,6 +70,11 @@ void view_go_to_rank(struct view *v, int r)
 	v->sel.track = v->sel.idx = TT_NONE;
 	if (comm >= 0 || first >= 0)
 		view_scroll_to_line(v, comm >= 0 ? comm : first);
+	/* the rank's rows from its first group's heading down, when its communication line
+	 * still shows: the rank is read from the top, not found at the bottom of the screen */
+	int head = first > 0 ? first - 1 : first;
+	if (head >= 0 && v->sel_line - head < view_area_h(v))
+		v->top = head;
 }
 
 /* Shows collective C: every rank's part in the window, the last arrival selected. */
