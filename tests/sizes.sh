@@ -60,7 +60,8 @@ for size in 80x24 200x60; do
 	rlike "$(scr $size O $EX)" "^ 130 operator names(, by device total; 261/261 GPU activities linked|; 261 of 261 GPU activities reach an operator, by device total)" \
 		"$size: the Operators view's title: rows, order, GPU activities linked"
 	rlike "$(scr $size o $EX)" "^ 13 gaps of 100 us or more, longest first" "$size: the gap list's title"
-	rlike "$(scr $size '!' $EX)" "^ Advice: [0-9]+ findings" "$size: the advice panel's first line"
+	rlike "$(scr $size '!' $EX)" "^ Advice: 5 findings, worst first \(score: (est. )?share of step time( lost)?\)" \
+		"$size: the advice panel's first line, with what the score is"
 
 	# Enter from a table: the slice selected, centred, four columns wide or more
 	out=$(scr $size 'K<End><Enter>' $EX)

@@ -166,14 +166,18 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	if (av->r->n == 0)
 		snprintf(buf, n,
 		         "Advice: no findings: no rule crossed its threshold (ttrace(1), FINDINGS, lists the rules)");
-	else
-		snprintf(buf, n,
-		         "Advice: %u finding%s, worst first (score: est. share of step time lost)%s; Enter shows an "
-		         "instance",
-		         av->r->n, av->r->n == 1 ? "" : "s",
-		         av->r->warmup_steps == 1  ? "; warm-up step set aside"
-		         : av->r->warmup_steps > 1 ? "; warm-up steps set aside"
-		                                   : "");
+	else {
+		const char *warm = av->r->warmup_steps == 1  ? "; warm-up step set aside"
+		                   : av->r->warmup_steps > 1 ? "; warm-up steps set aside"
+		                                             : "";
+		int len = snprintf(buf, n,
+		                   "Advice: %u finding%s, worst first (score: est. share of step time lost)%s; Enter "
+		                   "shows an instance",
+		                   av->r->n, av->r->n == 1 ? "" : "s", warm);
+		if (len > tp->base.r.w - 2) /* narrow: what the score is, and the set-aside, first */
+			snprintf(buf, n, "Advice: %u finding%s, worst first (score: share of step time)%s", av->r->n,
+			         av->r->n == 1 ? "" : "s", av->r->warmup_steps > 0 ? "; warm-up set aside" : "");
+	}
 }
 
 /* Writes TEXT from column X0 of G on lines from *Y (below Y1), wrapped to X1 at spaces,
