@@ -15,6 +15,7 @@
 #include "src/analysis.h"
 #include "ui/loading.h"
 #include "ui/panels.h"
+#include "ui/source.h"
 #include "ui/view.h"
 
 void panel_clear(struct grid *g, struct rect r, enum cell_style style)
@@ -142,6 +143,8 @@ static void app_act(struct app *app, enum action a)
 	}
 	if (a == A_QUIT)
 		app->quit = true;
+	else if (a == A_EDIT_SOURCE)
+		source_open_selected(app);
 	else if (a == A_CLOSE || a == A_CANCEL)
 		app_pop(app);
 }
@@ -205,6 +208,7 @@ void app_run(struct app *app, struct frontend *fe, struct grid *g)
 	sigjmp_buf guard;
 	/* bench/live: end once the whole trace is drawn, loaded live or not */
 	bool quit_when_whole = test_knobs().quit_loaded;
+	app->fe = fe;
 	for (;;) {
 		/* a cache cut while mapped (lib/map_guard.h): a read of it jumps back here, or
 		 * another thread saw it; its trace is parsed again and replaces it */

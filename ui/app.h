@@ -56,6 +56,7 @@ struct app {
 	} *memory;
 	/* clang-format on */
 	int nmemory;
+	struct frontend *fe; /* the main loop's, while it runs (source.h hands the terminal over) */
 };
 
 /* Sets up the app over the N traces TS at size W x H with the timeline open. */
@@ -98,6 +99,10 @@ struct frontend {
 	void (*size)(struct frontend *fe, int *w, int *h);
 	/* Called with how long each action and each frame took (ms); may be NULL. */
 	void (*timing)(struct frontend *fe, int key, double action_ms, double frame_ms);
+	/* Runs the command ARGV with the terminal handed over, and takes it back; returns its
+	 * wait status, -1 when it could not start. NULL: there is no terminal (the command
+	 * runs without one). */
+	int (*run)(struct frontend *fe, char *const argv[]);
 };
 
 /* The main loop: draw, present, read a key, act, until quit or the input ends. The last

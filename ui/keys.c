@@ -51,6 +51,7 @@ static const struct {
 	[A_BACK] = { "back", "go back to where the last jump (flow, search, gap, list, bookmark) left", "Follow and go back" },
 	[A_FORWARD] = { "forward", "go forward again after going back", "Follow and go back" },
 	[A_BOOKMARK] = { "bookmark", "bookmark the window and the selection (a name is asked)", "Follow and go back" },
+	[A_EDIT_SOURCE] = { "edit-source", "open the Python source of the selection (or the row) in $EDITOR at its line", "Follow and go back" },
 	[A_BOOKMARK_LIST] = { "bookmarks", "the bookmarks (Enter jumps)", "Views" },
 	[A_DIFF_VIEW] = { "diff", "diff: the rank in focus (B) against the first (A), per step: figures, kernels, operators", "Views" },
 	[A_TOGGLE_GROUP] = { "toggle-group", "collapse or expand the group", "Tracks and time" },
@@ -145,6 +146,7 @@ static const struct binding default_bindings[] = {
 	{ '>', A_GAP_MIN_UP, T },        { '<', A_GAP_MIN_DOWN, T },     { TT_KEY_ESC, A_CANCEL, T },
 	{ 'u', A_PARENT, T },            { 'i', A_FIRST_CHILD, T },      { '(', A_BACK, T },
 	{ TT_KEY_BACKSPACE, A_BACK, T }, { ')', A_FORWARD, T },          { 'B', A_BOOKMARK, T },
+	{ 'e', A_EDIT_SOURCE, T },
 	/* tables */
 	{ TT_KEY_UP, A_ROW_UP, L },      { 'k', A_ROW_UP, L },           { TT_KEY_DOWN, A_ROW_DOWN, L },
 	{ 'j', A_ROW_DOWN, L },          { TT_KEY_PGUP, A_PAGE_UP, L },  { TT_KEY_PGDN, A_PAGE_DOWN, L },
@@ -155,6 +157,7 @@ static const struct binding default_bindings[] = {
 	{ 'l', A_COLS_RIGHT, L },
 	{ 't', A_GAP_ORDER, L },         { 'c', A_GAP_CAUSE, L },        { 'd', A_GAP_DEVICE, L },
 	{ 'g', A_GROUP_NEXT, L },        { 'T', A_SHORT_NAMES, L },      { 'x', A_DELETE, L },
+	{ 'e', A_EDIT_SOURCE, L },
 	/* a tree (the Operators view's): htop's keys; Left and Right scroll the columns */
 	{ '+', A_TREE_EXPAND, L },       { '=', A_TREE_EXPAND, L },      { '-', A_TREE_COLLAPSE, L },
 	{ '*', A_TREE_EXPAND_ALL, L },   { '_', A_TREE_COLLAPSE_ALL, L },

@@ -1,7 +1,10 @@
 /* main.c: command line, loading, and the choice between the reports and the timeline. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include "ui/reports.h"
 #include "src/analysis.h"
 #include "cmd/record.h"
+#include "ui/source.h"
 #include "cmd/index.h"
 #include "cmd/trace_paths.h"
 #include "cmd/progress_line.h"
@@ -88,6 +92,31 @@ static void script_size(struct frontend *fe, int *w, int *h)
 	*h = s->h;
 }
 
+/* A command the key script asks for (the editor of e): run with no terminal to hand
+ * over, its input and output /dev/null, waited for. */
+static int script_run(struct frontend *fe, char *const argv[])
+{
+	(void)fe;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return st;
+}
+
 static void script_timing(struct frontend *fe, int key, double action_ms, double frame_ms)
 {
 	struct script_frontend *s = (struct script_frontend *)fe;
@@ -119,7 +148,7 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_
 	}
 	struct session_opts o = { ts, nts, (enum align_mode)align, gap_min, keymap, ascii, NULL, start_view };
 	/* clang-format off */
-	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing }, k, nk, 0,
+	struct script_frontend sf = { { script_next_key, script_present, script_size, script_timing, script_run }, k, nk, 0,
 		                      xcalloc((size_t)nk + 2, sizeof(double)), 0, 0, 0, -1, w, h, 0 };
 	/* clang-format on */
 	grid_init(&g, w, h);
@@ -310,6 +339,8 @@ static void usage(FILE *f)
 	      "      --keymap=FILE      key map: lines of \"KEY ACTION\" (e.g. \"z zoom-in\");\n"
 	      "                         default ~/.config/ttrace/keys when it exists\n"
 	      "      --diff             open the Diff panel (X): the second trace against the first\n"
+	      "      --source-root=DIR  e opens Python source: look for recorded paths under DIR too\n"
+	      "      --source-map=FROM=TO  and with the prefix FROM of a recorded path replaced by TO\n"
 	      "      --ascii            no Unicode block glyphs\n"
 	      "      --dump-screen      draw the timeline headless and print it (text, then styles)\n"
 	      "      --size=WxH         screen size for --dump-screen (default 120x40)\n"
@@ -482,10 +513,11 @@ int main(int argc, char **argv)
 	int scr_w = 120, scr_h = 40;
 	int64_t gap_min = ANALYSIS_DEFAULT_MIN_GAP;
 	int align = ALIGN_COLLECTIVE;
-	const char *keys = NULL, *keymap = NULL, *sort = NULL;
+	const char *keys = NULL, *keymap = NULL, *sort = NULL, *source_root = NULL, *source_map = NULL;
 	const char *group_arg = NULL;
 	int top = -1; /* the report's own default */
 	/* clang-format off */
+	enum { OPT_SOURCE_ROOT = 0x100, OPT_SOURCE_MAP };
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },        { "dump-model", no_argument, NULL, 'D' },
@@ -493,6 +525,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
 		{ "dump-screen", no_argument, NULL, 'X' },  { "size", required_argument, NULL, 'z' },
 		{ "keys", required_argument, NULL, 'k' },   { "keymap", required_argument, NULL, 'K' },
+		{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
+		{ "source-map", required_argument, NULL, OPT_SOURCE_MAP },
 		{ "ascii", no_argument, NULL, 'a' },        { "frame-times", no_argument, NULL, 'T' },
 		{ "gap-min", required_argument, NULL, 'g' },      { "align", required_argument, NULL, 'L' },
 		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
@@ -559,6 +593,14 @@ int main(int argc, char **argv)
 			break;
 		case 'k': keys = optarg; break;
 		case 'K': keymap = optarg; break;
+		case OPT_SOURCE_ROOT: source_root = optarg; break;
+		case OPT_SOURCE_MAP:
+			if (strchr(optarg, '=') == NULL || optarg[0] == '=') {
+				escape_say(stderr, "ttrace: --source-map wants FROM=TO (got '%s')", optarg);
+				return 2;
+			}
+			source_map = optarg;
+			break;
 		case 'a': ascii = true; break;
 		case 'T': frame_times = true; break;
 		case 'L':
@@ -665,6 +707,7 @@ int main(int argc, char **argv)
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
 	}
+	source_set_opts(source_root, source_map);
 	struct report_opts ro = { json, gap_min, align, top, sort, -1 };
 	int diff_match = DM_NAME;
 	if (group_arg != NULL && mode == MODE_DIFF) {

@@ -13,6 +13,7 @@
 #include "ui/app.h"
 #include "ui/names.h"
 #include "ui/report.h"
+#include "ui/source.h"
 #include "ui/table_panel.h"
 #include "ui/view.h"
 
@@ -333,6 +334,23 @@ static bool act(struct table_panel *tp, struct app *app, enum action a)
 		app_status(app,
 		           "expanding and collapsing rows is for the tree grouping (%s groups the rows the next way)",
 		           keymap_key_for(&app->keys, CTX_TABLE, A_GROUP_NEXT));
+		return true;
+	}
+	if (a == A_EDIT_SOURCE) { /* the row's source location, grouped by source */
+		size_t n = 0;
+		const char *txt = o->group == OP_BY_SOURCE && tp->sel >= 0 && (uint32_t)tp->sel < tp->nrows
+		                          ? table_text(&o->t, tp->rows[tp->sel], O_SOURCE, &n)
+		                          : NULL;
+		if (o->group != OP_BY_SOURCE)
+			app_status(app, "e opens a row's source when the operators are grouped by source location (%s)",
+			           keymap_key_for(&app->keys, CTX_TABLE, A_GROUP_NEXT));
+		else if (txt == NULL || n == 0)
+			app_status(app, "this row has no source location");
+		else {
+			char frame[2048];
+			snprintf(frame, sizeof frame, "%.*s", (int)n, txt);
+			source_open_frame(app, frame, "this row's source");
+		}
 		return true;
 	}
 	if (a != A_GROUP_NEXT)

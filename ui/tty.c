@@ -10,11 +10,14 @@
 #include "ui/tty.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -279,7 +282,46 @@ static void tty_size(struct frontend *fe, int *w, int *h)
 	*h = LINES;
 }
 
-static struct tty_frontend the_tty = { { tty_next_key, tty_present, tty_size, NULL }, 0 };
+/* Hands the terminal to ARGV (an editor) and takes it back, as system() would: the
+ * keyboard's signals are the command's while it runs, not ours. */
+static int tty_run(struct frontend *fe, char *const argv[])
+{
+	(void)fe;
+	struct sigaction ign, old_int, old_quit;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	def_prog_mode();
+	endwin();
+	fputs("\033[?1000l\033[?1002l\033[?1006l", stdout); /* the mouse back to the terminal */
+	fflush(stdout);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	busy = 0;
+	pid_t pid = fork();
+	int st = -1;
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	busy = 1;
+	reset_prog_mode();
+	mousemask(0, NULL); /* set again: the mask is sent to the terminal only when it changes */
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	clearok(curscr, TRUE);
+	refresh();
+	return st;
+}
+
+static struct tty_frontend the_tty = { { tty_next_key, tty_present, tty_size, NULL, tty_run }, 0 };
 
 struct frontend *tty_open(bool *ascii)
 {

@@ -109,6 +109,9 @@ void view_bookmark_delete(struct view *v, uint32_t i);
  * scrolls to its row and centres the window on it, zoomed in until it is four columns
  * wide or more (a fifth of the window) or out until it fits. */
 void view_select(struct view *v, int r, struct slice_ref s);
+/* The selected slice: true, with its trace, its track and its index there; false when
+ * nothing is selected. */
+bool view_selection(const struct view *v, const struct trace **t, const struct track **tr, uint32_t *idx);
 /* Shows [A, B] of rank R with PAD on each side, the cursor at A. With SEL, selects *SEL
  * of rank R (the window stays [A - PAD, B + PAD]) or, when SEL->track is TT_NONE, nothing;
  * without, leaves the selection as it is. */

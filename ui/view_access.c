@@ -82,6 +82,16 @@ const struct bookmark *view_bookmark(const struct view *v, uint32_t i) { return 
 
 void view_bookmark_show(struct view *v, uint32_t i) { view_pos_restore(v, &v->bookmarks[i].pos); }
 
+bool view_selection(const struct view *v, const struct trace **t, const struct track **tr, uint32_t *idx)
+{
+	if (v->sel.track == TT_NONE)
+		return false;
+	*t = view_trace_of(v, v->sel.track);
+	*tr = view_track(v, v->sel.track);
+	*idx = v->sel.idx;
+	return true;
+}
+
 void view_select(struct view *v, int r, struct slice_ref s)
 {
 	struct slice_ref ref = { view_id(r, s.track), s.idx };
