@@ -67,6 +67,15 @@ like "$(scr "$TMP/here.json" '/aten::lonely<Enter>e')" "no Python frame at or ab
 like "$(scr "$TMP/here.json" 'e')" "select a slice first" "nothing selected: says what to do"
 like "$("$TTRACE" -q --dump-screen --size=160x60 --keys='?<End>' "$TMP/here.json")" "open the Python source of the selection" \
 	"the help lists e"
+# a "<built-in method ...>" frame between the slice and the file's is skipped
+printf '{"traceEvents": [
+{"ph": "X", "cat": "python_function", "name": "%s", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+{"ph": "X", "cat": "python_function", "name": "<built-in method mm of type object at 0x7f00>", "pid": 1, "tid": 1, "ts": 5, "dur": 80},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 50}
+]}\n' "$TMP/proj/train.py(9): step" >"$TMP/builtin.json"
+scr "$TMP/builtin.json" '/aten::mm<Enter>e' >/dev/null
+is "$(args)" "[+9][$TMP/proj/train.py]" "a built-in method's frame skipped: the file's frame above it opened"
+
 # the Operators view grouped by source location (O g g): e on a row opens its source
 scr "$TMP/here.json" 'Ogge' >/dev/null
 is "$(args)" "[+7][$TMP/proj/train.py]" "Operators by source: e opens the row's source"

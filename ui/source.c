@@ -191,11 +191,20 @@ void source_open_selected(struct app *app)
 		app_status(app, "select a slice first: e opens the Python source around it");
 		return;
 	}
-	for (uint32_t i = idx; i != TT_NONE; i = index_parent(tr, i))
-		if (tr->slices[i].cls == SC_PYTHON) {
-			source_open_frame(app, strtab_get(&t->strings, tr->slices[i].name),
-			                  "the selected slice's frame");
+	/* the innermost frame with a file: "<built-in method bmm ...>" frames are skipped */
+	bool any = false;
+	for (uint32_t i = idx; i != TT_NONE; i = index_parent(tr, i)) {
+		if (tr->slices[i].cls != SC_PYTHON)
+			continue;
+		any = true;
+		const char *frame = strtab_get(&t->strings, tr->slices[i].name);
+		char file[2048];
+		int line;
+		if (source_frame_parse(frame, file, sizeof file, &line)) {
+			source_open_frame(app, frame, "the selected slice's frame");
 			return;
 		}
-	app_status(app, "no Python frame at or above this slice (record with with_stack=True)");
+	}
+	app_status(app, any ? "no Python frame with a file and line at or above this slice"
+	                    : "no Python frame at or above this slice (record with with_stack=True)");
 }
