@@ -75,6 +75,14 @@ printf '{"traceEvents": [
 ]}\n' "$TMP/proj/train.py(9): step" >"$TMP/builtin.json"
 scr "$TMP/builtin.json" '/aten::mm<Enter>e' >/dev/null
 is "$(args)" "[+9][$TMP/proj/train.py]" "a built-in method's frame skipped: the file's frame above it opened"
+# GPU work: the frames around its launch
+printf '{"traceEvents": [
+{"ph": "X", "cat": "python_function", "name": "%s", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 4}},
+{"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": 20, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 4}}
+]}\n' "$TMP/proj/train.py(11): step" >"$TMP/gpu.json"
+scr "$TMP/gpu.json" '/gemm_kernel<Enter>e' >/dev/null
+is "$(args)" "[+11][$TMP/proj/train.py]" "e on a kernel: the frame around its launch"
 
 # the Operators view grouped by source location (O g g): e on a row opens its source
 scr "$TMP/here.json" 'Ogge' >/dev/null

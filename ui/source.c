@@ -191,6 +191,14 @@ void source_open_selected(struct app *app)
 		app_status(app, "select a slice first: e opens the Python source around it");
 		return;
 	}
+	/* GPU work: the frames around its launch */
+	enum slice_class cls = tr->slices[idx].cls;
+	uint32_t g = cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET ? track_gpu_at(tr, idx) : TT_NONE;
+	if (g < t->ngpu && t->gpu[g].peer.track < t->ntracks &&
+	    t->gpu[g].peer.idx < t->tracks[t->gpu[g].peer.track].nslices) {
+		tr = &t->tracks[t->gpu[g].peer.track];
+		idx = t->gpu[g].peer.idx;
+	}
 	/* the innermost frame with a file: "<built-in method bmm ...>" frames are skipped */
 	bool any = false;
 	for (uint32_t i = idx; i != TT_NONE; i = index_parent(tr, i)) {
