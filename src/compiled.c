@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
 
@@ -123,4 +124,121 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 	                               : f->compiled_regions > 0;
 	f->partly_compiled = !f->compiled && 20 * f->compiled_kernel_ns >= f->kernel_ns && f->compiled_kernel_ns > 0;
 	f->cuda_graphs = f->graph_launches > 0;
+}
+
+/* ---- graph breaks ---------------------------------------------------------------------- */
+
+/* Whether FRAME reads "FILE(LINE): NAME": a frame with a file, not a built-in's. */
+static bool frame_has_file(const char *frame)
+{
+	const char *p = strstr(frame, "): ");
+	if (p == NULL)
+		return false;
+	const char *q = p;
+	while (q > frame && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	return q < p && q > frame + 1 && q[-1] == '(' && frame[0] != '<';
+}
+
+/* The ProfilerStep whose host span holds TS: its position in STEPS (N of them, by start),
+ * or N. */
+static uint32_t step_at(const struct step *const *steps, uint32_t n, int64_t ts)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) { /* the first step starting after TS */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (steps[mid]->ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return n;
+	const struct step *s = steps[lo - 1];
+	return ts < tt_add(s->ts, s->dur) ? lo - 1 : n;
+}
+
+static int step_ptr_cmp(const void *a, const void *b)
+{
+	const struct step *x = *(const struct step *const *)a, *y = *(const struct step *const *)b;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int frame_cmp(const void *a, const void *b)
+{
+	const struct compiled_frame *x = a, *y = b;
+	if (x->regions != y->regions)
+		return x->regions > y->regions ? -1 : 1;
+	return (x->name > y->name) - (x->name < y->name);
+}
+
+void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
+{
+	memset(b, 0, sizeof *b);
+	const struct step **steps = xmalloc((t->nsteps ? t->nsteps : 1) * sizeof *steps);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->nsteps; i++)
+		if (!t->steps[i].gpu)
+			steps[n++] = &t->steps[i];
+	qsort(steps, n, sizeof *steps, step_ptr_cmp);
+	b->steps = xcalloc(n ? n : 1, sizeof *b->steps);
+	b->nsteps = n;
+	for (uint32_t i = 0; i < n; i++)
+		b->steps[i].number = steps[i]->number;
+	uint32_t *by_frame = xcalloc(t->strings.n ? t->strings.n : 1, sizeof *by_frame);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->kind != TRACK_CPU)
+			continue;
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			bool region = s->cls != SC_PYTHON && compiled_region(strtab_get(&t->strings, s->name));
+			if (!region && s->cls != SC_CPU_OP)
+				continue;
+			/* above it: a compiled region or an operator makes it no outermost one of its
+			 * kind; the innermost frame with a file is where a region was called from */
+			bool inside = false, under_op = false;
+			uint32_t frame = TT_NONE;
+			for (uint32_t p = index_parent(tr, i); p != TT_NONE && !inside; p = index_parent(tr, p)) {
+				const struct slice *a = &tr->slices[p];
+				const char *nm = strtab_get(&t->strings, a->name);
+				if (a->cls != SC_PYTHON && compiled_region(nm))
+					inside = true;
+				else if (a->cls == SC_CPU_OP)
+					under_op = true;
+				else if (frame == TT_NONE && a->cls == SC_PYTHON && frame_has_file(nm))
+					frame = a->name;
+			}
+			if (inside)
+				continue;
+			uint32_t k = step_at(steps, n, s->ts);
+			if (region && strstr(strtab_get(&t->strings, s->name), "Backward") != NULL) {
+				continue; /* a compiled graph's backward: its forward counted already */
+			} else if (region) {
+				b->regions++;
+				if (k < n)
+					b->steps[k].regions++;
+				if (frame != TT_NONE && frame < t->strings.n)
+					by_frame[frame]++;
+			} else if (!under_op && k < n) {
+				b->steps[k].eager_ops++;
+			}
+		}
+	}
+	for (uint32_t id = 0; id < t->strings.n; id++)
+		if (by_frame[id] > 0) {
+			b->frames = xreallocarray(b->frames, b->nframes + 1, sizeof *b->frames);
+			b->frames[b->nframes++] = (struct compiled_frame){ id, by_frame[id] };
+		}
+	if (b->nframes > 1)
+		qsort(b->frames, b->nframes, sizeof *b->frames, frame_cmp);
+	free(by_frame);
+	free(steps);
+}
+
+void compiled_breaks_free(struct compiled_breaks *b)
+{
+	free(b->steps);
+	free(b->frames);
+	memset(b, 0, sizeof *b);
 }

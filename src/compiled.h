@@ -29,6 +29,31 @@ struct compiled_facts {
 /* Fills *F for T: a model is compiled by the share of the GPU work its compiled code
  * launches, not by one compiled region in an eager job. Never fails. */
 void compiled_facts_of(const struct trace *t, struct compiled_facts *f);
+/* Where a torch.compile'd model's graphs break, by profiler step: the outermost compiled
+ * regions that start in each step (a graph break splits a compiled function into several
+ * graphs with eager code between them: regions - 1 breaks in a step of one compiled
+ * model; a backward region, CompiledFunctionBackward, is its forward's other half, not
+ * counted), the operators that ran eagerly in it (top-level CPU operators outside every
+ * compiled region), and the Python frames that called the regions (the innermost one
+ * with a file above each, "model.py(40): forward"), by how many regions each called. */
+struct compiled_step {
+	int64_t number; /* N of ProfilerStep#N */
+	uint32_t regions, eager_ops;
+};
+struct compiled_frame {
+	uint32_t name; /* string id of the frame */
+	uint32_t regions;
+};
+struct compiled_breaks {
+	struct compiled_step *steps; /* by ProfilerStep, in time order */
+	uint32_t nsteps;
+	uint32_t regions;              /* in all, steps or not */
+	struct compiled_frame *frames; /* most regions first, then by name */
+	uint32_t nframes;
+};
+/* Fills *B for T (free with compiled_breaks_free). Never fails. */
+void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b);
+void compiled_breaks_free(struct compiled_breaks *b);
 /* Whether NAME is a runtime call that replays a CUDA (HIP) graph. */
 bool compiled_is_graph_launch(const char *name);
 /* The CPU slice that launched the work of runtime call CALL of T, as a track index of

@@ -110,4 +110,29 @@ if [ -f "$S/train-a100-rank0of16-nccl.json.gz" ]; then
 	launched "$S/train-a100-rank0of16-nccl.json.gz" triton__0d1d2d CompiledFunction cudaGraphLaunch \
 		"a CUDA graph replayed under CompiledFunction"
 fi
+# Graph breaks (issue 34): the outermost compiled regions of each step, the top-level
+# operators outside them, and the Python frame that called them. graph-breaks.json: step 1
+# has three regions (two breaks) with aten::add and aten::relu between them (aten::view
+# nests in relu, aten::mm in a region), a backward region on another thread (not counted,
+# nor what nests in it); step 2 one region; every region under model.py(10): forward (the
+# built-in frame in between skipped)
+G="$srcdir/tests/fixtures/compiled/graph-breaks.json"
+gb() { f=$1; shift; "$TTRACE" --report=overview --json "$f" | "$JSONQ" "$@" | tr '\n' ' '; }
+is "$(gb "$G" files.0.compiled.regions files.0.compiled.steps.0.regions files.0.compiled.steps.0.graph_breaks files.0.compiled.steps.0.eager_ops)" \
+	"4 3 2 2 " "step 1: 3 regions, 2 graph breaks, 2 eager operators between them; 4 regions in all"
+is "$(gb "$G" files.0.compiled.steps.1.step files.0.compiled.steps.1.regions files.0.compiled.steps.1.graph_breaks files.0.compiled.steps.1.eager_ops)" \
+	"2 1 0 0 " "step 2: one region, no break, nothing eager"
+is "$(gb "$G" files.0.compiled.called_from.0.frame files.0.compiled.called_from.0.regions)" "model.py(10): forward 4 " \
+	"every region called from model.py(10): forward (the built-in method's frame skipped)"
+is "$(gb "$srcdir/tests/fixtures/compiled/eager-launch.json" files.0.compiled)" "null " "an eager trace: compiled is null"
+run --report=overview "$G"
+like "$out" "torch.compile: 4 compiled regions" "text: the count"
+like "$out" "      1        3             2                2" "text: step 1's row"
+like "$out" "        4  model.py(10): forward" "text: where the regions were called from"
+unlike "$("$TTRACE" --report=overview "$srcdir/tests/fixtures/compiled/eager-launch.json")" "torch.compile:" \
+	"an eager trace: no torch.compile section"
+if [ -f "$S/train-a100-rank0of16-nccl.json.gz" ]; then
+	is "$(gb "$S/train-a100-rank0of16-nccl.json.gz" files.0.compiled.steps.0.regions files.0.compiled.steps.0.graph_breaks)" "7 6 " \
+		"train-a100-rank0of16: 7 CompiledFunction regions a step (the backward ones not counted): 6 graph breaks"
+fi
 finish

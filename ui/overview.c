@@ -2,6 +2,7 @@
 #include "ui/overview.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "ui/view.h"
 #include "lib/timefmt.h"
 #include "src/analysis.h"
+#include "src/compiled.h"
 #include "src/data_limits.h"
 #include "lib/escape.h"
 #include "ui/gpu_summary.h"
@@ -38,6 +40,83 @@ static const char *window_text(const struct gap_report *g, char *buf, size_t n)
 	return buf;
 }
 
+/* torch.compile's graphs per step (src/compiled.h): JSON "compiled", null without any
+ * compiled region. */
+static void compiled_json(struct jsonw *w, const struct trace *t)
+{
+	struct compiled_breaks b;
+	compiled_breaks_of(t, &b);
+	jsonw_key(w, "compiled");
+	if (b.regions == 0) {
+		jsonw_null(w);
+		compiled_breaks_free(&b);
+		return;
+	}
+	jsonw_object(w);
+	jsonw_key(w, "regions");
+	jsonw_int(w, b.regions);
+	jsonw_key(w, "steps");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < b.nsteps; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "step");
+		jsonw_int(w, b.steps[i].number);
+		jsonw_key(w, "regions");
+		jsonw_int(w, b.steps[i].regions);
+		jsonw_key(w, "graph_breaks");
+		jsonw_int(w, b.steps[i].regions > 0 ? b.steps[i].regions - 1 : 0);
+		jsonw_key(w, "eager_ops");
+		jsonw_int(w, b.steps[i].eager_ops);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_key(w, "called_from");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < b.nframes; i++) {
+		jsonw_object(w);
+		jsonw_key(w, "frame");
+		jsonw_str(w, strtab_get(&t->strings, b.frames[i].name));
+		jsonw_key(w, "regions");
+		jsonw_int(w, b.frames[i].regions);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	compiled_breaks_free(&b);
+}
+
+/* The same as text: nothing without a compiled region. */
+static void compiled_text(FILE *f, const struct trace *t)
+{
+	struct compiled_breaks b;
+	compiled_breaks_of(t, &b);
+	if (b.regions == 0) {
+		compiled_breaks_free(&b);
+		return;
+	}
+	fprintf(f,
+	        "\n   torch.compile: %u compiled region%s (a graph break splits a compiled function into several\n"
+	        "   regions with eager operators between them; an unchanged kernel count after compiling often\n"
+	        "   means graph breaks)\n",
+	        b.regions, b.regions == 1 ? "" : "s");
+	if (b.nsteps > 0) {
+		fputs("   step  regions  graph breaks  eager operators\n", f);
+		for (uint32_t i = 0; i < b.nsteps; i++)
+			fprintf(f, "   %4lld %8u %13u %16u\n", (long long)b.steps[i].number, b.steps[i].regions,
+			        b.steps[i].regions > 0 ? b.steps[i].regions - 1 : 0, b.steps[i].eager_ops);
+	}
+	if (b.nframes > 0) {
+		fputs("   called from (the Python frame above each region; with_stack=True):\n", f);
+		for (uint32_t i = 0; i < b.nframes && i < 10; i++) {
+			const char *nm = strtab_get(&t->strings, b.frames[i].name);
+			char shown[400];
+			escape_term_buf(nm, strlen(nm), shown, sizeof shown);
+			fprintf(f, "   %6u  %s\n", b.frames[i].regions, shown);
+		}
+	}
+	compiled_breaks_free(&b);
+}
+
 static void overview_json(struct jsonw *w, struct trace *t)
 {
 	const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
@@ -59,6 +138,7 @@ static void overview_json(struct jsonw *w, struct trace *t)
 	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
 	table_free(&tb);
 	overview_steps_json(w, t); /* ui/overview_steps.h */
+	compiled_json(w, t);
 }
 
 static void overview_text(FILE *f, struct trace *t)
@@ -70,6 +150,7 @@ static void overview_text(FILE *f, struct trace *t)
 	if (m->n == 0) {
 		fputs("   GPU summary: no GPU kernel in this trace (record with ProfilerActivity.CUDA)\n\n", f);
 		overview_steps_text(f, t);
+		compiled_text(f, t);
 		return;
 	}
 	struct column cols[GPU_SUMMARY_COLS];
@@ -93,6 +174,7 @@ static void overview_text(FILE *f, struct trace *t)
 			                                 : "'est. achieved occupancy %'");
 	fputc('\n', f);
 	overview_steps_text(f, t); /* ui/overview_steps.h */
+	compiled_text(f, t);
 }
 
 static void overview_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
