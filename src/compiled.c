@@ -172,6 +172,15 @@ static int frame_cmp(const void *a, const void *b)
 	return (x->name > y->name) - (x->name < y->name);
 }
 
+/* What the open slices above a slice say of it, in the sweep of a thread. */
+struct breaks_open {
+	int64_t end;
+	bool inside;    /* a compiled region at or above */
+	bool op;        /* an operator at or above */
+	uint32_t frame; /* the innermost Python frame with a file at or above, TT_NONE */
+};
+enum { BN_REGION = 1, BN_BACKWARD = 2, BN_FILE = 4 };
+
 void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 {
 	memset(b, 0, sizeof *b);
@@ -185,46 +194,63 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 	b->nsteps = n;
 	for (uint32_t i = 0; i < n; i++)
 		b->steps[i].number = steps[i]->number;
-	uint32_t *by_frame = xcalloc(t->strings.n ? t->strings.n : 1, sizeof *by_frame);
+	/* each name read once: the sweep below touches millions of slices */
+	uint32_t ns = t->strings.n ? t->strings.n : 1;
+	uint8_t *kind = xcalloc(ns, 1);
+	for (uint32_t id = 0; id < t->strings.n; id++) {
+		const char *nm = strtab_get(&t->strings, id);
+		if (compiled_region(nm))
+			kind[id] |= BN_REGION | (strstr(nm, "Backward") != NULL ? BN_BACKWARD : 0);
+		if (frame_has_file(nm))
+			kind[id] |= BN_FILE;
+	}
+	bool any = false;
+	for (uint32_t id = 0; id < t->strings.n && !any; id++)
+		any = (kind[id] & BN_REGION) != 0;
+	if (!any) { /* no compiled region's name: an eager trace, no sweep */
+		free(kind);
+		free(steps);
+		return;
+	}
+	uint32_t *by_frame = xcalloc(ns, sizeof *by_frame);
+	struct breaks_open *st = NULL;
+	uint32_t cap = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_CPU)
 			continue;
+		uint32_t sp = 0;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			bool region = s->cls != SC_PYTHON && compiled_region(strtab_get(&t->strings, s->name));
-			if (!region && s->cls != SC_CPU_OP)
-				continue;
-			/* above it: a compiled region or an operator makes it no outermost one of its
-			 * kind; the innermost frame with a file is where a region was called from */
-			bool inside = false, under_op = false;
-			uint32_t frame = TT_NONE;
-			for (uint32_t p = index_parent(tr, i); p != TT_NONE && !inside; p = index_parent(tr, p)) {
-				const struct slice *a = &tr->slices[p];
-				const char *nm = strtab_get(&t->strings, a->name);
-				if (a->cls != SC_PYTHON && compiled_region(nm))
-					inside = true;
-				else if (a->cls == SC_CPU_OP)
-					under_op = true;
-				else if (frame == TT_NONE && a->cls == SC_PYTHON && frame_has_file(nm))
-					frame = a->name;
+			while (sp > 0 && st[sp - 1].end <= s->ts)
+				sp--;
+			struct breaks_open up = sp > 0 ? st[sp - 1] : (struct breaks_open){ 0, false, false, TT_NONE };
+			uint8_t k = s->name < t->strings.n ? kind[s->name] : 0;
+			bool region = (k & BN_REGION) && s->cls != SC_PYTHON;
+			if (!up.inside) {
+				uint32_t at = step_at(steps, n, s->ts);
+				if (region && !(k & BN_BACKWARD)) { /* a backward is its forward's other half */
+					b->regions++;
+					if (at < n)
+						b->steps[at].regions++;
+					if (up.frame != TT_NONE)
+						by_frame[up.frame]++;
+				} else if (!region && s->cls == SC_CPU_OP && !up.op && at < n) {
+					b->steps[at].eager_ops++;
+				}
 			}
-			if (inside)
-				continue;
-			uint32_t k = step_at(steps, n, s->ts);
-			if (region && strstr(strtab_get(&t->strings, s->name), "Backward") != NULL) {
-				continue; /* a compiled graph's backward: its forward counted already */
-			} else if (region) {
-				b->regions++;
-				if (k < n)
-					b->steps[k].regions++;
-				if (frame != TT_NONE && frame < t->strings.n)
-					by_frame[frame]++;
-			} else if (!under_op && k < n) {
-				b->steps[k].eager_ops++;
+			struct breaks_open me = { tt_add(s->ts, slice_dur(tr, s)), up.inside || region,
+				                  up.op || s->cls == SC_CPU_OP, up.frame };
+			if (s->cls == SC_PYTHON && (k & BN_FILE))
+				me.frame = s->name;
+			if (sp == cap) {
+				cap = cap ? cap * 2 : 64;
+				st = xreallocarray(st, cap, sizeof *st);
 			}
+			st[sp++] = me;
 		}
 	}
+	free(st);
 	for (uint32_t id = 0; id < t->strings.n; id++)
 		if (by_frame[id] > 0) {
 			b->frames = xreallocarray(b->frames, b->nframes + 1, sizeof *b->frames);
@@ -233,6 +259,7 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 	if (b->nframes > 1)
 		qsort(b->frames, b->nframes, sizeof *b->frames, frame_cmp);
 	free(by_frame);
+	free(kind);
 	free(steps);
 }
 
