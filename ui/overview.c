@@ -95,7 +95,7 @@ static void compiled_text(FILE *f, const struct trace *t)
 		return;
 	}
 	fprintf(f,
-	        "\n   torch.compile: %u compiled region%s (a graph break splits a compiled function into several\n"
+	        "   torch.compile: %u compiled region%s (a graph break splits a compiled function into several\n"
 	        "   regions with eager operators between them; an unchanged kernel count after compiling often\n"
 	        "   means graph breaks)\n",
 	        b.regions, b.regions == 1 ? "" : "s");
@@ -114,6 +114,7 @@ static void compiled_text(FILE *f, const struct trace *t)
 			fprintf(f, "   %6u  %s\n", b.frames[i].regions, shown);
 		}
 	}
+	fputc('\n', f);
 	compiled_breaks_free(&b);
 }
 
