@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/reports.h"
 #include "ui/report.h"
+#include "ui/comm_stats.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -901,7 +902,8 @@ static void distributed_text(FILE *f, const struct rank_report *r, const struct 
 	table_free(&per_rank);
 }
 
-static void distributed_json(struct jsonw *w, const struct rank_report *r, const struct data_limits *dl)
+static void distributed_json(struct jsonw *w, const struct rank_report *r, const struct data_limits *dl,
+                             struct trace *const *ts, int n)
 {
 	struct column cols[DIST_TABLE_COLS];
 	struct table tb, per_rank;
@@ -938,6 +940,11 @@ static void distributed_json(struct jsonw *w, const struct rank_report *r, const
 	table_write_json(w, &tb, rows, (uint32_t)r->nranks, dist_table_rank_cols(&tb));
 	jsonw_key(w, "collectives");
 	table_write_json(w, &tb, rows + r->nranks, r->ncolls, dist_table_coll_cols(&tb));
+	int *labels = xcalloc((size_t)n + 1, sizeof *labels);
+	for (int i = 0; i < n && i < r->nranks; i++)
+		labels[i] = r->ranks[i].rank;
+	comm_stats_write(NULL, w, ts, labels, n, REPORT_WIDTH); /* ui/comm_stats.h */
+	free(labels);
 	jsonw_end_object(w);
 	free(rows);
 	table_free(&tb);
@@ -958,10 +965,15 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 	if (json) {
 		struct jsonw w;
 		jsonw_init(&w, f);
-		distributed_json(&w, r, &dl);
+		distributed_json(&w, r, &dl, ok, m);
 		jsonw_finish(&w);
 	} else {
 		distributed_text(f, r, &dl);
+		int *labels = xcalloc((size_t)m + 1, sizeof *labels);
+		for (int i = 0; i < m && i < r->nranks; i++)
+			labels[i] = r->ranks[i].rank;
+		comm_stats_write(f, NULL, ok, labels, m, REPORT_WIDTH);
+		free(labels);
 	}
 	free(ok);
 }

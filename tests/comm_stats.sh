@@ -1,0 +1,38 @@
+#!/bin/sh
+# comm_stats.sh: the communication operations statistics of --report=distributed (issue 34,
+# item 1) on comm-stats/, two ranks with hand-computed figures (group of 4 but the
+# broadcast's, of 2): allreduce 1e6 + 2e6 Float in 1 + 3 ms: 12 MB in 4 ms, algbw 3 GB/s,
+# busbw 3 x 2(4-1)/4 = 4.5; _allgather_base out 2e6 BFloat16 (the output counts) in
+# 0.5 ms: 4 MB, 8 GB/s, busbw 8 x 3/4 = 6; reduce_scatter_tensor in 4e6 Half (the input
+# counts) in 2 ms: 8 MB, 4 GB/s, busbw 3; broadcast 1e6 Double in 1 ms: 8 MB, 8 GB/s,
+# busbw 8 (factor 1); a SendRecv kernel without args: its kind from its name, no size.
+. "$srcdir/tests/lib.sh"
+D="$srcdir/tests/fixtures/comm-stats"
+"$TTRACE" --report=distributed --json "$D" >"$TMP/d.json"
+c() { "$JSONQ" "$@" <"$TMP/d.json" | tr '\n' ' '; }
+is "$(c communication.#)" "10 " "a row per rank, process group and collective: 5 a rank"
+is "$(c communication.0.rank communication.0.collective communication.0.calls communication.0.sized_calls communication.0.bytes)" \
+	"0 SendRecv 1 0 null " "a kernel without args: its collective from its name, no size"
+is "$(c communication.2.collective communication.2.group_size communication.2.calls communication.2.bytes communication.2.mean_bytes communication.2.time_ns communication.2.mean_time_ns)" \
+	"allreduce 4 2 12000000 6000000 4000000 2000000 " "allreduce: 2 calls, 12 MB, 4 ms, means"
+is "$(c communication.2.algbw_gbps communication.2.busbw_gbps)" "3 4.5 " "allreduce: algbw 3 GB/s, busbw x 2(n-1)/n = 4.5"
+is "$(c communication.1.collective communication.1.bytes communication.1.algbw_gbps communication.1.busbw_gbps)" \
+	"_allgather_base 4000000 8 6 " "all-gather: the output buffer (2e6 x 2 B), busbw x (n-1)/n"
+is "$(c communication.3.collective communication.3.bytes communication.3.algbw_gbps communication.3.busbw_gbps)" \
+	"reduce_scatter_tensor 8000000 4 3 " "reduce-scatter: the input buffer (4e6 x 2 B), busbw x (n-1)/n"
+is "$(c communication.4.collective communication.4.process_group communication.4.group_size communication.4.busbw_gbps)" \
+	"broadcast 7 2 8 " "broadcast: its own group of 2, busbw = algbw"
+is "$(c communication.5.rank communication.9.rank)" "1 1 " "then rank 1's rows"
+run --report=distributed "$D"
+like "$out" "communication operations (per rank, process group and collective" "text: the section"
+like "$out" "      0 0     allreduce             4     2 12.0 MB   6.00 MB 4000 us   2000 us          3        4.5" "text: the allreduce row"
+like "$out" "2 rows without message sizes" "text: rows without sizes are said"
+run --report=distributed "$srcdir/tests/fixtures/recorded-clock"
+like "$out" "communication operations: no NCCL/RCCL kernel in these traces" "no communication kernel: said"
+S="$srcdir/../shared/traces/train-a100-rank0of2-nccl-basetime.json.gz"
+if [ -f "$S" ]; then
+	"$TTRACE" --report=distributed --json "$S" >"$TMP/d.json"
+	is "$(c communication.0.collective communication.0.group_size communication.0.calls)" "allreduce 2 15 " \
+		"train-a100-rank0of2: 15 allreduces in a group of 2, sized from the kernels' args"
+fi
+finish

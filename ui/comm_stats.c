@@ -1,0 +1,283 @@
+/* comm_stats.c: communication operations statistics (see comm_stats.h). */
+#include "ui/comm_stats.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "parsers/comm_args.h"
+#include "src/kernel_class.h"
+
+enum {
+	CS_RANK,
+	CS_GROUP,
+	CS_COLL,
+	CS_GSIZE,
+	CS_CALLS,
+	CS_BYTES,
+	CS_MEAN_BYTES,
+	CS_TIME,
+	CS_MEAN_TIME,
+	CS_ALGBW,
+	CS_BUSBW,
+	CS_SIZED
+};
+
+static const struct column cs_cols[COMM_STATS_COLS] = {
+	[CS_RANK] = { "rank", "rank", COL_INT, 0, 0 },
+	[CS_GROUP] = { "process_group", "group", COL_TEXT, 1, 0 },
+	[CS_COLL] = { "collective", "collective", COL_TEXT, 1, 0 },
+	[CS_GSIZE] = { "group_size", "n", COL_INT, 0, 0 },
+	[CS_CALLS] = { "calls", "calls", COL_COUNT, 0, 0 },
+	[CS_BYTES] = { "bytes", "size", COL_BYTES, 0, 0 },
+	[CS_MEAN_BYTES] = { "mean_bytes", "mean size", COL_BYTES, 0, 0 },
+	[CS_TIME] = { "time_ns", "time", COL_DUR, 0, 0 },
+	[CS_MEAN_TIME] = { "mean_time_ns", "mean time", COL_DUR, 0, 0 },
+	[CS_ALGBW] = { "algbw_gbps", "algbw GB/s", COL_REAL, 0, 0 },
+	[CS_BUSBW] = { "busbw_gbps", "busbw GB/s", COL_REAL, 0, 0 },
+	[CS_SIZED] = { "sized_calls", "sized", COL_COUNT, 0, COL_JSON_ONLY },
+};
+
+enum coll_kind { CK_ALLREDUCE, CK_ALLGATHER, CK_REDUCESCATTER, CK_ALLTOALL, CK_OTHER };
+
+/* The kind of a collective by its name, underscores and case aside ("_allgather_base",
+ * "reduce_scatter_tensor_coalesced", "all_to_all"). */
+static enum coll_kind kind_of(const char *name)
+{
+	char s[64];
+	size_t k = 0;
+	for (const char *p = name; *p && k + 1 < sizeof s; p++)
+		if (*p != '_' && *p != ' ')
+			s[k++] = (char)tolower((unsigned char)*p);
+	s[k] = '\0';
+	if (strstr(s, "allreduce"))
+		return CK_ALLREDUCE;
+	if (strstr(s, "allgather"))
+		return CK_ALLGATHER;
+	if (strstr(s, "reducescatter"))
+		return CK_REDUCESCATTER;
+	if (strstr(s, "alltoall"))
+		return CK_ALLTOALL;
+	return CK_OTHER;
+}
+
+/* nccl-tests' bus bandwidth factor for N ranks. */
+static double bus_factor(enum coll_kind k, int n)
+{
+	if (n <= 0)
+		return 1;
+	switch (k) {
+	case CK_ALLREDUCE: return 2.0 * (n - 1) / n;
+	case CK_ALLGATHER:
+	case CK_REDUCESCATTER:
+	case CK_ALLTOALL: return (double)(n - 1) / n;
+	default: return 1;
+	}
+}
+
+/* The collective a kernel's name says: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" ->
+ * "AllReduce"; "unknown" when it says none. */
+static void collective_of_kernel(const char *name, char *buf, size_t n)
+{
+	static const char *const pre[] = { "ncclDevKernel_", "ncclKernel_", "rcclKernel_", "ncclDevFunc_" };
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (strncmp(name, pre[i], strlen(pre[i])) == 0) {
+			const char *p = name + strlen(pre[i]);
+			size_t len = strcspn(p, "_(<");
+			if (len > 0 && len < n && strncmp(p, "Generic", len) != 0) {
+				memcpy(buf, p, len);
+				buf[len] = '\0';
+				return;
+			}
+		}
+	snprintf(buf, n, "unknown");
+}
+
+struct cs_row {
+	int rank;
+	char group[64], coll[48];
+	int gsize;
+	uint64_t calls, sized;
+	double bytes;
+	int64_t time, sized_time;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct cs_row *x = a, *y = b;
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
+	int c = strcmp(x->group, y->group);
+	return c != 0 ? c : strcmp(x->coll, y->coll);
+}
+
+/* The rows of trace T, rank position R, into *ROWS (allocated) and *N. */
+static void rank_rows(const struct trace *t, int r, struct cs_row **rows_out, uint32_t *n_out)
+{
+	struct cs_row *rows = NULL;
+	uint32_t nrows = 0, cap = 0;
+	/* whether each kernel name is communication, decided once a name (0 not yet) */
+	uint8_t *comm = xcalloc(t->strings.n ? t->strings.n : 1, 1);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->gpu_slices == 0 || tr->comm_kernels == 0)
+			continue; /* no communication kernel on it (src/index.c counts them) */
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			const struct slice *s = &tr->slices[i];
+			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
+				continue;
+			if (comm[s->name] == 0)
+				comm[s->name] = kernel_class_is_comm_name(strtab_get(&t->strings, s->name)) ? 2 : 1;
+			if (comm[s->name] != 2)
+				continue;
+			struct comm_args a;
+			if (comm_args_read(t, slice_args(tr, s), &a) != 0)
+				memset(&a, 0, sizeof a);
+			if (a.collective[0] == '\0') /* no args: the kernel's name says the kind */
+				collective_of_kernel(strtab_get(&t->strings, s->name), a.collective,
+				                     sizeof a.collective);
+			uint32_t k = 0;
+			while (k < nrows &&
+			       !(strcmp(rows[k].group, a.group) == 0 && strcmp(rows[k].coll, a.collective) == 0))
+				k++;
+			if (k == nrows) {
+				if (nrows == cap) {
+					cap = cap ? cap * 2 : 16;
+					rows = xreallocarray(rows, cap, sizeof *rows);
+				}
+				memset(&rows[nrows], 0, sizeof rows[nrows]);
+				rows[nrows].rank = r;
+				rows[nrows].gsize = -1;
+				snprintf(rows[nrows].group, sizeof rows[nrows].group, "%s", a.group);
+				snprintf(rows[nrows].coll, sizeof rows[nrows].coll, "%s", a.collective);
+				nrows++;
+			}
+			struct cs_row *o = &rows[k];
+			int64_t d = slice_dur(tr, s);
+			o->calls++;
+			o->time += d;
+			if (o->gsize < 0)
+				o->gsize = a.group_size;
+			if (a.sized) {
+				/* nccl-tests: an all-gather's output buffer, the others' input */
+				int64_t ne = kind_of(a.collective) == CK_ALLGATHER && a.out_nelems >= 0 ? a.out_nelems
+				                                                                        : a.in_nelems;
+				o->bytes += (double)ne * a.elem_bytes;
+				o->sized++;
+				o->sized_time += d;
+			}
+		}
+	}
+	free(comm);
+	*rows_out = rows;
+	*n_out = nrows;
+}
+
+/* The ranks' rows, found on several threads: reading every collective's args is most of
+ * the cost (a read and a parse a call). */
+struct rank_job {
+	struct trace *const *ts;
+	int n;
+	atomic_int next;
+	struct cs_row **rows;
+	uint32_t *nrows;
+};
+
+static void *rank_main(void *arg)
+{
+	struct rank_job *j = arg;
+	for (int r; (r = atomic_fetch_add(&j->next, 1)) < j->n;)
+		rank_rows(j->ts[r], r, &j->rows[r], &j->nrows[r]);
+	return NULL;
+}
+
+uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *const *ts, const int *ranks, int n)
+{
+	memcpy(cols, cs_cols, sizeof cs_cols);
+	table_init(tb, cols, COMM_STATS_COLS);
+	struct rank_job j = { .ts = ts, .n = n };
+	atomic_init(&j.next, 0);
+	j.rows = xcalloc((size_t)n + 1, sizeof *j.rows);
+	j.nrows = xcalloc((size_t)n + 1, sizeof *j.nrows);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = ncpu > 1 ? (int)(ncpu < 8 ? ncpu : 8) : 1, started = 0;
+	pthread_t th[8];
+	for (int i = 1; i < nthreads && i < n; i++)
+		if (pthread_create(&th[started], NULL, rank_main, &j) == 0)
+			started++;
+	rank_main(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	struct cs_row *rows = NULL;
+	uint32_t nrows = 0;
+	for (int r = 0; r < n; r++) {
+		rows = xreallocarray(rows, (size_t)nrows + j.nrows[r] + 1, sizeof *rows);
+		if (j.nrows[r] > 0)
+			memcpy(rows + nrows, j.rows[r], j.nrows[r] * sizeof *rows);
+		nrows += j.nrows[r];
+		free(j.rows[r]);
+	}
+	free(j.rows);
+	free(j.nrows);
+	if (nrows > 1)
+		qsort(rows, nrows, sizeof *rows, row_cmp);
+	uint32_t unsized = 0;
+	for (uint32_t k = 0; k < nrows; k++) {
+		const struct cs_row *o = &rows[k];
+		uint32_t row = table_add_row(tb, k);
+		table_set_int(tb, row, CS_RANK, ranks != NULL && ranks[o->rank] >= 0 ? ranks[o->rank] : o->rank);
+		if (o->group[0] != '\0')
+			table_set_str(tb, row, CS_GROUP, o->group);
+		table_set_str(tb, row, CS_COLL, o->coll);
+		if (o->gsize >= 0)
+			table_set_int(tb, row, CS_GSIZE, o->gsize);
+		table_set_int(tb, row, CS_CALLS, (int64_t)o->calls);
+		table_set_int(tb, row, CS_SIZED, (int64_t)o->sized);
+		table_set_int(tb, row, CS_TIME, o->time);
+		table_set_int(tb, row, CS_MEAN_TIME, o->calls ? o->time / (int64_t)o->calls : 0);
+		if (o->sized == 0) {
+			unsized++;
+			continue; /* sizes and bandwidths null */
+		}
+		table_set_int(tb, row, CS_BYTES, (int64_t)o->bytes);
+		table_set_int(tb, row, CS_MEAN_BYTES, (int64_t)(o->bytes / (double)o->sized));
+		if (o->sized_time > 0) {
+			double algbw = o->bytes / (double)o->sized_time; /* bytes per ns = GB/s */
+			table_set_pct(tb, row, CS_ALGBW, algbw);
+			table_set_pct(tb, row, CS_BUSBW, algbw * bus_factor(kind_of(o->coll), o->gsize));
+		}
+	}
+	free(rows);
+	return unsized;
+}
+
+void comm_stats_write(FILE *f, struct jsonw *w, struct trace *const *ts, const int *ranks, int n, int width)
+{
+	struct column cols[COMM_STATS_COLS];
+	struct table tb;
+	uint32_t unsized = comm_stats_fill(&tb, cols, ts, ranks, n);
+	if (w != NULL) {
+		jsonw_key(w, "communication");
+		table_write_json(w, &tb, NULL, 0, TABLE_ALL);
+	} else if (tb.nrows == 0) {
+		fputs("\n   communication operations: no NCCL/RCCL kernel in these traces\n", f);
+	} else {
+		fputs("\n   communication operations (per rank, process group and collective; sizes from the kernels'\n"
+		      "   args; algbw = bytes / kernel time, busbw = algbw x 2(n-1)/n for all-reduce, (n-1)/n for\n"
+		      "   all-gather, reduce-scatter and all-to-all, 1 otherwise, as nccl-tests; an all-gather counts\n"
+		      "   its output, the others their input)\n",
+		      f);
+		table_write_text(f, &tb, NULL, 0, TABLE_ALL, width, "   ");
+		if (unsized > 0)
+			fprintf(f,
+			        "   %u row%s without message sizes: the kernels' args carry no 'In msg nelems' and "
+			        "'dtype' (newer PyTorch writes them)\n",
+			        unsized, unsized == 1 ? "" : "s");
+	}
+	table_free(&tb);
+}

@@ -1,0 +1,27 @@
+/* comm_stats.h: the TensorBoard plugin's communication operations statistics, per rank,
+ * process group and collective: calls, message sizes (from the args Kineto writes on
+ * NCCL/RCCL kernels), kernel time, and the bandwidths nccl-tests prints (algbw = bytes /
+ * time; busbw = algbw x 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter
+ * and all-to-all, 1 for the others; bytes counted as nccl-tests counts them: the output
+ * buffer of an all-gather, the input of the others). */
+#ifndef TT_COMM_STATS_H
+#define TT_COMM_STATS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "src/model.h"
+#include "ui/jsonw.h"
+#include "ui/table.h"
+
+#define COMM_STATS_COLS 12
+
+/* Fills TB (its columns into COLS, COMM_STATS_COLS of them) with a row per rank, process
+ * group and collective of the N traces TS (rank labels RANKS[i], -1: the position), in
+ * that order. Returns how many rows have no message size (args without one). */
+uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *const *ts, const int *ranks, int n);
+/* The section of --report=distributed: text to F or, with W, the key "communication" and
+ * its array. */
+void comm_stats_write(FILE *f, struct jsonw *w, struct trace *const *ts, const int *ranks, int n, int width);
+
+#endif
