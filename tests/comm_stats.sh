@@ -6,6 +6,9 @@
 # 0.5 ms: 4 MB, 8 GB/s, busbw 8 x 3/4 = 6; reduce_scatter_tensor in 4e6 Half (the input
 # counts) in 2 ms: 8 MB, 4 GB/s, busbw 3; broadcast 1e6 Double in 1 ms: 8 MB, 8 GB/s,
 # busbw 8 (factor 1); a SendRecv kernel without args: its kind from its name, no size.
+# Rank 1's first allreduce lasts 1050 us against rank 0's 1000: its collective's transfer
+# is 1000 us, rank 1 waited 50; the bandwidths are over the transfer time (4 ms), not the
+# kernels' (4.05 ms).
 . "$srcdir/tests/lib.sh"
 D="$srcdir/tests/fixtures/comm-stats"
 "$TTRACE" --report=distributed --json "$D" >"$TMP/d.json"
@@ -23,9 +26,18 @@ is "$(c communication.3.collective communication.3.bytes communication.3.algbw_g
 is "$(c communication.4.collective communication.4.process_group communication.4.group_size communication.4.busbw_gbps)" \
 	"broadcast 7 2 8 " "broadcast: its own group of 2, busbw = algbw"
 is "$(c communication.5.rank communication.9.rank)" "1 1 " "then rank 1's rows"
+is "$(c communication.2.transfer_ns communication.2.wait_ns communication.2.bandwidth_over)" "4000000 0 transfer " \
+	"rank 0's allreduces: all transfer"
+is "$(c communication.7.rank communication.7.collective communication.7.time_ns communication.7.transfer_ns communication.7.wait_ns)" \
+	"1 allreduce 4050000 4000000 50000 " "rank 1's: 4.05 ms of kernels, 4 ms transfer (the shortest kernel of each collective), 50 us waiting"
+is "$(c communication.7.algbw_gbps communication.7.busbw_gbps communication.7.bandwidth_over)" "3 4.5 transfer " \
+	"its bandwidths over the transfer time, not the kernels' (which would read 2.96)"
+"$TTRACE" --report=distributed --json "$D/rank0.json" >"$TMP/d.json"
+is "$(c communication.2.transfer_ns communication.2.bandwidth_over communication.2.algbw_gbps)" "null kernel 3 " \
+	"one rank alone: no transfer to tell from waiting, bandwidth over the kernels' time"
 run --report=distributed "$D"
 like "$out" "communication operations (per rank, process group and collective" "text: the section"
-like "$out" "      0 0     allreduce             4     2 12.0 MB   6.00 MB 4000 us   2000 us          3        4.5" "text: the allreduce row"
+like "$out" "      1 0     allreduce             4     2 12.0 MB   6.00 MB 4050 us   2025 us  4000 us 50.0 us          3        4.5" "text: rank 1's allreduce row, with its transfer and waiting"
 like "$out" "2 rows without message sizes" "text: rows without sizes are said"
 run --report=distributed "$srcdir/tests/fixtures/recorded-clock"
 like "$out" "communication operations: no NCCL/RCCL kernel in these traces" "no communication kernel: said"

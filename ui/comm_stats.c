@@ -23,8 +23,11 @@ enum {
 	CS_MEAN_BYTES,
 	CS_TIME,
 	CS_MEAN_TIME,
+	CS_TRANSFER,
+	CS_WAIT,
 	CS_ALGBW,
 	CS_BUSBW,
+	CS_OVER,
 	CS_SIZED
 };
 
@@ -38,8 +41,11 @@ static const struct column cs_cols[COMM_STATS_COLS] = {
 	[CS_MEAN_BYTES] = { "mean_bytes", "mean size", COL_BYTES, 0, 0 },
 	[CS_TIME] = { "time_ns", "time", COL_DUR, 0, 0 },
 	[CS_MEAN_TIME] = { "mean_time_ns", "mean time", COL_DUR, 0, 0 },
+	[CS_TRANSFER] = { "transfer_ns", "transfer", COL_DUR, 0, 0 },
+	[CS_WAIT] = { "wait_ns", "waiting", COL_DUR, 0, 0 },
 	[CS_ALGBW] = { "algbw_gbps", "algbw GB/s", COL_REAL, 0, 0 },
 	[CS_BUSBW] = { "busbw_gbps", "busbw GB/s", COL_REAL, 0, 0 },
+	[CS_OVER] = { "bandwidth_over", "over", COL_TEXT, 0, COL_JSON_ONLY },
 	[CS_SIZED] = { "sized_calls", "sized", COL_COUNT, 0, COL_JSON_ONLY },
 };
 
@@ -102,10 +108,44 @@ struct cs_row {
 	int rank;
 	char group[64], coll[48];
 	int gsize;
-	uint64_t calls, sized;
+	uint64_t calls, sized, matched, sized_matched;
 	double bytes;
 	int64_t time, sized_time;
+	int64_t transfer, wait, sized_transfer; /* over the calls matched across ranks */
 };
+
+/* A kernel of a collective matched across ranks, with the collective's transfer time. */
+struct matched {
+	uint32_t track, idx;
+	int64_t transfer;
+};
+
+static int matched_cmp(const void *a, const void *b)
+{
+	const struct matched *x = a, *y = b;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Rank position R's kernels in collectives that two ranks or more share, by (track,
+ * index), with the collective's transfer time (its shortest duration across ranks). */
+static struct matched *matched_of(const struct rank_report *rr, int r, uint32_t *n)
+{
+	*n = 0;
+	if (rr == NULL || r >= rr->nranks)
+		return NULL;
+	struct matched *m = xmalloc((rr->ncolls ? rr->ncolls : 1) * sizeof *m);
+	for (uint32_t k = 0; k < rr->ncolls; k++) {
+		const struct collective *c = &rr->colls[k];
+		if (c->nranks_present >= 2 && c->transfer != INT64_MAX && c->transfer >= 0 &&
+		    c->per[r].ref.track != TT_NONE)
+			m[(*n)++] = (struct matched){ c->per[r].ref.track, c->per[r].ref.idx, c->transfer };
+	}
+	if (*n > 1)
+		qsort(m, *n, sizeof *m, matched_cmp);
+	return m;
+}
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -117,8 +157,11 @@ static int row_cmp(const void *a, const void *b)
 }
 
 /* The rows of trace T, rank position R, into *ROWS (allocated) and *N. */
-static void rank_rows(const struct trace *t, int r, struct cs_row **rows_out, uint32_t *n_out)
+static void rank_rows(const struct trace *t, int r, const struct rank_report *rr, struct cs_row **rows_out,
+                      uint32_t *n_out)
 {
+	uint32_t nm;
+	struct matched *m = matched_of(rr, r, &nm);
 	struct cs_row *rows = NULL;
 	uint32_t nrows = 0, cap = 0;
 	/* whether each kernel name is communication, decided once a name (0 not yet) */
@@ -161,6 +204,14 @@ static void rank_rows(const struct trace *t, int r, struct cs_row **rows_out, ui
 			int64_t d = slice_dur(tr, s);
 			o->calls++;
 			o->time += d;
+			struct matched key = { ti, i, 0 };
+			const struct matched *hit = nm > 0 ? bsearch(&key, m, nm, sizeof *m, matched_cmp) : NULL;
+			if (hit != NULL) {
+				int64_t tx = hit->transfer < d ? hit->transfer : d;
+				o->matched++;
+				o->transfer += tx;
+				o->wait += d - tx;
+			}
 			if (o->gsize < 0)
 				o->gsize = a.group_size;
 			if (a.sized) {
@@ -170,10 +221,15 @@ static void rank_rows(const struct trace *t, int r, struct cs_row **rows_out, ui
 				o->bytes += (double)ne * a.elem_bytes;
 				o->sized++;
 				o->sized_time += d;
+				if (hit != NULL) {
+					o->sized_matched++;
+					o->sized_transfer += hit->transfer < d ? hit->transfer : d;
+				}
 			}
 		}
 	}
 	free(comm);
+	free(m);
 	*rows_out = rows;
 	*n_out = nrows;
 }
@@ -182,6 +238,7 @@ static void rank_rows(const struct trace *t, int r, struct cs_row **rows_out, ui
  * the cost (a read and a parse a call). */
 struct rank_job {
 	struct trace *const *ts;
+	const struct rank_report *rr;
 	int n;
 	atomic_int next;
 	struct cs_row **rows;
@@ -192,15 +249,16 @@ static void *rank_main(void *arg)
 {
 	struct rank_job *j = arg;
 	for (int r; (r = atomic_fetch_add(&j->next, 1)) < j->n;)
-		rank_rows(j->ts[r], r, &j->rows[r], &j->nrows[r]);
+		rank_rows(j->ts[r], r, j->rr, &j->rows[r], &j->nrows[r]);
 	return NULL;
 }
 
-uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *const *ts, const int *ranks, int n)
+uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *const *ts, const int *ranks, int n,
+                         const struct rank_report *rr)
 {
 	memcpy(cols, cs_cols, sizeof cs_cols);
 	table_init(tb, cols, COMM_STATS_COLS);
-	struct rank_job j = { .ts = ts, .n = n };
+	struct rank_job j = { .ts = ts, .rr = rr, .n = n };
 	atomic_init(&j.next, 0);
 	j.rows = xcalloc((size_t)n + 1, sizeof *j.rows);
 	j.nrows = xcalloc((size_t)n + 1, sizeof *j.nrows);
@@ -240,14 +298,23 @@ uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *co
 		table_set_int(tb, row, CS_SIZED, (int64_t)o->sized);
 		table_set_int(tb, row, CS_TIME, o->time);
 		table_set_int(tb, row, CS_MEAN_TIME, o->calls ? o->time / (int64_t)o->calls : 0);
+		if (o->matched > 0) {
+			table_set_int(tb, row, CS_TRANSFER, o->transfer);
+			table_set_int(tb, row, CS_WAIT, o->wait);
+		}
 		if (o->sized == 0) {
 			unsized++;
 			continue; /* sizes and bandwidths null */
 		}
 		table_set_int(tb, row, CS_BYTES, (int64_t)o->bytes);
 		table_set_int(tb, row, CS_MEAN_BYTES, (int64_t)(o->bytes / (double)o->sized));
-		if (o->sized_time > 0) {
-			double algbw = o->bytes / (double)o->sized_time; /* bytes per ns = GB/s */
+		/* over the transfer time when every sized call's collective is matched across
+		 * ranks, else over the kernels' time (which holds any waiting for a late rank) */
+		bool over_transfer = o->sized_matched == o->sized && o->sized_transfer > 0;
+		int64_t over = over_transfer ? o->sized_transfer : o->sized_time;
+		if (over > 0) {
+			table_set_str(tb, row, CS_OVER, over_transfer ? "transfer" : "kernel");
+			double algbw = o->bytes / (double)over; /* bytes per ns = GB/s */
 			table_set_pct(tb, row, CS_ALGBW, algbw);
 			table_set_pct(tb, row, CS_BUSBW, algbw * bus_factor(kind_of(o->coll), o->gsize));
 		}
@@ -256,11 +323,12 @@ uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *co
 	return unsized;
 }
 
-void comm_stats_write(FILE *f, struct jsonw *w, struct trace *const *ts, const int *ranks, int n, int width)
+void comm_stats_write(FILE *f, struct jsonw *w, struct trace *const *ts, const int *ranks, int n, int width,
+                      const struct rank_report *rr)
 {
 	struct column cols[COMM_STATS_COLS];
 	struct table tb;
-	uint32_t unsized = comm_stats_fill(&tb, cols, ts, ranks, n);
+	uint32_t unsized = comm_stats_fill(&tb, cols, ts, ranks, n, rr);
 	if (w != NULL) {
 		jsonw_key(w, "communication");
 		table_write_json(w, &tb, NULL, 0, TABLE_ALL);
@@ -268,9 +336,11 @@ void comm_stats_write(FILE *f, struct jsonw *w, struct trace *const *ts, const i
 		fputs("\n   communication operations: no NCCL/RCCL kernel in these traces\n", f);
 	} else {
 		fputs("\n   communication operations (per rank, process group and collective; sizes from the kernels'\n"
-		      "   args; algbw = bytes / kernel time, busbw = algbw x 2(n-1)/n for all-reduce, (n-1)/n for\n"
-		      "   all-gather, reduce-scatter and all-to-all, 1 otherwise, as nccl-tests; an all-gather counts\n"
-		      "   its output, the others their input)\n",
+		      "   args; transfer: each call's collective's shortest kernel across ranks, waiting: the rest of\n"
+		      "   its kernel; algbw = bytes / transfer time (kernel time where a call is on one rank only),\n"
+		      "   busbw = algbw x 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and\n"
+		      "   all-to-all, 1 otherwise, as nccl-tests; an all-gather counts its output, the others their\n"
+		      "   input)\n",
 		      f);
 		table_write_text(f, &tb, NULL, 0, TABLE_ALL, width, "   ");
 		if (unsized > 0)

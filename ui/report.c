@@ -943,7 +943,7 @@ static void distributed_json(struct jsonw *w, const struct rank_report *r, const
 	int *labels = xcalloc((size_t)n + 1, sizeof *labels);
 	for (int i = 0; i < n && i < r->nranks; i++)
 		labels[i] = r->ranks[i].rank;
-	comm_stats_write(NULL, w, ts, labels, n, REPORT_WIDTH); /* ui/comm_stats.h */
+	comm_stats_write(NULL, w, ts, labels, n, REPORT_WIDTH, r); /* ui/comm_stats.h */
 	free(labels);
 	jsonw_end_object(w);
 	free(rows);
@@ -972,7 +972,7 @@ void report_distributed(FILE *f, struct trace *const *traces, int n, bool json, 
 		int *labels = xcalloc((size_t)m + 1, sizeof *labels);
 		for (int i = 0; i < m && i < r->nranks; i++)
 			labels[i] = r->ranks[i].rank;
-		comm_stats_write(f, NULL, ok, labels, m, REPORT_WIDTH);
+		comm_stats_write(f, NULL, ok, labels, m, REPORT_WIDTH, r);
 		free(labels);
 	}
 	free(ok);
