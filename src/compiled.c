@@ -10,6 +10,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
+#include "src/pyframe.h"
 
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
@@ -128,18 +129,6 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 
 /* ---- graph breaks ---------------------------------------------------------------------- */
 
-/* Whether FRAME reads "FILE(LINE): NAME": a frame with a file, not a built-in's. */
-static bool frame_has_file(const char *frame)
-{
-	const char *p = strstr(frame, "): ");
-	if (p == NULL)
-		return false;
-	const char *q = p;
-	while (q > frame && q[-1] >= '0' && q[-1] <= '9')
-		q--;
-	return q < p && q > frame + 1 && q[-1] == '(' && frame[0] != '<';
-}
-
 /* The ProfilerStep whose host span holds TS: its position in STEPS (N of them, by start),
  * or N. */
 static uint32_t step_at(const struct step *const *steps, uint32_t n, int64_t ts)
@@ -201,7 +190,7 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 		const char *nm = strtab_get(&t->strings, id);
 		if (compiled_region(nm))
 			kind[id] |= BN_REGION | (strstr(nm, "Backward") != NULL ? BN_BACKWARD : 0);
-		if (frame_has_file(nm))
+		if (pyframe_parse(nm, NULL, 0, NULL))
 			kind[id] |= BN_FILE;
 	}
 	bool any = false;

@@ -94,10 +94,7 @@ static int64_t abs_end(const struct trace *t, const struct track *tr, const stru
 
 static bool is_gpu(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
 
-/* "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> "AllReduce"; "gloo:all_reduce" -> "all_reduce";
- * a communication kernel outside NCCL, its function's name: "void (anonymous
- * namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(...)" -> "multimem_all_reduce_kernel". */
-static void kind_of(const char *name, bool kernel, char *out, size_t n)
+void ranks_collective_kind(const char *name, bool kernel, char *out, size_t n)
 {
 	const char *p = name;
 	if (kernel && strstr(name, "Kernel_") == NULL) {
@@ -171,7 +168,7 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 				continue;
 			if (n == cap)
 				v = xreallocarray(v, cap = cap ? cap * 2 : 64, sizeof *v);
-			kind_of(nm, kernels, v[n].kind, sizeof v[n].kind);
+			ranks_collective_kind(nm, kernels, v[n].kind, sizeof v[n].kind);
 			/* collectives of different process groups are matched apart, in order within each */
 			uint32_t g = slice_gpu(tr, s);
 			if (g != TT_NONE && gpu_pg(t, &t->gpu[g]) != 0) {

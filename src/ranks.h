@@ -118,6 +118,12 @@ void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64
 const char *straggler_reason_key(enum straggler_reason r);
 /* "raw", "step", "collective", "manual"; returns -1 for an unknown name. */
 const char *align_mode_name(enum align_mode m);
+/* The kind of collective NAME is, into OUT (N bytes), a KERNEL's or a CPU op's:
+ * "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> "AllReduce"; "gloo:all_reduce" ->
+ * "all_reduce"; a communication kernel outside NCCL, its function's name: "void
+ * (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(...)" ->
+ * "multimem_all_reduce_kernel". */
+void ranks_collective_kind(const char *name, bool kernel, char *out, size_t n);
 int align_mode_parse(const char *s);
 
 #endif

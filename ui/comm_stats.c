@@ -86,24 +86,6 @@ static double bus_factor(enum coll_kind k, int n)
 	}
 }
 
-/* The collective a kernel's name says: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" ->
- * "AllReduce"; "unknown" when it says none. */
-static void collective_of_kernel(const char *name, char *buf, size_t n)
-{
-	static const char *const pre[] = { "ncclDevKernel_", "ncclKernel_", "rcclKernel_", "ncclDevFunc_" };
-	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
-		if (strncmp(name, pre[i], strlen(pre[i])) == 0) {
-			const char *p = name + strlen(pre[i]);
-			size_t len = strcspn(p, "_(<");
-			if (len > 0 && len < n && strncmp(p, "Generic", len) != 0) {
-				memcpy(buf, p, len);
-				buf[len] = '\0';
-				return;
-			}
-		}
-	snprintf(buf, n, "unknown");
-}
-
 struct cs_row {
 	int rank;
 	char group[64], coll[48];
@@ -164,26 +146,21 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 	struct matched *m = matched_of(rr, r, &nm);
 	struct cs_row *rows = NULL;
 	uint32_t nrows = 0, cap = 0;
-	/* whether each kernel name is communication, decided once a name (0 not yet) */
-	uint8_t *comm = xcalloc(t->strings.n ? t->strings.n : 1, 1);
+	struct kernel_comm_memo comm = { NULL, 0 }; /* each kernel name classified once */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->gpu_slices == 0 || tr->comm_kernels == 0)
 			continue; /* no communication kernel on it (src/index.c counts them) */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
-				continue;
-			if (comm[s->name] == 0)
-				comm[s->name] = kernel_class_is_comm_name(strtab_get(&t->strings, s->name)) ? 2 : 1;
-			if (comm[s->name] != 2)
+			if (s->cls != SC_KERNEL || !kernel_comm_memo_is(&comm, &t->strings, s->name))
 				continue;
 			struct comm_args a;
 			if (comm_args_read(t, slice_args(tr, s), &a) != 0)
 				memset(&a, 0, sizeof a);
 			if (a.collective[0] == '\0') /* no args: the kernel's name says the kind */
-				collective_of_kernel(strtab_get(&t->strings, s->name), a.collective,
-				                     sizeof a.collective);
+				ranks_collective_kind(strtab_get(&t->strings, s->name), true, a.collective,
+				                      sizeof a.collective);
 			uint32_t k = 0;
 			while (k < nrows &&
 			       !(strcmp(rows[k].group, a.group) == 0 && strcmp(rows[k].coll, a.collective) == 0))
@@ -228,7 +205,7 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 			}
 		}
 	}
-	free(comm);
+	kernel_comm_memo_free(&comm);
 	free(m);
 	*rows_out = rows;
 	*n_out = nrows;

@@ -1,7 +1,6 @@
 /* source.c: jump to source (see source.h). */
 #include "ui/source.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,28 +9,9 @@
 
 #include "lib/escape.h"
 #include "src/index.h"
+#include "src/pyframe.h"
 #include "ui/app.h"
 #include "ui/view.h"
-
-bool source_frame_parse(const char *frame, char *file, size_t n, int *line)
-{
-	/* the first "(DIGITS):" or "(DIGITS)" at the end: paths rarely hold one */
-	for (const char *p = strchr(frame, '('); p != NULL; p = strchr(p + 1, '(')) {
-		const char *q = p + 1;
-		long v = 0;
-		while (isdigit((unsigned char)*q) && v < 100000000)
-			v = v * 10 + (*q++ - '0');
-		if (q == p + 1 || *q != ')' || (q[1] != ':' && q[1] != '\0') || p == frame)
-			continue;
-		if ((size_t)(p - frame) >= n)
-			return false;
-		memcpy(file, frame, (size_t)(p - frame));
-		file[p - frame] = '\0';
-		*line = (int)v;
-		return true;
-	}
-	return false;
-}
 
 static bool is_file(const char *path)
 {
@@ -154,7 +134,7 @@ void source_open_frame(struct app *app, const char *frame, const char *what)
 	char file[2048], path[4096], tried[1024], shown[1200], buf[8192];
 	char *argv[32];
 	int line;
-	if (!source_frame_parse(frame, file, sizeof file, &line)) {
+	if (!pyframe_parse(frame, file, sizeof file, &line)) {
 		escape_term_buf(frame, strlen(frame), shown, 200);
 		app_status(app, "%s is not a Python frame with a file and line (FILE(LINE): NAME): %s", what, shown);
 		return;
@@ -206,9 +186,7 @@ void source_open_selected(struct app *app)
 			continue;
 		any = true;
 		const char *frame = strtab_get(&t->strings, tr->slices[i].name);
-		char file[2048];
-		int line;
-		if (source_frame_parse(frame, file, sizeof file, &line)) {
+		if (pyframe_parse(frame, NULL, 0, NULL)) {
 			source_open_frame(app, frame, "the selected slice's frame");
 			return;
 		}

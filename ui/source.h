@@ -18,9 +18,6 @@ struct source_opts {
 	const char *map; /* "FROM=TO" */
 };
 
-/* Whether FRAME reads "FILE(LINE): NAME"; the file into FILE (N bytes) and the line into
- * *LINE. */
-bool source_frame_parse(const char *frame, char *file, size_t n, int *line);
 /* The first of FILE's candidates under O that is a regular file here, into PATH (N
  * bytes): true; else false, with the candidates tried, "; "-separated, in TRIED (TN). */
 bool source_resolve(const struct source_opts *o, const char *file, char *path, size_t n, char *tried, size_t tn);
