@@ -26,6 +26,7 @@ struct analysis_cache {
 	struct op_tree *op_tree;
 	struct op_report *ops[OP__GROUPS];
 	struct gpu_metrics *gpu;
+	struct gpu_curves *curves;
 	struct tb_step *tb_steps; /* the plugin's steps, found once for the gaps and the steps */
 	uint32_t ntb_steps;
 	struct memory_report *memory;
@@ -74,6 +75,9 @@ static void cache_free(struct analysis_cache *c)
 	if (c->gpu != NULL)
 		gpu_metrics_free(c->gpu);
 	free(c->gpu);
+	if (c->curves != NULL)
+		gpu_curves_free(c->curves);
+	free(c->curves);
 	if (c->memory != NULL)
 		memory_free(c->memory);
 	free(c->memory);
@@ -314,6 +318,17 @@ const struct gpu_metrics *trace_gpu_metrics(struct trace *t)
 		c->computed++;
 	}
 	return c->gpu;
+}
+
+const struct gpu_curves *trace_gpu_curves(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->curves == NULL) {
+		c->curves = xcalloc(1, sizeof *c->curves);
+		gpu_curves_analyse(t, c->curves);
+		c->computed++;
+	}
+	return c->curves;
 }
 
 struct metrics_job {

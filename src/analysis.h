@@ -58,6 +58,9 @@ const struct op_report *trace_ops_grouped(struct trace *t, enum op_group g, op_k
 /* The GPU Summary figures of T over the plugin's steps (src/gpu_metrics.h), computed on
  * the first call. */
 const struct gpu_metrics *trace_gpu_metrics(struct trace *t);
+/* The same figures over time, per device (src/gpu_metrics.h, struct gpu_curves), computed
+ * on the first call: what the timeline's utilization and SM efficiency lines draw. */
+const struct gpu_curves *trace_gpu_curves(struct trace *t);
 /* The Memory view's figures of T (src/memory.h), computed on the first call. */
 const struct memory_report *trace_memory(struct trace *t);
 /* The same without the operator rows (memory_curves: what the counter tracks draw), the

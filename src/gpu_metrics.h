@@ -54,4 +54,41 @@ struct gpu_metrics {
 void gpu_metrics_analyse(const struct trace *t, int64_t start, int64_t end, struct gpu_metrics *m);
 void gpu_metrics_free(struct gpu_metrics *m);
 
+/* The same two figures over time: the plugin's GPU utilization and Est. SM efficiency
+ * timeline (tb_plugin gpu_metrics_parser.py, calculate_gpu_utilization and
+ * calculate_approximated_sm_efficiency). Per device, two curves over the whole trace (no
+ * window): the union of its kernels (height 1) and min(1, Σ blocks per SM of the kernels
+ * running), each held as breakpoints and the integral up to each, so that the share of any
+ * range [a, b) is one lookup: gpu_curve_integral(.., a, b) / (b - a). */
+struct gpu_curve {
+	int64_t *t;  /* breakpoints, increasing */
+	double *cum; /* ∫ from t[0] to t[i]; linear in between */
+	uint32_t n;
+};
+
+struct gpu_curves_device {
+	int32_t device;
+	bool has_bps; /* some kernel carries `blocks per SM` (else sm is empty: no figure) */
+	struct gpu_curve busy, sm;
+};
+
+struct gpu_curves {
+	struct gpu_curves_device *devices; /* by device number */
+	uint32_t n;
+};
+
+void gpu_curves_analyse(const struct trace *t, struct gpu_curves *c);
+void gpu_curves_free(struct gpu_curves *c);
+/* DEVICE's curves in C, or NULL when it ran no kernel. */
+const struct gpu_curves_device *gpu_curves_device(const struct gpu_curves *c, int32_t device);
+/* ∫ of C over [A, B) (0 when B <= A). */
+double gpu_curve_integral(const struct gpu_curve *c, int64_t a, int64_t b);
+/* The plugin's bucket for a range of RANGE ns: the least 10^k us that cuts it into at most
+ * 100 buckets (get_bucket_info). */
+int64_t gpu_bucket_ns(int64_t range);
+/* The bucket of X among the buckets of SIZE ns that cut [START, END) from START, in [*A,
+ * *B): as the plugin cuts them, int((END - START) / SIZE) of them (at least one), the last
+ * one running to END. False when X is outside [START, END). */
+bool gpu_bucket_of(int64_t start, int64_t end, int64_t size, int64_t x, int64_t *a, int64_t *b);
+
 #endif

@@ -75,6 +75,21 @@ void view_build_gap_nav(struct view *v)
 	v->gaps_version++;
 }
 
+bool view_in_gap(const struct view *v, int rank, int32_t device, int64_t a, int64_t b)
+{
+	const struct gap *bd = v->rank_gaps[rank]->by_device;
+	uint32_t lo = 0, hi = v->rank_gaps[rank]->r.ngaps;
+	while (lo < hi) { /* the first gap of a later device, or of DEVICE ending after a */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (bd[mid].device > device || (bd[mid].device == device && bd[mid].end > a))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* a device's gaps do not overlap: the first one ending after a is the only candidate */
+	return lo < v->rank_gaps[rank]->r.ngaps && bd[lo].device == device && bd[lo].start < b;
+}
+
 void view_compute_gaps(struct view *v)
 {
 	static const struct gap_analysis none; /* a trace still loading: no gaps yet */

@@ -14,6 +14,7 @@
 #include "src/index.h"
 #include "lib/xalloc.h"
 #include "ui/counter_track.h"
+#include "ui/gpu_lines.h"
 #include "lib/escape.h"
 #include "ui/view_state.h"
 
@@ -81,6 +82,8 @@ static uint32_t lines_with(struct view *v, uint16_t fold)
 		if (gr->collapsed)
 			continue;
 		n += (gr->device >= 0) + 2 * gr->ncounters;
+		if (gr->device >= 0 && !v->partial && !v->deferred && gpu_lines_has_sm(v, gr->rank, gr->device))
+			n++; /* its SM efficiency line */
 		for (uint32_t k = 0; k < gr->ntracks; k++)
 			n += layout_rows_shown(v, view_track(v, v->order[gr->first_track_order + k]));
 	}
@@ -122,6 +125,11 @@ void layout_build_lines(struct view *v)
 			if (v->nlines + 1 >= cap)
 				v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
 			v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_UTIL, g, 0 };
+			if (gpu_lines_has_sm(v, gr->rank, gr->device)) {
+				if (v->nlines + 1 >= cap)
+					v->lines = xreallocarray(v->lines, cap *= 2, sizeof *v->lines);
+				v->lines[v->nlines++] = (struct view_line){ TT_NONE, VIEW_ROW_SM, g, 0 };
+			}
 		}
 		for (uint32_t k = 0; k < gr->ncounters; k++) {
 			uint32_t c = v->counter_order[gr->first_counter + k];

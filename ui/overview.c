@@ -118,6 +118,45 @@ static void compiled_text(FILE *f, const struct trace *t)
 	compiled_breaks_free(&b);
 }
 
+/* The plugin's utilization and SM efficiency timeline: per device, each bucket's share
+ * (src/gpu_metrics.h, struct gpu_curves), buckets of gpu_bucket_ns over the trace's span. */
+static void timeline_json(struct jsonw *w, struct trace *t)
+{
+	const struct gpu_curves *c = trace_gpu_curves(t);
+	int64_t start = t->start, end = t->end > t->start ? t->end : t->start + 1;
+	int64_t size = gpu_bucket_ns(end - start), a, b;
+	jsonw_key(w, "gpu_timeline");
+	jsonw_object(w);
+	jsonw_key(w, "start_ns");
+	jsonw_int(w, start);
+	jsonw_key(w, "end_ns");
+	jsonw_int(w, end);
+	jsonw_key(w, "bucket_ns");
+	jsonw_int(w, size);
+	jsonw_key(w, "devices");
+	jsonw_array(w);
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct gpu_curves_device *d = &c->devices[i];
+		jsonw_object(w);
+		jsonw_key(w, "device");
+		jsonw_int(w, d->device);
+		for (int k = 0; k < 2; k++) {
+			jsonw_key(w, k == 0 ? "utilization" : "sm_efficiency");
+			if (k == 1 && !d->has_bps) {
+				jsonw_null(w);
+				continue;
+			}
+			jsonw_array(w);
+			for (int64_t x = start; gpu_bucket_of(start, end, size, x, &a, &b); x = b)
+				jsonw_double(w, gpu_curve_integral(k == 0 ? &d->busy : &d->sm, a, b) / (double)(b - a));
+			jsonw_end_array(w);
+		}
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
 static void overview_json(struct jsonw *w, struct trace *t)
 {
 	const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
@@ -138,6 +177,7 @@ static void overview_json(struct jsonw *w, struct trace *t)
 	jsonw_key(w, "devices");
 	table_write_json(w, &tb, NULL, 0, TABLE_ALL);
 	table_free(&tb);
+	timeline_json(w, t);
 	overview_steps_json(w, t); /* ui/overview_steps.h */
 	compiled_json(w, t);
 }

@@ -21,6 +21,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "ui/counter_track.h"
+#include "ui/gpu_lines.h"
 #include "lib/escape.h"
 #include "ui/names.h"
 
@@ -209,63 +210,6 @@ static void row_label(const struct view *v, uint32_t id, char *buf, size_t n)
 	snprintf(buf, n, "  %s%s%s", rk, name, tr->kind == TRACK_GPU_COMM ? " [comm]" : "");
 }
 
-/* True when [a, b) (RANK's file time) touches a gap of DEVICE on RANK (O(log n)). */
-static bool in_gap(const struct view *v, int rank, int32_t device, int64_t a, int64_t b)
-{
-	const struct gap *bd = v->rank_gaps[rank]->by_device;
-	uint32_t lo = 0, hi = v->rank_gaps[rank]->r.ngaps;
-	while (lo < hi) { /* the first gap of a later device, or of DEVICE ending after a */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (bd[mid].device > device || (bd[mid].device == device && bd[mid].end > a))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	/* a device's gaps do not overlap: the first one ending after a is the only candidate */
-	return lo < v->rank_gaps[rank]->r.ngaps && bd[lo].device == device && bd[lo].start < b;
-}
-
-static const struct device_gaps *device_of(const struct view *v, int rank, int32_t device)
-{
-	const struct gap_report *gr = &v->rank_gaps[rank]->r;
-	const uint32_t *o = v->rank_gaps[rank]->devices;
-	uint32_t lo = 0, hi = gr->ndevices;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (gr->devices[o[mid]].device < device)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < gr->ndevices && gr->devices[o[lo]].device == device ? &gr->devices[o[lo]] : NULL;
-}
-
-/* The utilization line of a GPU group: each cell's shade is how busy the device is. */
-static void util_line(struct grid *g, struct view *v, const struct render_opts *o, const int64_t *colt, int y, int rank,
-                      int32_t device)
-{
-	static const uint32_t shades[5] = { ' ', 0x2591, 0x2592, 0x2593, 0x2588 };
-	static const char ascii[5] = { ' ', '.', ':', '+', '#' };
-	const struct device_gaps *dg = device_of(v, rank, device);
-	int64_t sh = v->shift[rank];
-	int x0 = view_timeline_x(v), tw = view_timeline_w(v);
-	if (dg == NULL)
-		return;
-	for (int x = 0; x < tw; x++) {
-		int64_t a = tt_sub(colt[x], sh), b = tt_sub(colt[x + 1], sh);
-		if (b <= a)
-			b = tt_add(a, 1);
-		int64_t busy = gaps_device_busy(dg, a, b), len = tt_sub(b, a);
-		int lvl = busy <= 0 ? 0 : busy >= len ? 4 : 1 + (int)((long double)busy * 3 / (long double)len);
-		if (lvl > 4)
-			lvl = 4;
-		if (lvl == 0 && in_gap(v, rank, device, a, b))
-			grid_set(g, x0 + x, y, o->ascii ? '_' : 0x2581, CS_GAP, 0);
-		else
-			grid_set(g, x0 + x, y, o->ascii ? (uint32_t)ascii[lvl] : shades[lvl], CS_UTIL, 0);
-	}
-}
-
 static void timeline_line(struct grid *g, struct view *v, const struct render_opts *o, const int64_t *colt, int y,
                           const struct view_line *l)
 {
@@ -314,7 +258,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				enum cell_style st = CS_EMPTY;
 				int64_t ga = tt_sub(colt[x], sh), gb = tt_sub(colt[x + 1], sh);
 				if ((tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM) &&
-				    in_gap(v, rank, tr->device, ga, gb > ga ? gb : tt_add(ga, 1))) {
+				    view_in_gap(v, rank, tr->device, ga, gb > ga ? gb : tt_add(ga, 1))) {
 					ch = o->ascii ? '.' : 0x2591;
 					st = CS_GAP;
 				}
@@ -370,12 +314,12 @@ static void track_area(struct grid *g, struct view *v, const struct render_opts 
 			counter_track_draw(g, v, o, colt, y, l);
 			continue;
 		}
-		if (l->track == TT_NONE && l->row == VIEW_ROW_UTIL) {
-			/* the device utilization line */
-			const struct view_group *gr = &v->groups[l->group];
+		if (l->track == TT_NONE && (l->row == VIEW_ROW_UTIL || l->row == VIEW_ROW_SM)) {
+			/* the device's utilization and SM efficiency lines (ui/gpu_lines.h) */
 			fill(g, 0, tcw, y, ' ', sel ? CS_HILITE : CS_TRACK);
-			grid_text(g, 0, y, tcw, "  utilization", sel ? CS_HILITE : CS_TRACK, 0);
-			util_line(g, v, o, colt, y, gr->rank, gr->device);
+			grid_text(g, 0, y, tcw, l->row == VIEW_ROW_UTIL ? "  utilization" : "  SM efficiency",
+			          sel ? CS_HILITE : CS_TRACK, 0);
+			gpu_lines_draw(g, v, o, colt, y, l);
 			continue;
 		}
 		if (l->track == TT_NONE) {
@@ -501,6 +445,10 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	if (cur != NULL && view_line_is_counter(cur)) {
 		/* on a counter, its values at the cursor, whatever slice is selected */
 		counter_track_details(g, v, cur, y0 + 1, dh - 1);
+		return;
+	}
+	if (cur != NULL && cur->track == TT_NONE && (cur->row == VIEW_ROW_UTIL || cur->row == VIEW_ROW_SM)) {
+		gpu_lines_details(g, v, cur, y0 + 1, dh - 1); /* the bucket at the cursor */
 		return;
 	}
 	if (v->sel.track == TT_NONE) {

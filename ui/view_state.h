@@ -26,7 +26,7 @@ struct app;
 
 /* One line of the track area: a track's row, or (track TT_NONE) by row: the group's
  * heading, its device's utilization, or a half of a counter track (ui/counter_track.h). */
-enum { VIEW_ROW_HEADING, VIEW_ROW_UTIL, VIEW_ROW_COUNTER_TOP, VIEW_ROW_COUNTER_LOW };
+enum { VIEW_ROW_HEADING, VIEW_ROW_UTIL, VIEW_ROW_SM, VIEW_ROW_COUNTER_TOP, VIEW_ROW_COUNTER_LOW };
 struct view_line {
 	uint32_t track; /* the view track id, or TT_NONE */
 	uint16_t row;   /* row (depth) within the track, or VIEW_ROW_* */
@@ -141,6 +141,9 @@ bool view_act(struct view *v, enum action a);
 void view_resize(struct view *v, int w, int h);
 /* The time at the start of timeline column X. */
 int64_t view_col_time(const struct view *v, int x);
+/* True when [A, B) (rank position RANK's file time) touches a gap of DEVICE on RANK
+ * (O(log n); ui/gap_nav.c). */
+bool view_in_gap(const struct view *v, int rank, int32_t device, int64_t a, int64_t b);
 
 /* The trace, the track and the view-time shift of view track id ID. */
 static inline struct trace *view_trace_of(const struct view *v, uint32_t id) { return v->ts[id >> VIEW_RANK_SHIFT]; }
