@@ -41,6 +41,30 @@ like "$out" "      1 0     allreduce             4     2 12.0 MB   6.00 MB 4050 
 like "$out" "2 rows without message sizes" "text: rows without sizes are said"
 run --report=distributed "$srcdir/tests/fixtures/recorded-clock"
 like "$out" "communication operations: no NCCL/RCCL kernel in these traces" "no communication kernel: said"
+
+# the same table as a panel: g in the distributed view (p) switches to it, g again back;
+# with one trace p opens on it; Enter goes to the row's rank
+scr() { "$TTRACE" -q --dump-screen --size=160x30 "$@" | sed '/^--$/,$d'; }
+out=$(scr --keys='pg' "$D/rank0.json" "$D/rank1.json")
+like "$out" "communication: 10 rows, 2 without sizes; busbw as nccl-tests, over transfer time (g: ranks" \
+	"panel: g in the distributed view shows the communication table"
+like "$out" "    1 0     allreduce             4     2 12.0 MB   6.00 MB 4050 us   2025 us  4000 us 50.0 us          3        4.5" \
+	"panel: rank 1's allreduce, as the report has it"
+out=$(scr --keys='pgg' "$D/rank0.json" "$D/rank1.json")
+like "$out" "2 ranks, align collective" "panel: g again: ranks and collectives"
+unlike "$out" "busbw" "... without the communication columns"
+out=$(scr --keys='pg<Down><Down><Down><Down><Down><Down><Down><Enter>' "$D/rank0.json" "$D/rank1.json")
+like "$out" "rank 1: its allreduce calls" "panel: Enter on rank 1's allreduce row goes to rank 1"
+out=$(scr --keys='p' "$D/rank0.json")
+like "$out" "communication: 5 rows, 1 without sizes; busbw as nccl-tests, over kernel time (one trace" \
+	"panel: one trace opens on its communication, bandwidth over the kernels' time"
+unlike "$out" " transfer " "panel: one trace: no transfer or waiting columns"
+out=$(scr --keys='pg' "$D/rank0.json")
+like "$out" "one trace: no ranks to compare, only its communication" "panel: g with one trace says why it stays"
+out=$(scr --keys='p' "$srcdir/tests/fixtures/overview/gpu-timeline.json")
+like "$out" "one trace without NCCL/RCCL kernels: the distributed view compares several ranks" \
+	"panel: one trace without communication: said, no panel"
+
 S="$srcdir/../shared/traces/train-a100-rank0of2-nccl-basetime.json.gz"
 if [ -f "$S" ]; then
 	"$TTRACE" --report=distributed --json "$S" >"$TMP/d.json"

@@ -217,7 +217,8 @@ is "$(printf '%s\n' "$out" | awk '$1 == "0" && $2 ~ /^[+-]/ {print $8, $9}')" "n
 like "$out" "overlap, exposed n/a: CPU collectives in a legacy-format trace" "and the status line says why"
 out=$(scr 'p<Enter>.')
 like "$out" "kernel on rank 2 stream 20, row 0: start +5.200 ms" "Enter on a rank selects its communication stream"
-like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "one trace: the distributed view compares" "p with one trace says why it does nothing"
+like "$("$TTRACE" -q --dump-screen --size 150x30 --keys 'p' "$TMP/job/rank0.json")" "communication: " \
+	"p with one trace (with NCCL kernels) opens on its communication table (tests/comm_stats.sh)"
 like "$(scr 'p<Click:70,8>')" "4 ranks, align collective, 10 collectives" "a click while the distributed view is open leaves it open"
 out=$(scr 'o<Click:70,8>')
 like "$out" "gaps of 100 us or more" "a click while the gap list is open leaves it open"

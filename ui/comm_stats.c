@@ -264,7 +264,7 @@ uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *co
 	uint32_t unsized = 0;
 	for (uint32_t k = 0; k < nrows; k++) {
 		const struct cs_row *o = &rows[k];
-		uint32_t row = table_add_row(tb, k);
+		uint32_t row = table_add_row(tb, (uint64_t)o->rank << 32 | k); /* the rank position, for the panel */
 		table_set_int(tb, row, CS_RANK, ranks != NULL && ranks[o->rank] >= 0 ? ranks[o->rank] : o->rank);
 		if (o->group[0] != '\0')
 			table_set_str(tb, row, CS_GROUP, o->group);

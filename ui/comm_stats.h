@@ -21,8 +21,9 @@
  * group and collective of the N traces TS (rank labels RANKS[i], -1: the position), in
  * that order; with RR (their comparison, may be NULL) a call whose collective two ranks or
  * more share splits into transfer (the collective's shortest kernel across ranks) and
- * waiting, and the bandwidths are over the transfer time. Returns how many rows have no
- * message size (args without one). */
+ * waiting, and the bandwidths are over the transfer time. A row's tag holds its rank's
+ * position in TS in its upper 32 bits. Returns how many rows have no message size (args
+ * without one). */
 uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *const *ts, const int *ranks, int n,
                          const struct rank_report *rr);
 /* The section of --report=distributed: text to F or, with W, the key "communication" and

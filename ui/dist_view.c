@@ -8,6 +8,7 @@
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "ui/app.h"
+#include "ui/comm_stats.h"
 #include "lib/escape.h"
 #include "ui/table_panel.h"
 #include "ui/view.h"
@@ -166,6 +167,12 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 struct dist_view {
 	struct table t;
 	struct column cols[DIST_TABLE_COLS];
+	/* g: the communication operations statistics instead (ui/comm_stats.h), made on the
+	 * first g; with one trace, the only table */
+	bool comm, comm_made;
+	struct table ct;
+	struct column ccols[COMM_STATS_COLS];
+	uint32_t unsized; /* its rows without message sizes */
 	struct view *v;
 	uint32_t version;
 	int *order; /* rank positions, the straggler first, then by collectives arrived last */
@@ -182,16 +189,48 @@ static int dist_cmp(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+static void build_comm(struct dist_view *d)
+{
+	int n = view_ranks(d->v);
+	struct trace **ts = xcalloc((size_t)n, sizeof *ts);
+	int *labels = xcalloc((size_t)n, sizeof *labels);
+	for (int r = 0; r < n; r++) {
+		ts[r] = view_rank_trace(d->v, r);
+		labels[r] = view_rank_label(d->v, r);
+	}
+	if (d->comm_made)
+		table_free(&d->ct);
+	d->unsized = comm_stats_fill(&d->ct, d->ccols, ts, labels, n, n > 1 ? view_rank_report(d->v) : NULL);
+	d->comm_made = true;
+	free(ts);
+	free(labels);
+}
+
+/* Shows D's table of the mode it is in (a new table: no sort, the first row). */
+static void show(struct table_panel *tp, struct dist_view *d)
+{
+	tp->t = d->comm ? &d->ct : &d->t;
+	tp->cols = d->comm ? TABLE_ALL : TABLE_ALL & ~table_cols_of(&d->t, "file"); /* the title names the job */
+	tp->sort_col = -1;
+	tp->desc = false;
+	tp->sel = tp->top = tp->hscroll = 0;
+	table_panel_refresh(tp);
+}
+
 static void build(struct table_panel *tp)
 {
 	struct dist_view *d = tp->owner;
-	const struct rank_report *rr = view_rank_report(d->v);
 	int n = view_ranks(d->v);
-	table_clear(&d->t);
-	for (int r = 0; r < n; r++)
-		d->order[r] = r;
-	qsort_r(d->order, (size_t)n, sizeof *d->order, dist_cmp, (void *)rr);
-	dist_table_fill(&d->t, NULL, rr, d->order, n);
+	if (n > 1) {
+		const struct rank_report *rr = view_rank_report(d->v);
+		table_clear(&d->t);
+		for (int r = 0; r < n; r++)
+			d->order[r] = r;
+		qsort_r(d->order, (size_t)n, sizeof *d->order, dist_cmp, (void *)rr);
+		dist_table_fill(&d->t, NULL, rr, d->order, n);
+	}
+	if (d->comm || d->comm_made)
+		build_comm(d); /* its transfer split follows the alignment too */
 	d->version = view_gaps_version(d->v);
 	table_panel_refresh(tp);
 }
@@ -204,21 +243,74 @@ static void update(struct table_panel *tp, struct app *app)
 		build(tp); /* the alignment changed */
 }
 
+static bool act(struct table_panel *tp, struct app *app, enum action a)
+{
+	struct dist_view *d = tp->owner;
+	if (a != A_GROUP_NEXT)
+		return false;
+	if (view_ranks(d->v) < 2) {
+		app_status(app, "one trace: no ranks to compare, only its communication");
+		return true;
+	}
+	d->comm = !d->comm;
+	if (d->comm && !d->comm_made)
+		build_comm(d);
+	show(tp, d);
+	app_status(app, d->comm ? "communication operations by rank, process group and collective (g: ranks)"
+	                        : "ranks and collectives (g: communication operations)");
+	return true;
+}
+
 static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 {
-	const struct view *v = ((struct dist_view *)tp->owner)->v;
+	const struct dist_view *d = tp->owner;
+	const struct view *v = d->v;
+	(void)app;
+	if (d->comm) {
+		char un[64] = "";
+		if (d->unsized > 0)
+			snprintf(un, sizeof un, ", %u without sizes", d->unsized);
+		snprintf(buf, n, "communication: %u rows%s; busbw as nccl-tests, over %s (%s; man: DEFINITIONS)",
+		         d->ct.nrows, un, view_ranks(v) > 1 ? "transfer time" : "kernel time",
+		         view_ranks(v) > 1 ? "g: ranks" : "one trace");
+		return;
+	}
 	const struct rank_report *rr = view_rank_report(v);
 	char st[96] = "no straggler";
-	(void)app;
 	if (rr->straggler >= 0)
 		snprintf(st, sizeof st, "straggler rank %d (why: %s)", rr->ranks[rr->straggler].rank,
 		         straggler_reason_key(rr->why.reason));
-	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (see man: DEFINITIONS)", view_ranks(v),
+	snprintf(buf, n, "%d ranks, align %s, %u collectives, %s (g: communication; man: DEFINITIONS)", view_ranks(v),
 	         align_mode_name(view_align(v)), rr->ncolls, st);
+}
+
+/* Enter on a communication row: its rank, and the row in the status line. */
+static void jump_comm(struct dist_view *d, struct app *app, uint64_t tag)
+{
+	struct view *v = d->v;
+	uint32_t row = UINT32_MAX;
+	for (uint32_t k = 0; k < d->ct.nrows && row == UINT32_MAX; k++)
+		if (d->ct.tag[k] == tag)
+			row = k;
+	int r = (int)(tag >> 32);
+	char shown[128] = "";
+	size_t len = 0;
+	const char *c = row != UINT32_MAX ? table_text(&d->ct, row, table_col(&d->ct, "collective"), &len) : NULL;
+	if (c != NULL)
+		escape_term_buf(c, len, shown, sizeof shown);
+	app_pop(app); /* frees the panel and D */
+	if (r < view_ranks(v)) {
+		view_go_to_rank(v, r);
+		view_status(v, "rank %d: its %s calls (the distributed view's g table)", view_rank_label(v, r), shown);
+	}
 }
 
 static void jump(struct table_panel *tp, struct app *app, uint64_t tag)
 {
+	if (((struct dist_view *)tp->owner)->comm) {
+		jump_comm(tp->owner, app, tag);
+		return;
+	}
 	struct view *v = ((struct dist_view *)tp->owner)->v;
 	const struct rank_report *rr = view_rank_report(v);
 	app_pop(app);
@@ -253,6 +345,8 @@ static uint8_t row_color(struct table_panel *tp, struct app *app, uint64_t tag)
 {
 	const struct view *v = ((struct dist_view *)tp->owner)->v;
 	(void)app;
+	if (((struct dist_view *)tp->owner)->comm)
+		return view_ranks(v) > 1 ? (uint8_t)(1 + (tag >> 32) % 12) : 0;
 	return tag < (uint64_t)view_ranks(v) ? (uint8_t)(1 + tag % 12) : 0; /* each rank in its colour */
 }
 
@@ -260,6 +354,8 @@ static void owner_free(struct table_panel *tp)
 {
 	struct dist_view *d = tp->owner;
 	table_free(&d->t);
+	if (d->comm_made)
+		table_free(&d->ct);
 	free(d->order);
 	free(d);
 }
@@ -268,6 +364,7 @@ static const struct table_owner dist_owner = {
 	.name = "distributed",
 	.title = title,
 	.jump = jump,
+	.act = act,
 	.update = update,
 	.row_color = row_color,
 	.free = owner_free,
@@ -276,15 +373,12 @@ static const struct table_owner dist_owner = {
 struct panel *dist_view_open(struct app *app)
 {
 	struct view *v = app->tl;
-	const struct rank_report *rr = view_rank_report(v);
-	if (view_ranks(v) < 2) {
-		view_status(v, "one trace: the distributed view compares several ranks");
-		return NULL;
-	}
-	if (rr->warnings[0])
+	bool one = view_ranks(v) < 2;
+	const struct rank_report *rr = one ? NULL : view_rank_report(v);
+	if (rr != NULL && rr->warnings[0])
 		view_status(v, "warning: %s", rr->warnings);
 	else
-		for (int k = 0; k < rr->nranks; k++)
+		for (int k = 0; rr != NULL && k < rr->nranks; k++)
 			if (rr->ranks[k].exposed_na) {
 				view_status(
 					v,
@@ -293,10 +387,16 @@ struct panel *dist_view_open(struct app *app)
 			}
 	struct dist_view *d = xcalloc(1, sizeof *d);
 	d->v = v;
+	d->comm = one; /* one trace: nothing to compare, its communication alone */
 	d->order = xcalloc((size_t)view_ranks(v), sizeof *d->order);
 	table_init(&d->t, d->cols, dist_table_columns(d->cols));
 	struct panel *p = table_panel_new(&d->t, &dist_owner, d);
-	((struct table_panel *)p)->cols = TABLE_ALL & ~table_cols_of(&d->t, "file"); /* the title names the job */
 	build((struct table_panel *)p);
+	show((struct table_panel *)p, d);
+	if (one && d->ct.nrows == 0) {
+		view_status(v, "one trace without NCCL/RCCL kernels: the distributed view compares several ranks");
+		p->ops->free(p);
+		return NULL;
+	}
 	return p;
 }

@@ -89,7 +89,7 @@ static const struct {
 	[A_GAP_ORDER] = { "gap-order", "gap list: longest first or in time order", "Gap list" },
 	[A_GAP_CAUSE] = { "gap-cause", "gap list: only the next cause (then every cause)", "Gap list" },
 	[A_GAP_DEVICE] = { "gap-device", "gap list: only the next GPU (then every GPU)", "Gap list" },
-	[A_GROUP_NEXT] = { "group-next", "group the rows the next way (operators: name, shapes, source, tree; kernels: name, launch shape, operator)", "Rows" },
+	[A_GROUP_NEXT] = { "group-next", "group the rows the next way (operators: name, shapes, source, tree; kernels: name, launch shape, operator; distributed: ranks, communication)", "Rows" },
 	[A_SHORT_NAMES] = { "short-names", "fold template arguments and parameters of names (<…> (…))", "Rows" },
 	[A_TREE_EXPAND] = { "tree-expand", "tree: expand the selected row", "Tree" },
 	[A_TREE_COLLAPSE] = { "tree-collapse", "tree: collapse the selected row; on a collapsed row or a leaf, select its parent", "Tree" },
