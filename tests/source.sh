@@ -58,6 +58,18 @@ like "$out" "tried /recorded/proj/train.py; $TMP/nope/recorded/proj/train.py; $T
 	"every candidate tried is said, in order"
 run --source-map=nope "$TMP/here.json"
 is "$rc" 2 "--source-map without FROM=TO: usage error"
+# the same rewrite kept in the key map file, beside the bindings; the command line's wins
+printf '# my keys\nsource-map /recorded=%s\nq quit\n' "$TMP" >"$TMP/keys.map"
+scr "$TMP/there.json" '/aten::mm<Enter>e' --keymap="$TMP/keys.map" >/dev/null
+is "$(args)" "[+12][$TMP/proj/train.py]" "source-map FROM=TO in the key map file: the prefix replaced"
+out=$(scr "$TMP/there.json" '/aten::mm<Enter>e' --keymap="$TMP/keys.map" --source-map="/recorded=$TMP/nope")
+is "$(args)" "none" "... --source-map on the command line goes first"
+printf 'source-root %s\n' "$TMP" >"$TMP/keys2.map"
+scr "$TMP/there.json" '/aten::mm<Enter>e' --keymap="$TMP/keys2.map" >/dev/null
+is "$(args)" "[+12][$TMP/proj/train.py]" "source-root DIR in the key map file"
+printf 'source-map nope\n' >"$TMP/keys3.map"
+out=$(EDITOR="$TMP/ed.sh" "$TTRACE" --dump-screen --keymap="$TMP/keys3.map" "$TMP/there.json" 2>&1)
+like "$out" "keys3.map:1: source-map: not FROM=TO: 'nope' (line skipped)" "a source-map line without FROM=TO: said and skipped"
 
 trace "$TMP/odd.json" "$TMP/my dir/x;rm -rf y.py(3): f"
 scr "$TMP/odd.json" '/aten::mm<Enter>e' >/dev/null

@@ -285,6 +285,25 @@ int keymap_load(struct keymap *km, const char *path, char **cause)
 		lineno++;
 		if (line[0] == '#' || (nw = sscanf(line, "%63s %63s %63s", w1, w2, w3)) < 2)
 			continue;
+		if (strcmp(w1, "source-root") == 0 || strcmp(w1, "source-map") == 0) {
+			/* a setting: the rest of the line (blanks around it aside) is its value */
+			bool root = w1[7] == 'r';
+			char *v = line + strspn(line, " \t") + strlen(w1);
+			v += strspn(v, " \t");
+			size_t len = strcspn(v, "\r\n");
+			while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+				len--;
+			size_t cap = root ? sizeof km->source_root : sizeof km->source_map;
+			if (len >= cap || (!root && (memchr(v, '=', len) == NULL || v[0] == '='))) {
+				skipped(cause, path, lineno,
+				        root ? "source-root: too long:" : "source-map: not FROM=TO:", w2);
+				bad++;
+				continue;
+			}
+			memcpy(root ? km->source_root : km->source_map, v, len);
+			(root ? km->source_root : km->source_map)[len] = '\0';
+			continue;
+		}
 		int ctx = -1;
 		if (nw == 3)
 			for (int c = 0; c < CTX__COUNT; c++)

@@ -84,6 +84,9 @@ struct binding {
 struct keymap {
 	struct binding b[KEYMAP_MAX]; /* ends with key 0 */
 	int n;
+	/* settings a key map file may hold beside its bindings, for jump to source
+	 * (ui/source.h): "source-root DIR" and "source-map FROM=TO" lines; "" when none */
+	char source_root[256], source_map[512];
 };
 
 /* The action's stable name for key map files ("zoom-in"), and what it does. */

@@ -139,7 +139,13 @@ void source_open_frame(struct app *app, const char *frame, const char *what)
 		app_status(app, "%s is not a Python frame with a file and line (FILE(LINE): NAME): %s", what, shown);
 		return;
 	}
-	if (!source_resolve(&opts, file, path, sizeof path, tried, sizeof tried)) {
+	/* the command line's, else the key map file's (ui/keys.h) */
+	struct source_opts o = opts;
+	if (o.root == NULL && app->keys.source_root[0])
+		o.root = app->keys.source_root;
+	if (o.map == NULL && app->keys.source_map[0])
+		o.map = app->keys.source_map;
+	if (!source_resolve(&o, file, path, sizeof path, tried, sizeof tried)) {
 		escape_term_buf(tried, strlen(tried), shown, sizeof shown);
 		app_status(app, "source not found on this machine: tried %s (--source-root, --source-map)", shown);
 		return;
