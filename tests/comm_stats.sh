@@ -42,6 +42,24 @@ like "$out" "2 rows without message sizes" "text: rows without sizes are said"
 run --report=distributed "$srcdir/tests/fixtures/recorded-clock"
 like "$out" "communication operations: no NCCL/RCCL kernel in these traces" "no communication kernel: said"
 
+# every kind and group size nccl-tests has a factor for, on tests/fixtures/comm-stats-kinds
+# (one rank, so over the kernels' time), by hand (bytes = nelems x dtype; GB/s = B / ns):
+#   all_to_all n=8: 4e6 Long = 32 MB in 4 ms: 8 GB/s, busbw x 7/8 = 7
+#   allreduce n=8: 4e6 Float = 16 MB in 2 ms: 8, x 2*7/8 = 14; n=3: 3e6 UInt8 = 3 MB in 0.5 ms: 6, x 4/3 = 8
+#   reduce_scatter_tensor n=8: its input, 8e6 Half = 16 MB in 4 ms: 4, x 7/8 = 3.5
+#   all_gather_into_tensor n=2: its output, 2e6 BFloat16 = 4 MB in 1 ms: 4, x 1/2 = 2
+#   reduce n=4: 1e6 Double = 8 MB in 2 ms: 4, x 1; send n=2: 2e6 Half = 4 MB in 1 ms: 4, x 1
+"$TTRACE" --report=distributed --json "$srcdir/tests/fixtures/comm-stats-kinds/rank0.json" >"$TMP/d.json"
+row() { c communication.$1.collective communication.$1.group_size communication.$1.bytes communication.$1.time_ns \
+	communication.$1.algbw_gbps communication.$1.busbw_gbps; }
+is "$(row 0)" "all_to_all 8 32000000 4000000 8 7 " "all-to-all of 8: busbw x (n-1)/n"
+is "$(row 1)" "allreduce 8 16000000 2000000 8 14 " "all-reduce of 8: busbw x 2(n-1)/n"
+is "$(row 2)" "reduce_scatter_tensor 8 16000000 4000000 4 3.5 " "reduce-scatter of 8: the input, busbw x (n-1)/n"
+is "$(row 3)" "all_gather_into_tensor 2 4000000 1000000 4 2 " "all-gather of 2: the output, busbw x 1/2"
+is "$(row 4)" "reduce 4 8000000 2000000 4 4 " "reduce: busbw = algbw"
+is "$(row 5)" "send 2 4000000 1000000 4 4 " "send: busbw = algbw"
+is "$(row 6)" "allreduce 3 3000000 500000 6 8 " "all-reduce of 3, one-byte elements: busbw x 4/3"
+
 # the same table as a panel: g in the distributed view (p) switches to it, g again back;
 # with one trace p opens on it; Enter goes to the row's rank
 scr() { "$TTRACE" -q --dump-screen --size=160x30 "$@" | sed '/^--$/,$d'; }
