@@ -4,7 +4,7 @@
 # (check). Needs root or sudo for the install step only.
 set -e
 cd "$(dirname "$0")"
-need="autoconf automake make gcc pkg-config libncurses-dev libcjson-dev libzstd-dev zlib1g-dev gzip zstd tmux"
+need="autoconf automake make gcc pkg-config libncurses-dev libcjson-dev libzstd-dev zlib1g-dev gzip zstd tmux python3"
 missing=""
 for p in $need; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

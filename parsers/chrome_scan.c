@@ -119,6 +119,8 @@ static enum scan_step scan_events(struct scanner *s, size_t *posp)
 		}
 		s->stats->events++;
 		s->events_in_array++;
+		ev.text = start;
+		ev.text_len = (uint32_t)(p - start);
 		s->sink->event(s->sink->ctx, &ev);
 		pos = (size_t)(p - s->buf);
 after:

@@ -103,7 +103,9 @@ struct scan_event {
 	uint64_t args_offset;  /* byte offset of the args object's '{', 0 when none */
 	uint32_t args_len;     /* its length in bytes, 0 when none */
 	const char *args_text; /* its bytes (args_len of them, not NUL-terminated), NULL when none */
-	uint32_t have;         /* SA_* bits */
+	const char *text;      /* the whole event's bytes, '{' to '}' (text_len of them), as in the input */
+	uint32_t text_len;
+	uint32_t have; /* SA_* bits */
 	int64_t correlation, external_id, device, stream;
 	int32_t grid[3], block[3];
 	double blocks_per_sm, occupancy;

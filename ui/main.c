@@ -31,6 +31,7 @@
 #include "src/analysis.h"
 #include "cmd/record.h"
 #include "ui/source.h"
+#include "cmd/crop.h"
 #include "cmd/index.h"
 #include "cmd/trace_paths.h"
 #include "cmd/progress_line.h"
@@ -543,6 +544,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "record") == 0)
 		return record_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "crop") == 0)
+		return crop_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "index") == 0)
 		return index_main(argc - 1, argv + 1);
 	/* ttrace diff A B: two runs side by side (ui/diff_report.h) */

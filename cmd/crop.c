@@ -1,0 +1,570 @@
+/* crop.c: the crop subcommand (see crop.h). Two scans of the input: the first matches
+ * what needs matching (B/E pairs, flows, async ids, the last counter samples before the
+ * window) into a bit per event; the second copies the kept events' bytes. */
+#include "cmd/crop.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/trace_out.h"
+#include "lib/escape.h"
+#include "lib/timefmt.h"
+#include "lib/xalloc.h"
+#include "parsers/chrome_scan.h"
+#include "parsers/input.h"
+#include "parsers/load.h"
+#include "record/map64.h"
+#include "src/analysis.h"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ttrace crop [OPTIONS] IN -o OUT\n"
+	      "Write the events of a window of the trace IN as a trace of its own: every header key and\n"
+	      "metadata event, the slices that overlap the window (whole), B/E pairs closed, flows inside\n"
+	      "it, the last counter and memory samples before it; each event's bytes as in IN. OUT is\n"
+	      "plain JSON, gzip or zstd by its name (.json, .json.gz, .json.zst; - for standard output).\n"
+	      "\n"
+	      "  --from=T, --to=T   the window, as offsets from the trace's start (12ms, 1.5s, +250us)\n"
+	      "  --step=N           the window of ProfilerStep#N, as the TensorBoard plugin stretches it\n"
+	      "                     to the device (the kernels it launched are in it)\n"
+	      "  -o, --output=OUT   the file to write\n"
+	      "  -f, --force        replace OUT when it exists (never an input)\n"
+	      "  -q, --quiet        say nothing on success\n"
+	      "  -h, --help         show this help and exit\n"
+	      "Exit status: 0 when OUT was written, 1 when not, 2 on a usage error.\n",
+	      f);
+}
+
+/* ---- keys of the matching ----------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t bytes_hash(const char *p, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t id_key(uint64_t h, const struct scan_id *id)
+{
+	if (!id->present)
+		return mix(h, 1);
+	return id->is_str ? mix(mix(h, 2), bytes_hash(id->str.p, id->str.len)) : mix(mix(h, 3), (uint64_t)id->num);
+}
+
+/* map64 keys may be anything but what marks an empty slot: never 0 */
+static uint64_t nonzero(uint64_t k) { return k ? k : 1; }
+
+/* ---- the crop ------------------------------------------------------------------------ */
+
+struct be_stack {
+	uint64_t *idx;
+	int64_t *ts;
+	uint32_t n, cap;
+};
+
+struct last {
+	uint64_t idx;
+	int64_t ts;
+};
+
+struct id_span {
+	int64_t lo, hi;
+};
+
+struct header {
+	char *key, *json;
+	uint32_t klen;
+	uint64_t len;
+};
+
+struct crop {
+	const char *path;
+	int64_t w0, w1; /* the window [w0, w1), ns */
+	int64_t origin; /* the trace's start */
+	uint64_t i;     /* the event's index in the file */
+	/* first pass */
+	uint8_t *keep; /* a bit per event: kept by the matching */
+	uint64_t keep_cap;
+	struct map64 stacks; /* pid, tid -> struct be_stack: open B events */
+	struct map64 lasts;  /* counter series, [memory] device -> struct last before the window */
+	struct map64 flows;  /* cat, id -> 1: every event inside so far; 3: one outside */
+	struct map64 asyncs; /* cat, id -> struct id_span */
+	struct header *h;
+	int nh;
+	uint64_t events;
+	/* second pass */
+	struct trace_out *out;
+	uint64_t kept;
+	bool failed;
+};
+
+static bool inside(const struct crop *c, int64_t t) { return t >= c->w0 && t < c->w1; }
+
+static bool overlaps(const struct crop *c, int64_t a, int64_t b)
+{
+	return b > a ? a < c->w1 && b > c->w0 : inside(c, a);
+}
+
+static void mark(struct crop *c, uint64_t i)
+{
+	if (i / 8 >= c->keep_cap) {
+		uint64_t cap = c->keep_cap ? c->keep_cap : 4096;
+		while (i / 8 >= cap)
+			cap *= 2;
+		c->keep = xreallocarray(c->keep, cap, 1);
+		memset(c->keep + c->keep_cap, 0, cap - c->keep_cap);
+		c->keep_cap = cap;
+	}
+	c->keep[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+static bool marked(const struct crop *c, uint64_t i) { return i / 8 < c->keep_cap && (c->keep[i / 8] >> (i % 8)) & 1; }
+
+static bool is_flow(char ph) { return ph == 's' || ph == 't' || ph == 'f'; }
+static bool is_async(char ph)
+{
+	return ph == 'b' || ph == 'e' || ph == 'n' || ph == 'S' || ph == 'T' || ph == 'p' || ph == 'F';
+}
+
+static uint64_t scoped_id(const struct scan_event *ev, uint64_t salt)
+{
+	return nonzero(mix(mix(salt, bytes_hash(ev->cat.p, ev->cat.len)), ev->id));
+}
+
+static bool is_memory(const struct scan_event *ev)
+{
+	return (ev->ph == 'i' || ev->ph == 'I') && ev->name.len == 8 && memcmp(ev->name.p, "[memory]", 8) == 0;
+}
+
+/* Keeps, under KEY, event I at TS when it is the latest before the window so far. */
+static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts)
+{
+	if (ts >= c->w0)
+		return;
+	struct last *l = map64_get(&c->lasts, key);
+	if (l == NULL) {
+		l = xmalloc(sizeof *l);
+		l->ts = INT64_MIN;
+		map64_put(&c->lasts, key, l);
+	}
+	if (ts >= l->ts) {
+		l->ts = ts;
+		l->idx = i;
+	}
+}
+
+static void match_event(void *ctx, const struct scan_event *ev)
+{
+	struct crop *c = ctx;
+	uint64_t i = c->i++;
+	if (!ev->has_ts || ev->ts_nonfinite)
+		return;
+	if (ev->ph == 'B' || ev->ph == 'E') {
+		uint64_t key = nonzero(id_key(id_key(0x42, &ev->pid), &ev->tid));
+		struct be_stack *s = map64_get(&c->stacks, key);
+		if (ev->ph == 'B') {
+			if (s == NULL) {
+				s = xcalloc(1, sizeof *s);
+				map64_put(&c->stacks, key, s);
+			}
+			if (s->n == s->cap) {
+				s->cap = s->cap ? s->cap * 2 : 16;
+				s->idx = xreallocarray(s->idx, s->cap, sizeof *s->idx);
+				s->ts = xreallocarray(s->ts, s->cap, sizeof *s->ts);
+			}
+			s->idx[s->n] = i;
+			s->ts[s->n++] = ev->ts;
+		} else if (s != NULL && s->n > 0) {
+			s->n--;
+			if (overlaps(c, s->ts[s->n], ev->ts)) { /* the pair, both ends */
+				mark(c, s->idx[s->n]);
+				mark(c, i);
+			}
+		} else if (inside(c, ev->ts)) {
+			mark(c, i); /* an E without its B */
+		}
+	} else if (ev->ph == 'C') {
+		uint64_t key = id_key(mix(0x43, bytes_hash(ev->name.p, ev->name.len)), &ev->pid);
+		last_before(c, nonzero(ev->has_id ? mix(key, ev->id) : key), i, ev->ts);
+	} else if (is_memory(ev)) {
+		uint64_t key = mix(mix(id_key(0x4d, &ev->pid), (uint64_t)ev->device_type), (uint64_t)ev->device_id);
+		last_before(c, nonzero(key), i, ev->ts);
+	} else if (is_flow(ev->ph) && ev->has_id) {
+		uint64_t key = scoped_id(ev, 0x46);
+		struct slot64 *s = map64_find(&c->flows, key);
+		uintptr_t st = inside(c, ev->ts) ? 1 : 3;
+		if (s == NULL)
+			map64_put(&c->flows, key, (void *)st);
+		else
+			s->val = (void *)((uintptr_t)s->val | st);
+	} else if (is_async(ev->ph) && ev->has_id) {
+		uint64_t key = scoped_id(ev, 0x41);
+		struct id_span *sp = map64_get(&c->asyncs, key);
+		if (sp == NULL) {
+			sp = xmalloc(sizeof *sp);
+			sp->lo = sp->hi = ev->ts;
+			map64_put(&c->asyncs, key, sp);
+		}
+		if (ev->ts < sp->lo)
+			sp->lo = ev->ts;
+		if (ev->ts > sp->hi)
+			sp->hi = ev->ts;
+	}
+}
+
+static void match_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
+{
+	struct crop *c = ctx;
+	c->h = xreallocarray(c->h, (size_t)c->nh + 1, sizeof *c->h);
+	struct header *h = &c->h[c->nh++];
+	h->key = xstrndup(key, keylen);
+	h->klen = keylen;
+	h->json = json != NULL ? xstrndup(json, (size_t)len) : NULL;
+	h->len = len;
+}
+
+/* After the first pass: B events still open, and the last samples before the window. */
+static void match_end(struct crop *c)
+{
+	for (size_t k = 0; k < c->stacks.cap; k++) {
+		struct be_stack *s = c->stacks.slot[k].val;
+		if (s == NULL)
+			continue;
+		for (uint32_t j = 0; j < s->n; j++)
+			if (s->ts[j] < c->w1) /* open to the end of the trace */
+				mark(c, s->idx[j]);
+	}
+	for (size_t k = 0; k < c->lasts.cap; k++) {
+		const struct last *l = c->lasts.slot[k].val;
+		if (l != NULL)
+			mark(c, l->idx);
+	}
+}
+
+static bool keeps(struct crop *c, const struct scan_event *ev, uint64_t i)
+{
+	if (marked(c, i) || ev->ph == 'M')
+		return true;
+	if (!ev->has_ts || ev->ts_nonfinite || ev->ph == 'B' || ev->ph == 'E')
+		return false;
+	if (ev->ph == 'X')
+		return overlaps(c, ev->ts, ev->has_dur && ev->dur > 0 ? ev->ts + ev->dur : ev->ts);
+	if (is_flow(ev->ph)) {
+		if (!ev->has_id)
+			return false;
+		return (uintptr_t)map64_get(&c->flows, scoped_id(ev, 0x46)) == 1;
+	}
+	if (is_async(ev->ph) && ev->has_id) {
+		const struct id_span *sp = map64_get(&c->asyncs, scoped_id(ev, 0x41));
+		return sp != NULL && overlaps(c, sp->lo, sp->hi);
+	}
+	return inside(c, ev->ts); /* instants, counters, the rest */
+}
+
+static void copy_event(void *ctx, const struct scan_event *ev)
+{
+	struct crop *c = ctx;
+	uint64_t i = c->i++;
+	if (!keeps(c, ev, i))
+		return;
+	if (c->kept++ > 0)
+		trace_out_write(c->out, ",\n", 2);
+	trace_out_write(c->out, ev->text, ev->text_len);
+}
+
+static void ignore_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
+{
+	(void)ctx, (void)key, (void)keylen, (void)json, (void)len;
+}
+
+/* Writes S (N bytes) as a JSON string. */
+static void json_string(struct trace_out *o, const char *s, size_t n)
+{
+	trace_out_write(o, "\"", 1);
+	for (size_t k = 0; k < n; k++) {
+		unsigned char ch = (unsigned char)s[k];
+		char esc[8];
+		if (ch == '"' || ch == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)ch;
+			trace_out_write(o, esc, 2);
+		} else if (ch < 0x20) {
+			snprintf(esc, sizeof esc, "\\u%04x", ch);
+			trace_out_write(o, esc, 6);
+		} else {
+			trace_out_write(o, s + k, 1);
+		}
+	}
+	trace_out_write(o, "\"", 1);
+}
+
+static void free_crop(struct crop *c)
+{
+	for (size_t k = 0; k < c->stacks.cap; k++) {
+		struct be_stack *s = c->stacks.slot[k].val;
+		if (s != NULL) {
+			free(s->idx);
+			free(s->ts);
+			free(s);
+		}
+	}
+	for (size_t k = 0; k < c->lasts.cap; k++)
+		free(c->lasts.slot[k].val);
+	for (size_t k = 0; k < c->asyncs.cap; k++)
+		free(c->asyncs.slot[k].val);
+	free(c->stacks.slot);
+	free(c->lasts.slot);
+	free(c->flows.slot);
+	free(c->asyncs.slot);
+	for (int k = 0; k < c->nh; k++) {
+		free(c->h[k].key);
+		free(c->h[k].json);
+	}
+	free(c->h);
+	free(c->keep);
+}
+
+/* The window [*W0, *W1) of T: ProfilerStep#STEP (STEP >= 0), else FROM and TO past its
+ * start (HAVE_TO: TO given, else the trace's end). False with *CAUSE. */
+static bool window_of(struct trace *t, int64_t step, int64_t from, int64_t to, bool have_to, int64_t *w0, int64_t *w1,
+                      char **cause)
+{
+	if (step >= 0) {
+		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		for (uint32_t k = 0; k < g->nsteps; k++)
+			if (g->steps[k].number == step && g->from_steps) {
+				*w0 = g->steps[k].start;
+				*w1 = g->steps[k].end;
+				return true;
+			}
+		for (uint32_t k = 0; k < t->nsteps; k++) /* one the plugin drops: its host span */
+			if (t->steps[k].number == step && !t->steps[k].gpu) {
+				*w0 = t->steps[k].ts;
+				*w1 = t->steps[k].ts + t->steps[k].dur;
+				return true;
+			}
+		char list[200] = "";
+		size_t at = 0;
+		for (uint32_t k = 0; k < t->nsteps && at + 24 < sizeof list; k++)
+			if (!t->steps[k].gpu)
+				at += (size_t)snprintf(list + at, sizeof list - at, "%s%lld", at ? " " : "",
+				                       (long long)t->steps[k].number);
+		*cause =
+			at ? xasprintf("no ProfilerStep#%lld in %s (its steps: %s)", (long long)step, t->path, list)
+			   : xasprintf("no ProfilerStep#%lld in %s: it has no profiler step", (long long)step, t->path);
+		return false;
+	}
+	*w0 = t->start + from;
+	*w1 = have_to ? t->start + to : t->end + 1;
+	if (*w1 <= *w0) {
+		*cause = xasprintf("the window is empty: --to must come after --from");
+		return false;
+	}
+	return true;
+}
+
+/* One scan of PATH (the file DEV/INO) through SINK; false with *CAUSE. */
+static bool scan_file(const char *path, bool first, uint64_t *dev, uint64_t *ino, const struct scan_sink *sink,
+                      uint64_t *events, char **cause)
+{
+	struct input *in = first ? input_open(path, cause) : input_reopen(path, *dev, *ino, cause);
+	if (in == NULL)
+		return false;
+	if (first && !input_file_id(in, dev, ino)) {
+		*cause = xasprintf("%s: crop reads its input twice: give a file, not a pipe or a device", path);
+		input_close(in);
+		return false;
+	}
+	struct scan_stats st;
+	char *why = NULL;
+	enum scan_result r = scan_run(in, sink, &st, &why);
+	input_close(in);
+	*events = st.events;
+	if (r == SCAN_OK || r == SCAN_TRUNCATED) {
+		if (r == SCAN_TRUNCATED && first && why != NULL)
+			escape_say(stderr, "ttrace crop: warning: %s (the events before the cut are cropped)", why);
+		free(why);
+		return true;
+	}
+	*cause = why != NULL ? why : xasprintf("cannot read %s", path);
+	return false;
+}
+
+int crop_main(int argc, char **argv)
+{
+	enum { OPT_FROM = 256, OPT_TO, OPT_STEP };
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "step", required_argument, NULL, OPT_STEP },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int64_t from = 0, to = 0, step = -1;
+	bool have_from = false, have_to = false, force = false, quiet = false;
+	const char *outp = NULL;
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_FROM:
+		case OPT_TO: {
+			int64_t v;
+			const char *s = optarg[0] == '+' ? optarg + 1 : optarg;
+			if (timefmt_parse_dur(s, &v) != 0 || v < 0) {
+				escape_say(
+					stderr,
+					"ttrace crop: --%s wants a time from the start such as 12ms or 1.5s (got '%s')",
+					ch == OPT_FROM ? "from" : "to", optarg);
+				return 2;
+			}
+			*(ch == OPT_FROM ? &from : &to) = v;
+			*(ch == OPT_FROM ? &have_from : &have_to) = true;
+			break;
+		}
+		case OPT_STEP: {
+			char *end;
+			step = strtoll(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || step < 0) {
+				escape_say(stderr,
+				           "ttrace crop: --step wants a step number N of ProfilerStep#N (got '%s')",
+				           optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'o': outp = optarg; break;
+		case 'f': force = true; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc || outp == NULL) {
+		fputs(optind + 1 != argc ? "ttrace crop: give one input trace\n" : "ttrace crop: give -o OUT\n",
+		      stderr);
+		usage(stderr);
+		return 2;
+	}
+	if (step >= 0 && (have_from || have_to)) {
+		fputs("ttrace crop: --step or --from/--to, not both\n", stderr);
+		return 2;
+	}
+	if (step < 0 && !have_from && !have_to) {
+		fputs("ttrace crop: say which window: --from/--to or --step\n", stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	if (strcmp(path, "-") == 0) {
+		fputs("ttrace crop: crop reads its input twice: give a file, not standard input\n", stderr);
+		return 2;
+	}
+	/* the window, from the trace's model (its cache when there is one) */
+	struct load_options lo = { 0 };
+	lo.quiet = true;
+	struct trace *t = load_trace(path, &lo);
+	if (t->status == LOAD_FAILED) {
+		escape_say(stderr, "ttrace crop: %s", t->error != NULL ? t->error : "cannot load the input");
+		trace_free(t);
+		return 1;
+	}
+	struct crop c = { .path = path };
+	char *cause = NULL;
+	bool ok = window_of(t, step, from, to, have_to, &c.w0, &c.w1, &cause);
+	c.origin = t->start;
+	trace_free(t);
+	if (!ok) {
+		escape_say(stderr, "ttrace crop: %s", cause);
+		free(cause);
+		return 2;
+	}
+	/* first pass: the matching */
+	uint64_t dev = 0, ino = 0, events = 0, events2 = 0;
+	struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
+	if (!scan_file(path, true, &dev, &ino, &sink, &events, &cause)) {
+		escape_say(stderr, "ttrace crop: %s", cause);
+		free(cause);
+		free_crop(&c);
+		return 1;
+	}
+	match_end(&c);
+	struct out_avoid avoid = { dev, ino };
+	c.out = trace_out_open(outp, force, &avoid, 1, &cause);
+	if (c.out == NULL) {
+		escape_say(stderr, "ttrace crop: %s", cause);
+		free(cause);
+		free_crop(&c);
+		return 1;
+	}
+	/* the header keys as they were, then the events kept */
+	trace_out_write(c.out, "{", 1);
+	for (int k = 0; k < c.nh; k++) {
+		if (c.h[k].klen == 10 && memcmp(c.h[k].key, "ttraceCrop", 10) == 0)
+			continue;          /* a crop of a crop: the new window replaces it */
+		if (c.h[k].json == NULL) { /* over SCAN_HEADER_MAX: not kept by the scanner */
+			escape_say(stderr,
+			           "ttrace crop: warning: header key '%s' (%llu bytes) is too large to copy: left out",
+			           c.h[k].key, (unsigned long long)c.h[k].len);
+			continue;
+		}
+		json_string(c.out, c.h[k].key, c.h[k].klen);
+		trace_out_write(c.out, ": ", 2);
+		trace_out_write(c.out, c.h[k].json, c.h[k].len);
+		trace_out_write(c.out, ",\n", 2);
+	}
+	/* where it came from: the window, in the file's time */
+	char prov[160];
+	int pn = snprintf(prov, sizeof prov,
+	                  "\"ttraceCrop\": {\"from_ns\": %lld, \"to_ns\": %lld, \"source\": ", (long long)c.w0,
+	                  (long long)c.w1);
+	trace_out_write(c.out, prov, (size_t)pn);
+	const char *base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	json_string(c.out, base, strlen(base));
+	trace_out_write(c.out, "},\n", 3);
+	trace_out_write(c.out, "\"traceEvents\": [\n", 17);
+	c.i = 0;
+	sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
+	ok = scan_file(path, false, &dev, &ino, &sink, &events2, &cause);
+	if (ok && events2 != events) {
+		cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
+		                  (unsigned long long)events, (unsigned long long)events2);
+		ok = false;
+	}
+	if (!ok) {
+		escape_say(stderr, "ttrace crop: %s", cause);
+		free(cause);
+		trace_out_abort(c.out);
+		free_crop(&c);
+		return 1;
+	}
+	trace_out_write(c.out, "\n]}\n", 4);
+	if (trace_out_close(c.out, &cause) != 0) {
+		escape_say(stderr, "ttrace crop: %s", cause);
+		free(cause);
+		free_crop(&c);
+		return 1;
+	}
+	if (!quiet) {
+		char a[48], b[48];
+		escape_say(stderr, "ttrace crop: %s: %llu of %llu events, +%s to +%s from the start", outp,
+		           (unsigned long long)c.kept, (unsigned long long)events,
+		           timefmt_dur(c.w0 - c.origin, a, sizeof a), timefmt_dur(c.w1 - c.origin, b, sizeof b));
+	}
+	free_crop(&c);
+	return 0;
+}

@@ -1,0 +1,182 @@
+#!/bin/sh
+# crop.sh: `ttrace crop`: the events of a window as a trace of its own. On a fixture whose
+# every event says whether it is kept (K_) or not (D_) at the window [100, 200) us: the
+# kept events byte for byte, header keys as they were, valid JSON (python3's json module);
+# every output format; --step; the crop's slices are the source's slices over the window
+# (tests/tools/crop_check.py on both models); outputs that ttrace loads without warnings;
+# the rules for the output path (never an input, never through a symbolic link, an
+# existing file only with -f); usage errors; and ../shared/traces when it is there.
+. "$srcdir/tests/lib.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	skip_all "python3 is needed to check the JSON"
+fi
+FX="$srcdir/tests/fixtures/crop/edges.json"
+CHECK="$srcdir/tests/tools/crop_check.py"
+run crop --from=100us --to=200us "$FX" -o "$TMP/e.json"
+is "$rc" 0 "crop --from=100us --to=200us runs"
+total=$(grep -c '^{"ph"' "$FX")
+kept=$(grep '^{"ph"' "$FX" | grep -v '"D_' | grep -c -e '^{"ph": "M"' -e '"K_')
+like "$err" "ttrace crop: $TMP/e.json: $kept of $total events, +100 us to +200 us from the start" \
+	"it says what it kept ($kept events marked K_ or metadata, of $total)"
+python3 - "$FX" "$TMP/e.json" >"$TMP/py.out" 2>&1 <<'PY'
+import json, sys
+src_text = open(sys.argv[1], encoding='utf-8').read()
+out_text = open(sys.argv[2], encoding='utf-8').read()
+src, out = json.loads(src_text), json.loads(out_text)
+print('valid')
+# header keys: the source's, same values, and the crop's provenance
+print('headers', all(out.get(k) == v for k, v in src.items() if k != 'traceEvents'),
+      sorted(set(out) - set(src)))
+print('window', out['ttraceCrop'])
+# the events: each line of the source that is an event; kept iff marked K_ (and not D_), or M
+lines = [l.rstrip(',') for l in src_text.splitlines() if l.startswith('{"ph"')]
+want = [l for l in lines if l.startswith('{"ph": "M"') or ('"K_' in l and '"D_' not in l)]
+got = [l.rstrip(',') for l in out_text.splitlines() if l.startswith('{"ph"')]
+print('events', len(got), 'kept as marked', got == want)
+print('missing', [l[:60] for l in want if l not in got][:3], 'extra', [l[:60] for l in got if l not in want][:3])
+PY
+out=$(cat "$TMP/py.out")
+like "$out" "valid" "the output is valid JSON (python3 json)"
+like "$out" "headers True ['ttraceCrop']" "every header key as in the source, values equal, plus ttraceCrop"
+like "$out" "window {'from_ns': 100000, 'to_ns': 200000, 'source': 'edges.json'}" "ttraceCrop: the window in the file's time and the source"
+like "$out" "events $kept kept as marked True" \
+	"the kept events, byte for byte, in file order: X overlapping (whole), B/E pairs closed, the open B, the last counter and [memory] samples before, instants and flows inside, the async span"
+like "$out" "missing [] extra []" "no event missing, none extra"
+"$TTRACE" --report=summary "$TMP/e.json" >/dev/null 2>"$TMP/err2"
+is "$?:$(cat "$TMP/err2")" "0:" "the crop loads without a warning"
+
+# every output format: the same JSON
+run crop -q --from=100us --to=200us "$FX" -o "$TMP/e.json.gz"
+is "$rc:$err" "0:" "-q: nothing said"
+gzip -dc "$TMP/e.json.gz" | cmp -s - "$TMP/e.json"
+ok $? ".json.gz: gzip of the same JSON"
+"$TTRACE" crop -q --from=100us --to=200us "$FX" -o "$TMP/e.json.zst"
+zstd -qdc "$TMP/e.json.zst" | cmp -s - "$TMP/e.json"
+ok $? ".json.zst: zstd of the same JSON"
+"$TTRACE" crop -q --from=100us --to=200us "$FX" -o - >"$TMP/e.stdout"
+cmp -s "$TMP/e.stdout" "$TMP/e.json"
+ok $? "-o -: the JSON on standard output"
+for f in e.json.gz e.json.zst; do
+	run --report=summary "$TMP/$f"
+	is "$rc:$err" "0:" "$f loads without a warning"
+done
+# inputs of every format give the same crop
+gzip -c "$FX" >"$TMP/in.json.gz"
+zstd -q -c "$FX" >"$TMP/in.json.zst"
+for f in in.json.gz in.json.zst; do
+	"$TTRACE" crop -q --from=100us --to=200us "$TMP/$f" -o "$TMP/c-$f.json"
+	sed 's/"source": "[^"]*"/"source": ""/' "$TMP/c-$f.json" >"$TMP/a"
+	sed 's/"source": "[^"]*"/"source": ""/' "$TMP/e.json" >"$TMP/b"
+	cmp -s "$TMP/a" "$TMP/b"
+	ok $? "a $f input: the same crop"
+done
+# a crop of the crop over the same window changes nothing but the source
+"$TTRACE" crop -q --from=100us --to=200us "$TMP/e.json" -o "$TMP/ee.json"
+python3 -c 'import json, sys; b = json.load(open(sys.argv[1])); print(list(b).count("ttraceCrop"), b["ttraceCrop"]["source"])' \
+	"$TMP/ee.json" >"$TMP/py.out" 2>&1
+is "$(cat "$TMP/py.out")" "1 e.json" "a crop of a crop: one ttraceCrop, naming the crop as its source"
+
+# --step: the plugin's step (tests/fixtures/overview/gpu-timeline.json: step 1 is [0, 80) us,
+# stretched to the end of the kernel it launched); the crop's slices are the source's over it
+G="$srcdir/tests/fixtures/overview/gpu-timeline.json"
+run crop --step=1 "$G" -o "$TMP/s1.json"
+like "$err" "15 of 18 events, +0 ns to +80.0 us from the start" "--step=1: the plugin's step 1, [0, 80) us"
+"$TTRACE" --dump-model "$G" >"$TMP/full.dump"
+"$TTRACE" --dump-model "$TMP/s1.json" >"$TMP/crop.dump"
+out=$(python3 "$CHECK" "$TMP/full.dump" "$TMP/crop.dump" 0 80000 2>&1)
+is "$?:$out" "0:14 slices in 4 tracks" "the crop's model: exactly the source's slices overlapping the window"
+run crop --step=7 "$G" -o "$TMP/s7.json"
+is "$rc" 2 "--step of a step the trace lacks: usage error"
+like "$err" "no ProfilerStep#7 in $G (its steps: 1 2)" "... saying which steps it has"
+[ ! -e "$TMP/s7.json" ]
+ok $? "... and writing nothing"
+
+# the output path: never an input, never through a link, an existing file only with -f
+run crop --step=1 "$G" -o "$TMP/s1.json"
+is "$rc" 1 "an existing output: refused"
+like "$err" "$TMP/s1.json exists (-f overwrites it)" "... saying -f overwrites it"
+run crop -f --step=2 "$G" -o "$TMP/s1.json"
+is "$rc" 0 "-f replaces it"
+cp "$G" "$TMP/in.json"
+run crop -f --step=1 "$TMP/in.json" -o "$TMP/in.json"
+is "$rc" 1 "-o the input: refused, even with -f"
+like "$err" "$TMP/in.json is the input: ttrace never writes over an input" "... saying why"
+cmp -s "$G" "$TMP/in.json"
+ok $? "... and the input is untouched"
+ln "$TMP/in.json" "$TMP/hard.json"
+run crop -f --step=1 "$TMP/in.json" -o "$TMP/hard.json"
+is "$rc" 1 "-o a hard link to the input: refused (same file)"
+ln -s "$TMP/elsewhere.json" "$TMP/link.json"
+run crop --step=1 "$G" -o "$TMP/link.json"
+is "$rc" 1 "-o a symbolic link: refused"
+like "$err" "is a symbolic link: ttrace does not write through one" "... saying why"
+[ ! -e "$TMP/elsewhere.json" ]
+ok $? "... and nothing is written where it points"
+mkfifo "$TMP/fifo"
+run crop --step=1 "$G" -o "$TMP/fifo"
+is "$rc" 1 "-o a FIFO without -f: refused"
+like "$err" "exists and is a FIFO (-f writes into it)" "... as ttrace record -o"
+"$TTRACE" crop -q --step=1 "$G" -o "$TMP/s1b.json"
+cat "$TMP/fifo" >"$TMP/fifo.out" &
+reader=$!
+"$TTRACE" crop -q -f --step=1 "$G" -o "$TMP/fifo"
+is "$?" 0 "-f writes into a FIFO"
+wait $reader
+cmp -s "$TMP/fifo.out" "$TMP/s1b.json"
+ok $? "... the same bytes as a file gets"
+mkdir "$TMP/dir"
+run crop --step=1 "$G" -o "$TMP/dir"
+is "$rc" 1 "-o a directory: refused"
+
+# usage
+run crop "$G" -o "$TMP/u.json"
+is "$rc" 2 "no window: usage error"
+run crop --step=1 --from=1ms "$G" -o "$TMP/u.json"
+is "$rc" 2 "--step with --from: usage error"
+run crop --from=abc "$G" -o "$TMP/u.json"
+is "$rc" 2 "a bad time: usage error"
+run crop --from=2ms --to=1ms "$G" -o "$TMP/u.json"
+is "$rc" 2 "an empty window: usage error"
+run crop --step=1 "$G"
+is "$rc" 2 "no -o: usage error"
+run crop --step=1 - -o "$TMP/u.json" </dev/null
+is "$rc" 2 "standard input: refused (read twice)"
+run crop --step=1 "$TMP/nope.json" -o "$TMP/u.json"
+is "$rc" 1 "a missing input: error"
+[ ! -e "$TMP/u.json" ]
+ok $? "no output left by the failures"
+
+# a truncated input: what came before the cut
+run crop --from=0 "$srcdir/tests/fixtures/bad/bad-truncated-mid-event.json" -o "$TMP/t.json"
+is "$rc" 0 "a truncated input: cropped"
+python3 -c 'import json, sys; json.load(open(sys.argv[1])); print("valid")' "$TMP/t.json" >"$TMP/py.out" 2>&1
+like "$(cat "$TMP/py.out")" "valid" "... into valid JSON"
+
+# ../shared/traces: a step of real traces, every format, checked as above
+SH="$srcdir/../shared/traces"
+if [ -d "$SH" ]; then
+	for f in train-a100-rank0of2-nccl-basetime.json.gz train-a100-rank0of2-nccl-basetime.json.zst \
+		infer-h100-owlv2-memory-pyfunc.json.gz resnet50-v100-2021-oldcats-memory.pt.trace.json.gz; do
+		[ -f "$SH/$f" ] || continue
+		step=$("$TTRACE" --report=overview --json "$SH/$f" | "$JSONQ" files.0.steps.1.number 2>/dev/null)
+		case $step in '' | null | *[!0-9]*) step= ;; esac
+		if [ -n "$step" ]; then
+			"$TTRACE" crop -q --step="$step" "$SH/$f" -o "$TMP/r.json.zst"
+		else
+			"$TTRACE" crop -q --from=0 --to=50ms "$SH/$f" -o "$TMP/r.json.zst"
+		fi
+		ok $? "$f: cropped (step ${step:-none: the first 50 ms})"
+		zstd -qdc "$TMP/r.json.zst" >"$TMP/r.json"
+		w=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["ttraceCrop"]; print(c["from_ns"], c["to_ns"])' "$TMP/r.json")
+		ok $? "$f: valid JSON"
+		"$TTRACE" --dump-model "$SH/$f" >"$TMP/full.dump"
+		"$TTRACE" --dump-model "$TMP/r.json" >"$TMP/crop.dump"
+		out=$(python3 "$CHECK" "$TMP/full.dump" "$TMP/crop.dump" $w 2>&1)
+		ok $? "$f: the crop's slices are the source's over the window ($out)"
+		run --report=summary "$TMP/r.json.zst"
+		is "$rc" 0 "$f: the crop loads"
+		rm -f "$TMP/r.json.zst"
+	done
+fi
+finish
