@@ -91,7 +91,6 @@ struct header {
 struct crop {
 	const char *path;
 	int64_t w0, w1; /* the window [w0, w1), ns */
-	int64_t origin; /* the trace's start */
 	uint64_t i;     /* the event's index in the file */
 	/* first pass */
 	uint8_t *keep; /* a bit per event: kept by the matching */
@@ -401,6 +400,75 @@ static bool scan_file(const char *path, bool first, uint64_t *dev, uint64_t *ino
 	return false;
 }
 
+int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
+              char **cause)
+{
+	struct crop c = { .path = path, .w0 = w0, .w1 = w1 };
+	bool ok;
+	*cause = NULL;
+	*kept = *total = 0;
+	/* first pass: the matching */
+	uint64_t dev = 0, ino = 0, events = 0, events2 = 0;
+	struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
+	if (!scan_file(path, true, &dev, &ino, &sink, &events, cause)) {
+		free_crop(&c);
+		return -1;
+	}
+	match_end(&c);
+	struct out_avoid avoid = { dev, ino };
+	c.out = trace_out_open(outp, force, &avoid, 1, cause);
+	if (c.out == NULL) {
+		free_crop(&c);
+		return -1;
+	}
+	/* the header keys as they were, then the events kept */
+	trace_out_write(c.out, "{", 1);
+	for (int k = 0; k < c.nh; k++) {
+		if (c.h[k].klen == 10 && memcmp(c.h[k].key, "ttraceCrop", 10) == 0)
+			continue;          /* a crop of a crop: the new window replaces it */
+		if (c.h[k].json == NULL) { /* over SCAN_HEADER_MAX: not kept by the scanner */
+			escape_say(stderr,
+			           "ttrace crop: warning: header key '%s' (%llu bytes) is too large to copy: left out",
+			           c.h[k].key, (unsigned long long)c.h[k].len);
+			continue;
+		}
+		json_string(c.out, c.h[k].key, c.h[k].klen);
+		trace_out_write(c.out, ": ", 2);
+		trace_out_write(c.out, c.h[k].json, c.h[k].len);
+		trace_out_write(c.out, ",\n", 2);
+	}
+	/* where it came from: the window, in the file's time */
+	char prov[160];
+	int pn = snprintf(prov, sizeof prov,
+	                  "\"ttraceCrop\": {\"from_ns\": %lld, \"to_ns\": %lld, \"source\": ", (long long)c.w0,
+	                  (long long)c.w1);
+	trace_out_write(c.out, prov, (size_t)pn);
+	const char *base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	json_string(c.out, base, strlen(base));
+	trace_out_write(c.out, "},\n", 3);
+	trace_out_write(c.out, "\"traceEvents\": [\n", 17);
+	c.i = 0;
+	sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
+	ok = scan_file(path, false, &dev, &ino, &sink, &events2, cause);
+	if (ok && events2 != events) {
+		*cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
+		                   (unsigned long long)events, (unsigned long long)events2);
+		ok = false;
+	}
+	if (!ok) {
+		trace_out_abort(c.out);
+		free_crop(&c);
+		return -1;
+	}
+	trace_out_write(c.out, "\n]}\n", 4);
+	*kept = c.kept;
+	*total = events;
+	int r = trace_out_close(c.out, cause);
+	free_crop(&c);
+	return r;
+}
+
 int crop_main(int argc, char **argv)
 {
 	enum { OPT_FROM = 256, OPT_TO, OPT_STEP };
@@ -482,89 +550,26 @@ int crop_main(int argc, char **argv)
 		trace_free(t);
 		return 1;
 	}
-	struct crop c = { .path = path };
+	int64_t w0, w1, origin = t->start;
 	char *cause = NULL;
-	bool ok = window_of(t, step, from, to, have_to, &c.w0, &c.w1, &cause);
-	c.origin = t->start;
+	bool ok = window_of(t, step, from, to, have_to, &w0, &w1, &cause);
 	trace_free(t);
 	if (!ok) {
 		escape_say(stderr, "ttrace crop: %s", cause);
 		free(cause);
 		return 2;
 	}
-	/* first pass: the matching */
-	uint64_t dev = 0, ino = 0, events = 0, events2 = 0;
-	struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
-	if (!scan_file(path, true, &dev, &ino, &sink, &events, &cause)) {
+	uint64_t kept, total;
+	if (crop_file(path, w0, w1, outp, force, &kept, &total, &cause) != 0) {
 		escape_say(stderr, "ttrace crop: %s", cause);
 		free(cause);
-		free_crop(&c);
-		return 1;
-	}
-	match_end(&c);
-	struct out_avoid avoid = { dev, ino };
-	c.out = trace_out_open(outp, force, &avoid, 1, &cause);
-	if (c.out == NULL) {
-		escape_say(stderr, "ttrace crop: %s", cause);
-		free(cause);
-		free_crop(&c);
-		return 1;
-	}
-	/* the header keys as they were, then the events kept */
-	trace_out_write(c.out, "{", 1);
-	for (int k = 0; k < c.nh; k++) {
-		if (c.h[k].klen == 10 && memcmp(c.h[k].key, "ttraceCrop", 10) == 0)
-			continue;          /* a crop of a crop: the new window replaces it */
-		if (c.h[k].json == NULL) { /* over SCAN_HEADER_MAX: not kept by the scanner */
-			escape_say(stderr,
-			           "ttrace crop: warning: header key '%s' (%llu bytes) is too large to copy: left out",
-			           c.h[k].key, (unsigned long long)c.h[k].len);
-			continue;
-		}
-		json_string(c.out, c.h[k].key, c.h[k].klen);
-		trace_out_write(c.out, ": ", 2);
-		trace_out_write(c.out, c.h[k].json, c.h[k].len);
-		trace_out_write(c.out, ",\n", 2);
-	}
-	/* where it came from: the window, in the file's time */
-	char prov[160];
-	int pn = snprintf(prov, sizeof prov,
-	                  "\"ttraceCrop\": {\"from_ns\": %lld, \"to_ns\": %lld, \"source\": ", (long long)c.w0,
-	                  (long long)c.w1);
-	trace_out_write(c.out, prov, (size_t)pn);
-	const char *base = strrchr(path, '/');
-	base = base != NULL ? base + 1 : path;
-	json_string(c.out, base, strlen(base));
-	trace_out_write(c.out, "},\n", 3);
-	trace_out_write(c.out, "\"traceEvents\": [\n", 17);
-	c.i = 0;
-	sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
-	ok = scan_file(path, false, &dev, &ino, &sink, &events2, &cause);
-	if (ok && events2 != events) {
-		cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
-		                  (unsigned long long)events, (unsigned long long)events2);
-		ok = false;
-	}
-	if (!ok) {
-		escape_say(stderr, "ttrace crop: %s", cause);
-		free(cause);
-		trace_out_abort(c.out);
-		free_crop(&c);
-		return 1;
-	}
-	trace_out_write(c.out, "\n]}\n", 4);
-	if (trace_out_close(c.out, &cause) != 0) {
-		escape_say(stderr, "ttrace crop: %s", cause);
-		free(cause);
-		free_crop(&c);
 		return 1;
 	}
 	if (!quiet) {
 		char a[48], b[48];
 		escape_say(stderr, "ttrace crop: %s: %llu of %llu events, +%s to +%s from the start", outp,
-		           (unsigned long long)c.kept, (unsigned long long)events,
-		           timefmt_dur(c.w0 - c.origin, a, sizeof a), timefmt_dur(c.w1 - c.origin, b, sizeof b));
+		           (unsigned long long)kept, (unsigned long long)total, timefmt_dur(w0 - origin, a, sizeof a),
+		           timefmt_dur(w1 - origin, b, sizeof b));
 	}
-	free_crop(&c);
 	return 0;
 }

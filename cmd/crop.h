@@ -20,9 +20,18 @@
 #ifndef TT_CMD_CROP_H
 #define TT_CMD_CROP_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Runs the subcommand on ARGV[0..argc), where ARGV[0] is "crop". Returns 0 when OUT was
  * written, 1 when the input could not be read or OUT not written (OUT is then removed), 2 on
  * a usage error. */
 int crop_main(int argc, char **argv);
+
+/* Writes the events of PATH in [W0, W1) (its file's time, ns) to OUTP as above (FORCE: as
+ * -f). Returns 0 with *KEPT of *TOTAL events, or -1 with *CAUSE (allocated), OUTP then not
+ * left behind when crop_file created it. */
+int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
+              char **cause);
 
 #endif

@@ -129,6 +129,28 @@ mkdir "$TMP/dir"
 run crop --step=1 "$G" -o "$TMP/dir"
 is "$rc" 1 "-o a directory: refused"
 
+# C in the timeline: the window, else the marked range, of the selection's rank, to a file
+# named at the prompt (empty: TRACE-crop.json.zst in the current directory)
+scr() { (cd "$TMP" && "$TTRACE" -q --dump-screen --size=120x30 --keys="$1" "$G" | sed '/^--$/,$d' | tail -1); }
+out=$(scr 'C')
+like "$out" "crop the window to [gpu-timeline-crop.json.zst]: " "C: the prompt names the default file"
+out=$(scr 'C<Enter>')
+like "$out" "wrote gpu-timeline-crop.json.zst: 18 of 18 events, +0.000 ms to +0.125 ms from the start" \
+	"C Enter: the whole window (the whole trace) to the default file"
+zstd -qdc "$TMP/gpu-timeline-crop.json.zst" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]))' >"$TMP/py.out" 2>&1
+is "$(cat "$TMP/py.out")" "18" "... a valid zstd JSON trace of its 18 events"
+out=$(scr 'C<Enter>')
+like "$out" "crop: gpu-timeline-crop.json.zst exists (-f overwrites it)" "C again: an existing file is not replaced"
+out=$(scr "wwC$TMP/zoomed.json<Enter>")
+w=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["ttraceCrop"]; print(c["from_ns"], c["to_ns"])' "$TMP/zoomed.json")
+like "$out" "wrote $TMP/zoomed.json: " "zoomed in, C writes the window"
+"$TTRACE" --dump-model "$TMP/zoomed.json" >"$TMP/crop.dump"
+"$TTRACE" --dump-model "$G" >"$TMP/full.dump"
+out=$(python3 "$CHECK" "$TMP/full.dump" "$TMP/crop.dump" $w 2>&1)
+ok $? "... the slices over the window shown ($w ns: $out)"
+out=$(scr "lllllllllllvllllllllllllllllllllllllvC$TMP/range.json<Enter>")
+like "$out" "wrote $TMP/range.json: 6 of 18 events" "with a range marked (v ... v), C writes the range"
+
 # usage
 run crop "$G" -o "$TMP/u.json"
 is "$rc" 2 "no window: usage error"

@@ -71,7 +71,7 @@ ok $? "ui/render.c (drawing) reaches nothing of parsers/, even through headers"
 # a narrow door into the timeline: its state (ui/view_state.h) is for its own files; the app
 # and the other panels reach it only through ui/view.h, even through other headers
 timeline="ui/view.c ui/view_access.c ui/window.c ui/layout.c ui/render.c ui/search.c ui/gap_nav.c ui/follow.c
-ui/places.c ui/align.c ui/sel_args.c ui/counter_track.c ui/counter_track.h ui/gpu_lines.c ui/gpu_lines.h ui/loading.c
+ui/places.c ui/align.c ui/sel_args.c ui/counter_track.c ui/counter_track.h ui/gpu_lines.c ui/gpu_lines.h ui/crop_key.c ui/loading.c
 ui/view_state.h"
 hits=""
 for f in ui/*.c ui/*.h; do

@@ -209,6 +209,9 @@ static void build_comm(struct dist_view *d)
 /* Shows D's table of the mode it is in (a new table: no sort, the first row). */
 static void show(struct table_panel *tp, struct dist_view *d)
 {
+	free(tp->rows); /* row numbers of the other table: no selection to keep */
+	tp->rows = NULL;
+	tp->nrows = 0;
 	tp->t = d->comm ? &d->ct : &d->t;
 	tp->cols = d->comm ? TABLE_ALL : TABLE_ALL & ~table_cols_of(&d->t, "file"); /* the title names the job */
 	tp->sort_col = -1;

@@ -51,6 +51,7 @@ static const struct {
 	[A_BACK] = { "back", "go back to where the last jump (flow, search, gap, list, bookmark) left", "Follow and go back" },
 	[A_FORWARD] = { "forward", "go forward again after going back", "Follow and go back" },
 	[A_BOOKMARK] = { "bookmark", "bookmark the window and the selection (a name is asked)", "Follow and go back" },
+	[A_CROP] = { "crop", "write the marked range (else the window) of the selection's rank as a trace file of its own (ttrace crop)", "Follow and go back" },
 	[A_EDIT_SOURCE] = { "edit-source", "open the Python source of the selection (or the row) in $EDITOR at its line", "Follow and go back" },
 	[A_BOOKMARK_LIST] = { "bookmarks", "the bookmarks (Enter jumps)", "Views" },
 	[A_DIFF_VIEW] = { "diff", "diff: the rank in focus (B) against the first (A), per step: figures, kernels, operators", "Views" },
@@ -146,7 +147,7 @@ static const struct binding default_bindings[] = {
 	{ '>', A_GAP_MIN_UP, T },        { '<', A_GAP_MIN_DOWN, T },     { TT_KEY_ESC, A_CANCEL, T },
 	{ 'u', A_PARENT, T },            { 'i', A_FIRST_CHILD, T },      { '(', A_BACK, T },
 	{ TT_KEY_BACKSPACE, A_BACK, T }, { ')', A_FORWARD, T },          { 'B', A_BOOKMARK, T },
-	{ 'e', A_EDIT_SOURCE, T },
+	{ 'e', A_EDIT_SOURCE, T },       { 'C', A_CROP, T },
 	/* tables */
 	{ TT_KEY_UP, A_ROW_UP, L },      { 'k', A_ROW_UP, L },           { TT_KEY_DOWN, A_ROW_DOWN, L },
 	{ 'j', A_ROW_DOWN, L },          { TT_KEY_PGUP, A_PAGE_UP, L },  { TT_KEY_PGDN, A_PAGE_DOWN, L },

@@ -11,7 +11,7 @@
 
 struct prompt {
 	struct panel base;
-	char label[32];
+	char label[128];
 	char text[128];
 	prompt_fn done, change;
 	void *ctx;
@@ -48,7 +48,7 @@ static bool prompt_act(struct panel *p, struct app *app, enum action a, int key)
 static void prompt_draw(struct panel *p, struct app *app, struct grid *g, const struct render_opts *o)
 {
 	struct prompt *pr = (struct prompt *)p;
-	char line[320], q[256];
+	char line[400], q[256];
 	(void)app;
 	panel_clear(g, p->r, CS_STATUS);
 	escape_term_buf(pr->text, strlen(pr->text), q, sizeof q);

@@ -273,7 +273,7 @@ static void step_slice(struct view *v, int dir)
 
 bool view_act(struct view *v, enum action a)
 {
-	if (gap_nav_act(v, a) || align_act(v, a) || follow_act(v, a) || places_act(v, a))
+	if (gap_nav_act(v, a) || align_act(v, a) || follow_act(v, a) || places_act(v, a) || crop_key_act(v, a))
 		return true;
 	switch (a) {
 	case A_NONE: break;

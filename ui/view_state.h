@@ -212,6 +212,8 @@ bool follow_act(struct view *v, enum action a);
 void view_pos_restore(struct view *v, const struct view_pos *p);
 /* Back, forward, bookmark; false for another action. */
 bool places_act(struct view *v, enum action a);
+/* C: the marked range, else the window, written as a trace of its own (ui/crop_key.c). */
+bool crop_key_act(struct view *v, enum action a);
 
 /* Several ranks (ui/align.c): the shifts from the alignment in force; the layout,
  * alignment and shift actions (false for another action). */
