@@ -392,6 +392,7 @@ static int write_kernels(FILE *f, struct trace *const *ts, int n, const struct r
 const struct report_kind report_kernels_kind = {
 	.name = "kernels",
 	.json = true,
+	.csv = true,
 	.group_choices = "name, shape or operator",
 	.group_of = kernel_group_of,
 	.write = write_kernels,

@@ -28,6 +28,8 @@
 #include "ui/diff_report.h"
 #include "ui/report.h"
 #include "ui/reports.h"
+#include "ui/jsonw.h"
+#include "ui/table.h"
 #include "src/analysis.h"
 #include "cmd/record.h"
 #include "ui/source.h"
@@ -47,6 +49,7 @@ static int start_view = A_NONE;
 enum mode { MODE_DEFAULT, MODE_REPORT, MODE_SCREEN, MODE_DIFF };
 
 static bool has_json(const struct report_kind *k) { return k->json; }
+static bool has_csv(const struct report_kind *k) { return k->csv; }
 static bool has_groups(const struct report_kind *k) { return k->group_of != NULL; }
 
 static int cmp_double(const void *a, const void *b)
@@ -306,8 +309,8 @@ static void usage(FILE *f)
 	      "       with CUPTI; see ttrace record --help)\n"
 	      "   or: ttrace index FILE|DIR...  (build the files' caches now, e.g. on the nodes that\n"
 	      "       wrote them: srun -N 8 ttrace index run/; see ttrace index --help)\n"
-	      "   or: ttrace diff [--json] [--top=N] A B  (B against A per step: figures, operators,\n"
-	      "       kernels, findings, each change judged against the steps' spread)\n"
+	      "   or: ttrace diff [--json|--csv] [--top=N] A B  (B against A per step: figures,\n"
+	      "       operators, kernels, findings, each change judged against the steps' spread)\n"
 	      "   or: ttrace diff --ranks=R1,R2 DIR  (rank R2 against rank R1 of one job)\n"
 	      "   or: ttrace diff --steps FILE  (its slowest step against its median one)\n"
 	      "       (diff --group-by=shape|operator: operators by input shapes, kernels by launch\n"
@@ -331,6 +334,10 @@ static void usage(FILE *f)
 	      "                         kernels: by name, shape (grid, block, registers, shared\n"
 	      "                         memory) or operator (launching operator and shape)\n"
 	      "      --json             write the report (any but none) as JSON\n"
+	      "      --csv              write the report's tables (those of its JSON) as CSV: each\n"
+	      "                         after a line '# PATH', its place in the JSON; not advice\n"
+	      "      --table=PATH       with --csv: only the table at PATH (e.g. files.0.kernels),\n"
+	      "                         plain, for pandas.read_csv\n"
 	      "      --width=N          text reports N columns wide (default: $COLUMNS, else the\n"
 	      "                         terminal's width, else 120)\n"
 	      "      --check            list data-quality findings with examples\n"
@@ -510,7 +517,8 @@ int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
 	const struct report_kind *report = NULL; /* MODE_REPORT's */
-	bool json = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
+	bool json = false, csv = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
+	const char *table_path = NULL; /* --table */
 	int scr_w = 120, scr_h = 40;
 	int64_t gap_min = ANALYSIS_DEFAULT_MIN_GAP;
 	int align = ALIGN_COLLECTIVE;
@@ -518,9 +526,10 @@ int main(int argc, char **argv)
 	const char *group_arg = NULL;
 	int top = -1; /* the report's own default */
 	/* clang-format off */
-	enum { OPT_SOURCE_ROOT = 0x100, OPT_SOURCE_MAP };
+	enum { OPT_SOURCE_ROOT = 0x100, OPT_SOURCE_MAP, OPT_CSV, OPT_TABLE };
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, OPT_CSV },      { "table", required_argument, NULL, OPT_TABLE },
 		{ "check", no_argument, NULL, 'c' },        { "dump-model", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },        { "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
@@ -576,6 +585,8 @@ int main(int argc, char **argv)
 			mode = MODE_REPORT;
 			break;
 		case 'j': json = true; break;
+		case OPT_CSV: csv = true; break;
+		case OPT_TABLE: table_path = optarg; break;
 		case 'c':
 			mode = MODE_REPORT;
 			report = &report_check_kind;
@@ -711,7 +722,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	source_set_opts(source_root, source_map);
-	struct report_opts ro = { json, gap_min, align, top, sort, -1 };
+	struct report_opts ro = { json || csv, gap_min, align, top, sort, -1 };
 	int diff_match = DM_NAME;
 	if (group_arg != NULL && mode == MODE_DIFF) {
 		/* diff: how operators and kernels are matched across the sides */
@@ -744,6 +755,28 @@ int main(int argc, char **argv)
 		char with[256];
 		reports_names(with, sizeof with, has_json, " or ");
 		fprintf(stderr, "ttrace: --json goes with --report=%s\n", with);
+		return 2;
+	}
+	if (csv && json) {
+		fputs("ttrace: --csv and --json: choose one (--csv writes the tables of the report's JSON)\n", stderr);
+		return 2;
+	}
+	if (table_path != NULL && !csv) {
+		fputs("ttrace: --table goes with --csv (--csv --table=PATH: the table at PATH in the JSON, e.g. "
+		      "files.0.kernels)\n",
+		      stderr);
+		return 2;
+	}
+	if (csv && !(mode == MODE_DEFAULT || mode == MODE_DIFF || (mode == MODE_REPORT && report->csv))) {
+		char with[256];
+		reports_names(with, sizeof with, has_csv, " or ");
+		if (mode == MODE_REPORT && report->json)
+			fprintf(stderr,
+			        "ttrace: --csv: the %s report has no table (its JSON is not rows of columns; use "
+			        "--json); --csv goes with --report=%s and ttrace diff\n",
+			        report->name, with);
+		else
+			fprintf(stderr, "ttrace: --csv goes with --report=%s and ttrace diff\n", with);
 		return 2;
 	}
 
@@ -788,7 +821,7 @@ int main(int argc, char **argv)
 	bool live = false, piped = false;
 	for (int i = 0; i < n; i++)
 		piped |= strcmp(files[i], "-") == 0;
-	if (mode == MODE_DEFAULT && !json && !piped && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+	if (mode == MODE_DEFAULT && !json && !csv && !piped && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		int rc = 0;
 		if (load_live(files, n, &opt, progress, align, gap_min, keymap, ascii, traces, &rc)) {
 			if (traces[0] == NULL) { /* the user quit while it loaded */
@@ -857,7 +890,7 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	/* the default mode opens the timeline when both ends are a terminal, else the summary */
-	bool interactive = mode == MODE_DEFAULT && !json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	bool interactive = mode == MODE_DEFAULT && !json && !csv && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
 	                   nusable > 0 && strcmp(files[0], "-") != 0;
 	if (nusable > VIEW_MAX_RANKS && !quiet && (mode == MODE_SCREEN || interactive))
 		fprintf(stderr, "ttrace: warning: %d traces: the timeline shows only the first %d\n", nusable,
@@ -873,8 +906,13 @@ int main(int argc, char **argv)
 			nanosleep(&(struct timespec){ delay / 1000, delay % 1000 * 1000000 }, NULL);
 		}
 	}
+	/* --csv: the report writes its JSON, and its tables go to standard output as CSV
+	 * (ui/jsonw.h, ui/table.h), the JSON itself nowhere */
+	struct table_csv tables = { .f = stdout, .only = table_path };
+	if (csv)
+		jsonw_capture(&tables);
 	if (mode == MODE_DIFF) {
-		int rc = run_diff(traces, n, diff_na, diff_rank, json, top, align, diff_steps_mode, diff_match);
+		int rc = run_diff(traces, n, diff_na, diff_rank, json || csv, top, align, diff_steps_mode, diff_match);
 		if (rc != 0)
 			status = rc;
 	} else if (mode == MODE_SCREEN) {
@@ -905,6 +943,13 @@ int main(int argc, char **argv)
 				status = rc;
 		}
 	}
+	jsonw_capture(NULL);
+	if (table_path != NULL && tables.written == 0 && nusable > 0 && status != 2) {
+		escape_say(stderr, "ttrace: --table: the report has no table '%s' (its tables: %s)", table_path,
+		           tables.plen > 0 ? tables.paths : "none");
+		status = 2;
+	}
+	table_csv_release(&tables);
 	map_guard_on_lost(NULL);
 	for (int i = 0; guard_msgs != NULL && i < nguarded; i++)
 		free(guard_msgs[i]);

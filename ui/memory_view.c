@@ -619,6 +619,7 @@ static int write_memory(FILE *f, struct trace *const *ts, int n, const struct re
 const struct report_kind report_memory_kind = {
 	.name = "memory",
 	.json = true,
+	.csv = true,
 	.write = write_memory,
 	.help = "      --report=memory    per file: each device's peak allocated and reserved memory,\n"
 		"                         fragmentation, memory at each step, operators by bytes\n"

@@ -407,6 +407,7 @@ static int write_operators(FILE *f, struct trace *const *ts, int n, const struct
 const struct report_kind report_operators_kind = {
 	.name = "operators",
 	.json = true,
+	.csv = true,
 	.group_choices = "name, shape, source or tree",
 	.group_of = ops_group_of,
 	.write = write_operators,

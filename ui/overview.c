@@ -490,6 +490,7 @@ static int write_overview(FILE *f, struct trace *const *ts, int n, const struct 
 const struct report_kind report_overview_kind = {
 	.name = "overview",
 	.json = true,
+	.csv = true,
 	.write = write_overview,
 	.help = "      --report=overview  per file: per GPU utilization, est. SM efficiency, est. achieved\n"
 		"                         occupancy, Tensor Cores (the TensorBoard plugin's definitions);\n"

@@ -1008,6 +1008,7 @@ static int write_check(FILE *f, struct trace *const *ts, int n, const struct rep
 const struct report_kind report_summary_kind = {
 	.name = "summary",
 	.json = true,
+	.csv = true,
 	.write = write_summary,
 	.help = "      --report=summary   per file: rank, span, events, tracks, top operators by\n"
 		"                         self CPU time, top kernels by GPU time, data quality\n",
@@ -1015,6 +1016,7 @@ const struct report_kind report_summary_kind = {
 const struct report_kind report_gaps_kind = {
 	.name = "gaps",
 	.json = true,
+	.csv = true,
 	.write = write_gaps,
 	.help = "      --report=gaps      per GPU: utilization, idle time by cause, the longest gaps and\n"
 		"                         what the CPU was doing (see --gap-min)\n",
@@ -1022,6 +1024,7 @@ const struct report_kind report_gaps_kind = {
 const struct report_kind report_distributed_kind = {
 	.name = "distributed",
 	.json = true,
+	.csv = true,
 	.needs_a_trace = true,
 	.write = write_distributed,
 	.help = "      --report=distributed  several ranks: clock alignment, per-rank compute,\n"

@@ -3,8 +3,9 @@
  *
  * A new report is a file under ui/ that defines its struct report_kind (its name, whether
  * it has a JSON form, its grouping, its writer) and a line in that table: ui/main.c knows
- * no report by name, and takes the names, the --json list and the --group-by list from
- * the table. */
+ * no report by name, and takes the names, the --json and --csv lists and the --group-by
+ * list from the table. A report has a CSV form for free when its JSON writes its tables
+ * through table_write_json: --csv runs the JSON writer with its tables captured. */
 #ifndef TT_REPORTS_H
 #define TT_REPORTS_H
 
@@ -17,7 +18,7 @@
 
 /* The command line's options for a report. */
 struct report_opts {
-	bool json;        /* --json */
+	bool json;        /* --json, or --csv (the JSON's tables go to a capture: ui/jsonw.h) */
 	int64_t gap_min;  /* --gap-min, ns */
 	int align;        /* --align (enum align_mode) */
 	int top;          /* --top; -1 for the report's own */
@@ -28,6 +29,7 @@ struct report_opts {
 struct report_kind {
 	const char *name;   /* --report=NAME */
 	bool json;          /* has a JSON form: takes --json */
+	bool csv;           /* writes tables in its JSON (table_write_json): takes --csv */
 	bool needs_a_trace; /* written only when some file loaded */
 	/* --group-by: its choices as said when one is unknown ("name, shape or operator"), and
 	 * their reader (the group, or -1); both NULL when the report has no grouping */

@@ -1,4 +1,4 @@
-/* table.c: typed tables and their two writers (see table.h). */
+/* table.c: typed tables and their writers: text, JSON and CSV (see table.h). */
 #include "ui/table.h"
 
 #include <inttypes.h>
@@ -686,8 +686,179 @@ void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *ro
 {
 	if (rows == NULL)
 		n = t->nrows;
+	if (w->csv != NULL) { /* --csv: the table goes to the capture, the JSON is not written */
+		char path[512];
+		jsonw_path(w, path, sizeof path);
+		table_csv_put(w->csv, path, t, rows, n, cols);
+		jsonw_null(w); /* takes the value's place, for the paths after it */
+		return;
+	}
 	jsonw_array(w);
 	for (uint32_t k = 0; k < n; k++)
 		table_write_json_row(w, t, rows ? rows[k] : k, cols);
 	jsonw_end_array(w);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------- */
+
+/* Whether column COL of the set COLS is written in CSV: as in JSON, but for a column of rows. */
+static bool col_in_csv(const struct table *t, int col, uint64_t cols)
+{
+	return col_in_json(t, col, cols) && t->cols[col].kind != COL_ROWS;
+}
+
+/* Writes S (N bytes) as a CSV field: quoted when it must be, a NUL as U+FFFD. */
+static void csv_text(FILE *f, const char *s, size_t n)
+{
+	bool quote = n == 0 || s[0] == '#';
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+	if (quote)
+		fputc('"', f);
+	for (size_t i = 0, run = 0; i <= n; i++) {
+		if (i < n && s[i] != '"' && s[i] != '\0')
+			continue;
+		fwrite(s + run, 1, i - run, f);
+		if (i < n)
+			fputs(s[i] == '"' ? "\"\"" : "\xef\xbf\xbd", f);
+		run = i + 1;
+	}
+	if (quote)
+		fputc('"', f);
+}
+
+/* Writes the value of ROW's cell COL as a CSV field: what write_json_value writes. */
+static void csv_value(FILE *f, const struct table *t, uint32_t row, int col)
+{
+	const struct tvalue *v = table_value(t, row, col);
+	if (v->null)
+		return;
+	if (v->text) {
+		csv_text(f, t->text + v->s, v->n);
+		return;
+	}
+	switch (t->cols[col].kind) {
+	case COL_PCT:
+	case COL_RATIO:
+	case COL_REAL:
+		if (isfinite(v->d))
+			fprintf(f, "%.6g", v->d); /* jsonw_double's digits */
+		break;
+	case COL_BOOL: fputs(v->i != 0 ? "true" : "false", f); break;
+	case COL_TEXT:
+	case COL_ROWS: break;
+	default: fprintf(f, "%" PRId64, v->i); break;
+	}
+}
+
+/* Writes the header of T's columns of the set COLS in CSV, after LEAD (a column name or NULL). */
+static void csv_header(FILE *f, const struct table *t, uint64_t cols, const char *lead)
+{
+	bool first = true;
+	if (lead != NULL) {
+		csv_text(f, lead, strlen(lead));
+		first = false;
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		if (!col_in_csv(t, c, cols))
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		csv_text(f, t->cols[c].key, strlen(t->cols[c].key));
+	}
+	fputc('\n', f);
+}
+
+/* Writes ROW of T in CSV, its columns of the set COLS, after the field LEAD (when >= 0). */
+static void csv_row(FILE *f, const struct table *t, uint32_t row, uint64_t cols, int64_t lead)
+{
+	bool first = true;
+	if (lead >= 0) {
+		fprintf(f, "%" PRId64, lead);
+		first = false;
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		if (!col_in_csv(t, c, cols))
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		csv_value(f, t, row, c);
+	}
+	fputc('\n', f);
+}
+
+void table_write_csv(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols)
+{
+	if (rows == NULL)
+		n = t->nrows;
+	csv_header(f, t, cols, NULL);
+	for (uint32_t k = 0; k < n; k++)
+		csv_row(f, t, rows ? rows[k] : k, cols, -1);
+}
+
+void table_write_csv_child(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, int col)
+{
+	const struct table *ch = t->child[col];
+	BUG_ON(t->cols[col].kind != COL_ROWS || ch == NULL);
+	if (rows == NULL)
+		n = t->nrows;
+	csv_header(f, ch, TABLE_ALL, "parent_row");
+	for (uint32_t k = 0; k < n; k++) {
+		const struct tvalue *v = table_value(t, rows ? rows[k] : k, col);
+		if (v->null)
+			continue;
+		BUG_ON(v->s > ch->nrows || v->n > ch->nrows - v->s);
+		for (uint32_t i = 0; i < v->n; i++)
+			csv_row(f, ch, v->s + i, TABLE_ALL, k);
+	}
+}
+
+/* Notes PATH among C's paths; returns whether C writes the table there. */
+static bool csv_wants(struct table_csv *c, const char *path)
+{
+	size_t n = strlen(path);
+	if (c->plen + n + 3 > c->pcap) {
+		while (c->plen + n + 3 > c->pcap)
+			c->pcap = c->pcap ? c->pcap * 2 : 256;
+		c->paths = xrealloc(c->paths, c->pcap);
+	}
+	c->plen += (size_t)snprintf(c->paths + c->plen, c->pcap - c->plen, "%s%s", c->plen ? ", " : "", path);
+	if (c->only != NULL)
+		return strcmp(c->only, path) == 0;
+	if (c->written > 0)
+		fputc('\n', c->f);
+	fputs("# ", c->f);
+	fputs(path, c->f);
+	fputc('\n', c->f);
+	return true;
+}
+
+void table_csv_put(struct table_csv *c, const char *path, const struct table *t, const uint32_t *rows, uint32_t n,
+                   uint64_t cols)
+{
+	if (rows == NULL)
+		n = t->nrows;
+	if (csv_wants(c, path)) {
+		table_write_csv(c->f, t, rows, n, cols);
+		c->written++;
+	}
+	for (int col = 0; col < t->ncols; col++) {
+		if (!col_in_json(t, col, cols) || t->cols[col].kind != COL_ROWS)
+			continue;
+		char sub[600];
+		snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", t->cols[col].key);
+		if (csv_wants(c, sub)) {
+			table_write_csv_child(c->f, t, rows, n, col);
+			c->written++;
+		}
+	}
+}
+
+void table_csv_release(struct table_csv *c)
+{
+	free(c->paths);
+	c->paths = NULL;
+	c->plen = c->pcap = 0;
 }

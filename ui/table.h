@@ -1,4 +1,4 @@
-/* table.h: a table of typed columns and rows, written as aligned text or as JSON, and
+/* table.h: a table of typed columns and rows, written as aligned text, JSON or CSV, and
  * shown on screen by the table panel (ui/table_panel.h).
  *
  * A view that is a table describes it once: its columns (a key, a title, a kind, a width
@@ -174,5 +174,39 @@ void table_write_text(FILE *f, const struct table *t, const uint32_t *rows, uint
 void table_write_json(struct jsonw *w, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols);
 /* Writes row ROW alone as a JSON object (as table_write_json writes each row). */
 void table_write_json_row(struct jsonw *w, const struct table *t, uint32_t row, uint64_t cols);
+
+/* Writes the rows listed (all when ROWS is NULL) as CSV (RFC 4180, lines ending in \n): a
+ * header of the columns' JSON keys (a dotted key as it is: "cpu_slice.name"), then a line
+ * per row, the columns that table_write_json writes with the same values in the same
+ * units: integer ns and bytes, ratios as fractions of 1, booleans as true and false; null
+ * is an empty field, an empty text "". Text is written as the trace holds it, bytes
+ * unchanged (not escaped for a terminal), quoted when it holds a comma, a quote, CR or LF
+ * or starts with '#', but a NUL byte is written as U+FFFD. A column of rows (COL_ROWS) is
+ * left out: table_write_csv_child writes its rows. */
+void table_write_csv(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, uint64_t cols);
+/* Writes the rows that column COL (COL_ROWS) of the rows listed holds, as CSV over its
+ * child table's columns, after a first column "parent_row": the position of the row
+ * holding them in the list (its index in the JSON array). */
+void table_write_csv_child(FILE *f, const struct table *t, const uint32_t *rows, uint32_t n, int col);
+
+/* Where --csv sends the tables a report writes: a JSON writer set up while a capture is on
+ * (jsonw_capture) hands every table given to table_write_json to table_csv_put instead of
+ * writing it. */
+struct table_csv {
+	FILE *f;
+	const char *only; /* --table: the path of the one table to write, alone and plain;
+	                   * NULL: every table, a block each */
+	uint32_t written; /* blocks written */
+	char *paths;      /* the paths of the tables met, each after ", " (for messages) */
+	size_t plen, pcap;
+};
+
+/* Writes the rows listed of T, at the place PATH of the report's JSON ("files.0.kernels"),
+ * to C: every table as a block, "# PATH", the table as table_write_csv writes it, blocks
+ * apart by a blank line; with C->only, only the table at that path, without its "#" line.
+ * A column of rows is a table of its own, at PATH.KEY (table_write_csv_child). */
+void table_csv_put(struct table_csv *c, const char *path, const struct table *t, const uint32_t *rows, uint32_t n,
+                   uint64_t cols);
+void table_csv_release(struct table_csv *c);
 
 #endif

@@ -1,4 +1,5 @@
-/* test_table.c: the table's values, sort, filter, layout, elision and both writers. */
+/* test_table.c: the table's values, sort, filter, layout, elision and its writers: text,
+ * JSON and CSV (and the CSV capture of a JSON writer, with the paths of its tables). */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,8 +145,112 @@ static void rich(void)
 	is_int(table_layout(&t, NULL, 2, table_cols_of(&t, "pid") | table_cols_of(&t, "ok"), 80, colw), 15,
 	       "the layout counts only the columns shown");
 	is_int(colw[3] + colw[0], 0, "columns not shown get no width");
+
+	/* CSV, worked by hand: JSON's columns but the column of rows, its values, null empty */
+	FILE *f = fmemopen(out, sizeof out, "w");
+	table_write_csv(f, &t, NULL, 0, TABLE_ALL);
+	fclose(f);
+	is_str(out,
+	       "pid,start_ns,end_ns,cause,slice.name,slice.dur_ns,device,util,ok\n"
+	       "42,3000,4000,dataloader,next,500,3,0.3912,true\n"
+	       "pid-as-text,1000,,,,,,,false\n",
+	       "CSV: a header of JSON keys, a line per row, nulls empty, the column of rows left out");
+	f = fmemopen(out, sizeof out, "w");
+	table_write_csv_child(f, &t, NULL, 0, 11);
+	fclose(f);
+	is_str(out, "parent_row,rank,wait_ns\n0,0,70\n0,1,\n", "CSV: child rows after their parent's position");
+	uint32_t only1 = r1;
+	f = fmemopen(out, sizeof out, "w");
+	table_write_csv(f, &t, &only1, 1, table_cols_between(&t, "pid", "start_ns"));
+	fclose(f);
+	is_str(out, "pid,start_ns\npid-as-text,1000\n", "CSV: the rows listed, the column set");
 	table_free(&t);
 	table_free(&parts);
+}
+
+static const struct column name_cols[] = {
+	{ "name", "name", COL_TEXT, 1, 0 },
+	{ "n", "n", COL_COUNT, 0, 0 },
+};
+
+/* CSV quoting (RFC 4180) and text written byte for byte, but NUL. */
+static void csv_text(void)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		const char *want;
+	} cases[] = {
+		{ "plain", 5, "plain,1\n" },
+		{ "a,b", 3, "\"a,b\",1\n" },
+		{ "say \"hi\"", 8, "\"say \"\"hi\"\"\",1\n" },
+		{ "cr\rlf\n", 6, "\"cr\rlf\n\",1\n" },
+		{ "#x", 2, "\"#x\",1\n" },
+		{ "a#", 2, "a#,1\n" },
+		{ "", 0, "\"\",1\n" },
+		{ "n\0l", 3, "n\xef\xbf\xbdl,1\n" },
+		{ "\x1b[2J\xff\xe2\x80\xae", 8, "\x1b[2J\xff\xe2\x80\xae,1\n" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct table t;
+		table_init(&t, name_cols, 2);
+		uint32_t r = table_add_row(&t, 0);
+		table_set_text(&t, r, 0, cases[i].s, cases[i].n);
+		table_set_int(&t, r, 1, 1);
+		char buf[256];
+		FILE *f = fmemopen(buf, sizeof buf, "w");
+		table_write_csv(f, &t, NULL, 0, TABLE_ALL);
+		fclose(f);
+		const char *line = strchr(buf, '\n') + 1;
+		ok(strcmp(line, cases[i].want) == 0, "CSV text %zu written as RFC 4180 wants", i);
+		table_free(&t);
+	}
+}
+
+/* The capture: a JSON writer set up under jsonw_capture writes no JSON, and its tables go
+ * to the sink as blocks named by their JSON paths, or the one --table names. */
+static void csv_capture(const char *only, const char *want, uint32_t written, const char *paths)
+{
+	struct table t;
+	table_init(&t, name_cols, 2);
+	uint32_t r = table_add_row(&t, 0);
+	table_set_str(&t, r, 0, "k");
+	table_set_int(&t, r, 1, 2);
+	char buf[1024] = "", json[64] = "";
+	FILE *f = fmemopen(buf, sizeof buf, "w"), *j = fmemopen(json, sizeof json, "w");
+	struct table_csv c = { .f = f, .only = only };
+	jsonw_capture(&c);
+	struct jsonw w;
+	jsonw_init(&w, j);
+	jsonw_object(&w);
+	jsonw_key(&w, "version");
+	jsonw_str(&w, "1");
+	jsonw_key(&w, "files");
+	jsonw_array(&w);
+	for (int i = 0; i < 2; i++) {
+		jsonw_object(&w);
+		jsonw_key(&w, "path");
+		jsonw_str(&w, "p");
+		jsonw_key(&w, "kernels");
+		table_write_json(&w, &t, NULL, 0, TABLE_ALL);
+		jsonw_key(&w, "after");
+		jsonw_int(&w, 1);
+		jsonw_end_object(&w);
+	}
+	jsonw_end_array(&w);
+	jsonw_key(&w, "top");
+	table_write_json(&w, &t, NULL, 0, TABLE_ALL);
+	jsonw_end_object(&w);
+	jsonw_finish(&w);
+	jsonw_capture(NULL);
+	fclose(f);
+	fclose(j);
+	is_str(buf, want, "capture (--table=%s): the blocks", only ? only : "");
+	is_int(c.written, written, "capture (--table=%s): blocks written", only ? only : "");
+	is_str(c.paths, paths, "capture: the paths met");
+	is_str(json, "", "capture: no JSON written");
+	table_csv_release(&c);
+	table_free(&t);
 }
 
 static const char *text(const struct table *t, const uint32_t *rows, uint32_t n, int width)
@@ -309,5 +414,10 @@ int main(void)
 	is_int(t.nrows, 0, "cleared");
 	table_free(&t);
 	rich();
+	csv_text();
+	csv_capture(NULL, "# files.0.kernels\nname,n\nk,2\n\n# files.1.kernels\nname,n\nk,2\n\n# top\nname,n\nk,2\n", 3,
+	            "files.0.kernels, files.1.kernels, top");
+	csv_capture("files.1.kernels", "name,n\nk,2\n", 1, "files.0.kernels, files.1.kernels, top");
+	csv_capture("files.2.kernels", "", 0, "files.0.kernels, files.1.kernels, top");
 	return done_testing();
 }
