@@ -11,6 +11,7 @@
 
 #include "cmd/trace_out.h"
 #include "lib/escape.h"
+#include "lib/test_knobs.h"
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "parsers/chrome_scan.h"
@@ -70,13 +71,31 @@ static uint64_t nonzero(uint64_t k) { return k ? k : 1; }
 struct be_stack {
 	uint64_t *idx;
 	int64_t *ts;
+	char **text; /* held copies (NULL when not held) */
+	uint32_t *len;
 	uint32_t n, cap;
 };
 
 struct last {
 	uint64_t idx;
 	int64_t ts;
+	char *text; /* its held copy, or NULL */
+	uint32_t len;
 };
+
+/* What decides a held event at the end: nothing (kept), its flow's or its async id's KEY. */
+enum held_kind { HK_KEEP, HK_FLOW, HK_ASYNC };
+
+/* An event's text held for the one-pass crop. */
+struct held {
+	uint64_t idx, key;
+	char *text;
+	uint32_t len;
+	enum held_kind kind;
+};
+
+/* Past this many bytes held, the texts are let go and the file is read a second time. */
+#define CROP_HOLD_MAX ((size_t)256 << 20)
 
 struct id_span {
 	int64_t lo, hi;
@@ -102,6 +121,11 @@ struct crop {
 	struct header *h;
 	int nh;
 	uint64_t events;
+	/* one pass: the texts that may be kept, while they fit in CROP_HOLD_MAX */
+	bool holding;
+	size_t hold_max; /* CROP_HOLD_MAX, or the test knob's */
+	struct held *held;
+	size_t nheld, heldcap, held_bytes;
 	/* second pass */
 	struct trace_out *out;
 	uint64_t kept;
@@ -147,19 +171,78 @@ static bool is_memory(const struct scan_event *ev)
 }
 
 /* Keeps, under KEY, event I at TS when it is the latest before the window so far. */
-static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts)
+/* A copy of LEN bytes of TEXT counted against CROP_HOLD_MAX, or NULL when holding stops
+ * (or stopped) there. */
+static char *hold_copy(struct crop *c, const char *text, uint32_t len);
+
+/* Holds TEXT (a copy of it, or COPY, already made: owned from now on) as event IDX. */
+static void hold(struct crop *c, uint64_t idx, const char *text, uint32_t len, char *copy, enum held_kind kind,
+                 uint64_t key)
+{
+	if (copy == NULL)
+		copy = hold_copy(c, text, len);
+	if (copy == NULL)
+		return;
+	if (c->nheld == c->heldcap)
+		c->held = xreallocarray(c->held, c->heldcap = c->heldcap ? c->heldcap * 2 : 1024, sizeof *c->held);
+	c->held[c->nheld++] = (struct held){ idx, key, copy, len, kind };
+}
+
+/* Lets every held text go: the file will be read again. */
+static void stop_holding(struct crop *c)
+{
+	c->holding = false;
+	for (size_t k = 0; k < c->nheld; k++)
+		free(c->held[k].text);
+	free(c->held);
+	c->held = NULL;
+	c->nheld = c->heldcap = 0;
+	for (size_t k = 0; k < c->stacks.cap; k++) {
+		struct be_stack *st = c->stacks.slot[k].val;
+		for (uint32_t j = 0; st != NULL && j < st->n; j++) {
+			free(st->text[j]);
+			st->text[j] = NULL;
+		}
+	}
+	for (size_t k = 0; k < c->lasts.cap; k++) {
+		struct last *l = c->lasts.slot[k].val;
+		if (l != NULL) {
+			free(l->text);
+			l->text = NULL;
+		}
+	}
+}
+
+static char *hold_copy(struct crop *c, const char *text, uint32_t len)
+{
+	if (!c->holding)
+		return NULL;
+	if (c->held_bytes + len > c->hold_max) {
+		stop_holding(c);
+		return NULL;
+	}
+	c->held_bytes += len;
+	char *p = xmalloc(len ? len : 1);
+	memcpy(p, text, len);
+	return p;
+}
+
+static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts, const struct scan_event *ev)
 {
 	if (ts >= c->w0)
 		return;
 	struct last *l = map64_get(&c->lasts, key);
 	if (l == NULL) {
-		l = xmalloc(sizeof *l);
+		l = xcalloc(1, sizeof *l);
 		l->ts = INT64_MIN;
 		map64_put(&c->lasts, key, l);
 	}
 	if (ts >= l->ts) {
 		l->ts = ts;
 		l->idx = i;
+		free(l->text);
+		l->text = hold_copy(c, ev->text, ev->text_len);
+		l->len = ev->text_len;
 	}
 }
 
@@ -167,6 +250,8 @@ static void match_event(void *ctx, const struct scan_event *ev)
 {
 	struct crop *c = ctx;
 	uint64_t i = c->i++;
+	if (ev->ph == 'M')
+		hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	if (!ev->has_ts || ev->ts_nonfinite)
 		return;
 	if (ev->ph == 'B' || ev->ph == 'E') {
@@ -181,24 +266,39 @@ static void match_event(void *ctx, const struct scan_event *ev)
 				s->cap = s->cap ? s->cap * 2 : 16;
 				s->idx = xreallocarray(s->idx, s->cap, sizeof *s->idx);
 				s->ts = xreallocarray(s->ts, s->cap, sizeof *s->ts);
+				s->text = xreallocarray(s->text, s->cap, sizeof *s->text);
+				s->len = xreallocarray(s->len, s->cap, sizeof *s->len);
 			}
 			s->idx[s->n] = i;
+			s->text[s->n] = hold_copy(c, ev->text, ev->text_len);
+			s->len[s->n] = ev->text_len;
 			s->ts[s->n++] = ev->ts;
 		} else if (s != NULL && s->n > 0) {
 			s->n--;
 			if (overlaps(c, s->ts[s->n], ev->ts)) { /* the pair, both ends */
 				mark(c, s->idx[s->n]);
 				mark(c, i);
+				if (s->text[s->n] != NULL) {
+					hold(c, s->idx[s->n], NULL, s->len[s->n], s->text[s->n], HK_KEEP, 0);
+					hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
+				}
+			} else {
+				free(s->text[s->n]);
 			}
 		} else if (inside(c, ev->ts)) {
 			mark(c, i); /* an E without its B */
+			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 		}
 	} else if (ev->ph == 'C') {
 		uint64_t key = id_key(mix(0x43, bytes_hash(ev->name.p, ev->name.len)), &ev->pid);
-		last_before(c, nonzero(ev->has_id ? mix(key, ev->id) : key), i, ev->ts);
+		last_before(c, nonzero(ev->has_id ? mix(key, ev->id) : key), i, ev->ts, ev);
+		if (inside(c, ev->ts))
+			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	} else if (is_memory(ev)) {
 		uint64_t key = mix(mix(id_key(0x4d, &ev->pid), (uint64_t)ev->device_type), (uint64_t)ev->device_id);
-		last_before(c, nonzero(key), i, ev->ts);
+		last_before(c, nonzero(key), i, ev->ts, ev);
+		if (inside(c, ev->ts))
+			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	} else if (is_flow(ev->ph) && ev->has_id) {
 		uint64_t key = scoped_id(ev, 0x46);
 		struct slot64 *s = map64_find(&c->flows, key);
@@ -207,8 +307,11 @@ static void match_event(void *ctx, const struct scan_event *ev)
 			map64_put(&c->flows, key, (void *)st);
 		else
 			s->val = (void *)((uintptr_t)s->val | st);
+		if (st == 1) /* decided at the end: every event of the flow inside */
+			hold(c, i, ev->text, ev->text_len, NULL, HK_FLOW, key);
 	} else if (is_async(ev->ph) && ev->has_id) {
 		uint64_t key = scoped_id(ev, 0x41);
+		hold(c, i, ev->text, ev->text_len, NULL, HK_ASYNC, key); /* decided by the id's span at the end */
 		struct id_span *sp = map64_get(&c->asyncs, key);
 		if (sp == NULL) {
 			sp = xmalloc(sizeof *sp);
@@ -219,6 +322,9 @@ static void match_event(void *ctx, const struct scan_event *ev)
 			sp->lo = ev->ts;
 		if (ev->ts > sp->hi)
 			sp->hi = ev->ts;
+	} else if (ev->ph == 'X' ? overlaps(c, ev->ts, ev->has_dur && ev->dur > 0 ? ev->ts + ev->dur : ev->ts)
+	                         : ev->ph != 'M' && !is_flow(ev->ph) && inside(c, ev->ts)) {
+		hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0); /* as keeps() decides them */
 	}
 }
 
@@ -240,14 +346,53 @@ static void match_end(struct crop *c)
 		struct be_stack *s = c->stacks.slot[k].val;
 		if (s == NULL)
 			continue;
-		for (uint32_t j = 0; j < s->n; j++)
-			if (s->ts[j] < c->w1) /* open to the end of the trace */
+		for (uint32_t j = 0; j < s->n; j++) {
+			if (s->ts[j] < c->w1) { /* open to the end of the trace */
 				mark(c, s->idx[j]);
+				if (s->text[j] != NULL)
+					hold(c, s->idx[j], NULL, s->len[j], s->text[j], HK_KEEP, 0);
+			} else {
+				free(s->text[j]);
+			}
+			s->text[j] = NULL;
+		}
+		s->n = 0;
 	}
 	for (size_t k = 0; k < c->lasts.cap; k++) {
-		const struct last *l = c->lasts.slot[k].val;
-		if (l != NULL)
+		struct last *l = c->lasts.slot[k].val;
+		if (l != NULL) {
 			mark(c, l->idx);
+			if (l->text != NULL)
+				hold(c, l->idx, NULL, l->len, l->text, HK_KEEP, 0);
+			l->text = NULL;
+		}
+	}
+}
+
+static int held_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The one pass's end: the held texts that are kept, in file order. */
+static void write_held(struct crop *c)
+{
+	qsort(c->held, c->nheld, sizeof *c->held, held_cmp);
+	for (size_t k = 0; k < c->nheld; k++) {
+		const struct held *h = &c->held[k];
+		if (k > 0 && h->idx == c->held[k - 1].idx)
+			continue; /* held twice (a last sample that is also kept otherwise): once */
+		if (h->kind == HK_FLOW && (uintptr_t)map64_get(&c->flows, h->key) != 1)
+			continue;
+		if (h->kind == HK_ASYNC) {
+			const struct id_span *sp = map64_get(&c->asyncs, h->key);
+			if (sp == NULL || !overlaps(c, sp->lo, sp->hi))
+				continue;
+		}
+		if (c->kept++ > 0)
+			trace_out_write(c->out, ",\n", 2);
+		trace_out_write(c->out, h->text, h->len);
 	}
 }
 
@@ -310,11 +455,14 @@ static void json_string(struct trace_out *o, const char *s, size_t n)
 
 static void free_crop(struct crop *c)
 {
+	stop_holding(c);
 	for (size_t k = 0; k < c->stacks.cap; k++) {
 		struct be_stack *s = c->stacks.slot[k].val;
 		if (s != NULL) {
 			free(s->idx);
 			free(s->ts);
+			free(s->text);
+			free(s->len);
 			free(s);
 		}
 	}
@@ -403,8 +551,13 @@ static bool scan_file(const char *path, bool first, uint64_t *dev, uint64_t *ino
 int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
               char **cause)
 {
-	struct crop c = { .path = path, .w0 = w0, .w1 = w1 };
-	bool ok;
+	struct test_knobs knobs = test_knobs();
+	struct crop c = { .path = path,
+		          .w0 = w0,
+		          .w1 = w1,
+		          .holding = true,
+		          .hold_max = knobs.crop_hold_set ? (size_t)knobs.crop_hold : CROP_HOLD_MAX };
+	bool ok = true;
 	*cause = NULL;
 	*kept = *total = 0;
 	/* first pass: the matching */
@@ -448,9 +601,14 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 	json_string(c.out, base, strlen(base));
 	trace_out_write(c.out, "},\n", 3);
 	trace_out_write(c.out, "\"traceEvents\": [\n", 17);
-	c.i = 0;
-	sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
-	ok = scan_file(path, false, &dev, &ino, &sink, &events2, cause);
+	if (c.holding) { /* what is kept was held: one pass was enough */
+		write_held(&c);
+		events2 = events;
+	} else { /* second pass: the copy */
+		c.i = 0;
+		sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
+		ok = scan_file(path, false, &dev, &ino, &sink, &events2, cause);
+	}
 	if (ok && events2 != events) {
 		*cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
 		                   (unsigned long long)events, (unsigned long long)events2);

@@ -45,5 +45,9 @@ struct test_knobs test_knobs(void)
 	if (number("TTRACE_CACHE_TEST_STALL", 9, &v))
 		knobs.cache_stall_s = (unsigned)v;
 	knobs.cache_times = getenv("TTRACE_CACHE_TIMES") != NULL;
+	if (number("TTRACE_TEST_CROP_HOLD", UINT64_MAX, &v)) {
+		knobs.crop_hold_set = true;
+		knobs.crop_hold = v;
+	}
 	return knobs;
 }

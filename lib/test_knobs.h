@@ -24,6 +24,8 @@ struct test_knobs {
 	long report_delay_ms;      /* TTRACE_TEST_REPORT_DELAY_MS: a report waits this long before it reads */
 	unsigned cache_stall_s;    /* TTRACE_CACHE_TEST_STALL: a cache writer waits this long (1-9 s) */
 	bool cache_times;          /* TTRACE_CACHE_TIMES: a cache read says how long its checks took */
+	bool crop_hold_set;        /* TTRACE_TEST_CROP_HOLD is set: ... */
+	uint64_t crop_hold;        /* ... crop holds at most this many bytes before it reads the file again */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

@@ -46,6 +46,14 @@ like "$out" "missing [] extra []" "no event missing, none extra"
 "$TTRACE" --report=summary "$TMP/e.json" >/dev/null 2>"$TMP/err2"
 is "$?:$(cat "$TMP/err2")" "0:" "the crop loads without a warning"
 
+# past the bytes crop holds, it reads the file a second time: the same output
+TTRACE_TEST_CROP_HOLD=300 "$TTRACE" crop -q --from=100us --to=200us "$FX" -o "$TMP/e2.json"
+cmp -s "$TMP/e2.json" "$TMP/e.json"
+ok $? "holding 300 bytes at most (two passes): the same crop as in one pass"
+TTRACE_TEST_CROP_HOLD=0 "$TTRACE" crop -q --from=100us --to=200us "$FX" -o "$TMP/e3.json"
+cmp -s "$TMP/e3.json" "$TMP/e.json"
+ok $? "holding nothing: the same"
+
 # every output format: the same JSON
 run crop -q --from=100us --to=200us "$FX" -o "$TMP/e.json.gz"
 is "$rc:$err" "0:" "-q: nothing said"
