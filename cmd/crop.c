@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/scan_keys.h"
 #include "cmd/trace_out.h"
 #include "lib/escape.h"
 #include "lib/test_knobs.h"
@@ -37,30 +38,6 @@ static void usage(FILE *f)
 	      "  -h, --help         show this help and exit\n"
 	      "Exit status: 0 when OUT was written, 1 when not, 2 on a usage error.\n",
 	      f);
-}
-
-/* ---- keys of the matching ----------------------------------------------------------- */
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
-
-static uint64_t bytes_hash(const char *p, uint32_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return h;
-}
-
-static uint64_t id_key(uint64_t h, const struct scan_id *id)
-{
-	if (!id->present)
-		return mix(h, 1);
-	return id->is_str ? mix(mix(h, 2), bytes_hash(id->str.p, id->str.len)) : mix(mix(h, 3), (uint64_t)id->num);
 }
 
 /* map64 keys may be anything but what marks an empty slot: never 0 */
@@ -162,7 +139,7 @@ static bool is_async(char ph)
 
 static uint64_t scoped_id(const struct scan_event *ev, uint64_t salt)
 {
-	return nonzero(mix(mix(salt, bytes_hash(ev->cat.p, ev->cat.len)), ev->id));
+	return nonzero(key_mix(key_mix(salt, key_bytes(ev->cat.p, ev->cat.len)), ev->id));
 }
 
 static bool is_memory(const struct scan_event *ev)
@@ -255,7 +232,7 @@ static void match_event(void *ctx, const struct scan_event *ev)
 	if (!ev->has_ts || ev->ts_nonfinite)
 		return;
 	if (ev->ph == 'B' || ev->ph == 'E') {
-		uint64_t key = nonzero(id_key(id_key(0x42, &ev->pid), &ev->tid));
+		uint64_t key = nonzero(key_id(key_id(0x42, &ev->pid), &ev->tid));
 		struct be_stack *s = map64_get(&c->stacks, key);
 		if (ev->ph == 'B') {
 			if (s == NULL) {
@@ -290,12 +267,13 @@ static void match_event(void *ctx, const struct scan_event *ev)
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 		}
 	} else if (ev->ph == 'C') {
-		uint64_t key = id_key(mix(0x43, bytes_hash(ev->name.p, ev->name.len)), &ev->pid);
-		last_before(c, nonzero(ev->has_id ? mix(key, ev->id) : key), i, ev->ts, ev);
+		uint64_t key = key_id(key_mix(0x43, key_bytes(ev->name.p, ev->name.len)), &ev->pid);
+		last_before(c, nonzero(ev->has_id ? key_mix(key, ev->id) : key), i, ev->ts, ev);
 		if (inside(c, ev->ts))
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	} else if (is_memory(ev)) {
-		uint64_t key = mix(mix(id_key(0x4d, &ev->pid), (uint64_t)ev->device_type), (uint64_t)ev->device_id);
+		uint64_t key =
+			key_mix(key_mix(key_id(0x4d, &ev->pid), (uint64_t)ev->device_type), (uint64_t)ev->device_id);
 		last_before(c, nonzero(key), i, ev->ts, ev);
 		if (inside(c, ev->ts))
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
@@ -432,27 +410,6 @@ static void ignore_header(void *ctx, const char *key, uint32_t keylen, const cha
 	(void)ctx, (void)key, (void)keylen, (void)json, (void)len;
 }
 
-/* Writes S (N bytes) as a JSON string. */
-static void json_string(struct trace_out *o, const char *s, size_t n)
-{
-	trace_out_write(o, "\"", 1);
-	for (size_t k = 0; k < n; k++) {
-		unsigned char ch = (unsigned char)s[k];
-		char esc[8];
-		if (ch == '"' || ch == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)ch;
-			trace_out_write(o, esc, 2);
-		} else if (ch < 0x20) {
-			snprintf(esc, sizeof esc, "\\u%04x", ch);
-			trace_out_write(o, esc, 6);
-		} else {
-			trace_out_write(o, s + k, 1);
-		}
-	}
-	trace_out_write(o, "\"", 1);
-}
-
 static void free_crop(struct crop *c)
 {
 	stop_holding(c);
@@ -585,7 +542,7 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 			           c.h[k].key, (unsigned long long)c.h[k].len);
 			continue;
 		}
-		json_string(c.out, c.h[k].key, c.h[k].klen);
+		trace_out_json_string(c.out, c.h[k].key, c.h[k].klen);
 		trace_out_write(c.out, ": ", 2);
 		trace_out_write(c.out, c.h[k].json, c.h[k].len);
 		trace_out_write(c.out, ",\n", 2);
@@ -598,7 +555,7 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 	trace_out_write(c.out, prov, (size_t)pn);
 	const char *base = strrchr(path, '/');
 	base = base != NULL ? base + 1 : path;
-	json_string(c.out, base, strlen(base));
+	trace_out_json_string(c.out, base, strlen(base));
 	trace_out_write(c.out, "},\n", 3);
 	trace_out_write(c.out, "\"traceEvents\": [\n", 17);
 	if (c.holding) { /* what is kept was held: one pass was enough */

@@ -288,6 +288,32 @@ int trace_out_close(struct trace_out *o, char **cause)
 	return -1;
 }
 
+void trace_out_json_string(struct trace_out *o, const char *s, size_t n)
+{
+	trace_out_write(o, "\"", 1);
+	size_t run = 0; /* bytes copied as they are, waiting */
+	for (size_t k = 0; k < n; k++) {
+		unsigned char ch = (unsigned char)s[k];
+		if (ch != '"' && ch != '\\' && ch >= 0x20) {
+			run++;
+			continue;
+		}
+		trace_out_write(o, s + k - run, run);
+		run = 0;
+		char esc[8];
+		if (ch == '"' || ch == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)ch;
+			trace_out_write(o, esc, 2);
+		} else {
+			snprintf(esc, sizeof esc, "\\u%04x", ch);
+			trace_out_write(o, esc, 6);
+		}
+	}
+	trace_out_write(o, s + n - run, run);
+	trace_out_write(o, "\"", 1);
+}
+
 void trace_out_abort(struct trace_out *o)
 {
 	if (o != NULL)

@@ -28,6 +28,8 @@ int trace_out_write(struct trace_out *o, const void *buf, size_t len);
 /* Finishes the compressed stream and closes. Returns 0, or -1 with *CAUSE (allocated)
  * when anything failed since the open (a file created here is then removed). */
 int trace_out_close(struct trace_out *o, char **cause);
+/* Writes S (N bytes) as a JSON string: quotes, backslashes and control bytes escaped. */
+void trace_out_json_string(struct trace_out *o, const char *s, size_t n);
 /* Gives up: closes and removes a file created here. */
 void trace_out_abort(struct trace_out *o);
 

@@ -34,6 +34,7 @@
 #include "cmd/record.h"
 #include "ui/source.h"
 #include "cmd/crop.h"
+#include "cmd/merge.h"
 #include "cmd/index.h"
 #include "cmd/trace_paths.h"
 #include "cmd/progress_line.h"
@@ -307,6 +308,10 @@ static void usage(FILE *f)
 	fputs("Usage: ttrace [OPTIONS] TRACE...\n"
 	      "   or: ttrace record [OPTIONS] -- CMD [ARGS...]  (run CMD and record its CUDA activity\n"
 	      "       with CUPTI; see ttrace record --help)\n"
+	      "   or: ttrace crop --step=N|--from=T [--to=T] TRACE -o OUT  (a window as a trace of\n"
+	      "       its own; see ttrace crop --help)\n"
+	      "   or: ttrace merge DIR|FILE... -o OUT  (every rank in one trace, aligned, for Perfetto;\n"
+	      "       see ttrace merge --help)\n"
 	      "   or: ttrace index FILE|DIR...  (build the files' caches now, e.g. on the nodes that\n"
 	      "       wrote them: srun -N 8 ttrace index run/; see ttrace index --help)\n"
 	      "   or: ttrace diff [--json|--csv] [--top=N] A B  (B against A per step: figures,\n"
@@ -553,6 +558,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "record") == 0)
 		return record_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "crop") == 0)
 		return crop_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "index") == 0)

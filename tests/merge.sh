@@ -1,0 +1,124 @@
+#!/bin/sh
+# merge.sh: `ttrace merge`: a job's ranks as one trace for Perfetto. On
+# tests/fixtures/stragglers/compute (three ranks, the same correlation ids in each, rank 1's
+# clock 5 ms off): each rank's slices in the merged file, moved by its alignment offset,
+# with their launch links within the rank (tests/tools/merge_check.py on the models); the
+# offsets are --report=distributed's; a rank whose clock is a second off merges to the same
+# events; processes named by rank and grouped; flow and async ids apart per rank; valid
+# JSON in every format; the output path's rules; usage errors; the DLRM set of ../shared.
+. "$srcdir/tests/lib.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	skip_all "python3 is needed to check the JSON"
+fi
+D="$srcdir/tests/fixtures/stragglers/compute"
+CHECK="$srcdir/tests/tools/merge_check.py"
+run merge "$D" -o "$TMP/m.json"
+is "$rc" 0 "merge DIR -o OUT runs"
+like "$err" "ttrace merge: $TMP/m.json: 3 ranks, " "it says how many ranks"
+jq() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
+is "$(jq "$TMP/m.json" "d['ttraceMerge']['align'], [(r['rank'], r['offset_ns'], r['pid_base'], r['source']) for r in d['ttraceMerge']['ranks']]")" \
+	"collective [(0, 0, 100000, 'rank0.json'), (1, -5000000, 200000, 'rank1.json'), (2, 0, 300000, 'rank2.json')]" \
+	"ttraceMerge: the alignment, each rank's offset, pid base and source"
+"$TTRACE" --report=distributed --json "$D" >"$TMP/d.json"
+is "$(jq "$TMP/d.json" "[r['offset_ns'] for r in d['ranks']]")" "[0, -5000000, 0]" \
+	"the offsets are --report=distributed's"
+is "$(jq "$TMP/m.json" "sorted(k for k in d)")" "['deviceProperties', 'schemaVersion', 'traceEvents', 'ttraceMerge']" \
+	"header: the first rank's keys but distributedInfo, and ttraceMerge"
+"$TTRACE" --dump-model "$TMP/m.json" >"$TMP/m.dump"
+for r in 0 1 2; do
+	"$TTRACE" --dump-model "$D/rank$r.json" >"$TMP/r.dump"
+	off=$(jq "$TMP/m.json" "d['ttraceMerge']['ranks'][$r]['offset_ns']")
+	out=$(python3 "$CHECK" "$TMP/m.dump" "$TMP/r.dump" $(((r + 1) * 100000)) "$off" 2>&1)
+	is "$?:$out" "0:56 slices (48 linked) in 3 tracks" \
+		"rank $r: its slices moved by its offset, each launch linked within the rank"
+done
+is "$(jq "$TMP/m.json" "sorted((e['pid'], e['args']['name']) for e in d['traceEvents'] if e['name'] == 'process_name')")" \
+	"[(100000, 'rank 0: 1'), (100001, 'rank 0: 0'), (200000, 'rank 1: 1'), (200001, 'rank 1: 0'), (300000, 'rank 2: 1'), (300001, 'rank 2: 0')]" \
+	"each rank's processes named 'rank R: ...' (no process_name in the sources: their pids)"
+is "$(jq "$TMP/m.json" "all(e['args']['sort_index'] == e['pid'] for e in d['traceEvents'] if e['name'] == 'process_sort_index')")" \
+	"True" "... and sorted by rank"
+run --report=summary "$TMP/m.json"
+is "$rc" 0 "the merged file loads"
+
+# a rank whose clock is a second late lines up the same: the same events
+python3 - "$D" "$TMP/late" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst)
+for name in sorted(os.listdir(src)):
+    d = json.load(open(os.path.join(src, name)))
+    if name == 'rank1.json':
+        for e in d['traceEvents']:
+            if 'ts' in e:
+                e['ts'] += 1000000
+    json.dump(d, open(os.path.join(dst, name), 'w'))
+PY
+"$TTRACE" merge -q "$TMP/late" -o "$TMP/late.json"
+is "$(python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); print(a["traceEvents"] == b["traceEvents"], b["ttraceMerge"]["ranks"][1]["offset_ns"])' "$TMP/m.json" "$TMP/late.json")" \
+	"True -1005000000" "rank 1 a second late: offset -1.005 s, the same merged events"
+
+# flow and async ids, numbers or strings, apart per rank
+for r in 0 1; do
+	printf '{"distributedInfo": {"rank": %d, "world_size": 2}, "traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 9, "tid": 1, "ts": 10, "dur": 20},
+{"ph": "s", "cat": "fwdbwd", "name": "fb", "id": 5, "pid": 9, "tid": 1, "ts": 11},
+{"ph": "f", "cat": "fwdbwd", "name": "fb", "id": 5, "pid": 9, "tid": 1, "ts": 25, "bp": "e"},
+{"ph": "b", "cat": "a", "name": "req", "id": "0x7", "pid": 9, "tid": 1, "ts": 12},
+{"ph": "e", "cat": "a", "name": "req", "id": "0x7", "pid": 9, "tid": 1, "ts": 28},
+{"ph": "M", "name": "process_name", "pid": 9, "args": {"name": "python3 \\"train\\""}}
+]}\n' "$r" >"$TMP/ids$r.json"
+done
+"$TTRACE" merge -q --align=raw "$TMP/ids0.json" "$TMP/ids1.json" -o "$TMP/ids.json"
+is "$(jq "$TMP/ids.json" "sorted(set((e['ph'], e['pid'], e['id']) for e in d['traceEvents'] if 'id' in e))")" \
+	"[('b', 100000, 'r0:0x7'), ('b', 200000, 'r1:0x7'), ('e', 100000, 'r0:0x7'), ('e', 200000, 'r1:0x7'), ('f', 100000, 1099511627781), ('f', 200000, 2199023255557), ('s', 100000, 1099511627781), ('s', 200000, 2199023255557)]" \
+	"flow ids get the rank position above bit 40, string ids 'rN:'"
+is "$(jq "$TMP/ids.json" "[e['args']['name'] for e in d['traceEvents'] if e['name'] == 'process_name']")" \
+	"['rank 0: python3 \"train\"', 'rank 1: python3 \"train\"']" "process names from the sources, escaped as JSON needs"
+
+# every output format
+"$TTRACE" merge -q "$D" -o "$TMP/m.json.gz"
+gzip -dc "$TMP/m.json.gz" | cmp -s - "$TMP/m.json"
+ok $? ".json.gz: gzip of the same JSON"
+"$TTRACE" merge -q "$D" -o "$TMP/m.json.zst"
+zstd -qdc "$TMP/m.json.zst" | cmp -s - "$TMP/m.json"
+ok $? ".json.zst: zstd of the same JSON"
+
+# the output path's rules (as crop's and record -o's), usage
+run merge "$D" -o "$TMP/m.json"
+is "$rc" 1 "an existing output: refused without -f"
+cp -r "$D" "$TMP/in"
+run merge -f "$TMP/in" -o "$TMP/in/rank2.json"
+is "$rc" 1 "-o one of the inputs: refused, even with -f"
+like "$err" "is the input: ttrace never writes over an input" "... saying why"
+cmp -s "$D/rank2.json" "$TMP/in/rank2.json"
+ok $? "... and it is untouched"
+run merge "$D"
+is "$rc" 2 "no -o: usage error"
+run merge --align=sideways "$D" -o "$TMP/x.json"
+is "$rc" 2 "a bad --align: usage error"
+run merge - -o "$TMP/x.json" </dev/null
+is "$rc" 2 "standard input: usage error"
+run merge "$D/rank0.json" "$TMP/nope.json" -o "$TMP/x.json"
+is "$rc" 1 "a missing input: error"
+[ ! -e "$TMP/x.json" ]
+ok $? "... and no output"
+
+# the 8-rank DLRM set of ../shared: ranks 0 and 7 whole and linked within themselves
+S="$srcdir/../shared/traces/multirank-dlrm-v100x8-nccl"
+if [ -d "$S" ]; then
+	"$TTRACE" merge -q "$S" -o "$TMP/dlrm.json.zst"
+	ok $? "the DLRM set merges"
+	zstd -qdc "$TMP/dlrm.json.zst" >"$TMP/dlrm.json"
+	n=$(jq "$TMP/dlrm.json" "len(d['ttraceMerge']['ranks'])")
+	is "$n" 8 "... its 8 ranks, valid JSON"
+	"$TTRACE" --dump-model "$TMP/dlrm.json" >"$TMP/m.dump"
+	for r in 0 7; do
+		f=$(jq "$TMP/dlrm.json" "d['ttraceMerge']['ranks'][$r]['source']")
+		off=$(jq "$TMP/dlrm.json" "d['ttraceMerge']['ranks'][$r]['offset_ns']")
+		"$TTRACE" --dump-model "$S/$f" >"$TMP/r.dump"
+		out=$(python3 "$CHECK" "$TMP/m.dump" "$TMP/r.dump" $(((r + 1) * 100000)) "$off" 2>&1)
+		ok $? "DLRM rank $r ($f, offset $off ns): $out"
+	done
+fi
+finish
