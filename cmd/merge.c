@@ -317,83 +317,10 @@ static int rank_cmp(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-int merge_main(int argc, char **argv)
+/* Merges the NT traces TS (loaded) into OUTP. Returns the exit status. */
+static int write_merge(struct trace **ts, int nt, enum align_mode mode, const char *outp, bool force, bool quiet)
 {
-	static const struct option longopts[] = {
-		{ "align", required_argument, NULL, 'a' }, { "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },       { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
-	};
-	enum align_mode mode = ALIGN_COLLECTIVE;
-	bool force = false, quiet = false;
-	const char *outp = NULL;
-	int ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			if (strcmp(optarg, "raw") == 0)
-				mode = ALIGN_RAW;
-			else if (strcmp(optarg, "step") == 0)
-				mode = ALIGN_STEP;
-			else if (strcmp(optarg, "collective") == 0)
-				mode = ALIGN_COLLECTIVE;
-			else {
-				escape_say(stderr, "ttrace merge: --align is raw, step or collective (got '%s')",
-				           optarg);
-				return 2;
-			}
-			break;
-		case 'o': outp = optarg; break;
-		case 'f': force = true; break;
-		case 'q': quiet = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind >= argc || outp == NULL) {
-		fputs(optind >= argc ? "ttrace merge: give the ranks' traces (files or a directory)\n"
-		                     : "ttrace merge: give -o OUT\n",
-		      stderr);
-		usage(stderr);
-		return 2;
-	}
-	int n = 0;
-	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
-	for (int i = 0; i < n; i++)
-		if (strcmp(files[i], "-") == 0) {
-			fputs("ttrace merge: standard input cannot be read a second time: give files\n", stderr);
-			for (int k = 0; k < n; k++)
-				free(files[k]);
-			free(files);
-			return 2;
-		}
-	struct trace **ts = xcalloc((size_t)n + 1, sizeof *ts);
-	struct load_options lo = { 0 };
-	lo.quiet = true;
-	if (n > 0)
-		load_traces(files, n, &lo, ts);
-	int nt = 0, status = 0;
-	for (int i = 0; i < n; i++) {
-		if (ts[i]->status == LOAD_FAILED) {
-			escape_say(stderr, "ttrace merge: %s", ts[i]->error != NULL ? ts[i]->error : files[i]);
-			trace_free(ts[i]);
-			status = 1;
-		} else {
-			ts[nt++] = ts[i];
-		}
-	}
-	if (status != 0 || nt == 0) {
-		if (nt == 0 && status == 0)
-			fputs("ttrace merge: no trace file found\n", stderr);
-		for (int i = 0; i < nt; i++)
-			trace_free(ts[i]);
-		for (int k = 0; k < n; k++)
-			free(files[k]);
-		free(files);
-		free(ts);
-		return 1;
-	}
+	int status = 0;
 	/* by rank (distributedInfo.rank; files without one keep their place after) */
 	bool ranked = true;
 	for (int i = 0; i < nt; i++)
@@ -449,10 +376,7 @@ int merge_main(int argc, char **argv)
 		char line[200];
 		int ln = snprintf(line, sizeof line,
 		                  ",\n\"ttraceMerge\": {\"align\": \"%s\", \"residual_ns\": %lld, \"ranks\": [",
-		                  mode == ALIGN_RAW    ? "raw"
-		                  : mode == ALIGN_STEP ? "step"
-		                                       : "collective",
-		                  (long long)rr.residual);
+		                  align_mode_name(mode), (long long)rr.residual);
 		trace_out_write(g.out, line, (size_t)ln);
 		for (int i = 0; i < nt; i++) {
 			ln = snprintf(
@@ -477,11 +401,7 @@ int merge_main(int argc, char **argv)
 		status = 1;
 	} else if (!quiet) {
 		escape_say(stderr, "ttrace merge: %s: %d ranks, %llu events, aligned by %s (residual %lld ns)", outp,
-		           nt, (unsigned long long)g.events,
-		           mode == ALIGN_RAW    ? "raw"
-		           : mode == ALIGN_STEP ? "step"
-		                                : "collective",
-		           (long long)rr.residual);
+		           nt, (unsigned long long)g.events, align_mode_name(mode), (long long)rr.residual);
 	}
 	for (uint32_t k = 0; k < g.nprocs; k++)
 		free(g.procs[k].name);
@@ -489,6 +409,78 @@ int merge_main(int argc, char **argv)
 	free(g.pids.slot);
 	free(g.buf);
 	ranks_free(&rr);
+	return status;
+}
+
+int merge_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "align", required_argument, NULL, 'a' }, { "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },       { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+	};
+	enum align_mode mode = ALIGN_COLLECTIVE;
+	bool force = false, quiet = false;
+	const char *outp = NULL;
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a': {
+			int m = align_mode_parse(optarg);
+			if (m < 0 || m == ALIGN_MANUAL) {
+				escape_say(stderr, "ttrace merge: --align is raw, step or collective (got '%s')",
+				           optarg);
+				return 2;
+			}
+			mode = (enum align_mode)m;
+			break;
+		}
+		case 'o': outp = optarg; break;
+		case 'f': force = true; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc || outp == NULL) {
+		fputs(optind >= argc ? "ttrace merge: give the ranks' traces (files or a directory)\n"
+		                     : "ttrace merge: give -o OUT\n",
+		      stderr);
+		usage(stderr);
+		return 2;
+	}
+	int n = 0;
+	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(files[i], "-") == 0) {
+			fputs("ttrace merge: standard input cannot be read a second time: give files\n", stderr);
+			for (int k = 0; k < n; k++)
+				free(files[k]);
+			free(files);
+			return 2;
+		}
+	struct trace **ts = xcalloc((size_t)n + 1, sizeof *ts);
+	struct load_options lo = { 0 };
+	lo.quiet = true;
+	if (n > 0)
+		load_traces(files, n, &lo, ts);
+	int nt = 0, status = 0;
+	for (int i = 0; i < n; i++) {
+		if (ts[i]->status == LOAD_FAILED) {
+			escape_say(stderr, "ttrace merge: %s", ts[i]->error != NULL ? ts[i]->error : files[i]);
+			trace_free(ts[i]);
+			status = 1;
+		} else {
+			ts[nt++] = ts[i];
+		}
+	}
+	if (status == 0 && nt == 0) {
+		fputs("ttrace merge: no trace file found\n", stderr);
+		status = 1;
+	}
+	if (status == 0)
+		status = write_merge(ts, nt, mode, outp, force, quiet);
 	for (int i = 0; i < nt; i++)
 		trace_free(ts[i]);
 	for (int k = 0; k < n; k++)

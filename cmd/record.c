@@ -27,6 +27,7 @@
 #include "record/settings.h"
 #include "lib/escape.h"
 #include "cmd/record.h"
+#include "cmd/trace_out.h"
 
 #ifndef PKGLIBDIR
 #error "PKGLIBDIR, where the recorder library is installed, comes from Makefile.am"
@@ -235,19 +236,6 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-/* What a file of mode M is, for a message. */
-static const char *file_kind(mode_t m)
-{
-	return S_ISREG(m)    ? "a regular file"
-	       : S_ISDIR(m)  ? "a directory"
-	       : S_ISLNK(m)  ? "a symbolic link"
-	       : S_ISFIFO(m) ? "a FIFO"
-	       : S_ISCHR(m)  ? "a character device"
-	       : S_ISBLK(m)  ? "a block device"
-	       : S_ISSOCK(m) ? "a socket"
-	                     : "not a regular file";
-}
-
 /* Turns the -o value OUT (NULL: the current directory) into the absolute path the recorder
  * writes to: a directory when it is one or ends in '/' (created; it may be reached through
  * symbolic links, which are resolved), else a file. An existing file must be one that
@@ -306,7 +294,8 @@ static char *resolve_output(const char *out, bool force, char **id, char **cause
 			return abs;
 	} else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
 		if (!force)
-			*cause = xasprintf("%s exists and is %s (-f writes into it)", out, file_kind(st.st_mode));
+			*cause = xasprintf("%s exists and is %s (-f writes into it)", out,
+			                   trace_out_file_kind(st.st_mode));
 		else if (access(abs, W_OK) != 0)
 			*cause = xasprintf("cannot write into %s: %s", out, strerror(errno));
 		else {
@@ -315,7 +304,7 @@ static char *resolve_output(const char *out, bool force, char **id, char **cause
 		}
 	} else {
 		*cause = xasprintf("%s is %s: -o names a directory, a file, a FIFO or a character device", out,
-		                   file_kind(st.st_mode));
+		                   trace_out_file_kind(st.st_mode));
 	}
 	free(abs);
 	return NULL;
@@ -635,7 +624,7 @@ int record_main(int argc, char **argv)
 			struct stat st;
 			if (lstat(files[i], &st) == 0 && !S_ISREG(st.st_mode))
 				escape_say(stderr, "ttrace record: wrote into %s (%s): not read back", files[i],
-				           file_kind(st.st_mode));
+				           trace_out_file_kind(st.st_mode));
 			else
 				regular[nregular++] = files[i];
 		}

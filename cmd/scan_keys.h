@@ -26,7 +26,8 @@ static inline uint64_t key_id(uint64_t h, const struct scan_id *id)
 {
 	if (!id->present)
 		return key_mix(h, 1);
-	return id->is_str ? key_mix(key_mix(h, 2), key_bytes(id->str.p, id->str.len)) : key_mix(key_mix(h, 3), (uint64_t)id->num);
+	return id->is_str ? key_mix(key_mix(h, 2), key_bytes(id->str.p, id->str.len))
+	                  : key_mix(key_mix(h, 3), (uint64_t)id->num);
 }
 
 #endif

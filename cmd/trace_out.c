@@ -36,7 +36,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static const char *file_kind(mode_t m)
+const char *trace_out_file_kind(mode_t m)
 {
 	return S_ISREG(m)    ? "a regular file"
 	       : S_ISDIR(m)  ? "a directory"
@@ -75,7 +75,7 @@ static int open_path(const char *path, bool force, const struct out_avoid *avoid
 		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
 			if (!force) {
 				*cause = xasprintf("%s exists and is %s (-f writes into it)", path,
-				                   file_kind(st.st_mode));
+				                   trace_out_file_kind(st.st_mode));
 				return -1;
 			}
 			int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -85,7 +85,7 @@ static int open_path(const char *path, bool force, const struct out_avoid *avoid
 		}
 		if (!S_ISREG(st.st_mode)) {
 			*cause = xasprintf("%s is %s: -o names a file, a FIFO or a character device", path,
-			                   file_kind(st.st_mode));
+			                   trace_out_file_kind(st.st_mode));
 			return -1;
 		}
 		if (!force) {

@@ -12,8 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct trace_out;
+
+/* What a file of mode M is, for a message: "a regular file", "a FIFO", ... */
+const char *trace_out_file_kind(mode_t m);
 
 /* The identity of an input, which the output must not be. */
 struct out_avoid {
