@@ -41,6 +41,7 @@
 #include "parsers/cache_dir.h"
 #include "ui/session.h"
 #include "ui/tty.h"
+#include "parsers/library_versions.h"
 
 /* What the command line asks for: the timeline (else the summary), a report (ui/reports.h),
  * or the screen drawn headless. */
@@ -518,6 +519,22 @@ static int run_diff(struct trace **ts, int n, int na, const int ranks[2], bool j
 	return rc;
 }
 
+/* --version: the version, how it was built (a static build names its target) and the
+ * versions of the libraries linked in. */
+static void print_version(void)
+{
+	char libs[128];
+	parser_library_versions(libs, sizeof libs);
+	printf("ttrace %s\n", PACKAGE_VERSION);
+#ifdef TTRACE_STATIC_TARGET
+	printf("build: static, for %s (no library needed at run time but the C library's own code, linked in)\n",
+	       TTRACE_STATIC_TARGET);
+#else
+	printf("build: dynamic (the libraries below are loaded at run time)\n");
+#endif
+	printf("libraries: %s, %s\n", tty_curses_version(), libs);
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_DEFAULT;
@@ -695,7 +712,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h': usage(stdout); return 0;
-		case 'V': printf("ttrace %s\n", PACKAGE_VERSION); return 0;
+		case 'V': print_version(); return 0;
 		case ':':
 			escape_say(stderr, "ttrace: option '%s' needs a value", argv[optind - 1]);
 			fputs("Try 'ttrace --help' for more information.\n", stderr);

@@ -323,11 +323,34 @@ static int tty_run(struct frontend *fe, char *const argv[])
 
 static struct tty_frontend the_tty = { { tty_next_key, tty_present, tty_size, NULL, tty_run }, 0 };
 
+/* Whether the locale the environment names (LC_ALL, else LC_CTYPE, else LANG) says UTF-8. */
+static bool env_says_utf8(void)
+{
+	const char *names[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		const char *v = getenv(names[i]);
+		if (v != NULL && v[0] != '\0')
+			return strcasestr(v, "utf-8") != NULL || strcasestr(v, "utf8") != NULL;
+	}
+	return false;
+}
+
+/* The user's locale; when it cannot be loaded (not generated on this node, or a static
+ * build's C library reading another's locale files) but says UTF-8, C.UTF-8, which the C
+ * library has built in: the terminal still gets UTF-8. */
+static void set_locale(void)
+{
+	if (setlocale(LC_ALL, "") != NULL)
+		return;
+	if (env_says_utf8() && setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		setlocale(LC_CTYPE, "C.utf8");
+}
+
 struct frontend *tty_open(bool *ascii)
 {
 	struct sigaction sa;
 
-	setlocale(LC_ALL, "");
+	set_locale();
 	*ascii = *ascii || strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
@@ -369,3 +392,5 @@ int tty_close(struct frontend *fe)
 	tty_restore();
 	return stop_signal ? 128 + stop_signal : 0;
 }
+
+const char *tty_curses_version(void) { return curses_version(); }

@@ -12,6 +12,8 @@
  * then on, signals and crashes included (see tty.c). Returns the frontend (static: one
  * terminal), or NULL when the terminal cannot start (said on stderr). *ASCII becomes true
  * when the locale's character set is not UTF-8. */
+/* The version of the curses library linked in ("ncurses 6.4.20221231"). */
+const char *tty_curses_version(void);
 struct frontend *tty_open(bool *ascii);
 /* Gives the terminal back as it was. Returns 128 + N when signal N ended the session,
  * else 0. */

@@ -1,0 +1,72 @@
+#!/bin/sh
+# static.sh: the static binary that `./quickstart.sh static` links (static/ttrace-ARCH):
+# nothing to load at run time, --version says what it is, its SHA-256 beside it, every
+# report on the fixtures byte for byte the dynamic build's with an empty environment, and
+# the timeline in tmux with no library path and with locales the machine cannot load (UTF-8
+# still). Skipped when the static binary was not built (CI builds it first, .ci/run).
+. "$srcdir/tests/lib.sh"
+
+ARCH=$(uname -m)
+SB="$srcdir/static/ttrace-$ARCH"
+if [ ! -x "$SB" ]; then
+	if [ -n "${TTRACE_REQUIRE_STATIC:-}" ] && [ -d "$srcdir/.git" ]; then
+		echo "not ok 1 - no $SB, which CI builds (./quickstart.sh static)"
+		echo "1..1"
+		exit 1
+	fi
+	skip_all "no $SB: ./quickstart.sh static builds it"
+fi
+out=$(ldd "$SB" 2>&1)
+like "$out" "not a dynamic executable" "ldd finds no dynamic dependency"
+out=$(env -i "$SB" --version)
+like "$out" "build: static, for $ARCH-linux-gnu" "--version: a static build, its target"
+like "$out" "libraries: ncurses " "--version: the libraries linked in"
+(cd "$srcdir/static" && sha256sum -c --quiet "ttrace-$ARCH.sha256")
+ok $? "its SHA-256 sum, beside it, checks"
+
+# every report, text and JSON, on the fixtures: the same bytes as the dynamic build's
+n=0
+bad=""
+for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.json "$srcdir"/tests/fixtures/comm-stats/*.json \
+	"$srcdir"/tests/fixtures/crop/*.json; do
+	for r in summary overview kernels operators gaps memory advice distributed; do
+		for j in "" --json; do
+			env -i "$SB" -q --report=$r $j "$f" >"$TMP/s.out" 2>"$TMP/s.err"
+			a=$?
+			"$TTRACE" -q --report=$r $j "$f" >"$TMP/d.out" 2>"$TMP/d.err"
+			b=$?
+			if [ $a != $b ] || ! cmp -s "$TMP/s.out" "$TMP/d.out" || ! cmp -s "$TMP/s.err" "$TMP/d.err"; then
+				bad="$bad $(basename "$f"):$r$j"
+			fi
+			n=$((n + 1))
+		done
+	done
+done
+is "${bad:-none}" none "$n reports on the fixtures: byte for byte the dynamic build's (differing: ${bad:-none})"
+env -i "$SB" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/s.scr"
+"$TTRACE" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/d.scr"
+cmp -s "$TMP/s.scr" "$TMP/d.scr"
+ok $? "the example's screen dump: the same"
+
+# the timeline in a terminal, with an empty environment but TERM and a locale: one the C
+# library has (C.UTF-8), one this machine lacks but that says UTF-8, and plain C (ASCII)
+if command -v tmux >/dev/null 2>&1; then
+	tmux_begin
+	for loc in C.UTF-8 xx_YY.UTF-8 C; do
+		T kill-server 2>/dev/null
+		T -f /dev/null new-session -d -s "$S" -x 100 -y 30 \
+			"env -i TERM=xterm-256color LANG=$loc '$SB' '$srcdir/tests/fixtures/overview/gpu-timeline.json'"
+		wait_for "time from start"
+		ok $? "LANG=$loc: the static binary's timeline opens (env -i)"
+		if [ $loc = C ]; then
+			wait_for "- GPU 0 (2)"
+			ok $? "LANG=C: ASCII glyphs"
+		else
+			wait_for "▾ GPU 0 (2)"
+			ok $? "LANG=$loc: UTF-8 glyphs"
+		fi
+		T send-keys -t "$S" q
+	done
+	T kill-server 2>/dev/null
+fi
+finish
