@@ -28,22 +28,25 @@ jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -le 8 ] || jobs=8
 make -s -j"$jobs"
 
-# The static binary: the objects make built, linked with -static against Debian's static
-# ncurses, zstd and zlib libraries and cJSON compiled from Debian's source package (deb-src
-# entries are added when the machine has none); main.c compiled again to say so in
-# --version. Writes static/ttrace-ARCH and its SHA-256 sum beside it.
-build_static() {
-	arch=$(gcc -dumpmachine)
-	short=${arch%%-*}
-	mkdir -p static/src
+# The static binaries: static/ttrace-x86_64 (or the machine's own architecture) from the
+# objects make built, and static/ttrace-aarch64 cross-compiled from a copy of the sources
+# (Debian's cross compiler and arm64 multiarch packages, installed here), each linked with
+# -static against Debian's static ncurses, zstd and zlib libraries and cJSON compiled from
+# Debian's source package (deb-src entries are added when the machine has none); main.c
+# compiled again to say so in --version. Each with its SHA-256 sum beside it. ISO C
+# (-std=c11) keeps floating point uncontracted on both, so both print the same reports.
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+cjson_source() {
 	if ! ls static/src/cjson-*/cJSON.c >/dev/null 2>&1; then
+		mkdir -p static/src
 		if ! apt-get source --print-uris cjson >/dev/null 2>&1; then
-			SUDO=""
-			[ "$(id -u)" -eq 0 ] || SUDO=sudo
 			echo "quickstart: adding deb-src entries for Debian's source packages"
 			printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-				"$(. /etc/os-release && echo "$VERSION_CODENAME")" | $SUDO tee /etc/apt/sources.list.d/ttrace-deb-src.sources >/dev/null
-			$SUDO apt-get update -qq
+				"$(. /etc/os-release && echo "$VERSION_CODENAME")" | as_root tee /etc/apt/sources.list.d/ttrace-deb-src.sources >/dev/null
+			as_root apt-get update -qq
 		fi
 		(cd static/src && apt-get source -qq --download-only cjson >/dev/null 2>&1 &&
 			dpkg-source -q --no-check -x cjson_*.dsc >/dev/null 2>&1) || {
@@ -54,13 +57,54 @@ build_static() {
 	src=$(ls -d static/src/cjson-*/ | head -n 1)
 	mkdir -p static/inc/cjson
 	cp "$src/cJSON.h" static/inc/cjson/
-	gcc -O2 -std=c11 -ffp-contract=off -c "$src/cJSON.c" -o static/cJSON.o
-	gcc -O2 -std=c11 -pthread -D_GNU_SOURCE -I. -Istatic/inc -DTTRACE_STATIC_TARGET="\"$arch\"" \
-		-c ui/main.c -o static/main.o
-	gcc -static -s -pthread -o "static/ttrace-$short" static/main.o ui/tty.o cmd/record.o libttrace.a static/cJSON.o \
-		-lzstd -lz -lncursesw -ltinfo -lm
+}
+
+# link_static CC TRIPLET BUILDDIR LIBDIR: static/ttrace-ARCH from BUILDDIR's objects
+link_static() {
+	cc=$1 triplet=$2 dir=$3 libdir=$4
+	short=${triplet%%-*}
+	$cc -O2 -std=c11 -c "$src/cJSON.c" -o "static/cJSON-$short.o"
+	$cc -O2 -std=c11 -pthread -D_GNU_SOURCE -I"$dir" -I. -Istatic/inc -DTTRACE_STATIC_TARGET="\"$triplet\"" \
+		-c ui/main.c -o "static/main-$short.o"
+	$cc -static -s -pthread -o "static/ttrace-$short" "static/main-$short.o" "$dir/ui/tty.o" "$dir/cmd/record.o" \
+		"$dir/libttrace.a" "static/cJSON-$short.o" ${libdir:+-L"$libdir"} -lzstd -lz -lncursesw -ltinfo -lm
 	(cd static && sha256sum "ttrace-$short" >"ttrace-$short.sha256")
 	echo "quickstart: static/ttrace-$short ($(wc -c <"static/ttrace-$short") bytes; its SHA-256 in static/ttrace-$short.sha256)"
+}
+
+build_static() {
+	cjson_source
+	link_static gcc "$(gcc -dumpmachine)" . ""
+	[ "$(uname -m)" = x86_64 ] || return 0
+	# aarch64 (Grace nodes): Debian's cross compiler and the arm64 libraries
+	pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libncurses-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 libcjson-dev:arm64 qemu-user-static"
+	missing=""
+	for p in $pkgs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "quickstart: installing$missing"
+		dpkg --print-foreign-architectures | grep -qx arm64 || as_root dpkg --add-architecture arm64
+		as_root apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+	# a copy of the sources, configured for aarch64 (the tree itself is configured for this
+	# machine); copied again each time, so that make rebuilds what changed
+	b=static/build-aarch64
+	mkdir -p "$b"
+	if [ -d .git ]; then
+		git ls-files -z | tar --null -T - -cf - | tar -C "$b" -xf -
+	else
+		tar --exclude=./static --exclude='*.o' --exclude='*.a' --exclude=./Makefile --exclude=./config.h \
+			--exclude=./config.status -cf - . | tar -C "$b" -xf -
+	fi
+	(cd "$b" && { [ -f Makefile ] || { autoreconf -fi && PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+		./configure -q --host=aarch64-linux-gnu; }; } && make -s -j"$jobs" ttrace) >static/build-aarch64.log 2>&1 || {
+		echo "quickstart: the aarch64 cross build failed (static/build-aarch64.log):" >&2
+		tail -20 static/build-aarch64.log >&2
+		exit 1
+	}
+	link_static aarch64-linux-gnu-gcc aarch64-linux-gnu "$b" /usr/lib/aarch64-linux-gnu
 }
 
 case "${1:-run}" in

@@ -3,7 +3,8 @@
 # nothing to load at run time, --version says what it is, its SHA-256 beside it, every
 # report on the fixtures byte for byte the dynamic build's with an empty environment, and
 # the timeline in tmux with no library path and with locales the machine cannot load (UTF-8
-# still). Skipped when the static binary was not built (CI builds it first, .ci/run).
+# still); the aarch64 binary under qemu, every report the same bytes. Skipped when the static
+# binary was not built (CI builds it first, .ci/run, and then requires both).
 . "$srcdir/tests/lib.sh"
 
 ARCH=$(uname -m)
@@ -24,7 +25,13 @@ like "$out" "libraries: ncurses " "--version: the libraries linked in"
 (cd "$srcdir/static" && sha256sum -c --quiet "ttrace-$ARCH.sha256")
 ok $? "its SHA-256 sum, beside it, checks"
 
-# every report, text and JSON, on the fixtures: the same bytes as the dynamic build's
+# every report, text and JSON, on the fixtures: the same bytes as the dynamic build's (but
+# the time the load took, which the summary says)
+same() { # same A B: the files are the same but for the load times
+	sed 's/loaded in [0-9.]* s/loaded in - s/' "$1" >"$1.m"
+	sed 's/loaded in [0-9.]* s/loaded in - s/' "$2" >"$2.m"
+	cmp -s "$1.m" "$2.m"
+}
 n=0
 bad=""
 for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.json "$srcdir"/tests/fixtures/comm-stats/*.json \
@@ -35,7 +42,7 @@ for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.jso
 			a=$?
 			"$TTRACE" -q --report=$r $j "$f" >"$TMP/d.out" 2>"$TMP/d.err"
 			b=$?
-			if [ $a != $b ] || ! cmp -s "$TMP/s.out" "$TMP/d.out" || ! cmp -s "$TMP/s.err" "$TMP/d.err"; then
+			if [ $a != $b ] || ! same "$TMP/s.out" "$TMP/d.out" || ! cmp -s "$TMP/s.err" "$TMP/d.err"; then
 				bad="$bad $(basename "$f"):$r$j"
 			fi
 			n=$((n + 1))
@@ -47,6 +54,40 @@ env -i "$SB" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.
 "$TTRACE" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/d.scr"
 cmp -s "$TMP/s.scr" "$TMP/d.scr"
 ok $? "the example's screen dump: the same"
+
+# the aarch64 binary (Grace nodes), run under qemu: every report the same bytes as the
+# x86-64 binary's
+SA="$srcdir/static/ttrace-aarch64"
+QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
+if [ "$ARCH" = x86_64 ] && { [ -x "$SA" ] || [ -n "${TTRACE_REQUIRE_STATIC:-}" ]; }; then
+	[ -x "$SA" ] && [ -n "$QEMU" ]
+	ok $? "the aarch64 binary is there, and qemu to run it"
+	out=$(env -i "$QEMU" "$SA" --version 2>&1)
+	like "$out" "build: static, for aarch64-linux-gnu" "aarch64 --version: a static build for aarch64"
+	(cd "$srcdir/static" && sha256sum -c --quiet ttrace-aarch64.sha256)
+	ok $? "its SHA-256 sum checks"
+	n=0
+	bad=""
+	for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.json "$srcdir"/tests/fixtures/comm-stats/*.json \
+		"$srcdir"/tests/fixtures/crop/*.json; do
+		for r in summary overview kernels operators gaps memory advice distributed; do
+			for j in "" --json; do
+				env -i "$QEMU" "$SA" -q --report=$r $j "$f" >"$TMP/a.out" 2>"$TMP/a.err"
+				a=$?
+				env -i "$SB" -q --report=$r $j "$f" >"$TMP/s.out" 2>"$TMP/s.err"
+				b=$?
+				if [ $a != $b ] || ! same "$TMP/a.out" "$TMP/s.out" || ! cmp -s "$TMP/a.err" "$TMP/s.err"; then
+					bad="$bad $(basename "$f"):$r$j"
+				fi
+				n=$((n + 1))
+			done
+		done
+	done
+	is "${bad:-none}" none "$n reports on the fixtures from aarch64 under qemu: byte for byte x86-64's (differing: ${bad:-none})"
+	env -i "$QEMU" "$SA" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/a.scr"
+	cmp -s "$TMP/a.scr" "$TMP/s.scr"
+	ok $? "aarch64: the example's screen dump, the same"
+fi
 
 # the timeline in a terminal, with an empty environment but TERM and a locale: one the C
 # library has (C.UTF-8), one this machine lacks but that says UTF-8, and plain C (ASCII)

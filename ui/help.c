@@ -101,7 +101,7 @@ static void build(struct help *h, const struct app *app, int w)
 						    keymap_action(km, h->ctx, km->b[i].key) == (enum action)a &&
 						    kl < sizeof keys)
 							kl += (size_t)snprintf(keys + kl, sizeof keys - kl, "%s%s",
-							                       kl ? " " : "", key_name(km->b[i].key));
+							                       kl ? " " : "", key_label(km->b[i].key));
 				}
 				if (!keys[0])
 					continue;

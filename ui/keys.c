@@ -217,7 +217,7 @@ char *keymap_keys_for(const struct keymap *km, enum key_context ctx, enum action
 		/* a key shadowed by an earlier binding of the same context does nothing */
 		if (lookup(km, ctx, km->b[i].key) != a)
 			continue;
-		int w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", key_name(km->b[i].key));
+		int w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", key_label(km->b[i].key));
 		if (w < 0 || (size_t)w >= n - len)
 			break;
 		len += (size_t)w;
@@ -231,7 +231,7 @@ const char *keymap_key_for(const struct keymap *km, enum key_context ctx, enum a
 		enum key_context c = pass == 0 ? ctx : CTX_GLOBAL;
 		for (int i = 0; i < km->n; i++)
 			if (km->b[i].action == a && km->b[i].ctx == c && keymap_action(km, ctx, km->b[i].key) == a)
-				return key_name(km->b[i].key);
+				return key_label(km->b[i].key);
 	}
 	return "?";
 }
@@ -367,7 +367,7 @@ static const struct {
 };
 /* clang-format on */
 
-const char *key_name(int key)
+const char *key_label(int key)
 {
 	static char buf[8];
 	for (size_t i = 0; i < sizeof key_names / sizeof *key_names; i++)

@@ -115,7 +115,7 @@ const char *keymap_key_for(const struct keymap *km, enum key_context ctx, enum a
 int keymap_load(struct keymap *km, const char *path, char **cause);
 
 /* A key's name for help and maps ("w", "Enter", "S-Left"). Returns a static buffer. */
-const char *key_name(int key);
+const char *key_label(int key);
 /* Parses a key script ("wwd/aten<Enter>n<S-Enter>q") into *KEYS (allocated). Returns the
  * count, or -1 with *cause for an unknown <Name>. */
 int keys_parse(const char *script, int **keys, char **cause);

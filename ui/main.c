@@ -174,7 +174,7 @@ static int dump_screen(struct trace *const *ts, int nts, int align, int64_t gap_
 		fprintf(stderr,
 		        "frames %d median_ms %.3f p90_ms %.3f worst_ms %.3f slowest_action_ms %.3f (key %d, %s) first_frame_ms %.3f\n",
 		        nf, sf.frame[nf / 2], sf.frame[nf * 9 / 10], sf.frame[nf - 1], sf.worst_key, sf.worst_key_at,
-		        sf.worst_key_at >= 0 ? key_name(k[sf.worst_key_at]) : "-", sf.first_frame);
+		        sf.worst_key_at >= 0 ? key_label(k[sf.worst_key_at]) : "-", sf.first_frame);
 	}
 	free(sf.frame);
 	grid_dump(&g, stdout);
@@ -527,8 +527,7 @@ static void print_version(void)
 	parser_library_versions(libs, sizeof libs);
 	printf("ttrace %s\n", PACKAGE_VERSION);
 #ifdef TTRACE_STATIC_TARGET
-	printf("build: static, for %s (no library needed at run time but the C library's own code, linked in)\n",
-	       TTRACE_STATIC_TARGET);
+	printf("build: static, for %s (every library linked in: nothing to install)\n", TTRACE_STATIC_TARGET);
 #else
 	printf("build: dynamic (the libraries below are loaded at run time)\n");
 #endif

@@ -216,7 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			else
 				app_key(&app, s.key);
 			app_draw(&app, &g);
-			check_grid(&g, step, s.resize ? "resize" : key_name(s.key));
+			check_grid(&g, step, s.resize ? "resize" : key_label(s.key));
 			if (g.w != app.w || g.h != app.h || app.tl->w != app.w || app.tl->h != app.h) {
 				fprintf(stderr, "fuzz_keys: after step %d the grid is %dx%d for a %dx%d app\n", step,
 				        g.w, g.h, app.w, app.h);
