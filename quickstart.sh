@@ -86,7 +86,7 @@ build_static() {
 		echo "quickstart: installing$missing"
 		dpkg --print-foreign-architectures | grep -qx arm64 || as_root dpkg --add-architecture arm64
 		as_root apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends $missing >/dev/null
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 	fi
 	# a copy of the sources, configured for aarch64 (the tree itself is configured for this
 	# machine); copied again each time, so that make rebuilds what changed
