@@ -89,6 +89,19 @@ if [ "$ARCH" = x86_64 ] && { [ -x "$SA" ] || [ -n "${TTRACE_REQUIRE_STATIC:-}" ]
 	ok $? "aarch64: the example's screen dump, the same"
 fi
 
+# the screen tests (every key through the headless timeline, against their goldens) and the
+# tmux tests (the terminal, its restoring, signals) with the static binary in place of the
+# dynamic one
+for t in screen tmux; do
+	TTRACE="$SB" sh "$srcdir/tests/$t.sh" >"$TMP/$t.tap" 2>&1
+	st=$?
+	nok=$(grep -c '^not ok' "$TMP/$t.tap")
+	nall=$(grep -c -E '^(ok|not ok)' "$TMP/$t.tap")
+	[ $st = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 0 ]
+	ok $? "tests/$t.sh with the static binary: $((nall - nok)) of $nall pass"
+	[ "$nok" = 0 ] || grep '^not ok' "$TMP/$t.tap" | head -5 | sed 's/^/#   /'
+done
+
 # the timeline in a terminal, with an empty environment but TERM and a locale: one the C
 # library has (C.UTF-8), one this machine lacks but that says UTF-8, and plain C (ASCII)
 if command -v tmux >/dev/null 2>&1; then
