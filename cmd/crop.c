@@ -190,6 +190,16 @@ static void stop_holding(struct crop *c)
 	}
 }
 
+/* Lets the held copy *P (LEN bytes) go, if any. */
+static void unhold(struct crop *c, char **p, uint32_t len)
+{
+	if (*p != NULL) {
+		free(*p);
+		*p = NULL;
+		c->held_bytes -= len;
+	}
+}
+
 static char *hold_copy(struct crop *c, const char *text, uint32_t len)
 {
 	if (!c->holding)
@@ -217,9 +227,9 @@ static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts, co
 	if (ts >= l->ts) {
 		l->ts = ts;
 		l->idx = i;
-		free(l->text);
-		l->text = hold_copy(c, ev->text, ev->text_len);
+		unhold(c, &l->text, l->len); /* before the copy: holding may stop there, freeing every text */
 		l->len = ev->text_len;
+		l->text = hold_copy(c, ev->text, ev->text_len);
 	}
 }
 
@@ -256,11 +266,13 @@ static void match_event(void *ctx, const struct scan_event *ev)
 				mark(c, s->idx[s->n]);
 				mark(c, i);
 				if (s->text[s->n] != NULL) {
-					hold(c, s->idx[s->n], NULL, s->len[s->n], s->text[s->n], HK_KEEP, 0);
+					char *b = s->text[s->n];
+					s->text[s->n] = NULL; /* the held list owns it now */
+					hold(c, s->idx[s->n], NULL, s->len[s->n], b, HK_KEEP, 0);
 					hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 				}
 			} else {
-				free(s->text[s->n]);
+				unhold(c, &s->text[s->n], s->len[s->n]);
 			}
 		} else if (inside(c, ev->ts)) {
 			mark(c, i); /* an E without its B */
@@ -327,12 +339,13 @@ static void match_end(struct crop *c)
 		for (uint32_t j = 0; j < s->n; j++) {
 			if (s->ts[j] < c->w1) { /* open to the end of the trace */
 				mark(c, s->idx[j]);
-				if (s->text[j] != NULL)
-					hold(c, s->idx[j], NULL, s->len[j], s->text[j], HK_KEEP, 0);
+				char *b = s->text[j];
+				s->text[j] = NULL;
+				if (b != NULL)
+					hold(c, s->idx[j], NULL, s->len[j], b, HK_KEEP, 0);
 			} else {
-				free(s->text[j]);
+				unhold(c, &s->text[j], s->len[j]);
 			}
-			s->text[j] = NULL;
 		}
 		s->n = 0;
 	}
@@ -340,9 +353,10 @@ static void match_end(struct crop *c)
 		struct last *l = c->lasts.slot[k].val;
 		if (l != NULL) {
 			mark(c, l->idx);
-			if (l->text != NULL)
-				hold(c, l->idx, NULL, l->len, l->text, HK_KEEP, 0);
+			char *b = l->text;
 			l->text = NULL;
+			if (b != NULL)
+				hold(c, l->idx, NULL, l->len, b, HK_KEEP, 0);
 		}
 	}
 }

@@ -53,6 +53,19 @@ ok $? "holding 300 bytes at most (two passes): the same crop as in one pass"
 TTRACE_TEST_CROP_HOLD=0 "$TTRACE" crop -q --from=100us --to=200us "$FX" -o "$TMP/e3.json"
 cmp -s "$TMP/e3.json" "$TMP/e.json"
 ok $? "holding nothing: the same"
+# holding stops wherever the limit falls (a B held, a last sample replaced, the end): every
+# limit from 0 to 3000 bytes gives the same crop, and no crash (a double free once, on a
+# 10 GB trace: a last sample let go twice)
+bad=""
+h=0
+while [ $h -le 3000 ]; do
+	TTRACE_TEST_CROP_HOLD=$h "$TTRACE" crop -q --from=100us --to=200us "$FX" -o "$TMP/eh.json" 2>"$TMP/eh.err"
+	st=$?
+	{ [ $st = 0 ] && cmp -s "$TMP/eh.json" "$TMP/e.json"; } || bad="$bad $h:$st"
+	rm -f "$TMP/eh.json"
+	h=$((h + 10))
+done
+is "${bad:-none}" none "301 limits of what is held (0 to 3000 bytes): the same crop each time"
 
 # every output format: the same JSON
 run crop -q --from=100us --to=200us "$FX" -o "$TMP/e.json.gz"
