@@ -106,8 +106,11 @@ done
 # library has (C.UTF-8), one this machine lacks but that says UTF-8, and plain C (ASCII)
 if command -v tmux >/dev/null 2>&1; then
 	tmux_begin
+	n=0
 	for loc in C.UTF-8 xx_YY.UTF-8 C; do
-		T kill-server 2>/dev/null
+		# a server of its own each: a new session on a server still going away can fail
+		n=$((n + 1))
+		SOCK="$TMP/tmux-$n.sock"
 		T -f /dev/null new-session -d -s "$S" -x 100 -y 30 \
 			"env -i TERM=xterm-256color LANG=$loc '$SB' '$srcdir/tests/fixtures/overview/gpu-timeline.json'"
 		wait_for "time from start"
@@ -120,7 +123,7 @@ if command -v tmux >/dev/null 2>&1; then
 			ok $? "LANG=$loc: UTF-8 glyphs"
 		fi
 		T send-keys -t "$S" q
+		T kill-server 2>/dev/null
 	done
-	T kill-server 2>/dev/null
 fi
 finish
