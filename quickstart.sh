@@ -35,6 +35,12 @@ make -s -j"$jobs"
 # Debian's source package (deb-src entries are added when the machine has none); main.c
 # compiled again to say so in --version. Each with its SHA-256 sum beside it. ISO C
 # (-std=c11) keeps floating point uncontracted on both, so both print the same reports.
+# ncurses is built from Debian's source package (static/ncurses-ARCH), not linked from
+# libncurses-dev's static library: that one has no built-in terminal descriptions, and a
+# node's terminfo may lack the terminal the user runs (tmux on RHEL 8) or be somewhere else.
+# Ours looks where the machine keeps its own first (TERMINFO, ~/.terminfo, TERMINFO_DIRS,
+# then the directories in TERMINFO_DIRS_BUILTIN below) and falls back to the descriptions
+# in FALLBACK_TERMS, compiled in from ncurses' terminfo.src.
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
@@ -59,21 +65,68 @@ cjson_source() {
 	cp "$src/cJSON.h" static/inc/cjson/
 }
 
+FALLBACK_TERMS="xterm-256color,xterm,screen,screen-256color,tmux,tmux-256color,linux,vt100"
+TERMINFO_DIRS_BUILTIN="/etc/terminfo:/lib/terminfo:/usr/share/terminfo:/usr/lib/terminfo"
+
+ncurses_source() {
+	if ! ls static/src/ncurses-*/ncurses/tinfo/MKfallback.sh >/dev/null 2>&1; then
+		(cd static/src && apt-get source -qq --download-only ncurses >/dev/null 2>&1 &&
+			dpkg-source -q --no-check -x ncurses_*.dsc >/dev/null 2>&1) || {
+			echo "quickstart: cannot get ncurses' source package (apt-get source ncurses)" >&2
+			exit 1
+		}
+	fi
+	ncsrc=$(cd static/src && ls -d "$PWD"/ncurses-*/ | head -n 1)
+}
+
+# build_ncurses TRIPLET: static/ncurses-ARCH/lib/libncursesw.a and its headers, the wide
+# library alone (no programs, no database to install), with the fallbacks; built once
+build_ncurses() {
+	triplet=$1 short=${1%%-*}
+	nc=$PWD/static/ncurses-$short
+	[ -f "$nc/lib/libncursesw.a" ] && [ -f "$nc/include/curses.h" ] && return 0
+	rm -rf "$nc" && mkdir -p "$nc/build" "$nc/include"
+	cross=""
+	[ "$triplet" = "$(gcc -dumpmachine)" ] || cross="--host=$triplet --with-build-cc=gcc"
+	(cd "$nc/build" && "$ncsrc/configure" -q $cross CC="$cc" CFLAGS="-O2" --without-shared --with-normal \
+		--without-debug --without-profile --without-ada --without-cxx --without-cxx-binding \
+		--without-progs --without-tests --without-manpages --disable-pc-files --enable-widec \
+		--disable-db-install --disable-termcap --enable-const --disable-root-environ \
+		--with-xterm-kbs=del --with-default-terminfo-dir=/usr/share/terminfo \
+		--with-terminfo-dirs="$TERMINFO_DIRS_BUILTIN" --with-fallbacks="$FALLBACK_TERMS" &&
+		make -s -j"$jobs" -C include && make -s -j"$jobs" -C ncurses) >"$nc/build.log" 2>&1 || {
+		echo "quickstart: building ncurses for $short failed ($nc/build.log):" >&2
+		tail -20 "$nc/build.log" >&2
+		exit 1
+	}
+	mkdir -p "$nc/lib"
+	cp "$nc/build/lib/libncursesw.a" "$nc/lib/"
+	for h in curses.h ncurses_dll.h term.h unctrl.h termcap.h; do cp "$nc/build/include/$h" "$nc/include/"; done
+	cp "$nc/include/curses.h" "$nc/include/ncurses.h"
+	rm -rf "$nc/build"
+}
+
 # link_static CC TRIPLET BUILDDIR LIBDIR: static/ttrace-ARCH from BUILDDIR's objects
 link_static() {
 	cc=$1 triplet=$2 dir=$3 libdir=$4
 	short=${triplet%%-*}
+	build_ncurses "$triplet"
 	$cc -O2 -std=c11 -c "$src/cJSON.c" -o "static/cJSON-$short.o"
 	$cc -O2 -std=c11 -pthread -D_GNU_SOURCE -I"$dir" -I. -Istatic/inc -DTTRACE_STATIC_TARGET="\"$triplet\"" \
+		-DTTRACE_STATIC_TERMINFO="\"$TERMINFO_DIRS_BUILTIN\"" -DTTRACE_STATIC_FALLBACKS="\"$FALLBACK_TERMS\"" \
 		-c ui/main.c -o "static/main-$short.o"
-	$cc -static -s -pthread -o "static/ttrace-$short" "static/main-$short.o" "$dir/ui/tty.o" "$dir/cmd/record.o" \
-		"$dir/libttrace.a" "static/cJSON-$short.o" ${libdir:+-L"$libdir"} -lzstd -lz -lncursesw -ltinfo -lm
+	# ui/tty.c, the one file that includes curses.h, against the headers of the ncurses linked
+	$cc -O2 -std=c11 -D_GNU_SOURCE -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Wall -Wextra \
+		-DTTRACE_STATIC_FALLBACKS="\"$FALLBACK_TERMS\"" -I"$dir" -I. -I"$nc/include" -c ui/tty.c -o "static/tty-$short.o"
+	$cc -static -s -pthread -o "static/ttrace-$short" "static/main-$short.o" "static/tty-$short.o" "$dir/cmd/record.o" \
+		"$dir/libttrace.a" "static/cJSON-$short.o" "$nc/lib/libncursesw.a" ${libdir:+-L"$libdir"} -lzstd -lz -lm
 	(cd static && sha256sum "ttrace-$short" >"ttrace-$short.sha256")
 	echo "quickstart: static/ttrace-$short ($(wc -c <"static/ttrace-$short") bytes; its SHA-256 in static/ttrace-$short.sha256)"
 }
 
 build_static() {
 	cjson_source
+	ncurses_source
 	link_static gcc "$(gcc -dumpmachine)" . ""
 	[ "$(uname -m)" = x86_64 ] || return 0
 	# aarch64 (Grace nodes): Debian's cross compiler and the arm64 libraries

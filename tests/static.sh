@@ -125,5 +125,67 @@ if command -v tmux >/dev/null 2>&1; then
 		T send-keys -t "$S" q
 		T kill-server 2>/dev/null
 	done
+
+	# terminal descriptions (issue 36): the machine's own first (TERMINFO honoured: a
+	# description under a name nothing else knows), then those built in, which must do with
+	# every terminfo directory of this machine hidden (a mount namespace: root only); a
+	# terminal described nowhere gets a message that says what to do
+	like "$(env -i "$SB" --version)" "else built in: xterm-256color,xterm,screen,screen-256color,tmux,tmux-256color,linux,vt100" \
+		"--version names the terminals built in"
+	if command -v tic >/dev/null 2>&1 && command -v infocmp >/dev/null 2>&1; then
+		mkdir -p "$TMP/ti"
+		infocmp -x xterm-256color | sed 's/^xterm-256color|[^,]*,/ttrace-test-term|a terminal only TERMINFO knows,/' >"$TMP/tt.src"
+		tic -x -o "$TMP/ti" "$TMP/tt.src" 2>/dev/null
+		n=$((n + 1))
+		SOCK="$TMP/tmux-$n.sock"
+		T -f /dev/null new-session -d -s "$S" -x 100 -y 30 \
+			"env -i TERM=ttrace-test-term TERMINFO='$TMP/ti' LANG=C.UTF-8 '$SB' '$srcdir/tests/fixtures/overview/gpu-timeline.json'"
+		wait_for "time from start"
+		ok $? "TERM=ttrace-test-term, described in TERMINFO only: the timeline opens"
+		T send-keys -t "$S" q
+		T kill-server 2>/dev/null
+	fi
+	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+		{
+			echo 'for d in /etc/terminfo /lib/terminfo /usr/share/terminfo /usr/lib/terminfo; do'
+			echo '	[ -d "$d" ] && mount -t tmpfs ttrace-test "$d"'
+			echo 'done'
+			echo 'term=$1'
+			echo 'shift'
+			echo 'env -i TERM="$term" HOME=/nonexistent LANG=C.UTF-8 "$@"'
+			echo 'echo "exit status $?"'
+			echo 'sleep 30'
+		} >"$TMP/hide.sh"
+		for term in tmux-256color screen linux foot; do
+			n=$((n + 1))
+			SOCK="$TMP/tmux-$n.sock"
+			T -f /dev/null new-session -d -s "$S" -x 160 -y 30 \
+				"unshare -m sh '$TMP/hide.sh' $term '$SB' '$srcdir/tests/fixtures/overview/gpu-timeline.json'"
+			if [ $term = foot ]; then
+				wait_for "exit status 1"
+				ok $? "TERM=foot, described nowhere: exit status 1 ..."
+				wait_for 'no description of the terminal "foot" (TERM) on this machine and none built in'
+				ok $? "... and a message that says what to do"
+			else
+				wait_for "time from start"
+				ok $? "TERM=$term with every terminfo directory hidden: the timeline opens (built in)"
+				T send-keys -t "$S" q
+				wait_for "exit status 0"
+				ok $? "TERM=$term: q quits, exit status 0"
+			fi
+			T kill-server 2>/dev/null
+		done
+		# the same binary with the database hidden but the terminal not built in shows the
+		# hiding works: the dynamic build, whose ncurses has no fallbacks, fails there
+		n=$((n + 1))
+		SOCK="$TMP/tmux-$n.sock"
+		T -f /dev/null new-session -d -s "$S" -x 160 -y 30 \
+			"unshare -m sh '$TMP/hide.sh' tmux-256color '$TTRACE' '$srcdir/tests/fixtures/overview/gpu-timeline.json'"
+		wait_for "exit status 1"
+		ok $? "the check is real: the dynamic build, with no fallbacks, cannot open tmux-256color there"
+		T kill-server 2>/dev/null
+	else
+		ok 0 "no mount namespace here (root and unshare -m): the built-in descriptions not tried with terminfo hidden # SKIP"
+	fi
 fi
 finish

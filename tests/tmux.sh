@@ -203,4 +203,12 @@ T send-keys -t "$S" q
 wait_for "RANKS=0"
 ok $? "q quits with status 0"
 quit_while_loading "$TMP/ranks" "file 1 of 3 shown" "the ranks load"
+
+# a terminal with no description anywhere: a message that names it and says what to do, not
+# curses' "Error opening terminal", and the shell's terminal left as it was
+T send-keys -t "$S" "clear; TERM=ttrace-no-such-term '$TTRACE' '$EX'; echo NOTERM=\$?" Enter
+wait_for "NOTERM=1"
+ok $? "TERM=ttrace-no-such-term: exit status 1"
+wait_for 'ttrace: no description of the terminal "ttrace-no-such-term" (TERM) on this machine'
+ok $? "... with a message that names the terminal and says what to do"
 finish

@@ -528,6 +528,10 @@ static void print_version(void)
 	printf("ttrace %s\n", PACKAGE_VERSION);
 #ifdef TTRACE_STATIC_TARGET
 	printf("build: static, for %s (every library linked in: nothing to install)\n", TTRACE_STATIC_TARGET);
+#ifdef TTRACE_STATIC_FALLBACKS
+	printf("terminals: the machine's terminfo (TERMINFO, ~/.terminfo, TERMINFO_DIRS, %s), else built in: %s\n",
+	       TTRACE_STATIC_TERMINFO, TTRACE_STATIC_FALLBACKS);
+#endif
 #else
 	printf("build: dynamic (the libraries below are loaded at run time)\n");
 #endif

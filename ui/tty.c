@@ -346,6 +346,13 @@ static void set_locale(void)
 		setlocale(LC_CTYPE, "C.utf8");
 }
 
+/* The terminals a static build has built in (quickstart.sh passes the list) */
+#ifdef TTRACE_STATIC_FALLBACKS
+#define TTY_BUILT_IN " and none built in (" TTRACE_STATIC_FALLBACKS ")"
+#else
+#define TTY_BUILT_IN ""
+#endif
+
 struct frontend *tty_open(bool *ascii)
 {
 	struct sigaction sa;
@@ -364,8 +371,17 @@ struct frontend *tty_open(bool *ascii)
 	fatal_set_hook(tty_restore);
 	atexit(tty_restore);
 	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
-	if (initscr() == NULL) {
-		escape_say(stderr, "ttrace: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+	/* newterm, not initscr: initscr exits on a terminal it has no description of */
+	if (newterm(NULL, stdout, stdin) == NULL) {
+		const char *term = getenv("TERM");
+		if (term == NULL || term[0] == '\0')
+			fputs("ttrace: TERM is not set: set it to the terminal's name (TERM=xterm-256color)\n", stderr);
+		else
+			escape_say(
+				stderr,
+				"ttrace: no description of the terminal \"%s\" (TERM) on this machine%s: point TERMINFO at a "
+				"directory holding it, or run with TERM=xterm-256color",
+				term, TTY_BUILT_IN);
 		return NULL;
 	}
 	tty_active = 1;
