@@ -118,19 +118,48 @@ link_static() {
 	# ui/tty.c, the one file that includes curses.h, against the headers of the ncurses linked
 	$cc -O2 -std=c11 -D_GNU_SOURCE -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Wall -Wextra \
 		-DTTRACE_STATIC_FALLBACKS="\"$FALLBACK_TERMS\"" -I"$dir" -I. -I"$nc/include" -c ui/tty.c -o "static/tty-$short.o"
-	$cc -static -s -pthread -o "static/ttrace-$short" "static/main-$short.o" "static/tty-$short.o" "$dir/cmd/record.o" \
+	# cmd/record.c: `ttrace record` finds the recorder library built for it beside it
+	rec=""
+	[ ! -f "static/libttrace-record-$short.so" ] || rec="-DTTRACE_STATIC_RECORDER=\"libttrace-record-$short.so\""
+	$cc -O2 -std=c11 -pthread -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I"$dir" -I. $rec \
+		-DPKGLIBDIR="\"/usr/local/lib/ttrace\"" -c cmd/record.c -o "static/record-$short.o"
+	$cc -static -s -pthread -o "static/ttrace-$short" "static/main-$short.o" "static/tty-$short.o" "static/record-$short.o" \
 		"$dir/libttrace.a" "static/cJSON-$short.o" "$nc/lib/libncursesw.a" ${libdir:+-L"$libdir"} -lzstd -lz -lm
 	(cd static && sha256sum "ttrace-$short" >"ttrace-$short.sha256")
 	echo "quickstart: static/ttrace-$short ($(wc -c <"static/ttrace-$short") bytes; its SHA-256 in static/ttrace-$short.sha256)"
 }
 
+# build_recorder CC TRIPLET DIR LIBDIR: static/libttrace-record-ARCH.so, the recorder
+# (record/) for GPU nodes: a shared library, since CUDA loads it into the program it
+# records, linking nothing dynamically but glibc (zstd linked in), bound to glibc's oldest
+# symbol versions (record/glibc_floor.h), and finding libcupti at run time. CUPTI's headers
+# are the ones configure found here: cupti.h is the same text for both architectures.
+build_recorder() {
+	cc=$1 triplet=$2 dir=$3 libdir=$4
+	short=${triplet%%-*}
+	cupti_cflags=$(sed -n 's/^CUPTI_CFLAGS = //p' Makefile)
+	if [ -z "$cupti_cflags" ]; then
+		echo "quickstart: configure found no CUPTI here: no static/libttrace-record-$short.so (ttrace record needs it)"
+		return 0
+	fi
+	$cc -O2 -std=c11 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DTTRACE_PORTABLE_RECORDER -Wall -Wextra -Wno-unused-parameter \
+		-include record/glibc_floor.h -I"$dir" -I. $cupti_cflags -shared -s -Wl,-soname,libttrace-record.so \
+		-Wl,-z,defs -Wl,--exclude-libs,ALL -o "static/libttrace-record-$short.so" \
+		record/inject.c record/trace_writer.c record/buf.c record/map64.c record/out.c record/occupancy.c \
+		record/settings.c lib/escape.c lib/xalloc.c "$libdir/libzstd.a" -Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2
+	(cd static && sha256sum "libttrace-record-$short.so" >"libttrace-record-$short.so.sha256")
+	echo "quickstart: static/libttrace-record-$short.so ($(wc -c <"static/libttrace-record-$short.so") bytes; needs glibc $(objdump -T "static/libttrace-record-$short.so" | grep -o 'GLIBC_[0-9.]*' | sort -u -V | tail -n 1 | cut -d_ -f2) or later)"
+}
+
 build_static() {
 	cjson_source
 	ncurses_source
+	build_recorder gcc "$(gcc -dumpmachine)" . "/usr/lib/$(gcc -dumpmachine)"
 	link_static gcc "$(gcc -dumpmachine)" . ""
 	[ "$(uname -m)" = x86_64 ] || return 0
 	# aarch64 (Grace nodes): Debian's cross compiler and the arm64 libraries
-	pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libncurses-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 libcjson-dev:arm64 qemu-user-static"
+	pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libncurses-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 libcjson-dev:arm64 qemu-user-static libstdc++6:arm64"
+	# (qemu and libstdc++6:arm64 for tests/static.sh: the recorder demangles through libstdc++)
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -157,6 +186,7 @@ build_static() {
 		tail -20 static/build-aarch64.log >&2
 		exit 1
 	}
+	build_recorder aarch64-linux-gnu-gcc aarch64-linux-gnu "$b" /usr/lib/aarch64-linux-gnu
 	link_static aarch64-linux-gnu-gcc aarch64-linux-gnu "$b" /usr/lib/aarch64-linux-gnu
 }
 

@@ -157,7 +157,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
  * with stand-in commands that do the recorder's part. */
 static bool can_record(void)
 {
-#ifdef HAVE_CUPTI
+#if defined(HAVE_CUPTI) || defined(TTRACE_STATIC_RECORDER)
 	return true;
 #else
 	const char *force = getenv("TTRACE_RECORD_FORCE"), *lib = getenv("TTRACE_RECORD_LIB");
@@ -165,9 +165,18 @@ static bool can_record(void)
 #endif
 }
 
+/* The static build (quickstart.sh) looks first for its own library beside it, under the
+ * name quickstart.sh gives it (libttrace-record-x86_64.so) */
+#ifdef TTRACE_STATIC_RECORDER
+#define STATIC_RECORDER_NAME TTRACE_STATIC_RECORDER
+#else
+#define STATIC_RECORDER_NAME RECORDER_NAME
+#endif
+
 /* The absolute path of the recorder library: $TTRACE_RECORD_LIB; else the one beside the
- * running executable (a build tree, libtool's .libs/ too); else the installed one in
- * PKGLIBDIR. Returns it allocated, or NULL with *CAUSE (allocated) saying where it looked. */
+ * running executable (a static build's own name first, a build tree, libtool's .libs/ too);
+ * else the installed one in PKGLIBDIR. Returns it allocated, or NULL with *CAUSE (allocated)
+ * saying where it looked. */
 static char *recorder_path(char **cause)
 {
 	const char *env = getenv("TTRACE_RECORD_LIB");
@@ -179,28 +188,31 @@ static char *recorder_path(char **cause)
 	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	char *beside = NULL, *libs = NULL;
+	char *own = NULL, *beside = NULL, *libs = NULL;
 	if (n > 0) {
 		exe[n] = '\0';
 		char *slash = strrchr(exe, '/');
 		if (slash != NULL)
 			*slash = '\0';
+		own = xasprintf("%s/" STATIC_RECORDER_NAME, exe);
 		beside = xasprintf("%s/" RECORDER_NAME, exe);
 		libs = xasprintf("%s/.libs/" RECORDER_NAME, exe);
 	}
-	const char *candidates[] = { beside, libs, PKGLIBDIR "/" RECORDER_NAME };
+	const char *candidates[] = { own, beside, libs, PKGLIBDIR "/" RECORDER_NAME };
 	for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
 		char *abs;
 		if (candidates[i] != NULL && access(candidates[i], R_OK) == 0 &&
 		    (abs = realpath(candidates[i], NULL)) != NULL) {
+			free(own);
 			free(beside);
 			free(libs);
 			return abs;
 		}
 	}
-	*cause =
-		xasprintf("cannot find " RECORDER_NAME " (looked beside %s and in %s; TTRACE_RECORD_LIB=PATH names it)",
-	                  n > 0 ? exe : "this executable", PKGLIBDIR);
+	*cause = xasprintf("cannot find " STATIC_RECORDER_NAME " (looked beside %s and in %s; TTRACE_RECORD_LIB=PATH "
+	                   "names it)",
+	                   n > 0 ? exe : "this executable", PKGLIBDIR);
+	free(own);
 	free(beside);
 	free(libs);
 	return NULL;
@@ -353,7 +365,14 @@ static void set_recorder_env(const struct record_opts *o, const char *lib, const
 	if (!o->no_nvtx) {
 		/* NVTX calls go to CUPTI, which hands the ranges to the recorder */
 		const char *cupti = getenv("TTRACE_CUPTI_LIB");
-#ifdef CUPTI_LIBRARY
+#if defined(TTRACE_STATIC_RECORDER)
+		/* the static build runs on other machines than its build's: CUDA's usual places */
+		static const char *const usual[] = { "/usr/local/cuda/lib64/libcupti.so",
+			                             "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so" };
+		for (size_t i = 0; (cupti == NULL || cupti[0] == '\0') && i < sizeof usual / sizeof *usual; i++)
+			if (access(usual[i], R_OK) == 0)
+				cupti = usual[i];
+#elif defined(CUPTI_LIBRARY)
 		if (cupti == NULL || cupti[0] == '\0')
 			cupti = CUPTI_LIBRARY;
 #endif

@@ -841,21 +841,44 @@ static char *env_dup(const char *name)
 	return v ? strdup(v) : NULL;
 }
 
+/* Where libcupti is looked for when TTRACE_CUPTI_LIB does not say: the one the build found
+ * (not in the portable library quickstart.sh builds, which runs on other machines), then
+ * the loader's search path, then CUDA toolkits' usual places. */
+static const char *const cupti_candidates[] = {
+#if defined(CUPTI_LIBRARY) && !defined(TTRACE_PORTABLE_RECORDER)
+	CUPTI_LIBRARY,
+#endif
+	"libcupti.so",
+	"libcupti.so.13",
+	"libcupti.so.12",
+	"libcupti.so.11.8",
+	"/usr/local/cuda/lib64/libcupti.so",
+	"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+};
+
 static bool load_cupti(void)
 {
 	const char *lib = getenv("TTRACE_CUPTI_LIB");
 	bool asked = lib != NULL && *lib != '\0';
-#ifdef CUPTI_LIBRARY
-	if (!asked)
-		lib = CUPTI_LIBRARY;
-#endif
-	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_GLOBAL) : NULL;
-	if (h == NULL && !asked) { /* the build's CUPTI moved: the loader's search path */
-		lib = "libcupti.so";
+	void *h = NULL;
+	if (asked)
 		h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+	char first[512] = ""; /* the first candidate's failure: the others' say less */
+	for (size_t i = 0; !asked && h == NULL && i < sizeof cupti_candidates / sizeof *cupti_candidates; i++) {
+		lib = cupti_candidates[i];
+		h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+		const char *e = h == NULL ? dlerror() : NULL;
+		if (i == 0 && e != NULL)
+			snprintf(first, sizeof first, "%s", e);
+	}
+	if (h == NULL && asked) {
+		say("cannot load CUPTI (%s): %s; set TTRACE_CUPTI_LIB to libcupti.so's path", lib, dlerror());
+		return false;
 	}
 	if (h == NULL) {
-		say("cannot load CUPTI (%s): %s; set TTRACE_CUPTI_LIB to libcupti.so's path", lib, dlerror());
+		say("cannot load CUPTI (%s; nor libcupti.so on the loader's path or under /usr/local/cuda); set "
+		    "TTRACE_CUPTI_LIB to libcupti.so's path",
+		    first);
 		return false;
 	}
 #define X(f)                                                                   \

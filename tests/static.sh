@@ -89,6 +89,71 @@ if [ "$ARCH" = x86_64 ] && { [ -x "$SA" ] || [ -n "${TTRACE_REQUIRE_STATIC:-}" ]
 	ok $? "aarch64: the example's screen dump, the same"
 fi
 
+# the recorder library for each architecture (static/libttrace-record-ARCH.so, built where
+# configure found CUPTI's headers): nothing dynamic but glibc, glibc 2.17's symbol versions
+# at most (RHEL 8 has 2.28), one symbol exported; tests/record.sh whole with it in place of
+# the build's (x86-64 natively, aarch64 under qemu with a stand-in CUDA program and CUPTI
+# cross-compiled here); and the static ttrace records with the one beside it
+CUPTI_CFLAGS=$(sed -n 's/^CUPTI_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
+for arch in x86_64 aarch64; do
+	L="$srcdir/static/libttrace-record-$arch.so"
+	if [ ! -f "$L" ]; then
+		if [ -n "${TTRACE_REQUIRE_STATIC:-}" ] && [ "${TTRACE_REQUIRE_RECORDER:-0}" = 1 ] && [ "$ARCH" = x86_64 ]; then
+			ok 1 "static/libttrace-record-$arch.so was built (CI requires it)"
+		fi
+		continue
+	fi
+	needed=$(readelf -d "$L" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+	case $arch in
+	x86_64) want="libc.so.6 libdl.so.2 libpthread.so.0 " ;;
+	aarch64) want="ld-linux-aarch64.so.1 libc.so.6 libdl.so.2 libpthread.so.0 " ;;
+	esac
+	is "$needed" "$want" "$arch recorder: loads nothing but glibc's libraries (zstd linked in)"
+	newest=$(objdump -T "$L" | grep -o 'GLIBC_[0-9.]*' | sort -u -V | tail -n 1)
+	is "$newest" GLIBC_2.17 "$arch recorder: the newest glibc symbol version it needs is 2.17"
+	is "$(objdump -T "$L" | awk '$2 == "g" && $4 != "*UND*" { print $NF }' | tr '\n' ' ')" "InitializeInjection " \
+		"$arch recorder: exports InitializeInjection alone"
+	(cd "$srcdir/static" && sha256sum -c --quiet "libttrace-record-$arch.so.sha256")
+	ok $? "$arch recorder: its SHA-256 sum checks"
+done
+L="$srcdir/static/libttrace-record-$ARCH.so"
+if [ -f "$L" ] && [ -x "${RECORD_DRIVER:-}" ] && [ -f "${FAKE_CUPTI:-}" ]; then
+	RECORD_LIB="$L" sh "$srcdir/tests/record.sh" >"$TMP/rec.tap" 2>&1
+	st=$?
+	nok=$(grep -c '^not ok' "$TMP/rec.tap")
+	nall=$(grep -c -E '^(ok|not ok)' "$TMP/rec.tap")
+	[ $st = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 100 ]
+	ok $? "tests/record.sh with static/libttrace-record-$ARCH.so: $((nall - nok)) of $nall pass"
+	[ "$nok" = 0 ] || grep '^not ok' "$TMP/rec.tap" | head -5 | sed 's/^/#   /'
+	env -i TTRACE_CUPTI_LIB="$FAKE_CUPTI" "$SB" record -o "$TMP/r.json" -- "$RECORD_DRIVER" basic >/dev/null 2>"$TMP/r.err"
+	is "$?:$("$TTRACE" --report=summary --json "$TMP/r.json" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["files"][0]["status"])' 2>&1)" \
+		"0:ok" "the static ttrace records (env -i), with the recorder library beside it"
+fi
+L="$srcdir/static/libttrace-record-aarch64.so"
+if [ "$ARCH" = x86_64 ] && [ -f "$L" ] && [ -n "$QEMU" ] && [ -n "$CUPTI_CFLAGS" ] && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 &&
+	[ -e /lib/ld-linux-aarch64.so.1 ]; then
+	# Debian's arm64 glibc (libc6:arm64, multiarch), not the cross compiler's copy: qemu's -L
+	# with that one mixes two builds of glibc and hangs in pthread_create
+	mkdir -p "$TMP/a64"
+	aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/build-aarch64" $CUPTI_CFLAGS \
+		-fPIC -shared -Wl,-soname,libcupti.so -o "$TMP/a64/libfakecupti.so" "$srcdir/tests/record/fake_cupti.c" &&
+		aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/build-aarch64" $CUPTI_CFLAGS \
+			-o "$TMP/a64/driver" "$srcdir/tests/record/driver.c" -ldl
+	ok $? "aarch64: the stand-in CUDA program and CUPTI cross-compile"
+	printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$QEMU" "$TMP/a64/driver" >"$TMP/a64/run-driver"
+	chmod +x "$TMP/a64/run-driver"
+	RECORD_LIB="$L" FAKE_CUPTI="$TMP/a64/libfakecupti.so" RECORD_DRIVER="$TMP/a64/run-driver" \
+		sh "$srcdir/tests/record.sh" >"$TMP/rec64.tap" 2>&1
+	st=$?
+	nok=$(grep -c '^not ok' "$TMP/rec64.tap")
+	nall=$(grep -c -E '^(ok|not ok)' "$TMP/rec64.tap")
+	[ $st = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 100 ]
+	ok $? "tests/record.sh with static/libttrace-record-aarch64.so under qemu: $((nall - nok)) of $nall pass"
+	[ "$nok" = 0 ] || grep -A3 '^not ok' "$TMP/rec64.tap" | head -20 | sed 's/^/#   /'
+elif [ -f "$L" ] && [ -n "${TTRACE_REQUIRE_STATIC:-}" ]; then
+	ok 1 "the aarch64 recorder run under qemu (needs qemu, aarch64-linux-gnu-gcc, CUPTI's headers, libc6:arm64)"
+fi
+
 # the screen tests (every key through the headless timeline, against their goldens) and the
 # tmux tests (the terminal, its restoring, signals) with the static binary in place of the
 # dynamic one
