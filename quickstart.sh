@@ -142,6 +142,8 @@ build_recorder() {
 		echo "quickstart: configure found no CUPTI here: no static/libttrace-record-$short.so (ttrace record needs it)"
 		return 0
 	fi
+	# cross: CUPTI's directory searched after the target's own headers (it may be /usr/include)
+	[ "$cc" = gcc ] || cupti_cflags=$(echo "$cupti_cflags" | sed 's/-I/-idirafter /g')
 	$cc -O2 -std=c11 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DTTRACE_PORTABLE_RECORDER -Wall -Wextra -Wno-unused-parameter \
 		-include record/glibc_floor.h -I"$dir" -I. $cupti_cflags -shared -s -Wl,-soname,libttrace-record.so \
 		-Wl,-z,defs -Wl,--exclude-libs,ALL -o "static/libttrace-record-$short.so" \

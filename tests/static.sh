@@ -135,6 +135,8 @@ if [ "$ARCH" = x86_64 ] && [ -f "$L" ] && [ -n "$QEMU" ] && [ -n "$CUPTI_CFLAGS"
 	# Debian's arm64 glibc (libc6:arm64, multiarch), not the cross compiler's copy: qemu's -L
 	# with that one mixes two builds of glibc and hangs in pthread_create
 	mkdir -p "$TMP/a64"
+	# CUPTI's directory after the target's own headers: it may be the host's /usr/include
+	CUPTI_CFLAGS=$(echo "$CUPTI_CFLAGS" | sed 's/-I/-idirafter /g')
 	aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/build-aarch64" $CUPTI_CFLAGS \
 		-fPIC -shared -Wl,-soname,libcupti.so -o "$TMP/a64/libfakecupti.so" "$srcdir/tests/record/fake_cupti.c" &&
 		aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/build-aarch64" $CUPTI_CFLAGS \
