@@ -242,6 +242,27 @@ if command -v tmux >/dev/null 2>&1; then
 			fi
 			T kill-server 2>/dev/null
 		done
+		# no locale files at all (a node's glibc may keep them where this one does not look):
+		# LANG=C.UTF-8 cannot be loaded, the C library has no UTF-8 without them, so the
+		# timeline draws in ASCII (readable, never mojibake)
+		{
+			echo 'for d in /usr/lib/locale /usr/share/locale /usr/share/i18n; do'
+			echo '	[ -d "$d" ] && mount -t tmpfs ttrace-test "$d"'
+			echo 'done'
+			echo 'env -i TERM=xterm-256color LANG=C.UTF-8 "$@"'
+			echo 'echo "exit status $?"'
+			echo 'sleep 30'
+		} >"$TMP/nolocale.sh"
+		n=$((n + 1))
+		SOCK="$TMP/tmux-$n.sock"
+		T -f /dev/null new-session -d -s "$S" -x 160 -y 30 \
+			"unshare -m sh '$TMP/nolocale.sh' '$SB' '$srcdir/tests/fixtures/overview/gpu-timeline.json'"
+		wait_for "- GPU 0 (2)"
+		ok $? "no locale files, LANG=C.UTF-8: the timeline opens in ASCII glyphs"
+		T send-keys -t "$S" q
+		wait_for "exit status 0"
+		ok $? "... and q quits, exit status 0"
+		T kill-server 2>/dev/null
 		# the same binary with the database hidden but the terminal not built in shows the
 		# hiding works: the dynamic build, whose ncurses has no fallbacks, fails there
 		n=$((n + 1))

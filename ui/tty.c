@@ -336,8 +336,8 @@ static bool env_says_utf8(void)
 }
 
 /* The user's locale; when it cannot be loaded (not generated on this node, or a static
- * build's C library reading another's locale files) but says UTF-8, C.UTF-8, which the C
- * library has built in: the terminal still gets UTF-8. */
+ * build's C library reading another's locale files) but says UTF-8, C.UTF-8 where the
+ * machine has it: the terminal still gets UTF-8. With no UTF-8 locale at all, ASCII. */
 static void set_locale(void)
 {
 	if (setlocale(LC_ALL, "") != NULL)
