@@ -28,6 +28,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -le 8 ] || jobs=8
 make -s -j"$jobs"
 
+# What is to copy lies in static/, what builds it in static/work/.
 # The static binaries: static/ttrace-x86_64 (or the machine's own architecture) from the
 # objects make built, and static/ttrace-aarch64 cross-compiled from a copy of the sources
 # (Debian's cross compiler and arm64 multiarch packages, installed here), each linked with
@@ -35,7 +36,7 @@ make -s -j"$jobs"
 # Debian's source package (deb-src entries are added when the machine has none); main.c
 # compiled again to say so in --version. Each with its SHA-256 sum beside it. ISO C
 # (-std=c11) keeps floating point uncontracted on both, so both print the same reports.
-# ncurses is built from Debian's source package (static/ncurses-ARCH), not linked from
+# ncurses is built from Debian's source package (static/work/ncurses-ARCH), not linked from
 # libncurses-dev's static library: that one has no built-in terminal descriptions, and a
 # node's terminfo may lack the terminal the user runs (tmux on RHEL 8) or be somewhere else.
 # Ours looks where the machine keeps its own first (TERMINFO, ~/.terminfo, TERMINFO_DIRS,
@@ -46,44 +47,44 @@ as_root() {
 }
 
 cjson_source() {
-	if ! ls static/src/cjson-*/cJSON.c >/dev/null 2>&1; then
-		mkdir -p static/src
+	if ! ls static/work/src/cjson-*/cJSON.c >/dev/null 2>&1; then
+		mkdir -p static/work/src
 		if ! apt-get source --print-uris cjson >/dev/null 2>&1; then
 			echo "quickstart: adding deb-src entries for Debian's source packages"
 			printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
 				"$(. /etc/os-release && echo "$VERSION_CODENAME")" | as_root tee /etc/apt/sources.list.d/ttrace-deb-src.sources >/dev/null
 			as_root apt-get update -qq
 		fi
-		(cd static/src && apt-get source -qq --download-only cjson >/dev/null 2>&1 &&
+		(cd static/work/src && apt-get source -qq --download-only cjson >/dev/null 2>&1 &&
 			dpkg-source -q --no-check -x cjson_*.dsc >/dev/null 2>&1) || {
 			echo "quickstart: cannot get cJSON's source package (apt-get source cjson)" >&2
 			exit 1
 		}
 	fi
-	src=$(ls -d static/src/cjson-*/ | head -n 1)
-	mkdir -p static/inc/cjson
-	cp "$src/cJSON.h" static/inc/cjson/
+	src=$(ls -d static/work/src/cjson-*/ | head -n 1)
+	mkdir -p static/work/inc/cjson
+	cp "$src/cJSON.h" static/work/inc/cjson/
 }
 
 FALLBACK_TERMS="xterm-256color,xterm,screen,screen-256color,tmux,tmux-256color,linux,vt100"
 TERMINFO_DIRS_BUILTIN="/etc/terminfo:/lib/terminfo:/usr/share/terminfo:/usr/lib/terminfo"
 
 ncurses_source() {
-	if ! ls static/src/ncurses-*/ncurses/tinfo/MKfallback.sh >/dev/null 2>&1; then
-		(cd static/src && apt-get source -qq --download-only ncurses >/dev/null 2>&1 &&
+	if ! ls static/work/src/ncurses-*/ncurses/tinfo/MKfallback.sh >/dev/null 2>&1; then
+		(cd static/work/src && apt-get source -qq --download-only ncurses >/dev/null 2>&1 &&
 			dpkg-source -q --no-check -x ncurses_*.dsc >/dev/null 2>&1) || {
 			echo "quickstart: cannot get ncurses' source package (apt-get source ncurses)" >&2
 			exit 1
 		}
 	fi
-	ncsrc=$(cd static/src && ls -d "$PWD"/ncurses-*/ | head -n 1)
+	ncsrc=$(cd static/work/src && ls -d "$PWD"/ncurses-*/ | head -n 1)
 }
 
-# build_ncurses TRIPLET: static/ncurses-ARCH/lib/libncursesw.a and its headers, the wide
+# build_ncurses TRIPLET: static/work/ncurses-ARCH/lib/libncursesw.a and its headers, the wide
 # library alone (no programs, no database to install), with the fallbacks; built once
 build_ncurses() {
 	triplet=$1 short=${1%%-*}
-	nc=$PWD/static/ncurses-$short
+	nc=$PWD/static/work/ncurses-$short
 	[ -f "$nc/lib/libncursesw.a" ] && [ -f "$nc/include/curses.h" ] && return 0
 	rm -rf "$nc" && mkdir -p "$nc/build" "$nc/include"
 	cross=""
@@ -111,20 +112,20 @@ link_static() {
 	cc=$1 triplet=$2 dir=$3 libdir=$4
 	short=${triplet%%-*}
 	build_ncurses "$triplet"
-	$cc -O2 -std=c11 -c "$src/cJSON.c" -o "static/cJSON-$short.o"
-	$cc -O2 -std=c11 -pthread -D_GNU_SOURCE -I"$dir" -I. -Istatic/inc -DTTRACE_STATIC_TARGET="\"$triplet\"" \
+	$cc -O2 -std=c11 -c "$src/cJSON.c" -o "static/work/cJSON-$short.o"
+	$cc -O2 -std=c11 -pthread -D_GNU_SOURCE -I"$dir" -I. -Istatic/work/inc -DTTRACE_STATIC_TARGET="\"$triplet\"" \
 		-DTTRACE_STATIC_TERMINFO="\"$TERMINFO_DIRS_BUILTIN\"" -DTTRACE_STATIC_FALLBACKS="\"$FALLBACK_TERMS\"" \
-		-c ui/main.c -o "static/main-$short.o"
+		-c ui/main.c -o "static/work/main-$short.o"
 	# ui/tty.c, the one file that includes curses.h, against the headers of the ncurses linked
 	$cc -O2 -std=c11 -D_GNU_SOURCE -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Wall -Wextra \
-		-DTTRACE_STATIC_FALLBACKS="\"$FALLBACK_TERMS\"" -I"$dir" -I. -I"$nc/include" -c ui/tty.c -o "static/tty-$short.o"
+		-DTTRACE_STATIC_FALLBACKS="\"$FALLBACK_TERMS\"" -I"$dir" -I. -I"$nc/include" -c ui/tty.c -o "static/work/tty-$short.o"
 	# cmd/record.c: `ttrace record` finds the recorder library built for it beside it
 	rec=""
 	[ ! -f "static/libttrace-record-$short.so" ] || rec="-DTTRACE_STATIC_RECORDER=\"libttrace-record-$short.so\""
 	$cc -O2 -std=c11 -pthread -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I"$dir" -I. $rec \
-		-DPKGLIBDIR="\"/usr/local/lib/ttrace\"" -c cmd/record.c -o "static/record-$short.o"
-	$cc -static -s -pthread -o "static/ttrace-$short" "static/main-$short.o" "static/tty-$short.o" "static/record-$short.o" \
-		"$dir/libttrace.a" "static/cJSON-$short.o" "$nc/lib/libncursesw.a" ${libdir:+-L"$libdir"} -lzstd -lz -lm
+		-DPKGLIBDIR="\"/usr/local/lib/ttrace\"" -c cmd/record.c -o "static/work/record-$short.o"
+	$cc -static -s -pthread -o "static/ttrace-$short" "static/work/main-$short.o" "static/work/tty-$short.o" "static/work/record-$short.o" \
+		"$dir/libttrace.a" "static/work/cJSON-$short.o" "$nc/lib/libncursesw.a" ${libdir:+-L"$libdir"} -lzstd -lz -lm
 	(cd static && sha256sum "ttrace-$short" >"ttrace-$short.sha256")
 	echo "quickstart: static/ttrace-$short ($(wc -c <"static/ttrace-$short") bytes; its SHA-256 in static/ttrace-$short.sha256)"
 }
@@ -174,7 +175,7 @@ build_static() {
 	fi
 	# a copy of the sources, configured for aarch64 (the tree itself is configured for this
 	# machine); copied again each time, so that make rebuilds what changed
-	b=static/build-aarch64
+	b=static/work/build-aarch64
 	mkdir -p "$b"
 	if [ -d .git ]; then
 		git ls-files -z | tar --null -T - -cf - | tar -C "$b" -xf -
@@ -183,9 +184,9 @@ build_static() {
 			--exclude=./config.status -cf - . | tar -C "$b" -xf -
 	fi
 	(cd "$b" && { [ -f Makefile ] || { autoreconf -fi && PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
-		./configure -q --host=aarch64-linux-gnu; }; } && make -s -j"$jobs" ttrace) >static/build-aarch64.log 2>&1 || {
-		echo "quickstart: the aarch64 cross build failed (static/build-aarch64.log):" >&2
-		tail -20 static/build-aarch64.log >&2
+		./configure -q --host=aarch64-linux-gnu; }; } && make -s -j"$jobs" ttrace) >static/work/build-aarch64.log 2>&1 || {
+		echo "quickstart: the aarch64 cross build failed (static/work/build-aarch64.log):" >&2
+		tail -20 static/work/build-aarch64.log >&2
 		exit 1
 	}
 	build_recorder aarch64-linux-gnu-gcc aarch64-linux-gnu "$b" /usr/lib/aarch64-linux-gnu

@@ -137,9 +137,9 @@ if [ "$ARCH" = x86_64 ] && [ -f "$L" ] && [ -n "$QEMU" ] && [ -n "$CUPTI_CFLAGS"
 	mkdir -p "$TMP/a64"
 	# CUPTI's directory after the target's own headers: it may be the host's /usr/include
 	CUPTI_CFLAGS=$(echo "$CUPTI_CFLAGS" | sed 's/-I/-idirafter /g')
-	aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/build-aarch64" $CUPTI_CFLAGS \
+	aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/work/build-aarch64" $CUPTI_CFLAGS \
 		-fPIC -shared -Wl,-soname,libcupti.so -o "$TMP/a64/libfakecupti.so" "$srcdir/tests/record/fake_cupti.c" &&
-		aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/build-aarch64" $CUPTI_CFLAGS \
+		aarch64-linux-gnu-gcc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$srcdir" -I"$srcdir/static/work/build-aarch64" $CUPTI_CFLAGS \
 			-o "$TMP/a64/driver" "$srcdir/tests/record/driver.c" -ldl
 	ok $? "aarch64: the stand-in CUDA program and CUPTI cross-compile"
 	printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$QEMU" "$TMP/a64/driver" >"$TMP/a64/run-driver"
