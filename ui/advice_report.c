@@ -19,6 +19,7 @@
 #include "ui/jsonw.h"
 #include "ui/names.h"
 #include "ui/report.h"
+#include "ui/table.h"
 
 /* Instances listed per finding in text (JSON lists every one kept). */
 #define TEXT_INSTANCES 5
@@ -395,6 +396,250 @@ static void limits_text(FILE *f, const struct advice_report *r)
 		        advice_confidence_key(r->limits[i].cap));
 }
 
+/* --csv: the limits and findings as tables (ui/table.h) that the capture writes, with the
+ * JSON's keys and units; a finding's instances and, over several ranks, its ranks are tables
+ * of their own (PATH.instances, PATH.ranks, by parent_row). A straggler's "reason", an
+ * object of its own, is not in them: --json has it. */
+static const struct column rank_cols[] = {
+	{ "rank", "rank", COL_INT, 0, 0 },
+	{ "path", "path", COL_TEXT, 1, 0 },
+	{ "warmup_steps", "warm-up steps", COL_COUNT, 0, 0 },
+};
+static const struct column limit_cols[] = {
+	{ "key", "key", COL_TEXT, 0, 0 },
+	{ "confidence_at_most", "confidence at most", COL_TEXT, 0, 0 },
+	{ "text", "text", COL_TEXT, 1, 0 },
+};
+enum {
+	FC_KEY,
+	FC_TITLE,
+	FC_SCORE,
+	FC_FIGURE_NAME,
+	FC_DEFINITION,
+	FC_UNIT,
+	FC_FIGURE,
+	FC_THRESHOLD,
+	FC_FIRES,
+	FC_SYMPTOM,
+	FC_CAUSE,
+	FC_R_KEY, /* a straggler's reason (straggler_why_json's keys) */
+	FC_R_TEXT,
+	FC_R_COLLECTIVES,
+	FC_R_LATE,
+	FC_R_BEFORE,
+	FC_R_EXPLAINED, /* four: by straggler_reason, in straggler_why_json's order */
+	FC_R_MATCHED = FC_R_EXPLAINED + 4,
+	FC_R_RATIO,
+	FC_WAIT,
+	FC_TRANSFER,
+	FC_SEE,
+	FC_FIX,
+	FC_EXAMPLE,
+	FC_CONFIDENCE,
+	FC_CONFIDENCE_WHY,
+	FC_WRONG_IF,
+	FC_DEVICE,
+	FC_RANK,
+	FC_RANKS,
+	FC_COUNT,
+	FC_VALUE_UNIT,
+	FC_TOTAL,
+	FC_INSTANCES,
+	FC_N
+};
+static const struct column finding_cols[FC_N] = {
+	{ "key", "key", COL_TEXT, 0, 0 },
+	{ "title", "title", COL_TEXT, 0, 0 },
+	{ "score", "score", COL_REAL, 0, 0 },
+	{ "figure_name", "figure", COL_TEXT, 0, 0 },
+	{ "definition", "definition", COL_TEXT, 0, 0 },
+	{ "unit", "unit", COL_TEXT, 0, 0 },
+	{ "figure", "figure", COL_REAL, 0, 0 },
+	{ "threshold", "threshold", COL_REAL, 0, 0 },
+	{ "fires", "fires", COL_TEXT, 0, 0 },
+	{ "symptom", "symptom", COL_TEXT, 0, 0 },
+	{ "cause", "cause", COL_TEXT, 0, 0 },
+	{ "reason.key", "reason", COL_TEXT, 0, 0 },
+	{ "reason.text", "reason text", COL_TEXT, 0, 0 },
+	{ "reason.collectives", "collectives", COL_COUNT, 0, 0 },
+	{ "reason.late_ns", "late", COL_INT, 0, 0 },
+	{ "reason.late_before_segment_ns", "late before", COL_INT, 0, 0 },
+	{ "reason.explained_ns.dataloader_stall", "dataloader", COL_INT, 0, 0 },
+	{ "reason.explained_ns.host_sync", "host sync", COL_INT, 0, 0 },
+	{ "reason.explained_ns.slower_gpu", "slower GPU", COL_INT, 0, 0 },
+	{ "reason.explained_ns.longer_compute", "longer compute", COL_INT, 0, 0 },
+	{ "reason.kernels_matched", "kernels matched", COL_COUNT, 0, 0 },
+	{ "reason.kernel_time_ratio", "kernel time ratio", COL_REAL, 0, 0 },
+	{ "wait_ns", "wait", COL_INT, 0, 0 },
+	{ "transfer_ns", "transfer", COL_INT, 0, 0 },
+	{ "see_finding", "see", COL_TEXT, 0, 0 },
+	{ "fix", "fix", COL_TEXT, 0, 0 },
+	{ "example", "example", COL_TEXT, 0, 0 },
+	{ "confidence", "confidence", COL_TEXT, 0, 0 },
+	{ "confidence_why", "why", COL_TEXT, 0, 0 },
+	{ "wrong_if", "wrong if", COL_TEXT, 0, 0 },
+	{ "device", "device", COL_INT, 0, 0 },
+	{ "rank", "rank", COL_INT, 0, 0 },
+	{ "ranks", "ranks", COL_ROWS, 0, 0 },
+	{ "count", "count", COL_COUNT, 0, 0 },
+	{ "value_unit", "value unit", COL_TEXT, 0, 0 },
+	{ "total", "total", COL_INT, 0, 0 },
+	{ "instances", "instances", COL_ROWS, 0, 0 },
+};
+enum { FR_RANK, FR_FIGURE, FR_SCORE, FR_WAIT, FR_TRANSFER, FR_N };
+static const struct column finding_rank_cols[FR_N] = {
+	{ "rank", "rank", COL_INT, 0, 0 },
+	{ "figure", "figure", COL_REAL, 0, 0 },
+	{ "score", "score", COL_REAL, 0, 0 },
+	{ "wait_ns", "wait", COL_INT, 0, 0 },
+	{ "transfer_ns", "transfer", COL_INT, 0, 0 },
+};
+enum { FI_RANK, FI_START, FI_END, FI_VALUE, FI_BYTES, FI_NAME, FI_TRACK, FI_OP, FI_CONTEXT, FI_N };
+static const struct column instance_cols[FI_N] = {
+	{ "rank", "rank", COL_INT, 0, 0 },        { "start_ns", "start", COL_INT, 0, 0 },
+	{ "end_ns", "end", COL_INT, 0, 0 },       { "value", "value", COL_INT, 0, 0 },
+	{ "bytes", "bytes", COL_INT, 0, 0 },      { "name", "name", COL_TEXT, 1, 0 },
+	{ "track", "track", COL_TEXT, 0, 0 },     { "op", "op", COL_TEXT, 1, 0 },
+	{ "context", "context", COL_TEXT, 1, 0 },
+};
+
+/* A cell of column COL that reads as ref_json writes REF: the slice's name, or null. */
+static void ref_cell(struct table *tb, uint32_t row, int col, const struct trace *t, struct slice_ref ref)
+{
+	if (ref.track == TT_NONE || ref.track >= t->ntracks || ref.idx >= t->tracks[ref.track].nslices)
+		return;
+	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
+	table_set_text(tb, row, col, trace_str(t, id), strtab_len(&t->strings, id));
+}
+
+/* A figure or threshold as finding_json writes it: whole bytes, else a real number. */
+static void figure_cell(struct table *tb, uint32_t row, int col, const struct advice_rule_info *ri, double v)
+{
+	if (ri->unit == AU_BYTES) {
+		char b[32];
+		snprintf(b, sizeof b, "%lld", (long long)tt_from_double(v));
+		table_set_str(tb, row, col, b);
+	} else {
+		table_set_pct(tb, row, col, v);
+	}
+}
+
+static void findings_tables(struct jsonw *w, const struct set *S, const struct advice_report *r)
+{
+	struct table lim, fin, rk, ins;
+	table_init(&lim, limit_cols, (int)(sizeof limit_cols / sizeof *limit_cols));
+	for (uint32_t i = 0; i < r->nlimits; i++) {
+		uint32_t row = table_add_row(&lim, i);
+		table_set_str(&lim, row, 0, data_limit_key(r->limits[i].kind));
+		table_set_str(&lim, row, 1, advice_confidence_key(r->limits[i].cap));
+		table_set_str(&lim, row, 2, r->limits[i].text);
+	}
+	jsonw_key(w, "limits");
+	table_write_json(w, &lim, NULL, 0, TABLE_ALL);
+
+	table_init(&fin, finding_cols, FC_N);
+	table_init(&rk, finding_rank_cols, FR_N);
+	/* one rank: the instances have no rank column, as in the JSON */
+	const int io = S->n > 1 ? 0 : 1;
+	table_init(&ins, instance_cols + io, FI_N - io);
+	table_set_child(&fin, FC_RANKS, &rk);
+	table_set_child(&fin, FC_INSTANCES, &ins);
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct advice_finding *fd = &r->findings[i];
+		const struct advice_rule_info *ri = advice_rule_info(fd->rule);
+		uint32_t row = table_add_row(&fin, i);
+		table_set_str(&fin, row, FC_KEY, ri->key);
+		table_set_str(&fin, row, FC_TITLE, ri->title);
+		table_set_pct(&fin, row, FC_SCORE, fd->score);
+		table_set_str(&fin, row, FC_FIGURE_NAME, ri->figure);
+		table_set_str(&fin, row, FC_DEFINITION, ri->definition);
+		table_set_str(&fin, row, FC_UNIT, unit_key(ri->unit));
+		figure_cell(&fin, row, FC_FIGURE, ri, fd->figure);
+		figure_cell(&fin, row, FC_THRESHOLD, ri, fd->threshold);
+		table_set_str(&fin, row, FC_FIRES, ri->above ? "above" : "below");
+		table_set_str(&fin, row, FC_SYMPTOM, fd->symptom);
+		table_set_str(&fin, row, FC_CAUSE, fd->cause);
+		if (fd->has_reason && S->ranks != NULL) {
+			static const enum straggler_reason order[] = { SR_DATALOADER, SR_HOST_SYNC, SR_SLOWER_GPU,
+				                                       SR_COMPUTE };
+			const struct straggler_why *y = &S->ranks->why;
+			table_set_str(&fin, row, FC_R_KEY, straggler_reason_key(y->reason));
+			table_set_str(&fin, row, FC_R_TEXT, y->text);
+			table_set_int(&fin, row, FC_R_COLLECTIVES, (int64_t)y->collectives);
+			table_set_int(&fin, row, FC_R_LATE, y->late);
+			table_set_int(&fin, row, FC_R_BEFORE, y->before);
+			for (int k = 0; k < 4; k++)
+				table_set_int(&fin, row, FC_R_EXPLAINED + k, y->explained[order[k]]);
+			table_set_int(&fin, row, FC_R_MATCHED, (int64_t)y->matched);
+			if (y->matched > 0)
+				table_set_pct(&fin, row, FC_R_RATIO, y->gpu_ratio);
+		}
+		if (fd->split) {
+			table_set_int(&fin, row, FC_WAIT, fd->wait);
+			table_set_int(&fin, row, FC_TRANSFER, fd->transfer);
+		}
+		if ((fd->has_reason || fd->split) && fd->has_see)
+			table_set_str(&fin, row, FC_SEE, advice_rule_info(fd->see)->key);
+		table_set_str(&fin, row, FC_FIX, fd->fix != NULL ? fd->fix : ri->fix);
+		table_set_str(&fin, row, FC_EXAMPLE, fd->example != NULL ? fd->example : ri->example);
+		table_set_str(&fin, row, FC_CONFIDENCE, advice_confidence_key(fd->confidence));
+		table_set_str(&fin, row, FC_CONFIDENCE_WHY, fd->confidence_why);
+		table_set_str(&fin, row, FC_WRONG_IF, ri->wrong_if);
+		if (fd->device >= 0)
+			table_set_int(&fin, row, FC_DEVICE, fd->device);
+		if (S->n > 1) {
+			table_set_int(&fin, row, FC_RANK, S->rank[fd->rank]);
+			uint32_t first = rk.nrows;
+			for (uint32_t k = 0; k < fd->nranks; k++) {
+				uint32_t q = table_add_row(&rk, k);
+				table_set_int(&rk, q, FR_RANK, fd->ranks[k].rank);
+				table_set_pct(&rk, q, FR_FIGURE, fd->ranks[k].figure);
+				table_set_pct(&rk, q, FR_SCORE, fd->ranks[k].score);
+				if (fd->ranks[k].split) {
+					table_set_int(&rk, q, FR_WAIT, fd->ranks[k].wait);
+					table_set_int(&rk, q, FR_TRANSFER, fd->ranks[k].transfer);
+				}
+			}
+			table_set_rows(&fin, row, FC_RANKS, first, fd->nranks);
+		}
+		table_set_int(&fin, row, FC_COUNT, (int64_t)fd->count);
+		table_set_str(&fin, row, FC_VALUE_UNIT, advice_values_are_bytes(fd->rule) ? "bytes" : "ns");
+		table_set_int(&fin, row, FC_TOTAL, fd->total);
+		uint32_t first = ins.nrows;
+		for (uint32_t k = 0; k < fd->ninst; k++) {
+			const struct advice_instance *x = &fd->inst[k];
+			const struct trace *t = S->ts[x->rank];
+			uint32_t q = table_add_row(&ins, k);
+			if (S->n > 1)
+				table_set_int(&ins, q, FI_RANK, S->rank[x->rank]);
+			table_set_int(&ins, q, FI_START - io, x->start);
+			table_set_int(&ins, q, FI_END - io, x->end);
+			table_set_int(&ins, q, FI_VALUE - io, x->value);
+			if (x->bytes >= 0)
+				table_set_int(&ins, q, FI_BYTES - io, x->bytes);
+			ref_cell(&ins, q, FI_NAME - io, t, x->ref);
+			if (x->ref.track != TT_NONE && x->ref.track < t->ntracks) {
+				char tl[400];
+				track_label(t, &t->tracks[x->ref.track], tl, sizeof tl);
+				table_set_str(&ins, q, FI_TRACK - io, tl);
+			}
+			ref_cell(&ins, q, FI_OP - io, t, x->op);
+			ref_cell(&ins, q, FI_CONTEXT - io, t, x->context);
+		}
+		table_set_rows(&fin, row, FC_INSTANCES, first, fd->ninst);
+	}
+	/* one rank: no rank columns, as in the JSON */
+	uint64_t cols = TABLE_ALL;
+	if (S->n <= 1)
+		cols &= ~((1ull << FC_RANK) | (1ull << FC_RANKS));
+	jsonw_key(w, "findings");
+	table_write_json(w, &fin, NULL, 0, cols);
+	table_free(&ins);
+	table_free(&rk);
+	table_free(&fin);
+	table_free(&lim);
+}
+
 static void findings_json(struct jsonw *w, const struct set *S, const struct advice_report *r)
 {
 	jsonw_key(w, "findings");
@@ -446,6 +691,10 @@ static void advice_one(FILE *f, struct jsonw *w, struct trace *t, void *arg)
 		jsonw_end_object(w);
 		jsonw_key(w, "has_gpu");
 		jsonw_bool(w, r->has_gpu);
+		if (w->csv != NULL) {
+			findings_tables(w, &one, r);
+			return;
+		}
 		limits_json(w, r);
 		findings_json(w, &one, r);
 		return;
@@ -487,20 +736,37 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 		jsonw_key(&w, "alignment");
 		jsonw_str(&w, align_mode_name(rr->mode));
 		jsonw_key(&w, "ranks");
-		jsonw_array(&w);
-		for (int i = 0; i < m; i++) {
-			jsonw_object(&w);
-			jsonw_key(&w, "rank");
-			jsonw_int(&w, rr->ranks[i].rank);
-			jsonw_key(&w, "path");
-			jsonw_str(&w, ok[i]->path);
-			jsonw_key(&w, "warmup_steps"); /* set aside from its findings */
-			jsonw_uint(&w, trace_advice(ok[i])->warmup_steps);
-			jsonw_end_object(&w);
+		if (w.csv != NULL) {
+			struct table rt;
+			table_init(&rt, rank_cols, (int)(sizeof rank_cols / sizeof *rank_cols));
+			for (int i = 0; i < m; i++) {
+				uint32_t row = table_add_row(&rt, (uint64_t)i);
+				table_set_int(&rt, row, 0, rr->ranks[i].rank);
+				table_set_str(&rt, row, 1, ok[i]->path);
+				table_set_int(&rt, row, 2, trace_advice(ok[i])->warmup_steps);
+			}
+			table_write_json(&w, &rt, NULL, 0, TABLE_ALL);
+			table_free(&rt);
+		} else {
+			jsonw_array(&w);
+			for (int i = 0; i < m; i++) {
+				jsonw_object(&w);
+				jsonw_key(&w, "rank");
+				jsonw_int(&w, rr->ranks[i].rank);
+				jsonw_key(&w, "path");
+				jsonw_str(&w, ok[i]->path);
+				jsonw_key(&w, "warmup_steps"); /* set aside from its findings */
+				jsonw_uint(&w, trace_advice(ok[i])->warmup_steps);
+				jsonw_end_object(&w);
+			}
+			jsonw_end_array(&w);
 		}
-		jsonw_end_array(&w);
-		limits_json(&w, r);
-		findings_json(&w, &S, r);
+		if (w.csv != NULL) {
+			findings_tables(&w, &S, r);
+		} else {
+			limits_json(&w, r);
+			findings_json(&w, &S, r);
+		}
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	} else {
@@ -528,6 +794,7 @@ static int write_advice(FILE *f, struct trace *const *ts, int n, const struct re
 const struct report_kind report_advice_kind = {
 	.name = "advice",
 	.json = true,
+	.csv = true,
 	.write = write_advice,
 	.help = "      --report=advice    findings, worst first: each symptom with its figure and threshold,\n"
 		"                         the evidence, the likely cause, a first fix and how sure it is;\n"

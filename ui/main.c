@@ -341,7 +341,7 @@ static void usage(FILE *f)
 	      "                         memory) or operator (launching operator and shape)\n"
 	      "      --json             write the report (any but none) as JSON\n"
 	      "      --csv              write the report's tables (those of its JSON) as CSV: each\n"
-	      "                         after a line '# PATH', its place in the JSON; not advice\n"
+	      "                         after a line '# PATH', its place in the JSON\n"
 	      "      --table=PATH       with --csv: only the table at PATH (e.g. files.0.kernels),\n"
 	      "                         plain, for pandas.read_csv\n"
 	      "      --width=N          text reports N columns wide (default: $COLUMNS, else the\n"
