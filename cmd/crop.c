@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/scan_file.h"
 #include "cmd/scan_keys.h"
 #include "cmd/trace_out.h"
 #include "lib/escape.h"
@@ -16,7 +17,6 @@
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "parsers/chrome_scan.h"
-#include "parsers/input.h"
 #include "parsers/load.h"
 #include "record/map64.h"
 #include "src/analysis.h"
@@ -493,30 +493,17 @@ static bool window_of(struct trace *t, int64_t step, int64_t from, int64_t to, b
 }
 
 /* One scan of PATH (the file DEV/INO) through SINK; false with *CAUSE. */
-static bool scan_file(const char *path, bool first, uint64_t *dev, uint64_t *ino, const struct scan_sink *sink,
+static bool scan_once(const char *path, bool first, uint64_t *dev, uint64_t *ino, const struct scan_sink *sink,
                       uint64_t *events, char **cause)
 {
-	struct input *in = first ? input_open(path, cause) : input_reopen(path, *dev, *ino, cause);
-	if (in == NULL)
+	char *cut = NULL;
+	if (!scan_file(path, first ? SCAN_FILE_FIRST : SCAN_FILE_AGAIN, "crop", dev, ino, sink, events,
+	               first ? &cut : NULL, cause))
 		return false;
-	if (first && !input_file_id(in, dev, ino)) {
-		*cause = xasprintf("%s: crop reads its input twice: give a file, not a pipe or a device", path);
-		input_close(in);
-		return false;
-	}
-	struct scan_stats st;
-	char *why = NULL;
-	enum scan_result r = scan_run(in, sink, &st, &why);
-	input_close(in);
-	*events = st.events;
-	if (r == SCAN_OK || r == SCAN_TRUNCATED) {
-		if (r == SCAN_TRUNCATED && first && why != NULL)
-			escape_say(stderr, "ttrace crop: warning: %s (the events before the cut are cropped)", why);
-		free(why);
-		return true;
-	}
-	*cause = why != NULL ? why : xasprintf("cannot read %s", path);
-	return false;
+	if (cut != NULL)
+		escape_say(stderr, "ttrace crop: warning: %s (the events before the cut are cropped)", cut);
+	free(cut);
+	return true;
 }
 
 int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
@@ -534,7 +521,7 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 	/* first pass: the matching */
 	uint64_t dev = 0, ino = 0, events = 0, events2 = 0;
 	struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
-	if (!scan_file(path, true, &dev, &ino, &sink, &events, cause)) {
+	if (!scan_once(path, true, &dev, &ino, &sink, &events, cause)) {
 		free_crop(&c);
 		return -1;
 	}
@@ -578,7 +565,7 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 	} else { /* second pass: the copy */
 		c.i = 0;
 		sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
-		ok = scan_file(path, false, &dev, &ino, &sink, &events2, cause);
+		ok = scan_once(path, false, &dev, &ino, &sink, &events2, cause);
 	}
 	if (ok && events2 != events) {
 		*cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
