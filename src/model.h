@@ -350,6 +350,30 @@ struct device_props {
 	int64_t total_global_mem;
 };
 
+/* What the events that begin in one block of the decompressed stream hold (trace.blocks):
+ * enough for a crop to know which blocks a window needs. Times are the scanner's, raw. */
+struct event_block {
+	uint64_t first;            /* offset of the first event's '{' in the block; UINT64_MAX: none */
+	int64_t lo, hi;            /* the earliest ts and the latest end (ts + dur of X) of its timed events */
+	int64_t cm_lo;             /* the earliest ts of its counter (C) and [memory] samples; INT64_MAX: none */
+	uint64_t flow_lo, flow_hi; /* the least and greatest id of its timed flow events (lo > hi: none) */
+	uint32_t events;           /* events in it */
+	uint32_t flags;            /* EB_* */
+};
+
+/* What kinds of event a block holds (event_block.flags). */
+enum {
+	EB_META = 1u << 0,  /* M events */
+	EB_BE = 1u << 1,    /* B or E events */
+	EB_ASYNC = 1u << 2, /* async events (b e n S T p F) with an id */
+	EB_FLOW = 1u << 3,  /* timed flow events (s t f) with an id */
+	EB_CM = 1u << 4,    /* timed C events or [memory] instants */
+	EB__ALL = (1u << 5) - 1,
+};
+
+/* Blocks of 1 MiB unless the test knob says otherwise. */
+#define EVENT_BLOCK_SHIFT 20
+
 struct trace {
 	char *path;
 	const char *codec;
@@ -429,6 +453,12 @@ struct trace {
 	uint32_t ncounters;
 	struct step *steps; /* CPU steps first, then GPU, each in time order */
 	uint32_t nsteps;
+	/* Where the file's events lie, for a crop that reads only what it needs (cmd/crop.c):
+	 * block k sums up the events whose '{' is in bytes [k << block_shift, (k + 1) <<
+	 * block_shift) of the decompressed stream. Kept only for a whole load that saw every
+	 * block's events (nblocks 0 otherwise). */
+	struct event_block *blocks;
+	uint32_t nblocks, blocks_cap, block_shift;
 
 	uint64_t async_events;
 	struct quality quality;
