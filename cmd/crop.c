@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd/scan_file.h"
-#include "cmd/scan_keys.h"
+#include "parsers/scan_keys.h"
 #include "cmd/trace_out.h"
 #include "lib/escape.h"
 #include "lib/test_knobs.h"
@@ -43,9 +43,6 @@ static void usage(FILE *f)
 	      "Exit status: 0 when OUT was written, 1 when not, 2 on a usage error.\n",
 	      f);
 }
-
-/* map64 keys may be anything but what marks an empty slot: never 0 */
-static uint64_t nonzero(uint64_t k) { return k ? k : 1; }
 
 /* ---- the crop ------------------------------------------------------------------------ */
 
@@ -144,12 +141,7 @@ static bool is_async(char ph)
 
 static uint64_t scoped_id(const struct scan_event *ev, uint64_t salt)
 {
-	return nonzero(key_mix(key_mix(salt, key_bytes(ev->cat.p, ev->cat.len)), ev->id));
-}
-
-static bool is_memory(const struct scan_event *ev)
-{
-	return (ev->ph == 'i' || ev->ph == 'I') && ev->name.len == 8 && memcmp(ev->name.p, "[memory]", 8) == 0;
+	return key_nonzero(key_mix(key_mix(salt, key_bytes(ev->cat.p, ev->cat.len)), ev->id));
 }
 
 /* Keeps, under KEY, event I at TS when it is the latest before the window so far. */
@@ -246,13 +238,13 @@ static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts, co
 static void match_event(void *ctx, const struct scan_event *ev)
 {
 	struct crop *c = ctx;
-	uint64_t i = c->i++;
+	uint64_t i = c->i++, series;
 	if (ev->ph == 'M')
 		hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	if (!ev->has_ts || ev->ts_nonfinite)
 		return;
 	if (ev->ph == 'B' || ev->ph == 'E') {
-		uint64_t key = nonzero(key_id(key_id(0x42, &ev->pid), &ev->tid));
+		uint64_t key = key_nonzero(key_id(key_id(0x42, &ev->pid), &ev->tid));
 		struct be_stack *s = map64_get(&c->stacks, key);
 		if (ev->ph == 'B') {
 			if (s == NULL) {
@@ -288,15 +280,8 @@ static void match_event(void *ctx, const struct scan_event *ev)
 			mark(c, i); /* an E without its B */
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 		}
-	} else if (ev->ph == 'C') {
-		uint64_t key = key_id(key_mix(0x43, key_bytes(ev->name.p, ev->name.len)), &ev->pid);
-		last_before(c, nonzero(ev->has_id ? key_mix(key, ev->id) : key), i, ev->ts, ev);
-		if (inside(c, ev->ts))
-			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
-	} else if (is_memory(ev)) {
-		uint64_t key =
-			key_mix(key_mix(key_id(0x4d, &ev->pid), (uint64_t)ev->device_type), (uint64_t)ev->device_id);
-		last_before(c, nonzero(key), i, ev->ts, ev);
+	} else if (key_series(ev, &series)) { /* a counter, a [memory] sample */
+		last_before(c, series, i, ev->ts, ev);
 		if (inside(c, ev->ts))
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	} else if (is_flow(ev->ph) && ev->has_id) {
@@ -462,20 +447,29 @@ struct located {
 	/* the ids of the flow events inside the window (the first pass) */
 	uint64_t *ids;
 	size_t nids, idcap;
-	size_t n1;              /* the pieces of the first pass: the rest are read for flows */
+	size_t n1; /* the pieces of the first pass: the rest are read for flows */
+	/* the series of samples: key -> 1 + their index in t->series; the latest sample before
+	 * the window found of each (while the blocks of the last samples are looked for) */
+	struct map64 series;
+	int64_t *best, w0;
+	bool *found;
+	uint32_t nfound;
 	struct scan_sink inner; /* what the events go on to */
 	bool top_is_object;
 };
 
-/* Adds the pieces that read the blocks of T whose NEED is set, in order. */
-static void add_pieces(struct located *lo, const bool *need)
+/* Adds the pieces that read the blocks of T whose NEED is set, in order; NEED NULL: block
+ * ONLY alone. */
+static void add_pieces(struct located *lo, const bool *need, uint32_t only)
 {
 	const struct trace *t = lo->t;
 	uint32_t first = 0;
 	while (first < t->nblocks && t->blocks[first].events == 0)
 		first++;
-	for (uint32_t k = 0; k < t->nblocks;) {
-		if (!need[k] || t->blocks[k].events == 0) {
+	for (uint32_t k = need != NULL ? 0 : only; k < t->nblocks;) {
+		if (need != NULL ? !need[k] || t->blocks[k].events == 0 : k != only) {
+			if (need == NULL)
+				break;
 			k++;
 			continue;
 		}
@@ -491,7 +485,7 @@ static void add_pieces(struct located *lo, const bool *need)
 				pc.end = t->bytes;
 				break;
 			}
-			if (!need[nx] || t->blocks[nx].first - pc.start > PIECE_MAX) {
+			if (need == NULL || !need[nx] || t->blocks[nx].first - pc.start > PIECE_MAX) {
 				pc.b1 = nx;
 				pc.stop = pc.end = t->blocks[nx].first;
 				break;
@@ -521,9 +515,13 @@ static void checked_event(void *ctx, const struct scan_event *ev)
 	uint32_t flags;
 	bool timed;
 	int64_t end;
-	load_block_facts(ev, &flags, &timed, &end);
+	uint64_t series;
+	load_block_facts(ev, &flags, &timed, &end, &series);
+	uintptr_t si = flags & EB_CM ? (uintptr_t)map64_get(&lo->series, series) : 0;
 	if ((lo->seen[k - lo->cur->b0]++ == 0 && ev->offset != b->first) || (flags & ~b->flags) ||
-	    (timed && (ev->ts < b->lo || end > b->hi || ((flags & EB_CM) && ev->ts < b->cm_lo) ||
+	    (timed && (ev->ts < b->lo || end > b->hi ||
+	               ((flags & EB_CM) &&
+	                (ev->ts < b->cm_lo || ev->ts > b->cm_hi || si == 0 || ev->ts < t->series[si - 1].min_ts)) ||
 	               ((flags & EB_FLOW) && (ev->id < b->flow_lo || ev->id > b->flow_hi))))) {
 		lo->lied = true;
 		return;
@@ -625,8 +623,102 @@ static void flow_event(void *ctx, const struct scan_event *ev)
 		s->val = (void *)((uintptr_t)s->val | st);
 }
 
+/* The blocks read for their samples before the window: the latest of each series. */
+static void sample_event(void *ctx, const struct scan_event *ev)
+{
+	struct located *lo = ctx;
+	uint64_t key;
+	if (!ev->has_ts || ev->ts_nonfinite || ev->ts >= lo->w0 || !key_series(ev, &key))
+		return;
+	uintptr_t si = (uintptr_t)map64_get(&lo->series, key);
+	if (si == 0) { /* checked_event made sure it is there */
+		lo->lied = true;
+		return;
+	}
+	if (!lo->found[si - 1]) {
+		lo->found[si - 1] = true;
+		lo->best[si - 1] = ev->ts;
+		lo->nfound++;
+	} else if (ev->ts > lo->best[si - 1]) {
+		lo->best[si - 1] = ev->ts;
+	}
+}
+
+struct cand {
+	int64_t top; /* its latest sample that can be before the window */
+	uint32_t k;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return (x->top < y->top) - (x->top > y->top); /* the latest first */
+}
+
+/* Sets NEED for the blocks that may hold the last sample before the window of a series (as
+ * last_before keeps it): for each series with a sample before the window, its latest is at
+ * L or later, L the earliest of those latest; so only the blocks with samples in [L, w0)
+ * are needed. L is found by reading the blocks with samples before the window, the latest
+ * first, until every such series has one and the next block's are all before L. False
+ * when a read fails or disagrees with the map. */
+static bool need_samples(struct crop *c, struct located *lo, bool *need)
+{
+	const struct trace *t = lo->t;
+	uint32_t nbefore = 0;
+	for (uint32_t i = 0; i < t->nseries; i++)
+		nbefore += t->series[i].min_ts < c->w0;
+	if (nbefore == 0)
+		return true;
+	struct cand *cd = xmalloc(t->nblocks * sizeof *cd);
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < t->nblocks; k++) {
+		const struct event_block *b = &t->blocks[k];
+		if (b->events > 0 && (b->flags & EB_CM) && b->cm_lo < c->w0) /* needed anyway or not */
+			cd[n++] = (struct cand){ b->cm_hi < c->w0 ? b->cm_hi : c->w0 - 1, k };
+	}
+	qsort(cd, n, sizeof *cd, cand_cmp);
+	lo->w0 = c->w0;
+	lo->best = xcalloc(t->nseries, sizeof *lo->best);
+	lo->found = xcalloc(t->nseries, sizeof *lo->found);
+	int64_t L = INT64_MIN;
+	bool ok = true;
+	char *cause = NULL;
+	struct scan_sink sink = { .ctx = lo, .event = sample_event };
+	for (uint32_t i = 0; i < n && ok; i++) {
+		if (lo->nfound == nbefore) {
+			L = INT64_MAX;
+			for (uint32_t s = 0; s < t->nseries; s++)
+				if (lo->found[s] && lo->best[s] < L)
+					L = lo->best[s];
+			if (cd[i].top < L)
+				break;
+		}
+		size_t at = lo->n;
+		add_pieces(lo, NULL, cd[i].k);
+		ok = scan_pieces(lo, at, lo->n, &sink, &cause);
+		lo->n = at;
+	}
+	free(cause);
+	if (ok && lo->nfound == nbefore) {
+		L = INT64_MAX;
+		for (uint32_t s = 0; s < t->nseries; s++)
+			if (lo->found[s] && lo->best[s] < L)
+				L = lo->best[s];
+	} else {
+		L = INT64_MIN; /* every block with samples before the window */
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (cd[i].top >= L)
+			need[cd[i].k] = true;
+	free(cd);
+	return ok;
+}
+
 static void free_located(struct located *lo)
 {
+	free(lo->series.slot);
+	free(lo->best);
+	free(lo->found);
 	free(lo->p);
 	free(lo->ids);
 	free(lo->seen);
@@ -655,9 +747,15 @@ static bool locate(struct crop *c, const struct trace *t, struct located *lo, in
 	for (uint32_t k = 0; k < t->nblocks; k++) {
 		const struct event_block *b = &t->blocks[k];
 		need[k] = b->events > 0 && (k == first || k == last || (b->flags & (EB_META | EB_BE | EB_ASYNC)) ||
-		                            (b->lo < c->w1 && b->hi >= c->w0) || b->cm_lo < c->w0);
+		                            (b->lo < c->w1 && b->hi >= c->w0));
 	}
-	add_pieces(lo, need);
+	for (uint32_t i = 0; i < t->nseries; i++)
+		map64_put(&lo->series, t->series[i].key, (void *)(uintptr_t)(i + 1));
+	if (!need_samples(c, lo, need)) {
+		free(need);
+		return false;
+	}
+	add_pieces(lo, need, 0);
 	bool ok = knob == 2 || (double)lo->bytes <= BLOCKS_MAX_SHARE * (double)t->bytes;
 	char *cause = NULL;
 	if (ok) {
@@ -675,7 +773,7 @@ static bool locate(struct crop *c, const struct trace *t, struct located *lo, in
 			more[k] = !need[k] && b->events > 0 && (b->flags & EB_FLOW) &&
 			          has_id_in(lo, b->flow_lo, b->flow_hi);
 		}
-		add_pieces(lo, more);
+		add_pieces(lo, more, 0);
 		free(more);
 		struct scan_sink sink = { .ctx = c, .event = flow_event };
 		ok = scan_pieces(lo, lo->n1, lo->n, &sink, &cause);

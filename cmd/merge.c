@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd/scan_file.h"
-#include "cmd/scan_keys.h"
+#include "parsers/scan_keys.h"
 #include "cmd/trace_out.h"
 #include "cmd/trace_paths.h"
 #include "lib/escape.h"

@@ -365,6 +365,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	t->bytes = stats.bytes;
 	if (res != SCAN_OK || !event_blocks_ok(t, stats.events))
 		event_blocks_drop(t); /* a map short of events would crop wrongly */
+	event_blocks_done(t);
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
 	bool compressed = input_codec(in) != INPUT_PLAIN;
 	set_args_store(t, in, side);

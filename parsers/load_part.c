@@ -11,6 +11,7 @@
 #include "lib/xalloc.h"
 #include "parsers/chrome_build.h"
 #include "parsers/load_snapshots.h"
+#include "parsers/scan_keys.h"
 #include "src/event_blocks.h"
 
 /* Each part after the first begins at a "}, {" found in this many bytes of its place. */
@@ -23,12 +24,13 @@ struct relay {
 	struct part *part;
 };
 
-void load_block_facts(const struct scan_event *ev, uint32_t *flags, bool *timed, int64_t *end)
+void load_block_facts(const struct scan_event *ev, uint32_t *flags, bool *timed, int64_t *end, uint64_t *series)
 {
 	char ph = ev->ph;
 	*timed = ev->has_ts && !ev->ts_nonfinite;
 	*flags = 0;
 	*end = ev->ts;
+	*series = 0;
 	if (ph == 'M')
 		*flags = EB_META;
 	else if (ph == 'B' || ph == 'E')
@@ -38,8 +40,7 @@ void load_block_facts(const struct scan_event *ev, uint32_t *flags, bool *timed,
 		*flags = EB_ASYNC;
 	else if (*timed && ev->has_id && (ph == 's' || ph == 't' || ph == 'f'))
 		*flags = EB_FLOW;
-	else if (*timed && (ph == 'C' ||
-	                    ((ph == 'i' || ph == 'I') && ev->name.len == 8 && memcmp(ev->name.p, "[memory]", 8) == 0)))
+	else if (*timed && key_series(ev, series))
 		*flags = EB_CM;
 	if (*timed && ph == 'X' && ev->has_dur && ev->dur > 0)
 		*end = ev->ts > INT64_MAX - ev->dur ? INT64_MAX : ev->ts + ev->dur;
@@ -63,8 +64,9 @@ static void relay_event(void *ctx, const struct scan_event *ev)
 	uint32_t flags;
 	bool timed;
 	int64_t end;
-	load_block_facts(ev, &flags, &timed, &end);
-	event_block_note(r->part->t, ev->offset, flags, timed, ev->ts, end, ev->id);
+	uint64_t series;
+	load_block_facts(ev, &flags, &timed, &end, &series);
+	event_block_note(r->part->t, ev->offset, flags, timed, ev->ts, end, ev->id, series);
 	r->rules.event(r->rules.ctx, ev);
 }
 

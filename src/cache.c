@@ -417,6 +417,7 @@ static bool read_model(struct reader *r)
 	POINT_GROWN(comm_ops, ncomm_ops, comm_ops_cap, S_COMM);
 	POINT(steps, nsteps, S_STEPS);
 	POINT_GROWN(blocks, nblocks, blocks_cap, S_BLOCKS);
+	POINT_GROWN(series, nseries, series_cap, S_SERIES);
 	if (t->nblocks > 0 && !event_blocks_ok(t, t->events))
 		return cache_refuse(&r->cause, "its map of the events does not add up");
 	return read_tracks(r) && read_counters(r) &&

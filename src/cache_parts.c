@@ -21,8 +21,11 @@ static const struct cache_field f_u64[] = { { "value", 0, 8, CV_OTHER } };
 static const struct cache_field f_time[] = { { "value", 0, 8, CV_TIME } };
 static const struct cache_field f_event_block[] = {
 	F(struct event_block, first, CV_COUNT), F(struct event_block, lo, CV_TIME), F(struct event_block, hi, CV_TIME),
-	F(struct event_block, cm_lo, CV_TIME), F(struct event_block, flow_lo, CV_OTHER), F(struct event_block, flow_hi, CV_OTHER),
+	F(struct event_block, cm_lo, CV_TIME), F(struct event_block, cm_hi, CV_TIME), F(struct event_block, flow_lo, CV_OTHER), F(struct event_block, flow_hi, CV_OTHER),
 	F(struct event_block, events, CV_COUNT), F(struct event_block, flags, CV_OTHER),
+};
+static const struct cache_field f_sample_series[] = {
+	F(struct sample_series, key, CV_OTHER), F(struct sample_series, min_ts, CV_TIME),
 };
 static const struct cache_field f_meta[] = {
 	F(struct meta, bytes, CV_COUNT), F(struct meta, file_bytes, CV_COUNT), F(struct meta, events, CV_COUNT),
@@ -178,6 +181,7 @@ static const struct {
 	[S_STEPS] = { FIELDS(f_step) },
 	[S_ARGS] = { FIELDS(f_byte) },
 	[S_BLOCKS] = { FIELDS(f_event_block) },
+	[S_SERIES] = { FIELDS(f_sample_series) },
 	[S__COUNT] = { FIELDS(f_header) },
 	[S__COUNT + 1] = { FIELDS(f_section) },
 };

@@ -8,7 +8,15 @@
 #include "lib/test_knobs.h"
 #include "lib/xalloc.h"
 
-static const struct event_block empty_block = { UINT64_MAX, INT64_MAX, INT64_MIN, INT64_MAX, UINT64_MAX, 0, 0, 0 };
+static const struct event_block empty_block = {
+	.first = UINT64_MAX,
+	.lo = INT64_MAX,
+	.hi = INT64_MIN,
+	.cm_lo = INT64_MAX,
+	.cm_hi = INT64_MIN,
+	.flow_lo = UINT64_MAX,
+	.flow_hi = 0,
+};
 
 /* T's block K, the array grown (empty blocks) to hold it. */
 static struct event_block *block_at(struct trace *t, uint64_t k)
@@ -34,14 +42,46 @@ static void add(struct event_block *b, const struct event_block *x)
 	b->lo = x->lo < b->lo ? x->lo : b->lo;
 	b->hi = x->hi > b->hi ? x->hi : b->hi;
 	b->cm_lo = x->cm_lo < b->cm_lo ? x->cm_lo : b->cm_lo;
+	b->cm_hi = x->cm_hi > b->cm_hi ? x->cm_hi : b->cm_hi;
 	b->flow_lo = x->flow_lo < b->flow_lo ? x->flow_lo : b->flow_lo;
 	b->flow_hi = x->flow_hi > b->flow_hi ? x->flow_hi : b->flow_hi;
 	b->events += x->events;
 	b->flags |= x->flags;
 }
 
+/* Notes a sample of the series KEY at TS in T's series. */
+static void note_series(struct trace *t, uint64_t key, int64_t ts)
+{
+	if (t->series_nslots < 2 * (t->nseries + 1)) { /* the index, grown (made again) */
+		free(t->series_slots);
+		t->series_nslots = t->series_nslots ? t->series_nslots * 2 : 64;
+		t->series_slots = xcalloc(t->series_nslots, sizeof *t->series_slots);
+		for (uint32_t i = 0; i < t->nseries; i++) {
+			uint32_t at =
+				(uint32_t)(t->series[i].key * 0x9e3779b97f4a7c15ull >> 32) & (t->series_nslots - 1);
+			while (t->series_slots[at] != 0)
+				at = (at + 1) & (t->series_nslots - 1);
+			t->series_slots[at] = i + 1;
+		}
+	}
+	uint32_t at = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (t->series_nslots - 1);
+	while (t->series_slots[at] != 0) {
+		struct sample_series *s = &t->series[t->series_slots[at] - 1];
+		if (s->key == key) {
+			s->min_ts = ts < s->min_ts ? ts : s->min_ts;
+			return;
+		}
+		at = (at + 1) & (t->series_nslots - 1);
+	}
+	if (t->nseries == t->series_cap)
+		t->series = xreallocarray(t->series, t->series_cap = t->series_cap ? t->series_cap * 2 : 16,
+		                          sizeof *t->series);
+	t->series[t->nseries] = (struct sample_series){ key, ts };
+	t->series_slots[at] = ++t->nseries;
+}
+
 void event_block_note(struct trace *t, uint64_t offset, uint32_t flags, bool timed, int64_t ts, int64_t end,
-                      uint64_t flow_id)
+                      uint64_t flow_id, uint64_t series)
 {
 	if (t->block_shift == 0) {
 		unsigned knob = test_knobs().block_shift;
@@ -57,8 +97,10 @@ void event_block_note(struct trace *t, uint64_t offset, uint32_t flags, bool tim
 	if (timed) {
 		x.lo = ts;
 		x.hi = end > ts ? end : ts;
-		if (flags & EB_CM)
-			x.cm_lo = ts;
+		if (flags & EB_CM) {
+			x.cm_lo = x.cm_hi = ts;
+			note_series(t, series, ts);
+		}
 		if (flags & EB_FLOW)
 			x.flow_lo = x.flow_hi = flow_id;
 	}
@@ -78,15 +120,36 @@ void event_blocks_merge(struct trace *dst, const struct trace *src)
 	for (uint32_t k = 0; k < src->nblocks; k++)
 		if (src->blocks[k].events > 0)
 			add(block_at(dst, k), &src->blocks[k]);
+	for (uint32_t i = 0; i < src->nseries; i++)
+		note_series(dst, src->series[i].key, src->series[i].min_ts);
+}
+
+/* Frees P unless it lies in T's cache mapping. */
+static void release(const struct trace *t, void *p)
+{
+	const char *m = t->cache_map, *q = p;
+	if (!(m != NULL && q >= m && q < m + t->cache_map_len))
+		free(p);
 }
 
 void event_blocks_drop(struct trace *t)
 {
-	const char *m = t->cache_map, *p = (const char *)t->blocks;
-	if (!(m != NULL && p >= m && p < m + t->cache_map_len))
-		free(t->blocks);
+	release(t, t->blocks);
+	release(t, t->series);
+	free(t->series_slots);
 	t->blocks = NULL;
 	t->nblocks = t->blocks_cap = 0;
+	t->series = NULL;
+	t->nseries = t->series_cap = 0;
+	t->series_slots = NULL;
+	t->series_nslots = 0;
+}
+
+void event_blocks_done(struct trace *t)
+{
+	free(t->series_slots);
+	t->series_slots = NULL;
+	t->series_nslots = 0;
 }
 
 bool event_blocks_ok(const struct trace *t, uint64_t events)
@@ -98,7 +161,7 @@ bool event_blocks_ok(const struct trace *t, uint64_t events)
 	uint64_t n = 0, last = 0;
 	for (uint32_t k = 0; k < t->nblocks; k++) {
 		const struct event_block *b = &t->blocks[k];
-		if (b->flags & ~(uint32_t)EB__ALL)
+		if ((b->flags & ~(uint32_t)EB__ALL) || ((b->flags & EB_CM) && b->cm_lo > b->cm_hi))
 			return false;
 		n += b->events;
 		if (b->events == 0)

@@ -334,6 +334,8 @@ void trace_free(struct trace *t)
 	release(t, t->counters);
 	release(t, t->steps);
 	release(t, t->blocks);
+	release(t, t->series);
+	free(t->series_slots);
 	release(t, t->devices);
 	if (t->analyses != NULL)
 		t->free_analyses(t->analyses);

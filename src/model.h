@@ -355,7 +355,7 @@ struct device_props {
 struct event_block {
 	uint64_t first;            /* offset of the first event's '{' in the block; UINT64_MAX: none */
 	int64_t lo, hi;            /* the earliest ts and the latest end (ts + dur of X) of its timed events */
-	int64_t cm_lo;             /* the earliest ts of its counter (C) and [memory] samples; INT64_MAX: none */
+	int64_t cm_lo, cm_hi;      /* the earliest and latest ts of its counter (C) and [memory] samples */
 	uint64_t flow_lo, flow_hi; /* the least and greatest id of its timed flow events (lo > hi: none) */
 	uint32_t events;           /* events in it */
 	uint32_t flags;            /* EB_* */
@@ -369,6 +369,13 @@ enum {
 	EB_FLOW = 1u << 3,  /* timed flow events (s t f) with an id */
 	EB_CM = 1u << 4,    /* timed C events or [memory] instants */
 	EB__ALL = (1u << 5) - 1,
+};
+
+/* A series of counter or [memory] samples (its key as crop makes it: parsers/scan_keys.h
+ * key_series) and the time of its earliest sample. */
+struct sample_series {
+	uint64_t key;
+	int64_t min_ts;
 };
 
 /* Blocks of 1 MiB unless the test knob says otherwise. */
@@ -459,6 +466,10 @@ struct trace {
 	 * block's events (nblocks 0 otherwise). */
 	struct event_block *blocks;
 	uint32_t nblocks, blocks_cap, block_shift;
+	struct sample_series *series; /* every series of samples of the file (with the blocks) */
+	uint32_t nseries, series_cap;
+	uint32_t *series_slots; /* while loading: an open-addressing index of series (1 + i), or NULL */
+	uint32_t series_nslots;
 
 	uint64_t async_events;
 	struct quality quality;

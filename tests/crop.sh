@@ -268,7 +268,7 @@ import struct, sys
 c = bytearray(open(sys.argv[1], 'rb').read())
 src = open(sys.argv[2], 'rb').read()
 kind, elem, off, length = struct.unpack_from('<IIQQ', c, 168 + 40 * 32)
-assert (kind, elem) == (40, 56), (kind, elem)
+assert kind == 40 and elem == 64, (kind, elem)  # src/cache_format.h S_BLOCKS, struct event_block
 shift = 12  # TTRACE_TEST_BLOCK_SHIFT of the index above
 k = src.index(b'"name": "op200", ') >> shift
 at = off + k * elem
