@@ -976,11 +976,11 @@ static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t
 	return r;
 }
 
-int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
-              char **cause)
+int crop_file(const char *path, const struct trace *t, int64_t w0, int64_t w1, const char *outp, bool force,
+              uint64_t *kept, uint64_t *total, char **cause)
 {
 	uint64_t read;
-	return crop_run(path, NULL, w0, w1, outp, force, kept, total, &read, cause);
+	return crop_run(path, t, w0, w1, outp, force, kept, total, &read, cause);
 }
 
 int crop_main(int argc, char **argv)
