@@ -167,7 +167,8 @@ bool event_blocks_ok(const struct trace *t, uint64_t events)
 		if (b->events == 0)
 			continue;
 		/* the first event in the block, after the block before's */
-		if (b->first >> t->block_shift != k || (k > 0 && n > b->events && b->first <= last))
+		if (b->first >> t->block_shift != k || b->first >= t->bytes ||
+		    (k > 0 && n > b->events && b->first <= last))
 			return false;
 		last = b->first;
 	}

@@ -200,8 +200,10 @@ like "$(cat "$TMP/py.out")" "valid" "... into valid JSON"
 # the cache: src/event_blocks.h), crop reads only those; the output is the same bytes as a
 # read of the whole file (TTRACE_TEST_CROP_READ=full), for every crop above and for windows
 # over a generated trace with flows across the edges, counters, [memory] samples, B/E and
-# async events, metadata at both ends and a header after the events; blocks of 64 bytes to
-# 64 KB (TTRACE_TEST_BLOCK_SHIFT); TTRACE_TEST_CROP_READ=blocks: however many blocks.
+# async events, metadata at both ends and a header after the events, also as .gz and .zst
+# (read from their seek points); blocks of 64 bytes to 64 KB (TTRACE_TEST_BLOCK_SHIFT); in
+# one pass and in two (TTRACE_TEST_CROP_HOLD=0); TTRACE_TEST_CROP_READ=blocks: however many
+# blocks.
 python3 - "$TMP/gen.json" <<'PY'
 import sys
 ev = ['{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}}']
@@ -223,6 +225,8 @@ for i in range(4000):
 ev.append('{"ph": "M", "name": "thread_name", "pid": 2, "tid": 7, "args": {"name": "stream 7"}}')
 open(sys.argv[1], 'w').write('{"schemaVersion": 1,\n"traceEvents": [\n' + ',\n'.join(ev) + '\n],\n"displayTimeUnit": "ms"}\n')
 PY
+gzip -c "$TMP/gen.json" >"$TMP/gen.json.gz"
+zstd -q -c "$TMP/gen.json" >"$TMP/gen.json.zst"
 bad=""
 same() { # same LABEL ARGS...: the crop read in blocks is the whole read's
 	label=$1
@@ -242,9 +246,15 @@ for sh in 6 9 12 16; do
 	for w in 0:10us 100us:150us 1ms:1.2ms 1.5ms:2ms 2.9ms:4ms; do
 		same "gen $sh $w" --from="${w%%:*}" --to="${w#*:}" "$TMP/gen.json"
 	done
+	same "gen.json.gz $sh" --from=1ms --to=1.2ms "$TMP/gen.json.gz" # through the seek points
+	same "gen.json.zst $sh" --from=1ms --to=1.2ms "$TMP/gen.json.zst"
+	export TTRACE_TEST_CROP_HOLD=0 # two passes over the blocks
+	same "edges hold0 $sh" --from=100us --to=200us "$FX"
+	same "gen hold0 $sh" --from=1ms --to=1.2ms "$TMP/gen.json"
+	unset TTRACE_TEST_CROP_HOLD
 done
 unset TTRACE_TEST_BLOCK_SHIFT
-is "${bad:-none}" none "read in blocks (64 B to 64 KB): the same bytes as the whole file read, each window"
+is "${bad:-none}" none "read in blocks (64 B to 64 KB; in one pass or two; plain, gzip, zstd): the same bytes as the whole file read, each window"
 # with the cache: ttrace index maps the events, crop reads that map and only what it needs
 no_cache=${TTRACE_NO_CACHE-}
 unset TTRACE_NO_CACHE
