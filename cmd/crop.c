@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/scan_keys.h"
+#include "cmd/scan_file.h"
+#include "parsers/scan_keys.h"
 #include "cmd/trace_out.h"
 #include "lib/escape.h"
 #include "lib/test_knobs.h"
@@ -18,8 +19,11 @@
 #include "parsers/chrome_scan.h"
 #include "parsers/input.h"
 #include "parsers/load.h"
+#include "parsers/load_part.h"
+#include "parsers/seekindex.h"
 #include "record/map64.h"
 #include "src/analysis.h"
+#include "src/event_blocks.h"
 
 static void usage(FILE *f)
 {
@@ -39,9 +43,6 @@ static void usage(FILE *f)
 	      "Exit status: 0 when OUT was written, 1 when not, 2 on a usage error.\n",
 	      f);
 }
-
-/* map64 keys may be anything but what marks an empty slot: never 0 */
-static uint64_t nonzero(uint64_t k) { return k ? k : 1; }
 
 /* ---- the crop ------------------------------------------------------------------------ */
 
@@ -103,6 +104,7 @@ struct crop {
 	size_t hold_max; /* CROP_HOLD_MAX, or the test knob's */
 	struct held *held;
 	size_t nheld, heldcap, held_bytes;
+	struct located *lo; /* reading the blocks the window needs: the flow ids inside go there */
 	/* second pass */
 	struct trace_out *out;
 	uint64_t kept;
@@ -139,12 +141,7 @@ static bool is_async(char ph)
 
 static uint64_t scoped_id(const struct scan_event *ev, uint64_t salt)
 {
-	return nonzero(key_mix(key_mix(salt, key_bytes(ev->cat.p, ev->cat.len)), ev->id));
-}
-
-static bool is_memory(const struct scan_event *ev)
-{
-	return (ev->ph == 'i' || ev->ph == 'I') && ev->name.len == 8 && memcmp(ev->name.p, "[memory]", 8) == 0;
+	return key_nonzero(key_mix(key_mix(salt, key_bytes(ev->cat.p, ev->cat.len)), ev->id));
 }
 
 /* Keeps, under KEY, event I at TS when it is the latest before the window so far. */
@@ -214,6 +211,11 @@ static char *hold_copy(struct crop *c, const char *text, uint32_t len)
 	return p;
 }
 
+struct located;
+/* Notes ID as the id of a flow event inside the window (the blocks holding others of it
+ * are read too). */
+static void note_flow_id(struct located *lo, uint64_t id);
+
 static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts, const struct scan_event *ev)
 {
 	if (ts >= c->w0)
@@ -236,13 +238,13 @@ static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts, co
 static void match_event(void *ctx, const struct scan_event *ev)
 {
 	struct crop *c = ctx;
-	uint64_t i = c->i++;
+	uint64_t i = c->i++, series;
 	if (ev->ph == 'M')
 		hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	if (!ev->has_ts || ev->ts_nonfinite)
 		return;
 	if (ev->ph == 'B' || ev->ph == 'E') {
-		uint64_t key = nonzero(key_id(key_id(0x42, &ev->pid), &ev->tid));
+		uint64_t key = key_nonzero(key_id(key_id(0x42, &ev->pid), &ev->tid));
 		struct be_stack *s = map64_get(&c->stacks, key);
 		if (ev->ph == 'B') {
 			if (s == NULL) {
@@ -278,15 +280,8 @@ static void match_event(void *ctx, const struct scan_event *ev)
 			mark(c, i); /* an E without its B */
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 		}
-	} else if (ev->ph == 'C') {
-		uint64_t key = key_id(key_mix(0x43, key_bytes(ev->name.p, ev->name.len)), &ev->pid);
-		last_before(c, nonzero(ev->has_id ? key_mix(key, ev->id) : key), i, ev->ts, ev);
-		if (inside(c, ev->ts))
-			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
-	} else if (is_memory(ev)) {
-		uint64_t key =
-			key_mix(key_mix(key_id(0x4d, &ev->pid), (uint64_t)ev->device_type), (uint64_t)ev->device_id);
-		last_before(c, nonzero(key), i, ev->ts, ev);
+	} else if (key_series(ev, &series)) { /* a counter, a [memory] sample */
+		last_before(c, series, i, ev->ts, ev);
 		if (inside(c, ev->ts))
 			hold(c, i, ev->text, ev->text_len, NULL, HK_KEEP, 0);
 	} else if (is_flow(ev->ph) && ev->has_id) {
@@ -297,8 +292,11 @@ static void match_event(void *ctx, const struct scan_event *ev)
 			map64_put(&c->flows, key, (void *)st);
 		else
 			s->val = (void *)((uintptr_t)s->val | st);
-		if (st == 1) /* decided at the end: every event of the flow inside */
+		if (st == 1) { /* decided at the end: every event of the flow inside */
 			hold(c, i, ev->text, ev->text_len, NULL, HK_FLOW, key);
+			if (c->lo != NULL)
+				note_flow_id(c->lo, ev->id);
+		}
 	} else if (is_async(ev->ph) && ev->has_id) {
 		uint64_t key = scoped_id(ev, 0x41);
 		hold(c, i, ev->text, ev->text_len, NULL, HK_ASYNC, key); /* decided by the id's span at the end */
@@ -419,6 +417,372 @@ static void copy_event(void *ctx, const struct scan_event *ev)
 	trace_out_write(c->out, ev->text, ev->text_len);
 }
 
+/* ---- reading only the blocks the window needs ----------------------------------------- */
+
+/* A piece of the decompressed stream read in one go: bytes [start, end), the events of
+ * blocks [b0, b1) of the map; a range scan from START (0: the document's start, the header
+ * keys before the events included) to the event that begins at STOP (0: to the end, the
+ * header keys after the events included). */
+struct piece {
+	uint64_t start, stop, end;
+	uint32_t b0, b1;
+};
+
+/* A piece is at most this long (split at a block's first event), unless one block is. */
+#define PIECE_MAX ((uint64_t)64 << 20)
+
+/* Past this share of the stream, reading the blocks is no faster than reading it all. */
+#define BLOCKS_MAX_SHARE 0.5
+
+/* The pieces to read, the validation of what they hold against the map. */
+struct located {
+	const struct trace *t;
+	struct piece *p;
+	size_t n, cap;
+	uint64_t bytes; /* read in all */
+	/* while a piece is scanned */
+	const struct piece *cur;
+	uint32_t *seen; /* events seen in each of its blocks */
+	bool lied;      /* an event not where the map says, or not as it says */
+	/* the ids of the flow events inside the window (the first pass) */
+	uint64_t *ids;
+	size_t nids, idcap;
+	size_t n1; /* the pieces of the first pass: the rest are read for flows */
+	/* the series of samples: key -> 1 + their index in t->series; the latest sample before
+	 * the window found of each (while the blocks of the last samples are looked for) */
+	struct map64 series;
+	int64_t *best, w0;
+	bool *found;
+	uint32_t nfound;
+	struct scan_sink inner; /* what the events go on to */
+	bool top_is_object;
+};
+
+/* Adds the pieces that read the blocks of T whose NEED is set, in order; NEED NULL: block
+ * ONLY alone. */
+static void add_pieces(struct located *lo, const bool *need, uint32_t only)
+{
+	const struct trace *t = lo->t;
+	uint32_t first = 0;
+	while (first < t->nblocks && t->blocks[first].events == 0)
+		first++;
+	for (uint32_t k = need != NULL ? 0 : only; k < t->nblocks;) {
+		if (need != NULL ? !need[k] || t->blocks[k].events == 0 : k != only) {
+			if (need == NULL)
+				break;
+			k++;
+			continue;
+		}
+		struct piece pc = { k == first ? 0 : t->blocks[k].first, 0, 0, k, 0 };
+		uint32_t j = k; /* the blocks with events from K on, while needed and not too long */
+		for (;;) {
+			uint32_t nx = j + 1;
+			while (nx < t->nblocks && t->blocks[nx].events == 0)
+				nx++;
+			if (nx >= t->nblocks) { /* J is the last block with events: to the end */
+				pc.b1 = t->nblocks;
+				pc.stop = 0;
+				pc.end = t->bytes;
+				break;
+			}
+			if (need == NULL || !need[nx] || t->blocks[nx].first - pc.start > PIECE_MAX) {
+				pc.b1 = nx;
+				pc.stop = pc.end = t->blocks[nx].first;
+				break;
+			}
+			j = nx;
+		}
+		if (lo->n == lo->cap)
+			lo->p = xreallocarray(lo->p, lo->cap = lo->cap ? lo->cap * 2 : 64, sizeof *lo->p);
+		lo->p[lo->n++] = pc;
+		lo->bytes += pc.end - pc.start;
+		k = pc.b1;
+	}
+}
+
+/* Checks EV against the map as it goes on to the sink: in the piece's blocks, the first of
+ * its block where the map says, its kind and times within its block's. */
+static void checked_event(void *ctx, const struct scan_event *ev)
+{
+	struct located *lo = ctx;
+	const struct trace *t = lo->t;
+	uint64_t k = ev->offset >> t->block_shift;
+	if (lo->lied || k < lo->cur->b0 || k >= lo->cur->b1) {
+		lo->lied = true;
+		return;
+	}
+	const struct event_block *b = &t->blocks[k];
+	uint32_t flags;
+	bool timed;
+	int64_t end;
+	uint64_t series;
+	load_block_facts(ev, &flags, &timed, &end, &series);
+	uintptr_t si = flags & EB_CM ? (uintptr_t)map64_get(&lo->series, series) : 0;
+	if ((lo->seen[k - lo->cur->b0]++ == 0 && ev->offset != b->first) || (flags & ~b->flags) ||
+	    (timed && (ev->ts < b->lo || end > b->hi ||
+	               ((flags & EB_CM) &&
+	                (ev->ts < b->cm_lo || ev->ts > b->cm_hi || si == 0 || ev->ts < t->series[si - 1].min_ts)) ||
+	               ((flags & EB_FLOW) && (ev->id < b->flow_lo || ev->id > b->flow_hi))))) {
+		lo->lied = true;
+		return;
+	}
+	lo->inner.event(lo->inner.ctx, ev);
+}
+
+static void checked_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
+{
+	struct located *lo = ctx;
+	if (lo->inner.header != NULL)
+		lo->inner.header(lo->inner.ctx, key, keylen, json, len);
+}
+
+/* Reads and scans the pieces [FROM, TO) of LO through SINK, checking each event against the
+ * map. False when a read failed or what was read is not what the map says (*CAUSE then
+ * says why, for the message of a read that failed). */
+static bool scan_pieces(struct located *lo, size_t from, size_t to, const struct scan_sink *sink, char **cause)
+{
+	const struct trace *t = lo->t;
+	lo->inner = *sink;
+	struct scan_sink s = { .ctx = lo, .event = checked_event, .header = checked_header };
+	for (size_t i = from; i < to && !lo->lied; i++) {
+		const struct piece *pc = &lo->p[i];
+		size_t len = (size_t)(pc->end - pc->start);
+		char *buf = xmalloc(len ? len : 1);
+		if (t->args->ops->read(t->args, pc->start, len, buf, cause) != 0) {
+			free(buf);
+			return false;
+		}
+		if (pc->start == 0) { /* the document: an object, or a bare array of events */
+			size_t w = 0;
+			while (w < len && (buf[w] == ' ' || buf[w] == '\t' || buf[w] == '\n' || buf[w] == '\r'))
+				w++;
+			lo->top_is_object = w >= len || buf[w] != '[';
+		}
+		struct input *in = input_open_mem(t->path, buf, len, pc->start, NULL);
+		struct scan_range range = {
+			.start = pc->start, .stop = pc->stop, .top_is_object = lo->top_is_object, .lines_known = true
+		};
+		lo->cur = pc;
+		lo->seen = xcalloc(pc->b1 - pc->b0, sizeof *lo->seen);
+		struct scan_stats st;
+		char *why = NULL;
+		enum scan_result r = scan_run_range(in, &s, &range, &st, &why);
+		input_close(in);
+		free(why);
+		free(buf);
+		if (r != (pc->stop ? SCAN_STOPPED : SCAN_OK))
+			lo->lied = true;
+		for (uint32_t k = pc->b0; k < pc->b1 && !lo->lied; k++)
+			lo->lied = lo->seen[k - pc->b0] != t->blocks[k].events;
+		free(lo->seen);
+		lo->seen = NULL;
+	}
+	return !lo->lied;
+}
+
+static void note_flow_id(struct located *lo, uint64_t id)
+{
+	if (lo->nids == lo->idcap)
+		lo->ids = xreallocarray(lo->ids, lo->idcap = lo->idcap ? lo->idcap * 2 : 256, sizeof *lo->ids);
+	lo->ids[lo->nids++] = id;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether a flow id inside the window is in [A, B]: the sorted LO->ids. */
+static bool has_id_in(const struct located *lo, uint64_t a, uint64_t b)
+{
+	size_t l = 0, h = lo->nids; /* the first id >= A */
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+		if (lo->ids[m] < a)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < lo->nids && lo->ids[l] <= b;
+}
+
+/* The blocks read for their flows only: each flow event outside the window marks its flow
+ * as crossing the window's edge (as the matching does). Nothing of them is kept. */
+static void flow_event(void *ctx, const struct scan_event *ev)
+{
+	struct crop *c = ctx;
+	if (!ev->has_ts || ev->ts_nonfinite || !is_flow(ev->ph) || !ev->has_id)
+		return;
+	uint64_t key = scoped_id(ev, 0x46);
+	struct slot64 *s = map64_find(&c->flows, key);
+	uintptr_t st = inside(c, ev->ts) ? 1 : 3; /* 1 only where the map lied: the checks say so */
+	if (s == NULL)
+		map64_put(&c->flows, key, (void *)st);
+	else
+		s->val = (void *)((uintptr_t)s->val | st);
+}
+
+/* The blocks read for their samples before the window: the latest of each series. */
+static void sample_event(void *ctx, const struct scan_event *ev)
+{
+	struct located *lo = ctx;
+	uint64_t key;
+	if (!ev->has_ts || ev->ts_nonfinite || ev->ts >= lo->w0 || !key_series(ev, &key))
+		return;
+	uintptr_t si = (uintptr_t)map64_get(&lo->series, key);
+	if (si == 0) { /* checked_event made sure it is there */
+		lo->lied = true;
+		return;
+	}
+	if (!lo->found[si - 1]) {
+		lo->found[si - 1] = true;
+		lo->best[si - 1] = ev->ts;
+		lo->nfound++;
+	} else if (ev->ts > lo->best[si - 1]) {
+		lo->best[si - 1] = ev->ts;
+	}
+}
+
+struct cand {
+	int64_t top; /* its latest sample that can be before the window */
+	uint32_t k;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return (x->top < y->top) - (x->top > y->top); /* the latest first */
+}
+
+/* Sets NEED for the blocks that may hold the last sample before the window of a series (as
+ * last_before keeps it): for each series with a sample before the window, its latest is at
+ * L or later, L the earliest of those latest; so only the blocks with samples in [L, w0)
+ * are needed. L is found by reading the blocks with samples before the window, the latest
+ * first, until every such series has one and the next block's are all before L. False
+ * when a read fails or disagrees with the map. */
+static bool need_samples(struct crop *c, struct located *lo, bool *need)
+{
+	const struct trace *t = lo->t;
+	uint32_t nbefore = 0;
+	for (uint32_t i = 0; i < t->nseries; i++)
+		nbefore += t->series[i].min_ts < c->w0;
+	if (nbefore == 0)
+		return true;
+	struct cand *cd = xmalloc(t->nblocks * sizeof *cd);
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < t->nblocks; k++) {
+		const struct event_block *b = &t->blocks[k];
+		if (b->events > 0 && (b->flags & EB_CM) && b->cm_lo < c->w0) /* needed anyway or not */
+			cd[n++] = (struct cand){ b->cm_hi < c->w0 ? b->cm_hi : c->w0 - 1, k };
+	}
+	qsort(cd, n, sizeof *cd, cand_cmp);
+	lo->w0 = c->w0;
+	lo->best = xcalloc(t->nseries, sizeof *lo->best);
+	lo->found = xcalloc(t->nseries, sizeof *lo->found);
+	int64_t L = INT64_MIN;
+	bool ok = true;
+	char *cause = NULL;
+	struct scan_sink sink = { .ctx = lo, .event = sample_event };
+	for (uint32_t i = 0; i < n && ok; i++) {
+		if (lo->nfound == nbefore) {
+			L = INT64_MAX;
+			for (uint32_t s = 0; s < t->nseries; s++)
+				if (lo->found[s] && lo->best[s] < L)
+					L = lo->best[s];
+			if (cd[i].top < L)
+				break;
+		}
+		size_t at = lo->n;
+		add_pieces(lo, NULL, cd[i].k);
+		ok = scan_pieces(lo, at, lo->n, &sink, &cause);
+		lo->n = at;
+	}
+	free(cause);
+	if (ok && lo->nfound == nbefore) {
+		L = INT64_MAX;
+		for (uint32_t s = 0; s < t->nseries; s++)
+			if (lo->found[s] && lo->best[s] < L)
+				L = lo->best[s];
+	} else {
+		L = INT64_MIN; /* every block with samples before the window */
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (cd[i].top >= L)
+			need[cd[i].k] = true;
+	free(cd);
+	return ok;
+}
+
+static void free_located(struct located *lo)
+{
+	free(lo->series.slot);
+	free(lo->best);
+	free(lo->found);
+	free(lo->p);
+	free(lo->ids);
+	free(lo->seen);
+	memset(lo, 0, sizeof *lo);
+}
+
+/* The first pass over the blocks of T's map that the window needs (src/event_blocks.h):
+ * those with metadata, B/E or async events, events in the window, counter or memory samples
+ * before it, the first and the last (the header keys); then those holding other events of
+ * the flows inside the window. KNOB: TTRACE_TEST_CROP_READ. False (the caller then reads
+ * the whole file) when T has no map to trust, the blocks are too much of the file, a read
+ * fails or what is read is not what the map says. */
+static bool locate(struct crop *c, const struct trace *t, struct located *lo, int knob)
+{
+	if (knob == 1 || t == NULL || t->status != LOAD_OK || !t->regular || !seek_store_reads_any(t->args) ||
+	    !event_blocks_ok(t, t->events))
+		return false;
+	lo->t = t;
+	bool *need = xcalloc(t->nblocks, sizeof *need);
+	uint32_t first = UINT32_MAX, last = 0;
+	for (uint32_t k = 0; k < t->nblocks; k++)
+		if (t->blocks[k].events > 0) {
+			first = first == UINT32_MAX ? k : first;
+			last = k;
+		}
+	for (uint32_t k = 0; k < t->nblocks; k++) {
+		const struct event_block *b = &t->blocks[k];
+		need[k] = b->events > 0 && (k == first || k == last || (b->flags & (EB_META | EB_BE | EB_ASYNC)) ||
+		                            (b->lo < c->w1 && b->hi >= c->w0));
+	}
+	for (uint32_t i = 0; i < t->nseries; i++)
+		map64_put(&lo->series, t->series[i].key, (void *)(uintptr_t)(i + 1));
+	if (!need_samples(c, lo, need)) {
+		free(need);
+		return false;
+	}
+	add_pieces(lo, need, 0);
+	bool ok = knob == 2 || (double)lo->bytes <= BLOCKS_MAX_SHARE * (double)t->bytes;
+	char *cause = NULL;
+	if (ok) {
+		struct scan_sink sink = { .ctx = c, .event = match_event, .header = match_header };
+		c->lo = lo;
+		ok = scan_pieces(lo, 0, lo->n, &sink, &cause);
+		c->lo = NULL;
+		lo->n1 = lo->n;
+	}
+	if (ok && lo->nids > 0) { /* the blocks with other events of those flows */
+		qsort(lo->ids, lo->nids, sizeof *lo->ids, id_cmp);
+		bool *more = xcalloc(t->nblocks, sizeof *more);
+		for (uint32_t k = 0; k < t->nblocks; k++) {
+			const struct event_block *b = &t->blocks[k];
+			more[k] = !need[k] && b->events > 0 && (b->flags & EB_FLOW) &&
+			          has_id_in(lo, b->flow_lo, b->flow_hi);
+		}
+		add_pieces(lo, more, 0);
+		free(more);
+		struct scan_sink sink = { .ctx = c, .event = flow_event };
+		ok = scan_pieces(lo, lo->n1, lo->n, &sink, &cause);
+	}
+	free(cause);
+	free(need);
+	return ok;
+}
+
 static void ignore_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
 {
 	(void)ctx, (void)key, (void)keylen, (void)json, (void)len;
@@ -493,56 +857,60 @@ static bool window_of(struct trace *t, int64_t step, int64_t from, int64_t to, b
 }
 
 /* One scan of PATH (the file DEV/INO) through SINK; false with *CAUSE. */
-static bool scan_file(const char *path, bool first, uint64_t *dev, uint64_t *ino, const struct scan_sink *sink,
+static bool scan_once(const char *path, bool first, uint64_t *dev, uint64_t *ino, const struct scan_sink *sink,
                       uint64_t *events, char **cause)
 {
-	struct input *in = first ? input_open(path, cause) : input_reopen(path, *dev, *ino, cause);
-	if (in == NULL)
+	char *cut = NULL;
+	if (!scan_file(path, first ? SCAN_FILE_FIRST : SCAN_FILE_AGAIN, "crop", dev, ino, sink, events,
+	               first ? &cut : NULL, cause))
 		return false;
-	if (first && !input_file_id(in, dev, ino)) {
-		*cause = xasprintf("%s: crop reads its input twice: give a file, not a pipe or a device", path);
-		input_close(in);
-		return false;
-	}
-	struct scan_stats st;
-	char *why = NULL;
-	enum scan_result r = scan_run(in, sink, &st, &why);
-	input_close(in);
-	*events = st.events;
-	if (r == SCAN_OK || r == SCAN_TRUNCATED) {
-		if (r == SCAN_TRUNCATED && first && why != NULL)
-			escape_say(stderr, "ttrace crop: warning: %s (the events before the cut are cropped)", why);
-		free(why);
-		return true;
-	}
-	*cause = why != NULL ? why : xasprintf("cannot read %s", path);
-	return false;
+	if (cut != NULL)
+		escape_say(stderr, "ttrace crop: warning: %s (the events before the cut are cropped)", cut);
+	free(cut);
+	return true;
 }
 
-int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
-              char **cause)
+/* crop_file, with T the trace of PATH as loaded (NULL: not loaded), whose map of where the
+ * events lie, when it has one, spares reading the blocks the window does not need.
+ * *READ: the bytes read, 0 when the whole file was. */
+static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t w1, const char *outp, bool force,
+                    uint64_t *kept, uint64_t *total, uint64_t *read, char **cause)
 {
 	struct test_knobs knobs = test_knobs();
-	struct crop c = { .path = path,
-		          .w0 = w0,
-		          .w1 = w1,
-		          .holding = true,
-		          .hold_max = knobs.crop_hold_set ? (size_t)knobs.crop_hold : CROP_HOLD_MAX };
+	const struct crop init = { .path = path,
+		                   .w0 = w0,
+		                   .w1 = w1,
+		                   .holding = true,
+		                   .hold_max = knobs.crop_hold_set ? (size_t)knobs.crop_hold : CROP_HOLD_MAX };
+	struct crop c = init;
+	struct located lo = { 0 };
 	bool ok = true;
 	*cause = NULL;
-	*kept = *total = 0;
-	/* first pass: the matching */
+	*kept = *total = *read = 0;
+	/* first pass: the matching, over the blocks the window needs or else the whole file */
 	uint64_t dev = 0, ino = 0, events = 0, events2 = 0;
-	struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
-	if (!scan_file(path, true, &dev, &ino, &sink, &events, cause)) {
+	bool located = locate(&c, t, &lo, knobs.crop_read);
+	if (located) {
+		dev = t->file_dev;
+		ino = t->file_ino;
+		events = t->events;
+		*read = lo.bytes;
+	} else {
 		free_crop(&c);
-		return -1;
+		free_located(&lo);
+		c = init;
+		struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
+		if (!scan_once(path, true, &dev, &ino, &sink, &events, cause)) {
+			free_crop(&c);
+			return -1;
+		}
 	}
 	match_end(&c);
 	struct out_avoid avoid = { dev, ino };
 	c.out = trace_out_open(outp, force, &avoid, 1, cause);
 	if (c.out == NULL) {
 		free_crop(&c);
+		free_located(&lo);
 		return -1;
 	}
 	/* the header keys as they were, then the events kept */
@@ -575,11 +943,21 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 	if (c.holding) { /* what is kept was held: one pass was enough */
 		write_held(&c);
 		events2 = events;
+	} else if (located) { /* second pass: the copy, of the same blocks */
+		c.i = 0;
+		struct scan_sink sink = { .ctx = &c, .event = copy_event, .header = ignore_header };
+		if (scan_pieces(&lo, 0, lo.n1, &sink, cause))
+			events2 = events;
+		else if (*cause == NULL)
+			*cause = xasprintf("%s changed while it was read", path);
+		ok = *cause == NULL;
+		*read += lo.bytes;
 	} else { /* second pass: the copy */
 		c.i = 0;
-		sink = (struct scan_sink){ .ctx = &c, .event = copy_event, .header = ignore_header };
-		ok = scan_file(path, false, &dev, &ino, &sink, &events2, cause);
+		struct scan_sink sink = { .ctx = &c, .event = copy_event, .header = ignore_header };
+		ok = scan_once(path, false, &dev, &ino, &sink, &events2, cause);
 	}
+	free_located(&lo);
 	if (ok && events2 != events) {
 		*cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
 		                   (unsigned long long)events, (unsigned long long)events2);
@@ -596,6 +974,13 @@ int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool f
 	int r = trace_out_close(c.out, cause);
 	free_crop(&c);
 	return r;
+}
+
+int crop_file(const char *path, const struct trace *t, int64_t w0, int64_t w1, const char *outp, bool force,
+              uint64_t *kept, uint64_t *total, char **cause)
+{
+	uint64_t read;
+	return crop_run(path, t, w0, w1, outp, force, kept, total, &read, cause);
 }
 
 int crop_main(int argc, char **argv)
@@ -682,23 +1067,29 @@ int crop_main(int argc, char **argv)
 	int64_t w0, w1, origin = t->start;
 	char *cause = NULL;
 	bool ok = window_of(t, step, from, to, have_to, &w0, &w1, &cause);
-	trace_free(t);
 	if (!ok) {
+		trace_free(t);
 		escape_say(stderr, "ttrace crop: %s", cause);
 		free(cause);
 		return 2;
 	}
-	uint64_t kept, total;
-	if (crop_file(path, w0, w1, outp, force, &kept, &total, &cause) != 0) {
+	uint64_t kept, total, read;
+	int r = crop_run(path, t, w0, w1, outp, force, &kept, &total, &read, &cause);
+	uint64_t bytes = t->bytes;
+	trace_free(t);
+	if (r != 0) {
 		escape_say(stderr, "ttrace crop: %s", cause);
 		free(cause);
 		return 1;
 	}
 	if (!quiet) {
-		char a[48], b[48];
-		escape_say(stderr, "ttrace crop: %s: %llu of %llu events, +%s to +%s from the start", outp,
+		char a[48], b[48], rb[32], tb[32], how[96] = "";
+		if (read > 0) /* the blocks the window needs, found by the map */
+			snprintf(how, sizeof how, " (read %s of %s)", timefmt_bytes((double)read, rb, sizeof rb),
+			         timefmt_bytes((double)bytes, tb, sizeof tb));
+		escape_say(stderr, "ttrace crop: %s: %llu of %llu events, +%s to +%s from the start%s", outp,
 		           (unsigned long long)kept, (unsigned long long)total, timefmt_dur(w0 - origin, a, sizeof a),
-		           timefmt_dur(w1 - origin, b, sizeof b));
+		           timefmt_dur(w1 - origin, b, sizeof b), how);
 	}
 	return 0;
 }

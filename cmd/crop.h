@@ -15,8 +15,10 @@
  *   last sample before it, so that the curves start at the right value;
  * - flows whose every event lies inside it (a flow that crosses an edge is dropped: the
  *   slice at its other end is not in the file); async (b/e/n) ids whose span overlaps it.
- * The input is read twice (the matching, then the copy); the window comes from the trace's
- * model, from its cache when there is one. */
+ * The window comes from the trace's model, from its cache when there is one; with the
+ * model's map of where the events lie (src/event_blocks.h), only the blocks of the file
+ * that the window needs are read, else the whole file, once (twice for a big window: the
+ * matching, then the copy). */
 #ifndef TT_CMD_CROP_H
 #define TT_CMD_CROP_H
 
@@ -28,10 +30,14 @@
  * a usage error. */
 int crop_main(int argc, char **argv);
 
+struct trace;
+
 /* Writes the events of PATH in [W0, W1) (its file's time, ns) to OUTP as above (FORCE: as
- * -f). Returns 0 with *KEPT of *TOTAL events, or -1 with *CAUSE (allocated), OUTP then not
- * left behind when crop_file created it. */
-int crop_file(const char *path, int64_t w0, int64_t w1, const char *outp, bool force, uint64_t *kept, uint64_t *total,
-              char **cause);
+ * -f), reading only the blocks of PATH that the window needs when T (PATH loaded; may be
+ * NULL) has a map of its events, else the whole file. Returns 0 with *KEPT of *TOTAL
+ * events, or -1 with *CAUSE (allocated), OUTP then not left behind when crop_file created
+ * it. */
+int crop_file(const char *path, const struct trace *t, int64_t w0, int64_t w1, const char *outp, bool force,
+              uint64_t *kept, uint64_t *total, char **cause);
 
 #endif

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/scan_keys.h"
+#include "cmd/scan_file.h"
+#include "parsers/scan_keys.h"
 #include "cmd/trace_out.h"
 #include "cmd/trace_paths.h"
 #include "lib/escape.h"
 #include "lib/xalloc.h"
 #include "parsers/chrome_scan.h"
-#include "parsers/input.h"
 #include "parsers/load.h"
 #include "record/map64.h"
 #include "src/ranks.h"
@@ -293,24 +293,6 @@ static void write_header(void *ctx, const char *key, uint32_t keylen, const char
 
 static void noop_event(void *ctx, const struct scan_event *ev) { (void)ctx, (void)ev; }
 
-/* Scans PATH through SINK; false with *CAUSE. */
-static bool scan_path(const char *path, const struct scan_sink *sink, char **cause)
-{
-	struct input *in = input_open(path, cause);
-	if (in == NULL)
-		return false;
-	struct scan_stats st;
-	char *why = NULL;
-	enum scan_result r = scan_run(in, sink, &st, &why);
-	input_close(in);
-	if (r == SCAN_OK || r == SCAN_TRUNCATED) {
-		free(why);
-		return true;
-	}
-	*cause = why != NULL ? why : xasprintf("cannot read %s", path);
-	return false;
-}
-
 static int rank_cmp(const void *a, const void *b)
 {
 	const struct trace *x = *(struct trace *const *)a, *y = *(struct trace *const *)b;
@@ -344,7 +326,7 @@ static int write_merge(struct trace **ts, int nt, enum align_mode mode, const ch
 			g.offset = rr.ranks[i].offset;
 			g.nk = 0;
 			struct scan_sink sink = { .ctx = &g, .event = copy_event, .header = ignore_header };
-			ok = scan_path(ts[i]->path, &sink, &cause);
+			ok = scan_file(ts[i]->path, SCAN_FILE_ANY, "merge", NULL, NULL, &sink, NULL, NULL, &cause);
 		}
 	}
 	if (ok) {
@@ -370,7 +352,7 @@ static int write_merge(struct trace **ts, int nt, enum align_mode mode, const ch
 		trace_out_write(g.out, "\n]", 2);
 		struct headers h = { g.out, 0 };
 		struct scan_sink sink = { .ctx = &h, .event = noop_event, .header = write_header };
-		ok = scan_path(ts[0]->path, &sink, &cause);
+		ok = scan_file(ts[0]->path, SCAN_FILE_ANY, "merge", NULL, NULL, &sink, NULL, NULL, &cause);
 	}
 	if (ok) {
 		char line[200];

@@ -49,5 +49,10 @@ struct test_knobs test_knobs(void)
 		knobs.crop_hold_set = true;
 		knobs.crop_hold = v;
 	}
+	if (number("TTRACE_TEST_BLOCK_SHIFT", 30, &v) && v >= 6)
+		knobs.block_shift = (unsigned)v;
+	const char *cr = getenv("TTRACE_TEST_CROP_READ");
+	if (cr != NULL)
+		knobs.crop_read = strcmp(cr, "full") == 0 ? 1 : strcmp(cr, "blocks") == 0 ? 2 : 0;
 	return knobs;
 }

@@ -26,6 +26,9 @@ struct test_knobs {
 	bool cache_times;          /* TTRACE_CACHE_TIMES: a cache read says how long its checks took */
 	bool crop_hold_set;        /* TTRACE_TEST_CROP_HOLD is set: ... */
 	uint64_t crop_hold;        /* ... crop holds at most this many bytes before it reads the file again */
+	unsigned block_shift;      /* TTRACE_TEST_BLOCK_SHIFT: a load maps its events in blocks of 2^N bytes (6-30) */
+	int crop_read;             /* TTRACE_TEST_CROP_READ: 1 "full": crop reads the whole file; 2 "blocks":
+	                            * the blocks it needs, however many (0: as it judges) */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

@@ -18,6 +18,7 @@
 #include "parsers/load_snapshots.h"
 #include "parsers/load_stream.h"
 #include "parsers/seekindex.h"
+#include "src/event_blocks.h"
 
 /* Files this big, plain and seekable, are parsed in parts on several threads. Smaller
  * ones are parsed in one piece: parts save 5-10% of a 50 MB file's load (0.19-0.21 s
@@ -362,6 +363,9 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	}
 	chrome_build_add_stats(b, &stats);
 	t->bytes = stats.bytes;
+	if (res != SCAN_OK || !event_blocks_ok(t, stats.events))
+		event_blocks_drop(t); /* a map short of events would crop wrongly */
+	event_blocks_done(t);
 	t->file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
 	bool compressed = input_codec(in) != INPUT_PLAIN;
 	set_args_store(t, in, side);

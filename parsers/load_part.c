@@ -11,6 +11,8 @@
 #include "lib/xalloc.h"
 #include "parsers/chrome_build.h"
 #include "parsers/load_snapshots.h"
+#include "parsers/scan_keys.h"
+#include "src/event_blocks.h"
 
 /* Each part after the first begins at a "}, {" found in this many bytes of its place. */
 #define SPLIT_WINDOW (1u << 20)
@@ -21,6 +23,28 @@ struct relay {
 	struct scan_sink rules;
 	struct part *part;
 };
+
+void load_block_facts(const struct scan_event *ev, uint32_t *flags, bool *timed, int64_t *end, uint64_t *series)
+{
+	char ph = ev->ph;
+	*timed = ev->has_ts && !ev->ts_nonfinite;
+	*flags = 0;
+	*end = ev->ts;
+	*series = 0;
+	if (ph == 'M')
+		*flags = EB_META;
+	else if (ph == 'B' || ph == 'E')
+		*flags = EB_BE;
+	else if (ev->has_id &&
+	         (ph == 'b' || ph == 'e' || ph == 'n' || ph == 'S' || ph == 'T' || ph == 'p' || ph == 'F'))
+		*flags = EB_ASYNC;
+	else if (*timed && ev->has_id && (ph == 's' || ph == 't' || ph == 'f'))
+		*flags = EB_FLOW;
+	else if (*timed && key_series(ev, series))
+		*flags = EB_CM;
+	if (*timed && ph == 'X' && ev->has_dur && ev->dur > 0)
+		*end = ev->ts > INT64_MAX - ev->dur ? INT64_MAX : ev->ts + ev->dur;
+}
 
 static void relay_event(void *ctx, const struct scan_event *ev)
 {
@@ -37,6 +61,12 @@ static void relay_event(void *ctx, const struct scan_event *ev)
 	/* only slices (X, and B whose args the slice keeps) show args */
 	if (r->part->side != NULL && ev->args_len > 2 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
 		args_side_add(r->part->side, ev->args_offset, ev->args_text, ev->args_len);
+	uint32_t flags;
+	bool timed;
+	int64_t end;
+	uint64_t series;
+	load_block_facts(ev, &flags, &timed, &end, &series);
+	event_block_note(r->part->t, ev->offset, flags, timed, ev->ts, end, ev->id, series);
 	r->rules.event(r->rules.ctx, ev);
 }
 

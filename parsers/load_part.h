@@ -32,6 +32,12 @@ struct part {
 	unsigned events; /* events seen (for slow_us) */
 };
 
+/* The facts of EV that the map of where the events lie keeps (src/event_blocks.h): its
+ * EB_* flags in *FLAGS, whether it is timed (a finite ts), its end in *END (ts + dur of a
+ * complete event, else ts), its series' key in *SERIES (with EB_CM, else 0); as cmd/crop.c
+ * tells the events apart. */
+void load_block_facts(const struct scan_event *ev, uint32_t *flags, bool *timed, int64_t *end, uint64_t *series);
+
 /* Scans P's input (P->range when P->ranged) through the Chrome rules into P's builder,
  * keeping args aside into P->side when it has one, serving the job's snapshots, counting
  * its progress and keeping its problems as P->t's warnings; the result and cause (owned by

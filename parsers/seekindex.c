@@ -489,6 +489,8 @@ struct seek_index *seek_index_restore(const void *blob, size_t len)
 
 static const struct args_store_ops store_ops = { store_read, store_memory, store_free, store_save };
 
+bool seek_store_reads_any(const struct args_store *st) { return st != NULL && st->ops == &store_ops; }
+
 struct args_store *seek_store_new(const char *path, const struct input_file *id, struct seek_index *x)
 {
 	struct seek_store *st = xcalloc(1, sizeof *st);

@@ -66,4 +66,8 @@ struct seek_index *seek_index_restore(const void *blob, size_t len);
  * when X is NULL (a plain file), else through X, which the store takes over. */
 struct args_store *seek_store_new(const char *path, const struct input_file *id, struct seek_index *x);
 
+/* Returns whether ST is a store seek_store_new made, whose reads give any range of the
+ * decompressed stream (not only args); false for NULL. */
+bool seek_store_reads_any(const struct args_store *st);
+
 #endif

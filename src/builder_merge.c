@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "src/event_blocks.h"
 
 /* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). The capacity
  * grows by half at least: a compressed stream is merged chunk by chunk, a thousand merges
@@ -63,6 +64,7 @@ static void append_draining(void **dst, uint32_t *n, uint32_t *cap, void **src, 
 void builder_merge(struct builder *dst, struct builder *src)
 {
 	struct trace *d = dst->t, *s = src->t;
+	event_blocks_merge(d, s);
 	uint32_t *smap = xmalloc(s->strings.n * sizeof *smap);
 	uint32_t *tmap = xmalloc((s->ntracks ? s->ntracks : 1) * sizeof *tmap);
 	uint32_t gpu_base = d->ngpu;

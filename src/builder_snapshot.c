@@ -106,6 +106,12 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	}
 	t->steps = NULL;
 	t->nsteps = 0;
+	t->blocks = NULL; /* a snapshot is drawn, never cropped */
+	t->nblocks = t->blocks_cap = 0;
+	t->series = NULL;
+	t->nseries = t->series_cap = 0;
+	t->series_slots = NULL;
+	t->series_nslots = 0;
 	t->cache_map = NULL;
 	t->cache_map_len = 0;
 	t->cache_note = NULL;

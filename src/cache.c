@@ -26,6 +26,7 @@
 #include "lib/xalloc.h"
 #include "src/cache_check.h"
 #include "src/cache_format.h"
+#include "src/event_blocks.h"
 
 /* One block to checksum: section S's block B. */
 struct verify_task {
@@ -415,6 +416,10 @@ static bool read_model(struct reader *r)
 	POINT_GROWN(flops, nflops, flops_cap, S_FLOPS);
 	POINT_GROWN(comm_ops, ncomm_ops, comm_ops_cap, S_COMM);
 	POINT(steps, nsteps, S_STEPS);
+	POINT_GROWN(blocks, nblocks, blocks_cap, S_BLOCKS);
+	POINT_GROWN(series, nseries, series_cap, S_SERIES);
+	if (t->nblocks > 0 && !event_blocks_ok(t, t->events))
+		return cache_refuse(&r->cause, "its map of the events does not add up");
 	return read_tracks(r) && read_counters(r) &&
 	       cache_check_model(r->t, r->h->file_bytes >= PARALLEL_MIN, &r->cause);
 }

@@ -30,7 +30,7 @@ const uint32_t cache_elem_size[S__COUNT] = {
 	[S_INSTANTS] = sizeof(struct instant), [S_MEM] = sizeof(struct mem_sample),
 	[S_FLOPS] = sizeof(struct flop_count), [S_COMM] = sizeof(struct comm_op),
 	[S_COUNTERS] = sizeof(struct ccounter), [S_COUNTER_TS] = sizeof(int64_t), [S_COUNTER_VAL] = sizeof(double),
-	[S_STEPS] = sizeof(struct step), [S_ARGS] = 1,
+	[S_STEPS] = sizeof(struct step), [S_ARGS] = 1, [S_BLOCKS] = sizeof(struct event_block), [S_SERIES] = sizeof(struct sample_series),
 };
 /* clang-format on */
 
@@ -93,6 +93,9 @@ static uint64_t layout_hash(void)
 		sizeof(struct header),
 		S__COUNT,
 		CACHE_BLOCK,
+		sizeof(struct event_block),
+		offsetof(struct event_block, flags),
+		sizeof(struct sample_series),
 	};
 	return checksum64(v, sizeof v, 0);
 }
@@ -159,7 +162,7 @@ const char *const cache_section_names[S__COUNT] = {
 	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
 	"GPU places", "wide ids", "GPU byte counts", "kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
-	"counters", "counter times", "counter values", "steps", "args store",
+	"counters", "counter times", "counter values", "steps", "args store", "event blocks", "sample series",
 };
 /* clang-format on */
 

@@ -27,7 +27,7 @@ enum section_kind {
 	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_LONG_DURS, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
 	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
 	S_PROCESSES, S_DEVICES, S_GPU, S_GPU_PLACES, S_WIDE_IDS, S_GPU_BYTES, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
-	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS,
+	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS, S_BLOCKS, S_SERIES,
 	S__COUNT
 };
 /* clang-format on */
@@ -60,7 +60,7 @@ struct meta {
 	uint64_t seed; /* the string table's slot hash seed */
 	uint64_t str_bytes;
 	int32_t rank, world_size, schema_version;
-	uint32_t status, backend, display_time_unit, clock, nwarnings, nslots;
+	uint32_t status, backend, display_time_unit, clock, nwarnings, nslots, block_shift;
 	uint8_t has_base, legacy, shared_launch, has_error;
 	struct quality quality;
 };
@@ -89,7 +89,7 @@ struct ccounter {
 #define CACHE_META_FIELDS(X)                                                                                         \
 	X(bytes) X(file_bytes) X(events) X(async_events) X(base_ns) X(start) X(end) X(rank) X(world_size)            \
 	X(schema_version) X(status) X(backend) X(display_time_unit) X(clock) X(has_base) X(legacy) X(shared_launch)  \
-	X(quality)
+	X(quality) X(block_shift)
 /* clang-format on */
 
 /* The fields of struct ctrack that hold a field of the track of the same name, as it is

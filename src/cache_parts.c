@@ -19,6 +19,14 @@ static const struct cache_field f_u32_count[] = { { "value", 0, 4, CV_COUNT } };
 static const struct cache_field f_u32_id[] = { { "value", 0, 4, CV_ID } };
 static const struct cache_field f_u64[] = { { "value", 0, 8, CV_OTHER } };
 static const struct cache_field f_time[] = { { "value", 0, 8, CV_TIME } };
+static const struct cache_field f_event_block[] = {
+	F(struct event_block, first, CV_COUNT), F(struct event_block, lo, CV_TIME), F(struct event_block, hi, CV_TIME),
+	F(struct event_block, cm_lo, CV_TIME), F(struct event_block, cm_hi, CV_TIME), F(struct event_block, flow_lo, CV_OTHER), F(struct event_block, flow_hi, CV_OTHER),
+	F(struct event_block, events, CV_COUNT), F(struct event_block, flags, CV_OTHER),
+};
+static const struct cache_field f_sample_series[] = {
+	F(struct sample_series, key, CV_OTHER), F(struct sample_series, min_ts, CV_TIME),
+};
 static const struct cache_field f_meta[] = {
 	F(struct meta, bytes, CV_COUNT), F(struct meta, file_bytes, CV_COUNT), F(struct meta, events, CV_COUNT),
 	F(struct meta, async_events, CV_COUNT), F(struct meta, count_by_ph[88], CV_COUNT),
@@ -26,7 +34,7 @@ static const struct cache_field f_meta[] = {
 	F(struct meta, seed, CV_OTHER), F(struct meta, str_bytes, CV_COUNT), F(struct meta, rank, CV_OTHER),
 	F(struct meta, world_size, CV_OTHER), F(struct meta, schema_version, CV_OTHER), F(struct meta, status, CV_ENUM),
 	F(struct meta, backend, CV_ID), F(struct meta, display_time_unit, CV_ID), F(struct meta, clock, CV_ID), F(struct meta, nwarnings, CV_COUNT),
-	F(struct meta, nslots, CV_COUNT), F(struct meta, has_base, CV_BOOL), F(struct meta, legacy, CV_BOOL),
+	F(struct meta, nslots, CV_COUNT), F(struct meta, block_shift, CV_OTHER), F(struct meta, has_base, CV_BOOL), F(struct meta, legacy, CV_BOOL),
 	F(struct meta, shared_launch, CV_BOOL), F(struct meta, has_error, CV_BOOL),
 	F(struct meta, quality.count[Q_CPU_PARTIAL_OVERLAP], CV_COUNT),
 	F(struct meta, quality.count[Q_TS_ZERO_OUTLIER], CV_COUNT),
@@ -172,6 +180,8 @@ static const struct {
 	[S_COUNTER_VAL] = { FIELDS(f_u64) },
 	[S_STEPS] = { FIELDS(f_step) },
 	[S_ARGS] = { FIELDS(f_byte) },
+	[S_BLOCKS] = { FIELDS(f_event_block) },
+	[S_SERIES] = { FIELDS(f_sample_series) },
 	[S__COUNT] = { FIELDS(f_header) },
 	[S__COUNT + 1] = { FIELDS(f_section) },
 };

@@ -278,6 +278,8 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	end(&w, S_COUNTER_VAL);
 	put_array(&w, S_STEPS, t->steps, t->nsteps);
 	put_array(&w, S_ARGS, args, args_len);
+	put_array(&w, S_BLOCKS, t->blocks, t->nblocks);
+	put_array(&w, S_SERIES, t->series, t->nseries);
 
 	h->file_bytes = w.off;
 	h->check = checksum64(h, offsetof(struct header, check), 0);

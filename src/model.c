@@ -333,6 +333,9 @@ void trace_free(struct trace *t)
 	release(t, t->comm_ops);
 	release(t, t->counters);
 	release(t, t->steps);
+	release(t, t->blocks);
+	release(t, t->series);
+	free(t->series_slots);
 	release(t, t->devices);
 	if (t->analyses != NULL)
 		t->free_analyses(t->analyses);

@@ -350,6 +350,37 @@ struct device_props {
 	int64_t total_global_mem;
 };
 
+/* What the events that begin in one block of the decompressed stream hold (trace.blocks):
+ * enough for a crop to know which blocks a window needs. Times are the scanner's, raw. */
+struct event_block {
+	uint64_t first;            /* offset of the first event's '{' in the block; UINT64_MAX: none */
+	int64_t lo, hi;            /* the earliest ts and the latest end (ts + dur of X) of its timed events */
+	int64_t cm_lo, cm_hi;      /* the earliest and latest ts of its counter (C) and [memory] samples */
+	uint64_t flow_lo, flow_hi; /* the least and greatest id of its timed flow events (lo > hi: none) */
+	uint32_t events;           /* events in it */
+	uint32_t flags;            /* EB_* */
+};
+
+/* What kinds of event a block holds (event_block.flags). */
+enum {
+	EB_META = 1u << 0,  /* M events */
+	EB_BE = 1u << 1,    /* B or E events */
+	EB_ASYNC = 1u << 2, /* async events (b e n S T p F) with an id */
+	EB_FLOW = 1u << 3,  /* timed flow events (s t f) with an id */
+	EB_CM = 1u << 4,    /* timed C events or [memory] instants */
+	EB__ALL = (1u << 5) - 1,
+};
+
+/* A series of counter or [memory] samples (its key as crop makes it: parsers/scan_keys.h
+ * key_series) and the time of its earliest sample. */
+struct sample_series {
+	uint64_t key;
+	int64_t min_ts;
+};
+
+/* Blocks of 1 MiB unless the test knob says otherwise. */
+#define EVENT_BLOCK_SHIFT 20
+
 struct trace {
 	char *path;
 	const char *codec;
@@ -429,6 +460,16 @@ struct trace {
 	uint32_t ncounters;
 	struct step *steps; /* CPU steps first, then GPU, each in time order */
 	uint32_t nsteps;
+	/* Where the file's events lie, for a crop that reads only what it needs (cmd/crop.c):
+	 * block k sums up the events whose '{' is in bytes [k << block_shift, (k + 1) <<
+	 * block_shift) of the decompressed stream. Kept only for a whole load that saw every
+	 * block's events (nblocks 0 otherwise). */
+	struct event_block *blocks;
+	uint32_t nblocks, blocks_cap, block_shift;
+	struct sample_series *series; /* every series of samples of the file (with the blocks) */
+	uint32_t nseries, series_cap;
+	uint32_t *series_slots; /* while loading: an open-addressing index of series (1 + i), or NULL */
+	uint32_t series_nslots;
 
 	uint64_t async_events;
 	struct quality quality;

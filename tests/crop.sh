@@ -196,6 +196,107 @@ is "$rc" 0 "a truncated input: cropped"
 python3 -c 'import json, sys; json.load(open(sys.argv[1])); print("valid")' "$TMP/t.json" >"$TMP/py.out" 2>&1
 like "$(cat "$TMP/py.out")" "valid" "... into valid JSON"
 
+# the blocks the window needs: with a map of where the events lie (made by the load, kept in
+# the cache: src/event_blocks.h), crop reads only those; the output is the same bytes as a
+# read of the whole file (TTRACE_TEST_CROP_READ=full), for every crop above and for windows
+# over a generated trace with flows across the edges, counters, [memory] samples, B/E and
+# async events, metadata at both ends and a header after the events, also as .gz and .zst
+# (read from their seek points); blocks of 64 bytes to 64 KB (TTRACE_TEST_BLOCK_SHIFT); in
+# one pass and in two (TTRACE_TEST_CROP_HOLD=0); TTRACE_TEST_CROP_READ=blocks: however many
+# blocks.
+python3 - "$TMP/gen.json" <<'PY'
+import sys
+ev = ['{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "host"}}']
+for i in range(4000):
+    t = i * 0.75
+    ev.append('{"ph": "X", "name": "op%d", "cat": "cpu_op", "pid": 1, "tid": %d, "ts": %.3f, "dur": %.3f, "args": {"External id": %d}}' % (i, 1 + i % 3, t, 0.5 + (i % 7) * 3, i))
+    if i % 5 == 0:
+        ev.append('{"ph": "s", "id": %d, "cat": "ac2g", "name": "f", "pid": 1, "tid": 1, "ts": %.3f}' % (i, t))
+        ev.append('{"ph": "f", "id": %d, "cat": "ac2g", "name": "f", "bp": "e", "pid": 2, "tid": 7, "ts": %.3f}' % (i, t + (i % 11) * 4))
+    if i % 37 == 0:
+        ev.append('{"ph": "C", "name": "mem", "pid": 1, "ts": %.3f, "args": {"v": %d}}' % (t, i))
+        ev.append('{"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": %.3f, "args": {"Device Type": 1, "Device Id": 0, "Total Allocated": %d, "Bytes": 1}}' % (t, i))
+    if i % 401 == 0:
+        ev.append('{"ph": "B", "name": "b%d", "pid": 1, "tid": 9, "ts": %.3f}' % (i, t))
+        ev.append('{"ph": "E", "pid": 1, "tid": 9, "ts": %.3f}' % (t + 600))
+    if i % 997 == 0:
+        ev.append('{"ph": "b", "id": %d, "cat": "a", "name": "async", "pid": 1, "tid": 1, "ts": %.3f}' % (i, t))
+        ev.append('{"ph": "e", "id": %d, "cat": "a", "name": "async", "pid": 1, "tid": 1, "ts": %.3f}' % (i, t + 50))
+ev.append('{"ph": "M", "name": "thread_name", "pid": 2, "tid": 7, "args": {"name": "stream 7"}}')
+open(sys.argv[1], 'w').write('{"schemaVersion": 1,\n"traceEvents": [\n' + ',\n'.join(ev) + '\n],\n"displayTimeUnit": "ms"}\n')
+PY
+gzip -c "$TMP/gen.json" >"$TMP/gen.json.gz"
+zstd -q -c "$TMP/gen.json" >"$TMP/gen.json.zst"
+bad=""
+same() { # same LABEL ARGS...: the crop read in blocks is the whole read's
+	label=$1
+	shift
+	TTRACE_TEST_CROP_READ=full "$TTRACE" crop -q -f "$@" -o "$TMP/full.json" 2>/dev/null
+	a=$?
+	TTRACE_TEST_CROP_READ=blocks "$TTRACE" crop -f "$@" -o "$TMP/blk.json" 2>"$TMP/blk.err"
+	b=$?
+	{ [ "$a:$b" = 0:0 ] && grep -q "(read " "$TMP/blk.err" && cmp -s "$TMP/full.json" "$TMP/blk.json"; } ||
+		bad="$bad [$label $a:$b]"
+}
+for sh in 6 9 12 16; do
+	export TTRACE_TEST_BLOCK_SHIFT=$sh
+	same "edges $sh" --from=100us --to=200us "$FX"
+	same "step1 $sh" --step=1 "$G"
+	same "step2 $sh" --step=2 "$G"
+	for w in 0:10us 100us:150us 1ms:1.2ms 1.5ms:2ms 2.9ms:4ms; do
+		same "gen $sh $w" --from="${w%%:*}" --to="${w#*:}" "$TMP/gen.json"
+	done
+	same "gen.json.gz $sh" --from=1ms --to=1.2ms "$TMP/gen.json.gz" # through the seek points
+	same "gen.json.zst $sh" --from=1ms --to=1.2ms "$TMP/gen.json.zst"
+	export TTRACE_TEST_CROP_HOLD=0 # two passes over the blocks
+	same "edges hold0 $sh" --from=100us --to=200us "$FX"
+	same "gen hold0 $sh" --from=1ms --to=1.2ms "$TMP/gen.json"
+	unset TTRACE_TEST_CROP_HOLD
+done
+unset TTRACE_TEST_BLOCK_SHIFT
+is "${bad:-none}" none "read in blocks (64 B to 64 KB; in one pass or two; plain, gzip, zstd): the same bytes as the whole file read, each window"
+# with the cache: ttrace index maps the events, crop reads that map and only what it needs
+no_cache=${TTRACE_NO_CACHE-}
+unset TTRACE_NO_CACHE
+TTRACE_CACHE_MIN=0 # a cache for this small file
+export TTRACE_CACHE_MIN
+TTRACE_TEST_BLOCK_SHIFT=12 "$TTRACE" index "$TMP/gen.json" >/dev/null 2>&1
+run crop -f --from=0.1ms --to=0.3ms "$TMP/gen.json" -o "$TMP/blk.json"
+size=$(wc -c <"$TMP/gen.json")
+like "$err" "(read " "with the cache: crop reads the blocks the window needs"
+read_kb=$(printf '%s\n' "$err" | sed -n 's/.*(read \([0-9]*\)[.0-9]* kB of.*/\1/p')
+[ -n "$read_kb" ] && [ "$read_kb" -lt $((size / 4000)) ]
+ok $? "... less than a quarter of the file (${read_kb:-?} kB)"
+TTRACE_TEST_CROP_READ=full "$TTRACE" crop -q -f --from=0.1ms --to=0.3ms "$TMP/gen.json" -o "$TMP/full.json"
+cmp -s "$TMP/full.json" "$TMP/blk.json"
+ok $? "... the same bytes as the whole file read"
+# a map that lies (a forged cache, its checksums made again: tests/cacheforge): a block of
+# the window that says its events end earlier than they do. What is read is not what the
+# map says: crop reads the whole file instead
+python3 - "$XDG_CACHE_HOME"/ttrace/gen.json-*.ttc "$TMP/gen.json" <<'PY' >"$TMP/forge.out" 2>&1
+import struct, sys
+c = bytearray(open(sys.argv[1], 'rb').read())
+src = open(sys.argv[2], 'rb').read()
+kind, elem, off, length = struct.unpack_from('<IIQQ', c, 168 + 40 * 32)
+assert kind == 40 and elem == 64, (kind, elem)  # src/cache_format.h S_BLOCKS, struct event_block
+shift = 12  # TTRACE_TEST_BLOCK_SHIFT of the index above
+k = src.index(b'"name": "op200", ') >> shift
+at = off + k * elem
+lo, hi = struct.unpack_from('<qq', c, at + 8)
+struct.pack_into('<q', c, at + 16, lo)
+open(sys.argv[1], 'wb').write(c)
+print('forged block', k)
+PY
+"$CACHEFORGE" "$XDG_CACHE_HOME"/ttrace/gen.json-*.ttc op200 op200 >>"$TMP/forge.out" 2>&1
+run crop -f --from=0.1ms --to=0.3ms "$TMP/gen.json" -o "$TMP/blk.json"
+TTRACE_TEST_CROP_READ=full "$TTRACE" crop -q -f --from=0.1ms --to=0.3ms "$TMP/gen.json" -o "$TMP/full.json"
+case $err in *"(read "*) read_blocks=yes ;; *) read_blocks=no ;; esac
+cmp -s "$TMP/full.json" "$TMP/blk.json"
+is "$?:$read_blocks:$(head -1 "$TMP/forge.out")" "0:no:forged block $(($(grep -b -o '"name": "op200", ' "$TMP/gen.json" | cut -d: -f1) >> 12))" \
+	"a cache whose map lies about a block of the window: the whole file read instead"
+unset TTRACE_CACHE_MIN
+[ -z "$no_cache" ] || export TTRACE_NO_CACHE="$no_cache"
+
 # ../shared/traces: a step of real traces, every format, checked as above
 SH="$srcdir/../shared/traces"
 if [ -d "$SH" ]; then
@@ -210,6 +311,11 @@ if [ -d "$SH" ]; then
 			"$TTRACE" crop -q --from=0 --to=50ms "$SH/$f" -o "$TMP/r.json.zst"
 		fi
 		ok $? "$f: cropped (step ${step:-none: the first 50 ms})"
+		TTRACE_TEST_CROP_READ=full "$TTRACE" crop -q --step="${step:-0}" "$SH/$f" -o "$TMP/rf.json.zst" 2>/dev/null ||
+			TTRACE_TEST_CROP_READ=full "$TTRACE" crop -q -f --from=0 --to=50ms "$SH/$f" -o "$TMP/rf.json.zst"
+		cmp -s "$TMP/r.json.zst" "$TMP/rf.json.zst"
+		ok $? "$f: the same bytes as the whole file read"
+		rm -f "$TMP/rf.json.zst"
 		zstd -qdc "$TMP/r.json.zst" >"$TMP/r.json"
 		w=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["ttraceCrop"]; print(c["from_ns"], c["to_ns"])' "$TMP/r.json")
 		ok $? "$f: valid JSON"

@@ -62,7 +62,7 @@ static void crop_done(void *ctx, struct app *app, const char *text, bool accepte
 	uint64_t kept, total;
 	char *cause = NULL, da[48], db[48], shown[300];
 	escape_term_buf(out, strlen(out), shown, sizeof shown);
-	if (crop_file(t->path, a, b, out, false, &kept, &total, &cause) != 0) {
+	if (crop_file(t->path, t, a, b, out, false, &kept, &total, &cause) != 0) {
 		char why[400];
 		escape_term_buf(cause, strlen(cause), why, sizeof why);
 		view_status(v, "crop: %s", why);
