@@ -218,6 +218,21 @@ static char *recorder_path(char **cause)
 	return NULL;
 }
 
+void record_say_library(FILE *f)
+{
+	if (!can_record()) {
+		fputs("recorder: not in this build (configure found no CUPTI)\n", f);
+		return;
+	}
+	char *cause = NULL, *lib = recorder_path(&cause);
+	if (lib != NULL)
+		escape_say(f, "recorder: %s", lib);
+	else
+		escape_say(f, "recorder: %s", cause);
+	free(lib);
+	free(cause);
+}
+
 /* mkdir -p PATH with mode 0755. Returns 0, or -1 with errno. */
 static int make_dirs(const char *path)
 {

@@ -9,6 +9,8 @@ like "$out" "--report=summary" "--help lists --report"
 run --version
 is "$rc" 0 "--version exits 0"
 like "$out" "ttrace " "--version prints the name"
+like "$out" "
+recorder: " "--version says which recorder library record would inject (or why none)"
 run
 is "$rc" 2 "no trace is a usage error"
 like "$err" "no trace given" "and says so"

@@ -22,6 +22,10 @@ like "$out" "not a dynamic executable" "ldd finds no dynamic dependency"
 out=$(env -i "$SB" --version)
 like "$out" "build: static, for $ARCH-linux-gnu" "--version: a static build, its target"
 like "$out" "libraries: ncurses " "--version: the libraries linked in"
+if [ -f "$srcdir/static/libttrace-record-$ARCH.so" ]; then
+	like "$out" "recorder: $(cd "$srcdir/static" && pwd -P)/libttrace-record-$ARCH.so" \
+		"--version: the recorder library beside it, by its own name"
+fi
 (cd "$srcdir/static" && sha256sum -c --quiet "ttrace-$ARCH.sha256")
 ok $? "its SHA-256 sum, beside it, checks"
 

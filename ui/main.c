@@ -536,6 +536,8 @@ static void print_version(void)
 	printf("build: dynamic (the libraries below are loaded at run time)\n");
 #endif
 	printf("libraries: %s, %s\n", tty_curses_version(), libs);
+	fflush(stdout);
+	record_say_library(stdout);
 }
 
 int main(int argc, char **argv)
