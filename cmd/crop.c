@@ -1,6 +1,9 @@
-/* crop.c: the crop subcommand (see crop.h). Two scans of the input: the first matches
- * what needs matching (B/E pairs, flows, async ids, the last counter samples before the
- * window) into a bit per event; the second copies the kept events' bytes. */
+/* crop.c: the crop subcommand (see crop.h). The first scan matches what needs matching
+ * (B/E pairs, flows, async ids, the last counter samples before the window) into a bit per
+ * event, holding the texts that may be kept; when they outgrow the hold limit a second scan
+ * copies the kept events' bytes. Either scan reads the whole input, or, where the trace's
+ * map of event blocks (src/event_blocks.h) says which, only the blocks the window needs
+ * ("located" below), each checked against the map, falling back to the whole input. */
 #include "cmd/crop.h"
 
 #include <getopt.h>
