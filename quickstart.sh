@@ -9,16 +9,20 @@ need="autoconf automake make gcc pkg-config libncurses-dev libcjson-dev libzstd-
 # a static build also needs dpkg-source, for cJSON's source package (Debian ships no
 # static cJSON library)
 [ "${1:-run}" != static ] || need="$need dpkg-dev"
-missing=""
-for p in $need; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+# missing_of PACKAGES: those of them not installed, each after a space
+missing_of() {
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || printf ' %s' "$p"
+	done
+}
+missing=$(missing_of $need)
 if [ -n "$missing" ]; then
-	SUDO=""
-	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	echo "quickstart: installing$missing"
-	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure -q
@@ -42,10 +46,6 @@ make -s -j"$jobs"
 # Ours looks where the machine keeps its own first (TERMINFO, ~/.terminfo, TERMINFO_DIRS,
 # then the directories in TERMINFO_DIRS_BUILTIN below) and falls back to the descriptions
 # in FALLBACK_TERMS, compiled in from ncurses' terminfo.src.
-as_root() {
-	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
 cjson_source() {
 	if ! ls static/work/src/cjson-*/cJSON.c >/dev/null 2>&1; then
 		mkdir -p static/work/src
@@ -163,10 +163,7 @@ build_static() {
 	# aarch64 (Grace nodes): Debian's cross compiler and the arm64 libraries
 	pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libncurses-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 libcjson-dev:arm64 qemu-user-static libstdc++6:arm64"
 	# (qemu and libstdc++6:arm64 for tests/static.sh: the recorder demangles through libstdc++)
-	missing=""
-	for p in $pkgs; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-	done
+	missing=$(missing_of $pkgs)
 	if [ -n "$missing" ]; then
 		echo "quickstart: installing$missing"
 		dpkg --print-foreign-architectures | grep -qx arm64 || as_root dpkg --add-architecture arm64

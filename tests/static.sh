@@ -36,23 +36,44 @@ same() { # same A B: the files are the same but for the load times
 	sed 's/loaded in [0-9.]* s/loaded in - s/' "$2" >"$2.m"
 	cmp -s "$1.m" "$2.m"
 }
-n=0
-bad=""
-for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.json "$srcdir"/tests/fixtures/comm-stats/*.json \
-	"$srcdir"/tests/fixtures/crop/*.json; do
-	for r in summary overview kernels operators gaps memory advice distributed; do
-		for j in "" --json; do
-			env -i "$SB" -q --report=$r $j "$f" >"$TMP/s.out" 2>"$TMP/s.err"
-			a=$?
-			"$TTRACE" -q --report=$r $j "$f" >"$TMP/d.out" 2>"$TMP/d.err"
-			b=$?
-			if [ $a != $b ] || ! same "$TMP/s.out" "$TMP/d.out" || ! cmp -s "$TMP/s.err" "$TMP/d.err"; then
-				bad="$bad $(basename "$f"):$r$j"
-			fi
-			n=$((n + 1))
+# The builds compared, each run with an empty environment
+static_x86() { env -i "$SB" "$@"; }
+dynamic() { "$TTRACE" "$@"; }
+static_qemu() { env -i "$QEMU" "$SA" "$@"; }
+
+# same_reports A B: runs every report, text and JSON, on the fixtures with the commands A
+# and B; sets n (reports) and bad (those whose output, errors or status differ)
+same_reports() {
+	n=0
+	bad=""
+	for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.json \
+		"$srcdir"/tests/fixtures/comm-stats/*.json "$srcdir"/tests/fixtures/crop/*.json; do
+		for r in summary overview kernels operators gaps memory advice distributed; do
+			for j in "" --json; do
+				"$1" -q --report=$r $j "$f" >"$TMP/a.out" 2>"$TMP/a.err"
+				a=$?
+				"$2" -q --report=$r $j "$f" >"$TMP/b.out" 2>"$TMP/b.err"
+				b=$?
+				if [ $a != $b ] || ! same "$TMP/a.out" "$TMP/b.out" || ! cmp -s "$TMP/a.err" "$TMP/b.err"; then
+					bad="$bad $(basename "$f"):$r$j"
+				fi
+				n=$((n + 1))
+			done
 		done
 	done
-done
+}
+
+# suite_passes TAP MIN DESCRIPTION: a test suite's output TAP (and its status in $st) passed
+# whole, with more than MIN points; the first failures shown
+suite_passes() {
+	nok=$(grep -c '^not ok' "$1")
+	nall=$(grep -c -E '^(ok|not ok)' "$1")
+	[ "$st" = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt "$2" ]
+	ok $? "$3: $((nall - nok)) of $nall pass"
+	[ "$nok" = 0 ] || grep -A3 '^not ok' "$1" | head -20 | sed 's/^/#   /'
+}
+
+same_reports static_x86 dynamic
 is "${bad:-none}" none "$n reports on the fixtures: byte for byte the dynamic build's (differing: ${bad:-none})"
 env -i "$SB" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/s.scr"
 "$TTRACE" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/d.scr"
@@ -70,23 +91,7 @@ if [ "$ARCH" = x86_64 ] && { [ -x "$SA" ] || [ -n "${TTRACE_REQUIRE_STATIC:-}" ]
 	like "$out" "build: static, for aarch64-linux-gnu" "aarch64 --version: a static build for aarch64"
 	(cd "$srcdir/static" && sha256sum -c --quiet ttrace-aarch64.sha256)
 	ok $? "its SHA-256 sum checks"
-	n=0
-	bad=""
-	for f in "$srcdir"/tests/fixtures/*.json "$srcdir"/tests/fixtures/overview/*.json "$srcdir"/tests/fixtures/comm-stats/*.json \
-		"$srcdir"/tests/fixtures/crop/*.json; do
-		for r in summary overview kernels operators gaps memory advice distributed; do
-			for j in "" --json; do
-				env -i "$QEMU" "$SA" -q --report=$r $j "$f" >"$TMP/a.out" 2>"$TMP/a.err"
-				a=$?
-				env -i "$SB" -q --report=$r $j "$f" >"$TMP/s.out" 2>"$TMP/s.err"
-				b=$?
-				if [ $a != $b ] || ! same "$TMP/a.out" "$TMP/s.out" || ! cmp -s "$TMP/a.err" "$TMP/s.err"; then
-					bad="$bad $(basename "$f"):$r$j"
-				fi
-				n=$((n + 1))
-			done
-		done
-	done
+	same_reports static_qemu static_x86
 	is "${bad:-none}" none "$n reports on the fixtures from aarch64 under qemu: byte for byte x86-64's (differing: ${bad:-none})"
 	env -i "$QEMU" "$SA" --dump-screen --size=120x40 "$srcdir/examples/dlrm-rank0-v100-nccl.pt.trace.json.gz" >"$TMP/a.scr"
 	cmp -s "$TMP/a.scr" "$TMP/s.scr"
@@ -124,11 +129,7 @@ L="$srcdir/static/libttrace-record-$ARCH.so"
 if [ -f "$L" ] && [ -x "${RECORD_DRIVER:-}" ] && [ -f "${FAKE_CUPTI:-}" ]; then
 	RECORD_LIB="$L" sh "$srcdir/tests/record.sh" >"$TMP/rec.tap" 2>&1
 	st=$?
-	nok=$(grep -c '^not ok' "$TMP/rec.tap")
-	nall=$(grep -c -E '^(ok|not ok)' "$TMP/rec.tap")
-	[ $st = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 100 ]
-	ok $? "tests/record.sh with static/libttrace-record-$ARCH.so: $((nall - nok)) of $nall pass"
-	[ "$nok" = 0 ] || grep '^not ok' "$TMP/rec.tap" | head -5 | sed 's/^/#   /'
+	suite_passes "$TMP/rec.tap" 100 "tests/record.sh with static/libttrace-record-$ARCH.so"
 	env -i TTRACE_CUPTI_LIB="$FAKE_CUPTI" "$SB" record -o "$TMP/r.json" -- "$RECORD_DRIVER" basic >/dev/null 2>"$TMP/r.err"
 	is "$?:$("$TTRACE" --report=summary --json "$TMP/r.json" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["files"][0]["status"])' 2>&1)" \
 		"0:ok" "the static ttrace records (env -i), with the recorder library beside it"
@@ -151,11 +152,7 @@ if [ "$ARCH" = x86_64 ] && [ -f "$L" ] && [ -n "$QEMU" ] && [ -n "$CUPTI_CFLAGS"
 	RECORD_LIB="$L" FAKE_CUPTI="$TMP/a64/libfakecupti.so" RECORD_DRIVER="$TMP/a64/run-driver" \
 		sh "$srcdir/tests/record.sh" >"$TMP/rec64.tap" 2>&1
 	st=$?
-	nok=$(grep -c '^not ok' "$TMP/rec64.tap")
-	nall=$(grep -c -E '^(ok|not ok)' "$TMP/rec64.tap")
-	[ $st = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 100 ]
-	ok $? "tests/record.sh with static/libttrace-record-aarch64.so under qemu: $((nall - nok)) of $nall pass"
-	[ "$nok" = 0 ] || grep -A3 '^not ok' "$TMP/rec64.tap" | head -20 | sed 's/^/#   /'
+	suite_passes "$TMP/rec64.tap" 100 "tests/record.sh with static/libttrace-record-aarch64.so under qemu"
 elif [ -f "$L" ] && [ -n "${TTRACE_REQUIRE_STATIC:-}" ]; then
 	ok 1 "the aarch64 recorder run under qemu (needs qemu, aarch64-linux-gnu-gcc, CUPTI's headers, libc6:arm64)"
 fi
@@ -166,11 +163,7 @@ fi
 for t in screen tmux; do
 	TTRACE="$SB" sh "$srcdir/tests/$t.sh" >"$TMP/$t.tap" 2>&1
 	st=$?
-	nok=$(grep -c '^not ok' "$TMP/$t.tap")
-	nall=$(grep -c -E '^(ok|not ok)' "$TMP/$t.tap")
-	[ $st = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 0 ]
-	ok $? "tests/$t.sh with the static binary: $((nall - nok)) of $nall pass"
-	[ "$nok" = 0 ] || grep '^not ok' "$TMP/$t.tap" | head -5 | sed 's/^/#   /'
+	suite_passes "$TMP/$t.tap" 0 "tests/$t.sh with the static binary"
 done
 
 # the timeline in a terminal, with an empty environment but TERM and a locale: one the C
