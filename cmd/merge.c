@@ -17,11 +17,12 @@
 #include "lib/xalloc.h"
 #include "parsers/chrome_scan.h"
 #include "parsers/load.h"
+#include "parsers/merged_file.h"
+#include "lib/tmath.h"
 #include "record/map64.h"
 #include "src/ranks.h"
 
-#define MERGE_PID_STRIDE 100000 /* a rank's pids: (position + 1) * stride + the process's place */
-#define MERGE_ID_SHIFT 40       /* ids and correlations: the rank position above these bits */
+#define MERGE_ID_SHIFT 40 /* ids and correlations: the rank position above these bits */
 
 static void usage(FILE *f)
 {
@@ -176,7 +177,7 @@ static struct proc *proc_of(struct merge *g, const struct scan_event *ev)
 	return &g->procs[at - 1];
 }
 
-static long long new_pid(const struct proc *p) { return (long long)(p->pos + 1) * MERGE_PID_STRIDE + p->k; }
+static long long new_pid(const struct proc *p) { return (long long)(p->pos + 1) * MERGED_PID_STRIDE + p->k; }
 
 /* Writes the id or count at [V, VE) moved into the rank's range: a whole number plus the
  * rank position above MERGE_ID_SHIFT, a string prefixed "rN:"; anything else as it is. */
@@ -293,6 +294,52 @@ static void write_header(void *ctx, const char *key, uint32_t keylen, const char
 
 static void noop_event(void *ctx, const struct scan_event *ev) { (void)ctx, (void)ev; }
 
+static int64_t base_of(const struct trace *t) { return t->has_base ? t->base_ns : 0; }
+
+/* What is added to the times of rank I: its offset, and the difference of its base time and
+ * the first rank's (the header's), so that its times are on that base, lined up. */
+static int64_t shift_of(struct trace **ts, const struct rank_report *rr, int i)
+{
+	return tt_add(tt_sub(base_of(ts[i]), base_of(ts[0])), rr->ranks[i].offset);
+}
+
+/* The first key, before the events, so that ttrace finds it reading the beginning alone
+ * (parsers/merged_file.h): the alignment, and each rank's number, offset, pids, file and
+ * distributedInfo. */
+static void write_key(struct trace_out *out, struct trace **ts, int nt, enum align_mode mode,
+                      const struct rank_report *rr)
+{
+	char line[240];
+	int ln =
+		snprintf(line, sizeof line, "{\"ttraceMerge\": {\"align\": \"%s\", \"residual_ns\": %lld, \"ranks\": [",
+	                 align_mode_name(mode), (long long)rr->residual);
+	trace_out_write(out, line, (size_t)ln);
+	for (int i = 0; i < nt; i++) {
+		ln = snprintf(line, sizeof line,
+		              "%s\n  {\"rank\": %d, \"world_size\": %d, \"offset_ns\": %lld, \"shift_ns\": %lld, "
+		              "\"pid_base\": %lld, ",
+		              i ? "," : "", rr->ranks[i].rank, ts[i]->world_size, (long long)rr->ranks[i].offset,
+		              (long long)shift_of(ts, rr, i), (long long)(i + 1) * MERGED_PID_STRIDE);
+		trace_out_write(out, line, (size_t)ln);
+		if (ts[i]->has_base) {
+			/* a string: epoch-sized, more digits than a double holds */
+			ln = snprintf(line, sizeof line, "\"base_ns\": \"%lld\", ", (long long)ts[i]->base_ns);
+			trace_out_write(out, line, (size_t)ln);
+		}
+		trace_out_write(out, "\"source\": ", 10);
+		const char *base = strrchr(ts[i]->path, '/');
+		base = base != NULL ? base + 1 : ts[i]->path;
+		trace_out_json_string(out, base, strlen(base));
+		if (ts[i]->backend != 0) {
+			const char *b = strtab_get(&ts[i]->strings, ts[i]->backend);
+			trace_out_write(out, ", \"backend\": ", 13);
+			trace_out_json_string(out, b, strlen(b));
+		}
+		trace_out_write(out, "}", 1);
+	}
+	trace_out_write(out, "]}", 2);
+}
+
 static int rank_cmp(const void *a, const void *b)
 {
 	const struct trace *x = *(struct trace *const *)a, *y = *(struct trace *const *)b;
@@ -320,10 +367,11 @@ static int write_merge(struct trace **ts, int nt, enum align_mode mode, const ch
 	free(avoid);
 	bool ok = g.out != NULL;
 	if (ok) {
-		trace_out_write(g.out, "{\"traceEvents\": [\n", 18);
+		write_key(g.out, ts, nt, mode, &rr);
+		trace_out_write(g.out, ",\n\"traceEvents\": [\n", 19);
 		for (int i = 0; i < nt && ok; i++) {
 			g.pos = i;
-			g.offset = rr.ranks[i].offset;
+			g.offset = shift_of(ts, &rr, i);
 			g.nk = 0;
 			struct scan_sink sink = { .ctx = &g, .event = copy_event, .header = ignore_header };
 			ok = scan_file(ts[i]->path, SCAN_FILE_ANY, "merge", NULL, NULL, &sink, NULL, NULL, &cause);
@@ -355,23 +403,7 @@ static int write_merge(struct trace **ts, int nt, enum align_mode mode, const ch
 		ok = scan_file(ts[0]->path, SCAN_FILE_ANY, "merge", NULL, NULL, &sink, NULL, NULL, &cause);
 	}
 	if (ok) {
-		char line[200];
-		int ln = snprintf(line, sizeof line,
-		                  ",\n\"ttraceMerge\": {\"align\": \"%s\", \"residual_ns\": %lld, \"ranks\": [",
-		                  align_mode_name(mode), (long long)rr.residual);
-		trace_out_write(g.out, line, (size_t)ln);
-		for (int i = 0; i < nt; i++) {
-			ln = snprintf(
-				line, sizeof line,
-				"%s{\"rank\": %d, \"offset_ns\": %lld, \"pid_base\": %lld, \"source\": ", i ? ", " : "",
-				rr.ranks[i].rank, (long long)rr.ranks[i].offset, (long long)(i + 1) * MERGE_PID_STRIDE);
-			trace_out_write(g.out, line, (size_t)ln);
-			const char *base = strrchr(ts[i]->path, '/');
-			base = base != NULL ? base + 1 : ts[i]->path;
-			trace_out_json_string(g.out, base, strlen(base));
-			trace_out_write(g.out, "}", 1);
-		}
-		trace_out_write(g.out, "]}}\n", 4);
+		trace_out_write(g.out, "}\n", 2);
 		if (trace_out_close(g.out, &cause) != 0)
 			ok = false;
 		g.out = NULL;
@@ -442,6 +474,22 @@ int merge_main(int argc, char **argv)
 			free(files);
 			return 2;
 		}
+	for (int i = 0; i < n; i++) {
+		struct merged_file mf;
+		char *cause = NULL;
+		int rc = merged_file_read(files[i], &mf, &cause);
+		free(cause);
+		if (rc != 0) {
+			if (rc == 1)
+				merged_file_release(&mf);
+			escape_say(stderr, "ttrace merge: %s was written by ttrace merge: give the ranks' own files",
+			           files[i]);
+			for (int k = 0; k < n; k++)
+				free(files[k]);
+			free(files);
+			return 1;
+		}
+	}
 	struct trace **ts = xcalloc((size_t)n + 1, sizeof *ts);
 	struct load_options lo = { 0 };
 	lo.quiet = true;

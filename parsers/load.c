@@ -104,6 +104,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 		s->snap = snap_start(&s->opt, paths[0], n, first_size, &s->shared, s->t0);
 	for (int i = 0; i < n; i++) {
 		s->pool.jobs[i].path = paths[i];
+		s->pool.jobs[i].merged = s->opt.merged != NULL ? s->opt.merged[i] : NULL;
 		s->pool.jobs[i].opt = &s->opt;
 		s->pool.jobs[i].shared = &s->shared;
 		s->pool.jobs[i].snap = i == 0 ? s->snap : NULL;

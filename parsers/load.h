@@ -15,6 +15,8 @@
 
 #include "src/model.h"
 
+struct merged_rank;
+
 /* When snapshots of a load in progress are made (load_start with one file). */
 struct snapshot_policy {
 	double first_after;  /* the first, this many seconds after the start */
@@ -46,6 +48,11 @@ struct load_options {
 	                        * status, error and what was done with its cache */
 	bool snapshots;        /* load_start: make snapshots of the first file (load_take_snapshot) */
 	struct snapshot_policy snapshot_policy;
+	/* merged[i], when MERGED and it are not NULL: file i is that rank of a merged trace
+	 * (parsers/merged_file.h), read alone: its processes, its times moved back, its
+	 * distributedInfo; such a load neither reads nor writes a cache (the file's cache
+	 * would hold every rank). MERGED[0..n) must outlive the load. */
+	const struct merged_rank *const *merged;
 };
 
 /* A load reads a regular file's valid cache instead of parsing it, and writes the cache of

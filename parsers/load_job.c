@@ -13,6 +13,7 @@
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
+#include "parsers/merged_file.h"
 #include "parsers/chrome_build.h"
 #include "parsers/load_part.h"
 #include "parsers/load_snapshots.h"
@@ -398,7 +399,8 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	builder_finish(b);
 	/* A cut file that holds no base may have lost it (Kineto writes it after the events);
 	 * it did only when its times are relative: epoch-sized times are absolute already. */
-	if (t->status == LOAD_TRUNCATED && !t->has_base && t->events > 0 && !model_time_is_epoch(t->start))
+	if (t->status == LOAD_TRUNCATED && !t->has_base && j->merged == NULL && t->events > 0 &&
+	    !model_time_is_epoch(t->start))
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
 		              "events), so this file cannot be aligned with other ranks on absolute time");
 	t->load_seconds = monotime_seconds() - t0;
@@ -421,12 +423,26 @@ static void keep_outcome(struct job *j)
 	j->out = o;
 }
 
+/* One rank of a merged trace: named after its own file, its shift kept (for a crop of it). */
+static void name_merged(struct trace *t, const struct merged_rank *m)
+{
+	const char *src = m->source != NULL ? m->source : "?";
+	size_t n = strlen(t->path) + strlen(src) + 40;
+	t->name = xmalloc(n);
+	if (m->source != NULL)
+		snprintf(t->name, n, "%s [%s]", t->path, src);
+	else
+		snprintf(t->name, n, "%s [rank %d]", t->path, m->rank);
+	t->merged = true;
+	t->merged_shift = m->shift_ns;
+}
+
 void load_job_run(struct job *j)
 {
 	bool index_only = j->opt != NULL && j->opt->index_only;
 	/* a file too small to be worth a cache still uses one that ttrace index wrote */
-	bool cached = cache_dir_wanted(j->path, index_only);
-	bool readable = cached || cache_dir_readable(j->path);
+	bool cached = j->merged == NULL && cache_dir_wanted(j->path, index_only);
+	bool readable = cached || (j->merged == NULL && cache_dir_readable(j->path));
 	struct cache_key key;
 	char *note = NULL;
 	bool damaged = false;
@@ -452,6 +468,8 @@ void load_job_run(struct job *j)
 	parse_job(j);
 	snap_close(j->snap);
 	struct trace *t = j->out;
+	if (j->merged != NULL)
+		name_merged(t, j->merged);
 	t->cache_note = note; /* why the cache was not used, until the save says more */
 	t->cache_damaged = damaged;
 	if (cached && t->status != LOAD_FAILED) {

@@ -27,6 +27,7 @@ struct snap;
 
 struct job {
 	const char *path;
+	const struct merged_rank *merged; /* one rank of a merged trace (load_options.merged), or NULL */
 	const struct load_options *opt;
 	struct trace *out;
 	struct progress_shared *shared;

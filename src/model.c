@@ -340,6 +340,7 @@ void trace_free(struct trace *t)
 	if (t->analyses != NULL)
 		t->free_analyses(t->analyses);
 	free(t->path);
+	free(t->name);
 	free(t->error);
 	strtab_free(&t->strings);
 	free(t->cache_note);

@@ -383,6 +383,10 @@ struct sample_series {
 
 struct trace {
 	char *path;
+	char *name;           /* how reports and the screen name it: the path, or for one rank of a
+	                       * merged trace "PATH [its own file's name]" (trace_name) */
+	bool merged;          /* one rank of a merged trace (parsers/merged_file.h) ... */
+	int64_t merged_shift; /* ... whose times were moved by this much in the file */
 	const char *codec;
 	bool regular; /* read from a regular file, the one file_dev/file_ino name */
 	uint64_t file_dev, file_ino;
@@ -620,5 +624,7 @@ void trace_warn_group(struct trace *t, uint8_t group, uint8_t max, const char *f
 	__attribute__((format(printf, 4, 5)));
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void trace_free(struct trace *t);
+/* How reports and the screen name T: its name when it has one, else its path; T owns it. */
+static inline const char *trace_name(const struct trace *t) { return t->name != NULL ? t->name : t->path; }
 
 #endif

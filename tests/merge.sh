@@ -25,7 +25,7 @@ is "$(jq "$TMP/d.json" "[r['offset_ns'] for r in d['ranks']]")" "[0, -5000000, 0
 	"the offsets are --report=distributed's"
 is "$(jq "$TMP/m.json" "sorted(k for k in d)")" "['deviceProperties', 'schemaVersion', 'traceEvents', 'ttraceMerge']" \
 	"header: the first rank's keys but distributedInfo, and ttraceMerge"
-"$TTRACE" --dump-model "$TMP/m.json" >"$TMP/m.dump"
+"$TTRACE" --dump-model --merged-as-one "$TMP/m.json" >"$TMP/m.dump"
 for r in 0 1 2; do
 	"$TTRACE" --dump-model "$D/rank$r.json" >"$TMP/r.dump"
 	off=$(jq "$TMP/m.json" "d['ttraceMerge']['ranks'][$r]['offset_ns']")
@@ -104,6 +104,106 @@ is "$rc" 1 "a missing input: error"
 [ ! -e "$TMP/x.json" ]
 ok $? "... and no output"
 
+# read back: a merged file opens as the ranks it holds, each with its own file's figures
+SAME="$srcdir/tests/tools/same_figures.py"
+REPORTS="summary overview operators kernels memory gaps distributed advice"
+# same_reports A B: every report's JSON of A (the ranks' files) and of B (a merged file)
+# hold the same figures; prints the reports that differ, and why
+same_reports() {
+	for r in $REPORTS; do
+		"$TTRACE" --report=$r --json "$1" >"$TMP/sa.json" 2>"$TMP/sa.err"
+		"$TTRACE" --report=$r --json "$2" >"$TMP/sb.json" 2>"$TMP/sb.err"
+		o=$(python3 "$SAME" "$TMP/sa.json" "$TMP/sb.json") || echo "$r: $o"
+		cmp -s "$TMP/sa.err" "$TMP/sb.err" || echo "$r: stderr: $(cat "$TMP/sb.err")"
+	done
+}
+for f in m.json m.json.gz m.json.zst; do
+	is "$(same_reports "$D" "$TMP/$f")" "" "$f read back: every report's figures as the ranks' files' ($REPORTS)"
+done
+"$TTRACE" --report=summary --json "$TMP/m.json" >"$TMP/s.json"
+is "$(jq "$TMP/s.json" "[(f['path'][-6:], f['rank'], f['world_size'], f['events']) for f in d['files']]")" \
+	"[('m.json', 0, 3, 60), ('m.json', 1, 3, 60), ('m.json', 2, 3, 60)]" \
+	"... three ranks of one file, each its distributedInfo, its 56 events and its 4 process names"
+"$TTRACE" --report=summary --json --merged-as-one "$TMP/m.json" >"$TMP/s.json"
+is "$(jq "$TMP/s.json" "[(f['rank'], f['events']) for f in d['files']]")" "[(None, 180)]" \
+	"--merged-as-one: one trace, as Perfetto shows it"
+"$TTRACE" --report=overview --json --merged-as-one "$TMP/m.json" >"$TMP/one.json"
+"$TTRACE" --report=overview --json "$D" >"$TMP/dir.json"
+python3 "$SAME" "$TMP/dir.json" "$TMP/one.json" >/dev/null
+is "$?" 1 "... whose figures are not the ranks' (the comparison can fail)"
+
+# ranks whose files have different base times (Kineto's baseTimeNanoseconds): the same
+# instants, so the same merged file, read back the same
+python3 - "$D" "$TMP/based" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst)
+for name in sorted(os.listdir(src)):
+    d = json.load(open(os.path.join(src, name)))
+    d['baseTimeNanoseconds'] = 1700000000000000000 - (3000000 if name == 'rank1.json' else 0)
+    if name == 'rank1.json':
+        for e in d['traceEvents']:
+            if 'ts' in e:
+                e['ts'] += 3000
+    json.dump(d, open(os.path.join(dst, name), 'w'))
+PY
+"$TTRACE" merge -q "$TMP/based" -o "$TMP/based.json"
+"$TTRACE" merge -q "$D" -o "$TMP/nobase.json"
+is "$(python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); print(a["traceEvents"] == b["traceEvents"], b["baseTimeNanoseconds"])' "$TMP/nobase.json" "$TMP/based.json")" \
+	"True 1700000000000000000" "rank 1's base 3 ms earlier: its times on rank 0's base, the same events"
+is "$(same_reports "$TMP/based" "$TMP/based.json")" "" "... read back with each rank's figures"
+
+# what is not a merged file as ttrace writes it opens as one trace
+python3 - "$TMP/m.json" "$TMP/badkey.json" "$TMP/late-key.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = dict(d)
+bad['ttraceMerge'] = {'align': 'raw', 'ranks': [{'rank': 'zero', 'pid_base': 5}]}
+json.dump(bad, open(sys.argv[2], 'w'))
+late = {'traceEvents': d['traceEvents'], 'ttraceMerge': d['ttraceMerge']}
+json.dump(late, open(sys.argv[3], 'w'))
+PY
+run --report=summary --json "$TMP/badkey.json"
+is "$rc:$(echo "$out" | jq /dev/stdin "len(d['files'])")" "0:1" "a ttraceMerge key it cannot use: one trace"
+like "$err" "badkey.json: a merged trace whose ttraceMerge key has a rank without a number, a pid base or an offset it can use: opened as one trace" \
+	"... saying why"
+python3 -c 'import json, sys; json.dump({"ttraceMerge": {"ranks": [{"rank": i, "pid_base": (i + 1) * 100000, "offset_ns": 0} for i in range(5000)]}, "traceEvents": [{"ph": "X", "name": "a", "pid": 100000, "tid": 1, "ts": 1, "dur": 1}]}, open(sys.argv[1], "w"))' "$TMP/many.json"
+run --report=summary --json "$TMP/many.json"
+is "$rc:$(echo "$out" | jq /dev/stdin "len(d['files'])")" "0:1" "a key of 5000 ranks (each a parse of the file): one trace"
+like "$err" "many.json: a merged trace whose ttraceMerge key has more than 4096 ranks: opened as one trace" "... saying why"
+run --report=summary --json "$TMP/late-key.json"
+is "$rc:$(echo "$out" | jq /dev/stdin "len(d['files'])"):$err" "0:1:" "ttraceMerge after the events (not where merge writes it): one trace"
+head -c 200 "$TMP/m.json" >"$TMP/cut.json"
+run --report=summary "$TMP/cut.json"
+is "$rc" 1 "a merged file cut inside its key: one (bad) trace, status 1"
+like "$err" "cut.json" "... the load says what is wrong"
+head -c 20000 "$TMP/m.json" >"$TMP/cut-events.json"
+run --report=summary --json "$TMP/cut-events.json"
+is "$(echo "$out" | jq /dev/stdin "[(f['rank'], f['status'], f['events_by_phase']['X']) for f in d['files']]")" \
+	"[(0, 'truncated', 56), (1, 'truncated', 51)]" "a merged file cut in rank 1's events: ranks 0 and 1 salvaged, truncated"
+like "$err" "no trace event before the cut ($TMP/cut-events.json [rank2.json])" "... rank 2, none of whose events were read, says so"
+like "$err" "kept 107 complete events ($TMP/cut-events.json [rank1.json])" "... and each rank that was cut"
+run merge "$TMP/m.json" -o "$TMP/again.json"
+is "$rc:$err" "1:ttrace merge: $TMP/m.json was written by ttrace merge: give the ranks' own files" \
+	"merge refuses a merged file as input"
+"$TTRACE" crop -q --from 0 --to 4ms "$TMP/m.json" -o "$TMP/m-crop.json"
+"$TTRACE" --report=summary --json "$TMP/m-crop.json" >"$TMP/s.json"
+is "$(jq "$TMP/s.json" "[(f['rank'], f['steps'][0]['number'] if f['steps'] else None) for f in d['files']]")" \
+	"[(0, 1), (1, 1), (2, 1)]" "a crop of a merged file is merged too: its ranks read back"
+
+# the timeline over a merged file: its ranks side by side, lined up; C on rank 1 writes the
+# window of the merged file (every rank), as C on rank 0 does
+scr() { "$TTRACE" -q --dump-screen --size=120x30 --keys="$1" "$TMP/m.json" | sed '/^--$/,$d'; }
+out=$(scr '')
+like "$out" "3 ranks  align: collective (residual 0 ns)" "the timeline opens a merged file as 3 ranks, aligned"
+like "$(echo "$out" | grep -c 'ProfilerStep#1████████▌ProfilerStep#2')" "3" "... each rank's steps at the same columns"
+out=$(scr "/ProfilerStep#1<Enter>nC$TMP/c1.json<Enter>")
+like "$out" "user_annotation on rank 1 thread 1" "rank 1's step selected"
+like "$out" "wrote $TMP/c1.json: 180 of 180 events, +0.000 ms to +8.000 ms from the start" "... C writes the window"
+scr "C$TMP/c0.json<Enter>" >/dev/null
+cmp -s "$TMP/c0.json" "$TMP/c1.json"
+ok $? "... the same file as C on rank 0: the window in the merged file's time, every rank"
+
 # the 8-rank DLRM set of ../shared: ranks 0 and 7 whole and linked within themselves
 S="$srcdir/../shared/traces/multirank-dlrm-v100x8-nccl"
 if [ -d "$S" ]; then
@@ -112,7 +212,7 @@ if [ -d "$S" ]; then
 	zstd -qdc "$TMP/dlrm.json.zst" >"$TMP/dlrm.json"
 	n=$(jq "$TMP/dlrm.json" "len(d['ttraceMerge']['ranks'])")
 	is "$n" 8 "... its 8 ranks, valid JSON"
-	"$TTRACE" --dump-model "$TMP/dlrm.json" >"$TMP/m.dump"
+	"$TTRACE" --dump-model --merged-as-one "$TMP/dlrm.json" >"$TMP/m.dump"
 	for r in 0 7; do
 		f=$(jq "$TMP/dlrm.json" "d['ttraceMerge']['ranks'][$r]['source']")
 		off=$(jq "$TMP/dlrm.json" "d['ttraceMerge']['ranks'][$r]['offset_ns']")
@@ -120,5 +220,6 @@ if [ -d "$S" ]; then
 		out=$(python3 "$CHECK" "$TMP/m.dump" "$TMP/r.dump" $(((r + 1) * 100000)) "$off" 2>&1)
 		ok $? "DLRM rank $r ($f, offset $off ns): $out"
 	done
+	is "$(same_reports "$S" "$TMP/dlrm.json.zst")" "" "the DLRM set read back: every report's figures as the 8 files'"
 fi
 finish

@@ -773,7 +773,7 @@ void report_advice(FILE *f, struct trace *const *traces, int n, bool json, int a
 		fprintf(f, "== %d ranks, alignment: %s\n", m, align_mode_name(rr->mode));
 		for (int i = 0; i < m; i++) {
 			fprintf(f, "   rank %d: ", rr->ranks[i].rank);
-			escape_term(f, ok[i]->path, strlen(ok[i]->path));
+			escape_term(f, trace_name(ok[i]), strlen(trace_name(ok[i])));
 			fputc('\n', f);
 			warmup_text(f, trace_advice(ok[i]), "      ");
 		}

@@ -59,10 +59,14 @@ static void crop_done(void *ctx, struct app *app, const char *text, bool accepte
 	}
 	a = tt_sub(a, v->shift[r]); /* the rank's own file time */
 	b = tt_sub(b, v->shift[r]);
+	/* one rank of a merged trace: the window of the merged file, every rank in it (its map
+	 * of events holds only the rank's, moved back) */
+	int64_t moved = t->merged ? t->merged_shift : 0;
 	uint64_t kept, total;
 	char *cause = NULL, da[48], db[48], shown[300];
 	escape_term_buf(out, strlen(out), shown, sizeof shown);
-	if (crop_file(t->path, t, a, b, out, false, &kept, &total, &cause) != 0) {
+	if (crop_file(t->path, t->merged ? NULL : t, tt_add(a, moved), tt_add(b, moved), out, false, &kept, &total,
+	              &cause) != 0) {
 		char why[400];
 		escape_term_buf(cause, strlen(cause), why, sizeof why);
 		view_status(v, "crop: %s", why);

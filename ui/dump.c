@@ -42,7 +42,7 @@ static void ref(FILE *f, const struct trace *t, struct slice_ref r)
 void dump_model(FILE *f, const struct trace *t)
 {
 	fprintf(f, "file ");
-	escape_term(f, t->path, strlen(t->path));
+	escape_term(f, trace_name(t), strlen(trace_name(t)));
 	fprintf(f, "\ncodec %s\nstatus %s\n", t->codec,
 	        t->status == LOAD_OK          ? "ok"
 	        : t->status == LOAD_TRUNCATED ? "truncated"

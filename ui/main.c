@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "parsers/load.h"
+#include "parsers/merged_file.h"
 #include "lib/test_knobs.h"
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
@@ -365,6 +366,8 @@ static void usage(FILE *f)
 	      "  -q, --quiet            do not print warnings or progress on stderr\n"
 	      "      --progress         show loading progress even when stderr is not a terminal\n"
 	      "      --no-cache         neither read nor write the binary caches of trace files\n"
+	      "      --merged-as-one    open a trace that ttrace merge wrote as one trace, as Perfetto\n"
+	      "                         shows it, not as the ranks it holds\n"
 	      "                         (kept in $XDG_CACHE_HOME/ttrace; TTRACE_NO_CACHE=1 too)\n"
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
@@ -381,13 +384,16 @@ static void print_warnings(const struct trace *t)
 {
 	const uint32_t max_lines = 12;
 	size_t plen = strlen(t->path);
+	const char *name = trace_name(t); /* a merged trace's rank says which */
 	for (uint32_t i = 0; i < t->nwarnings && i < max_lines; i++) {
+		const char *w = t->warnings[i];
 		fputs("ttrace: warning: ", stderr);
-		if (strncmp(t->warnings[i], t->path, plen) != 0) {
-			escape_term(stderr, t->path, plen);
+		escape_term(stderr, name, strlen(name));
+		if (strncmp(w, t->path, plen) == 0)
+			w += plen;
+		else
 			fputs(": ", stderr);
-		}
-		escape_term(stderr, t->warnings[i], strlen(t->warnings[i]));
+		escape_term(stderr, w, strlen(w));
 		fputc('\n', stderr);
 	}
 	if (t->nwarnings > max_lines)
@@ -395,14 +401,14 @@ static void print_warnings(const struct trace *t)
 	uint64_t skipped = t->quality.count[Q_MALFORMED_EVENT] + t->quality.count[Q_NOT_OBJECT];
 	if (skipped > 0) {
 		fputs("ttrace: warning: ", stderr);
-		escape_term(stderr, t->path, strlen(t->path));
+		escape_term(stderr, name, strlen(name));
 		fprintf(stderr, ": skipped %llu malformed events\n", (unsigned long long)skipped);
 	}
 	if (t->quality.count[Q_CONTROL_CHAR] + t->quality.count[Q_BAD_ESCAPE] + t->quality.count[Q_INVALID_UTF8] +
 	            t->quality.count[Q_NONFINITE] >
 	    0) {
 		fputs("ttrace: warning: ", stderr);
-		escape_term(stderr, t->path, strlen(t->path));
+		escape_term(stderr, name, strlen(name));
 		fprintf(stderr,
 		        ": kept %llu control characters, %llu invalid escapes, %llu strings with invalid UTF-8, "
 		        "%llu non-finite numbers (shown escaped; see --check)\n",
@@ -553,7 +559,7 @@ int main(int argc, char **argv)
 	const char *group_arg = NULL;
 	int top = -1; /* the report's own default */
 	/* clang-format off */
-	enum { OPT_SOURCE_ROOT = 0x100, OPT_SOURCE_MAP, OPT_CSV, OPT_TABLE };
+	enum { OPT_SOURCE_ROOT = 0x100, OPT_SOURCE_MAP, OPT_CSV, OPT_TABLE, OPT_MERGED_AS_ONE };
 	static const struct option longopts[] = {
 		{ "report", required_argument, NULL, 'r' }, { "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, OPT_CSV },      { "table", required_argument, NULL, OPT_TABLE },
@@ -569,6 +575,7 @@ int main(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },          { "sort", required_argument, NULL, 'o' },
 		{ "group-by", required_argument, NULL, 'B' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "merged-as-one", no_argument, NULL, OPT_MERGED_AS_ONE },
 		{ "ranks", required_argument, NULL, 'R' },
 		{ "diff", no_argument, NULL, 'Y' },
 		{ "steps", no_argument, NULL, 'Z' },
@@ -590,6 +597,7 @@ int main(int argc, char **argv)
 	bool diff = argc > 1 && strcmp(argv[1], "diff") == 0;
 	int diff_rank[2] = { -1, -1 }; /* --ranks R1,R2: two ranks of one job */
 	bool diff_steps_mode = false;  /* --steps: the slowest step of one trace against its median one */
+	bool merged_as_one = false;    /* --merged-as-one */
 	int report_width_given = -1;   /* --width */
 	if (diff) {
 		argc--;
@@ -668,6 +676,7 @@ int main(int argc, char **argv)
 			group_arg = optarg; /* checked once the report is known */
 			break;
 		case 'N': cache_dir_disable(); break;
+		case OPT_MERGED_AS_ONE: merged_as_one = true; break;
 		case 'Y': start_view = A_DIFF_VIEW; break;
 		case 'I': {
 			char *end;
@@ -827,16 +836,26 @@ int main(int argc, char **argv)
 	int n, diff_na = 0; /* diff without --ranks: the first DIFF_NA files are side A */
 	if (mode == MODE_DIFF && diff_rank[0] < 0 && !diff_steps_mode) {
 		char **side_a = trace_paths_expand(argv + optind, 1, &diff_na);
+		const struct merged_rank **side_a_ranks = NULL;
+		if (!merged_as_one)
+			merged_expand(&side_a, &diff_na, &side_a_ranks);
+		merged_ranks_free(side_a_ranks, diff_na);
 		free_paths(side_a, diff_na);
 	}
 	char **files = trace_paths_expand(argv + optind, argc - optind, &n);
+	/* a file ttrace merge wrote opens as the ranks it holds */
+	const struct merged_rank **merged = NULL;
+	if (!merged_as_one)
+		merged_expand(&files, &n, &merged);
 	if (n == 0) {
 		fputs("ttrace: no trace file found\n", stderr);
 		free(files);
+		free(merged);
 		return 1;
 	}
 	struct trace **traces = xcalloc((size_t)n, sizeof *traces);
 	struct load_options opt = { 0 };
+	opt.merged = merged;
 	int status = 0;
 	FILE *progress = !quiet && (force_progress || isatty(STDERR_FILENO)) ? stderr : NULL;
 	if (progress != NULL) {
@@ -858,6 +877,7 @@ int main(int argc, char **argv)
 				for (int i = 0; i < n; i++)
 					free(files[i]);
 				free(files);
+				merged_ranks_free(merged, n);
 				return rc;
 			}
 			live = true;
@@ -883,6 +903,11 @@ int main(int argc, char **argv)
 			fputs(sidecar ? "ttrace: warning: skipped " : "ttrace: ", stderr);
 			escape_term(stderr, t->error ? t->error : "cannot load",
 			            strlen(t->error ? t->error : "cannot load"));
+			if (t->name != NULL) { /* one rank of a merged trace */
+				fputs(" (", stderr);
+				escape_term(stderr, t->name, strlen(t->name));
+				fputc(')', stderr);
+			}
 			fputc('\n', stderr);
 			if (!sidecar)
 				status = 1;
@@ -902,6 +927,11 @@ int main(int argc, char **argv)
 			if (t->status == LOAD_TRUNCATED) {
 				fputs("ttrace: warning: ", stderr);
 				escape_term(stderr, t->error, strlen(t->error));
+				if (t->name != NULL) { /* one rank of a merged trace */
+					fputs(" (", stderr);
+					escape_term(stderr, t->name, strlen(t->name));
+					fputc(')', stderr);
+				}
 				fputc('\n', stderr);
 			}
 			print_warnings(t);
@@ -990,6 +1020,7 @@ int main(int argc, char **argv)
 	}
 	free(traces);
 	free(files);
+	merged_ranks_free(merged, n);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("ttrace: error writing standard output\n", stderr);
 		return status ? status : 2;

@@ -64,7 +64,7 @@ static void header(struct grid *g, const struct view *v, const struct render_opt
 	const struct trace *t = v->t;
 	int64_t tw = view_timeline_w(v);
 	fill(g, 0, g->w, 0, ' ', CS_HEADER);
-	escape_term_buf(t->path, strlen(t->path), file, sizeof file);
+	escape_term_buf(trace_name(t), strlen(trace_name(t)), file, sizeof file);
 	if (v->nts > 1) {
 		/* several ranks: how many and the alignment in force, instead of one file */
 		if (v->align == ALIGN_COLLECTIVE)

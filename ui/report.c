@@ -131,7 +131,7 @@ static void summary_text(FILE *f, const struct trace *t)
 	char a[64], b[64], c[64];
 
 	fprintf(f, "== ");
-	escape_term(f, t->path, strlen(t->path));
+	escape_term(f, trace_name(t), strlen(trace_name(t)));
 	fprintf(f, " (%s, %s of JSON, %" PRIu64 " events, loaded %sin %.2f s)\n", t->codec,
 	        timefmt_bytes((double)t->bytes, a, sizeof a), t->events,
 	        t->cache == TRACE_CACHE_READ ? "from its cache " : "", t->load_seconds);
@@ -418,7 +418,7 @@ void report_files(FILE *f, struct trace *const *traces, int n, bool json, report
 			jsonw_end_object(&w);
 		} else {
 			fputs("== ", f);
-			escape_term(f, t->path, strlen(t->path));
+			escape_term(f, trace_name(t), strlen(trace_name(t)));
 			fputc('\n', f);
 			one(f, NULL, t, arg);
 		}
@@ -495,7 +495,7 @@ void report_check(FILE *f, struct trace *const *traces, int n)
 	for (int i = 0; i < n; i++) {
 		const struct trace *t = traces[i];
 		fputs("== ", f);
-		escape_term(f, t->path, strlen(t->path));
+		escape_term(f, trace_name(t), strlen(trace_name(t)));
 		fputc('\n', f);
 		if (t->status == LOAD_FAILED) {
 			fputs("   unusable: ", f);
@@ -572,7 +572,7 @@ static void gaps_text(FILE *f, const struct trace *t, const struct gap_report *r
 {
 	char a[48];
 	fputs("== ", f);
-	escape_term(f, t->path, strlen(t->path));
+	escape_term(f, trace_name(t), strlen(trace_name(t)));
 	fputc('\n', f);
 	struct data_limits dl;
 	data_limits_trace(t, r->nsteps, NULL, &dl);
