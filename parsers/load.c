@@ -15,7 +15,9 @@
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/load_job.h"
+#include "parsers/load_merged.h"
 #include "parsers/load_snapshots.h"
+#include "parsers/merged_file.h"
 
 /* Threads loading at once, whatever the number of cores: with the scanner's and the
  * inputs' bounds (parsers/input.h, parsers/chrome_scan.h) this bounds the memory of
@@ -64,6 +66,8 @@ struct load_session {
 	struct load_options opt;
 	struct snap *snap;
 	_Atomic bool cancel;
+	struct merged_group *groups; /* the ranks of merged traces parsed at once (load_merged.h) */
+	int ngroups;
 };
 
 /* Starts loading; CALLER_LOADS: the calling thread will load too (load_traces without
@@ -85,6 +89,8 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 	for (int i = 0; i < n; i++) {
 		/* stat, not open: opening a FIFO would wait for, then cut off, its writer */
 		struct stat sb;
+		if (s->opt.merged != NULL && s->opt.merged[i] != NULL && s->opt.merged[i]->group_pos > 0)
+			continue; /* one file, read once for its ranks */
 		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode)) {
 			s->shared.total_file_bytes += (uint64_t)sb.st_size;
 			if (i == 0)
@@ -113,6 +119,7 @@ static struct load_session *session_start(char *const *paths, int n, const struc
 		/* cores left over when there are fewer files than cores go to parts of files */
 		s->pool.jobs[i].parts = ncpu > n ? (int)(ncpu / n) : 1;
 	}
+	s->groups = load_merged_groups(s->pool.jobs, n, &s->ngroups);
 	s->nstarted = caller_loads ? nthreads - 1 : nthreads;
 	s->threads = xcalloc((size_t)nthreads, sizeof *s->threads);
 	for (int i = 0; i < s->nstarted; i++)
@@ -194,6 +201,7 @@ void load_finish(struct load_session *s, struct trace **out)
 	}
 	free(s->threads);
 	free(s->pool.jobs);
+	load_merged_groups_free(s->groups, s->ngroups);
 	pthread_mutex_destroy(&s->pool.lock);
 	pthread_cond_destroy(&s->pool.cond);
 	free(s);

@@ -15,6 +15,7 @@
 #include "parsers/cache_dir.h"
 #include "parsers/merged_file.h"
 #include "parsers/chrome_build.h"
+#include "parsers/load_merged.h"
 #include "parsers/load_part.h"
 #include "parsers/load_snapshots.h"
 #include "parsers/load_stream.h"
@@ -86,7 +87,11 @@ static bool holds_args(const struct trace *t)
  * its checkpoints; zstd of small frames), else SIDE. Takes SIDE; stops IN's decompression. */
 static void set_args_store(struct trace *t, struct input *in, struct args_side *side)
 {
-	struct seek_index *x = input_take_index(in);
+	load_args_store(t, in, input_take_index(in), side);
+}
+
+void load_args_store(struct trace *t, struct input *in, struct seek_index *x, struct args_side *side)
+{
 	struct input_file id;
 
 	if (x != NULL && !holds_args(t)) {
@@ -318,7 +323,7 @@ static void parse_job(struct job *j)
  * event (an object with a "ph"), as in [1, 2] or [{"id": 1}]; nor when it is cut before
 
  * empty trace. Marks T failed, saying why. */
-static void no_trace_event(struct trace *t)
+void load_no_trace_event(struct trace *t)
 {
 	uint64_t not_events = t->quality.count[Q_NOT_OBJECT] + t->quality.count[Q_MALFORMED_EVENT];
 	if (t->status == LOAD_FAILED || t->events > t->count_by_ph[0])
@@ -377,14 +382,20 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	if (compressed)
 		malloc_trim(0);
 #endif
+	load_set_status(t, res, cause, &stats);
+	load_finish_trace(j, t, b, t0);
+}
+
+void load_set_status(struct trace *t, enum scan_result res, char *cause, const struct scan_stats *st)
+{
 	switch (res) {
 	case SCAN_OK: t->status = LOAD_OK; break;
 	case SCAN_TRUNCATED:
 		t->status = LOAD_TRUNCATED;
-		t->error = xasprintf("%s; kept %llu complete events", cause, (unsigned long long)stats.events);
+		t->error = xasprintf("%s; kept %llu complete events", cause, (unsigned long long)st->events);
 		break;
 	case SCAN_NOT_TRACE:
-		t->not_a_trace = stats.not_a_trace;
+		t->not_a_trace = st->not_a_trace;
 		/* fallthrough */
 	case SCAN_IO_ERROR:
 		t->status = LOAD_FAILED;
@@ -395,11 +406,15 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 	case SCAN_MISSED_STOP: BUG("a whole-file scan ended with a part result");
 	}
 	free(cause);
-	no_trace_event(t);
+}
+
+void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0)
+{
+	load_no_trace_event(t);
 	builder_finish(b);
 	/* A cut file that holds no base may have lost it (Kineto writes it after the events);
 	 * it did only when its times are relative: epoch-sized times are absolute already. */
-	if (t->status == LOAD_TRUNCATED && !t->has_base && j->merged == NULL && t->events > 0 &&
+	if (t->status == LOAD_TRUNCATED && !t->has_base && !t->merged && t->events > 0 &&
 	    !model_time_is_epoch(t->start))
 		trace_warn(t, "times are relative: baseTimeNanoseconds was not read (Kineto writes it after the "
 		              "events), so this file cannot be aligned with other ranks on absolute time");
@@ -423,26 +438,16 @@ static void keep_outcome(struct job *j)
 	j->out = o;
 }
 
-/* One rank of a merged trace: named after its own file, its shift kept (for a crop of it). */
-static void name_merged(struct trace *t, const struct merged_rank *m)
-{
-	const char *src = m->source != NULL ? m->source : "?";
-	size_t n = strlen(t->path) + strlen(src) + 40;
-	t->name = xmalloc(n);
-	if (m->source != NULL)
-		snprintf(t->name, n, "%s [%s]", t->path, src);
-	else
-		snprintf(t->name, n, "%s [rank %d]", t->path, m->rank);
-	t->merged = true;
-	t->merged_shift = m->shift_ns;
-}
-
 void load_job_run(struct job *j)
 {
+	if (j->group != NULL) { /* the ranks of a merged trace, parsed at once */
+		load_merged_run(j);
+		return;
+	}
 	bool index_only = j->opt != NULL && j->opt->index_only;
 	/* a file too small to be worth a cache still uses one that ttrace index wrote */
-	bool cached = j->merged == NULL && cache_dir_wanted(j->path, index_only);
-	bool readable = cached || (j->merged == NULL && cache_dir_readable(j->path));
+	bool cached = cache_dir_wanted(j->path, index_only);
+	bool readable = cached || cache_dir_readable(j->path);
 	struct cache_key key;
 	char *note = NULL;
 	bool damaged = false;
@@ -468,8 +473,6 @@ void load_job_run(struct job *j)
 	parse_job(j);
 	snap_close(j->snap);
 	struct trace *t = j->out;
-	if (j->merged != NULL)
-		name_merged(t, j->merged);
 	t->cache_note = note; /* why the cache was not used, until the save says more */
 	t->cache_damaged = damaged;
 	if (cached && t->status != LOAD_FAILED) {

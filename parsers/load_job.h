@@ -5,10 +5,12 @@
 #ifndef TT_LOAD_JOB_H
 #define TT_LOAD_JOB_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parsers/chrome_scan.h"
 #include "parsers/input.h"
 #include "parsers/load.h"
 #include "src/model.h"
@@ -24,10 +26,24 @@ struct progress_shared {
 };
 
 struct snap;
+struct job;
+
+/* The ranks of one merged trace (parsers/merged_file.h) given together, loaded by one parse:
+ * the first rank's job parses the file into every rank's trace (parsers/load_merged.h), the
+ * others wait for it. Jobs are run in order, so the first is always taken first. */
+struct merged_group {
+	struct job **jobs; /* the ranks' jobs, in the merged file's order */
+	int n;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done; /* every rank's trace is made (under LOCK) */
+};
 
 struct job {
 	const char *path;
 	const struct merged_rank *merged; /* one rank of a merged trace (load_options.merged), or NULL */
+	struct merged_group *group;       /* ... loaded with the other ranks of its file given with it */
+	int group_pos;                    /* its place in GROUP */
 	const struct load_options *opt;
 	struct trace *out;
 	struct progress_shared *shared;
@@ -51,6 +67,20 @@ void load_job_progress(struct job *j, uint64_t data, uint64_t file);
 
 /* A new empty trace of PATH, for a file or a part of one; the caller frees it. */
 struct trace *load_new_trace(const char *path);
+
+/* The pieces of a job's end, for a parse that makes several traces (parsers/load_merged.c):
+ * T's args store from IN (X: IN's seek index, taken; or NULL), read back from the file when
+ * that is quick, else from SIDE (taken); its status from the scan's result RES (CAUSE
+ * taken; ST its counts); and the rest: a trace with no event fails, the builder B finishes
+ * (the index), the load's time since T0. */
+struct seek_index;
+struct args_side;
+struct builder;
+void load_args_store(struct trace *t, struct input *in, struct seek_index *x, struct args_side *side);
+void load_set_status(struct trace *t, enum scan_result res, char *cause, const struct scan_stats *st);
+void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0);
+/* Marks T failed when its file held no trace event, saying why. */
+void load_no_trace_event(struct trace *t);
 
 /* Whether the args of T, read from IN, are kept aside as they are scanned (input that
  * cannot be read back at an offset quickly, or at all) rather than read back later. */

@@ -8,11 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "parsers/chrome_build.h"
 #include "parsers/load_snapshots.h"
-#include "parsers/merged_file.h"
 #include "parsers/scan_keys.h"
 #include "src/event_blocks.h"
 
@@ -48,28 +46,10 @@ void load_block_facts(const struct scan_event *ev, uint32_t *flags, bool *timed,
 		*end = ev->ts > INT64_MAX - ev->dur ? INT64_MAX : ev->ts + ev->dur;
 }
 
-/* One rank of a merged trace (parsers/merged_file.h): whether EV is one of its events;
- * *COPY is EV with its time moved back when it is. */
-static bool merged_keeps(const struct merged_rank *m, const struct scan_event *ev, struct scan_event *copy)
-{
-	if (!ev->pid.present || ev->pid.is_str || !merged_rank_has_pid(m, ev->pid.num))
-		return false;
-	*copy = *ev;
-	if (copy->has_ts && !copy->ts_nonfinite)
-		copy->ts = tt_sub(copy->ts, m->shift_ns);
-	return true;
-}
-
 static void relay_event(void *ctx, const struct scan_event *ev)
 {
 	struct relay *r = ctx;
 	struct snap *sn = r->part->job->snap;
-	struct scan_event moved;
-	if (r->part->job->merged != NULL) {
-		if (!merged_keeps(r->part->job->merged, ev, &moved))
-			return;
-		ev = &moved;
-	}
 	if (sn != NULL) {
 		unsigned want = atomic_load_explicit(&sn->want, memory_order_relaxed);
 		if (want != r->part->served)
@@ -93,19 +73,6 @@ static void relay_event(void *ctx, const struct scan_event *ev)
 static void relay_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
 {
 	struct relay *r = ctx;
-	const struct merged_rank *m = r->part->job->merged;
-	if (m != NULL && keylen == 11 && memcmp(key, "ttraceMerge", 11) == 0) {
-		/* the rank's distributedInfo, which the merged file keeps here */
-		/* the rank's distributedInfo and base time, which the merged file keeps here */
-		r->rules.header(r->rules.ctx, "distributedInfo", 15, m->distributed_json, strlen(m->distributed_json));
-		char base[32];
-		if (m->has_base)
-			r->rules.header(r->rules.ctx, "baseTimeNanoseconds", 19, base,
-			                (uint64_t)snprintf(base, sizeof base, "%lld", (long long)m->base_ns));
-		return;
-	}
-	if (m != NULL && keylen == 19 && memcmp(key, "baseTimeNanoseconds", 19) == 0)
-		return; /* the merged file's: the first rank's */
 	r->rules.header(r->rules.ctx, key, keylen, json, len);
 }
 

@@ -247,6 +247,8 @@ void merged_expand(char ***paths, int *n, const struct merged_rank ***ranks)
 		for (int k = 0; k < mf.nranks; k++) {
 			struct merged_rank *r = xmalloc(sizeof *r);
 			*r = mf.ranks[k]; /* the strings move to the copy */
+			r->group_pos = k;
+			r->group_n = mf.nranks;
 			out[nout] = xstrdup(in[i]);
 			rk[nout++] = r;
 		}

@@ -120,6 +120,9 @@ same_reports() {
 for f in m.json m.json.gz m.json.zst; do
 	is "$(same_reports "$D" "$TMP/$f")" "" "$f read back: every report's figures as the ranks' files' ($REPORTS)"
 done
+# one rank alone (read by itself; several are read by one parse of the file, shared)
+"$TTRACE" merge -q "$D/rank1.json" -o "$TMP/one.json.gz"
+is "$(same_reports "$D/rank1.json" "$TMP/one.json.gz")" "" "a merged file of one rank read back: its file's figures"
 "$TTRACE" --report=summary --json "$TMP/m.json" >"$TMP/s.json"
 is "$(jq "$TMP/s.json" "[(f['path'][-6:], f['rank'], f['world_size'], f['events']) for f in d['files']]")" \
 	"[('m.json', 0, 3, 60), ('m.json', 1, 3, 60), ('m.json', 2, 3, 60)]" \

@@ -1,0 +1,331 @@
+/* load_merged.c: one parse of a merged trace into the traces of its ranks (load_merged.h). */
+#include "parsers/load_merged.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "lib/monotime.h"
+#include "lib/tmath.h"
+#include "lib/xalloc.h"
+#include "parsers/chrome_build.h"
+#include "parsers/load_snapshots.h"
+#include "parsers/merged_file.h"
+#include "parsers/seekindex.h"
+#include "src/args_side.h"
+#include "src/event_blocks.h"
+
+/* A rank's pids begin at BASE: the ranks by their base, to find an event's rank. */
+struct base_of {
+	int64_t base;
+	int k;
+};
+
+/* The scan of the whole file, feeding each rank's Chrome rules. */
+struct group_scan {
+	struct job *leader;
+	int n;
+	const struct merged_rank **m; /* by rank */
+	struct trace **t;
+	struct scan_sink *rules;
+	struct args_side **side; /* NULL entries when args are read back from the file */
+	struct base_of *bases;   /* sorted by base */
+	uint64_t last_data, last_file;
+};
+
+static int base_cmp(const void *a, const void *b)
+{
+	const struct base_of *x = a, *y = b;
+	if (x->base != y->base)
+		return (x->base > y->base) - (x->base < y->base);
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+/* The rank whose pids hold PID, or -1. */
+static int rank_of(const struct group_scan *g, int64_t pid)
+{
+	int lo = 0, hi = g->n; /* the first base above PID */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (g->bases[mid].base <= pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	int64_t base = g->bases[lo - 1].base;
+	while (lo > 1 && g->bases[lo - 2].base == base)
+		lo--; /* two ranks with one base: the first */
+	int k = g->bases[lo - 1].k;
+	return merged_rank_has_pid(g->m[k], pid) ? k : -1;
+}
+
+static void group_event(void *ctx, const struct scan_event *ev)
+{
+	struct group_scan *g = ctx;
+	if (!ev->pid.present || ev->pid.is_str)
+		return; /* merge gives every event a rank's pid */
+	int k = rank_of(g, ev->pid.num);
+	if (k < 0)
+		return;
+	struct scan_event moved = *ev;
+	if (moved.has_ts && !moved.ts_nonfinite)
+		moved.ts = tt_sub(moved.ts, g->m[k]->shift_ns);
+	/* only slices (X, and B whose args the slice keeps) show args */
+	if (g->side[k] != NULL && ev->args_len > 2 && ev->args_len < 0xffffff && (ev->ph == 'X' || ev->ph == 'B'))
+		args_side_add(g->side[k], ev->args_offset, ev->args_text, ev->args_len);
+	g->rules[k].event(g->rules[k].ctx, &moved);
+}
+
+static void group_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
+{
+	struct group_scan *g = ctx;
+	if (keylen == 11 && memcmp(key, "ttraceMerge", 11) == 0) {
+		/* each rank's distributedInfo and base time, which the merged file keeps here */
+		for (int k = 0; k < g->n; k++) {
+			const struct merged_rank *m = g->m[k];
+			g->rules[k].header(g->rules[k].ctx, "distributedInfo", 15, m->distributed_json,
+			                   strlen(m->distributed_json));
+			char base[32];
+			if (m->has_base)
+				g->rules[k].header(
+					g->rules[k].ctx, "baseTimeNanoseconds", 19, base,
+					(uint64_t)snprintf(base, sizeof base, "%lld", (long long)m->base_ns));
+		}
+		return;
+	}
+	if (keylen == 19 && memcmp(key, "baseTimeNanoseconds", 19) == 0)
+		return; /* the merged file's: the first rank's */
+	for (int k = 0; k < g->n; k++)
+		g->rules[k].header(g->rules[k].ctx, key, keylen, json, len);
+}
+
+static void group_progress(void *ctx, uint64_t data_bytes, uint64_t file_bytes)
+{
+	struct group_scan *g = ctx;
+	load_job_progress(g->leader, data_bytes - g->last_data, file_bytes - g->last_file);
+	g->last_data = data_bytes;
+	g->last_file = file_bytes;
+}
+
+static void group_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,
+                          const char *message)
+{
+	struct group_scan *g = ctx;
+	/* a problem of the file is every rank's */
+	for (int k = 0; k < g->n; k++)
+		trace_warn_group(g->t[k], (uint8_t)(1 + kind), SCAN_PROBLEMS_REPORTED, "%s:%llu:%llu: byte %llu: %s",
+		                 g->leader->path, (unsigned long long)line, (unsigned long long)col,
+		                 (unsigned long long)offset, message);
+}
+
+void load_name_merged(struct trace *t, const struct merged_rank *m)
+{
+	const char *src = m->source != NULL ? m->source : "?";
+	size_t n = strlen(t->path) + strlen(src) + 40;
+	t->name = xmalloc(n);
+	if (m->source != NULL)
+		snprintf(t->name, n, "%s [%s]", t->path, src);
+	else
+		snprintf(t->name, n, "%s [rank %d]", t->path, m->rank);
+	t->merged = true;
+	t->merged_shift = m->shift_ns;
+}
+
+/* The end of each rank's load once the file is read, shared by the threads that make them. */
+struct group_end {
+	struct job *j;
+	struct group_scan *g;
+	struct builder **b;
+	struct input *in; /* no longer read: its codec and identity */
+	const struct scan_stats *stats;
+	enum scan_result res;
+	const char *cause;
+	double t0;
+	bool cancelled;
+	uint64_t file_bytes;
+	_Atomic int next;
+};
+
+static void *end_ranks(void *arg)
+{
+	struct group_end *e = arg;
+	for (int k; (k = atomic_fetch_add(&e->next, 1)) < e->g->n;) {
+		struct trace *t = e->g->t[k];
+		if (e->cancelled) {
+			builder_abort(e->b[k]);
+			args_side_free(e->g->side[k]);
+			t->status = LOAD_FAILED;
+			t->error = xstrdup("cancelled");
+			continue;
+		}
+		chrome_build_add_stats(e->b[k], e->stats);
+		t->bytes = e->stats->bytes;
+		event_blocks_drop(t); /* a map of the file's blocks for one rank: crop reads the file */
+		event_blocks_done(t);
+		t->file_bytes = e->file_bytes;
+		load_args_store(t, e->in, NULL, e->g->side[k]);
+		load_set_status(t, e->res, e->cause != NULL ? xstrdup(e->cause) : NULL, e->stats);
+		load_finish_trace(e->j, t, e->b[k], e->t0);
+	}
+	return NULL;
+}
+
+/* Parses the file of group G (its first job J) into every rank's trace. */
+static void parse_group(struct job *j, struct merged_group *gr)
+{
+	int n = gr->n;
+	double t0 = monotime_seconds();
+	char *cause = NULL;
+	struct group_scan g = { .leader = j, .n = n };
+	g.m = xcalloc((size_t)n, sizeof *g.m);
+	g.t = xcalloc((size_t)n, sizeof *g.t);
+	g.rules = xcalloc((size_t)n, sizeof *g.rules);
+	g.side = xcalloc((size_t)n, sizeof *g.side);
+	g.bases = xcalloc((size_t)n, sizeof *g.bases);
+	struct builder **b = xcalloc((size_t)n, sizeof *b);
+	struct chrome_build *cb = xcalloc((size_t)n, sizeof *cb);
+	for (int k = 0; k < n; k++) {
+		g.m[k] = gr->jobs[k]->merged;
+		g.t[k] = gr->jobs[k]->out = load_new_trace(j->path);
+		load_name_merged(g.t[k], g.m[k]);
+		g.bases[k] = (struct base_of){ g.m[k]->pid_base, k };
+	}
+	qsort(g.bases, (size_t)n, sizeof *g.bases, base_cmp);
+	struct input *in = input_open(j->path, &cause);
+	if (in == NULL) {
+		for (int k = 0; k < n; k++) {
+			g.t[k]->status = LOAD_FAILED;
+			g.t[k]->error = xstrdup(cause);
+		}
+		free(cause);
+		goto out;
+	}
+	/* a compressed file: the args aside, each rank's (a seek index serves one store) */
+	bool aside = input_codec(in) != INPUT_PLAIN || load_keeps_args_aside(g.t[0], in);
+	for (int k = 0; k < n; k++) {
+		struct trace *t = g.t[k];
+		t->codec = input_codec_name(input_codec(in));
+		t->regular = input_file_id(in, &t->file_dev, &t->file_ino);
+		b[k] = builder_new(t);
+		chrome_build_init(&cb[k], b[k]);
+		chrome_build_sink(&cb[k], &g.rules[k]);
+		g.side[k] = aside ? args_side_new(0, false) : NULL;
+	}
+	struct scan_sink sink = { 0 };
+	sink.ctx = &g;
+	sink.event = group_event;
+	sink.header = group_header;
+	sink.progress = group_progress;
+	sink.problem = group_problem;
+	sink.cancel = j->cancel;
+	struct scan_stats stats;
+	enum scan_result res = scan_run_range(in, &sink, NULL, &stats, &cause);
+	group_progress(&g, stats.bytes, input_file_offset(in));
+	struct seek_index *x = input_take_index(in);
+	seek_index_free(x); /* compressed: the args are aside */
+	/* the ranks' ends (their indexes) on every core: the group's other jobs wait */
+	struct group_end e = {
+		.j = j, .g = &g, .b = b, .in = in, .stats = &stats, .res = res, .cause = cause, .t0 = t0
+	};
+	e.cancelled = load_job_cancelled(j);
+	e.file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
+	atomic_init(&e.next, 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = ncpu < 1 ? 1 : ncpu > n ? n : (int)ncpu, started = 0;
+	pthread_t *th = xcalloc((size_t)nthreads, sizeof *th);
+	for (int k = 1; k < nthreads; k++)
+		if (pthread_create(&th[started], NULL, end_ranks, &e) == 0)
+			started++;
+	end_ranks(&e);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	free(th);
+	free(cause);
+	input_close(in);
+#ifdef __GLIBC__
+	malloc_trim(0); /* the decompressing thread's buffers, as a load of one file trims them */
+#endif
+out:
+	free(g.m);
+	free(g.t);
+	free(g.rules);
+	free(g.side);
+	free(g.bases);
+	free(b);
+	free(cb);
+}
+
+void load_merged_run(struct job *j)
+{
+	struct merged_group *g = j->group;
+	if (j->group_pos == 0) {
+		parse_group(j, g);
+		snap_close(j->snap);
+		pthread_mutex_lock(&g->lock);
+		g->done = true;
+		pthread_cond_broadcast(&g->cond);
+		pthread_mutex_unlock(&g->lock);
+		return;
+	}
+	pthread_mutex_lock(&g->lock);
+	while (!g->done)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+struct merged_group *load_merged_groups(struct job *jobs, int n, int *ngroups)
+{
+	struct merged_group *groups = NULL;
+	int ng = 0;
+	for (int i = 0; i < n;) {
+		const struct merged_rank *m = jobs[i].merged;
+		if (m == NULL) {
+			i++;
+			continue;
+		}
+		int len = m->group_pos == 0 ? m->group_n : 0;
+		bool run = len >= 1 && len <= n - i;
+		for (int k = 1; k < len && run; k++) {
+			const struct merged_rank *o = jobs[i + k].merged;
+			run = o != NULL && o->group_pos == k && o->group_n == len &&
+			      strcmp(jobs[i + k].path, jobs[i].path) == 0;
+		}
+		if (!run)
+			len = 1; /* a rank given alone: a group of its own */
+		groups = xreallocarray(groups, (size_t)ng + 1, sizeof *groups);
+		struct merged_group *g = &groups[ng++];
+		memset(g, 0, sizeof *g);
+		g->n = len;
+		g->jobs = xcalloc((size_t)len, sizeof *g->jobs);
+		pthread_mutex_init(&g->lock, NULL);
+		pthread_cond_init(&g->cond, NULL);
+		for (int k = 0; k < len; k++)
+			g->jobs[k] = &jobs[i + k];
+		i += len;
+	}
+	/* the jobs point into the array, which no longer moves */
+	for (int gi = 0; gi < ng; gi++)
+		for (int k = 0; k < groups[gi].n; k++) {
+			groups[gi].jobs[k]->group = &groups[gi];
+			groups[gi].jobs[k]->group_pos = k;
+		}
+	*ngroups = ng;
+	return groups;
+}
+
+void load_merged_groups_free(struct merged_group *g, int ng)
+{
+	for (int i = 0; i < ng; i++) {
+		free(g[i].jobs);
+		pthread_mutex_destroy(&g[i].lock);
+		pthread_cond_destroy(&g[i].cond);
+	}
+	free(g);
+}
