@@ -52,6 +52,13 @@ void load_job_progress(struct job *j, uint64_t data, uint64_t file)
 	}
 }
 
+void load_job_progress_to(struct job *j, uint64_t *last_data, uint64_t *last_file, uint64_t data, uint64_t file)
+{
+	load_job_progress(j, data - *last_data, file - *last_file);
+	*last_data = data;
+	*last_file = file;
+}
+
 /* Args of standard input, a pipe or a FIFO are kept up to this many bytes (tests lower it). */
 static uint64_t stdin_args_max = LOAD_STDIN_ARGS_MAX;
 

@@ -64,6 +64,9 @@ void load_job_run(struct job *j);
 /* Counts DATA decompressed and FILE bytes more read of J's file: in the session's progress,
  * and in its snapshots' when they count this file alone. */
 void load_job_progress(struct job *j, uint64_t data, uint64_t file);
+/* As load_job_progress, for a scan that has read DATA and FILE bytes in all: counts what
+ * it read since *LAST_DATA and *LAST_FILE, which it then sets to them. */
+void load_job_progress_to(struct job *j, uint64_t *last_data, uint64_t *last_file, uint64_t data, uint64_t file);
 
 /* A new empty trace of PATH, for a file or a part of one; the caller frees it. */
 struct trace *load_new_trace(const char *path);

@@ -109,9 +109,7 @@ static void group_header(void *ctx, const char *key, uint32_t keylen, const char
 static void group_progress(void *ctx, uint64_t data_bytes, uint64_t file_bytes)
 {
 	struct group_scan *g = ctx;
-	load_job_progress(g->leader, data_bytes - g->last_data, file_bytes - g->last_file);
-	g->last_data = data_bytes;
-	g->last_file = file_bytes;
+	load_job_progress_to(g->leader, &g->last_data, &g->last_file, data_bytes, file_bytes);
 }
 
 static void group_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,

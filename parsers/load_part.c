@@ -80,9 +80,7 @@ static void relay_progress(void *ctx, uint64_t data_bytes, uint64_t file_bytes)
 {
 	struct relay *r = ctx;
 	struct part *p = r->part;
-	load_job_progress(p->job, data_bytes - p->last_data, file_bytes - p->last_file);
-	p->last_data = data_bytes;
-	p->last_file = file_bytes;
+	load_job_progress_to(p->job, &p->last_data, &p->last_file, data_bytes, file_bytes);
 }
 
 static void relay_problem(void *ctx, enum scan_oddity kind, uint64_t offset, uint64_t line, uint64_t col,

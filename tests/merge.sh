@@ -41,19 +41,27 @@ is "$(jq "$TMP/m.json" "all(e['args']['sort_index'] == e['pid'] for e in d['trac
 run --report=summary "$TMP/m.json"
 is "$rc:$err" "0:" "the merged file loads without a warning"
 
-# a rank whose clock is a second late lines up the same: the same events
-python3 - "$D" "$TMP/late" <<'PY'
+# moved DST US [BASE]: the fixture's ranks in DST, rank 1's times US microseconds later;
+# with BASE, the ranks' baseTimeNanoseconds BASE, rank 1's US earlier (the same instants)
+moved() {
+	python3 - "$D" "$@" <<'PY'
 import json, os, sys
-src, dst = sys.argv[1], sys.argv[2]
+src, dst, us = sys.argv[1], sys.argv[2], int(sys.argv[3])
+base = int(sys.argv[4]) if len(sys.argv) > 4 else None
 os.makedirs(dst)
 for name in sorted(os.listdir(src)):
     d = json.load(open(os.path.join(src, name)))
+    if base is not None:
+        d['baseTimeNanoseconds'] = base - (us * 1000 if name == 'rank1.json' else 0)
     if name == 'rank1.json':
         for e in d['traceEvents']:
             if 'ts' in e:
-                e['ts'] += 1000000
+                e['ts'] += us
     json.dump(d, open(os.path.join(dst, name), 'w'))
 PY
+}
+# a rank whose clock is a second late lines up the same: the same events
+moved "$TMP/late" 1000000
 "$TTRACE" merge -q "$TMP/late" -o "$TMP/late.json"
 is "$(python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); print(a["traceEvents"] == b["traceEvents"], b["ttraceMerge"]["ranks"][1]["offset_ns"])' "$TMP/m.json" "$TMP/late.json")" \
 	"True -1005000000" "rank 1 a second late: offset -1.005 s, the same merged events"
@@ -137,19 +145,7 @@ is "$?" 1 "... whose figures are not the ranks' (the comparison can fail)"
 
 # ranks whose files have different base times (Kineto's baseTimeNanoseconds): the same
 # instants, so the same merged file, read back the same
-python3 - "$D" "$TMP/based" <<'PY'
-import json, os, sys
-src, dst = sys.argv[1], sys.argv[2]
-os.makedirs(dst)
-for name in sorted(os.listdir(src)):
-    d = json.load(open(os.path.join(src, name)))
-    d['baseTimeNanoseconds'] = 1700000000000000000 - (3000000 if name == 'rank1.json' else 0)
-    if name == 'rank1.json':
-        for e in d['traceEvents']:
-            if 'ts' in e:
-                e['ts'] += 3000
-    json.dump(d, open(os.path.join(dst, name), 'w'))
-PY
+moved "$TMP/based" 3000 1700000000000000000
 "$TTRACE" merge -q "$TMP/based" -o "$TMP/based.json"
 "$TTRACE" merge -q "$D" -o "$TMP/nobase.json"
 is "$(python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); print(a["traceEvents"] == b["traceEvents"], b["baseTimeNanoseconds"])' "$TMP/nobase.json" "$TMP/based.json")" \
