@@ -3,7 +3,7 @@
  * event, holding the texts that may be kept; when they outgrow the hold limit a second scan
  * copies the kept events' bytes. Either scan reads the whole input, or, where the trace's
  * map of event blocks (src/event_blocks.h) says which, only the blocks the window needs
- * ("located" below), each checked against the map, falling back to the whole input. */
+ * (cmd/crop_blocks.h), each checked against the map, falling back to the whole input. */
 #include "cmd/crop.h"
 
 #include <getopt.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/crop_blocks.h"
 #include "cmd/scan_file.h"
 #include "parsers/scan_keys.h"
 #include "cmd/trace_out.h"
@@ -107,7 +108,7 @@ struct crop {
 	size_t hold_max; /* CROP_HOLD_MAX, or the test knob's */
 	struct held *held;
 	size_t nheld, heldcap, held_bytes;
-	struct located *lo; /* reading the blocks the window needs: the flow ids inside go there */
+	struct crop_blocks *lo; /* reading the blocks the window needs: the flow ids inside go there */
 	/* second pass */
 	struct trace_out *out;
 	uint64_t kept;
@@ -214,10 +215,8 @@ static char *hold_copy(struct crop *c, const char *text, uint32_t len)
 	return p;
 }
 
-struct located;
 /* Notes ID as the id of a flow event inside the window (the blocks holding others of it
  * are read too). */
-static void note_flow_id(struct located *lo, uint64_t id);
 
 static void last_before(struct crop *c, uint64_t key, uint64_t i, int64_t ts, const struct scan_event *ev)
 {
@@ -298,7 +297,7 @@ static void match_event(void *ctx, const struct scan_event *ev)
 		if (st == 1) { /* decided at the end: every event of the flow inside */
 			hold(c, i, ev->text, ev->text_len, NULL, HK_FLOW, key);
 			if (c->lo != NULL)
-				note_flow_id(c->lo, ev->id);
+				crop_blocks_note_flow(c->lo, ev->id);
 		}
 	} else if (is_async(ev->ph) && ev->has_id) {
 		uint64_t key = scoped_id(ev, 0x41);
@@ -420,196 +419,6 @@ static void copy_event(void *ctx, const struct scan_event *ev)
 	trace_out_write(c->out, ev->text, ev->text_len);
 }
 
-/* ---- reading only the blocks the window needs ----------------------------------------- */
-
-/* A piece of the decompressed stream read in one go: bytes [start, end), the events of
- * blocks [b0, b1) of the map; a range scan from START (0: the document's start, the header
- * keys before the events included) to the event that begins at STOP (0: to the end, the
- * header keys after the events included). */
-struct piece {
-	uint64_t start, stop, end;
-	uint32_t b0, b1;
-};
-
-/* A piece is at most this long (split at a block's first event), unless one block is. */
-#define PIECE_MAX ((uint64_t)64 << 20)
-
-/* Past this share of the stream, reading the blocks is no faster than reading it all. */
-#define BLOCKS_MAX_SHARE 0.5
-
-/* The pieces to read, the validation of what they hold against the map. */
-struct located {
-	const struct trace *t;
-	struct piece *p;
-	size_t n, cap;
-	uint64_t bytes; /* read in all */
-	/* while a piece is scanned */
-	const struct piece *cur;
-	uint32_t *seen; /* events seen in each of its blocks */
-	bool lied;      /* an event not where the map says, or not as it says */
-	/* the ids of the flow events inside the window (the first pass) */
-	uint64_t *ids;
-	size_t nids, idcap;
-	size_t n1; /* the pieces of the first pass: the rest are read for flows */
-	/* the series of samples: key -> 1 + their index in t->series; the latest sample before
-	 * the window found of each (while the blocks of the last samples are looked for) */
-	struct map64 series;
-	int64_t *best, w0;
-	bool *found;
-	uint32_t nfound;
-	struct scan_sink inner; /* what the events go on to */
-	bool top_is_object;
-};
-
-/* Adds the pieces that read the blocks of T whose NEED is set, in order; NEED NULL: block
- * ONLY alone. */
-static void add_pieces(struct located *lo, const bool *need, uint32_t only)
-{
-	const struct trace *t = lo->t;
-	uint32_t first = 0;
-	while (first < t->nblocks && t->blocks[first].events == 0)
-		first++;
-	for (uint32_t k = need != NULL ? 0 : only; k < t->nblocks;) {
-		if (need != NULL ? !need[k] || t->blocks[k].events == 0 : k != only) {
-			if (need == NULL)
-				break;
-			k++;
-			continue;
-		}
-		struct piece pc = { k == first ? 0 : t->blocks[k].first, 0, 0, k, 0 };
-		uint32_t j = k; /* the blocks with events from K on, while needed and not too long */
-		for (;;) {
-			uint32_t nx = j + 1;
-			while (nx < t->nblocks && t->blocks[nx].events == 0)
-				nx++;
-			if (nx >= t->nblocks) { /* J is the last block with events: to the end */
-				pc.b1 = t->nblocks;
-				pc.stop = 0;
-				pc.end = t->bytes;
-				break;
-			}
-			if (need == NULL || !need[nx] || t->blocks[nx].first - pc.start > PIECE_MAX) {
-				pc.b1 = nx;
-				pc.stop = pc.end = t->blocks[nx].first;
-				break;
-			}
-			j = nx;
-		}
-		if (lo->n == lo->cap)
-			lo->p = xreallocarray(lo->p, lo->cap = lo->cap ? lo->cap * 2 : 64, sizeof *lo->p);
-		lo->p[lo->n++] = pc;
-		lo->bytes += pc.end - pc.start;
-		k = pc.b1;
-	}
-}
-
-/* Checks EV against the map as it goes on to the sink: in the piece's blocks, the first of
- * its block where the map says, its kind and times within its block's. */
-static void checked_event(void *ctx, const struct scan_event *ev)
-{
-	struct located *lo = ctx;
-	const struct trace *t = lo->t;
-	uint64_t k = ev->offset >> t->block_shift;
-	if (lo->lied || k < lo->cur->b0 || k >= lo->cur->b1) {
-		lo->lied = true;
-		return;
-	}
-	const struct event_block *b = &t->blocks[k];
-	uint32_t flags;
-	bool timed;
-	int64_t end;
-	uint64_t series;
-	load_block_facts(ev, &flags, &timed, &end, &series);
-	uintptr_t si = flags & EB_CM ? (uintptr_t)map64_get(&lo->series, series) : 0;
-	if ((lo->seen[k - lo->cur->b0]++ == 0 && ev->offset != b->first) || (flags & ~b->flags) ||
-	    (timed && (ev->ts < b->lo || end > b->hi ||
-	               ((flags & EB_CM) &&
-	                (ev->ts < b->cm_lo || ev->ts > b->cm_hi || si == 0 || ev->ts < t->series[si - 1].min_ts)) ||
-	               ((flags & EB_FLOW) && (ev->id < b->flow_lo || ev->id > b->flow_hi))))) {
-		lo->lied = true;
-		return;
-	}
-	lo->inner.event(lo->inner.ctx, ev);
-}
-
-static void checked_header(void *ctx, const char *key, uint32_t keylen, const char *json, uint64_t len)
-{
-	struct located *lo = ctx;
-	if (lo->inner.header != NULL)
-		lo->inner.header(lo->inner.ctx, key, keylen, json, len);
-}
-
-/* Reads and scans the pieces [FROM, TO) of LO through SINK, checking each event against the
- * map. False when a read failed or what was read is not what the map says (*CAUSE then
- * says why, for the message of a read that failed). */
-static bool scan_pieces(struct located *lo, size_t from, size_t to, const struct scan_sink *sink, char **cause)
-{
-	const struct trace *t = lo->t;
-	lo->inner = *sink;
-	struct scan_sink s = { .ctx = lo, .event = checked_event, .header = checked_header };
-	for (size_t i = from; i < to && !lo->lied; i++) {
-		const struct piece *pc = &lo->p[i];
-		size_t len = (size_t)(pc->end - pc->start);
-		char *buf = xmalloc(len ? len : 1);
-		if (t->args->ops->read(t->args, pc->start, len, buf, cause) != 0) {
-			free(buf);
-			return false;
-		}
-		if (pc->start == 0) { /* the document: an object, or a bare array of events */
-			size_t w = 0;
-			while (w < len && (buf[w] == ' ' || buf[w] == '\t' || buf[w] == '\n' || buf[w] == '\r'))
-				w++;
-			lo->top_is_object = w >= len || buf[w] != '[';
-		}
-		struct input *in = input_open_mem(t->path, buf, len, pc->start, NULL);
-		struct scan_range range = {
-			.start = pc->start, .stop = pc->stop, .top_is_object = lo->top_is_object, .lines_known = true
-		};
-		lo->cur = pc;
-		lo->seen = xcalloc(pc->b1 - pc->b0, sizeof *lo->seen);
-		struct scan_stats st;
-		char *why = NULL;
-		enum scan_result r = scan_run_range(in, &s, &range, &st, &why);
-		input_close(in);
-		free(why);
-		free(buf);
-		if (r != (pc->stop ? SCAN_STOPPED : SCAN_OK))
-			lo->lied = true;
-		for (uint32_t k = pc->b0; k < pc->b1 && !lo->lied; k++)
-			lo->lied = lo->seen[k - pc->b0] != t->blocks[k].events;
-		free(lo->seen);
-		lo->seen = NULL;
-	}
-	return !lo->lied;
-}
-
-static void note_flow_id(struct located *lo, uint64_t id)
-{
-	if (lo->nids == lo->idcap)
-		lo->ids = xreallocarray(lo->ids, lo->idcap = lo->idcap ? lo->idcap * 2 : 256, sizeof *lo->ids);
-	lo->ids[lo->nids++] = id;
-}
-
-static int id_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Whether a flow id inside the window is in [A, B]: the sorted LO->ids. */
-static bool has_id_in(const struct located *lo, uint64_t a, uint64_t b)
-{
-	size_t l = 0, h = lo->nids; /* the first id >= A */
-	while (l < h) {
-		size_t m = l + (h - l) / 2;
-		if (lo->ids[m] < a)
-			l = m + 1;
-		else
-			h = m;
-	}
-	return l < lo->nids && lo->ids[l] <= b;
-}
-
 /* The blocks read for their flows only: each flow event outside the window marks its flow
  * as crossing the window's edge (as the matching does). Nothing of them is kept. */
 static void flow_event(void *ctx, const struct scan_event *ev)
@@ -626,115 +435,13 @@ static void flow_event(void *ctx, const struct scan_event *ev)
 		s->val = (void *)((uintptr_t)s->val | st);
 }
 
-/* The blocks read for their samples before the window: the latest of each series. */
-static void sample_event(void *ctx, const struct scan_event *ev)
-{
-	struct located *lo = ctx;
-	uint64_t key;
-	if (!ev->has_ts || ev->ts_nonfinite || ev->ts >= lo->w0 || !key_series(ev, &key))
-		return;
-	uintptr_t si = (uintptr_t)map64_get(&lo->series, key);
-	if (si == 0) { /* checked_event made sure it is there */
-		lo->lied = true;
-		return;
-	}
-	if (!lo->found[si - 1]) {
-		lo->found[si - 1] = true;
-		lo->best[si - 1] = ev->ts;
-		lo->nfound++;
-	} else if (ev->ts > lo->best[si - 1]) {
-		lo->best[si - 1] = ev->ts;
-	}
-}
-
-struct cand {
-	int64_t top; /* its latest sample that can be before the window */
-	uint32_t k;
-};
-
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	return (x->top < y->top) - (x->top > y->top); /* the latest first */
-}
-
-/* Sets NEED for the blocks that may hold the last sample before the window of a series (as
- * last_before keeps it): for each series with a sample before the window, its latest is at
- * L or later, L the earliest of those latest; so only the blocks with samples in [L, w0)
- * are needed. L is found by reading the blocks with samples before the window, the latest
- * first, until every such series has one and the next block's are all before L. False
- * when a read fails or disagrees with the map. */
-static bool need_samples(struct crop *c, struct located *lo, bool *need)
-{
-	const struct trace *t = lo->t;
-	uint32_t nbefore = 0;
-	for (uint32_t i = 0; i < t->nseries; i++)
-		nbefore += t->series[i].min_ts < c->w0;
-	if (nbefore == 0)
-		return true;
-	struct cand *cd = xmalloc(t->nblocks * sizeof *cd);
-	uint32_t n = 0;
-	for (uint32_t k = 0; k < t->nblocks; k++) {
-		const struct event_block *b = &t->blocks[k];
-		if (b->events > 0 && (b->flags & EB_CM) && b->cm_lo < c->w0) /* needed anyway or not */
-			cd[n++] = (struct cand){ b->cm_hi < c->w0 ? b->cm_hi : c->w0 - 1, k };
-	}
-	qsort(cd, n, sizeof *cd, cand_cmp);
-	lo->w0 = c->w0;
-	lo->best = xcalloc(t->nseries, sizeof *lo->best);
-	lo->found = xcalloc(t->nseries, sizeof *lo->found);
-	int64_t L = INT64_MIN;
-	bool ok = true;
-	char *cause = NULL;
-	struct scan_sink sink = { .ctx = lo, .event = sample_event };
-	for (uint32_t i = 0; i < n && ok; i++) {
-		if (lo->nfound == nbefore) {
-			L = INT64_MAX;
-			for (uint32_t s = 0; s < t->nseries; s++)
-				if (lo->found[s] && lo->best[s] < L)
-					L = lo->best[s];
-			if (cd[i].top < L)
-				break;
-		}
-		size_t at = lo->n;
-		add_pieces(lo, NULL, cd[i].k);
-		ok = scan_pieces(lo, at, lo->n, &sink, &cause);
-		lo->n = at;
-	}
-	free(cause);
-	if (ok && lo->nfound == nbefore) {
-		L = INT64_MAX;
-		for (uint32_t s = 0; s < t->nseries; s++)
-			if (lo->found[s] && lo->best[s] < L)
-				L = lo->best[s];
-	} else {
-		L = INT64_MIN; /* every block with samples before the window */
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (cd[i].top >= L)
-			need[cd[i].k] = true;
-	free(cd);
-	return ok;
-}
-
-static void free_located(struct located *lo)
-{
-	free(lo->series.slot);
-	free(lo->best);
-	free(lo->found);
-	free(lo->p);
-	free(lo->ids);
-	free(lo->seen);
-	memset(lo, 0, sizeof *lo);
-}
-
 /* The first pass over the blocks of T's map that the window needs (src/event_blocks.h):
  * those with metadata, B/E or async events, events in the window, counter or memory samples
  * before it, the first and the last (the header keys); then those holding other events of
  * the flows inside the window. KNOB: TTRACE_TEST_CROP_READ. False (the caller then reads
  * the whole file) when T has no map to trust, the blocks are too much of the file, a read
  * fails or what is read is not what the map says. */
-static bool locate(struct crop *c, const struct trace *t, struct located *lo, int knob)
+static bool locate(struct crop *c, const struct trace *t, struct crop_blocks *lo, int knob)
 {
 	if (knob == 1 || t == NULL || t->status != LOAD_OK || !t->regular || !seek_store_reads_any(t->args) ||
 	    !event_blocks_ok(t, t->events))
@@ -754,32 +461,32 @@ static bool locate(struct crop *c, const struct trace *t, struct located *lo, in
 	}
 	for (uint32_t i = 0; i < t->nseries; i++)
 		map64_put(&lo->series, t->series[i].key, (void *)(uintptr_t)(i + 1));
-	if (!need_samples(c, lo, need)) {
+	if (!crop_blocks_need_samples(lo, c->w0, need)) {
 		free(need);
 		return false;
 	}
-	add_pieces(lo, need, 0);
+	crop_blocks_add(lo, need, 0);
 	bool ok = knob == 2 || (double)lo->bytes <= BLOCKS_MAX_SHARE * (double)t->bytes;
 	char *cause = NULL;
 	if (ok) {
 		struct scan_sink sink = { .ctx = c, .event = match_event, .header = match_header };
 		c->lo = lo;
-		ok = scan_pieces(lo, 0, lo->n, &sink, &cause);
+		ok = crop_blocks_scan(lo, 0, lo->n, &sink, &cause);
 		c->lo = NULL;
 		lo->n1 = lo->n;
 	}
 	if (ok && lo->nids > 0) { /* the blocks with other events of those flows */
-		qsort(lo->ids, lo->nids, sizeof *lo->ids, id_cmp);
+		crop_blocks_sort_flows(lo);
 		bool *more = xcalloc(t->nblocks, sizeof *more);
 		for (uint32_t k = 0; k < t->nblocks; k++) {
 			const struct event_block *b = &t->blocks[k];
 			more[k] = !need[k] && b->events > 0 && (b->flags & EB_FLOW) &&
-			          has_id_in(lo, b->flow_lo, b->flow_hi);
+			          crop_blocks_has_flow_in(lo, b->flow_lo, b->flow_hi);
 		}
-		add_pieces(lo, more, 0);
+		crop_blocks_add(lo, more, 0);
 		free(more);
 		struct scan_sink sink = { .ctx = c, .event = flow_event };
-		ok = scan_pieces(lo, lo->n1, lo->n, &sink, &cause);
+		ok = crop_blocks_scan(lo, lo->n1, lo->n, &sink, &cause);
 	}
 	free(cause);
 	free(need);
@@ -886,7 +593,7 @@ static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t
 		                   .holding = true,
 		                   .hold_max = knobs.crop_hold_set ? (size_t)knobs.crop_hold : CROP_HOLD_MAX };
 	struct crop c = init;
-	struct located lo = { 0 };
+	struct crop_blocks lo = { 0 };
 	bool ok = true;
 	*cause = NULL;
 	*kept = *total = *read = 0;
@@ -900,7 +607,7 @@ static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t
 		*read = lo.bytes;
 	} else {
 		free_crop(&c);
-		free_located(&lo);
+		crop_blocks_free(&lo);
 		c = init;
 		struct scan_sink sink = { .ctx = &c, .event = match_event, .header = match_header };
 		if (!scan_once(path, true, &dev, &ino, &sink, &events, cause)) {
@@ -913,7 +620,7 @@ static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t
 	c.out = trace_out_open(outp, force, &avoid, 1, cause);
 	if (c.out == NULL) {
 		free_crop(&c);
-		free_located(&lo);
+		crop_blocks_free(&lo);
 		return -1;
 	}
 	/* the header keys as they were, then the events kept */
@@ -949,7 +656,7 @@ static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t
 	} else if (located) { /* second pass: the copy, of the same blocks */
 		c.i = 0;
 		struct scan_sink sink = { .ctx = &c, .event = copy_event, .header = ignore_header };
-		if (scan_pieces(&lo, 0, lo.n1, &sink, cause))
+		if (crop_blocks_scan(&lo, 0, lo.n1, &sink, cause))
 			events2 = events;
 		else if (*cause == NULL)
 			*cause = xasprintf("%s changed while it was read", path);
@@ -960,7 +667,7 @@ static int crop_run(const char *path, const struct trace *t, int64_t w0, int64_t
 		struct scan_sink sink = { .ctx = &c, .event = copy_event, .header = ignore_header };
 		ok = scan_once(path, false, &dev, &ino, &sink, &events2, cause);
 	}
-	free_located(&lo);
+	crop_blocks_free(&lo);
 	if (ok && events2 != events) {
 		*cause = xasprintf("%s changed while it was read (%llu events, then %llu)", path,
 		                   (unsigned long long)events, (unsigned long long)events2);
