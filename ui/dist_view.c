@@ -122,7 +122,7 @@ void dist_table_fill(struct table *tb, struct table *per_rank, const struct rank
 		table_set_int(tb, r, C_WAITING, s->waiting);
 		table_set_int(tb, r, C_LAST, s->arrived_last);
 		table_set_int(tb, r, C_NCOLLS, s->collectives);
-		table_set_str(tb, r, C_FILE, path);
+		table_set_str(tb, r, C_FILE, trace_name(rr->traces[order[k]])); /* a merged rank: FILE [source] */
 	}
 	for (uint32_t i = 0; i < rr->ncolls; i++) {
 		const struct collective *c = &rr->colls[i];
