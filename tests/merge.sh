@@ -135,6 +135,10 @@ is "$(same_reports "$D/rank1.json" "$TMP/one.json.gz")" "" "a merged file of one
 is "$(jq "$TMP/s.json" "[(f['path'][-6:], f['rank'], f['world_size'], f['events']) for f in d['files']]")" \
 	"[('m.json', 0, 3, 60), ('m.json', 1, 3, 60), ('m.json', 2, 3, 60)]" \
 	"... three ranks of one file, each its distributedInfo, its 56 events and its 4 process names"
+run --report=distributed "$TMP/m.json"
+like "$out" "$TMP/m.json [rank1.json]" "... each rank named FILE [its own file] where the reports show files"
+run --report=summary "$TMP/m.json"
+like "$out" "== $TMP/m.json [rank2.json] (plain, " "... and in the summary's titles"
 "$TTRACE" --report=summary --json --merged-as-one "$TMP/m.json" >"$TMP/s.json"
 is "$(jq "$TMP/s.json" "[(f['rank'], f['events']) for f in d['files']]")" "[(None, 180)]" \
 	"--merged-as-one: one trace, as Perfetto shows it"
