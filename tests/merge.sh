@@ -186,6 +186,20 @@ is "$(echo "$out" | jq /dev/stdin "[(f['rank'], f['status'], f['events_by_phase'
 	"[(0, 'truncated', 56), (1, 'truncated', 51)]" "a merged file cut in rank 1's events: ranks 0 and 1 salvaged, truncated"
 like "$err" "no trace event before the cut ($TMP/cut-events.json [rank2.json])" "... rank 2, none of whose events were read, says so"
 like "$err" "kept 107 complete events ($TMP/cut-events.json [rank1.json])" "... and each rank that was cut"
+# a hostile key: control characters in a source's name, a pid base past every pid, a shift
+# of 2^62: loaded, the names escaped
+python3 - "$TMP/m.json" "$TMP/hostile.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d['ttraceMerge']['ranks']
+r[1]['source'] = 'evil\x1b]0;pwned\x07\nname.json'
+r[2]['pid_base'] = 9200000000000000000
+r[0]['shift_ns'] = 4611686018427387904
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+run --report=summary "$TMP/hostile.json"
+is "$rc:$(printf '%s%s' "$out" "$err" | grep -c "$(printf '\033')")" "0:0" "a hostile ttraceMerge: loaded, no escape character reaches the terminal"
+like "$out" "== $TMP/hostile.json [evil\x1b]0;pwned\x07\nname.json] (" "... the source's name escaped"
 run merge "$TMP/m.json" -o "$TMP/again.json"
 is "$rc:$err" "1:ttrace merge: $TMP/m.json was written by ttrace merge: give the ranks' own files" \
 	"merge refuses a merged file as input"
