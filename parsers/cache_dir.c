@@ -278,6 +278,12 @@ int cache_dir_key(const char *path, struct cache_key *key, char **cause)
 	return 0;
 }
 
+void cache_dir_key_rank(struct cache_key *key, int32_t pos)
+{
+	uint64_t mix[3] = { key->path_hash, 0x6d65726765645f72ull /* "merged_r" */, (uint64_t)(uint32_t)pos };
+	key->path_hash = checksum64(mix, sizeof mix, 0);
+}
+
 /* The cache file of the input with KEY, named after PATH's base name (allocated). */
 static char *cache_file(const char *dir, const char *path, const struct cache_key *key)
 {
@@ -672,6 +678,8 @@ int cache_dir_save(const struct trace *t, const struct cache_key *key, char **ca
 		free(dir);
 		return -1;
 	}
+	if (t->merged)
+		cache_dir_key_rank(&now_key, t->merged_pos); /* one rank of a merged trace */
 	if (memcmp(&now_key, key, sizeof now_key) != 0) {
 		*cause = xasprintf("%s changed while it loaded: not cached", t->path);
 		free(dir);

@@ -50,6 +50,10 @@ void cache_dir_guard_signals(void);
 bool cache_dir_is_other(const char *path);
 /* Computes PATH's key into *KEY. Returns 0, or -1 with *cause set (allocated). */
 int cache_dir_key(const char *path, struct cache_key *key, char **cause);
+/* Makes *KEY, a merged trace's key (parsers/merged_file.h), the key of its rank at POS: each
+ * rank has a cache of its own (its path's checksum mixed with POS), beside the file's. A
+ * trace with t->merged set is saved under its rank's key (t->merged_pos). */
+void cache_dir_key_rank(struct cache_key *key, int32_t pos);
 /* Returns the trace PATH's valid cache holds (with its args store), or NULL: no cache, a
  * stale one, a damaged one or one that cannot be trusted (then *note says why, allocated,
  * and *DAMAGED whether it is worth a warning, damaged or untrusted, rather than out of

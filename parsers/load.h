@@ -51,8 +51,8 @@ struct load_options {
 	/* merged[i], when MERGED and it are not NULL: file i is that rank of a merged trace
 	 * (parsers/merged_file.h): its processes, its times moved back, its distributedInfo.
 	 * The ranks of one file given together, in order (merged_expand), are read by one parse
-	 * (parsers/load_merged.h); such a load neither reads nor writes a cache (the file's
-	 * cache would hold every rank). MERGED[0..n) must outlive the load. */
+	 * (parsers/load_merged.h), each rank with a cache of its own (cache_dir_key_rank).
+	 * MERGED[0..n) must outlive the load. */
 	const struct merged_rank *const *merged;
 };
 

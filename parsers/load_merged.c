@@ -13,6 +13,7 @@
 #include "lib/monotime.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "parsers/cache_dir.h"
 #include "parsers/chrome_build.h"
 #include "parsers/load_snapshots.h"
 #include "parsers/merged_file.h"
@@ -133,6 +134,7 @@ void load_name_merged(struct trace *t, const struct merged_rank *m)
 	else
 		snprintf(t->name, n, "%s [rank %d]", t->path, m->rank);
 	t->merged = true;
+	t->merged_pos = m->group_pos;
 	t->merged_shift = m->shift_ns;
 }
 
@@ -260,11 +262,83 @@ out:
 	free(cb);
 }
 
+/* Every rank of group G from its cache, when each has a valid one: true. Else none is
+ * taken; *NOTE says why a cache was not used (allocated) when one was damaged or not to be
+ * trusted (*DAMAGED). */
+static bool open_caches(struct job *j, struct merged_group *g, const struct cache_key *file, char **note, bool *damaged)
+{
+	double t0 = monotime_seconds();
+	struct trace **got = xcalloc((size_t)g->n, sizeof *got);
+	int k = 0;
+	for (; k < g->n; k++) {
+		struct cache_key key = *file;
+		cache_dir_key_rank(&key, g->jobs[k]->merged->group_pos);
+		char *why = NULL;
+		bool bad = false;
+		if ((got[k] = cache_dir_open(j->path, &key, &why, &bad)) == NULL) {
+			if (bad) {
+				*note = why;
+				*damaged = true;
+			} else {
+				free(why);
+			}
+			break;
+		}
+		free(why);
+	}
+	bool all = k == g->n;
+	for (int i = 0; i < g->n && got[i] != NULL; i++) {
+		if (!all) {
+			trace_free(got[i]);
+			continue;
+		}
+		load_name_merged(got[i], g->jobs[i]->merged);
+		got[i]->load_seconds = monotime_seconds() - t0;
+		g->jobs[i]->out = got[i];
+	}
+	if (all)
+		load_job_progress(j, got[0]->bytes, file->size);
+	free(got);
+	return all;
+}
+
+/* The group's ranks: from their caches, else parsed (then their caches are written). */
+static void load_group(struct job *j, struct merged_group *g)
+{
+	bool cached = cache_dir_wanted(j->path, false);
+	bool readable = cached || cache_dir_readable(j->path);
+	struct cache_key file;
+	char *note = NULL;
+	bool damaged = false;
+	if (readable && cache_dir_key(j->path, &file, &note) != 0) {
+		cached = readable = false;
+		free(note);
+		note = NULL;
+	}
+	if (readable && open_caches(j, g, &file, &note, &damaged))
+		return;
+	parse_group(j, g);
+	for (int k = 0; k < g->n; k++) {
+		struct trace *t = g->jobs[k]->out;
+		if (k == 0 && note != NULL) { /* why the caches were not used, said once */
+			t->cache_note = note;
+			t->cache_damaged = damaged;
+			note = NULL;
+		}
+		if (cached && t->status != LOAD_FAILED) {
+			struct cache_key key = file;
+			cache_dir_key_rank(&key, g->jobs[k]->merged->group_pos);
+			cache_dir_save_async(t, &key);
+		}
+	}
+	free(note);
+}
+
 void load_merged_run(struct job *j)
 {
 	struct merged_group *g = j->group;
 	if (j->group_pos == 0) {
-		parse_group(j, g);
+		load_group(j, g);
 		snap_close(j->snap);
 		pthread_mutex_lock(&g->lock);
 		g->done = true;

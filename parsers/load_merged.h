@@ -10,7 +10,8 @@
 /* Runs J, one job of its merged group (J->group): the group's first job parses the file
  * into every job's trace (each job's OUT), then says the group is done; the others wait for
  * that. Each rank's args are kept aside when the file is compressed (one seek index cannot
- * serve several stores); no cache is read or written. */
+ * serve several stores). The ranks come from their caches when every one has a valid one
+ * (parsers/cache_dir.h, cache_dir_key_rank), else from the parse, which then writes them. */
 void load_merged_run(struct job *j);
 
 /* Names T, one rank M of a merged trace, after its own file, and keeps its shift (for a crop

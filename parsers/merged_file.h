@@ -29,7 +29,8 @@ struct merged_rank {
 	char *backend;          /* distributedInfo's backend, or NULL */
 	char *source;           /* its file's name */
 	char *distributed_json; /* a distributedInfo object saying rank, world_size, backend */
-	int group_pos, group_n; /* merged_expand: its place among the N ranks of its file */
+	int group_pos, group_n; /* its place among the N ranks of its file (merged_expand sets them; a
+	                         * rank's cache is named after its place) */
 };
 
 struct merged_file {

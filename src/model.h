@@ -386,7 +386,8 @@ struct trace {
 	char *name;           /* how reports and the screen name it: the path, or for one rank of a
 	                       * merged trace "PATH [its own file's name]" (trace_name) */
 	bool merged;          /* one rank of a merged trace (parsers/merged_file.h) ... */
-	int64_t merged_shift; /* ... whose times were moved by this much in the file */
+	int32_t merged_pos;   /* ... its place among the file's ranks ... */
+	int64_t merged_shift; /* ... and what its times were moved by in the file */
 	const char *codec;
 	bool regular; /* read from a regular file, the one file_dev/file_ino name */
 	uint64_t file_dev, file_ino;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cache_cut.sh: a binary cache cut while ttrace has it mapped (lib/map_guard.h). The
-# timeline survives: the trace is parsed again, the status line says so, the keys go on,
-# the exit status is 0. A report says which cache was cut and exits 1, not by SIGBUS.
+# timeline survives: the trace is parsed again (each rank of a merged trace as its rank),
+# the status line says so, the keys go on, the exit status is 0. A report says which cache
+# was cut and exits 1, not by SIGBUS.
 . "$srcdir/tests/lib.sh"
 command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
 unset TTRACE_NO_CACHE TTRACE_CACHE_MAX
@@ -41,9 +42,34 @@ T send-keys -t "$S" q
 wait_for "EXIT=0"
 ok $? "q quits with status 0 (no SIGBUS)"
 
+# the ranks of a merged trace (tests/merge.sh), each from its own cache: the caches cut under
+# the timeline, each rank is parsed again as that rank
+M="$TMP/merged.json"
+"$TTRACE" merge -q "$srcdir/tests/fixtures/stragglers/compute" -o "$M"
+"$TTRACE" -q --report=none "$M"
+is "$(ls "$C" | grep -c '^merged.json-')" 3 "a merged file of 3 ranks: 3 caches"
+T send-keys -t "$S" "clear; '$TTRACE' '$M'; echo EXIT=\$?" Enter
+wait_for "3 ranks  align: collective"
+ok $? "the timeline opens its 3 ranks from their caches"
+T send-keys -t "$S" o
+wait_for "gaps of"
+T send-keys -t "$S" Escape
+wait_for "w/s zoom"
+for f in "$C"/merged.json-*; do truncate -s 4096 "$f"; done
+T send-keys -t "$S" w
+wait_for "was cut while in use: parsed again"
+ok $? "the caches cut under it: the ranks are parsed again, the status line says so"
+T send-keys -t "$S" s "/ProfilerStep#1" Enter n
+wait_for "user_annotation on rank 1 thread 1"
+ok $? "... each as its rank (rank 1's step found on rank 1)"
+like "$(T capture-pane -p -t "$S")" "3 ranks  align: collective (residual 0 ns)" "... the 3 ranks aligned as before"
+T send-keys -t "$S" q
+wait_for "EXIT=0"
+ok $? "q quits with status 0"
+
 # a report: the cache cut after it was mapped, before the report reads it
 "$TTRACE" index "$EX" >/dev/null
-CF=$(ls "$C"/*.ttc)
+CF=$(ls "$C"/trace.json*.ttc)
 TTRACE_TEST_REPORT_DELAY_MS=3000 "$TTRACE" --report=summary "$EX" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 i=0 # the report says when it has mapped its cache and waits

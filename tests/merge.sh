@@ -128,6 +128,18 @@ same_reports() {
 for f in m.json m.json.gz m.json.zst; do
 	is "$(same_reports "$D" "$TMP/$f")" "" "$f read back: every report's figures as the ranks' files' ($REPORTS)"
 done
+# caches (the tests' TTRACE_NO_CACHE=1 unset here): each rank of a merged file has one of
+# its own (beside the file's, which --merged-as-one uses), read the next time, with the same
+# figures
+for f in m.json m.json.zst; do
+	(unset TTRACE_NO_CACHE && TTRACE_CACHE_MIN=0 "$TTRACE" -q --report=none "$TMP/$f")
+	n=$(unset TTRACE_NO_CACHE && TTRACE_CACHE_MIN=0 "$TTRACE" --report=summary "$TMP/$f" | grep -c "^== .* loaded from its cache in")
+	is "$n" 3 "$f opened again: each of its 3 ranks from its own cache"
+	is "$(unset TTRACE_NO_CACHE && TTRACE_CACHE_MIN=0 same_reports "$D" "$TMP/$f")" "" "... with the figures of the ranks' files"
+done
+n=$(unset TTRACE_NO_CACHE && TTRACE_CACHE_MIN=0 "$TTRACE" --report=summary --merged-as-one "$TMP/m.json" | grep -c "^== $TMP/m.json (plain, 32")
+is "$n" 1 "... and --merged-as-one still one trace (its own cache)"
+
 # one rank alone (read by itself; several are read by one parse of the file, shared)
 "$TTRACE" merge -q "$D/rank1.json" -o "$TMP/one.json.gz"
 is "$(same_reports "$D/rank1.json" "$TMP/one.json.gz")" "" "a merged file of one rank read back: its file's figures"

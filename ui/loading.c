@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "parsers/load.h"
+#include "parsers/merged_file.h"
 #include "ui/view_state.h"
 
 /* What identifies a track across snapshots: its pid and tid as the file writes them. */
@@ -222,6 +224,31 @@ static struct trace *current(const struct app *app, struct trace *t)
 	return t;
 }
 
+/* T's file parsed again: the same rank of a merged trace when T is one (its cache is named
+ * after its place in the file), else the whole file. */
+static struct trace *reload(const struct trace *t, struct load_options *opt)
+{
+	struct merged_file mf;
+	char *cause = NULL;
+	struct trace *nt;
+	int rc = t->merged ? merged_file_read(t->path, &mf, &cause) : 0;
+	free(cause);
+	if (rc == 1 && t->merged_pos >= 0 && t->merged_pos < mf.nranks) {
+		struct merged_rank *r = &mf.ranks[t->merged_pos];
+		r->group_pos = t->merged_pos;
+		r->group_n = mf.nranks;
+		const struct merged_rank *one[1] = { r };
+		opt->merged = one;
+		nt = load_trace(t->path, opt);
+		opt->merged = NULL;
+	} else {
+		nt = load_trace(t->path, opt);
+	}
+	if (rc == 1)
+		merged_file_release(&mf);
+	return nt;
+}
+
 bool loading_recover(struct app *app)
 {
 	int n = app->nts, k = 0;
@@ -237,7 +264,7 @@ bool loading_recover(struct app *app)
 		 * cache is written before it is shown */
 		struct load_options opt = { 0 };
 		opt.quiet = true;
-		struct trace *nt = load_trace(t->path, &opt);
+		struct trace *nt = reload(t, &opt);
 		if (nt->finish_cache_save != NULL)
 			nt->finish_cache_save(nt);
 		app->swaps = xreallocarray(app->swaps, (size_t)app->nswaps + 1, sizeof *app->swaps);
