@@ -310,17 +310,7 @@ static void parse_job(struct job *j)
 	for (int k = 1; k <= nsplit; k++) {
 		struct part *p = &parts[k];
 		builder_merge(parts[0].b, p->b);
-		for (int c = 0; c < SO__COUNT; c++)
-			stats.count[c] += p->stats.count[c];
-		stats.events += p->stats.events;
-		stats.not_a_trace |= p->stats.not_a_trace;
-		stats.bytes = p->stats.bytes;
-		/* a later part that stopped before any event of its own (an element nested too
-		 * deep, say) has not found that the file is not a trace: the earlier parts' events
-		 * are kept, as a scan in one piece keeps them (found by fuzz_loader) */
-		res = p->res == SCAN_NOT_TRACE && stats.events > 0 ? SCAN_TRUNCATED : p->res;
-		free(cause);
-		cause = p->cause;
+		load_add_part(&stats, &res, &cause, &p->stats, p->res, p->cause);
 		input_close(p->in);
 	}
 	finish_job(j, t, parts[0].b, in, parts[0].side, &stats, res, cause, t0);
@@ -330,6 +320,22 @@ static void parse_job(struct job *j)
  * event (an object with a "ph"), as in [1, 2] or [{"id": 1}]; nor when it is cut before
 
  * empty trace. Marks T failed, saying why. */
+void load_add_part(struct scan_stats *stats, enum scan_result *res, char **cause, const struct scan_stats *pst,
+                   enum scan_result pres, char *pcause)
+{
+	for (int c = 0; c < SO__COUNT; c++)
+		stats->count[c] += pst->count[c];
+	stats->events += pst->events;
+	stats->not_a_trace |= pst->not_a_trace;
+	stats->bytes = pst->bytes;
+	/* a later part that stopped before any event of its own (an element nested too deep,
+	 * say) has not found that the file is not a trace: the earlier parts' events are kept,
+	 * as a scan in one piece keeps them (found by fuzz_loader) */
+	*res = pres == SCAN_NOT_TRACE && stats->events > 0 ? SCAN_TRUNCATED : pres;
+	free(*cause);
+	*cause = pcause;
+}
+
 void load_no_trace_event(struct trace *t)
 {
 	uint64_t not_events = t->quality.count[Q_NOT_OBJECT] + t->quality.count[Q_MALFORMED_EVENT];

@@ -82,6 +82,11 @@ struct builder;
 void load_args_store(struct trace *t, struct input *in, struct seek_index *x, struct args_side *side);
 void load_set_status(struct trace *t, enum scan_result res, char *cause, const struct scan_stats *st);
 void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0);
+/* Adds the next part's scan (its counts PST, result PRES and cause PCAUSE, taken) to the
+ * scan so far (*STATS, *RES, *CAUSE, whose cause it frees), as a scan in one piece would
+ * have ended. */
+void load_add_part(struct scan_stats *stats, enum scan_result *res, char **cause, const struct scan_stats *pst,
+                   enum scan_result pres, char *pcause);
 /* Marks T failed when its file held no trace event, saying why. */
 void load_no_trace_event(struct trace *t);
 

@@ -11,10 +11,12 @@
 #endif
 
 #include "lib/monotime.h"
+#include "lib/test_knobs.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
 #include "parsers/chrome_build.h"
+#include "parsers/load_part.h"
 #include "parsers/load_snapshots.h"
 #include "parsers/merged_file.h"
 #include "parsers/seekindex.h"
@@ -177,68 +179,249 @@ static void *end_ranks(void *arg)
 	return NULL;
 }
 
+/* A big plain merged file is parsed in parts, as a big trace is (parsers/load_job.c):
+ * from this size on, on each core. */
+#define GROUP_PARALLEL_MIN ((uint64_t)64 << 20)
+
+/* One part of a group's scan: a range of the file and a builder for each rank. The first
+ * part builds the ranks' own traces; the others, traces of their own that builder_merge
+ * appends to the first's. */
+struct gpart {
+	struct group_scan g; /* m and bases shared with the first part */
+	struct builder **b;
+	struct chrome_build *cb;
+	struct input *in;
+	bool ranged;
+	struct scan_range range;
+	struct scan_stats stats;
+	enum scan_result res;
+	char *cause;
+	pthread_t th;
+};
+
+/* Gives part P a builder, Chrome rules and (ASIDE) an args store for each of the N ranks,
+ * over P->g.t (LATER: a part after the first). */
+static void gpart_builders(struct gpart *p, int n, bool aside, bool later)
+{
+	p->b = xcalloc((size_t)n, sizeof *p->b);
+	p->cb = xcalloc((size_t)n, sizeof *p->cb);
+	for (int k = 0; k < n; k++) {
+		p->b[k] = later ? builder_new_part(p->g.t[k]) : builder_new(p->g.t[k]);
+		chrome_build_init(&p->cb[k], p->b[k]);
+		chrome_build_sink(&p->cb[k], &p->g.rules[k]);
+		p->g.side[k] = aside ? args_side_new(0, false) : NULL;
+	}
+}
+
+static void gpart_scan(struct gpart *p, const _Atomic bool *cancel)
+{
+	struct scan_sink sink = { 0 };
+	sink.ctx = &p->g;
+	sink.event = group_event;
+	sink.header = group_header;
+	sink.progress = group_progress;
+	sink.problem = group_problem;
+	sink.cancel = cancel;
+	p->res = scan_run_range(p->in, &sink, p->ranged ? &p->range : NULL, &p->stats, &p->cause);
+	group_progress(&p->g, p->stats.bytes, input_file_offset(p->in));
+}
+
+static void *gpart_main(void *arg)
+{
+	struct gpart *p = arg;
+	gpart_scan(p, p->g.leader->cancel);
+	return NULL;
+}
+
+/* Frees what part P holds but its input (LATER: its traces and builders too; else the
+ * builders are left to the caller). */
+static void gpart_free(struct gpart *p, int n, bool later)
+{
+	for (int k = 0; k < n; k++) {
+		if (later) {
+			if (p->b != NULL && p->b[k] != NULL)
+				builder_abort(p->b[k]);
+			trace_free(p->g.t[k]);
+		}
+		args_side_free(p->g.side[k]);
+	}
+	free(p->b);
+	free(p->cb);
+	free(p->g.t);
+	free(p->g.rules);
+	free(p->g.side);
+	free(p->cause);
+}
+
+/* The later parts of the first part P0's scan of IN: NSPLIT of them, at SPLITS, each on a
+ * thread while the caller scans P0. Returns how many were started (their scans joined
+ * by gparts_join). */
+static int gparts_start(struct gpart *p0, struct gpart *parts, int nsplit, const uint64_t *splits, bool top_is_object,
+                        int n, const char *path)
+{
+	for (int q = 0; q < nsplit; q++) {
+		struct gpart *p = &parts[q];
+		char *err = NULL;
+		p->g = p0->g;
+		p->g.t = xcalloc((size_t)n, sizeof *p->g.t);
+		p->g.rules = xcalloc((size_t)n, sizeof *p->g.rules);
+		p->g.side = xcalloc((size_t)n, sizeof *p->g.side);
+		for (int k = 0; k < n; k++)
+			p->g.t[k] = load_new_trace(path);
+		gpart_builders(p, n, false, true);
+		p->in = input_open(path, &err);
+		free(err);
+		if (p->in == NULL || input_seek(p->in, splits[q]) < 0) {
+			input_close(p->in);
+			gpart_free(p, n, true);
+			return q; /* the parts before it stand for the rest: the last reads to the end */
+		}
+		p->ranged = true;
+		p->range.start = splits[q];
+		p->range.stop = q + 1 < nsplit ? splits[q + 1] : 0;
+		p->range.top_is_object = top_is_object;
+		p->g.last_data = p->g.last_file = splits[q];
+	}
+	return nsplit;
+}
+
 /* Parses the file of group G (its first job J) into every rank's trace. */
 static void parse_group(struct job *j, struct merged_group *gr)
 {
 	int n = gr->n;
 	double t0 = monotime_seconds();
-	char *cause = NULL;
-	struct group_scan g = { .leader = j, .n = n };
-	g.m = xcalloc((size_t)n, sizeof *g.m);
-	g.t = xcalloc((size_t)n, sizeof *g.t);
-	g.rules = xcalloc((size_t)n, sizeof *g.rules);
-	g.side = xcalloc((size_t)n, sizeof *g.side);
-	g.bases = xcalloc((size_t)n, sizeof *g.bases);
-	struct builder **b = xcalloc((size_t)n, sizeof *b);
-	struct chrome_build *cb = xcalloc((size_t)n, sizeof *cb);
+	struct gpart p0 = { .g = { .leader = j, .n = n } };
+	struct group_scan *g = &p0.g;
+	g->m = xcalloc((size_t)n, sizeof *g->m);
+	g->t = xcalloc((size_t)n, sizeof *g->t);
+	g->rules = xcalloc((size_t)n, sizeof *g->rules);
+	g->side = xcalloc((size_t)n, sizeof *g->side);
+	g->bases = xcalloc((size_t)n, sizeof *g->bases);
 	for (int k = 0; k < n; k++) {
-		g.m[k] = gr->jobs[k]->merged;
-		g.t[k] = gr->jobs[k]->out = load_new_trace(j->path);
-		load_name_merged(g.t[k], g.m[k]);
-		g.bases[k] = (struct base_of){ g.m[k]->pid_base, k };
+		g->m[k] = gr->jobs[k]->merged;
+		g->t[k] = gr->jobs[k]->out = load_new_trace(j->path);
+		load_name_merged(g->t[k], g->m[k]);
+		g->bases[k] = (struct base_of){ g->m[k]->pid_base, k };
 	}
-	qsort(g.bases, (size_t)n, sizeof *g.bases, base_cmp);
-	struct input *in = input_open(j->path, &cause);
+	qsort(g->bases, (size_t)n, sizeof *g->bases, base_cmp);
+	struct input *in = input_open(j->path, &p0.cause);
 	if (in == NULL) {
 		for (int k = 0; k < n; k++) {
-			g.t[k]->status = LOAD_FAILED;
-			g.t[k]->error = xstrdup(cause);
+			g->t[k]->status = LOAD_FAILED;
+			g->t[k]->error = xstrdup(p0.cause);
 		}
-		free(cause);
 		goto out;
 	}
-	/* a compressed file: the args aside, each rank's (a seek index serves one store) */
-	bool aside = input_codec(in) != INPUT_PLAIN || load_keeps_args_aside(g.t[0], in);
+	p0.in = in;
 	for (int k = 0; k < n; k++) {
-		struct trace *t = g.t[k];
-		t->codec = input_codec_name(input_codec(in));
-		t->regular = input_file_id(in, &t->file_dev, &t->file_ino);
-		b[k] = builder_new(t);
-		chrome_build_init(&cb[k], b[k]);
-		chrome_build_sink(&cb[k], &g.rules[k]);
-		g.side[k] = aside ? args_side_new(0, false) : NULL;
+		g->t[k]->codec = input_codec_name(input_codec(in));
+		g->t[k]->regular = input_file_id(in, &g->t[k]->file_dev, &g->t[k]->file_ino);
 	}
-	struct scan_sink sink = { 0 };
-	sink.ctx = &g;
-	sink.event = group_event;
-	sink.header = group_header;
-	sink.progress = group_progress;
-	sink.problem = group_problem;
-	sink.cancel = j->cancel;
-	struct scan_stats stats;
-	enum scan_result res = scan_run_range(in, &sink, NULL, &stats, &cause);
-	group_progress(&g, stats.bytes, input_file_offset(in));
+	/* a compressed file: the args aside, each rank's (a seek index serves one store) */
+	bool aside = input_codec(in) != INPUT_PLAIN || load_keeps_args_aside(g->t[0], in);
+	gpart_builders(&p0, n, aside, false);
+	/* a big plain file: in parts, one a core (the group's other jobs wait) */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int force = test_knobs().parts, want = force > 0 ? force : (int)ncpu, nsplit = 0, started = 0;
+	uint64_t splits[MAX_PARTS];
+	bool top_is_object = true;
+	if (!aside && want > 1 && input_is_seekable(in) && (force > 0 || input_file_size(in) >= GROUP_PARALLEL_MIN))
+		nsplit = load_part_splits(in, input_file_size(in), want < MAX_PARTS ? want : MAX_PARTS, splits,
+		                          &top_is_object);
+	struct gpart parts[MAX_PARTS];
+	memset(parts, 0, sizeof parts);
+	if (nsplit > 0) {
+		int got = gparts_start(&p0, parts, nsplit, splits, top_is_object, n, j->path);
+		if (got > 0 && got < nsplit)
+			parts[got - 1].range.stop = 0; /* the last part that opened reads to the end */
+		nsplit = got;
+	}
+	for (int q = 0; q < nsplit; q++)
+		if (pthread_create(&parts[q].th, NULL, gpart_main, &parts[q]) == 0)
+			started = q + 1;
+		else
+			break;
+	if (nsplit > 0) {
+		p0.ranged = true;
+		p0.range.stop = splits[0];
+	}
+	gpart_scan(&p0, j->cancel);
+	for (int q = 0; q < started; q++)
+		pthread_join(parts[q].th, NULL);
+	if (nsplit > 0) {
+		/* every part stopped where the next begins, and the last read to the end */
+		bool whole = started == nsplit && parts[nsplit - 1].res != SCAN_MISSED_STOP && p0.res == SCAN_STOPPED;
+		for (int q = 0; q + 1 < nsplit && whole; q++)
+			whole = parts[q].res == SCAN_STOPPED;
+		bool not_trace = p0.res == SCAN_NOT_TRACE || p0.res == SCAN_IO_ERROR;
+		if (!whole && !load_job_cancelled(j) && !not_trace) {
+			/* a split was not an event boundary: parse the file again in one piece */
+			for (int q = 0; q < nsplit; q++) {
+				input_close(parts[q].in);
+				gpart_free(&parts[q], n, true);
+			}
+			for (int k = 0; k < n; k++) {
+				builder_abort(p0.b[k]);
+				args_side_free(g->side[k]);
+				trace_free(g->t[k]);
+				g->t[k] = gr->jobs[k]->out = load_new_trace(j->path);
+				load_name_merged(g->t[k], g->m[k]);
+				g->t[k]->regular = input_file_id(in, &g->t[k]->file_dev, &g->t[k]->file_ino);
+			}
+			free(p0.b);
+			free(p0.cb);
+			p0.b = NULL;
+			p0.cb = NULL;
+			free(p0.cause);
+			p0.cause = NULL;
+			input_close(in);
+			char *err = NULL;
+			if ((in = p0.in = input_open(j->path, &err)) == NULL) {
+				for (int k = 0; k < n; k++) {
+					g->t[k]->status = LOAD_FAILED;
+					g->t[k]->error = xstrdup(err);
+				}
+				free(err);
+				goto out;
+			}
+			gpart_builders(&p0, n, false, false);
+			p0.ranged = false;
+			g->last_data = g->last_file = 0;
+			nsplit = 0;
+			gpart_scan(&p0, j->cancel);
+		}
+	}
+	/* the parts appended to the first, in order */
+	struct scan_stats stats = p0.stats;
+	enum scan_result res = p0.res;
+	char *cause = p0.cause;
+	p0.cause = NULL;
+	for (int q = 0; q < nsplit; q++) {
+		struct gpart *p = &parts[q];
+		bool merge = q < started && !(p0.res == SCAN_NOT_TRACE || p0.res == SCAN_IO_ERROR);
+		for (int k = 0; k < n && merge; k++) {
+			builder_merge(p0.b[k], p->b[k]); /* frees the part's builder and trace */
+			p->b[k] = NULL;
+			p->g.t[k] = NULL;
+		}
+		if (merge) {
+			load_add_part(&stats, &res, &cause, &p->stats, p->res, p->cause);
+			p->cause = NULL;
+		}
+		input_close(p->in);
+		gpart_free(p, n, true);
+	}
 	struct seek_index *x = input_take_index(in);
 	seek_index_free(x); /* compressed: the args are aside */
 	/* the ranks' ends (their indexes) on every core: the group's other jobs wait */
 	struct group_end e = {
-		.j = j, .g = &g, .b = b, .in = in, .stats = &stats, .res = res, .cause = cause, .t0 = t0
+		.j = j, .g = g, .b = p0.b, .in = in, .stats = &stats, .res = res, .cause = cause, .t0 = t0
 	};
 	e.cancelled = load_job_cancelled(j);
 	e.file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
 	atomic_init(&e.next, 0);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = ncpu < 1 ? 1 : ncpu > n ? n : (int)ncpu, started = 0;
+	int nthreads = ncpu < 1 ? 1 : ncpu > n ? n : (int)ncpu;
+	started = 0;
 	pthread_t *th = xcalloc((size_t)nthreads, sizeof *th);
 	for (int k = 1; k < nthreads; k++)
 		if (pthread_create(&th[started], NULL, end_ranks, &e) == 0)
@@ -249,17 +432,20 @@ static void parse_group(struct job *j, struct merged_group *gr)
 	free(th);
 	free(cause);
 	input_close(in);
+	for (int k = 0; k < n; k++)
+		g->side[k] = NULL; /* taken by the ranks' args stores */
 #ifdef __GLIBC__
 	malloc_trim(0); /* the decompressing thread's buffers, as a load of one file trims them */
 #endif
 out:
-	free(g.m);
-	free(g.t);
-	free(g.rules);
-	free(g.side);
-	free(g.bases);
-	free(b);
-	free(cb);
+	free(p0.b);
+	free(p0.cb);
+	free(p0.cause);
+	free(g->m);
+	free(g->t);
+	free(g->rules);
+	free(g->side);
+	free(g->bases);
 }
 
 /* Every rank of group G from its cache, when each has a valid one: true. Else none is

@@ -128,6 +128,11 @@ same_reports() {
 for f in m.json m.json.gz m.json.zst; do
 	is "$(same_reports "$D" "$TMP/$f")" "" "$f read back: every report's figures as the ranks' files' ($REPORTS)"
 done
+# a big plain merged file is parsed in parts, one a core (TTRACE_PARTS splits a small one)
+for n in 2 3; do
+	is "$(TTRACE_PARTS=$n same_reports "$D" "$TMP/m.json")" "" "m.json read back in $n parts: the same figures"
+done
+
 # caches (the tests' TTRACE_NO_CACHE=1 unset here): each rank of a merged file has one of
 # its own (beside the file's, which --merged-as-one uses), read the next time, with the same
 # figures
@@ -250,5 +255,6 @@ if [ -d "$S" ]; then
 		ok $? "DLRM rank $r ($f, offset $off ns): $out"
 	done
 	is "$(same_reports "$S" "$TMP/dlrm.json.zst")" "" "the DLRM set read back: every report's figures as the 8 files'"
+	is "$(TTRACE_PARTS=4 same_reports "$S" "$TMP/dlrm.json")" "" "... and as plain JSON parsed in 4 parts"
 fi
 finish
