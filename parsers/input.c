@@ -163,6 +163,93 @@ static ssize_t read_retry(int fd, void *buf, size_t len)
 	return n;
 }
 
+/* The compressed bytes of a head, read in chunks of this many. */
+#define HEAD_CHUNK 16384
+
+ssize_t input_head(const char *path, void *buf, size_t len)
+{
+	/* stat, not open, first: opening a FIFO would hand its writer a reader that goes away */
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	unsigned char *src = xmalloc(HEAD_CHUNK);
+	ssize_t n = read_retry(fd, src, HEAD_CHUNK), got = 0;
+	enum input_codec codec = n > 0 ? sniff_codec(src, (size_t)n) : INPUT_PLAIN;
+	if (n < 0) {
+		got = -1;
+	} else if (codec == INPUT_PLAIN) {
+		got = n < (ssize_t)len ? n : (ssize_t)len;
+		memcpy(buf, src, (size_t)got);
+		while (got >= 0 && (size_t)got < len && (n = read_retry(fd, (char *)buf + got, len - (size_t)got)) != 0)
+			got = n < 0 ? -1 : got + n;
+	} else if (codec == INPUT_GZIP) {
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		if (inflateInit2(&z, 15 + 16) != Z_OK)
+			fatal("out of memory (inflateInit2)");
+		z.next_out = buf;
+		z.avail_out = (uInt)len;
+		z.next_in = src;
+		z.avail_in = (uInt)n;
+		int rc = Z_OK;
+		while (z.avail_out > 0 && rc == Z_OK) {
+			if (z.avail_in == 0) {
+				if ((n = read_retry(fd, src, HEAD_CHUNK)) <= 0)
+					break;
+				z.next_in = src;
+				z.avail_in = (uInt)n;
+			}
+			rc = inflate(&z, Z_NO_FLUSH);
+		}
+		got = rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR ? (ssize_t)(len - z.avail_out) : -1;
+		inflateEnd(&z);
+	} else {
+		/* one context kept for the heads of many files (its window is not allocated and
+		 * faulted in again for each); a second caller at once gets one of its own */
+		static ZSTD_DCtx *kept;
+		static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+		bool mine = pthread_mutex_trylock(&kept_lock) == 0;
+		ZSTD_DCtx *d = mine ? kept : NULL;
+		if (d == NULL && (d = ZSTD_createDCtx()) == NULL)
+			fatal("out of memory (ZSTD_createDCtx)");
+		ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+		ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, 27);
+		ZSTD_outBuffer out = { buf, len, 0 };
+		ZSTD_inBuffer zin = { src, (size_t)n, 0 };
+		while (out.pos < out.size) {
+			if (zin.pos == zin.size) {
+				if ((n = read_retry(fd, src, HEAD_CHUNK)) <= 0)
+					break;
+				zin.size = (size_t)n;
+				zin.pos = 0;
+			}
+			if (ZSTD_isError(ZSTD_decompressStream(d, &out, &zin))) {
+				out.pos = 0;
+				got = -1;
+				break;
+			}
+		}
+		if (got == 0)
+			got = (ssize_t)out.pos;
+		if (mine) {
+			kept = d;
+			pthread_mutex_unlock(&kept_lock);
+		} else {
+			ZSTD_freeDCtx(d);
+		}
+	}
+	free(src);
+	close(fd);
+	return got;
+}
+
 /* Producer side of a read from the compressed source. Returns the count, 0 at end of
  * file, -1 with errno on error, or -2 when input_close asked the producer to stop. */
 static ssize_t src_read(struct input *in, void *buf, size_t len)

@@ -66,6 +66,13 @@ struct seek_index *input_take_index(struct input *in);
  * that was cut: the bytes are its last complete part). Not seekable. */
 struct input *input_open_mem(const char *path, const char *buf, size_t len, uint64_t base, const char *end_cause);
 
+/* Reads the first LEN bytes of the regular file PATH, decompressed (plain, gzip or zstd by
+ * its magic), into BUF, on the calling thread: for a look at a file's beginning without
+ * the reader thread and buffers input_open sets up. Returns the count (less than LEN when
+ * the file's data ends first), or -1 when PATH is not a regular file that can be read or
+ * its stream is damaged before LEN bytes. A FIFO or device is never opened. */
+ssize_t input_head(const char *path, void *buf, size_t len);
+
 /* Copies up to LEN decompressed bytes into BUF. Returns the count (> 0), 0 at a clean
  * end of input, or -1 when the input ends badly (truncated or corrupt compressed
  * stream, read error): *cause is then an allocated message that names the file and the

@@ -4,10 +4,12 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/escape.h"
 #include "lib/xalloc.h"
@@ -92,8 +94,6 @@ static int parse_key(const char *path, const char *text, size_t len, struct merg
 		return -1;
 	}
 	memset(mf, 0, sizeof *mf);
-	mf->align = string_of(o, "align");
-	mf->residual_ns = int_of(o, "residual_ns", 0);
 	mf->ranks = xcalloc((size_t)n, sizeof *mf->ranks);
 	const cJSON *r;
 	cJSON_ArrayForEach(r, ranks)
@@ -166,49 +166,31 @@ static int look(const char *buf, size_t n, size_t *s, size_t *e)
 
 int merged_file_read(const char *path, struct merged_file *mf, char **cause)
 {
-	struct stat st;
 	*cause = NULL;
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	if (strcmp(path, "-") == 0)
 		return 0;
-	char *err = NULL;
-	struct input *in = input_open(path, &err);
-	free(err);
-	if (in == NULL)
-		return 0;
-	size_t cap = 65536, n = 0, s = 0, e = 0;
-	char *buf = xmalloc(cap);
+	/* a look at the first 4 KB tells most files apart; a merged file's key may need more,
+	 * read again from the start, each time 16 times as much */
 	int rc = 0;
-	for (;;) {
-		ssize_t got = input_read(in, buf + n, cap - n, &err);
-		free(err);
-		err = NULL;
-		if (got > 0)
-			n += (size_t)got;
-		int said = look(buf, n, &s, &e);
-		if (said == 1) {
+	for (size_t cap = 4096;; cap = cap * 16 < MERGED_HEAD_MAX ? cap * 16 : MERGED_HEAD_MAX) {
+		char *buf = xmalloc(cap);
+		ssize_t n = input_head(path, buf, cap);
+		size_t s = 0, e = 0;
+		int said = n > 0 ? look(buf, (size_t)n, &s, &e) : 0;
+		if (said == 1)
 			rc = parse_key(path, buf + s, e - s, mf, cause) == 0 ? 1 : -1;
-			break;
-		}
-		if (said == -1) {
+		else if (said == -1)
 			fail(cause, path, "is not an object");
-			rc = -1;
-			break;
-		}
-		if (said == 0 || got <= 0)
-			break; /* not one, or the file ends first (the load says what is wrong) */
-		if (n == cap) {
-			if (cap >= MERGED_HEAD_MAX) {
-				fail(cause, path, "is over 8 MiB");
-				rc = -1;
-				break;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
+		free(buf);
+		if (said != 2)
+			return said == 1 ? rc : said; /* -1: not an object; 0: not a merged file */
+		if ((size_t)n < cap)
+			return 0; /* the file ends first (the load says what is wrong) */
+		if (cap == MERGED_HEAD_MAX) {
+			fail(cause, path, "is over 8 MiB");
+			return -1;
 		}
 	}
-	free(buf);
-	input_close(in);
-	return rc;
 }
 
 void merged_file_release(struct merged_file *mf)
@@ -219,8 +201,26 @@ void merged_file_release(struct merged_file *mf)
 		free(mf->ranks[i].distributed_json);
 	}
 	free(mf->ranks);
-	free(mf->align);
 	memset(mf, 0, sizeof *mf);
+}
+
+/* The look at each file's beginning, shared by the threads that take them (a compressed
+ * file's first block is decompressed: 0.1 ms each, which hundreds of ranks add up). */
+struct probes {
+	char **paths;
+	int n;
+	_Atomic int next;
+	struct merged_file *mf;
+	int *rc;
+	char **cause;
+};
+
+static void *probe_main(void *arg)
+{
+	struct probes *p = arg;
+	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
+		p->rc[i] = merged_file_read(p->paths[i], &p->mf[i], &p->cause[i]);
+	return NULL;
 }
 
 void merged_expand(char ***paths, int *n, const struct merged_rank ***ranks)
@@ -228,15 +228,28 @@ void merged_expand(char ***paths, int *n, const struct merged_rank ***ranks)
 	char **in = *paths, **out = NULL;
 	const struct merged_rank **rk = NULL;
 	int nout = 0;
+	struct probes p = { .paths = in, .n = *n };
+	p.mf = xcalloc((size_t)*n + 1, sizeof *p.mf);
+	p.rc = xcalloc((size_t)*n + 1, sizeof *p.rc);
+	p.cause = xcalloc((size_t)*n + 1, sizeof *p.cause);
+	atomic_init(&p.next, 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu, started = 0;
+	pthread_t th[16];
+	for (int t = 1; t < nthreads && t < *n; t++)
+		if (pthread_create(&th[started], NULL, probe_main, &p) == 0)
+			started++;
+	probe_main(&p);
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
 	for (int i = 0; i < *n; i++) {
-		struct merged_file mf;
-		char *cause = NULL;
-		int rc = merged_file_read(in[i], &mf, &cause);
+		struct merged_file *mf = &p.mf[i];
+		int rc = p.rc[i];
 		if (rc < 0) {
-			escape_say(stderr, "ttrace: warning: %s: opened as one trace", cause);
-			free(cause);
+			escape_say(stderr, "ttrace: warning: %s: opened as one trace", p.cause[i]);
+			free(p.cause[i]);
 		}
-		int add = rc == 1 ? mf.nranks : 1;
+		int add = rc == 1 ? mf->nranks : 1;
 		out = xreallocarray(out, (size_t)nout + (size_t)add + 1, sizeof *out);
 		rk = xreallocarray(rk, (size_t)nout + (size_t)add + 1, sizeof *rk);
 		if (rc != 1) {
@@ -244,18 +257,20 @@ void merged_expand(char ***paths, int *n, const struct merged_rank ***ranks)
 			rk[nout++] = NULL;
 			continue;
 		}
-		for (int k = 0; k < mf.nranks; k++) {
+		for (int k = 0; k < mf->nranks; k++) {
 			struct merged_rank *r = xmalloc(sizeof *r);
-			*r = mf.ranks[k]; /* the strings move to the copy */
+			*r = mf->ranks[k]; /* the strings move to the copy */
 			r->group_pos = k;
-			r->group_n = mf.nranks;
+			r->group_n = mf->nranks;
 			out[nout] = xstrdup(in[i]);
 			rk[nout++] = r;
 		}
 		free(in[i]);
-		free(mf.ranks);
-		free(mf.align);
+		free(mf->ranks);
 	}
+	free(p.mf);
+	free(p.rc);
+	free(p.cause);
 	free(in);
 	*paths = out;
 	*ranks = rk;

@@ -33,9 +33,8 @@ struct merged_rank {
 	                         * rank's cache is named after its place) */
 };
 
+/* What ttrace reads of the key: its ranks (the alignment and residual are for people). */
 struct merged_file {
-	char *align; /* the alignment merge applied ("collective", ...) */
-	int64_t residual_ns;
 	struct merged_rank *ranks;
 	int nranks;
 };

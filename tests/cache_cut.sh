@@ -22,18 +22,26 @@ tmux_begin
 T -f /dev/null new-session -d -s "$S" -x 120 -y 35 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color XDG_CACHE_HOME='$XDG_CACHE_HOME' TTRACE_CACHE_MIN=0 ASAN_OPTIONS='${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0' sh"
 T set-option -t "$S" remain-on-exit on >/dev/null
 sleep 0.3
-T send-keys -t "$S" "'$TTRACE' '$EX'; echo EXIT=\$?" Enter
-wait_for "ProfilerStep#10"
-ok $? "the timeline opens on the trace read from its cache"
-# the whole trace in (its cache checked: one cut while it is still being read is a damaged
-# cache, parsed again by the load itself): the gap list opens only then
-T send-keys -t "$S" o
-wait_for "gaps of"
-T send-keys -t "$S" Escape
-wait_for "w/s zoom"
-truncate -s 4096 "$CF"
-T send-keys -t "$S" w
-wait_for "was cut while in use: parsed again"
+# cut_under TRACE SHOWS DESCRIPTION CACHE...: opens TRACE in the session's shell (ok when
+# SHOWS appears: DESCRIPTION), waits for the whole trace (its cache checked: one cut while it
+# is still being read is a damaged cache, parsed again by the load itself; the gap list
+# opens only then), cuts each CACHE to its header under it and presses a key; true when the
+# status line says it was parsed again
+cut_under() {
+	tr=$1 shows=$2 what=$3
+	shift 3
+	T send-keys -t "$S" "clear; '$TTRACE' '$tr'; echo EXIT=\$?" Enter
+	wait_for "$shows"
+	ok $? "$what"
+	T send-keys -t "$S" o
+	wait_for "gaps of"
+	T send-keys -t "$S" Escape
+	wait_for "w/s zoom"
+	for f in "$@"; do truncate -s 4096 "$f"; done
+	T send-keys -t "$S" w
+	wait_for "was cut while in use: parsed again"
+}
+cut_under "$EX" "ProfilerStep#10" "the timeline opens on the trace read from its cache" "$CF"
 ok $? "its cache cut to its header under it, then keys: the trace is parsed again and the status line says so"
 T send-keys -t "$S" s s s
 wait_for "ProfilerStep#10"
@@ -48,16 +56,7 @@ M="$TMP/merged.json"
 "$TTRACE" merge -q "$srcdir/tests/fixtures/stragglers/compute" -o "$M"
 "$TTRACE" -q --report=none "$M"
 is "$(ls "$C" | grep -c '^merged.json-')" 3 "a merged file of 3 ranks: 3 caches"
-T send-keys -t "$S" "clear; '$TTRACE' '$M'; echo EXIT=\$?" Enter
-wait_for "3 ranks  align: collective"
-ok $? "the timeline opens its 3 ranks from their caches"
-T send-keys -t "$S" o
-wait_for "gaps of"
-T send-keys -t "$S" Escape
-wait_for "w/s zoom"
-for f in "$C"/merged.json-*; do truncate -s 4096 "$f"; done
-T send-keys -t "$S" w
-wait_for "was cut while in use: parsed again"
+cut_under "$M" "3 ranks  align: collective" "the timeline opens its 3 ranks from their caches" "$C"/merged.json-*
 ok $? "the caches cut under it: the ranks are parsed again, the status line says so"
 T send-keys -t "$S" s "/ProfilerStep#1" Enter n
 wait_for "user_annotation on rank 1 thread 1"
