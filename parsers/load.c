@@ -47,7 +47,11 @@ static void *worker(void *arg)
 		int i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
-		load_job_run(&p->jobs[i]);
+		struct job *j = &p->jobs[i];
+		load_job_run(j);
+		if (j->opt->loaded != NULL && j->out != NULL && j->out->status != LOAD_FAILED && j->out->cache_map == NULL &&
+		    !j->opt->index_only && !load_job_cancelled(j))
+			j->opt->loaded(j->out);
 		pthread_mutex_lock(&p->lock);
 		p->jobs[i].finished = true;
 		p->done++;

@@ -54,6 +54,12 @@ struct load_options {
 	 * (parsers/load_merged.h), each rank with a cache of its own (cache_dir_key_rank).
 	 * MERGED[0..n) must outlive the load. */
 	const struct merged_rank *const *merged;
+	/* When not NULL: called on the loading thread with each trace a parse made usable
+	 * (loaded or truncated; not one read from its cache, which a cut could take away
+	 * before the caller guards it), once it is complete and before its file counts as
+	 * done, e.g. to make its analyses while other files still load. The trace is the
+	 * caller's to read, not to free. */
+	void (*loaded)(struct trace *t);
 };
 
 /* A load reads a regular file's valid cache instead of parsing it, and writes the cache of

@@ -703,7 +703,7 @@ struct work_pool {
 
 /* Asks T's cache for every analysis the diff reads: the traces' analyses are independent
  * of each other. */
-static void warm(struct trace *t)
+void diff_prepare(struct trace *t)
 {
 	const struct gpu_metrics *m;
 	const struct step_report *s;
@@ -723,7 +723,7 @@ static void *work_main(void *arg)
 	struct work_pool *p = arg;
 	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
 		struct trace_work *w = &p->w[i];
-		warm(w->t);
+		diff_prepare(w->t);
 		if (!w->rows)
 			continue;
 		figures_of(w->t, &w->f);

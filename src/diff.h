@@ -106,6 +106,10 @@ enum diff_match { DM_NAME, DM_SHAPE, DM_OPERATOR };
  * split: no spread). Never fails. */
 void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, enum diff_match match,
                   op_keys_fn keys_fn, struct diff_report *r);
+/* Computes into T's cache every analysis diff_analyse reads of it, so that a trace loaded
+ * early has them made while the others still load (struct load_options' loaded). Touches
+ * nothing but T; never fails. */
+void diff_prepare(struct trace *t);
 /* Compares two steps of T into R (free with diff_free): B the slowest step, A the median
  * one by duration; a figure or row is judged against the min-max of the other steps (the
  * slowest left out). Operators have no per-step calls (NAN); findings are not compared.

@@ -856,6 +856,10 @@ int main(int argc, char **argv)
 	struct trace **traces = xcalloc((size_t)n, sizeof *traces);
 	struct load_options opt = { 0 };
 	opt.merged = merged;
+	/* a diff's traces are each analysed once loaded: the first done is analysed while the
+	 * others still parse (on two cores, one file is most often done well before the other) */
+	if (mode == MODE_DIFF && diff_rank[0] < 0 && !diff_steps_mode)
+		opt.loaded = diff_prepare;
 	int status = 0;
 	FILE *progress = !quiet && (force_progress || isatty(STDERR_FILENO)) ? stderr : NULL;
 	if (progress != NULL) {
