@@ -49,8 +49,8 @@ static void *worker(void *arg)
 			break;
 		struct job *j = &p->jobs[i];
 		load_job_run(j);
-		if (j->opt->loaded != NULL && j->out != NULL && j->out->status != LOAD_FAILED && j->out->cache_map == NULL &&
-		    !j->opt->index_only && !load_job_cancelled(j))
+		if (j->opt->loaded != NULL && j->out != NULL && j->out->status != LOAD_FAILED &&
+		    j->out->cache_map == NULL && !j->opt->index_only && !load_job_cancelled(j))
 			j->opt->loaded(j->out);
 		pthread_mutex_lock(&p->lock);
 		p->jobs[i].finished = true;

@@ -192,37 +192,45 @@ const struct advice_report *trace_advice_found(const struct trace *t)
 	return t->analyses != NULL ? t->analyses->advice : NULL;
 }
 
-/* The analyses advice reads that need nothing from this cache (kernels by name, memory
- * curves), computed on a thread of their own while this one does those that chain
- * (gaps, then steps beside the GPU figures): the other core is idle after a load. */
-struct advice_warm {
+/* The analyses that need nothing from this cache (kernels by name, memory curves,
+ * operators by name), computed on a thread of their own while this one does those that
+ * chain (gaps, then steps beside the GPU figures): after a load the other core is idle. */
+struct side_warm {
 	const struct trace *t;
-	struct kernel_report *kernels; /* NULL: in the cache already */
-	struct memory_report *memory;  /* NULL: in the cache already */
+	struct kernel_report *kernels; /* NULL: in the cache already, or not asked */
+	struct memory_report *memory;  /* likewise */
+	struct op_report *ops;         /* likewise */
 };
 
-static void *advice_warm_main(void *arg)
+static void *side_warm_main(void *arg)
 {
-	struct advice_warm *w = arg;
+	struct side_warm *w = arg;
 	if (w->kernels != NULL)
 		kernels_analyse(w->t, KG_NAME, w->kernels);
 	if (w->memory != NULL)
 		memory_curves(w->t, w->memory);
+	if (w->ops != NULL)
+		ops_by_name(w->t, w->ops);
 	return NULL;
 }
 
-static void warm_for_advice(struct trace *t)
+/* Puts the overview's analyses and, with OPS, the operators by name in T's cache: the
+ * independent ones on a second thread (side_warm). */
+static void warm_two_ways(struct trace *t, bool ops)
 {
 	struct analysis_cache *c = cache_of(t);
-	struct advice_warm w = { t, NULL, NULL };
+	struct side_warm w = { t, NULL, NULL, NULL };
 	if (c->kernels[KG_NAME] == NULL)
 		w.kernels = xcalloc(1, sizeof *w.kernels);
 	if (c->memory == NULL)
 		w.memory = xcalloc(1, sizeof *w.memory);
+	if (ops && c->ops[OP_BY_NAME] == NULL)
+		w.ops = xcalloc(1, sizeof *w.ops);
 	pthread_t th;
-	bool threaded = (w.kernels != NULL || w.memory != NULL) && pthread_create(&th, NULL, advice_warm_main, &w) == 0;
+	bool threaded = (w.kernels != NULL || w.memory != NULL || w.ops != NULL) &&
+	                pthread_create(&th, NULL, side_warm_main, &w) == 0;
 	if (!threaded)
-		advice_warm_main(&w);
+		side_warm_main(&w);
 	const struct gpu_metrics *m;
 	const struct step_report *s;
 	trace_overview(t, &m, &s);
@@ -237,13 +245,19 @@ static void warm_for_advice(struct trace *t)
 		c->memory = w.memory;
 		c->computed++;
 	}
+	if (w.ops != NULL) {
+		c->ops[OP_BY_NAME] = w.ops;
+		c->computed++;
+	}
 }
+
+void trace_warm_overview_ops(struct trace *t) { warm_two_ways(t, true); }
 
 const struct advice_report *trace_advice(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);
 	if (c->advice == NULL) {
-		warm_for_advice(t);
+		warm_two_ways(t, false);
 		c = cache_of(t);
 		struct advice_report *r = xcalloc(1, sizeof *r);
 		advice_analyse(t, r); /* asks this cache for the figures it reads */

@@ -71,6 +71,10 @@ const struct step_report *trace_steps(struct trace *t);
 /* The Overview's two analyses of T, trace_gpu_metrics and trace_steps, computed on the
  * first call side by side (the metrics in a second thread: they are independent). */
 void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s);
+/* Puts in T's cache, when not there yet, trace_overview's analyses, the kernels by name,
+ * the memory curves and the operators by name: the last three on a second thread while
+ * this one does the first (they are independent), for a caller that reads them all. */
+void trace_warm_overview_ops(struct trace *t);
 /* The findings of T (src/advice.h), computed on the first call from the analyses above
  * (asked through this cache). */
 const struct advice_report *trace_advice(struct trace *t);

@@ -705,9 +705,7 @@ struct work_pool {
  * of each other. */
 void diff_prepare(struct trace *t)
 {
-	const struct gpu_metrics *m;
-	const struct step_report *s;
-	trace_overview(t, &m, &s);
+	trace_warm_overview_ops(t); /* two threads: the overview's chain beside the rest */
 	(void)trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP);
 	if (t->nmem > 0)
 		(void)trace_memory_curves(t);
