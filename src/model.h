@@ -515,6 +515,16 @@ static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i)
 int64_t track_long_dur(const struct track *tr, uint32_t i);
 
 /* The length of S in ns; S is a slice of TR. */
+/* Asks the CPU to fetch the slice REF of T (when it exists) into its cache: for loops over
+ * the GPU facts, which reach their slices in no order the cache can guess. */
+static inline void slice_prefetch(const struct trace *t, struct slice_ref ref)
+{
+	if (ref.track < t->ntracks && ref.idx < t->tracks[ref.track].nslices)
+		__builtin_prefetch(&t->tracks[ref.track].slices[ref.idx]);
+}
+/* How many GPU facts ahead a loop over them prefetches their slices. */
+#define TT_PREFETCH_AHEAD 16
+
 static inline int64_t slice_dur(const struct track *tr, const struct slice *s)
 {
 	return s->dur32 != SLICE_LONG ? (int64_t)s->dur32 : track_long_dur(tr, (uint32_t)(s - tr->slices));

@@ -69,6 +69,8 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 	uint64_t nmatched = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
+		if (g + TT_PREFETCH_AHEAD < t->ngpu)
+			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
 		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
 			continue;
 		const struct slice *rt = &t->tracks[gi->self.track].slices[gi->self.idx];
