@@ -9,6 +9,7 @@
 #include "src/advice.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,12 @@ static inline bool is_gpu_track(const struct track *tr)
 }
 
 /* Pageable copies, and per device the collectives against the compute that hides them. */
+static void *sweep_cpu_main(void *c)
+{
+	sweep_cpu(c);
+	return NULL;
+}
+
 static void sweep_gpu(struct ctx *c)
 {
 	struct trace *t = c->t;
@@ -1226,9 +1233,17 @@ void advice_analyse(struct trace *t, struct advice_report *r)
 	r->window_end = c->w1;
 	if (c->wlen > 0) {
 		c->names = classify_names(t);
-		sweep_cpu(c);
+		/* the CPU threads' sweep on a second thread beside the GPU streams' and the
+		 * launches': they read the trace and write figures of different rules (the CPU
+		 * sweep's exposed communication only without a GPU: then it runs alone) */
+		pthread_t th;
+		bool threaded = c->g->ndevices > 0 && pthread_create(&th, NULL, sweep_cpu_main, c) == 0;
+		if (!threaded)
+			sweep_cpu(c);
 		sweep_gpu(c);
 		sweep_launch(c);
+		if (threaded)
+			pthread_join(th, NULL);
 		rule_gpu_utilization(c);
 		rule_dataloader(c);
 		rule_host_sync(c);

@@ -345,16 +345,18 @@ const struct gpu_curves *trace_gpu_curves(struct trace *t)
 	return c->curves;
 }
 
-struct metrics_job {
+/* The steps of trace_overview, on a thread of their own. */
+struct steps_job {
 	const struct trace *t;
-	int64_t start, end;
-	struct gpu_metrics *m;
+	const struct tb_step *steps;
+	uint32_t n;
+	struct step_report *r;
 };
 
-static void *metrics_main(void *arg)
+static void *steps_main(void *arg)
 {
-	struct metrics_job *j = arg;
-	gpu_metrics_analyse(j->t, j->start, j->end, j->m);
+	struct steps_job *j = arg;
+	steps_analyse(j->t, j->steps, j->n, j->r);
 	return NULL;
 }
 
@@ -362,20 +364,24 @@ void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct 
 {
 	struct analysis_cache *c = cache_of(t);
 	if (c->gpu == NULL && c->steps == NULL) {
-		/* what both read from the cache first, in this thread; then each writes its own */
-		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		/* the plugin's steps first, which both read; then the steps in a second thread
+		 * beside the gaps and the GPU figures over the gaps' window (independent: each
+		 * reads the trace and those steps, and only this thread writes the cache) */
 		uint32_t ns;
 		const struct tb_step *steps = tb_steps_of(c, t, &ns);
-		struct metrics_job j = { t, g->tb_start, g->tb_end, xcalloc(1, sizeof *j.m) };
+		struct steps_job j = { t, steps, ns, xcalloc(1, sizeof *j.r) };
 		pthread_t th;
-		bool threaded = pthread_create(&th, NULL, metrics_main, &j) == 0;
+		bool threaded = pthread_create(&th, NULL, steps_main, &j) == 0;
 		if (!threaded)
-			metrics_main(&j);
-		c->steps = xcalloc(1, sizeof *c->steps);
-		steps_analyse(t, steps, ns, c->steps);
+			steps_main(&j);
+		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;
+		struct gpu_metrics *gm = xcalloc(1, sizeof *gm);
+		gpu_metrics_analyse(t, g->tb_start, g->tb_end, gm);
 		if (threaded)
 			pthread_join(th, NULL);
-		c->gpu = j.m;
+		c = cache_of(t);
+		c->gpu = gm;
+		c->steps = j.r;
 		c->computed += 2;
 	}
 	*m = trace_gpu_metrics(t);

@@ -272,10 +272,12 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 	bool has_kernels = false;
 	struct kernel_comm_memo memo = { NULL, 0 };
 	for (uint32_t ti = 0; ti < t->ntracks && !has_kernels; ti++)
-		for (uint32_t i = 0; i < t->tracks[ti].nslices && !has_kernels; i++)
+		for (uint32_t i = 0; i < t->tracks[ti].nslices && t->tracks[ti].gpu_slices > 0 && !has_kernels; i++)
 			has_kernels = t->tracks[ti].slices[i].cls == SC_KERNEL;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
+		if (kernels && has_kernels && tr->gpu_slices == 0)
+			continue; /* both unions are of kernels: none on this track */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
