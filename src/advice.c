@@ -260,13 +260,13 @@ static inline bool is_gpu_track(const struct track *tr)
 	return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM;
 }
 
-/* Pageable copies, and per device the collectives against the compute that hides them. */
 static void *sweep_cpu_main(void *c)
 {
 	sweep_cpu(c);
 	return NULL;
 }
 
+/* Pageable copies, and per device the collectives against the compute that hides them. */
 static void sweep_gpu(struct ctx *c)
 {
 	struct trace *t = c->t;

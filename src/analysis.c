@@ -193,8 +193,8 @@ const struct advice_report *trace_advice_found(const struct trace *t)
 }
 
 /* The analyses that need nothing from this cache (kernels by name, memory curves,
- * operators by name), computed on a thread of their own while this one does those that
- * chain (gaps, then steps beside the GPU figures): after a load the other core is idle. */
+ * operators by name), computed on a thread of their own while this one does the
+ * overview's, which chain (trace_overview): after a load the other core is idle. */
 struct side_warm {
 	const struct trace *t;
 	struct kernel_report *kernels; /* NULL: in the cache already, or not asked */

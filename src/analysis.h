@@ -69,7 +69,8 @@ const struct memory_report *trace_memory_curves(struct trace *t);
 /* The Overview's step figures of T (src/steps.h), computed on the first call. */
 const struct step_report *trace_steps(struct trace *t);
 /* The Overview's two analyses of T, trace_gpu_metrics and trace_steps, computed on the
- * first call side by side (the metrics in a second thread: they are independent). */
+ * first call side by side: the plugin's steps first, then the steps in a second thread
+ * while this one does the gaps and the GPU figures over their window (independent). */
 void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s);
 /* Puts in T's cache, when not there yet, trace_overview's analyses, the kernels by name,
  * the memory curves and the operators by name: the last three on a second thread while
