@@ -89,20 +89,11 @@ struct ctx {
 	bool has_ddp;
 	struct span *comm_ops; /* without a GPU: the nccl:/gloo: ops, for their union */
 	uint32_t ncomm_ops, comm_ops_cap;
-	int64_t dl_host;          /* DataLoader host time in the window */
-	struct compiled_facts cf; /* compiled_of's */
-	bool cf_known;
+	int64_t dl_host; /* DataLoader host time in the window */
 };
 
-/* The compiled-model facts of the trace (src/compiled.h), found on the first call. */
-static const struct compiled_facts *compiled_of(struct ctx *c)
-{
-	if (!c->cf_known) {
-		compiled_facts_of(c->t, &c->cf);
-		c->cf_known = true;
-	}
-	return &c->cf;
-}
+/* The compiled-model facts of the trace (src/compiled.h), from the analysis cache. */
+static const struct compiled_facts *compiled_of(struct ctx *c) { return trace_compiled(c->t); }
 
 static int64_t clip_len(const struct ctx *c, int64_t a, int64_t b)
 {

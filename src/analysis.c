@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "src/compiled.h"
 
 struct ranks_entry {
 	enum align_mode mode;
@@ -32,6 +33,7 @@ struct analysis_cache {
 	struct memory_report *memory;
 	struct step_report *steps;
 	struct advice_report *advice;
+	struct compiled_facts *compiled;
 	int nranks;
 	uint64_t clock;    /* ticks at every request, for LRU */
 	uint64_t computed; /* analyses computed */
@@ -87,6 +89,7 @@ static void cache_free(struct analysis_cache *c)
 	if (c->advice != NULL)
 		advice_free(c->advice);
 	free(c->advice);
+	free(c->compiled);
 	free(c);
 }
 
@@ -193,13 +196,14 @@ const struct advice_report *trace_advice_found(const struct trace *t)
 }
 
 /* The analyses that need nothing from this cache (kernels by name, memory curves,
- * operators by name), computed on a thread of their own while this one does the
+ * operators by name, compiled-model facts), computed on a thread of their own while this one does the
  * overview's, which chain (trace_overview): after a load the other core is idle. */
 struct side_warm {
 	const struct trace *t;
-	struct kernel_report *kernels; /* NULL: in the cache already, or not asked */
-	struct memory_report *memory;  /* likewise */
-	struct op_report *ops;         /* likewise */
+	struct kernel_report *kernels;   /* NULL: in the cache already, or not asked */
+	struct memory_report *memory;    /* likewise */
+	struct op_report *ops;           /* likewise */
+	struct compiled_facts *compiled; /* likewise */
 };
 
 static void *side_warm_main(void *arg)
@@ -211,6 +215,8 @@ static void *side_warm_main(void *arg)
 		memory_curves(w->t, w->memory);
 	if (w->ops != NULL)
 		ops_by_name(w->t, w->ops);
+	if (w->compiled != NULL)
+		compiled_facts_of(w->t, w->compiled);
 	return NULL;
 }
 
@@ -219,15 +225,17 @@ static void *side_warm_main(void *arg)
 static void warm_two_ways(struct trace *t, bool ops)
 {
 	struct analysis_cache *c = cache_of(t);
-	struct side_warm w = { t, NULL, NULL, NULL };
+	struct side_warm w = { t, NULL, NULL, NULL, NULL };
 	if (c->kernels[KG_NAME] == NULL)
 		w.kernels = xcalloc(1, sizeof *w.kernels);
 	if (c->memory == NULL)
 		w.memory = xcalloc(1, sizeof *w.memory);
 	if (ops && c->ops[OP_BY_NAME] == NULL)
 		w.ops = xcalloc(1, sizeof *w.ops);
+	if (c->compiled == NULL)
+		w.compiled = xcalloc(1, sizeof *w.compiled);
 	pthread_t th;
-	bool threaded = (w.kernels != NULL || w.memory != NULL || w.ops != NULL) &&
+	bool threaded = (w.kernels != NULL || w.memory != NULL || w.ops != NULL || w.compiled != NULL) &&
 	                pthread_create(&th, NULL, side_warm_main, &w) == 0;
 	if (!threaded)
 		side_warm_main(&w);
@@ -249,6 +257,21 @@ static void warm_two_ways(struct trace *t, bool ops)
 		c->ops[OP_BY_NAME] = w.ops;
 		c->computed++;
 	}
+	if (w.compiled != NULL) {
+		c->compiled = w.compiled;
+		c->computed++;
+	}
+}
+
+const struct compiled_facts *trace_compiled(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	if (c->compiled == NULL) {
+		c->compiled = xcalloc(1, sizeof *c->compiled);
+		compiled_facts_of(t, c->compiled);
+		c->computed++;
+	}
+	return c->compiled;
 }
 
 void trace_warm_overview_ops(struct trace *t) { warm_two_ways(t, true); }

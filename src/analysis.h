@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "src/advice.h"
+#include "src/compiled.h"
 #include "src/gaps.h"
 #include "src/gpu_metrics.h"
 #include "src/kernels.h"
@@ -73,9 +74,13 @@ const struct step_report *trace_steps(struct trace *t);
  * while this one does the gaps and the GPU figures over their window (independent). */
 void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s);
 /* Puts in T's cache, when not there yet, trace_overview's analyses, the kernels by name,
- * the memory curves and the operators by name: the last three on a second thread while
- * this one does the first (they are independent), for a caller that reads them all. */
+ * the memory curves, the operators by name and the compiled-model facts: the last four on
+ * a second thread while this one does the first (they are independent), for a caller that
+ * reads them all. */
 void trace_warm_overview_ops(struct trace *t);
+/* Whether and how much T's model is compiled (src/compiled.h), computed on the first call
+ * (or beside the overview, before the findings that read it). */
+const struct compiled_facts *trace_compiled(struct trace *t);
 /* The findings of T (src/advice.h), computed on the first call from the analyses above
  * (asked through this cache). */
 const struct advice_report *trace_advice(struct trace *t);
