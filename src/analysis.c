@@ -196,8 +196,9 @@ const struct advice_report *trace_advice_found(const struct trace *t)
 }
 
 /* The analyses that need nothing from this cache (kernels by name, memory curves,
- * operators by name, compiled-model facts), computed on a thread of their own while this one does the
- * overview's, which chain (trace_overview): after a load the other core is idle. */
+ * operators by name, compiled-model facts), computed on a thread of their own while this
+ * one does the overview's, which chain (trace_overview): after a load the other core is
+ * idle. */
 struct side_warm {
 	const struct trace *t;
 	struct kernel_report *kernels;   /* NULL: in the cache already, or not asked */
@@ -220,8 +221,9 @@ static void *side_warm_main(void *arg)
 	return NULL;
 }
 
-/* Puts the overview's analyses and, with OPS, the operators by name in T's cache: the
- * independent ones on a second thread (side_warm). */
+/* Puts the overview's analyses, the kernels by name, the memory curves, the
+ * compiled-model facts and, with OPS, the operators by name in T's cache: all but the
+ * overview's on a second thread (side_warm). */
 static void warm_two_ways(struct trace *t, bool ops)
 {
 	struct analysis_cache *c = cache_of(t);

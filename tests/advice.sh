@@ -206,6 +206,12 @@ for part in "Host synchronisation [host_sync]" "symptom:" "evidence:" "cause:" "
 	"called from aten::is_nonzero, in ## metrics ##"; do
 	like "$out" "$part" "text: $part"
 done
+flat=$(printf '%s' "$out" | tr -s ' \n' '  ')
+like "$flat" "2 findings, worst first" "text: host_sync-fire has two findings"
+like "$flat" "scores overlap: they order, they do not add up" "text: several findings: their scores are said not to add up"
+run --report=advice "$F/low_occupancy-fire.json"
+like "$out" "1 finding, worst first" "text: low_occupancy-fire has one finding"
+unlike "$out" "scores overlap" "text: one finding: nothing to add up, not said"
 run --report=advice "$F/low_gpu_utilization-quiet.json"
 like "$out" "no findings" "text: a trace with no finding says so"
 run --report=advice "$F/straggler-fire"

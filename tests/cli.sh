@@ -173,7 +173,8 @@ w=$(printf '%s\n' "$out" | widest)
 [ "$w" -gt 123 ] && [ "$w" -le 163 ]
 ok $? "COLUMNS=160: the table laid out for 160 columns ($w with its indent)"
 out=$(COLUMNS=160 "$TTRACE" --width=100 --report=advice "$EXK")
-like "$(printf '%s\n' "$out" | sed -n 3,4p)" "see ttrace(1)," "--width wins over COLUMNS: the advice's heading wraps at 100"
+unlike "$(printf '%s\n' "$out" | sed -n 4p)" "see ttrace(1)," "--width wins over COLUMNS: the advice's heading wraps at 100"
+like "$(printf '%s\n' "$out" | sed -n 5p)" "see ttrace(1)," "... onto a second line"
 run --width=10 --report=kernels "$EXK"
 is "$rc" 2 "--width=10: usage error"
 like "$err" "--width wants a number of columns, 40 to 1000" "and says what it wants"

@@ -218,10 +218,12 @@ static void findings_text(FILE *f, const struct set *S, const struct advice_repo
 		return;
 	}
 	char head[200];
+	/* several findings may count the same time (host syncs are idle time too): said, so
+	 * that nobody adds their scores up */
 	snprintf(head, sizeof head,
-	         "%u finding%s, worst first (score: the estimated share of step time each costs; see ttrace(1), "
+	         "%u finding%s, worst first (score: the estimated share of step time each costs%s; see ttrace(1), "
 	         "FINDINGS)",
-	         r->n, r->n == 1 ? "" : "s");
+	         r->n, r->n == 1 ? "" : "s", r->n == 1 ? "" : "; scores overlap: they order, they do not add up");
 	fputs("   ", f);
 	report_wrap_text(f, head, 3, "   ");
 	fputc('\n', f);
