@@ -99,9 +99,15 @@ static const struct gpu_metrics_device *main_device(const struct gpu_metrics *m)
 	return d;
 }
 
-/* The step of time TS among the N steps [START(i), END(i)) of SR, or -1. */
-static int step_of(const struct step_report *sr, int64_t ts, bool host)
+/* The step of time TS among the steps [START(i), END(i)) of SR (host steps with HOST), or
+ * -1: *NEAR, the step the last call found (TT_NONE at first), is tried before a binary
+ * search, for times that come mostly in order (a track's slices). */
+static int step_near(const struct step_report *sr, int64_t ts, bool host, uint32_t *near)
 {
+	uint32_t k = *near;
+	if (k < sr->n && (host ? sr->steps[k].host_start : sr->steps[k].start) <= ts &&
+	    (k + 1 == sr->n || (host ? sr->steps[k + 1].host_start : sr->steps[k + 1].start) > ts))
+		return ts < (host ? sr->steps[k].host_end : sr->steps[k].end) ? (int)k : -1;
 	uint32_t lo = 0, hi = sr->n;
 	while (lo < hi) { /* the first step starting after TS */
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -112,6 +118,7 @@ static int step_of(const struct step_report *sr, int64_t ts, bool host)
 	}
 	if (lo == 0)
 		return -1;
+	*near = lo - 1;
 	const struct step_stats *s = &sr->steps[lo - 1];
 	return ts < (host ? s->host_end : s->end) ? (int)lo - 1 : -1;
 }
@@ -332,11 +339,11 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 	double *call_dev = xcalloc(t->ngpu, sizeof *call_dev); /* by the runtime call's GPU fact */
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		if (g + TT_PREFETCH_AHEAD < t->ngpu)
-			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
+			gpu_op_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
 		struct slice_ref self = t->gpu[g].self, call = t->gpu[g].peer;
 		if (self.track >= t->ntracks || self.idx >= t->tracks[self.track].nslices || call.track >= t->ntracks ||
-		    call.idx >= t->tracks[call.track].nslices)
-			continue;
+		    call.idx >= t->tracks[call.track].nslices || t->tracks[self.track].gpu_slices == 0)
+			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */
 		const struct slice *act = &t->tracks[self.track].slices[self.idx];
 		if (act->cls != SC_KERNEL && act->cls != SC_MEMCPY && act->cls != SC_MEMSET)
 			continue;
@@ -355,6 +362,7 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 		if (tr->kind != TRACK_CPU)
 			continue;
 		sn = 0;
+		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
 			while (sn > 0 && !(sl->ts < stack[sn - 1].end))
@@ -363,7 +371,7 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 			if (sl->cls == SC_RUNTIME) {
 				uint32_t gc = track_gpu_at(tr, i);
 				if (gc < t->ngpu && call_dev[gc] > 0 && below != TT_NONE) {
-					int k = step_of(sr, sl->ts, true);
+					int k = step_near(sr, sl->ts, true, &near);
 					if (k >= 0)
 						s->a[below].per_step[k] += call_dev[gc];
 				}
@@ -437,11 +445,12 @@ static void kernels_keyed(struct trace *t, struct accs *s, double *launches, enu
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM)
 			continue;
+		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
 			if (sl->cls != SC_KERNEL || sl->name >= t->strings.n)
 				continue;
-			int k = step_of(sr, sl->ts, false);
+			int k = step_near(sr, sl->ts, false, &near);
 			if (k < 0)
 				continue;
 			uint32_t g = slice_gpu(tr, sl);
@@ -483,11 +492,12 @@ static void kernels_of(struct trace *t, struct accs *s, double *launches, enum d
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM)
 			continue;
+		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
 			if (sl->cls != SC_KERNEL || sl->name >= t->strings.n || s->of_name[sl->name] == TT_NONE)
 				continue;
-			int k = step_of(sr, sl->ts, false);
+			int k = step_near(sr, sl->ts, false, &near);
 			if (k >= 0) {
 				struct acc *a = &s->a[s->of_name[sl->name]];
 				a->per_step[k] += (double)slice_dur(tr, sl);

@@ -288,11 +288,22 @@ uint32_t index_parent(const struct track *tr, uint32_t idx)
 	if (s->depth == 0 || s->depth >= tr->nrows || !row_nests(tr, s->depth) ||
 	    !row_nests(tr, (uint16_t)(s->depth - 1)))
 		return TT_NONE;
-	const struct row *row = &tr->rows[s->depth - 1];
-	uint32_t p = row_first_from(row, idx);
-	if (p == 0)
-		return TT_NONE;
-	uint32_t par = row->idx[p - 1];
+	/* the last slice one level up before it: mostly a few slices back (a runtime call
+	 * soon after its operator starts), else found in that row by binary search */
+	uint16_t up = (uint16_t)(s->depth - 1);
+	uint32_t par = TT_NONE;
+	for (uint32_t j = idx; j > 0 && idx - j < 8; j--)
+		if (tr->slices[j - 1].depth == up) {
+			par = j - 1;
+			break;
+		}
+	if (par == TT_NONE) {
+		const struct row *row = &tr->rows[up];
+		uint32_t p = row_first_from(row, idx);
+		if (p == 0)
+			return TT_NONE;
+		par = row->idx[p - 1];
+	}
 	/* it started no later; always so, but a bad layout must not make a loop */
 	return tr->slices[par].ts <= s->ts ? par : TT_NONE;
 }

@@ -522,6 +522,13 @@ static inline void slice_prefetch(const struct trace *t, struct slice_ref ref)
 	if (ref.track < t->ntracks && ref.idx < t->tracks[ref.track].nslices)
 		__builtin_prefetch(&t->tracks[ref.track].slices[ref.idx]);
 }
+/* slice_prefetch for a loop that reads only GPU activities: a slice on a track without
+ * any (a runtime call's, on a thread) is not fetched. */
+static inline void gpu_op_prefetch(const struct trace *t, struct slice_ref ref)
+{
+	if (ref.track < t->ntracks && t->tracks[ref.track].gpu_slices > 0 && ref.idx < t->tracks[ref.track].nslices)
+		__builtin_prefetch(&t->tracks[ref.track].slices[ref.idx]);
+}
 /* How many GPU facts ahead a loop over them prefetches their slices. */
 #define TT_PREFETCH_AHEAD 16
 
