@@ -368,6 +368,12 @@ static void sweep_launch(struct ctx *c)
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		if (is_gpu_track(&t->tracks[ti]) && t->tracks[ti].device == dg->device)
 			tracks[nt++] = ti;
+	/* the short gaps first, each with the GPU activity that ends it and the call that launched that */
+	struct short_gap {
+		int64_t a, b;
+		struct slice_ref next, launch;
+	} *w = NULL;
+	uint32_t nw = 0, wcap = 0;
 	for (uint32_t k = 0; k + 1 < dg->nbusy; k++) {
 		int64_t a = dg->busy_spans[k].end, b = dg->busy_spans[k + 1].start;
 		if (b - a >= c->g->min_gap || a < c->w0 || b > c->w1 || b <= a)
@@ -383,13 +389,24 @@ static void sweep_launch(struct ctx *c)
 		}
 		if (next.track == TT_NONE)
 			continue;
-		const struct slice *op = &t->tracks[next.track].slices[next.idx];
 		uint32_t og = track_gpu_at(&t->tracks[next.track], next.idx);
 		if (og == TT_NONE || og >= t->ngpu)
 			continue;
 		struct slice_ref l = t->gpu[og].peer;
 		if (l.track == TT_NONE || l.track >= t->ntracks || l.idx >= t->tracks[l.track].nslices)
 			continue;
+		if (nw == wcap)
+			w = xreallocarray(w, wcap = wcap * 2 + 256, sizeof *w);
+		w[nw++] = (struct short_gap){ a, b, next, l };
+	}
+	/* then their launches, in the same order, each read a few gaps ahead of its use: the
+	 * runtime calls lie anywhere on the threads (this was a cache miss per gap) */
+	for (uint32_t i = 0; i < nw; i++) {
+		if (i + TT_PREFETCH_AHEAD < nw)
+			slice_prefetch(t, w[i + TT_PREFETCH_AHEAD].launch);
+		int64_t a = w[i].a, b = w[i].b;
+		struct slice_ref next = w[i].next, l = w[i].launch;
+		const struct slice *op = &t->tracks[next.track].slices[next.idx];
 		const struct slice *rt = &t->tracks[l.track].slices[l.idx];
 		if (rt->ts <= a)
 			continue; /* launched before the device ran dry: the GPU was not waiting for it */
@@ -400,6 +417,7 @@ static void sweep_launch(struct ctx *c)
 		struct advice_instance x = advice_instance_of(next, a, b, b - a);
 		advice_topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
 	}
+	free(w);
 	/* the gap list's launch-bound gaps (by key: the causes are the gap analysis's) */
 	for (uint32_t i = 0; i < c->g->ngaps; i++) {
 		const struct gap *gp = &c->g->gaps[i];

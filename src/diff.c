@@ -339,7 +339,7 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 	double *call_dev = xcalloc(t->ngpu, sizeof *call_dev); /* by the runtime call's GPU fact */
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		if (g + TT_PREFETCH_AHEAD < t->ngpu)
-			gpu_op_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
+			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
 		struct slice_ref self = t->gpu[g].self, call = t->gpu[g].peer;
 		if (self.track >= t->ntracks || self.idx >= t->tracks[self.track].nslices || call.track >= t->ntracks ||
 		    call.idx >= t->tracks[call.track].nslices || t->tracks[self.track].gpu_slices == 0)

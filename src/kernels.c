@@ -223,6 +223,11 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
+			if (full && i + TT_PREFETCH_AHEAD < tr->nslices) { /* the launch read below, ahead */
+				uint32_t ga = track_gpu_at(tr, i + TT_PREFETCH_AHEAD);
+				if (ga < t->ngpu)
+					slice_prefetch(t, t->gpu[ga].peer);
+			}
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;

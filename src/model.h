@@ -516,18 +516,22 @@ int64_t track_long_dur(const struct track *tr, uint32_t i);
 
 /* The length of S in ns; S is a slice of TR. */
 /* Asks the CPU to fetch the slice REF of T (when it exists) into its cache: for loops over
- * the GPU facts, which reach their slices in no order the cache can guess. */
+ * the GPU facts, which reach their slices in no order the cache can guess. The empty asm
+ * keeps the prefetch: GCC 12's control-dependence DCE removes a conditional block that
+ * holds nothing but a prefetch (it did here until 2026-11-28: no prefetcht0 in the loops
+ * that called this). */
 static inline void slice_prefetch(const struct trace *t, struct slice_ref ref)
 {
-	if (ref.track < t->ntracks && ref.idx < t->tracks[ref.track].nslices)
+	if (ref.track < t->ntracks && ref.idx < t->tracks[ref.track].nslices) {
 		__builtin_prefetch(&t->tracks[ref.track].slices[ref.idx]);
+		__asm__ volatile("");
+	}
 }
-/* slice_prefetch for a loop that reads only GPU activities: a slice on a track without
- * any (a runtime call's, on a thread) is not fetched. */
-static inline void gpu_op_prefetch(const struct trace *t, struct slice_ref ref)
+/* Both ends of GPU fact G's link: for a loop that reads a GPU activity and its launch. */
+static inline void gpu_link_prefetch(const struct trace *t, const struct gpu_info *g)
 {
-	if (ref.track < t->ntracks && t->tracks[ref.track].gpu_slices > 0 && ref.idx < t->tracks[ref.track].nslices)
-		__builtin_prefetch(&t->tracks[ref.track].slices[ref.idx]);
+	slice_prefetch(t, g->self);
+	slice_prefetch(t, g->peer);
 }
 /* How many GPU facts ahead a loop over them prefetches their slices. */
 #define TT_PREFETCH_AHEAD 16

@@ -350,9 +350,14 @@ static int first_covering(const struct spanv *l, int k, int64_t t)
 	return k;
 }
 
-/* The step of S (N, host spans in start order) whose host span holds T, or N. */
-static uint32_t host_step_of(const struct step_stats *s, uint32_t n, int64_t t)
+/* The step of S (N, host spans in start order) whose host span holds T, or N: *NEAR, the
+ * step the last call found (N at first), is tried before a binary search, for times that
+ * come mostly in order (a thread's slices). */
+static uint32_t host_step_near(const struct step_stats *s, uint32_t n, int64_t t, uint32_t *near)
 {
+	uint32_t k = *near;
+	if (k < n && s[k].host_start <= t && (k + 1 == n || s[k + 1].host_start > t))
+		return t >= s[k].host_end ? n : k;
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) { /* last step starting at or before t */
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -361,9 +366,17 @@ static uint32_t host_step_of(const struct step_stats *s, uint32_t n, int64_t t)
 		else
 			hi = mid;
 	}
-	if (lo == 0 || t >= s[lo - 1].host_end)
+	if (lo == 0)
 		return n;
-	return lo - 1;
+	*near = lo - 1;
+	return t >= s[lo - 1].host_end ? n : lo - 1;
+}
+
+/* host_step_near without a last step. */
+static uint32_t host_step_of(const struct step_stats *s, uint32_t n, int64_t t)
+{
+	uint32_t near = n;
+	return host_step_near(s, n, t, &near);
 }
 
 static int i64_cmp(const void *a, const void *b)
@@ -564,6 +577,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_CPU)
 			continue;
+		uint32_t near = n;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			int64_t end = tt_add(s->ts, slice_dur(tr, s));
@@ -611,7 +625,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 			int h = f & NF_AUTOGRAD ? 0 : (s->cls == SC_CPU_OP || legacy) && f & NF_AUTOGRAD_NODE ? 1 : -1;
 			if (h < 0)
 				continue;
-			uint32_t k = host_step_of(r->steps, n, s->ts);
+			uint32_t k = host_step_near(r->steps, n, s->ts, &near);
 			if (k == n)
 				continue;
 			if (s->ts < hull[h][k].start)
@@ -674,6 +688,8 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 	uint32_t last = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
+		if (g + TT_PREFETCH_AHEAD < t->ngpu)
+			gpu_link_prefetch(t, &t->gpu[g + TT_PREFETCH_AHEAD]);
 		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks ||
 		    t->tracks[gi->self.track].gpu_slices == 0)
 			continue; /* a runtime call's, on a thread (whose slice need not be read) */
