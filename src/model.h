@@ -527,11 +527,14 @@ static inline void slice_prefetch(const struct trace *t, struct slice_ref ref)
 		__asm__ volatile("");
 	}
 }
-/* Both ends of GPU fact G's link: for a loop that reads a GPU activity and its launch. */
+/* Both ends of GPU fact G's link when G is a GPU activity's (on a track with GPU work):
+ * for a loop that reads the activities and their launches. */
 static inline void gpu_link_prefetch(const struct trace *t, const struct gpu_info *g)
 {
-	slice_prefetch(t, g->self);
-	slice_prefetch(t, g->peer);
+	if (g->self.track < t->ntracks && t->tracks[g->self.track].gpu_slices > 0) {
+		slice_prefetch(t, g->self);
+		slice_prefetch(t, g->peer);
+	}
 }
 /* How many GPU facts ahead a loop over them prefetches their slices. */
 #define TT_PREFETCH_AHEAD 16

@@ -458,13 +458,31 @@ static enum plugin_type slice_type(const struct trace *t, struct names *nm, cons
 	return ty;
 }
 
-/* The plugin's role of slice S (comm: the collectives' External ids, NCOMM), or -1. */
-static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, const struct track *tr,
-                   const struct slice *s)
+/* slice_type from the types of T's categories by index (IX_TYPE, made by ix_types): for a
+ * loop over every slice of the CPU threads. */
+static inline enum plugin_type slice_type_by_ix(const struct trace *t, struct names *nm, const struct track *tr,
+                                                const struct slice *s, const uint8_t *ix_type)
+{
+	if (legacy_op(t, tr, s))
+		return PT_OPERATOR;
+	enum plugin_type ty = (enum plugin_type)ix_type[s->cat_ix];
+	return ty == PT_NONE && (s->cls == SC_KERNEL || s->cls == SC_MEMCPY) ? slice_type(t, nm, tr, s) : ty;
+}
+
+/* The plugin's type of each of T's categories, by index into trace.cats (256). */
+static void ix_types(const struct trace *t, struct names *nm, uint8_t *ix_type)
+{
+	for (uint32_t i = 0; i < 256; i++)
+		ix_type[i] = i < t->ncats ? (uint8_t)type_of(nm, t->cats[i]) : (uint8_t)PT_NONE;
+}
+
+/* The plugin's role of slice S of type TY (comm: the collectives' External ids, NCOMM), or -1. */
+static inline int role_typed(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm,
+                             const struct track *tr, const struct slice *s, enum plugin_type ty)
 {
 	if (s->flags & SF_FROM_BE)
 		return -1; /* the plugin reads complete (X) events only */
-	switch (slice_type(t, nm, tr, s)) {
+	switch (ty) {
 	case PT_KERNEL:
 		return slice_gpu(tr, s) != TT_NONE && has_id(comm, ncomm, gpu_external_id(t, &t->gpu[slice_gpu(tr, s)]))
 		               ? ROLE_COMM
@@ -483,6 +501,13 @@ static int role_of(const struct trace *t, struct names *nm, const int64_t *comm,
 	case PT_PYTHON: return flags_of(nm, s->name) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
 	default: return -1;
 	}
+}
+
+/* The plugin's role of slice S (comm: the collectives' External ids, NCOMM), or -1. */
+static int role_of(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm, const struct track *tr,
+                   const struct slice *s)
+{
+	return role_typed(t, nm, comm, ncomm, tr, s, slice_type(t, nm, tr, s));
 }
 
 /* The role lists (ROLE_OTHER of them) of the tracks other than CPU threads: a second
@@ -573,6 +598,8 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 		for (uint32_t i = 0; i < n; i++)
 			hull[h][i] = (struct span){ INT64_MAX, INT64_MIN };
 	}
+	uint8_t ix_type[256];
+	ix_types(t, nm, ix_type);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_CPU)
@@ -581,7 +608,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			int64_t end = tt_add(s->ts, slice_dur(tr, s));
-			int role = role_of(t, nm, comm, ncomm, tr, s);
+			int role = role_typed(t, nm, comm, ncomm, tr, s, slice_type_by_ix(t, nm, tr, s, ix_type));
 			if (role >= 0)
 				spanv_add(&role_l[role], s->ts, end);
 			unsigned f = flags_of(nm, s->name);
