@@ -104,8 +104,11 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 	 * nests in a compiled region */
 	for (uint32_t i = 0; i < t->ngpu; i++) {
 		const struct gpu_info *g = &t->gpu[i];
-		if (g->self.track >= t->ntracks || g->self.idx >= t->tracks[g->self.track].nslices)
-			continue;
+		if (i + TT_PREFETCH_AHEAD < t->ngpu)
+			gpu_link_prefetch(t, &t->gpu[i + TT_PREFETCH_AHEAD]);
+		if (g->self.track >= t->ntracks || g->self.idx >= t->tracks[g->self.track].nslices ||
+		    t->tracks[g->self.track].gpu_slices == 0)
+			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */
 		const struct track *kt = &t->tracks[g->self.track];
 		const struct slice *k = &kt->slices[g->self.idx];
 		if (k->cls != SC_KERNEL || k->name >= t->strings.n)

@@ -38,10 +38,16 @@ bool ops_counts_as_op(const struct trace *t, const struct slice *s)
 	return false;
 }
 
-static uint8_t flags_of(const struct trace *t, uint8_t *cache, uint32_t id)
+static uint8_t flags_new(const struct trace *t, uint8_t *cache, uint32_t id);
+
+/* The flags of string ID, memoised in CACHE (by string id). */
+static inline uint8_t flags_of(const struct trace *t, uint8_t *cache, uint32_t id)
 {
-	if (cache[id] & NF_DONE)
-		return cache[id];
+	return cache[id] & NF_DONE ? cache[id] : flags_new(t, cache, id);
+}
+
+static uint8_t flags_new(const struct trace *t, uint8_t *cache, uint32_t id)
+{
 	static const char *const collectives[] = {
 		"nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
 		"gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter",
@@ -70,7 +76,7 @@ enum kind { K_SKIP, K_NODE, K_ANNOTATION, K_RUNTIME };
 /* What slice S is to the tree (a node, a user annotation that is not one, a runtime call,
  * or nothing), with its name's flags in *F and whether it is an operator (not a step) in
  * *OP: the one classification of both ops_tree_build and ops_by_name. */
-static enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice *s, uint8_t *f, bool *op)
+static inline enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice *s, uint8_t *f, bool *op)
 {
 	*f = flags_of(t, nf, s->name);
 	*op = ops_counts_as_op(t, s) && !(*f & NF_STEP);
@@ -459,37 +465,55 @@ static void row_add(struct name_rows *nr, const struct settled *x)
 	o->dev_total = tt_add(o->dev_total, x->dev_total);
 }
 
+/* *D = *S field by field: S's fields were just stored one at a time, and a copy by wide
+ * loads that straddle those stores waits for them to reach the cache (a quarter of this
+ * sweep's time was such a copy). */
+static inline void settled_copy(struct settled *d, const struct settled *s)
+{
+	d->ref = s->ref;
+	d->name = s->name;
+	d->nchild = s->nchild;
+	d->op = s->op;
+	d->row = s->row;
+	d->dur = s->dur;
+	d->child_dur = s->child_dur;
+	d->rt_dur = s->rt_dur;
+	d->rt_dev = s->rt_dev;
+	d->dev_children = s->dev_children;
+	d->dev_total = s->dev_total;
+}
+
 /* Closes the node at the top of the stack: its merge, then its place in its parent. */
 static void close_node(struct name_rows *nr, struct sweep_entry *stack, uint32_t pos)
 {
 	struct sweep_entry *e = &stack[pos];
-	struct settled me = e->me;
+	struct settled *me = &e->me; /* settled in place: the entry is off the stack */
 	if (e->waiting) {
 		const struct settled *c = &e->child;
-		if (me.nchild == 1 && me.op && c->op && c->name == me.name) {
+		if (me->nchild == 1 && me->op && c->op && c->name == me->name) {
 			/* absorbs its only child: the child's children and runtime calls */
-			me.nchild = c->nchild;
-			me.child_dur = c->child_dur;
-			me.rt_dur = c->rt_dur;
-			me.rt_dev = c->rt_dev;
-			me.dev_children = c->dev_children;
+			me->nchild = c->nchild;
+			me->child_dur = c->child_dur;
+			me->rt_dur = c->rt_dur;
+			me->rt_dev = c->rt_dev;
+			me->dev_children = c->dev_children;
 		} else {
 			row_add(nr, c);
-			me.dev_children = tt_add(me.dev_children, c->dev_total);
+			me->dev_children = tt_add(me->dev_children, c->dev_total);
 		}
 	}
-	me.dev_total = tt_add(me.rt_dev, me.dev_children);
+	me->dev_total = tt_add(me->rt_dev, me->dev_children);
 	if (e->parent == TT_NONE) {
-		row_add(nr, &me);
+		row_add(nr, me);
 		return;
 	}
 	struct sweep_entry *p = &stack[e->parent];
 	if (p->me.nchild == 1) {
 		p->waiting = true;
-		p->child = me;
+		settled_copy(&p->child, me);
 	} else {
-		row_add(nr, &me);
-		p->me.dev_children = tt_add(p->me.dev_children, me.dev_total);
+		row_add(nr, me);
+		p->me.dev_children = tt_add(p->me.dev_children, me->dev_total);
 	}
 }
 
