@@ -36,9 +36,24 @@ static double clock_ms(clockid_t id)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-enum which { A_TB_STEPS, A_GAPS, A_STEPS, A_GPU_METRICS, A_KERNELS, A_MEMORY, A_OPS, A_COMPILED, A_RANKS, A_ADVICE, A_DIFF, A__N };
-static const char *const names[A__N] = { "plugin steps", "gaps",     "steps",    "GPU figures", "kernels by name",
-	                                 "memory curves", "operators by name", "compiled facts", "ranks", "advice", "diff rows" };
+enum which {
+	A_TB_STEPS,
+	A_GAPS,
+	A_STEPS,
+	A_GPU_METRICS,
+	A_KERNELS,
+	A_MEMORY,
+	A_OPS,
+	A_COMPILED,
+	A_RANKS,
+	A_ADVICE,
+	A_DIFF,
+	A__N
+};
+static const char *const names[A__N] = {
+	"plugin steps",      "gaps",           "steps", "GPU figures", "kernels by name", "memory curves",
+	"operators by name", "compiled facts", "ranks", "advice",      "diff rows"
+};
 
 static void run_one(struct trace *t, enum which w, const struct tb_step *tb, uint32_t ntb, int64_t w0, int64_t w1)
 {

@@ -236,7 +236,8 @@ static void sweep_cpu(struct ctx *c)
 			o->end = end;
 			o->under = under | mine;
 			o->outer_op = up_outer_op != TT_NONE ? up_outer_op : s->cls == SC_CPU_OP ? i : TT_NONE;
-			o->context = (s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON) && !(f & N_STEP) ? i : up_context;
+			o->context =
+				(s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON) && !(f & N_STEP) ? i : up_context;
 		}
 	}
 	free(st);
@@ -347,6 +348,38 @@ static void sweep_gpu(struct ctx *c)
 	free(comm);
 }
 
+/* A short idle stretch of the main device, [A, B), the GPU activity that ends it (NEXT) and
+ * the runtime call that launched that (LAUNCH). */
+struct short_gap {
+	int64_t a, b;
+	struct slice_ref next, launch;
+};
+#define SHORT_GAP_BATCH 256
+
+/* The stretches W (N, in time order) whose activity was launched after the device ran dry,
+ * into C's launch-bound figures: the launches read in order, each a few stretches ahead of
+ * its use (the runtime calls lie anywhere on the threads: this was a cache miss each). */
+static void launch_waits(struct ctx *c, const struct short_gap *w, uint32_t n)
+{
+	const struct trace *t = c->t;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i + TT_PREFETCH_AHEAD < n)
+			slice_prefetch(t, w[i + TT_PREFETCH_AHEAD].launch);
+		int64_t a = w[i].a, b = w[i].b;
+		struct slice_ref next = w[i].next, l = w[i].launch;
+		const struct slice *op = &t->tracks[next.track].slices[next.idx];
+		const struct slice *rt = &t->tracks[l.track].slices[l.idx];
+		if (rt->ts <= a)
+			continue; /* launched before the device ran dry: the GPU was not waiting for it */
+		c->launch_waits++;
+		c->launch_short += op->cls == SC_KERNEL &&
+		                   slice_dur(&t->tracks[next.track], op) < slice_dur(&t->tracks[l.track], rt);
+		c->sum[ADV_LAUNCH_BOUND] += b - a;
+		struct advice_instance x = advice_instance_of(next, a, b, b - a);
+		advice_topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
+	}
+}
+
 /* The main device's idle time before an operation whose launch came after the device ran
  * dry: the idle stretches of its busy union shorter than the gaps' minimum (longer ones
  * are the gap list's, counted when their cause is launch-bound). One cursor per stream
@@ -365,12 +398,10 @@ static void sweep_launch(struct ctx *c)
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		if (is_gpu_track(&t->tracks[ti]) && t->tracks[ti].device == dg->device)
 			tracks[nt++] = ti;
-	/* the short gaps first, each with the GPU activity that ends it and the call that launched that */
-	struct short_gap {
-		int64_t a, b;
-		struct slice_ref next, launch;
-	} *w = NULL;
-	uint32_t nw = 0, wcap = 0;
+	/* the short gaps a batch at a time, each with the GPU activity that ends it and the call
+	 * that launched that; then their launches (launch_waits) */
+	struct short_gap w[SHORT_GAP_BATCH];
+	uint32_t nw = 0;
 	for (uint32_t k = 0; k + 1 < dg->nbusy; k++) {
 		int64_t a = dg->busy_spans[k].end, b = dg->busy_spans[k + 1].start;
 		if (b - a >= c->g->min_gap || a < c->w0 || b > c->w1 || b <= a)
@@ -392,29 +423,13 @@ static void sweep_launch(struct ctx *c)
 		struct slice_ref l = t->gpu[og].peer;
 		if (l.track == TT_NONE || l.track >= t->ntracks || l.idx >= t->tracks[l.track].nslices)
 			continue;
-		if (nw == wcap)
-			w = xreallocarray(w, wcap = wcap * 2 + 256, sizeof *w);
 		w[nw++] = (struct short_gap){ a, b, next, l };
+		if (nw == SHORT_GAP_BATCH) {
+			launch_waits(c, w, nw);
+			nw = 0;
+		}
 	}
-	/* then their launches, in the same order, each read a few gaps ahead of its use: the
-	 * runtime calls lie anywhere on the threads (this was a cache miss per gap) */
-	for (uint32_t i = 0; i < nw; i++) {
-		if (i + TT_PREFETCH_AHEAD < nw)
-			slice_prefetch(t, w[i + TT_PREFETCH_AHEAD].launch);
-		int64_t a = w[i].a, b = w[i].b;
-		struct slice_ref next = w[i].next, l = w[i].launch;
-		const struct slice *op = &t->tracks[next.track].slices[next.idx];
-		const struct slice *rt = &t->tracks[l.track].slices[l.idx];
-		if (rt->ts <= a)
-			continue; /* launched before the device ran dry: the GPU was not waiting for it */
-		c->launch_waits++;
-		c->launch_short += op->cls == SC_KERNEL &&
-		                   slice_dur(&t->tracks[next.track], op) < slice_dur(&t->tracks[l.track], rt);
-		c->sum[ADV_LAUNCH_BOUND] += b - a;
-		struct advice_instance x = advice_instance_of(next, a, b, b - a);
-		advice_topk_add(&c->tk[ADV_LAUNCH_BOUND], &x);
-	}
-	free(w);
+	launch_waits(c, w, nw);
 	/* the gap list's launch-bound gaps (by key: the causes are the gap analysis's) */
 	for (uint32_t i = 0; i < c->g->ngaps; i++) {
 		const struct gap *gp = &c->g->gaps[i];

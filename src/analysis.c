@@ -458,10 +458,18 @@ const struct memory_report *trace_memory_curves(struct trace *t)
 	return c->memory;
 }
 
-const struct memory_report *trace_memory(struct trace *t)
+const struct memory_report *trace_memory_points(struct trace *t)
 {
 	struct analysis_cache *c = cache_of(t);
 	trace_memory_curves(t);
+	memory_points(t, c->memory); /* once: made points are kept */
+	return c->memory;
+}
+
+const struct memory_report *trace_memory(struct trace *t)
+{
+	struct analysis_cache *c = cache_of(t);
+	trace_memory_points(t);
 	if (!c->memory->ops_attached) {
 		memory_attach_ops(t, c->memory);
 		c->computed++;

@@ -62,11 +62,14 @@ const struct gpu_metrics *trace_gpu_metrics(struct trace *t);
 /* The same figures over time, per device (src/gpu_metrics.h, struct gpu_curves), computed
  * on the first call: what the timeline's utilization and SM efficiency lines draw. */
 const struct gpu_curves *trace_gpu_curves(struct trace *t);
-/* The Memory view's figures of T (src/memory.h), computed on the first call. */
+/* The Memory view's figures of T (src/memory.h), computed on the first call, with the
+ * curves' points. */
 const struct memory_report *trace_memory(struct trace *t);
-/* The same without the operator rows (memory_curves: what the counter tracks draw), the
- * cheaper part; trace_memory later adds the rows to the same report. */
+/* The same without the operator rows and without the points (memory_curves: the figures,
+ * what the diff and the findings read), the cheaper part; trace_memory_points adds the
+ * points (what the counter tracks draw), trace_memory the rows, to the same report. */
 const struct memory_report *trace_memory_curves(struct trace *t);
+const struct memory_report *trace_memory_points(struct trace *t);
 /* The Overview's step figures of T (src/steps.h), computed on the first call. */
 const struct step_report *trace_steps(struct trace *t);
 /* The Overview's two analyses of T, trace_gpu_metrics and trace_steps, computed on the

@@ -18,7 +18,8 @@ bool compiled_is_graph_launch(const char *name)
 {
 	/* asked of every kernel's runtime call (cudaLaunchKernel...): the first letters decide */
 	if (name[0] == 'c' && name[1] == 'u')
-		return name[2] == 'd' ? name[3] == 'a' && starts(name + 4, "GraphLaunch") : starts(name + 2, "GraphLaunch");
+		return name[2] == 'd' ? name[3] == 'a' && starts(name + 4, "GraphLaunch")
+		                      : starts(name + 2, "GraphLaunch");
 	return name[0] == 'h' && starts(name, "hipGraphLaunch");
 }
 

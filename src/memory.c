@@ -224,14 +224,26 @@ static uint32_t device_of(struct memory_report *r, const struct mem_sample *m)
 	return i;
 }
 
+/* The first of D's curve samples at or after T, found through their index in T's samples
+ * (the curve's points are made only for drawing: memory_points). */
+static uint32_t first_sample_at(const struct trace *t, const struct mem_device *d, int64_t at)
+{
+	uint32_t lo = 0, hi = d->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->mem[d->sample[mid]].ts < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void analyse_curve(const struct trace *t, const struct memory_report *r, struct mem_device *d)
 {
 	uint32_t peak_a = 0, peak_r = 0;
 	for (uint32_t k = 0; k < d->n; k++) {
 		const struct mem_sample *m = &t->mem[d->sample[k]];
-		d->ts[k] = m->ts;
-		d->allocated[k] = m->total_allocated;
-		d->reserved[k] = m->total_reserved;
 		if (k == 0 || m->total_allocated > d->peak_allocated) {
 			d->peak_allocated = m->total_allocated;
 			d->peak_allocated_ts = m->ts;
@@ -258,8 +270,8 @@ static void analyse_curve(const struct trace *t, const struct memory_report *r, 
 	for (uint32_t s = 0; s < r->nsteps; s++) {
 		/* the state when the step begins: the last sample at or before its start */
 		int64_t at = t->steps[r->steps[s]].ts;
-		uint32_t i = first_at(d, at == INT64_MAX ? at : at + 1);
-		d->step_allocated[s] = i > 0 ? d->allocated[i - 1] : -1;
+		uint32_t i = first_sample_at(t, d, at == INT64_MAX ? at : at + 1);
+		d->step_allocated[s] = i > 0 ? t->mem[d->sample[i - 1]].total_allocated : -1;
 	}
 }
 
@@ -523,9 +535,6 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 		struct mem_device *md = &r->devices[d];
 		size_t n = md->n ? md->n : 1;
 		md->sample = xmalloc(n * sizeof *md->sample);
-		md->ts = xmalloc(n * sizeof *md->ts);
-		md->allocated = xmalloc(n * sizeof *md->allocated);
-		md->reserved = xmalloc(n * sizeof *md->reserved);
 		md->n = 0;
 	}
 	for (uint32_t i = 0; i < t->nmem; i++) {
@@ -568,9 +577,29 @@ void memory_attach_ops(const struct trace *t, struct memory_report *r)
 	sort_rows(r->rows, r->nrows);
 }
 
+void memory_points(const struct trace *t, struct memory_report *r)
+{
+	for (uint32_t i = 0; i < r->ndevices; i++) {
+		struct mem_device *d = &r->devices[i];
+		if (d->ts != NULL)
+			continue;
+		size_t n = d->n ? d->n : 1;
+		d->ts = xmalloc(n * sizeof *d->ts);
+		d->allocated = xmalloc(n * sizeof *d->allocated);
+		d->reserved = xmalloc(n * sizeof *d->reserved);
+		for (uint32_t k = 0; k < d->n; k++) {
+			const struct mem_sample *m = &t->mem[d->sample[k]];
+			d->ts[k] = m->ts;
+			d->allocated[k] = m->total_allocated;
+			d->reserved[k] = m->total_reserved;
+		}
+	}
+}
+
 void memory_analyse(const struct trace *t, struct memory_report *r)
 {
 	memory_curves(t, r);
+	memory_points(t, r);
 	memory_attach_ops(t, r);
 }
 

@@ -37,8 +37,8 @@ struct mem_device {
 	uint64_t samples;      /* samples of the device */
 	uint64_t without_addr; /* of which without "Addr" (the plugin leaves them out of its curve) */
 	/* the curve: samples with both totals, in time order (file order on ties) */
-	int64_t *ts, *allocated, *reserved;
-	uint32_t *sample; /* their index in trace.mem */
+	uint32_t *sample;                   /* their index in trace.mem */
+	int64_t *ts, *allocated, *reserved; /* their points, for drawing: NULL until memory_points */
 	uint32_t n;
 	/* figures of the curve; meaningful when n > 0 */
 	int64_t peak_allocated, peak_allocated_ts;
@@ -88,10 +88,13 @@ struct memory_report {
 
 /* Computes T's memory figures into R (zeroed first); free with memory_free. */
 void memory_analyse(const struct trace *t, struct memory_report *r);
-/* The same in two parts: the devices, their curves and figures (R zeroed first; no
- * operator rows), then the operators' rows (the sweep of every thread that holds a
- * sample), once: memory_analyse is both. */
+/* The same in parts: the devices, their curves and figures (R zeroed first; no operator
+ * rows, no points), the curves' points for drawing (ts, allocated, reserved: a copy of
+ * the samples' fields, 24 bytes a sample, made once and only for what draws them), then
+ * the operators' rows (the sweep of every thread that holds a sample), once:
+ * memory_analyse is all three. */
 void memory_curves(const struct trace *t, struct memory_report *r);
+void memory_points(const struct trace *t, struct memory_report *r);
 void memory_attach_ops(const struct trace *t, struct memory_report *r);
 void memory_free(struct memory_report *r);
 /* torch's name of device type TYPE ("cpu", "cuda", "hip"), "type N" past the known ones,
@@ -100,7 +103,8 @@ const char *memory_type_name(int type, char *buf, size_t n);
 /* D's name as torch writes a device: "cpu" (id -1), "cuda:0". Returns BUF. */
 const char *memory_device_name(const struct mem_device *d, char *buf, size_t n);
 /* The largest allocated and reserved of D's step plot over [T0, T1): the value carried
- * in at T0 and every sample inside. False (nothing set) when no sample lies before T1. */
+ * in at T0 and every sample inside. False (nothing set) when no sample lies before T1.
+ * D's points must be made (memory_points). */
 bool memory_range_max(const struct mem_device *d, int64_t t0, int64_t t1, int64_t *allocated, int64_t *reserved);
 /* The row of operator NAME on device DEVICE (index into R->devices), or NULL: for a
  * table that shows an operator's allocations beside its times. O(rows). */

@@ -27,7 +27,7 @@ void counter_tracks_build(struct view *v)
 	for (int r = 0; r < v->nts; r++) {
 		if (v->ts[r]->nmem == 0)
 			continue; /* no [memory] events: nothing to compute, no track */
-		const struct memory_report *rep = trace_memory_curves(v->ts[r]); /* the operators wait for U */
+		const struct memory_report *rep = trace_memory_points(v->ts[r]); /* the operators wait for U */
 		for (int pass = 0; pass < 2; pass++) /* accelerators first, as the Memory view */
 			for (uint32_t i = 0; i < rep->ndevices; i++) {
 				const struct mem_device *d = &rep->devices[i];

@@ -87,6 +87,11 @@ int main(void)
 	const struct memory_report *m = trace_memory_curves(t);
 	ok(m->ndevices == 3 && m->nrows == 0 && !m->ops_attached, "memory curves: three devices, no operator rows yet");
 	is_int(analysis_computed(t), 1, "memory curves: one analysis");
+	ok(m->devices[1].n > 0 && m->devices[1].ts == NULL && m->devices[1].allocated == NULL,
+	   "memory curves: no points copied (the figures read the samples)");
+	ok(trace_memory_points(t) == m && m->devices[1].ts != NULL && m->devices[1].ts[0] == 130000 &&
+	       m->devices[1].allocated[0] == 1000 && m->devices[1].reserved[0] == 2000,
+	   "memory points: made on asking, in the same report");
 	ok(trace_memory(t) == m && m->nrows > 0 && m->ops_attached, "memory: the rows added to the same report");
 	ok(trace_memory(t) == m && trace_memory_curves(t) == m, "memory: computed once");
 	is_int(analysis_computed(t), 2, "memory: the curves and the rows, once each");
