@@ -21,6 +21,15 @@ is "$rc" 2 "unknown report is a usage error"
 run "$TMP/does-not-exist.json"
 is "$rc" 1 "a missing file is unusable input"
 like "$err" "cannot open $TMP/does-not-exist.json" "the message names the file"
+run --no-cache diff "$EX" "$EX"
+is "$rc" 2 "a subcommand after an option is a usage error (it would read as a file)"
+like "$err" "the subcommand comes first" "and says where it goes"
+ttrace_abs=$(cd "$(dirname "$TTRACE")" && pwd)/$(basename "$TTRACE")
+(cd "$TMP" && : >diff && "$ttrace_abs" -q --report=summary diff >"$TMP/out" 2>"$TMP/err")
+rc=$?
+err=$(cat "$TMP/err")
+unlike "$err" "subcommand comes first" "a file named like a subcommand is still read as a file (status $rc)"
+rm -f "$TMP/diff"
 
 sum_before=$(cksum <"$EX")
 run --report=summary "$EX"

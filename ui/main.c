@@ -759,6 +759,17 @@ int main(int argc, char **argv)
 		fputs("ttrace: no trace given\nTry 'ttrace --help' for more information.\n", stderr);
 		return 2;
 	}
+	/* `ttrace --no-cache diff A B`: a subcommand after an option reads as a file name */
+	static const char *const subcommands[] = { "diff", "index", "record", "merge", "crop" };
+	for (int i = optind; i < argc; i++)
+		for (size_t k = 0; k < sizeof subcommands / sizeof *subcommands; k++)
+			if (strcmp(argv[i], subcommands[k]) == 0 && access(argv[i], F_OK) != 0) {
+				fprintf(stderr,
+				        "ttrace: no file '%s': the subcommand comes first, before any option (ttrace %s "
+				        "[OPTIONS] ...)\n",
+				        argv[i], argv[i]);
+				return 2;
+			}
 	source_set_opts(source_root, source_map);
 	struct report_opts ro = { json || csv, gap_min, align, top, sort, -1 };
 	int diff_match = DM_NAME;
