@@ -216,12 +216,16 @@ static enum plugin_type type_of(struct names *nm, uint32_t cat)
 	return (enum plugin_type)nm->type[cat];
 }
 
-static unsigned flags_of(struct names *nm, uint32_t name)
+static unsigned flags_new(struct names *nm, uint32_t name)
 {
-	if (nm->flags[name] & NF_UNSEEN)
-		nm->flags[name] =
-			(uint16_t)name_flags_of(strtab_get(&nm->t->strings, name), strtab_len(&nm->t->strings, name));
-	return nm->flags[name];
+	return nm->flags[name] =
+	               (uint16_t)name_flags_of(strtab_get(&nm->t->strings, name), strtab_len(&nm->t->strings, name));
+}
+
+/* The flags of name NAME, memoised in NM (read for every slice of the CPU threads). */
+static inline unsigned flags_of(struct names *nm, uint32_t name)
+{
+	return nm->flags[name] & NF_UNSEEN ? flags_new(nm, name) : nm->flags[name];
 }
 
 /* ---- span lists ------------------------------------------------------------------------ */
@@ -235,7 +239,12 @@ struct spanv {
  * the last added joins it (a thread's slices come in start order, most nested in the one
  * before), so that S stays near the size of the union rather than of the trace. The list
  * is still to be merged (spans_merge), which gives the same union either way. */
-static void spanv_add(struct spanv *s, int64_t a, int64_t b)
+static void spanv_grow(struct spanv *s)
+{
+	s->v = xreallocarray(s->v, s->cap = s->cap ? s->cap * 2 : 256, sizeof *s->v);
+}
+
+static inline void spanv_add(struct spanv *s, int64_t a, int64_t b)
 {
 	if (b <= a)
 		return;
@@ -248,7 +257,7 @@ static void spanv_add(struct spanv *s, int64_t a, int64_t b)
 		return;
 	}
 	if (s->n == s->cap)
-		s->v = xreallocarray(s->v, s->cap = s->cap ? s->cap * 2 : 256, sizeof *s->v);
+		spanv_grow(s);
 	s->v[s->n++] = (struct span){ a, b };
 }
 
@@ -477,8 +486,9 @@ static void ix_types(const struct trace *t, struct names *nm, uint8_t *ix_type)
 }
 
 /* The plugin's role of slice S of type TY (comm: the collectives' External ids, NCOMM), or -1. */
-static inline int role_typed(const struct trace *t, struct names *nm, const int64_t *comm, uint32_t ncomm,
-                             const struct track *tr, const struct slice *s, enum plugin_type ty)
+static inline __attribute__((always_inline)) int role_typed(const struct trace *t, struct names *nm,
+                                                            const int64_t *comm, uint32_t ncomm, const struct track *tr,
+                                                            const struct slice *s, enum plugin_type ty)
 {
 	if (s->flags & SF_FROM_BE)
 		return -1; /* the plugin reads complete (X) events only */
@@ -715,8 +725,8 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 	uint32_t last = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
-		if (g + TT_PREFETCH_AHEAD < t->ngpu)
-			gpu_link_prefetch(t, &t->gpu[g + TT_PREFETCH_AHEAD]);
+		if (g + 4 * TT_PREFETCH_AHEAD < t->ngpu) /* half the facts are calls': farther */
+			gpu_link_prefetch(t, &t->gpu[g + 4 * TT_PREFETCH_AHEAD]);
 		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks ||
 		    t->tracks[gi->self.track].gpu_slices == 0)
 			continue; /* a runtime call's, on a thread (whose slice need not be read) */
