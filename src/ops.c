@@ -455,7 +455,7 @@ struct sweep_entry {
 	struct settled child;
 };
 
-static void row_add(struct name_rows *nr, const struct settled *x)
+static inline __attribute__((always_inline)) void row_add(struct name_rows *nr, const struct settled *x)
 {
 	struct op_row *o = x->row ? name_row(nr, x->name, x->ref, x->dur) : NULL;
 	if (o == NULL)
