@@ -27,15 +27,9 @@ enum name_flag {
 
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-bool ops_counts_as_op(const struct trace *t, const struct slice *s)
+bool ops_legacy_op(const struct trace *t, const struct slice *s)
 {
-	if (s->cls == SC_CPU_OP)
-		return true;
-	if (t->legacy && s->cls == SC_OTHER) {
-		const char *nm = strtab_get(&t->strings, s->name);
-		return strncmp(nm, "ProfilerStep#", 13) != 0;
-	}
-	return false;
+	return t->legacy && s->cls == SC_OTHER && strncmp(strtab_get(&t->strings, s->name), "ProfilerStep#", 13) != 0;
 }
 
 static uint8_t flags_new(const struct trace *t, uint8_t *cache, uint32_t id);

@@ -83,8 +83,13 @@ struct op_report {
 };
 
 /* Whether slice S of T is an operator: of category cpu_op/Operator, or, in a legacy-exporter
- * trace that has no categories, any CPU slice but ProfilerStep#N. */
-bool ops_counts_as_op(const struct trace *t, const struct slice *s);
+ * trace that has no categories, any CPU slice but ProfilerStep#N (ops_legacy_op). Inline:
+ * the analyses ask it of every slice of the CPU threads. */
+bool ops_legacy_op(const struct trace *t, const struct slice *s);
+static inline bool ops_counts_as_op(const struct trace *t, const struct slice *s)
+{
+	return s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER && ops_legacy_op(t, s));
+}
 
 /* Builds T's operator tree into TREE (free it with ops_tree_free). */
 void ops_tree_build(const struct trace *t, struct op_tree *tree);
