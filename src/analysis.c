@@ -196,7 +196,7 @@ const struct advice_report *trace_advice_found(const struct trace *t)
 }
 
 /* The analyses that need nothing from this cache (kernels by name, memory curves,
- * operators by name, compiled-model facts), computed on a thread of their own while this
+ * operators by name, compiled-model facts), computed on threads of their own while this
  * one does the overview's, which chain (trace_overview): after a load the other core is
  * idle. */
 struct side_warm {
@@ -207,15 +207,24 @@ struct side_warm {
 	struct compiled_facts *compiled; /* likewise */
 };
 
+/* The kernels and the operators (about as long as the overview's chain)... */
 static void *side_warm_main(void *arg)
 {
 	struct side_warm *w = arg;
 	if (w->kernels != NULL)
 		kernels_analyse(w->t, KG_NAME, w->kernels);
-	if (w->memory != NULL)
-		memory_curves(w->t, w->memory);
 	if (w->ops != NULL)
 		ops_by_name(w->t, w->ops);
+	return NULL;
+}
+
+/* ...and the memory curves and the compiled-model facts on a third thread: one thread for
+ * all four was the last to finish, a core idle meanwhile (a cold diff's profile). */
+static void *side_warm_rest(void *arg)
+{
+	struct side_warm *w = arg;
+	if (w->memory != NULL)
+		memory_curves(w->t, w->memory);
 	if (w->compiled != NULL)
 		compiled_facts_of(w->t, w->compiled);
 	return NULL;
@@ -223,7 +232,7 @@ static void *side_warm_main(void *arg)
 
 /* Puts the overview's analyses, the kernels by name, the memory curves, the
  * compiled-model facts and, with OPS, the operators by name in T's cache: all but the
- * overview's on a second thread (side_warm). */
+ * overview's on two more threads (side_warm_main, side_warm_rest). */
 static void warm_two_ways(struct trace *t, bool ops)
 {
 	struct analysis_cache *c = cache_of(t);
@@ -236,16 +245,21 @@ static void warm_two_ways(struct trace *t, bool ops)
 		w.ops = xcalloc(1, sizeof *w.ops);
 	if (c->compiled == NULL)
 		w.compiled = xcalloc(1, sizeof *w.compiled);
-	pthread_t th;
-	bool threaded = (w.kernels != NULL || w.memory != NULL || w.ops != NULL || w.compiled != NULL) &&
-	                pthread_create(&th, NULL, side_warm_main, &w) == 0;
+	pthread_t th, th2;
+	bool threaded = (w.kernels != NULL || w.ops != NULL) && pthread_create(&th, NULL, side_warm_main, &w) == 0;
 	if (!threaded)
 		side_warm_main(&w);
+	bool threaded2 =
+		(w.memory != NULL || w.compiled != NULL) && pthread_create(&th2, NULL, side_warm_rest, &w) == 0;
+	if (!threaded2)
+		side_warm_rest(&w);
 	const struct gpu_metrics *m;
 	const struct step_report *s;
 	trace_overview(t, &m, &s);
 	if (threaded)
 		pthread_join(th, NULL);
+	if (threaded2)
+		pthread_join(th2, NULL);
 	c = cache_of(t);
 	if (w.kernels != NULL) {
 		c->kernels[KG_NAME] = w.kernels;
