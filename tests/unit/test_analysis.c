@@ -90,7 +90,7 @@ int main(void)
 	ok(m->devices[1].n > 0 && m->devices[1].ts == NULL && m->devices[1].allocated == NULL,
 	   "memory curves: no points copied (the figures read the samples)");
 	ok(trace_memory_points(t) == m && m->devices[1].ts != NULL && m->devices[1].ts[0] == 130000 &&
-	       m->devices[1].allocated[0] == 1000 && m->devices[1].reserved[0] == 2000,
+	           m->devices[1].allocated[0] == 1000 && m->devices[1].reserved[0] == 2000,
 	   "memory points: made on asking, in the same report");
 	ok(trace_memory(t) == m && m->nrows > 0 && m->ops_attached, "memory: the rows added to the same report");
 	ok(trace_memory(t) == m && trace_memory_curves(t) == m, "memory: computed once");
