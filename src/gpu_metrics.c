@@ -236,6 +236,8 @@ static struct kcall *gather(const struct trace *t, struct gpu_metrics *m, uint32
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
+			if (i + TT_PREFETCH_AHEAD < tr->nslices) /* its GPU fact, in no order the cache can guess */
+				gpu_fact_prefetch(t, track_gpu_at(tr, i + TT_PREFETCH_AHEAD));
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;

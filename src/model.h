@@ -527,6 +527,15 @@ static inline void slice_prefetch(const struct trace *t, struct slice_ref ref)
 		__asm__ volatile("");
 	}
 }
+/* Asks the CPU to fetch GPU fact G of T (TT_NONE: none), for loops over a stream's slices
+ * that read each one's fact. */
+static inline void gpu_fact_prefetch(const struct trace *t, uint32_t g)
+{
+	if (g < t->ngpu) {
+		__builtin_prefetch(&t->gpu[g]);
+		__asm__ volatile(""); /* as slice_prefetch says */
+	}
+}
 /* Both ends of GPU fact G's link when G is a GPU activity's (on a track with GPU work):
  * for a loop that reads the activities and their launches. */
 static inline void gpu_link_prefetch(const struct trace *t, const struct gpu_info *g)

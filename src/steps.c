@@ -540,6 +540,8 @@ static void *gpu_roles_main(void *arg)
 		if (tr->kind == TRACK_CPU)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
+			if (i + TT_PREFETCH_AHEAD < tr->nslices) /* a kernel's External id, read by role_of */
+				gpu_fact_prefetch(t, track_gpu_at(tr, i + TT_PREFETCH_AHEAD));
 			int role = role_of(t, &nm, j->comm, j->ncomm, tr, &tr->slices[i]);
 			if (role >= 0)
 				spanv_add(&j->l[role], tr->slices[i].ts,
