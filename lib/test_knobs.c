@@ -51,6 +51,10 @@ struct test_knobs test_knobs(void)
 	}
 	if (number("TTRACE_TEST_BLOCK_SHIFT", 30, &v) && v >= 6)
 		knobs.block_shift = (unsigned)v;
+	if (number("TTRACE_TEST_INDEX_SPLIT", UINT64_MAX, &v)) {
+		knobs.index_split_set = true;
+		knobs.index_split = v;
+	}
 	const char *cr = getenv("TTRACE_TEST_CROP_READ");
 	if (cr != NULL)
 		knobs.crop_read = strcmp(cr, "full") == 0 ? 1 : strcmp(cr, "blocks") == 0 ? 2 : 0;

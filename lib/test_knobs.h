@@ -29,6 +29,8 @@ struct test_knobs {
 	unsigned block_shift;      /* TTRACE_TEST_BLOCK_SHIFT: a load maps its events in blocks of 2^N bytes (6-30) */
 	int crop_read;             /* TTRACE_TEST_CROP_READ: 1 "full": crop reads the whole file; 2 "blocks":
 	                            * the blocks it needs, however many (0: as it judges) */
+	bool index_split_set;      /* TTRACE_TEST_INDEX_SPLIT is set: ... */
+	uint64_t index_split;      /* ... traces of this many slices or more index their tracks on two threads */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

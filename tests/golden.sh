@@ -1,7 +1,8 @@
 #!/bin/sh
 # golden.sh: golden dumps of the parsed model (--dump-model) for every fixture in
 # tests/fixtures (not the .tsv tables, which are data for unit tests), compared byte for
-# byte. REGEN=1 rewrites the goldens: review the diff.
+# byte, parsed whole, in 3 parts and indexed on two threads. REGEN=1 rewrites the goldens:
+# review the diff.
 . "$srcdir/tests/lib.sh"
 cd "$srcdir/tests/fixtures" || exit 1
 GOLD="$srcdir/tests/golden"
@@ -39,6 +40,19 @@ for f in $(find . -type f ! -name README ! -name '*.md' ! -name '*.tsv' | sed 's
 		else
 			ok 1 "$f: parsed in 3 parts, the model differs"
 			diff -u "$g" "$TMP/dump3" | head -20 | sed 's/^/#   /'
+		fi
+		# And its tracks sorted and laid out on two threads (as traces of 200,000 slices
+		# and more are): the same model, the quality examples in the same order.
+		{
+			TTRACE_TEST_INDEX_SPLIT=0 "$TTRACE" --dump-model "$f" 2>"$TMP/err"
+			echo "exit $?"
+			sed 's/^/stderr: /' "$TMP/err"
+		} >"$TMP/dump2" 2>&1
+		if cmp -s "$TMP/dump2" "$g"; then
+			ok 0 "$f: indexed on two threads, the same model"
+		else
+			ok 1 "$f: indexed on two threads, the model differs"
+			diff -u "$g" "$TMP/dump2" | head -20 | sed 's/^/#   /'
 		fi
 	fi
 done
