@@ -78,7 +78,7 @@ const struct step_report *trace_steps(struct trace *t);
 void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct step_report **s);
 /* Puts in T's cache, when not there yet, trace_overview's analyses, the kernels by name,
  * the memory curves, the operators by name and the compiled-model facts: the last four on
- * a second thread while this one does the first (they are independent), for a caller that
+ * two more threads while this one does the first (they are independent), for a caller that
  * reads them all. */
 void trace_warm_overview_ops(struct trace *t);
 /* Whether and how much T's model is compiled (src/compiled.h), computed on the first call

@@ -700,14 +700,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			int64_t prev_end = INT64_MIN;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *s = &tr->slices[i];
-				if (i + 2 * TT_PREFETCH_AHEAD < tr->nslices) { /* the launch read below, ahead */
-					uint32_t ga = track_gpu_at(tr, i + 2 * TT_PREFETCH_AHEAD);
-					if (ga < t->ngpu)
-						__builtin_prefetch(&t->gpu[ga]);
-					ga = track_gpu_at(tr, i + TT_PREFETCH_AHEAD);
-					if (ga < t->ngpu)
-						slice_prefetch(t, t->gpu[ga].peer);
-				}
+				track_launch_prefetch(t, tr, i); /* the launch read below */
 				if (!is_gpu_op(s->cls))
 					continue;
 				if (na == nall) /* the tracks' counts are exact: this is a guard */

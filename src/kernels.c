@@ -223,13 +223,8 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (i + 2 * TT_PREFETCH_AHEAD < tr->nslices) /* its GPU fact, then its launch, ahead */
-				gpu_fact_prefetch(t, track_gpu_at(tr, i + 2 * TT_PREFETCH_AHEAD));
-			if (full && i + TT_PREFETCH_AHEAD < tr->nslices) {
-				uint32_t ga = track_gpu_at(tr, i + TT_PREFETCH_AHEAD);
-				if (ga < t->ngpu)
-					slice_prefetch(t, t->gpu[ga].peer);
-			}
+			if (full)
+				track_launch_prefetch(t, tr, i); /* its fact and launch, read below */
 			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;

@@ -547,6 +547,19 @@ static inline void gpu_link_prefetch(const struct trace *t, const struct gpu_inf
 }
 /* How many GPU facts ahead a loop over them prefetches their slices. */
 #define TT_PREFETCH_AHEAD 16
+/* For a loop over TR's slices that reads, at slice I, its GPU fact and the slice of the
+ * call that launched it: fetches the fact 2 x TT_PREFETCH_AHEAD slices ahead and, that
+ * fact then at hand, the launch TT_PREFETCH_AHEAD ahead. */
+static inline void track_launch_prefetch(const struct trace *t, const struct track *tr, uint32_t i)
+{
+	if (i + 2 * TT_PREFETCH_AHEAD < tr->nslices)
+		gpu_fact_prefetch(t, track_gpu_at(tr, i + 2 * TT_PREFETCH_AHEAD));
+	if (i + TT_PREFETCH_AHEAD < tr->nslices) {
+		uint32_t g = track_gpu_at(tr, i + TT_PREFETCH_AHEAD);
+		if (g < t->ngpu)
+			slice_prefetch(t, t->gpu[g].peer);
+	}
+}
 
 static inline int64_t slice_dur(const struct track *tr, const struct slice *s)
 {
