@@ -9,6 +9,7 @@
 #include <malloc.h>
 #endif
 
+#include "lib/stage_clock.h"
 #include "lib/test_knobs.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
@@ -262,6 +263,7 @@ static void parse_job(struct job *j)
 		load_part_scan(&parts[0]);
 		for (int k = 1; k <= started; k++)
 			pthread_join(parts[k].thread, NULL);
+		stage_clock("scan (the other parts joined)");
 		if (load_job_cancelled(j)) {
 			abandon(t, in, parts, nsplit);
 			return;
@@ -313,6 +315,8 @@ static void parse_job(struct job *j)
 		load_add_part(&stats, &res, &cause, &p->stats, p->res, p->cause);
 		input_close(p->in);
 	}
+	if (nsplit > 0)
+		stage_clock("merge of the parts");
 	finish_job(j, t, parts[0].b, in, parts[0].side, &stats, res, cause, t0);
 }
 

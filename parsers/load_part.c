@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/stage_clock.h"
 #include "lib/xalloc.h"
 #include "parsers/chrome_build.h"
 #include "parsers/load_snapshots.h"
@@ -112,6 +113,7 @@ void load_part_scan(struct part *p)
 	p->res = scan_run_range(p->in, &sink, p->ranged ? &p->range : NULL, &p->stats, &p->cause);
 	snap_close(p->job->snap);
 	relay_progress(&relay, p->stats.bytes, input_file_offset(p->in));
+	stage_clock("scan (this thread's part)");
 }
 
 void *load_part_main(void *arg)

@@ -681,11 +681,18 @@ void builder_flow(struct builder *b, uint32_t track, int64_t ts, uint64_t id, ui
 	struct flow_end *f = &t->flow_ends[t->nflow_ends++];
 	if (track >= FLOW_END_MAX_TRACKS) /* the tracks would take over 100 GB */
 		BUG("flow end on track %u", track);
-	f->id = id;
-	f->ts = ts;
-	f->track = track;
-	f->cat = cat;
-	f->ph = point == FLOW_START ? FLOW_PH_S : point == FLOW_STEP ? FLOW_PH_T : FLOW_PH_F;
+	/* One store of the whole entry: assigning the bit-fields one by one reads the word
+	 * first, and on a fresh page that read maps the zero page, so the write then faults
+	 * again and flushes the other cores' TLBs (6% of a 100 MB load's CPU). */
+	*f = (struct flow_end){
+		.id = id,
+		.ts = ts,
+		.cat = cat,
+		.track = track,
+		.ph = point == FLOW_START  ? FLOW_PH_S
+		      : point == FLOW_STEP ? FLOW_PH_T
+		                           : FLOW_PH_F,
+	};
 }
 
 /* ---- header facts --------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/sort.h"
+#include "lib/stage_clock.h"
 #include "lib/test_knobs.h"
 #include "lib/xalloc.h"
 #include "src/index_links.h"
@@ -796,8 +797,10 @@ static void track_runs(struct track_run *r, bool rows)
 
 void index_build(struct trace *t)
 {
+	stage_clock("builder finish");
 	set_aside_outliers(t);
-	index_pair_flows(t);       /* first: the flows take less room than their ends while the index is built */
+	index_pair_flows(t); /* first: the flows take less room than their ends while the index is built */
+	stage_clock("index: flows paired");
 	index_expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
 	uint64_t total = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
@@ -819,6 +822,7 @@ void index_build(struct trace *t)
 	}
 	struct track_run r[2] = { { .t = t, .from = 0, .to = cut }, { .t = t, .from = cut, .to = t->ntracks } };
 	track_runs(r, false);
+	stage_clock("index: tracks sorted");
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		classify_track(t, tr);
@@ -826,8 +830,12 @@ void index_build(struct trace *t)
 			gpu_identity(t, tr);
 		name_track(t, tr);
 	}
+	stage_clock("index: tracks classified");
 	track_runs(r, true);
+	stage_clock("index: rows laid out");
 	index_link(t);
+	stage_clock("index: linked");
 	compute_span(t);
 	check_utf8(t);
+	stage_clock("index: done");
 }

@@ -194,6 +194,21 @@ CPU="$srcdir/tests/fixtures/q-legacy.json"
 run --report=operators "$CPU"
 unlike "$(printf '%s\n' "$out" | grep '^   operator ')" "device" "a trace without GPU work: no device-time columns in text"
 like "$("$TTRACE" --report=operators --json "$CPU")" '"self_device_ns"' "JSON keeps the key"
+# TTRACE_STAGE_TIMES (issue 33): a load says where its wall time goes, stage by stage, and
+# nothing without it
+TTRACE_PARTS=2 TTRACE_STAGE_TIMES=1 run --no-cache --report=none "$srcdir/tests/fixtures/q-legacy.json"
+is "$rc" 0 "TTRACE_STAGE_TIMES: the load exits 0"
+is "$(printf '%s\n' "$err" | grep -c '^ttrace: stage scan (this thread.s part): [0-9.]* ms (at [0-9.]* ms)$')" 2 \
+	"each of the two parts says when its scan ended"
+for st in "merge of the parts" "index: flows paired" "index: tracks sorted" "index: linked" "index: done" \
+	"report written" "traces freed"; do
+	like "$err" "ttrace: stage $st: " "and the stage '$st'"
+done
+at=$(printf '%s\n' "$err" | grep -v 'this thread' | sed -n 's/.*(at \([0-9.]*\) ms)$/\1/p' | tr '\n' ' ')
+ok "$(printf '%s\n' $at | sort -g -c 2>/dev/null && echo 0 || echo 1)" "the main thread's stages come in the order of time ($at)"
+TTRACE_PARTS=2 run --no-cache --report=none "$srcdir/tests/fixtures/q-legacy.json"
+unlike "$err" "stage" "without TTRACE_STAGE_TIMES no stage is said"
+
 # bench/gpu/check on a machine without an NVIDIA GPU says so and exits 0 (issue 32); on
 # one with a GPU it would run for minutes: not here
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

@@ -20,6 +20,7 @@
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
+#include "lib/stage_clock.h"
 #include "src/ranks.h"
 #include "lib/timefmt.h"
 #include "ui/app.h"
@@ -548,6 +549,7 @@ static void print_version(void)
 
 int main(int argc, char **argv)
 {
+	stage_clock("main");
 	enum mode mode = MODE_DEFAULT;
 	const struct report_kind *report = NULL; /* MODE_REPORT's */
 	bool json = false, csv = false, quiet = false, force_progress = false, ascii = false, frame_times = false;
@@ -1011,11 +1013,13 @@ int main(int argc, char **argv)
 	} else {
 		/* a report; without one, and without a terminal, the summary */
 		const struct report_kind *k = mode == MODE_REPORT ? report : &report_summary_kind;
+		stage_clock("loaded (the reader's view)");
 		if (!k->needs_a_trace || nusable > 0) {
 			int rc = k->write(stdout, traces, n, &ro);
 			if (rc != 0)
 				status = rc;
 		}
+		stage_clock("report written");
 	}
 	jsonw_capture(NULL);
 	if (table_path != NULL && tables.written == 0 && nusable > 0 && status != 2) {
@@ -1036,6 +1040,7 @@ int main(int argc, char **argv)
 	free(traces);
 	free(files);
 	merged_ranks_free(merged, n);
+	stage_clock("traces freed");
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("ttrace: error writing standard output\n", stderr);
 		return status ? status : 2;
