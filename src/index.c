@@ -766,10 +766,13 @@ static void *track_run_main(void *arg)
 	return NULL;
 }
 
-/* Adds the findings FROM (counted after those of INTO) to INTO, examples in order. */
+/* Adds the findings FROM (counted after those of INTO) to INTO, examples in order; kinds
+ * FROM has none of are not written (another thread may be counting them). */
 static void quality_add(struct quality *into, const struct quality *from)
 {
 	for (int k = 0; k < Q__COUNT; k++) {
+		if (from->count[k] == 0)
+			continue;
 		for (uint64_t j = 0; j < from->count[k] && j < QUALITY_EXAMPLES; j++)
 			if (into->count[k] + j < QUALITY_EXAMPLES)
 				into->ex[k][into->count[k] + j] = from->ex[k][j];
@@ -799,9 +802,6 @@ void index_build(struct trace *t)
 {
 	stage_clock("builder finish");
 	set_aside_outliers(t);
-	index_pair_flows(t); /* first: the flows take less room than their ends while the index is built */
-	stage_clock("index: flows paired");
-	index_expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
 	uint64_t total = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		total += t->tracks[ti].nslices;
@@ -820,6 +820,9 @@ void index_build(struct trace *t)
 				before += t->tracks[c].nslices;
 		}
 	}
+	index_pair_flows(t);       /* first: the flows take less room than their ends while the index is built */
+	index_expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
+	stage_clock("index: flows paired");
 	struct track_run r[2] = { { .t = t, .from = 0, .to = cut }, { .t = t, .from = cut, .to = t->ntracks } };
 	track_runs(r, false);
 	stage_clock("index: tracks sorted");
@@ -833,7 +836,7 @@ void index_build(struct trace *t)
 	stage_clock("index: tracks classified");
 	track_runs(r, true);
 	stage_clock("index: rows laid out");
-	index_link(t);
+	index_link(t, cut < t->ntracks);
 	stage_clock("index: linked");
 	compute_span(t);
 	check_utf8(t);
