@@ -4,6 +4,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "lib/monotime.h"
 
@@ -26,5 +28,18 @@ void stage_clock(const char *name)
 	double start = atomic_load(&first);
 	double since = last > 0 ? last : start;
 	last = now;
-	fprintf(stderr, "ttrace: stage %s: %.1f ms (at %.1f ms)\n", name, (now - since) * 1e3, (now - start) * 1e3);
+	/* the resident set now (/proc/self/statm's second field, in pages) and its peak so far */
+	long pages = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f != NULL) {
+		long size;
+		if (fscanf(f, "%ld %ld", &size, &pages) != 2)
+			pages = -1;
+		fclose(f);
+	}
+	struct rusage ru;
+	double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : -1;
+	double rss = pages >= 0 ? (double)pages * (double)sysconf(_SC_PAGESIZE) / (1 << 20) : -1;
+	fprintf(stderr, "ttrace: stage %s: %.1f ms (at %.1f ms), rss %.1f MiB, peak %.1f MiB\n", name,
+	        (now - since) * 1e3, (now - start) * 1e3, rss, peak);
 }
