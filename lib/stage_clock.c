@@ -4,6 +4,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -40,6 +43,12 @@ void stage_clock(const char *name)
 	struct rusage ru;
 	double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : -1;
 	double rss = pages >= 0 ? (double)pages * (double)sysconf(_SC_PAGESIZE) / (1 << 20) : -1;
-	fprintf(stderr, "ttrace: stage %s: %.1f ms (at %.1f ms), rss %.1f MiB, peak %.1f MiB\n", name,
+	fprintf(stderr, "ttrace: stage %s: %.1f ms (at %.1f ms), rss %.1f MiB, peak %.1f MiB", name,
 	        (now - since) * 1e3, (now - start) * 1e3, rss, peak);
+#ifdef __GLIBC__
+	struct mallinfo2 mi = mallinfo2();
+	fprintf(stderr, ", heap %.1f MiB (%.1f free), mapped %.1f MiB", (double)mi.arena / (1 << 20),
+	        (double)mi.fordblks / (1 << 20), (double)mi.hblkhd / (1 << 20));
+#endif
+	fputc('\n', stderr);
 }

@@ -92,16 +92,15 @@ static size_t count_newlines(const char *p, size_t n)
 	return c;
 }
 
-/* Newlines in the file before OFFSET, and the offset just past the last of them. */
-static void count_lines_before(struct input *in, uint64_t offset, uint64_t *lines, uint64_t *last_nl)
+/* Adds the newlines of the file in [FROM, TO) to *LINES, and sets *LAST_NL to the offset
+ * just past the last of them when there is one. */
+static void count_lines_between(struct input *in, uint64_t from, uint64_t to, uint64_t *lines, uint64_t *last_nl)
 {
 	const size_t chunk = 1u << 20;
 	char *buf = xmalloc(chunk);
-	uint64_t at = 0;
-	*lines = 0;
-	*last_nl = 0;
-	while (at < offset) {
-		size_t want = offset - at < chunk ? (size_t)(offset - at) : chunk;
+	uint64_t at = from;
+	while (at < to) {
+		size_t want = to - at < chunk ? (size_t)(to - at) : chunk;
 		ssize_t n = input_pread(in, buf, want, at);
 		if (n <= 0)
 			break;
@@ -114,12 +113,38 @@ static void count_lines_before(struct input *in, uint64_t offset, uint64_t *line
 	free(buf);
 }
 
+/* Newlines in the file before OFFSET, and the offset just past the last of them. */
+static void count_lines_before(struct input *in, uint64_t offset, uint64_t *lines, uint64_t *last_nl)
+{
+	*lines = 0;
+	*last_nl = 0;
+	count_lines_between(in, 0, offset, lines, last_nl);
+}
+
 void scan_locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *col)
 {
 	size_t pos = (size_t)(at - s->buf);
 	uint64_t nl_after;
 	const char *q;
 
+	if (s->lazy_lines) {
+		/* a file read at offsets: the lines before the window counted now, from where
+		 * the last location's count ended (from the start when the window went back) */
+		if (s->base < s->lazy_to) {
+			s->lazy_to = s->lazy_lines_to = s->lazy_last_nl = 0;
+		}
+		count_lines_between(s->in, s->lazy_to, s->base, &s->lazy_lines_to, &s->lazy_last_nl);
+		s->lazy_to = s->base;
+		if (pos > s->len)
+			pos = s->len;
+		*line = s->lazy_lines_to + count_newlines(s->buf, pos) + 1;
+		nl_after = s->lazy_last_nl;
+		q = memrchr(s->buf, '\n', pos);
+		if (q != NULL)
+			nl_after = s->base + (uint64_t)(q - s->buf) + 1;
+		*col = s->base + pos - nl_after + 1;
+		return;
+	}
 	if (!s->pre_known) {
 		s->pre_known = true;
 		if (s->range != NULL && s->range->lines_known) {
@@ -145,10 +170,12 @@ int scan_refill(struct scanner *s, size_t keep)
 	size_t added = 0;
 
 	if (keep > 0) {
-		const char *q = memrchr(s->buf, '\n', keep);
-		s->lines_before += count_newlines(s->buf, keep);
-		if (q != NULL)
-			s->last_nl = s->base + (uint64_t)(q - s->buf) + 1;
+		if (!s->lazy_lines) {
+			const char *q = memrchr(s->buf, '\n', keep);
+			s->lines_before += count_newlines(s->buf, keep);
+			if (q != NULL)
+				s->last_nl = s->base + (uint64_t)(q - s->buf) + 1;
+		}
 		memmove(s->buf, s->buf + keep, s->len - keep);
 		s->len -= keep;
 		s->base += keep;
@@ -251,6 +278,8 @@ void scan_window_open(struct scanner *s, struct input *in, const struct scan_sin
 	}
 	memset(s->buf, 0, SCAN_PAD);
 	s->range = range;
+	/* a file that can be read again at offsets counts its lines only for a location */
+	s->lazy_lines = input_is_seekable(in);
 	if (range != NULL && range->start > 0)
 		s->base = range->start; /* a part of a file: the input is at an event of the array */
 	s->next_progress = s->base + PROGRESS_STEP;

@@ -60,6 +60,13 @@ struct scanner {
 	const struct scan_range *range;
 	bool pre_known; /* newlines before range->start counted (lazily, for locations) */
 	uint64_t pre_lines, pre_last_nl;
+	/* A plain regular file (input_is_seekable): lines_before and last_nl are not kept as the
+	 * window moves; a location counts the file's newlines before the window by reading it
+	 * again, from where the previous location's count ended: lazy_lines_to newlines in
+	 * [0, lazy_to), the last of them ending at lazy_last_nl (0: none). One pass at most
+	 * over what the scan read, and only when a problem is reported. */
+	bool lazy_lines;
+	uint64_t lazy_to, lazy_lines_to, lazy_last_nl;
 	uint64_t next_progress;
 
 	char *scratch; /* unescaped strings of the current event; never reallocated mid-event */

@@ -198,7 +198,7 @@ like "$("$TTRACE" --report=operators --json "$CPU")" '"self_device_ns"' "JSON ke
 # nothing without it
 TTRACE_PARTS=2 TTRACE_STAGE_TIMES=1 run --no-cache --report=none "$srcdir/tests/fixtures/q-legacy.json"
 is "$rc" 0 "TTRACE_STAGE_TIMES: the load exits 0"
-is "$(printf '%s\n' "$err" | grep -c '^ttrace: stage scan (this thread.s part): [0-9.]* ms (at [0-9.]* ms), rss [0-9.]* MiB, peak [0-9.]* MiB$')" 2 \
+is "$(printf '%s\n' "$err" | grep -c '^ttrace: stage scan (this thread.s part): [0-9.]* ms (at [0-9.]* ms), rss [0-9.]* MiB, peak [0-9.]* MiB')" 2 \
 	"each of the two parts says when its scan ended"
 for st in "merge of the parts" "index: flows paired" "index: tracks sorted" "index: linked" "index: done" \
 	"report written" "traces freed"; do

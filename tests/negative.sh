@@ -131,4 +131,34 @@ for f in ctl.json ctl.json.gz; do
 	done
 done
 
+# Places past the first window of a plain file (issue 33: its lines are counted only when a
+# problem is reported, by reading the file again from where the last count ended): one
+# event a line, a raw control character in the name on line 20000 and a bad escape on
+# line 30002, 2.2 MB in all. The expected line, column and byte are worked out here by
+# awk; the file whole, in 3 parts and gzipped (whose lines are counted as it streams) must
+# all say them.
+awk 'BEGIN {
+	print "{\"traceEvents\": ["
+	for (i = 2; i <= 40001; i++) {
+		nm = i == 20000 ? "o\001p" : i == 30002 ? "o\\qp" : "op"
+		printf "{\"ph\": \"X\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 1}%s\n", nm, i, i < 40001 ? "," : ""
+	}
+	print "]}"
+}' >"$TMP/places.json"
+want_place() { # want_place LINE NEEDLE: "LINE:COL: byte B" of NEEDLE's first byte on LINE
+	awk -v l="$1" -v n="$2" 'NR < l { b += length($0) + 1 } NR == l { c = index($0, n); printf "%d:%d: byte %d", l, c, b + c - 1; exit }' "$TMP/places.json"
+}
+ctl=$(want_place 20000 "$(printf '\001')")
+esc=$(want_place 30002 '\\q')
+gzip -c "$TMP/places.json" >"$TMP/places.json.gz"
+for how in whole parts gzip; do
+	f="$TMP/places.json"
+	p=1
+	[ "$how" = parts ] && p=3
+	[ "$how" = gzip ] && f="$TMP/places.json.gz"
+	TTRACE_PARTS=$p run --no-cache --report=none "$f"
+	like "$err" "$(basename "$f"):$ctl: raw control character" "a control character past the first window, $how: $ctl"
+	like "$err" "$(basename "$f"):$esc: invalid escape" "a bad escape past the first window, $how: $esc"
+done
+
 finish
