@@ -17,6 +17,7 @@
 #include "src/index.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -734,7 +735,6 @@ bad:
 struct track_run {
 	struct trace *t;
 	uint32_t from, to; /* tracks [from, to) */
-	bool rows;         /* sort (false) or lay out (true) */
 	struct quality q;  /* the lay-outs' findings */
 };
 
@@ -751,17 +751,49 @@ static void track_sort_one(struct track *tr)
 	sort_track(tr);
 }
 
+/* The tracks' sorts, shared by the threads: each takes the next track, the biggest first,
+ * so that they end together whatever the tracks' sizes (the sorts find nothing to note:
+ * their order does not matter). */
+struct sort_pool {
+	struct trace *t;
+	const uint32_t *order; /* track indices, most slices first */
+	uint32_t n;
+	atomic_uint next;
+};
+
+static void sort_pool_run(struct sort_pool *p)
+{
+	for (;;) {
+		unsigned i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+		if (i >= p->n)
+			break;
+		track_sort_one(&p->t->tracks[p->order[i]]);
+	}
+}
+
+static void *sort_pool_main(void *arg)
+{
+	sort_pool_run(arg);
+	return NULL;
+}
+
+static int more_slices_first(const void *a, const void *b, void *ctx)
+{
+	const struct trace *t = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t nx = t->tracks[x].nslices, ny = t->tracks[y].nslices;
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 static void *track_run_main(void *arg)
 {
 	struct track_run *r = arg;
 	for (uint32_t ti = r->from; ti < r->to; ti++) {
 		struct track *tr = &r->t->tracks[ti];
-		if (!r->rows) {
-			track_sort_one(tr);
-		} else {
-			build_rows(&r->q, ti, tr);
-			build_busy(tr);
-		}
+		build_rows(&r->q, ti, tr);
+		build_busy(tr);
 	}
 	return NULL;
 }
@@ -780,11 +812,10 @@ static void quality_add(struct quality *into, const struct quality *from)
 	}
 }
 
-/* Runs stage ROWS of every track over runs R[0] (this thread) and R[1] (another, when it
- * has tracks and a thread can be made), then adds their findings to T's. */
-static void track_runs(struct track_run *r, bool rows)
+/* Lays out every track over runs R[0] (this thread) and R[1] (another, when it has tracks
+ * and a thread can be made), then adds their findings to T's, R[0]'s first. */
+static void track_runs(struct track_run *r)
 {
-	r[0].rows = r[1].rows = rows;
 	memset(&r[0].q, 0, sizeof r[0].q);
 	memset(&r[1].q, 0, sizeof r[1].q);
 	pthread_t th;
@@ -820,12 +851,28 @@ void index_build(struct trace *t)
 				before += t->tracks[c].nslices;
 		}
 	}
+	/* On two threads, the tracks' sorts begin on the second while this one pairs the flows
+	 * and expands the GPU facts (which touch no track), and then share the rest */
+	bool two = cut < t->ntracks;
+	struct sort_pool pool = { .t = t, .n = t->ntracks };
+	uint32_t *order = xreallocarray(NULL, t->ntracks ? t->ntracks : 1, sizeof *order);
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		order[ti] = ti;
+	if (two)
+		qsort_r(order, t->ntracks, sizeof *order, more_slices_first, t);
+	pool.order = order;
+	atomic_init(&pool.next, 0);
+	pthread_t sort_th;
+	bool sort_threaded = two && pthread_create(&sort_th, NULL, sort_pool_main, &pool) == 0;
 	index_pair_flows(t);       /* first: the flows take less room than their ends while the index is built */
 	index_expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
 	stage_clock("index: flows paired");
-	struct track_run r[2] = { { .t = t, .from = 0, .to = cut }, { .t = t, .from = cut, .to = t->ntracks } };
-	track_runs(r, false);
+	sort_pool_run(&pool);
+	if (sort_threaded)
+		pthread_join(sort_th, NULL);
+	free(order);
 	stage_clock("index: tracks sorted");
+	struct track_run r[2] = { { .t = t, .from = 0, .to = cut }, { .t = t, .from = cut, .to = t->ntracks } };
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		classify_track(t, tr);
@@ -834,7 +881,7 @@ void index_build(struct trace *t)
 		name_track(t, tr);
 	}
 	stage_clock("index: tracks classified");
-	track_runs(r, true);
+	track_runs(r);
 	stage_clock("index: rows laid out");
 	index_link(t, cut < t->ntracks);
 	stage_clock("index: linked");
