@@ -16,12 +16,12 @@
  * and "which slice covers most of this column" are O(log n). */
 #include "src/index.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/helper.h"
 #include "lib/sort.h"
 #include "lib/stage_clock.h"
 #include "lib/test_knobs.h"
@@ -771,11 +771,7 @@ static void sort_pool_run(struct sort_pool *p)
 	}
 }
 
-static void *sort_pool_main(void *arg)
-{
-	sort_pool_run(arg);
-	return NULL;
-}
+static void sort_pool_task(void *arg) { sort_pool_run(arg); }
 
 static int more_slices_first(const void *a, const void *b, void *ctx)
 {
@@ -787,7 +783,7 @@ static int more_slices_first(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-static void *track_run_main(void *arg)
+static void track_run(void *arg)
 {
 	struct track_run *r = arg;
 	for (uint32_t ti = r->from; ti < r->to; ti++) {
@@ -795,7 +791,6 @@ static void *track_run_main(void *arg)
 		build_rows(&r->q, ti, tr);
 		build_busy(tr);
 	}
-	return NULL;
 }
 
 /* Adds the findings FROM (counted after those of INTO) to INTO, examples in order; kinds
@@ -812,19 +807,19 @@ static void quality_add(struct quality *into, const struct quality *from)
 	}
 }
 
-/* Lays out every track over runs R[0] (this thread) and R[1] (another, when it has tracks
- * and a thread can be made), then adds their findings to T's, R[0]'s first. */
-static void track_runs(struct track_run *r)
+/* Lays out every track over runs R[0] (this thread) and R[1] (helper H's, or this thread's
+ * when H is NULL), then adds their findings to T's, R[0]'s first. */
+static void track_runs(struct track_run *r, struct helper *h)
 {
 	memset(&r[0].q, 0, sizeof r[0].q);
 	memset(&r[1].q, 0, sizeof r[1].q);
-	pthread_t th;
-	bool threaded = r[1].from < r[1].to && pthread_create(&th, NULL, track_run_main, &r[1]) == 0;
-	track_run_main(&r[0]);
-	if (threaded)
-		pthread_join(th, NULL);
+	if (h != NULL && r[1].from < r[1].to)
+		helper_run(h, track_run, &r[1]);
+	track_run(&r[0]);
+	if (h != NULL && r[1].from < r[1].to)
+		helper_wait(h);
 	else
-		track_run_main(&r[1]);
+		track_run(&r[1]);
 	quality_add(&r[0].t->quality, &r[0].q);
 	quality_add(&r[0].t->quality, &r[1].q);
 }
@@ -851,9 +846,11 @@ void index_build(struct trace *t)
 				before += t->tracks[c].nslices;
 		}
 	}
-	/* On two threads, the tracks' sorts begin on the second while this one pairs the flows
-	 * and expands the GPU facts (which touch no track), and then share the rest */
+	/* On two threads (a helper's, which waits for each stage's share: lib/helper.h), the
+	 * tracks' sorts begin on the helper while this one pairs the flows and expands the GPU
+	 * facts (which touch no track), and then share the rest */
 	bool two = cut < t->ntracks;
+	struct helper *h = two ? helper_start() : NULL;
 	struct sort_pool pool = { .t = t, .n = t->ntracks };
 	uint32_t *order = xreallocarray(NULL, t->ntracks ? t->ntracks : 1, sizeof *order);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
@@ -862,14 +859,14 @@ void index_build(struct trace *t)
 		qsort_r(order, t->ntracks, sizeof *order, more_slices_first, t);
 	pool.order = order;
 	atomic_init(&pool.next, 0);
-	pthread_t sort_th;
-	bool sort_threaded = two && pthread_create(&sort_th, NULL, sort_pool_main, &pool) == 0;
+	if (h != NULL)
+		helper_run(h, sort_pool_task, &pool);
 	index_pair_flows(t);       /* first: the flows take less room than their ends while the index is built */
 	index_expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
 	stage_clock("index: flows paired");
 	sort_pool_run(&pool);
-	if (sort_threaded)
-		pthread_join(sort_th, NULL);
+	if (h != NULL)
+		helper_wait(h);
 	free(order);
 	stage_clock("index: tracks sorted");
 	struct track_run r[2] = { { .t = t, .from = 0, .to = cut }, { .t = t, .from = cut, .to = t->ntracks } };
@@ -881,9 +878,10 @@ void index_build(struct trace *t)
 		name_track(t, tr);
 	}
 	stage_clock("index: tracks classified");
-	track_runs(r);
+	track_runs(r, h);
 	stage_clock("index: rows laid out");
-	index_link(t, cut < t->ntracks);
+	index_link(t, h);
+	helper_stop(h);
 	stage_clock("index: linked");
 	compute_span(t);
 	check_utf8(t);

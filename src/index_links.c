@@ -3,10 +3,10 @@
  * into flows and bound to slices, and the ProfilerStep#N steps. */
 #include "src/index_links.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/helper.h"
 #include "lib/sort.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
@@ -318,24 +318,21 @@ static void find_steps(struct trace *t)
 		qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
 }
 
-static void *bind_flows_main(void *arg)
-{
-	bind_flows(arg);
-	return NULL;
-}
+static void bind_flows_task(void *arg) { bind_flows(arg); }
 
-void index_link(struct trace *t, bool two_threads)
+void index_link(struct trace *t, struct helper *h)
 {
-	/* The flows' ends are bound on a thread of their own beside the GPU links and the
-	 * steps: they read the laid-out tracks and write only the flows and their own kinds of
-	 * findings (a 100 MB trace: 4 ms beside 3). */
-	pthread_t th;
-	bool threaded = two_threads && t->nflows > 0 && pthread_create(&th, NULL, bind_flows_main, t) == 0;
+	/* The flows' ends are bound by the helper beside the GPU links and the steps: they
+	 * read the laid-out tracks and write only the flows and their own kinds of findings (a
+	 * 100 MB trace: 4 ms beside 3). */
+	bool helped = h != NULL && t->nflows > 0;
+	if (helped)
+		helper_run(h, bind_flows_task, t);
 	relink_gpu_self(t);
 	link_launches(t);
 	find_steps(t);
-	if (threaded)
-		pthread_join(th, NULL);
+	if (helped)
+		helper_wait(h);
 	else
 		bind_flows(t);
 }

@@ -3,8 +3,7 @@
 #ifndef TT_INDEX_LINKS_H
 #define TT_INDEX_LINKS_H
 
-#include <stdbool.h>
-
+#include "lib/helper.h"
 #include "src/model.h"
 
 /* Before the lay-out: sorts T's flow ends and pairs them into T's flows, written over the
@@ -18,8 +17,8 @@ void index_expand_gpu_facts(struct trace *t);
 
 /* After the lay-out: links each GPU fact to its slice and to the runtime call of its
  * correlation id (a GPU operation without one noted in T's quality), binds each flow's
- * ends to the slices they start in, and finds T's steps (ProfilerStep#N). With
- * TWO_THREADS, the flows are bound on a second thread. */
-void index_link(struct trace *t, bool two_threads);
+ * ends to the slices they start in, and finds T's steps (ProfilerStep#N). With a helper
+ * H (lib/helper.h; NULL: none), the flows are bound by it. */
+void index_link(struct trace *t, struct helper *h);
 
 #endif
