@@ -11,6 +11,7 @@
 
 #include "lib/stage_clock.h"
 #include "lib/test_knobs.h"
+#include "lib/helper.h"
 #include "lib/monotime.h"
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
@@ -169,6 +170,8 @@ static void abandon(struct trace *t, struct input *in, struct part *parts, int n
 	t->error = xstrdup("cancelled");
 }
 
+static void part_task(void *arg) { load_part_scan(arg); }
+
 static void parse_job(struct job *j)
 {
 	struct trace *t = load_new_trace(j->path);
@@ -181,6 +184,7 @@ static void parse_job(struct job *j)
 	uint64_t splits[MAX_PARTS];
 	bool top_is_object = true;
 	int nsplit = 0;
+	struct helper *h = NULL; /* parts: the second part's thread, kept for the merge and index */
 
 	j->out = t;
 	in = input_open(j->path, &cause);
@@ -255,16 +259,26 @@ static void parse_job(struct job *j)
 		for (int k = 0; k <= nsplit; k++)
 			parts[k].index = k;
 		snap_register(j->snap, in, nsplit + 1);
-		for (int k = 1; k <= nsplit; k++)
+		/* the second part on a helper thread (lib/helper.h), which then shares the merge and
+		 * the index; any further parts on threads of their own */
+		h = helper_start();
+		if (h != NULL) {
+			helper_run(h, part_task, &parts[1]);
+			started = 1;
+		}
+		for (int k = started + 1; k <= nsplit; k++)
 			if (pthread_create(&parts[k].thread, NULL, load_part_main, &parts[k]) == 0)
 				started = k;
 			else
 				break;
 		load_part_scan(&parts[0]);
-		for (int k = 1; k <= started; k++)
+		if (h != NULL)
+			helper_wait(h);
+		for (int k = h != NULL ? 2 : 1; k <= started; k++)
 			pthread_join(parts[k].thread, NULL);
 		stage_clock("scan (the other parts joined)");
 		if (load_job_cancelled(j)) {
+			helper_stop(h);
 			abandon(t, in, parts, nsplit);
 			return;
 		}
@@ -274,6 +288,8 @@ static void parse_job(struct job *j)
 			whole = parts[k].res == SCAN_STOPPED;
 		if (nsplit > 0 && !whole && parts[0].res != SCAN_NOT_TRACE && parts[0].res != SCAN_IO_ERROR) {
 			/* a split was not an event boundary: parse the file again in one piece */
+			helper_stop(h);
+			h = NULL;
 			load_parts_free(parts, nsplit);
 			memset(parts, 0, sizeof parts);
 			if ((in = start_again(j, &t, in)) == NULL)
@@ -311,13 +327,16 @@ static void parse_job(struct job *j)
 	cause = parts[0].cause;
 	for (int k = 1; k <= nsplit; k++) {
 		struct part *p = &parts[k];
-		builder_merge(parts[0].b, p->b);
+		builder_merge_helped(parts[0].b, p->b, h);
 		load_add_part(&stats, &res, &cause, &p->stats, p->res, p->cause);
 		input_close(p->in);
 	}
 	if (nsplit > 0)
 		stage_clock("merge of the parts");
+	j->helper = h;
 	finish_job(j, t, parts[0].b, in, parts[0].side, &stats, res, cause, t0);
+	j->helper = NULL;
+	helper_stop(h);
 }
 
 /* A file is not a trace when its events array has elements and none of them is a trace
@@ -428,7 +447,7 @@ void load_set_status(struct trace *t, enum scan_result res, char *cause, const s
 void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0)
 {
 	load_no_trace_event(t);
-	builder_finish(b);
+	builder_finish_helped(b, j->helper);
 	/* A cut file that holds no base may have lost it (Kineto writes it after the events);
 	 * it did only when its times are relative: epoch-sized times are absolute already. */
 	if (t->status == LOAD_TRUNCATED && !t->has_base && !t->merged && t->events > 0 &&

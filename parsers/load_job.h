@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/helper.h"
 #include "parsers/chrome_scan.h"
 #include "parsers/input.h"
 #include "parsers/load.h"
@@ -52,6 +53,7 @@ struct job {
 	const _Atomic bool *cancel; /* the load was given up: scans end at their next read */
 	unsigned slow_us;           /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
 	bool finished;              /* OUT is final (under the pool's lock) */
+	struct helper *helper;      /* while a parse in parts finishes: the thread that shares the index */
 };
 
 /* Whether J's load was given up. */

@@ -742,7 +742,9 @@ void builder_free_state(struct builder *b)
 
 void builder_abort(struct builder *b) { builder_free_state(b); }
 
-void builder_finish(struct builder *b)
+void builder_finish(struct builder *b) { builder_finish_helped(b, NULL); }
+
+void builder_finish_helped(struct builder *b, struct helper *h)
 {
 	struct trace *t = b->t;
 
@@ -759,5 +761,5 @@ void builder_finish(struct builder *b)
 	t->quality.count[Q_UNMATCHED_END] += b->norphans;
 	t->legacy = !b->saw_cat && t->events > 0;
 	builder_free_state(b);
-	index_build(t);
+	index_build_helped(t, h);
 }

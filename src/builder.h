@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/helper.h"
 #include "src/model.h"
 
 /* Times must lie within this many ns (146 years) of the time base, so that slice ends
@@ -91,6 +92,9 @@ struct builder *builder_new_part(struct trace *t);
 /* Appends what SRC (the next part of the same source, in order) collected to DST,
  * closing SRC's leftover ends with DST's open begins; frees SRC and its trace. */
 void builder_merge(struct builder *dst, struct builder *src);
+/* As builder_merge, SRC's slices appended to their tracks by helper H's thread while this
+ * one merges the rest (NULL: as builder_merge); H is left idle. */
+void builder_merge_helped(struct builder *dst, struct builder *src, struct helper *h);
 /* Returns a copy of B and (in *TP) of its trace as they are now, for a snapshot of a load
  * in progress: merged (builder_merge) and finished like parts, the copies give a model of
  * what was read so far, while B goes on. Begins still open and ends of later parts whose
@@ -104,6 +108,8 @@ void builder_abort(struct builder *b);
  * classifies and names tracks, builds the index, links flows and launches, finds steps.
  * Frees B. */
 void builder_finish(struct builder *b);
+/* As builder_finish, the index's work split with helper H's thread (src/index.h). */
+void builder_finish_helped(struct builder *b, struct helper *h);
 
 /* Returns the id of the LEN bytes at S (interned in the trace's string table). */
 uint32_t builder_string(struct builder *b, const char *s, size_t len);

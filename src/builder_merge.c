@@ -61,55 +61,30 @@ static void append_draining(void **dst, uint32_t *n, uint32_t *cap, void **src, 
 	*src = NULL;
 }
 
-void builder_merge(struct builder *dst, struct builder *src)
-{
-	struct trace *d = dst->t, *s = src->t;
-	event_blocks_merge(d, s);
-	uint32_t *smap = xmalloc(s->strings.n * sizeof *smap);
-	uint32_t *tmap = xmalloc((s->ntracks ? s->ntracks : 1) * sizeof *tmap);
-	uint32_t gpu_base = d->ngpu;
-	const struct where nowhere = { 0, 0 };
+/* What a merge does to each of SRC's tracks once they all have their place in DST (tmap):
+ * their slices appended to DST's (names and categories renumbered, GPU facts moved past
+ * DST's), and SRC's arrays freed as it goes, so that the peak stays near the merged size,
+ * not twice it. No two of SRC's tracks have one place (their (pid, tid) differ, and so
+ * their renumbered ones), so the tracks can be appended in any order, on another thread. */
+struct merge_tracks {
+	struct trace *d, *s;
+	const uint32_t *tmap, *smap;
+	const uint8_t *cmap;
+	uint32_t gpu_base;
+};
 
-	for (uint32_t id = 0; id < s->strings.n; id++)
-		smap[id] = strtab_intern(&d->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
-	uint8_t cmap[TRACE_MAX_CATS] = { 0 }; /* SRC's category indices to DST's */
-	for (uint32_t k = 1; k < s->ncats; k++)
-		cmap[k] =
-			k == TRACE_MAX_CATS - 1 ? builder_cat_overflow(dst) : builder_cat_index(dst, smap[s->cats[k]]);
-#define ID(is_str_, v_) ((struct builder_id){ (is_str_), (is_str_) ? (int64_t)smap[(uint32_t)(v_)] : (v_) })
-	for (uint32_t i = 0; i < s->nprocesses; i++) {
-		const struct process *sp = &s->processes[i];
-		uint32_t pi = builder_process(dst, ID(sp->pid_is_str, sp->pid));
-		struct process *dp = &d->processes[pi];
-		if (sp->name)
-			builder_set_name(dst, nowhere, &dp->name, smap[sp->name], true, TT_NONE);
-		if (sp->labels)
-			builder_set_name(dst, nowhere, &dp->labels, smap[sp->labels], false, TT_NONE);
-		if (sp->sort_index != INT64_MIN)
-			builder_set_sort_index(dst, &dp->sort_index, sp->sort_index);
-	}
+static void append_tracks(void *arg)
+{
+	const struct merge_tracks *m = arg;
+	struct trace *d = m->d, *s = m->s;
+	const uint32_t *smap = m->smap;
+	const uint8_t *cmap = m->cmap;
+	uint32_t gpu_base = m->gpu_base;
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		const struct track *st = &s->tracks[i];
-		uint32_t ti = builder_track(dst, ID(st->pid_is_str, st->pid), ID(st->tid_is_str, st->tid));
-		struct track *dt = &d->tracks[ti];
-		tmap[i] = ti;
-		dt->events += st->events;
-		dt->gpu_slices += st->gpu_slices;
-		dt->comm_kernels += st->comm_kernels;
-		if (st->named) {
-			builder_set_name(dst, nowhere, &dt->name, smap[st->name], false, ti);
-			dt->named = true;
-		}
-		if (st->sort_index != INT64_MIN)
-			builder_set_sort_index(dst, &dt->sort_index, st->sort_index);
+		struct track *dt = &d->tracks[m->tmap[i]];
 		if (st->nslices > 0) {
 			uint32_t first = dt->nslices;
-			if (first > 0) {
-				const struct slice *prev = &dt->slices[first - 1], *next = &st->slices[0];
-				if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) &&
-				    prev->name == smap[next->name])
-					builder_note(dst, Q_EXACT_DUPLICATE, 0, next->ts, prev->name, ti);
-			}
 			append_draining((void **)&dt->slices, &dt->nslices, &dt->cap, (void **)&s->tracks[i].slices,
 			                st->nslices, sizeof *st->slices);
 			for (uint32_t k = first; k < dt->nslices; k++) {
@@ -163,6 +138,65 @@ void builder_merge(struct builder *dst, struct builder *src)
 		s->tracks[i].nslices = 0;
 		s->tracks[i].cap = 0;
 	}
+}
+
+void builder_merge(struct builder *dst, struct builder *src) { builder_merge_helped(dst, src, NULL); }
+
+void builder_merge_helped(struct builder *dst, struct builder *src, struct helper *h)
+{
+	struct trace *d = dst->t, *s = src->t;
+	event_blocks_merge(d, s);
+	uint32_t *smap = xmalloc(s->strings.n * sizeof *smap);
+	uint32_t *tmap = xmalloc((s->ntracks ? s->ntracks : 1) * sizeof *tmap);
+	uint32_t gpu_base = d->ngpu;
+	const struct where nowhere = { 0, 0 };
+
+	for (uint32_t id = 0; id < s->strings.n; id++)
+		smap[id] = strtab_intern(&d->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
+	uint8_t cmap[TRACE_MAX_CATS] = { 0 }; /* SRC's category indices to DST's */
+	for (uint32_t k = 1; k < s->ncats; k++)
+		cmap[k] =
+			k == TRACE_MAX_CATS - 1 ? builder_cat_overflow(dst) : builder_cat_index(dst, smap[s->cats[k]]);
+#define ID(is_str_, v_) ((struct builder_id){ (is_str_), (is_str_) ? (int64_t)smap[(uint32_t)(v_)] : (v_) })
+	for (uint32_t i = 0; i < s->nprocesses; i++) {
+		const struct process *sp = &s->processes[i];
+		uint32_t pi = builder_process(dst, ID(sp->pid_is_str, sp->pid));
+		struct process *dp = &d->processes[pi];
+		if (sp->name)
+			builder_set_name(dst, nowhere, &dp->name, smap[sp->name], true, TT_NONE);
+		if (sp->labels)
+			builder_set_name(dst, nowhere, &dp->labels, smap[sp->labels], false, TT_NONE);
+		if (sp->sort_index != INT64_MIN)
+			builder_set_sort_index(dst, &dp->sort_index, sp->sort_index);
+	}
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		const struct track *st = &s->tracks[i];
+		uint32_t ti = builder_track(dst, ID(st->pid_is_str, st->pid), ID(st->tid_is_str, st->tid));
+		struct track *dt = &d->tracks[ti];
+		tmap[i] = ti;
+		dt->events += st->events;
+		dt->gpu_slices += st->gpu_slices;
+		dt->comm_kernels += st->comm_kernels;
+		if (st->named) {
+			builder_set_name(dst, nowhere, &dt->name, smap[st->name], false, ti);
+			dt->named = true;
+		}
+		if (st->sort_index != INT64_MIN)
+			builder_set_sort_index(dst, &dt->sort_index, st->sort_index);
+		if (st->nslices > 0 && dt->nslices > 0) {
+			const struct slice *prev = &dt->slices[dt->nslices - 1], *next = &st->slices[0];
+			if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) &&
+			    prev->name == smap[next->name])
+				builder_note(dst, Q_EXACT_DUPLICATE, 0, next->ts, prev->name, ti);
+		}
+	}
+	/* the slices, on the helper when there is one, while this thread merges the rest that
+	 * touches no track; the ends that close DST's begins push slices: after them */
+	struct merge_tracks mt = { d, s, tmap, smap, cmap, gpu_base };
+	if (h != NULL)
+		helper_run(h, append_tracks, &mt);
+	else
+		append_tracks(&mt);
 	uint32_t *pmap = xmalloc((s->ngpu_places ? s->ngpu_places : 1) * sizeof *pmap);
 	for (uint32_t k = 0; k < s->ngpu_places; k++) {
 		struct gpu_place p = s->gpu_places[k];
@@ -186,34 +220,6 @@ void builder_merge(struct builder *dst, struct builder *src)
 	                sizeof *s->launches);
 	append_draining((void **)&d->gpu_facts, &d->ngpu, &d->gpu_cap, (void **)&s->gpu_facts, s->ngpu,
 	                sizeof *s->gpu_facts);
-	/* ends of SRC that close begins of DST, in source order */
-	for (uint32_t k = 0; k < src->norphans; k++) {
-		const struct orphan_e *o = &src->orphans[k];
-		struct where w = { o->origin, o->ts };
-		uint32_t ti = tmap[o->track];
-		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
-		if (st == NULL || st->n == 0) {
-			const char *name = o->name_len > 0 ? src->orphan_names + o->name_at : ""; /* none kept: NULL */
-			builder_note(dst, Q_UNMATCHED_END, w.origin, w.ts,
-			             strtab_intern(&d->strings, name, o->name_len), ti);
-			continue;
-		}
-		struct open_b b = st->v[--st->n];
-		if (o->ts < b.ts) /* as builder_end counts it */
-			builder_note(dst, Q_NEGATIVE_DUR, w.origin, w.ts, b.name, ti);
-		builder_push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, SC_OTHER, b.args,
-		                   SF_FROM_BE, nowhere, false, NULL);
-	}
-	/* begins SRC left open go on top of DST's */
-	for (uint32_t i = 0; i < src->nstacks && i < s->ntracks; i++) {
-		const struct bstack *ss = &src->stacks[i];
-		for (uint32_t k = 0; k < ss->n; k++) {
-			struct open_b o = ss->v[k];
-			o.name = smap[o.name];
-			o.cat = smap[o.cat];
-			builder_stack_push(builder_stack_of(dst, tmap[i]), &o);
-		}
-	}
 	{
 		uint32_t first = d->nflow_ends;
 		append_draining((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, (void **)&s->flow_ends,
@@ -281,6 +287,36 @@ void builder_merge(struct builder *dst, struct builder *src)
 		uint32_t n = dc->n, cap = dc->cap;
 		append((void **)&dc->ts, &n, &cap, sc->ts, sc->n, sizeof *sc->ts);
 		append((void **)&dc->value, &dc->n, &dc->cap, sc->value, sc->n, sizeof *sc->value);
+	}
+	if (h != NULL)
+		helper_wait(h);
+	/* ends of SRC that close begins of DST, in source order */
+	for (uint32_t k = 0; k < src->norphans; k++) {
+		const struct orphan_e *o = &src->orphans[k];
+		struct where w = { o->origin, o->ts };
+		uint32_t ti = tmap[o->track];
+		struct bstack *st = ti < dst->nstacks ? &dst->stacks[ti] : NULL;
+		if (st == NULL || st->n == 0) {
+			const char *name = o->name_len > 0 ? src->orphan_names + o->name_at : ""; /* none kept: NULL */
+			builder_note(dst, Q_UNMATCHED_END, w.origin, w.ts,
+			             strtab_intern(&d->strings, name, o->name_len), ti);
+			continue;
+		}
+		struct open_b b = st->v[--st->n];
+		if (o->ts < b.ts) /* as builder_end counts it */
+			builder_note(dst, Q_NEGATIVE_DUR, w.origin, w.ts, b.name, ti);
+		builder_push_slice(dst, ti, b.ts, o->ts > b.ts ? o->ts - b.ts : 0, b.name, b.cat, SC_OTHER, b.args,
+		                   SF_FROM_BE, nowhere, false, NULL);
+	}
+	/* begins SRC left open go on top of DST's */
+	for (uint32_t i = 0; i < src->nstacks && i < s->ntracks; i++) {
+		const struct bstack *ss = &src->stacks[i];
+		for (uint32_t k = 0; k < ss->n; k++) {
+			struct open_b o = ss->v[k];
+			o.name = smap[o.name];
+			o.cat = smap[o.cat];
+			builder_stack_push(builder_stack_of(dst, tmap[i]), &o);
+		}
 	}
 	for (int q = 0; q < Q__COUNT; q++) {
 		uint64_t have = d->quality.count[q];

@@ -824,7 +824,9 @@ static void track_runs(struct track_run *r, struct helper *h)
 	quality_add(&r[0].t->quality, &r[1].q);
 }
 
-void index_build(struct trace *t)
+void index_build(struct trace *t) { index_build_helped(t, NULL); }
+
+void index_build_helped(struct trace *t, struct helper *given)
 {
 	stage_clock("builder finish");
 	set_aside_outliers(t);
@@ -850,7 +852,7 @@ void index_build(struct trace *t)
 	 * tracks' sorts begin on the helper while this one pairs the flows and expands the GPU
 	 * facts (which touch no track), and then share the rest */
 	bool two = cut < t->ntracks;
-	struct helper *h = two ? helper_start() : NULL;
+	struct helper *h = !two ? NULL : given != NULL ? given : helper_start();
 	struct sort_pool pool = { .t = t, .n = t->ntracks };
 	uint32_t *order = xreallocarray(NULL, t->ntracks ? t->ntracks : 1, sizeof *order);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
@@ -881,7 +883,8 @@ void index_build(struct trace *t)
 	track_runs(r, h);
 	stage_clock("index: rows laid out");
 	index_link(t, h);
-	helper_stop(h);
+	if (h != given)
+		helper_stop(h);
 	stage_clock("index: linked");
 	compute_span(t);
 	check_utf8(t);

@@ -12,10 +12,14 @@
 #ifndef TT_INDEX_H
 #define TT_INDEX_H
 
+#include "lib/helper.h"
 #include "src/model.h"
 
 /* Sorts, lays out rows, links launches and flows, finds steps; fills the index. */
 void index_build(struct trace *t);
+/* As index_build, its work split with helper H's thread (lib/helper.h; NULL: as
+ * index_build), which it leaves idle, not stopped. */
+void index_build_helped(struct trace *t, struct helper *h);
 /* The span of T's drawn events (slices by their rows, instants, memory samples), as
  * index_build sets t->start and t->end; 0 .. 0 when there is none. */
 struct span index_trace_span(const struct trace *t);
