@@ -537,6 +537,89 @@ static void test_arg_keys(void)
 	free(cause);
 }
 
+/* Times and integers of every length the fast paths take eight digits at a time (and past
+ * them), at every alignment, before each delimiter: each read as the byte-by-byte rules
+ * read it (times through scan_parse_us_as_ns, integers through strtoll). */
+static void test_numbers(void)
+{
+	static const char delims[] = { ',', ' ', '\n', '}' };
+	unsigned seed = 12345;
+	int bad_ts = 0, bad_dur = 0, bad_pid = 0, checked = 0, docs = 0;
+	for (int round = 0; round < 40; round++) {
+		char doc[16384];
+		char ts_txt[MAXEV][40], dur_txt[MAXEV][40], pid_txt[MAXEV][40];
+		size_t n = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [");
+		int nev = 48;
+		for (int i = 0; i < nev; i++) {
+			int k = round * nev + i;
+			/* integer part 1..18 digits, fraction 0..5, a leading minus now and then */
+			int ni = 1 + k % 18, nf = (k / 18) % 6;
+			char *q = ts_txt[i];
+			for (int d = 0; d < ni; d++) {
+				seed = seed * 1103515245u + 12345u;
+				*q++ = (char)('0' + (d == 0 && ni > 1 ? 1 + (seed >> 16) % 9 : (seed >> 16) % 10));
+			}
+			if (nf > 0) {
+				*q++ = '.';
+				for (int d = 0; d < nf; d++) {
+					seed = seed * 1103515245u + 12345u;
+					*q++ = (char)('0' + (seed >> 16) % 10);
+				}
+			}
+			*q = '\0';
+			int nd = 1 + (k * 7) % 20;
+			q = dur_txt[i];
+			for (int d = 0; d < nd && d < 12; d++) {
+				seed = seed * 1103515245u + 12345u;
+				*q++ = (char)('0' + (seed >> 16) % 10);
+			}
+			*q = '\0';
+			q = pid_txt[i];
+			if (k % 5 == 0)
+				*q++ = '-';
+			for (int d = 0; d < nd; d++) {
+				seed = seed * 1103515245u + 12345u;
+				*q++ = (char)('0' + (d == 0 ? 1 + (seed >> 16) % 9 : (seed >> 16) % 10));
+			}
+			*q = '\0';
+			/* each number followed by ',' or '}' at once, or after a space or a newline; and
+			 * 1..8 spaces before the key move its alignment */
+			char dl = delims[k % 4];
+			char sep[3] = { dl, ',', 0 }, close[3] = { dl, '}', 0 };
+			if (dl == ',' || dl == '}') {
+				sep[0] = ',', sep[1] = 0;
+				close[0] = '}', close[1] = 0;
+			}
+			n += (size_t)snprintf(doc + n, sizeof doc - n,
+			                      "%s{\"ph\": \"X\",%.*s\"ts\": %s%s\"dur\": %s%s\"tid\": 1, \"pid\": %s%s",
+			                      i ? "," : "", 1 + k % 8, "        ", ts_txt[i], sep, dur_txt[i], sep,
+			                      pid_txt[i], close);
+		}
+		n += (size_t)snprintf(doc + n, sizeof doc - n, "]}");
+		struct got g;
+		struct scan_stats st;
+		char *cause = NULL;
+		scan_text(doc, &g, &st, &cause);
+		free(cause);
+		docs += g.n == nev;
+		for (int i = 0; i < nev && i < g.n; i++) {
+			int64_t want;
+			if (scan_parse_us_as_ns(ts_txt[i], ts_txt[i] + strlen(ts_txt[i]), &want) == 0)
+				bad_ts += !g.ev[i].has_ts || g.ev[i].ts != want;
+			if (scan_parse_us_as_ns(dur_txt[i], dur_txt[i] + strlen(dur_txt[i]), &want) == 0)
+				bad_dur += !g.ev[i].has_dur || g.ev[i].dur != want;
+			if (strlen(pid_txt[i]) <= 18 + (pid_txt[i][0] == '-'))
+				bad_pid += g.ev[i].pid.is_str || g.ev[i].pid.num != strtoll(pid_txt[i], NULL, 10);
+			checked++;
+		}
+	}
+	is_int(docs, 40, "numbers of every length: every event of the 40 documents read");
+	ok(checked == 40 * 48, "%d events checked", checked);
+	is_int(bad_ts, 0, "each ts read as scan_parse_us_as_ns reads its text");
+	is_int(bad_dur, 0, "each dur too");
+	is_int(bad_pid, 0, "each pid of up to 18 digits as strtoll reads it");
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
@@ -550,6 +633,7 @@ int main(void)
 	test_big_document();
 	test_limits();
 	test_arg_keys();
+	test_numbers();
 	rmdir(tmpdir);
 	return done_testing();
 }
