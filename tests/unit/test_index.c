@@ -309,12 +309,91 @@ static void test_ties_in_file_order(void)
 	}
 }
 
+/* A track whose events come in R runs each in order (the seam of a file's parts, a late
+ * event) is merged rather than sorted (SORT_MERGE_RUNS): 1 to 12 runs of random lengths, a
+ * short run after a long one and the other way round, ties of start and length within and
+ * across runs: the slices must come out as the sort's order says (start, then the longer,
+ * then file order), each with its own args. Past 8 runs the sort does it. */
+static void test_runs_merged(void)
+{
+	int order_ok = 1, args_ok = 1, count_ok = 1, tracks = 0;
+	for (int nruns = 1; nruns <= 12; nruns++) {
+		for (int shape = 0; shape < 3; shape++) {
+			size_t cap = 1 << 20, n = 0;
+			char *text = xmalloc(cap);
+			n += (size_t)snprintf(text + n, cap - n, "[");
+			int total = 0;
+			static uint64_t args_at[4096];
+			static int64_t ts_of[4096], dur_of[4096];
+			for (int r = 0; r < nruns; r++) {
+				/* shape 0: random lengths; 1: long then short; 2: short then long */
+				int len = shape == 0   ? 1 + (int)(rnd() % 200)
+				          : shape == 1 ? (r == 0 ? 600 : 1 + (int)(rnd() % 5))
+				                       : (r == nruns - 1 ? 600 : 1 + (int)(rnd() % 5));
+				int64_t ts = (int64_t)(rnd() % 50);
+				for (int i = 0; i < len; i++) {
+					ts += (int64_t)(rnd() % 3); /* 0: a tie of start */
+					int64_t dur = (int64_t)(rnd() % 3) * 5;
+					n += (size_t)snprintf(
+						text + n, cap - n,
+						"%s{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":%lld,"
+						"\"dur\":%lld,\"args\":",
+						total ? "," : "", (long long)ts, (long long)dur);
+					args_at[total] = n;
+					ts_of[total] = ts * 1000;
+					dur_of[total] = dur * 1000;
+					n += (size_t)snprintf(text + n, cap - n, "{\"k\":%d}}", total);
+					total++;
+				}
+			}
+			n += (size_t)snprintf(text + n, cap - n, "]");
+			struct trace *t = load_text("runs.json", text);
+			const struct track *tr = find_track(t, 1);
+			tracks++;
+			if (tr == NULL || tr->nslices != (uint32_t)total || tr->args == NULL) {
+				count_ok = 0;
+			} else {
+				for (uint32_t i = 1; i < tr->nslices; i++) {
+					const struct slice *p = &tr->slices[i - 1], *c = &tr->slices[i];
+					/* file order: the args' offsets grow with it */
+					uint64_t pa = track_args_at(tr, i - 1), ca = track_args_at(tr, i);
+					if (p->ts > c->ts ||
+					    (p->ts == c->ts && (slice_dur(tr, p) < slice_dur(tr, c) ||
+					                        (slice_dur(tr, p) == slice_dur(tr, c) && pa >= ca))))
+						order_ok = 0;
+				}
+				/* each slice kept its own args: where they are in the file is its event's */
+				for (uint32_t i = 0; i < tr->nslices && args_ok; i++) {
+					uint64_t off = track_args_at(tr, i) >> 24;
+					int lo = 0, hi = total;
+					while (lo < hi) {
+						int mid = (lo + hi) / 2;
+						if (args_at[mid] < off)
+							lo = mid + 1;
+						else
+							hi = mid;
+					}
+					args_ok = lo < total && args_at[lo] == off && ts_of[lo] == tr->slices[i].ts &&
+					          dur_of[lo] == slice_dur(tr, &tr->slices[i]);
+				}
+			}
+			trace_free(t);
+			free(text);
+		}
+	}
+	is_int(tracks, 36, "tracks of 1 to 12 runs, three shapes each");
+	ok(count_ok, "every slice kept");
+	ok(order_ok, "in the sort's order: start, the longer first, then file order");
+	ok(args_ok, "each with its args");
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
 		fatal("mkdtemp");
 	test_nesting();
 	test_ties_in_file_order();
+	test_runs_merged();
 	for (int round = 0; round < 5; round++) {
 		char *txt = round == 4 ? random_nested_trace(600)
 		                       : random_trace(round == 2 ? 3000 : 400, round != 1, round == 3);
