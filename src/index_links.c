@@ -3,6 +3,7 @@
  * into flows and bound to slices, and the ProfilerStep#N steps. */
 #include "src/index_links.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,18 +262,55 @@ void index_pair_flows(struct trace *t)
 	t->flow_ends_cap = 0;
 }
 
-static void bind_flows(struct trace *t)
+/* Flows are bound in chunks by whichever thread takes the next (see index_link); an end
+ * bound to nothing keeps its track, its slice TT_NONE, until bind_notes. */
+#define BIND_CHUNK 1024
+
+struct bind_pool {
+	struct trace *t;
+	atomic_uint next; /* the next chunk */
+};
+
+static void bind_chunks(struct bind_pool *p)
+{
+	struct trace *t = p->t;
+	for (;;) {
+		uint64_t lo = (uint64_t)atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed) * BIND_CHUNK;
+		if (lo >= t->nflows)
+			return;
+		uint32_t hi = lo + BIND_CHUNK < t->nflows ? (uint32_t)lo + BIND_CHUNK : t->nflows;
+		for (uint32_t i = (uint32_t)lo; i < hi; i++) {
+			struct flow *f = &t->flows[i];
+			struct flow_end from = { .ts = f->ts_from, .track = f->from.track };
+			struct flow_end to = { .ts = f->ts_to, .track = f->to.track };
+			struct slice_ref r = bind_end(t, &from);
+			if (r.track != TT_NONE)
+				f->from = r;
+			r = bind_end(t, &to);
+			if (r.track != TT_NONE)
+				f->to = r;
+		}
+	}
+}
+
+static void bind_chunks_task(void *arg) { bind_chunks(arg); }
+
+/* In flow order, as one thread would: each end bound to nothing noted (with the track it
+ * was on), then its track dropped. */
+static void bind_notes(struct trace *t)
 {
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		struct flow *f = &t->flows[i];
-		struct flow_end from = { .id = flow_id(t, f), .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
-		struct flow_end to = { .id = flow_id(t, f), .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
-		f->from = bind_end(t, &from);
-		f->to = bind_end(t, &to);
-		if (f->from.track == TT_NONE)
-			flow_note(t, Q_FLOW_UNBOUND, &from);
-		if (f->to.track == TT_NONE)
-			flow_note(t, Q_FLOW_UNBOUND, &to);
+		if (f->from.idx == TT_NONE) {
+			struct flow_end e = { .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
+			flow_note(t, Q_FLOW_UNBOUND, &e);
+			f->from.track = TT_NONE;
+		}
+		if (f->to.idx == TT_NONE) {
+			struct flow_end e = { .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
+			flow_note(t, Q_FLOW_UNBOUND, &e);
+			f->to.track = TT_NONE;
+		}
 	}
 }
 
@@ -318,21 +356,22 @@ static void find_steps(struct trace *t)
 		qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
 }
 
-static void bind_flows_task(void *arg) { bind_flows(arg); }
-
 void index_link(struct trace *t, struct helper *h)
 {
-	/* The flows' ends are bound by the helper beside the GPU links and the steps: they
-	 * read the laid-out tracks and write only the flows and their own kinds of findings (a
-	 * 100 MB trace: 4 ms beside 3). */
+	/* The flows' ends are bound in chunks, by the helper from the start and by this thread
+	 * once it has linked the GPU facts and found the steps: the binding reads the laid-out
+	 * tracks and writes only the flows (a 100 MB trace: 4 ms of it beside 3); the ends left
+	 * unbound are noted after, in flow order. */
+	struct bind_pool pool = { .t = t };
+	atomic_init(&pool.next, 0);
 	bool helped = h != NULL && t->nflows > 0;
 	if (helped)
-		helper_run(h, bind_flows_task, t);
+		helper_run(h, bind_chunks_task, &pool);
 	relink_gpu_self(t);
 	link_launches(t);
 	find_steps(t);
+	bind_chunks(&pool);
 	if (helped)
 		helper_wait(h);
-	else
-		bind_flows(t);
+	bind_notes(t);
 }

@@ -387,10 +387,55 @@ static void test_runs_merged(void)
 	ok(args_ok, "each with its args");
 }
 
+/* Flow ends that start in no slice: noted (Q_FLOW_UNBOUND) in flow order with the track
+ * they were on and their time, their ends left unbound; the bound ones bound. Indexed on
+ * one thread and on two (the binding then in chunks on both, the notes after). */
+static void test_unbound_flows(void)
+{
+	const char *text =
+		"["
+		"{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+		"{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":1,\"tid\":2,\"ts\":20,\"dur\":5},"
+		"{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":1,\"tid\":2,\"ts\":52,\"dur\":5},"
+		"{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":10,\"cat\":\"ac2g\",\"name\":\"f\"},"
+		"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":2,\"ts\":20,\"cat\":\"ac2g\",\"name\":\"f\",\"bp\":\"e\"},"
+		"{\"ph\":\"s\",\"id\":2,\"pid\":1,\"tid\":1,\"ts\":50,\"cat\":\"ac2g\",\"name\":\"f\"},"
+		"{\"ph\":\"f\",\"id\":2,\"pid\":1,\"tid\":2,\"ts\":52,\"cat\":\"ac2g\",\"name\":\"f\",\"bp\":\"e\"},"
+		"{\"ph\":\"s\",\"id\":3,\"pid\":1,\"tid\":1,\"ts\":11,\"cat\":\"ac2g\",\"name\":\"f\"},"
+		"{\"ph\":\"f\",\"id\":3,\"pid\":1,\"tid\":2,\"ts\":90,\"cat\":\"ac2g\",\"name\":\"f\",\"bp\":\"e\"}"
+		"]";
+	for (int two = 0; two < 2; two++) {
+		if (two)
+			setenv("TTRACE_TEST_INDEX_SPLIT", "0", 1);
+		struct trace *t = load_text("flows.json", text);
+		const char *how = two ? "two threads" : "one thread";
+		is_int(t->nflows, 3, "%s: three flows paired", how);
+		is_int(t->quality.count[Q_FLOW_UNBOUND], 2, "%s: two ends bound to nothing", how);
+		const struct quality_example *ex = t->quality.ex[Q_FLOW_UNBOUND];
+		const struct track *cpu = find_track(t, 1), *gpu = find_track(t, 2);
+		ok(cpu != NULL && gpu != NULL && ex[0].ts == 50000 && &t->tracks[ex[0].track] == cpu &&
+		           ex[1].ts == 90000 && &t->tracks[ex[1].track] == gpu,
+		   "%s: noted in flow order, each with its time and its track", how);
+		int bound = 0, unbound = 0;
+		for (uint32_t i = 0; i < t->nflows; i++) {
+			const struct flow *f = &t->flows[i];
+			bound += (f->from.track != TT_NONE && f->from.idx != TT_NONE) +
+			         (f->to.track != TT_NONE && f->to.idx != TT_NONE);
+			unbound += (f->from.track == TT_NONE && f->from.idx == TT_NONE) +
+			           (f->to.track == TT_NONE && f->to.idx == TT_NONE);
+		}
+		ok(bound == 4 && unbound == 2, "%s: four ends bound to slices, two to nothing (%d, %d)", how, bound,
+		   unbound);
+		trace_free(t);
+	}
+	unsetenv("TTRACE_TEST_INDEX_SPLIT");
+}
+
 int main(void)
 {
 	if (mkdtemp(tmpdir) == NULL)
 		fatal("mkdtemp");
+	test_unbound_flows();
 	test_nesting();
 	test_ties_in_file_order();
 	test_runs_merged();
