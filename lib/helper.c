@@ -30,23 +30,24 @@ static inline void relax(void)
 #endif
 }
 
-/* Waits until H's state is not NOT: spins for SPIN_SECONDS, then sleeps on H's condition. */
-static int wait_change(struct helper *h, int not )
+/* Waits until H's state is no longer WAS: spins for SPIN_SECONDS, then sleeps on H's
+ * condition. */
+static int wait_change(struct helper *h, int was)
 {
 	int s = atomic_load(&h->state);
-	if (s != not )
+	if (s != was)
 		return s;
 	double until = monotime_seconds() + SPIN_SECONDS;
 	for (unsigned i = 0;; i++) {
 		s = atomic_load(&h->state);
-		if (s != not )
+		if (s != was)
 			return s;
 		if ((i & 255) == 255 && monotime_seconds() > until)
 			break;
 		relax();
 	}
 	pthread_mutex_lock(&h->lock);
-	while ((s = atomic_load(&h->state)) == not )
+	while ((s = atomic_load(&h->state)) == was)
 		pthread_cond_wait(&h->cond, &h->lock);
 	pthread_mutex_unlock(&h->lock);
 	return s;

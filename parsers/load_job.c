@@ -9,10 +9,10 @@
 #include <malloc.h>
 #endif
 
-#include "lib/stage_clock.h"
-#include "lib/test_knobs.h"
 #include "lib/helper.h"
 #include "lib/monotime.h"
+#include "lib/stage_clock.h"
+#include "lib/test_knobs.h"
 #include "lib/xalloc.h"
 #include "parsers/cache_dir.h"
 #include "parsers/merged_file.h"
@@ -138,7 +138,7 @@ void load_args_store(struct trace *t, struct input *in, struct seek_index *x, st
 }
 
 static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in, struct args_side *side,
-                       struct scan_stats *st, enum scan_result res, char *cause, double t0);
+                       struct scan_stats *st, enum scan_result res, char *cause, double t0, struct helper *h);
 
 /* Starts a load again in one piece after a parallel parse was abandoned: frees *TP and
  * IN, gives the job a fresh trace in *TP and returns the reopened input, or NULL (the
@@ -209,7 +209,7 @@ static void parse_job(struct job *j)
 			struct builder *b = NULL;
 			struct args_side *side = NULL;
 			if (load_stream_run(j, t, in, w, &b, &side, &stats, &res, &cause) == 0) {
-				finish_job(j, t, b, in, side, &stats, res, cause, t0);
+				finish_job(j, t, b, in, side, &stats, res, cause, t0, NULL);
 				return;
 			}
 			/* a chunk boundary was not an event boundary: start again in one piece */
@@ -333,9 +333,7 @@ static void parse_job(struct job *j)
 	}
 	if (nsplit > 0)
 		stage_clock("merge of the parts");
-	j->helper = h;
-	finish_job(j, t, parts[0].b, in, parts[0].side, &stats, res, cause, t0);
-	j->helper = NULL;
+	finish_job(j, t, parts[0].b, in, parts[0].side, &stats, res, cause, t0, h);
 	helper_stop(h);
 }
 
@@ -390,7 +388,7 @@ void load_no_trace_event(struct trace *t)
 /* Ends a load: stats, args store and status into T, then the index. Closes IN, takes SIDE,
  * frees CAUSE. */
 static void finish_job(struct job *j, struct trace *t, struct builder *b, struct input *in, struct args_side *side,
-                       struct scan_stats *st, enum scan_result res, char *cause, double t0)
+                       struct scan_stats *st, enum scan_result res, char *cause, double t0, struct helper *h)
 {
 	struct scan_stats stats = *st;
 	if (load_job_cancelled(j)) {
@@ -419,7 +417,7 @@ static void finish_job(struct job *j, struct trace *t, struct builder *b, struct
 		malloc_trim(0);
 #endif
 	load_set_status(t, res, cause, &stats);
-	load_finish_trace(j, t, b, t0);
+	load_finish_trace(j, t, b, t0, h);
 }
 
 void load_set_status(struct trace *t, enum scan_result res, char *cause, const struct scan_stats *st)
@@ -444,10 +442,10 @@ void load_set_status(struct trace *t, enum scan_result res, char *cause, const s
 	free(cause);
 }
 
-void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0)
+void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0, struct helper *h)
 {
 	load_no_trace_event(t);
-	builder_finish_helped(b, j->helper);
+	builder_finish_helped(b, h);
 	/* A cut file that holds no base may have lost it (Kineto writes it after the events);
 	 * it did only when its times are relative: epoch-sized times are absolute already. */
 	if (t->status == LOAD_TRUNCATED && !t->has_base && !t->merged && t->events > 0 &&

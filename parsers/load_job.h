@@ -53,7 +53,6 @@ struct job {
 	const _Atomic bool *cancel; /* the load was given up: scans end at their next read */
 	unsigned slow_us;           /* tests: sleep this long every 1024 events (TTRACE_TEST_SLOW_LOAD) */
 	bool finished;              /* OUT is final (under the pool's lock) */
-	struct helper *helper;      /* while a parse in parts finishes: the thread that shares the index */
 };
 
 /* Whether J's load was given up. */
@@ -77,13 +76,13 @@ struct trace *load_new_trace(const char *path);
  * T's args store from IN (X: IN's seek index, taken; or NULL), read back from the file when
  * that is quick, else from SIDE (taken); its status from the scan's result RES (CAUSE
  * taken; ST its counts); and the rest: a trace with no event fails, the builder B finishes
- * (the index), the load's time since T0. */
+ * (the index, its work shared with helper H when not NULL), the load's time since T0. */
 struct seek_index;
 struct args_side;
 struct builder;
 void load_args_store(struct trace *t, struct input *in, struct seek_index *x, struct args_side *side);
 void load_set_status(struct trace *t, enum scan_result res, char *cause, const struct scan_stats *st);
-void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0);
+void load_finish_trace(const struct job *j, struct trace *t, struct builder *b, double t0, struct helper *h);
 /* Adds the next part's scan (its counts PST, result PRES and cause PCAUSE, taken) to the
  * scan so far (*STATS, *RES, *CAUSE, whose cause it frees), as a scan in one piece would
  * have ended. */

@@ -174,7 +174,7 @@ static void *end_ranks(void *arg)
 		t->file_bytes = e->file_bytes;
 		load_args_store(t, e->in, NULL, e->g->side[k]);
 		load_set_status(t, e->res, e->cause != NULL ? xstrdup(e->cause) : NULL, e->stats);
-		load_finish_trace(e->j, t, e->b[k], e->t0);
+		load_finish_trace(e->j, t, e->b[k], e->t0, NULL);
 	}
 	return NULL;
 }

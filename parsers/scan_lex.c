@@ -313,7 +313,20 @@ static inline unsigned lead_digits8(const char *p, uint64_t *v)
 	return n;
 }
 
-static const uint64_t pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+/* The leading decimal digits (up to 16) at P, as lead_digits8 reads them: how many, and
+ * their value in *V. */
+static inline unsigned lead_digits16(const char *p, uint64_t *v)
+{
+	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+	unsigned n = lead_digits8(p, v);
+	if (n == 8) {
+		uint64_t y;
+		unsigned m = lead_digits8(p + 8, &y);
+		*v = *v * pow10[m] + y;
+		n += m;
+	}
+	return n;
+}
 
 /* Parses an integer-valued field (fraction truncated). Values past int64 are clamped and
  * counted; values up to UINT64_MAX are kept as their uint64 bits in *u. */
@@ -331,15 +344,8 @@ enum scan_step scan_lex_int(struct scanner *s, const char **pp, int64_t *v, uint
 		uint64_t fx = 0;
 		bool fneg = *q == '-';
 		q += fneg;
-		int nd = (int)lead_digits8(q, &fx);
+		int nd = (int)lead_digits16(q, &fx);
 		q += nd;
-		if (nd == 8) {
-			uint64_t y;
-			unsigned m = lead_digits8(q, &y);
-			fx = fx * pow10_u64[m] + y;
-			q += m;
-			nd += (int)m;
-		}
 		while (*q >= '0' && *q <= '9' && nd < 18) {
 			fx = fx * 10 + (uint64_t)(*q++ - '0');
 			nd++;
@@ -447,15 +453,8 @@ enum scan_step scan_lex_time(struct scanner *s, const char **pp, int64_t *ns, bo
 		const char *q = p;
 		uint64_t v = 0;
 		int nf = 0;
-		int nd = (int)lead_digits8(q, &v);
+		int nd = (int)lead_digits16(q, &v); /* 16 digits at most, as byte by byte */
 		q += nd;
-		if (nd == 8) { /* 16 digits at most, as byte by byte */
-			uint64_t y;
-			unsigned m = lead_digits8(q, &y);
-			v = v * pow10_u64[m] + y;
-			q += m;
-			nd += (int)m;
-		}
 		if (nd > 0) {
 			if (*q == '.') {
 				q++;

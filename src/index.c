@@ -778,9 +778,10 @@ bad:
  * Each track is sorted, then classified and named (which read its first slices and intern
  * strings: one thread), then laid out in rows with its sums (what the lay-outs find goes to
  * a quality of their own, added to the trace's in track order: the examples are those a
- * single thread keeps). A big trace's tracks are cut in two runs of about as many slices,
- * the second run on a thread of its own: this stage was a single core's, the other idle,
- * after the parse of one file (350 ms of a 1 GB trace's load). */
+ * single thread keeps). A big trace's tracks are sorted by both threads from one list, and
+ * laid out in two runs of about as many slices, the second on the helper (lib/helper.h):
+ * this stage was a single core's, the other idle, after the parse of one file (350 ms of a
+ * 1 GB trace's load). */
 
 #define INDEX_TWO_THREADS_MIN 200000 /* slices: below, a thread costs more than it saves */
 
@@ -845,13 +846,10 @@ static void track_run(void *arg)
 	}
 }
 
-/* Adds the findings FROM (counted after those of INTO) to INTO, examples in order; kinds
- * FROM has none of are not written (another thread may be counting them). */
+/* Adds the findings FROM (counted after those of INTO) to INTO, examples in order. */
 static void quality_add(struct quality *into, const struct quality *from)
 {
 	for (int k = 0; k < Q__COUNT; k++) {
-		if (from->count[k] == 0)
-			continue;
 		for (uint64_t j = 0; j < from->count[k] && j < QUALITY_EXAMPLES; j++)
 			if (into->count[k] + j < QUALITY_EXAMPLES)
 				into->ex[k][into->count[k] + j] = from->ex[k][j];

@@ -18,7 +18,7 @@ void index_expand_gpu_facts(struct trace *t);
 /* After the lay-out: links each GPU fact to its slice and to the runtime call of its
  * correlation id (a GPU operation without one noted in T's quality), binds each flow's
  * ends to the slices they start in, and finds T's steps (ProfilerStep#N). With a helper
- * H (lib/helper.h; NULL: none), the flows are bound by it. */
+ * H (lib/helper.h; NULL: none), the flows are bound in chunks by it and by this thread. */
 void index_link(struct trace *t, struct helper *h);
 
 #endif
