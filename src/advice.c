@@ -750,8 +750,22 @@ static void rule_launch(struct ctx *c)
 	         (unsigned long long)c->launch_waits, timefmt_dur(c->g->min_gap, h, sizeof h),
 	         advice_pct(short_share, e, sizeof e), timefmt_dur(c->launch_gap_ns, k, sizeof k),
 	         (unsigned long long)c->launch_gaps, advice_pct(TT_ADVICE_LAUNCH_IDLE_MAX, b, sizeof b));
-	if (!launch_remedy(c, f->cause, sizeof f->cause, &f->fix, &f->example))
+	if (launch_remedy(c, f->cause, sizeof f->cause, &f->fix, &f->example)) {
+		/* the model's own compilation says what still launches one by one */
+	} else if (conf == ADV_HIGH) {
 		snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LAUNCH_BOUND)->cause);
+	} else {
+		/* the kernels after the waits mostly outlast their launch: launching is not what
+		 * takes the host's time, whatever the rule's usual cause says */
+		snprintf(f->cause, sizeof f->cause, "%s",
+		         "the host launches late: fewer than half the waits end at a kernel shorter than its launch "
+		         "call, so between launches the host is mostly busy with other work (Python, data handling, "
+		         "synchronisation, eager mode's dispatch of operators that launch nothing)");
+		f->fix = "find what the host does between the launches (a profile with Python stacks) and take it off "
+			 "the step; capturing the step in a CUDA graph takes the host off the GPU's path";
+		f->example = "torch.profiler.profile(..., with_stack=True)   # then torch.compile(model, "
+			     "mode='reduce-overhead') to replay the step as CUDA graphs";
+	}
 	snprintf(f->confidence_why, sizeof f->confidence_why, "%s",
 	         conf == ADV_HIGH ? "most waits end at a kernel that ran shorter than its launch call (HTA's short "
 	                            "kernels)"
@@ -890,7 +904,8 @@ static void rule_occupancy(struct ctx *c)
 		advice_topk_add(&c->tk[ADV_LOW_OCCUPANCY], &x);
 	}
 	double kshare = advice_share(flagged, kr->total);
-	if (!(kshare >= TT_ADVICE_KERNEL_SHARE_MIN))
+	if (!(kshare >= TT_ADVICE_KERNEL_SHARE_MIN) ||
+	    !(advice_share(flagged, c->wall) >= TT_ADVICE_OCCUPANCY_STEP_MIN))
 		return;
 	double occ = occ_d > 0 ? occ_w / (double)occ_d : NAN;
 	double score = TT_ADVICE_OCCUPANCY_GAIN * advice_share(flagged, c->wall);
@@ -900,16 +915,18 @@ static void rule_occupancy(struct ctx *c)
 		snprintf(
 			f->symptom, sizeof f->symptom,
 			"%llu of the %u longest kernels (%s of kernel time, %s) run fewer blocks than SMs; threshold: under "
-			"%.0f block per SM",
+			"%.0f block per SM, on %.0f%% of the steps' time or more",
 			(unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a),
-			timefmt_dur(flagged, d, sizeof d), TT_ADVICE_BLOCKS_PER_SM_MIN);
+			timefmt_dur(flagged, d, sizeof d), TT_ADVICE_BLOCKS_PER_SM_MIN,
+			100 * TT_ADVICE_OCCUPANCY_STEP_MIN);
 	else
 		snprintf(
 			f->symptom, sizeof f->symptom,
 			"%llu of the %u longest kernels (%s of kernel time, %s) run at a mean est. achieved occupancy of "
-			"%.1f%% or with fewer blocks than SMs; threshold: under %.0f%%",
+			"%.1f%% or with fewer blocks than SMs; threshold: under %.0f%%, on %.0f%% of the steps' time or more",
 			(unsigned long long)f->count, looked, advice_pct(kshare, a, sizeof a),
-			timefmt_dur(flagged, d, sizeof d), occ, TT_ADVICE_OCCUPANCY_MIN);
+			timefmt_dur(flagged, d, sizeof d), occ, TT_ADVICE_OCCUPANCY_MIN,
+			100 * TT_ADVICE_OCCUPANCY_STEP_MIN);
 	snprintf(f->cause, sizeof f->cause, "%s", advice_rule_info(ADV_LOW_OCCUPANCY)->cause);
 	const struct compiled_facts cf = *compiled_of(c);
 	if (cf.compiled || cf.partly_compiled) /* the rule's example compiles the model: it is, in part */

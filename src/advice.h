@@ -43,6 +43,7 @@
 #define TT_ADVICE_BLOCKS_PER_SM_MIN 1.0      /* or fewer blocks than SMs */
 #define TT_ADVICE_TOP_KERNELS 10             /* occupancy: the longest kernels (by total time) looked at */
 #define TT_ADVICE_KERNEL_SHARE_MIN 0.10      /* occupancy: flagged kernels at least 10% of kernel time */
+#define TT_ADVICE_OCCUPANCY_STEP_MIN 0.01    /* ... and at least 1% of the step (a few us in a long step cannot pay) */
 #define TT_ADVICE_COMM_EXPOSED_MAX 0.10      /* exposed communication above 10% of the step: the plugin's threshold */
 #define TT_ADVICE_ALLREDUCE_EXPOSED_MAX 0.05 /* serialised AllReduce above 5% of the step */
 #define TT_ADVICE_SERIAL_FRACTION 0.5        /* an AllReduce at least half not hidden by compute */

@@ -116,6 +116,16 @@ advice "$F/launch_bound-fire.json"
 find_key launch_bound
 is "$(q $fp.confidence $fp.instances.0.name $fp.instances.0.value)" "high tiny_kernel 20000 " \
 	"launch-bound: every kernel shorter than its launch call (high); a wait is 20 us before tiny_kernel"
+like "$(q $fp.cause)" "kernels are shorter than the CPU takes to launch them" \
+	"launch-bound, high: the cause is launch overhead"
+# its one wait ends at a kernel that outlasts its launch call: the cause must not be launch
+# overhead, but the host busy between launches (and the fix: find what it does)
+advice "$srcdir/tests/fixtures/q-bare-array.json"
+find_key launch_bound
+is "$(q $fp.confidence)" "medium " "launch-bound with no kernel after a wait shorter than its launch: medium"
+like "$(q $fp.cause)" "the host launches late" "and the cause is the host busy between launches"
+unlike "$(q $fp.cause)" "kernels are shorter than the CPU" "not launch overhead, which the waits do not show"
+like "$(q $fp.fix)" "what the host does between the launches" "the fix: find what the host does there"
 advice "$F/tensor_cores_unused-fire.json"
 find_key tensor_cores_unused
 is "$(q $fp.score $fp.instances.0.name)" "0.45 volta_sgemm_128x64_nn " \
@@ -291,6 +301,10 @@ has train-v100-rank1of2-nccl-memory-216k.json.gz memory_fragmentation yes
 has train-v100-rank1of2-nccl-memory-216k.json.gz allreduce_after_backward yes
 # B200: the plugin's list predates Blackwell (it says 0%), but its GEMMs are nvjet Tensor Core kernels
 has b200-rank0of8-pdl-kernel-overlap-no-metadata.json.gz tensor_cores_unused no
+# one 1.76-us Triton kernel at 0% occupancy in a 13-s step: too little time to be worth a
+# finding (low_occupancy asks 1% of the steps' time too)
+has a100-triton-single-kernel-tiny.json.gz low_occupancy no
+has a100-triton-single-kernel-tiny.json.gz low_gpu_utilization yes
 # MI300X: no occupancy in ROCm traces, and Tensor Core names are NVIDIA's: neither rule speaks
 has mi300x-rank0of8-resnet-actckpt-rccl-pyfunc.json.gz low_occupancy no
 has mi300x-rank0of8-resnet-actckpt-rccl-pyfunc.json.gz tensor_cores_unused no
