@@ -7,6 +7,8 @@
  * and writes table rows with the rule that decided as a sixth column: the way new rows
  * are drafted, then checked by hand against the libraries' sources. */
 #include <ftw.h>
+#include <stdint.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,6 +373,127 @@ static void scan_shared(const char *srcdir)
 	free(paths);
 }
 
+/* The communication test as it was written first: eighteen substring searches. The one-pass
+ * version (src/kernel_class.c) must say the same of every name, with the same reason. */
+static const char *ref_comm(const char *s)
+{
+	if (strncmp(s, "void ", 5) == 0)
+		s += 5;
+	if (strncasecmp(s, "nccl", 4) == 0 || strncasecmp(s, "rccl", 4) == 0 || strncasecmp(s, "msccl", 5) == 0)
+		return "NCCL/RCCL/MSCCL kernel";
+	static const char *const libs[] = { "deep_ep::",           "pplx::",    "nvshmem", "userbuffers",
+		                            "cross_device_reduce", "multimem_", "mscclpp", "trtllm_allreduce",
+		                            "allreduce_fusion" };
+	for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
+		if (strstr(s, libs[i]) != NULL)
+			return "communication library outside NCCL (DeepEP, pplx, NVSHMEM, custom or symmetric-memory "
+			       "all-reduce)";
+	static const char *const ops[] = { "allreduce",      "all_reduce", "allgather",  "all_gather", "reducescatter",
+		                           "reduce_scatter", "alltoall",   "all_to_all", "all2all" };
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+		if (strcasestr(s, ops[i]) != NULL)
+			return "a collective's name (all-reduce, all-gather, reduce-scatter, all-to-all)";
+	return NULL;
+}
+
+/* Names made of pieces of the needles, cut and cased at random, and the table's names:
+ * the one-pass test and the reference agree on each (and on the reason). */
+static void comm_against_reference(const char *table)
+{
+	static const char *const bits[] = { "all",
+		                            "ALL",
+		                            "All",
+		                            "reduce",
+		                            "Reduce",
+		                            "_reduce",
+		                            "gather",
+		                            "_Gather",
+		                            "toall",
+		                            "_to_all",
+		                            "2all",
+		                            "scatter",
+		                            "_scatter",
+		                            "reducescatter",
+		                            "nccl",
+		                            "NCCL",
+		                            "rccl",
+		                            "msccl",
+		                            "mscclpp",
+		                            "deep_ep::",
+		                            "deep_ep:",
+		                            "pplx::",
+		                            "nvshmem",
+		                            "NVSHMEM",
+		                            "userbuffers",
+		                            "cross_device_reduce",
+		                            "multimem_",
+		                            "trtllm_allreduce",
+		                            "allreduce_fusion",
+		                            "void ",
+		                            "a",
+		                            "l",
+		                            "r",
+		                            "e",
+		                            "_",
+		                            ":",
+		                            "x",
+		                            "Kernel",
+		                            "\xc3\x84",
+		                            "<float>",
+		                            "(" };
+	uint64_t seed = 88172645463325252ull;
+	int bad = 0, comm = 0, n = 0;
+	char name[256];
+	for (int i = 0; i < 200000; i++) {
+		size_t len = 0;
+		name[0] = '\0';
+		int parts = 1 + (int)(seed % 6);
+		for (int k = 0; k < parts; k++) {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			const char *b = bits[seed % (sizeof bits / sizeof *bits)];
+			size_t bl = strlen(b);
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			if (seed % 4 == 0 && bl > 1) /* a piece cut short */
+				bl = 1 + (size_t)(seed >> 8) % (bl - 1);
+			if (len + bl + 1 >= sizeof name)
+				break;
+			memcpy(name + len, b, bl);
+			len += bl;
+			name[len] = '\0';
+		}
+		const char *want = ref_comm(name);
+		bool got = kernel_class_is_comm_name(name);
+		struct kernel_class kc;
+		kernel_class_of(name, KC_ACT_KERNEL, false, &kc);
+		n++;
+		comm += want != NULL;
+		if (got != (want != NULL) || (want != NULL && (kc.family != KC_COMM || strcmp(kc.reason, want) != 0))) {
+			if (bad++ < 5)
+				fprintf(stderr, "# comm test disagrees on \"%s\": %d, reference %s\n", name, got,
+				        want ? want : "no");
+		}
+	}
+	ok(bad == 0 && comm > 1000 && comm < n - 1000,
+	   "the one-pass communication test agrees with eighteen searches on %d made-up names (%d communication)", n,
+	   comm);
+	FILE *f = fopen(table, "r");
+	static char line[65536];
+	int rows = 0;
+	bad = 0;
+	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		char *tab = strrchr(line, '\t'); /* the name is the last field */
+		if (line[0] == '#' || tab == NULL)
+			continue;
+		char *nm = tab + 1;
+		rows++;
+		bad += kernel_class_is_comm_name(nm) != (ref_comm(nm) != NULL);
+	}
+	if (f != NULL)
+		fclose(f);
+	ok(rows >= 300 && bad == 0, "and on the table's %d real names (%d differ)", rows, bad);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--classify") == 0)
@@ -383,6 +506,7 @@ int main(int argc, char **argv)
 	int rows = check_table(path);
 	ok(rows >= 300, "the table holds %d real names (at least 300)", rows);
 	targeted();
+	comm_against_reference(path);
 	if (!(argc > 1 && strcmp(argv[1], "--no-shared") == 0))
 		scan_shared(srcdir);
 	return done_testing();
