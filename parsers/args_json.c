@@ -35,7 +35,8 @@ static char *finite_copy(const char *text, size_t n, int *count)
 		}
 		static const char *const words[] = { "-Infinity", "Infinity", "-inf", "inf", "-nan", "nan", "NaN" };
 		bool replaced = false;
-		for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+		bool may = c == '-' || c == 'I' || c == 'i' || c == 'n' || c == 'N'; /* the words' first letters */
+		for (size_t w = 0; may && w < sizeof words / sizeof *words; w++) {
 			size_t k = strlen(words[w]);
 			if (i + k <= n && memcmp(text + i, words[w], k) == 0 &&
 			    (i == 0 || strchr(" \t\r\n:,[", text[i - 1]) != NULL)) {

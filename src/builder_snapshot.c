@@ -58,7 +58,8 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	t->path = xstrdup(s->path);
 	t->args = NULL;
 	t->error = NULL;
-	t->warnings = NULL; /* a snapshot is drawn, never reported */
+	t->warnings = NULL;   /* a snapshot is drawn, never reported */
+	t->comm_names = NULL; /* its own, made as asked */
 	t->warning_tags = NULL;
 	t->nwarnings = 0;
 	strtab_init(&t->strings);

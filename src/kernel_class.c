@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
+#include "src/model.h"
 
 static bool has(const char *s, const char *w) { return strstr(s, w) != NULL; }
 static bool hasi(const char *s, const char *w) { return strcasestr(s, w) != NULL; }
@@ -1004,6 +1005,40 @@ bool kernel_comm_memo_is(struct kernel_comm_memo *m, const struct strtab *st, ui
 	if (m->by_id[id] == 0)
 		m->by_id[id] = kernel_class_is_comm_name(strtab_get(st, id)) ? 2 : 1;
 	return m->by_id[id] == 2;
+}
+
+/* trace.comm_names: made by the first question (the one made first wins), its bytes 0
+ * until asked, then 1 or 2 as in kernel_comm_memo; a name interned after it was made is
+ * not kept. Relaxed atomics: every thread that works a byte out finds the same value. */
+struct comm_names {
+	uint32_t n;
+	uint8_t by_id[];
+};
+
+bool kernel_class_trace_is_comm(const struct trace *t, uint32_t id)
+{
+	struct comm_names *m = __atomic_load_n(&t->comm_names, __ATOMIC_ACQUIRE);
+	if (m == NULL) {
+		uint32_t n = t->strings.n;
+		struct comm_names *fresh = xcalloc(1, sizeof *fresh + (n ? n : 1));
+		fresh->n = n;
+		struct comm_names *expected = NULL;
+		if (__atomic_compare_exchange_n((struct comm_names **)&t->comm_names, &expected, fresh, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			m = fresh;
+		} else {
+			free(fresh);
+			m = expected;
+		}
+	}
+	if (id >= m->n)
+		return kernel_class_is_comm_name(strtab_get(&t->strings, id));
+	uint8_t v = __atomic_load_n(&m->by_id[id], __ATOMIC_RELAXED);
+	if (v == 0) {
+		v = kernel_class_is_comm_name(strtab_get(&t->strings, id)) ? 2 : 1;
+		__atomic_store_n(&m->by_id[id], v, __ATOMIC_RELAXED);
+	}
+	return v == 2;
 }
 
 void kernel_comm_memo_free(struct kernel_comm_memo *m)

@@ -94,6 +94,13 @@ struct kernel_comm_memo {
 bool kernel_comm_memo_is(struct kernel_comm_memo *m, const struct strtab *st, uint32_t id);
 void kernel_comm_memo_free(struct kernel_comm_memo *m);
 
+struct trace;
+/* Whether name ID of trace T is communication, kept in T (trace.comm_names) for every
+ * later question: the analyses of many ranks ask it of each kernel several times
+ * (collectives, unions, the straggler's sweep, the communication table). Safe to ask from
+ * several threads at once. */
+bool kernel_class_trace_is_comm(const struct trace *t, uint32_t id);
+
 /* Whether F is GEMM, convolution or attention: the work matrix units exist for. */
 bool kernel_class_is_matmul(enum kc_family f);
 

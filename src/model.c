@@ -287,6 +287,7 @@ void trace_free(struct trace *t)
 	if (t->finish_cache_save != NULL)
 		t->finish_cache_save(t);
 	args_store_free(t->args);
+	free(t->comm_names);
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
 		for (uint16_t r = 0; r < tr->nrows; r++) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/parallel.h"
 #include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
@@ -155,7 +156,6 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 {
 	struct found *v = NULL;
 	uint32_t n = 0, cap = 0;
-	struct kernel_comm_memo comm = { NULL, 0 };
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (kernels ? !is_gpu(tr) : tr->kind != TRACK_CPU)
@@ -163,7 +163,7 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
-			if (kernels ? !(s->cls == SC_KERNEL && kernel_comm_memo_is(&comm, &t->strings, s->name))
+			if (kernels ? !(s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, s->name))
 			            : strncmp(nm, "gloo:", 5) != 0)
 				continue;
 			if (n == cap)
@@ -182,7 +182,6 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			n++;
 		}
 	}
-	kernel_comm_memo_free(&comm);
 	if (n > 0)
 		qsort(v, n, sizeof *v, found_cmp);
 	*nout = n;
@@ -270,7 +269,6 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 	struct span *a = NULL, *b = NULL;
 	uint32_t na = 0, nb = 0, ca = 0, cb = 0;
 	bool has_kernels = false;
-	struct kernel_comm_memo memo = { NULL, 0 };
 	for (uint32_t ti = 0; ti < t->ntracks && !has_kernels; ti++)
 		for (uint32_t i = 0; i < t->tracks[ti].nslices && t->tracks[ti].gpu_slices > 0 && !has_kernels; i++)
 			has_kernels = t->tracks[ti].slices[i].cls == SC_KERNEL;
@@ -282,11 +280,11 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, s->name);
 			struct span sp = { abs_start(t, s), abs_end(t, tr, s) };
-			bool comm = kernels ? (s->cls == SC_KERNEL && kernel_comm_memo_is(&memo, &t->strings, s->name))
+			bool comm = kernels ? (s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, s->name))
 			                    : (tr->kind == TRACK_CPU && strncmp(nm, "gloo:", 5) == 0);
 			bool compute;
 			if (has_kernels)
-				compute = s->cls == SC_KERNEL && !kernel_comm_memo_is(&memo, &t->strings, s->name);
+				compute = s->cls == SC_KERNEL && !kernel_class_trace_is_comm(t, s->name);
 			else
 				compute = tr->kind == TRACK_CPU && !comm &&
 				          (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)) &&
@@ -302,7 +300,6 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			}
 		}
 	}
-	kernel_comm_memo_free(&memo);
 	*cu = a;
 	*ncu = spans_merge(a, na);
 	*co = b;
@@ -369,6 +366,75 @@ void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64
 	free(co);
 }
 
+/* One rank's collectives, on one of parallel_for's threads. */
+struct find_job {
+	struct trace *const *traces;
+	bool kernels;
+	struct found **f;
+	uint32_t *nf;
+};
+
+static void find_rank(void *arg, int i)
+{
+	struct find_job *j = arg;
+	j->f[i] = find_collectives(j->traces[i], j->kernels, &j->nf[i]);
+}
+
+/* One rank's figures (what it computes, communicates, exposes and waits), on one of
+ * parallel_for's threads: it writes that rank's stats and its part of each collective. */
+struct figures_job {
+	struct rank_report *r;
+	bool *clamped; /* by rank: a sum reached the clamp */
+};
+
+static void rank_figures(void *arg, int i)
+{
+	struct figures_job *j = arg;
+	struct rank_report *r = j->r;
+	struct trace *const *traces = r->traces;
+	struct rank_stats *st = &r->ranks[i];
+	struct span *cu, *co;
+	uint32_t ncu, nco;
+	unions(traces[i], r->comm_from_kernels, &cu, &ncu, &co, &nco);
+	int64_t *cu_prefix = spans_prefix(cu, ncu);
+	st->compute = spans_length(cu, ncu);
+	st->comm = spans_length(co, nco);
+	/* With CPU collectives the rank computes on one thread while a gloo thread
+	 * communicates, so exposed is the communication during which no operator runs on
+	 * its threads: its main thread waits. A legacy trace counts every slice as an
+	 * operator, annotations that span the wait (backward) too: no figure then. */
+	st->exposed_na = !r->comm_from_kernels && traces[i]->legacy && st->comm > 0;
+	st->overlap = st->exposed_na ? 0 : spans_intersection(cu, ncu, co, nco);
+	st->exposed = st->exposed_na ? 0 : st->comm - st->overlap;
+	if (!st->exposed_na)
+		split_exposed(r, i, cu, ncu, co, nco, true, INT64_MIN, INT64_MAX, &st->exposed_wait,
+		              &st->exposed_transfer);
+	for (uint32_t k = 0; k < r->ncolls; k++) {
+		struct coll_rank *p = &r->colls[k].per[i];
+		if (p->ref.track == TT_NONE || r->colls[k].nranks_present < 2)
+			continue;
+		st->waiting = tt_add(st->waiting, p->wait);
+		if (st->waiting == INT64_MAX)
+			j->clamped[i] = true;
+		/* in the rank's own (unaligned) time, as the unions are */
+		const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
+		if (!st->exposed_na) {
+			int64_t a = abs_start(traces[i], sl),
+				b = abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl);
+			p->overlap = spans_within_prefix(cu, cu_prefix, ncu, a, b);
+			/* the last rank's arrival, in this rank's own time, within [a, b] */
+			int64_t m = tt_add(a, p->wait < 0 ? 0 : p->wait);
+			if (m > b)
+				m = b;
+			p->exposed_wait = (m - a) - spans_within_prefix(cu, cu_prefix, ncu, a, m);
+			p->exposed_transfer = (b - m) - spans_within_prefix(cu, cu_prefix, ncu, m, b);
+		}
+	}
+	free(cu_prefix);
+	free(cu);
+	free(co);
+}
+
 void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, const int64_t *manual,
                    struct rank_report *r)
 {
@@ -399,8 +465,8 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		for (uint32_t ti = 0; ti < traces[i]->ntracks; ti++)
 			if (traces[i]->tracks[ti].comm_kernels > 0)
 				r->comm_from_kernels = true;
-	for (int i = 0; i < n; i++)
-		f[i] = find_collectives(traces[i], r->comm_from_kernels, &nf[i]);
+	struct find_job fj = { traces, r->comm_from_kernels, f, nf };
+	parallel_for(n, find_rank, &fj);
 
 	/* match collectives by kind and order: the k-th of a kind on each rank */
 	uint32_t cap = 0, nrefs;
@@ -577,50 +643,13 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		}
 	}
 	/* per-rank figures */
-	for (int i = 0; i < n; i++) {
-		struct rank_stats *st = &r->ranks[i];
-		struct span *cu, *co;
-		uint32_t ncu, nco;
-		unions(traces[i], r->comm_from_kernels, &cu, &ncu, &co, &nco);
-		int64_t *cu_prefix = spans_prefix(cu, ncu);
-		st->compute = spans_length(cu, ncu);
-		st->comm = spans_length(co, nco);
-		/* With CPU collectives the rank computes on one thread while a gloo thread
-		 * communicates, so exposed is the communication during which no operator runs on
-		 * its threads: its main thread waits. A legacy trace counts every slice as an
-		 * operator, annotations that span the wait (backward) too: no figure then. */
-		st->exposed_na = !r->comm_from_kernels && traces[i]->legacy && st->comm > 0;
-		st->overlap = st->exposed_na ? 0 : spans_intersection(cu, ncu, co, nco);
-		st->exposed = st->exposed_na ? 0 : st->comm - st->overlap;
-		st->collectives = nf[i];
-		if (!st->exposed_na)
-			split_exposed(r, i, cu, ncu, co, nco, true, INT64_MIN, INT64_MAX, &st->exposed_wait,
-			              &st->exposed_transfer);
-		for (uint32_t k = 0; k < r->ncolls; k++) {
-			struct coll_rank *p = &r->colls[k].per[i];
-			if (p->ref.track == TT_NONE || r->colls[k].nranks_present < 2)
-				continue;
-			st->waiting = tt_add(st->waiting, p->wait);
-			if (st->waiting == INT64_MAX)
-				clamped = true;
-			/* in the rank's own (unaligned) time, as the unions are */
-			const struct slice *sl = &traces[i]->tracks[p->ref.track].slices[p->ref.idx];
-			if (!st->exposed_na) {
-				int64_t a = abs_start(traces[i], sl),
-					b = abs_end(traces[i], &traces[i]->tracks[p->ref.track], sl);
-				p->overlap = spans_within_prefix(cu, cu_prefix, ncu, a, b);
-				/* the last rank's arrival, in this rank's own time, within [a, b] */
-				int64_t m = tt_add(a, p->wait < 0 ? 0 : p->wait);
-				if (m > b)
-					m = b;
-				p->exposed_wait = (m - a) - spans_within_prefix(cu, cu_prefix, ncu, a, m);
-				p->exposed_transfer = (b - m) - spans_within_prefix(cu, cu_prefix, ncu, m, b);
-			}
-		}
-		free(cu_prefix);
-		free(cu);
-		free(co);
-	}
+	for (int i = 0; i < n; i++)
+		r->ranks[i].collectives = nf[i];
+	struct figures_job gj = { r, xcalloc((size_t)n, sizeof(bool)) };
+	parallel_for(n, rank_figures, &gj);
+	for (int i = 0; i < n; i++)
+		clamped |= gj.clamped[i];
+	free(gj.clamped);
 	if (clamped)
 		warn(r, "times of 292 years or more (clocks far apart?) are clamped to that");
 	/* the straggler: arrived last most often; ties go to the one that waited least */

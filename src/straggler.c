@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/parallel.h"
 #include "lib/timefmt.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
@@ -98,21 +99,28 @@ static int kent_by_start(const void *a, const void *b)
 
 static bool is_gpu_track(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
 
+enum { F_DL = 1, F_SYNC = 2, F_COPY = 4, F_COMM = 8, F_SKIP = 16, F_KNOWN = 128 };
+
+/* What the sweep needs of name ID, worked out the first time it is asked (FL: by name):
+ * most of a trace's strings are never a slice's name. */
+static uint8_t name_flags(const struct trace *t, uint8_t *fl, uint32_t id)
+{
+	if (fl[id] != 0)
+		return fl[id];
+	const char *s = strtab_get(&t->strings, id);
+	unsigned h = host_call_flags(s);
+	return fl[id] = F_KNOWN | (h & HC_DATALOADER ? F_DL : 0) | (h & HC_SYNC ? F_SYNC : 0) |
+	                (h & HC_MEMCPY_ASYNC ? F_COPY : 0) | (kernel_class_trace_is_comm(t, id) ? F_COMM : 0) |
+	                (strncmp(s, "ProfilerStep#", 13) == 0 || strncmp(s, "c10d::", 6) == 0 ||
+	                                 strncmp(s, "gloo:", 5) == 0
+	                         ? F_SKIP
+	                         : 0);
+}
+
 static void sweep(const struct trace *t, bool cpu, struct side *sd)
 {
 	int64_t base = t->has_base ? t->base_ns : 0;
-	uint8_t *fl = xcalloc(t->strings.n ? t->strings.n : 1, 1);
-	enum { F_DL = 1, F_SYNC = 2, F_COPY = 4, F_COMM = 8, F_SKIP = 16 };
-	for (uint32_t id = 0; id < t->strings.n; id++) {
-		const char *s = strtab_get(&t->strings, id);
-		unsigned h = host_call_flags(s);
-		fl[id] = (h & HC_DATALOADER ? F_DL : 0) | (h & HC_SYNC ? F_SYNC : 0) |
-		         (h & HC_MEMCPY_ASYNC ? F_COPY : 0) | (kernel_class_is_comm_name(s) ? F_COMM : 0) |
-		         (strncmp(s, "ProfilerStep#", 13) == 0 || strncmp(s, "c10d::", 6) == 0 ||
-		                          strncmp(s, "gloo:", 5) == 0
-		                  ? F_SKIP
-		                  : 0);
-	}
+	uint8_t *fl = xcalloc(t->strings.n ? t->strings.n : 1, 1); /* by name: F_KNOWN | flags, 0 till asked */
 	struct vec busy = { 0 }, comp = { 0 }, dl = { 0 }, sync = { 0 };
 	uint32_t kcap = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
@@ -120,7 +128,7 @@ static void sweep(const struct trace *t, bool cpu, struct side *sd)
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			int64_t a = tt_add(base, s->ts), b = tt_add(a, slice_dur(tr, s));
-			uint8_t f = fl[s->name];
+			uint8_t f = name_flags(t, fl, s->name);
 			if (is_gpu_track(tr)) {
 				if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
 					continue;
@@ -340,6 +348,19 @@ static void explain_text(struct straggler_why *w, int rank)
 	}
 }
 
+/* One rank's sweep, on one of parallel_for's threads. */
+struct sweep_job {
+	struct trace *const *traces;
+	bool cpu;
+	struct side *sd;
+};
+
+static void sweep_rank(void *arg, int i)
+{
+	struct sweep_job *j = arg;
+	sweep(j->traces[i], j->cpu, &j->sd[i]);
+}
+
 void straggler_explain(struct rank_report *r)
 {
 	struct straggler_why *w = &r->why;
@@ -355,8 +376,8 @@ void straggler_explain(struct rank_report *r)
 				if (r->traces[i]->tracks[ti].slices[k].cls == SC_KERNEL)
 					w->cpu = false;
 	struct side *sd = xcalloc((size_t)n, sizeof *sd);
-	for (int i = 0; i < n; i++)
-		sweep(r->traces[i], w->cpu, &sd[i]);
+	struct sweep_job sj = { r->traces, w->cpu, sd };
+	parallel_for(n, sweep_rank, &sj);
 	double late = 0, before = 0, ex[X__N] = { 0 };
 	struct kent *kv = NULL;
 	uint32_t nk = 0, kcap = 0;

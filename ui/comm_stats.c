@@ -2,13 +2,11 @@
 #include "ui/comm_stats.h"
 
 #include <ctype.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lib/parallel.h"
 #include "lib/xalloc.h"
 #include "parsers/comm_args.h"
 #include "src/kernel_class.h"
@@ -146,14 +144,13 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 	struct matched *m = matched_of(rr, r, &nm);
 	struct cs_row *rows = NULL;
 	uint32_t nrows = 0, cap = 0;
-	struct kernel_comm_memo comm = { NULL, 0 }; /* each kernel name classified once */
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->gpu_slices == 0 || tr->comm_kernels == 0)
 			continue; /* no communication kernel on it (src/index.c counts them) */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL || !kernel_comm_memo_is(&comm, &t->strings, s->name))
+			if (s->cls != SC_KERNEL || !kernel_class_trace_is_comm(t, s->name))
 				continue;
 			struct comm_args a;
 			if (comm_args_read(t, slice_args(tr, s), &a) != 0)
@@ -205,29 +202,24 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 			}
 		}
 	}
-	kernel_comm_memo_free(&comm);
 	free(m);
 	*rows_out = rows;
 	*n_out = nrows;
 }
 
-/* The ranks' rows, found on several threads: reading every collective's args is most of
- * the cost (a read and a parse a call). */
+/* The ranks' rows, found on several threads (parallel_for): reading every collective's
+ * args is most of the cost (a read and a parse a call). */
 struct rank_job {
 	struct trace *const *ts;
 	const struct rank_report *rr;
-	int n;
-	atomic_int next;
 	struct cs_row **rows;
 	uint32_t *nrows;
 };
 
-static void *rank_main(void *arg)
+static void rank_job_run(void *arg, int r)
 {
 	struct rank_job *j = arg;
-	for (int r; (r = atomic_fetch_add(&j->next, 1)) < j->n;)
-		rank_rows(j->ts[r], r, j->rr, &j->rows[r], &j->nrows[r]);
-	return NULL;
+	rank_rows(j->ts[r], r, j->rr, &j->rows[r], &j->nrows[r]);
 }
 
 uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *const *ts, const int *ranks, int n,
@@ -235,19 +227,10 @@ uint32_t comm_stats_fill(struct table *tb, struct column *cols, struct trace *co
 {
 	memcpy(cols, cs_cols, sizeof cs_cols);
 	table_init(tb, cols, COMM_STATS_COLS);
-	struct rank_job j = { .ts = ts, .rr = rr, .n = n };
-	atomic_init(&j.next, 0);
+	struct rank_job j = { .ts = ts, .rr = rr };
 	j.rows = xcalloc((size_t)n + 1, sizeof *j.rows);
 	j.nrows = xcalloc((size_t)n + 1, sizeof *j.nrows);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = ncpu > 1 ? (int)(ncpu < 8 ? ncpu : 8) : 1, started = 0;
-	pthread_t th[8];
-	for (int i = 1; i < nthreads && i < n; i++)
-		if (pthread_create(&th[started], NULL, rank_main, &j) == 0)
-			started++;
-	rank_main(&j);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	parallel_for(n, rank_job_run, &j);
 	struct cs_row *rows = NULL;
 	uint32_t nrows = 0;
 	for (int r = 0; r < n; r++) {

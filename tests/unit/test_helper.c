@@ -1,11 +1,15 @@
-/* test_helper.c: lib/helper.h. Tasks run on the helper's thread, one at a time and each
- * once, helper_wait returns only when the task is done, a task handed over after the helper
- * has gone to sleep (past its spin) still runs, and helper_stop ends an idle helper. */
+/* test_helper.c: lib/helper.h and lib/parallel.h. Tasks run on the helper's thread, one at
+ * a time and each once, helper_wait returns only when the task is done, a task handed over
+ * after the helper has gone to sleep (past its spin) still runs, and helper_stop ends an
+ * idle helper. parallel_for calls each index once, on more than one thread when the
+ * machine has cores for it, and returns only when all are done. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 
 #include "lib/helper.h"
+#include "lib/parallel.h"
+#include <unistd.h>
 #include "tests/unit/tap.h"
 
 struct job {
@@ -26,8 +30,54 @@ static void task(void *arg)
 	atomic_store(&j->done, 1);
 }
 
+struct loop_job {
+	atomic_int *calls; /* by index */
+	pthread_t *on;     /* by index: the thread that ran it */
+	atomic_int running, most_at_once;
+};
+
+static void loop_body(void *arg, int i)
+{
+	struct loop_job *j = arg;
+	int now = atomic_fetch_add(&j->running, 1) + 1;
+	for (int m = atomic_load(&j->most_at_once);
+	     now > m && !atomic_compare_exchange_weak(&j->most_at_once, &m, now);)
+		;
+	struct timespec pause = { 0, 200 * 1000 }; /* long enough for the others to start */
+	nanosleep(&pause, NULL);
+	atomic_fetch_add(&j->calls[i], 1);
+	j->on[i] = pthread_self();
+	atomic_fetch_sub(&j->running, 1);
+}
+
+static void parallel_loops(void)
+{
+	static const int sizes[] = { 0, 1, 2, 3, 64, 257 };
+	int all_once = 1, many = 0;
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		int n = sizes[k];
+		atomic_int calls[257];
+		pthread_t on[257];
+		struct loop_job j = { calls, on, 0, 0 };
+		for (int i = 0; i < n; i++)
+			atomic_init(&calls[i], 0);
+		parallel_for(n, loop_body, &j);
+		for (int i = 0; i < n; i++)
+			all_once &= atomic_load(&calls[i]) == 1;
+		all_once &= atomic_load(&j.running) == 0;
+		if (n == 257)
+			many = atomic_load(&j.most_at_once);
+	}
+	ok(all_once, "parallel_for calls each index once (0, 1, 2, 3, 64, 257) and returns when all are done");
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		ok(many >= 2, "on %ld cores, %d of its calls ran at once", sysconf(_SC_NPROCESSORS_ONLN), many);
+	else
+		ok(many == 1, "on one core, one call at a time");
+}
+
 int main(void)
 {
+	parallel_loops();
 	struct helper *h = helper_start();
 	ok(h != NULL, "a helper starts");
 
