@@ -391,7 +391,7 @@ struct trace {
 	const char *codec;
 	bool regular; /* read from a regular file, the one file_dev/file_ino name */
 	uint64_t file_dev, file_ino;
-	struct args_store *args; /* reads slices' args back (src/args.h); set by the loader, or NULL */
+	struct args_store *args;       /* reads slices' args back (src/args.h); set by the loader, or NULL */
 	struct comm_names *comm_names; /* which names are communication, made and filled as asked
 	                                * (kernel_class_trace_is_comm), or NULL */
 	enum load_status status;
