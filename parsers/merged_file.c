@@ -4,13 +4,11 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lib/parallel.h"
 #include "lib/escape.h"
 #include "lib/xalloc.h"
 #include "parsers/input.h"
@@ -204,23 +202,19 @@ void merged_file_release(struct merged_file *mf)
 	memset(mf, 0, sizeof *mf);
 }
 
-/* The look at each file's beginning, shared by the threads that take them (a compressed
- * file's first block is decompressed: 0.1 ms each, which hundreds of ranks add up). */
+/* The look at each file's beginning, on parallel_for's threads (a compressed file's first
+ * block is decompressed: 0.1 ms each, which hundreds of ranks add up). */
 struct probes {
 	char **paths;
-	int n;
-	_Atomic int next;
 	struct merged_file *mf;
 	int *rc;
 	char **cause;
 };
 
-static void *probe_main(void *arg)
+static void probe_one(void *arg, int i)
 {
 	struct probes *p = arg;
-	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-		p->rc[i] = merged_file_read(p->paths[i], &p->mf[i], &p->cause[i]);
-	return NULL;
+	p->rc[i] = merged_file_read(p->paths[i], &p->mf[i], &p->cause[i]);
 }
 
 void merged_expand(char ***paths, int *n, const struct merged_rank ***ranks)
@@ -228,20 +222,11 @@ void merged_expand(char ***paths, int *n, const struct merged_rank ***ranks)
 	char **in = *paths, **out = NULL;
 	const struct merged_rank **rk = NULL;
 	int nout = 0;
-	struct probes p = { .paths = in, .n = *n };
+	struct probes p = { .paths = in };
 	p.mf = xcalloc((size_t)*n + 1, sizeof *p.mf);
 	p.rc = xcalloc((size_t)*n + 1, sizeof *p.rc);
 	p.cause = xcalloc((size_t)*n + 1, sizeof *p.cause);
-	atomic_init(&p.next, 0);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu, started = 0;
-	pthread_t th[16];
-	for (int t = 1; t < nthreads && t < *n; t++)
-		if (pthread_create(&th[started], NULL, probe_main, &p) == 0)
-			started++;
-	probe_main(&p);
-	for (int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
+	parallel_for(*n, probe_one, &p);
 	for (int i = 0; i < *n; i++) {
 		struct merged_file *mf = &p.mf[i];
 		int rc = p.rc[i];

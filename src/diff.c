@@ -4,14 +4,12 @@
 #include "src/diff.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lib/parallel.h"
 #include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
@@ -707,10 +705,8 @@ struct trace_work {
 
 struct work_pool {
 	struct trace_work *w;
-	int n;
 	enum diff_match match;
 	op_keys_fn keys_fn;
-	_Atomic int next;
 };
 
 /* Asks T's cache for every analysis the diff reads: the traces' analyses are independent
@@ -728,39 +724,28 @@ void diff_prepare(struct trace *t)
 	(void)trace_advice(t);
 }
 
-static void *work_main(void *arg)
+/* One trace's work, on one of parallel_for's threads. */
+static void work_one(void *arg, int i)
 {
 	struct work_pool *p = arg;
-	for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
-		struct trace_work *w = &p->w[i];
-		diff_prepare(w->t);
-		if (!w->rows)
-			continue;
-		figures_of(w->t, &w->f);
-		ops_of(w->t, &w->ops, p->match, p->keys_fn);
-		double *launches = xcalloc(w->f.steps ? w->f.steps : 1, sizeof *launches);
-		kernels_of(w->t, &w->ker, launches, p->match);
-		for (uint32_t k = 0; k < w->f.steps && !isnan(w->f.v[F_LAUNCHES]); k++)
-			range_add(&w->f, F_LAUNCHES, launches[k]);
-		free(launches);
-	}
-	return NULL;
+	struct trace_work *w = &p->w[i];
+	diff_prepare(w->t);
+	if (!w->rows)
+		return;
+	figures_of(w->t, &w->f);
+	ops_of(w->t, &w->ops, p->match, p->keys_fn);
+	double *launches = xcalloc(w->f.steps ? w->f.steps : 1, sizeof *launches);
+	kernels_of(w->t, &w->ker, launches, p->match);
+	for (uint32_t k = 0; k < w->f.steps && !isnan(w->f.v[F_LAUNCHES]); k++)
+		range_add(&w->f, F_LAUNCHES, launches[k]);
+	free(launches);
 }
 
-/* Does the N works W on as many threads as there are CPUs (at most N). */
+/* Does the N works W on the machine's cores. */
 static void work_all(struct trace_work *w, int n, enum diff_match match, op_keys_fn keys_fn)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nth = cpus < 1 ? 1 : cpus > n ? n : (int)cpus;
-	struct work_pool p = { w, n, match, keys_fn, 0 };
-	pthread_t *th = xcalloc((size_t)nth, sizeof *th);
-	int started = 0;
-	for (int i = 1; i < nth; i++)
-		started += pthread_create(&th[started], NULL, work_main, &p) == 0;
-	work_main(&p);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
+	struct work_pool p = { w, match, keys_fn };
+	parallel_for(n, work_one, &p);
 }
 
 void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb, int align, enum diff_match match,
