@@ -54,9 +54,9 @@
 #define TT_ADVICE_GROWTH_MIN_BYTES (16ll << 20)         /* ... and at least 16 MiB */
 #define TT_ADVICE_GROWTH_MIN_STEPS 3                    /* over at least 3 steps */
 #define TT_ADVICE_CAPACITY_MAX 0.90                     /* peak reserved above 90% of the GPU's memory: the plugin */
-#define TT_ADVICE_STRAGGLER_LAST_MIN 0.5                /* one rank last at half the collectives or more */
-#define TT_ADVICE_STRAGGLER_WAIT_MIN 0.01               /* ... and the others wait 1% of the step or more */
-#define TT_ADVICE_ALL_IDLE_MAX 0.10                     /* every rank's GPU idle together above 10% of the window */
+#define TT_ADVICE_STRAGGLER_LAST_MIN RANKS_STRAGGLER_LAST_MIN /* one rank last at half the collectives or more */
+#define TT_ADVICE_STRAGGLER_WAIT_MIN 0.01                     /* ... and the others wait 1% of the step or more */
+#define TT_ADVICE_ALL_IDLE_MAX 0.10 /* every rank's GPU idle together above 10% of the window */
 
 /* Score weights of the rules that do not lose time directly. */
 #define TT_ADVICE_TC_GAIN 0.5 /* AMP/TF32 at least halves a matmul's time */

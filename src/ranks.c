@@ -366,6 +366,14 @@ void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64
 	free(co);
 }
 
+uint32_t ranks_shared_collectives(const struct rank_report *r)
+{
+	uint32_t shared = 0;
+	for (uint32_t k = 0; k < r->ncolls; k++)
+		shared += r->colls[k].nranks_present >= 2;
+	return shared;
+}
+
 /* One rank's collectives, on one of parallel_for's threads. */
 struct find_job {
 	struct trace *const *traces;
@@ -445,7 +453,7 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 	r->mode = mode;
 	r->nranks = n;
 	r->traces = traces;
-	r->straggler = -1;
+	r->straggler = r->last_most = -1;
 	r->ranks = xcalloc((size_t)n, sizeof *r->ranks);
 	for (int i = 0; i < n; i++) {
 		r->ranks[i].rank = traces[i]->rank >= 0 ? traces[i]->rank : rank_from_name(traces[i]->path, i);
@@ -652,15 +660,20 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 	free(gj.clamped);
 	if (clamped)
 		warn(r, "times of 292 years or more (clocks far apart?) are clamped to that");
-	/* the straggler: arrived last most often; ties go to the one that waited least */
+	/* the rank last most often (ties: the one that waited least); the straggler when it is
+	 * last at RANKS_STRAGGLER_LAST_MIN of the collectives two ranks or more have */
+	r->last_most = -1;
 	for (int i = 0; i < n; i++) {
 		if (r->ranks[i].arrived_last == 0)
 			continue;
-		if (r->straggler < 0 || r->ranks[i].arrived_last > r->ranks[r->straggler].arrived_last ||
-		    (r->ranks[i].arrived_last == r->ranks[r->straggler].arrived_last &&
-		     r->ranks[i].waiting < r->ranks[r->straggler].waiting))
-			r->straggler = i;
+		if (r->last_most < 0 || r->ranks[i].arrived_last > r->ranks[r->last_most].arrived_last ||
+		    (r->ranks[i].arrived_last == r->ranks[r->last_most].arrived_last &&
+		     r->ranks[i].waiting < r->ranks[r->last_most].waiting))
+			r->last_most = i;
 	}
+	uint32_t shared = ranks_shared_collectives(r);
+	if (r->last_most >= 0 && (double)r->ranks[r->last_most].arrived_last >= RANKS_STRAGGLER_LAST_MIN * shared)
+		r->straggler = r->last_most;
 	if (r->straggler >= 0)
 		straggler_explain(r);
 	for (int i = 0; i < n; i++)

@@ -80,6 +80,12 @@ struct straggler_why {
 	char text[512];                /* the reason in a sentence (no trace text) */
 };
 
+/* A straggler arrives last at half the collectives two ranks or more have, or more: the rank
+ * that is last most often but less than that is not one (where a different rank is late at
+ * each step, naming one sends the user after a rank that is no slower than the rest). The
+ * advice's straggler rule (src/advice_ranks.c) asks the same. */
+#define RANKS_STRAGGLER_LAST_MIN 0.5
+
 struct rank_report {
 	enum align_mode mode;
 	int nranks;
@@ -88,7 +94,10 @@ struct rank_report {
 	struct collective *colls;
 	uint32_t ncolls;
 	int64_t residual;       /* collective mode: largest |end difference| after alignment */
-	int straggler;          /* rank position, or -1 */
+	int last_most;          /* rank position that arrived last most often (ties: the one that waited
+	                         * least, then the first), or -1 when no collective is on two ranks */
+	int straggler;          /* LAST_MOST when it arrived last at RANKS_STRAGGLER_LAST_MIN of those
+	                         * collectives or more, else -1: the late rank moves from one to another */
 	bool comm_from_kernels; /* NCCL/RCCL kernels (else gloo CPU ops) */
 	char warnings[512];
 	struct straggler_why why; /* when straggler >= 0 */
@@ -113,6 +122,9 @@ void ranks_free(struct rank_report *r);
  * exposed communication without a GPU). */
 void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64_t w1, bool hide, int64_t *wait,
                          int64_t *transfer);
+/* How many of R's collectives two ranks or more have: the only ones with a last arrival. */
+uint32_t ranks_shared_collectives(const struct rank_report *r);
+
 /* The key of a straggler reason: "dataloader_stall", "host_sync", "slower_gpu",
  * "longer_compute", "unknown". */
 const char *straggler_reason_key(enum straggler_reason r);

@@ -7,15 +7,23 @@
 # Four ranks, 10 steps each: compute kernels, then an AllReduce on stream 20 that ends at
 # the same true time on every rank (once the last rank has joined). Rank 2 joins last
 # every time. Each rank's clock is shifted: true + shift, shifts 0, +5000, -3000, +12000 us.
-mkdir -p "$TMP/job"
-for r in 0 1 2 3; do
-	awk -v r=$r 'BEGIN {
+# gen DIR MOVING: the set into DIR; with MOVING 1 the late rank is another at each step
+# (step s: rank s % 4), so that none is late at half the collectives.
+gen() {
+	mkdir -p "$1"
+	for r in 0 1 2 3; do
+		gen_rank "$r" "$2" >"$1/rank$r.json"
+	done
+}
+gen_rank() {
+	awk -v r="$1" -v moving="$2" 'BEGIN {
 		split("0 5000 -3000 12000", sh, " "); shift = sh[r + 1]
 		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 4},\n\"traceEvents\": [\n", r
 		c = 0
 		for (s = 0; s < 10; s++) {
 			t0 = s * 10000
-			arrive = t0 + 3000 + r * 100 + (r == 2 ? 2000 : 0)  # rank 2 is the straggler
+			late = moving ? s % 4 == r : r == 2                  # rank 2 is the straggler
+			arrive = t0 + 3000 + r * 100 + (late ? 2000 : 0)
 			done = t0 + 6000                                     # all ranks finish together
 			printf "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 9000},\n", s, t0 + shift
 			c++
@@ -26,8 +34,9 @@ for r in 0 1 2 3; do
 			printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, \"tid\": 20, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 20, \"correlation\": %d}},\n", arrive + shift, done - arrive, c
 		}
 		print "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"main\"}}]}"
-	}' >"$TMP/job/rank$r.json"
-done
+	}'
+}
+gen "$TMP/job" 0
 "$TTRACE" --report=distributed --json "$TMP/job" >"$TMP/d.json" 2>"$TMP/err"
 q() { "$JSONQ" "$@" <"$TMP/d.json"; }
 is "$(q ranks.# )" 4 "a directory loads as four ranks"
@@ -72,6 +81,27 @@ like "$out" "files of different jobs? world size 4 (file 1) and 8 (file 2)" "fil
 like "$("$TTRACE" -q --dump-screen --size 150x20 "$TMP/job/rank0.json" "$TMP/other-job.json")" "warning: files of different jobs? world size 4" "the timeline shows the warning too"
 run --report=distributed "$TMP/job"
 like "$out" "straggler: rank 2: arrived last at 10 of 10 collectives" "text report: the straggler and its evidence"
+# the late rank moves (steps 0-9: ranks 0 1 2 3 0 1 2 3 0 1): none is last at half the
+# collectives, so none is named the straggler, by the distributed report, its JSON, the
+# view's status line or the advice, which asks the same (RANKS_STRAGGLER_LAST_MIN)
+gen "$TMP/moving" 1
+run --report=distributed "$TMP/moving"
+like "$out" "straggler: none: no rank arrived last at half the 10 collectives or more; the last arrival" \
+	"a late rank that moves: no straggler named"
+like "$out" "moves between 4 ranks (rank 1 most often, at 3)" \
+	"with how many ranks were last, and the one last most often (a tie of 3: the one that waited least)"
+unlike "$out" "why: " "and no reason sought for a straggler there is not"
+"$TTRACE" --report=distributed --json "$TMP/moving" >"$TMP/moving.json" 2>/dev/null
+is "$("$JSONQ" straggler straggler_reason last_most_often <"$TMP/moving.json" | tr '\n' ' ')" "null null 1 " \
+	"--json: straggler and its reason null, last_most_often the rank last most often"
+is "$(q last_most_often)" 2 "--json: with a straggler, last_most_often is the straggler"
+like "$("$TTRACE" -q --dump-screen --size 150x40 --keys p "$TMP/moving")" \
+	"4 ranks, align collective, 10 collectives, no straggler (last arrival moves between 4 ranks)" \
+	"p: the view's status line says the late rank moves"
+run --report=advice --json "$TMP/moving"
+unlike "$out" '"straggler"' "the advice finds no straggler either"
+run --report=advice --json "$TMP/job"
+like "$out" '"straggler"' "where rank 2 is always last, it does"
 # rank 3 alone has an extra AllReduce at the end: it is listed, but has no last arrival
 sed 's|^{"ph": "M", "name": "thread_name"|{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", "pid": 0, "tid": 20, "ts": 200000, "dur": 10, "args": {"device": 0, "stream": 20, "correlation": 999}},\n&|' "$TMP/job/rank3.json" >"$TMP/extra3.json"
 run --report=distributed "$TMP/job/rank0.json" "$TMP/job/rank1.json" "$TMP/job/rank2.json" "$TMP/extra3.json"

@@ -874,9 +874,7 @@ static void distributed_text(FILE *f, const struct rank_report *r, const struct 
 				others = tt_add(others, r->ranks[i].waiting);
 				no++;
 			}
-		uint32_t shared = 0; /* collectives that two ranks or more have: the only ones with a last arrival */
-		for (uint32_t k = 0; k < r->ncolls; k++)
-			shared += r->colls[k].nranks_present >= 2;
+		uint32_t shared = ranks_shared_collectives(r);
 		fprintf(f,
 		        "\n   straggler: rank %d: arrived last at %u of %u collectives; it waited %s in all, the other "
 		        "ranks %s on average\n",
@@ -884,6 +882,15 @@ static void distributed_text(FILE *f, const struct rank_report *r, const struct 
 		        timefmt_dur(no ? others / no : 0, b, sizeof b));
 		fputs("   why: ", f);
 		report_wrap_text(f, r->why.text, 8, "        ");
+	} else if (r->last_most >= 0) {
+		int movers = 0;
+		for (int i = 0; i < r->nranks; i++)
+			movers += r->ranks[i].arrived_last > 0;
+		fprintf(f,
+		        "\n   straggler: none: no rank arrived last at half the %u collectives or more; the last arrival\n"
+		        "   moves between %d ranks (rank %d most often, at %u): each is late now and then, none always\n",
+		        ranks_shared_collectives(r), movers, r->ranks[r->last_most].rank,
+		        r->ranks[r->last_most].arrived_last);
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
 	}
@@ -925,6 +932,11 @@ static void distributed_json(struct jsonw *w, const struct rank_report *r, const
 	jsonw_key(w, "straggler");
 	if (r->straggler >= 0)
 		jsonw_int(w, r->ranks[r->straggler].rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "last_most_often"); /* the straggler, or the rank last most often when none is */
+	if (r->last_most >= 0)
+		jsonw_int(w, r->ranks[r->last_most].rank);
 	else
 		jsonw_null(w);
 	jsonw_key(w, "straggler_reason");
