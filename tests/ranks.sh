@@ -7,18 +7,21 @@
 # Four ranks, 10 steps each: compute kernels, then an AllReduce on stream 20 that ends at
 # the same true time on every rank (once the last rank has joined). Rank 2 joins last
 # every time. Each rank's clock is shifted: true + shift, shifts 0, +5000, -3000, +12000 us.
-# gen DIR MOVING: the set into DIR; with MOVING 1 the late rank is another at each step
-# (step s: rank s % 4), so that none is late at half the collectives.
+# gen DIR MOVING [N]: the set into DIR (N ranks, 4 by default; past the fourth, clocks not
+# shifted); with MOVING 1 the late rank is another at each step (step s: rank s % 4), so
+# that none is late at half the collectives.
 gen() {
 	mkdir -p "$1"
-	for r in 0 1 2 3; do
-		gen_rank "$r" "$2" >"$1/rank$r.json"
+	r=0
+	while [ $r -lt "${3:-4}" ]; do
+		gen_rank "$r" "$2" "${3:-4}" >"$1/rank$r.json"
+		r=$((r + 1))
 	done
 }
 gen_rank() {
-	awk -v r="$1" -v moving="$2" 'BEGIN {
-		split("0 5000 -3000 12000", sh, " "); shift = sh[r + 1]
-		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 4},\n\"traceEvents\": [\n", r
+	awk -v r="$1" -v moving="$2" -v n="$3" 'BEGIN {
+		split("0 5000 -3000 12000", sh, " "); shift = sh[r + 1] + 0
+		printf "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n\"traceEvents\": [\n", r, n
 		c = 0
 		for (s = 0; s < 10; s++) {
 			t0 = s * 10000
@@ -102,6 +105,23 @@ run --report=advice --json "$TMP/moving"
 unlike "$out" '"straggler"' "the advice finds no straggler either"
 run --report=advice --json "$TMP/job"
 like "$out" '"straggler"' "where rank 2 is always last, it does"
+# the advice over many ranks: a finding's ranks and its split listed one by one up to 16
+# ranks; over 20, the range of the figures and the worst five (the line stays a few lines
+# long with hundreds of ranks: 256 ranks once filled 1 kB and were cut mid-word)
+run --report=advice "$TMP/job"
+like "$out" "4 of 4 ranks: rank 0 " "advice over 4 ranks: each rank's figure"
+gen "$TMP/twenty" 0 20
+run --report=advice "$TMP/twenty"
+like "$out" "20 of 20 ranks: " "advice over 20 ranks: how many"
+first=$(printf '%s\n' "$out" | awk '/^      ranks: /{p=1} /^      symptom: /{if (p) exit} p' | tr -s ' \n' '  ')
+like "$first" "(--json lists every rank)" "the first finding's ranks: a summary, with where the rest are"
+is "$(printf '%s' "$first" | grep -o -E 'rank [0-9]+ [0-9.]+%' | wc -l | tr -d ' ')" 5 "its worst five ranks, not all 20"
+like "$first" "the worst: rank " "named the worst"
+split=$(printf '%s\n' "$out" | awk '/^      split: /{p=1} /^      (see|fix): /{if (p) exit} p' | tr -s ' \n' '  ')
+like "$split" "split: over 19 ranks: waiting for a late rank from 3.00 ms (rank 19) to 22.0 ms (rank 0), transfer not hidden 8.00 ms on every one; rank 0 (the worst) 22.0 ms waiting" \
+	"exposed communication's split over 19 ranks: each part's range and the worst rank's"
+"$TTRACE" --report=advice --json "$TMP/twenty" >"$TMP/twenty.json" 2>/dev/null
+is "$("$JSONQ" findings.0.ranks.# <"$TMP/twenty.json")" 20 "--json lists all 20"
 # rank 3 alone has an extra AllReduce at the end: it is listed, but has no last arrival
 sed 's|^{"ph": "M", "name": "thread_name"|{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", "pid": 0, "tid": 20, "ts": 200000, "dur": 10, "args": {"device": 0, "stream": 20, "correlation": 999}},\n&|' "$TMP/job/rank3.json" >"$TMP/extra3.json"
 run --report=distributed "$TMP/job/rank0.json" "$TMP/job/rank1.json" "$TMP/job/rank2.json" "$TMP/extra3.json"

@@ -143,17 +143,124 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 	fputc('\n', f);
 }
 
+/* A finding's ranks with their figures, every one of them when there are few (TEXT_RANKS or
+ * fewer); of more, a line that hundreds of ranks would not fill: how far their figures
+ * range and the TEXT_RANKS_WORST worst by score (--json lists every rank). */
+#define TEXT_RANKS 16
+#define TEXT_RANKS_WORST 5
+static int rank_by_score(const void *a, const void *b)
+{
+	const struct advice_rank *x = *(const struct advice_rank *const *)a, *y = *(const struct advice_rank *const *)b;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void ranks_line(char *buf, size_t n, const struct set *S, const struct advice_finding *fd,
+                       const struct advice_rule_info *ri)
+{
+	char a[48], b[48];
+	size_t l = (size_t)snprintf(buf, n, "%u of %d ranks:", fd->nranks, S->n);
+	if (fd->nranks <= TEXT_RANKS) {
+		for (uint32_t i = 0; i < fd->nranks && l < n; i++)
+			l += (size_t)snprintf(buf + l, n - l, "%s rank %d %s", i ? "," : "", fd->ranks[i].rank,
+			                      advice_figure_text(ri->unit, fd->ranks[i].figure, a, sizeof a));
+		return;
+	}
+	const struct advice_rank **v = xmalloc(fd->nranks * sizeof *v);
+	uint32_t lo = 0, hi = 0;
+	for (uint32_t i = 0; i < fd->nranks; i++) {
+		v[i] = &fd->ranks[i];
+		if (fd->ranks[i].figure < fd->ranks[lo].figure)
+			lo = i;
+		if (fd->ranks[i].figure > fd->ranks[hi].figure)
+			hi = i;
+	}
+	qsort(v, fd->nranks, sizeof *v, rank_by_score);
+	advice_figure_text(ri->unit, fd->ranks[lo].figure, a, sizeof a);
+	advice_figure_text(ri->unit, fd->ranks[hi].figure, b, sizeof b);
+	if (strcmp(a, b) == 0)
+		l += (size_t)snprintf(buf + l, n - l, " every one at %s; the worst:", a);
+	else
+		l += (size_t)snprintf(buf + l, n - l, " from %s (rank %d) to %s (rank %d); the worst:", a,
+		                      fd->ranks[lo].rank, b, fd->ranks[hi].rank);
+	for (uint32_t i = 0; i < TEXT_RANKS_WORST && l < n; i++)
+		l += (size_t)snprintf(buf + l, n - l, "%s rank %d %s", i ? "," : "", v[i]->rank,
+		                      advice_figure_text(ri->unit, v[i]->figure, a, sizeof a));
+	if (l < n)
+		snprintf(buf + l, n - l, " (--json lists every rank)");
+	free(v);
+}
+
+/* "from A (rank RA) to B (rank RB)", or "A on every one" when they read the same, into BUF. */
+static const char *dur_range(int64_t a, int ra, int64_t b, int rb, char *buf, size_t n)
+{
+	char x[48], y[48];
+	timefmt_dur(a, x, sizeof x);
+	timefmt_dur(b, y, sizeof y);
+	if (strcmp(x, y) == 0)
+		snprintf(buf, n, "%s on every one", x);
+	else
+		snprintf(buf, n, "from %s (rank %d) to %s (rank %d)", x, ra, y, rb);
+	return buf;
+}
+
+/* Exposed communication's split, rank by rank when few have one; of more, the range of each
+ * part and the worst rank's split. */
+static void split_line(char *buf, size_t n, const struct set *S, const struct advice_finding *fd)
+{
+	char w[48], t[48];
+	uint32_t m = 0;
+	const struct advice_rank *lw = NULL, *hw = NULL, *lt = NULL, *ht = NULL, *worst = NULL;
+	for (uint32_t i = 0; i < fd->nranks; i++) {
+		const struct advice_rank *x = &fd->ranks[i];
+		if (!x->split)
+			continue;
+		m++;
+		if (lw == NULL || x->wait < lw->wait)
+			lw = x;
+		if (hw == NULL || x->wait > hw->wait)
+			hw = x;
+		if (lt == NULL || x->transfer < lt->transfer)
+			lt = x;
+		if (ht == NULL || x->transfer > ht->transfer)
+			ht = x;
+		if (x->pos == fd->rank)
+			worst = x;
+	}
+	size_t l = 0;
+	buf[0] = '\0';
+	if (m <= TEXT_RANKS) {
+		for (uint32_t i = 0; i < fd->nranks && l < n; i++) {
+			if (!fd->ranks[i].split)
+				continue;
+			l += (size_t)snprintf(
+				buf + l, n - l, "%srank %d %s waiting for a late rank, %s transfer not hidden",
+				l ? "; " : "", fd->ranks[i].rank, timefmt_dur(fd->ranks[i].wait, w, sizeof w),
+				timefmt_dur(fd->ranks[i].transfer, t, sizeof t));
+		}
+		return;
+	}
+	char rw[192], rt[192];
+	l = (size_t)snprintf(buf, n, "over %u ranks: waiting for a late rank %s, transfer not hidden %s", m,
+	                     dur_range(lw->wait, lw->rank, hw->wait, hw->rank, rw, sizeof rw),
+	                     dur_range(lt->transfer, lt->rank, ht->transfer, ht->rank, rt, sizeof rt));
+	if (worst != NULL && l < n)
+		l += (size_t)snprintf(buf + l, n - l, "; rank %d (the worst) %s waiting, %s transfer", worst->rank,
+		                      timefmt_dur(worst->wait, w, sizeof w), timefmt_dur(worst->transfer, t, sizeof t));
+	if (l < n)
+		snprintf(buf + l, n - l, " (--json lists every rank)");
+	(void)S;
+}
+
 static void finding_text(FILE *f, const struct set *S, const struct advice_finding *fd, uint32_t no)
 {
 	const struct advice_rule_info *ri = advice_rule_info(fd->rule);
-	char buf[1024], a[48];
+	char buf[1024];
 	fprintf(f, "   %u. %s [%s]: score %.1f%%, confidence %s\n", no, ri->title, ri->key, 100.0 * fd->score,
 	        advice_confidence_key(fd->confidence));
 	if (S->n > 1 && fd->nranks > 0) {
-		size_t l = (size_t)snprintf(buf, sizeof buf, "%u of %d ranks:", fd->nranks, S->n);
-		for (uint32_t i = 0; i < fd->nranks && l < sizeof buf; i++)
-			l += (size_t)snprintf(buf + l, sizeof buf - l, "%s rank %d %s", i ? "," : "", fd->ranks[i].rank,
-			                      advice_figure_text(ri->unit, fd->ranks[i].figure, a, sizeof a));
+		ranks_line(buf, sizeof buf, S, fd, ri);
 		label(f, "ranks:", buf);
 		if (fd->rule == ADV_STRAGGLER || fd->rule == ADV_ALL_RANKS_IDLE) /* says its ranks itself */
 			snprintf(buf, sizeof buf, "%s", fd->symptom);
@@ -183,17 +290,7 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 		label(f, "reason:", buf);
 	}
 	if (fd->split) {
-		size_t l = 0;
-		buf[0] = '\0';
-		for (uint32_t i = 0; i < fd->nranks && l < sizeof buf; i++) {
-			char w[48], t[48];
-			if (!fd->ranks[i].split)
-				continue;
-			l += (size_t)snprintf(
-				buf + l, sizeof buf - l, "%srank %d %s waiting for a late rank, %s transfer not hidden",
-				l ? "; " : "", fd->ranks[i].rank, timefmt_dur(fd->ranks[i].wait, w, sizeof w),
-				timefmt_dur(fd->ranks[i].transfer, t, sizeof t));
-		}
+		split_line(buf, sizeof buf, S, fd);
 		label(f, "split:", buf);
 	}
 	if (fd->has_see) {
