@@ -55,6 +55,10 @@ struct test_knobs test_knobs(void)
 		knobs.index_split_set = true;
 		knobs.index_split = v;
 	}
+	if (number("TTRACE_TEST_ANALYSIS_SPLIT", UINT64_MAX, &v)) {
+		knobs.analysis_split_set = true;
+		knobs.analysis_split = v;
+	}
 	const char *cr = getenv("TTRACE_TEST_CROP_READ");
 	if (cr != NULL)
 		knobs.crop_read = strcmp(cr, "full") == 0 ? 1 : strcmp(cr, "blocks") == 0 ? 2 : 0;

@@ -31,6 +31,8 @@ struct test_knobs {
 	                            * the blocks it needs, however many (0: as it judges) */
 	bool index_split_set;      /* TTRACE_TEST_INDEX_SPLIT is set: ... */
 	uint64_t index_split;      /* ... traces of this many slices or more index their tracks on two threads */
+	bool analysis_split_set;   /* TTRACE_TEST_ANALYSIS_SPLIT is set: ... */
+	uint64_t analysis_split;   /* ... analyses of traces of this many slices or more take threads of their own */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

@@ -18,6 +18,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/advice_finding.h"
+#include "src/analysis_split.h"
 #include "src/analysis.h"
 #include "src/compiled.h"
 #include "src/host_calls.h"
@@ -1275,7 +1276,8 @@ void advice_analyse(struct trace *t, struct advice_report *r)
 		 * launches': they read the trace and write figures of different rules (the CPU
 		 * sweep's exposed communication only without a GPU: then it runs alone) */
 		pthread_t th;
-		bool threaded = c->g->ndevices > 0 && pthread_create(&th, NULL, sweep_cpu_main, c) == 0;
+		bool threaded =
+			c->g->ndevices > 0 && analysis_split(c->t) && pthread_create(&th, NULL, sweep_cpu_main, c) == 0;
 		if (!threaded)
 			sweep_cpu(c);
 		sweep_gpu(c);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/parallel.h"
 #include "lib/xalloc.h"
+#include "src/analysis_split.h"
 #include "src/compiled.h"
 
 struct ranks_entry {
@@ -246,11 +248,13 @@ static void warm_two_ways(struct trace *t, bool ops)
 	if (c->compiled == NULL)
 		w.compiled = xcalloc(1, sizeof *w.compiled);
 	pthread_t th, th2;
-	bool threaded = (w.kernels != NULL || w.ops != NULL) && pthread_create(&th, NULL, side_warm_main, &w) == 0;
+	bool split = analysis_split(t);
+	bool threaded =
+		split && (w.kernels != NULL || w.ops != NULL) && pthread_create(&th, NULL, side_warm_main, &w) == 0;
 	if (!threaded)
 		side_warm_main(&w);
-	bool threaded2 =
-		(w.memory != NULL || w.compiled != NULL) && pthread_create(&th2, NULL, side_warm_rest, &w) == 0;
+	bool threaded2 = split && (w.memory != NULL || w.compiled != NULL) &&
+	                 pthread_create(&th2, NULL, side_warm_rest, &w) == 0;
 	if (!threaded2)
 		side_warm_rest(&w);
 	const struct gpu_metrics *m;
@@ -307,13 +311,25 @@ const struct advice_report *trace_advice(struct trace *t)
 	return c->advice;
 }
 
+/* One rank's findings, on one of parallel_for's threads. */
+struct advice_job {
+	struct trace *const *ts;
+	const struct advice_report **per;
+};
+
+static void advice_one(void *arg, int i)
+{
+	struct advice_job *j = arg;
+	j->per[i] = trace_advice(j->ts[i]);
+}
+
 const struct advice_report *traces_advice(struct trace *const *ts, int n, enum align_mode mode)
 {
 	struct ranks_entry *e = ranks_entry_of(ts, n, mode);
 	if (e->advice == NULL) {
 		const struct advice_report **per = xmalloc((size_t)n * sizeof *per);
-		for (int i = 0; i < n; i++)
-			per[i] = trace_advice(ts[i]);
+		struct advice_job j = { ts, per };
+		parallel_for(n, advice_one, &j); /* each trace's own cache: independent */
 		struct advice_report *r = xcalloc(1, sizeof *r);
 		advice_merge_ranks(ts, n, per, &e->rr, r);
 		free(per);
@@ -410,7 +426,7 @@ void trace_overview(struct trace *t, const struct gpu_metrics **m, const struct 
 		const struct tb_step *steps = tb_steps_of(c, t, &ns);
 		struct steps_job j = { t, steps, ns, xcalloc(1, sizeof *j.r) };
 		pthread_t th;
-		bool threaded = pthread_create(&th, NULL, steps_main, &j) == 0;
+		bool threaded = analysis_split(t) && pthread_create(&th, NULL, steps_main, &j) == 0;
 		if (!threaded)
 			steps_main(&j);
 		const struct gap_report *g = &trace_gaps(t, ANALYSIS_DEFAULT_MIN_GAP)->r;

@@ -20,6 +20,7 @@
 #include "lib/sort.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
+#include "src/analysis_split.h"
 #include "src/spans.h"
 #include "src/tb_steps.h"
 
@@ -809,7 +810,7 @@ void steps_analyse(const struct trace *t, const struct tb_step *steps, uint32_t 
 	int64_t *comm = comm_external_ids(t, &nm, &ncomm);
 	struct gpu_roles_job job = { .t = t, .comm = comm, .ncomm = ncomm };
 	pthread_t th;
-	bool threaded = pthread_create(&th, NULL, gpu_roles_main, &job) == 0;
+	bool threaded = analysis_split(t) && pthread_create(&th, NULL, gpu_roles_main, &job) == 0;
 	if (!threaded)
 		gpu_roles_main(&job);
 	struct spanv role_l[ROLE_OTHER] = { { 0 } };
