@@ -108,10 +108,11 @@ static void compress_chunk(struct args_side *s, const char *buf, size_t len, uin
 
 	if (s->cctx == NULL && (s->cctx = ZSTD_createCCtx()) == NULL)
 		fatal("out of memory (ZSTD_createCCtx)");
-	if (s->scratch_cap < bound) {
+	if (s->scratch_cap < bound) { /* grown by half at least: chunks' bounds differ by bytes */
+		size_t cap = bound > s->scratch_cap + s->scratch_cap / 2 ? bound : s->scratch_cap + s->scratch_cap / 2;
 		free(s->scratch);
-		s->scratch = xmalloc(bound);
-		s->scratch_cap = bound;
+		s->scratch = xmalloc(cap);
+		s->scratch_cap = cap;
 	}
 	n = ZSTD_compressCCtx(s->cctx, s->scratch, bound, buf, len, SIDE_LEVEL);
 	if (ZSTD_isError(n))
