@@ -15,7 +15,7 @@
 #include "lib/test_knobs.h"
 #include "src/model.h"
 
-#define ANALYSIS_SPLIT_SLICES 100000
+#define ANALYSIS_SPLIT_SLICES 30000
 
 /* (TTRACE_TEST_ANALYSIS_SPLIT sets another threshold, so that fixtures take both paths.) */
 static inline bool analysis_split(const struct trace *t)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# analysis_threads.sh: the analyses of a trace of 100,000 slices or more split their work
+# analysis_threads.sh: the analyses of a trace of 30,000 slices or more split their work
 # over threads of their own (src/analysis_split.h); smaller ones, most fixtures and the
 # ranks of a job, run on one (several ranks one per core). TTRACE_TEST_ANALYSIS_SPLIT=0
 # sends every trace down the split path, =1000000000 none: every report that reads the
