@@ -105,9 +105,7 @@ static void rule_straggler(struct trace *const *ts, const struct advice_report *
 	if (rr == NULL || rr->straggler < 0 || rr->nranks < 2)
 		return;
 	int sp = rr->straggler;
-	uint32_t shared = 0;
-	for (uint32_t k = 0; k < rr->ncolls; k++)
-		shared += rr->colls[k].nranks_present >= 2;
+	uint32_t shared = ranks_shared_collectives(rr);
 	if (shared == 0)
 		return;
 	double frac = (double)rr->ranks[sp].arrived_last / (double)shared;

@@ -374,6 +374,14 @@ uint32_t ranks_shared_collectives(const struct rank_report *r)
 	return shared;
 }
 
+int ranks_last_arrivers(const struct rank_report *r)
+{
+	int n = 0;
+	for (int i = 0; i < r->nranks; i++)
+		n += r->ranks[i].arrived_last > 0;
+	return n;
+}
+
 /* One rank's collectives, on one of parallel_for's threads. */
 struct find_job {
 	struct trace *const *traces;
@@ -662,7 +670,6 @@ void ranks_analyse(struct trace *const *traces, int n, enum align_mode mode, con
 		warn(r, "times of 292 years or more (clocks far apart?) are clamped to that");
 	/* the rank last most often (ties: the one that waited least); the straggler when it is
 	 * last at RANKS_STRAGGLER_LAST_MIN of the collectives two ranks or more have */
-	r->last_most = -1;
 	for (int i = 0; i < n; i++) {
 		if (r->ranks[i].arrived_last == 0)
 			continue;

@@ -124,6 +124,9 @@ void ranks_exposed_split(const struct rank_report *r, int pos, int64_t w0, int64
                          int64_t *transfer);
 /* How many of R's collectives two ranks or more have: the only ones with a last arrival. */
 uint32_t ranks_shared_collectives(const struct rank_report *r);
+/* How many of R's ranks arrived last at one of them or more (where there is no straggler:
+ * between how many the late arrival moves). */
+int ranks_last_arrivers(const struct rank_report *r);
 
 /* The key of a straggler reason: "dataloader_stall", "host_sync", "slower_gpu",
  * "longer_compute", "unknown". */

@@ -280,9 +280,7 @@ static void title(struct table_panel *tp, struct app *app, char *buf, size_t n)
 	}
 	const struct rank_report *rr = view_rank_report(v);
 	char st[96] = "no straggler";
-	int movers = 0;
-	for (int i = 0; i < rr->nranks; i++)
-		movers += rr->ranks[i].arrived_last > 0;
+	int movers = ranks_last_arrivers(rr);
 	if (rr->straggler < 0 && movers > 1)
 		snprintf(st, sizeof st, "no straggler (last arrival moves between %d ranks)", movers);
 	if (rr->straggler >= 0)
