@@ -883,13 +883,10 @@ static void distributed_text(FILE *f, const struct rank_report *r, const struct 
 		fputs("   why: ", f);
 		report_wrap_text(f, r->why.text, 8, "        ");
 	} else if (r->last_most >= 0) {
-		int movers = 0;
-		for (int i = 0; i < r->nranks; i++)
-			movers += r->ranks[i].arrived_last > 0;
 		fprintf(f,
 		        "\n   straggler: none: no rank arrived last at half the %u collectives or more; the last arrival\n"
 		        "   moves between %d ranks (rank %d most often, at %u): each is late now and then, none always\n",
-		        ranks_shared_collectives(r), movers, r->ranks[r->last_most].rank,
+		        ranks_shared_collectives(r), ranks_last_arrivers(r), r->ranks[r->last_most].rank,
 		        r->ranks[r->last_most].arrived_last);
 	} else {
 		fputs("\n   straggler: none found (no collective seen on two ranks)\n", f);
