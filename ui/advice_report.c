@@ -207,7 +207,7 @@ static const char *dur_range(int64_t a, int ra, int64_t b, int rb, char *buf, si
 
 /* Exposed communication's split, rank by rank when few have one; of more, the range of each
  * part and the worst rank's split. */
-static void split_line(char *buf, size_t n, const struct set *S, const struct advice_finding *fd)
+static void split_line(char *buf, size_t n, const struct advice_finding *fd)
 {
 	char w[48], t[48];
 	uint32_t m = 0;
@@ -250,7 +250,6 @@ static void split_line(char *buf, size_t n, const struct set *S, const struct ad
 		                      timefmt_dur(worst->wait, w, sizeof w), timefmt_dur(worst->transfer, t, sizeof t));
 	if (l < n)
 		snprintf(buf + l, n - l, " (--json lists every rank)");
-	(void)S;
 }
 
 static void finding_text(FILE *f, const struct set *S, const struct advice_finding *fd, uint32_t no)
@@ -290,7 +289,7 @@ static void finding_text(FILE *f, const struct set *S, const struct advice_findi
 		label(f, "reason:", buf);
 	}
 	if (fd->split) {
-		split_line(buf, sizeof buf, S, fd);
+		split_line(buf, sizeof buf, fd);
 		label(f, "split:", buf);
 	}
 	if (fd->has_see) {
