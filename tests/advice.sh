@@ -258,6 +258,10 @@ has() {
 	got=no
 	[ -n "$fp" ] && got=yes
 	is "$got" "$want" "$f: $key $want"
+	if [ "$got" != "$want" ]; then # what the run said, for a failure seen once only
+		echo "#   exit status $rc; the findings: $("$JSONQ" findings.#  <"$TMP/a.json" 2>&1); stderr:"
+		head -20 "$TMP/err" | sed 's/^/#     /'
+	fi
 }
 A16=train-a100-rank0of16-nccl.json.gz
 # the issue's case: a 146 ms cudaMemcpyAsync of a 704-byte DtoH copy to pageable memory
