@@ -11,6 +11,7 @@
 #endif
 
 #include "lib/monotime.h"
+#include "lib/parallel.h"
 #include "lib/test_knobs.h"
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
@@ -152,31 +153,28 @@ struct group_end {
 	double t0;
 	bool cancelled;
 	uint64_t file_bytes;
-	_Atomic int next;
 };
 
-static void *end_ranks(void *arg)
+/* Rank K's end (its index), on one of parallel_for's threads. */
+static void end_rank(void *arg, int k)
 {
 	struct group_end *e = arg;
-	for (int k; (k = atomic_fetch_add(&e->next, 1)) < e->g->n;) {
-		struct trace *t = e->g->t[k];
-		if (e->cancelled) {
-			builder_abort(e->b[k]);
-			args_side_free(e->g->side[k]);
-			t->status = LOAD_FAILED;
-			t->error = xstrdup("cancelled");
-			continue;
-		}
-		chrome_build_add_stats(e->b[k], e->stats);
-		t->bytes = e->stats->bytes;
-		event_blocks_drop(t); /* a map of the file's blocks for one rank: crop reads the file */
-		event_blocks_done(t);
-		t->file_bytes = e->file_bytes;
-		load_args_store(t, e->in, NULL, e->g->side[k]);
-		load_set_status(t, e->res, e->cause != NULL ? xstrdup(e->cause) : NULL, e->stats);
-		load_finish_trace(e->j, t, e->b[k], e->t0, NULL);
+	struct trace *t = e->g->t[k];
+	if (e->cancelled) {
+		builder_abort(e->b[k]);
+		args_side_free(e->g->side[k]);
+		t->status = LOAD_FAILED;
+		t->error = xstrdup("cancelled");
+		return;
 	}
-	return NULL;
+	chrome_build_add_stats(e->b[k], e->stats);
+	t->bytes = e->stats->bytes;
+	event_blocks_drop(t); /* a map of the file's blocks for one rank: crop reads the file */
+	event_blocks_done(t);
+	t->file_bytes = e->file_bytes;
+	load_args_store(t, e->in, NULL, e->g->side[k]);
+	load_set_status(t, e->res, e->cause != NULL ? xstrdup(e->cause) : NULL, e->stats);
+	load_finish_trace(e->j, t, e->b[k], e->t0, NULL);
 }
 
 /* A big plain merged file is parsed in parts, as a big trace is (parsers/load_job.c):
@@ -419,17 +417,7 @@ static void parse_group(struct job *j, struct merged_group *gr)
 	};
 	e.cancelled = load_job_cancelled(j);
 	e.file_bytes = input_file_size(in) ? input_file_size(in) : input_file_offset(in);
-	atomic_init(&e.next, 0);
-	int nthreads = ncpu < 1 ? 1 : ncpu > n ? n : (int)ncpu;
-	started = 0;
-	pthread_t *th = xcalloc((size_t)nthreads, sizeof *th);
-	for (int k = 1; k < nthreads; k++)
-		if (pthread_create(&th[started], NULL, end_ranks, &e) == 0)
-			started++;
-	end_ranks(&e);
-	for (int k = 0; k < started; k++)
-		pthread_join(th[k], NULL);
-	free(th);
+	parallel_for(n, end_rank, &e);
 	free(cause);
 	input_close(in);
 	for (int k = 0; k < n; k++)

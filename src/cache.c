@@ -8,8 +8,6 @@
 #include "src/cache.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,6 +21,7 @@
 #include "lib/checksum.h"
 #include "lib/map_guard.h"
 #include "lib/monotime.h"
+#include "lib/parallel.h"
 #include "lib/xalloc.h"
 #include "src/cache_check.h"
 #include "src/cache_format.h"
@@ -38,24 +37,18 @@ struct verify {
 	const struct header *h;
 	struct verify_task *tasks;
 	uint32_t ntasks;
-	_Atomic uint32_t next;
 	uint64_t *sums[S__COUNT]; /* by section, by block */
 };
 
-static void *verify_main(void *arg)
+/* Block I's checksum (on one of parallel_for's threads). */
+static void verify_block(void *arg, int i)
 {
 	struct verify *v = arg;
-	for (;;) {
-		uint32_t i = atomic_fetch_add(&v->next, 1);
-		if (i >= v->ntasks)
-			break;
-		const struct verify_task *k = &v->tasks[i];
-		const struct section *s = &v->h->sections[k->s];
-		uint64_t at = (uint64_t)k->b * CACHE_BLOCK;
-		size_t len = s->length - at < CACHE_BLOCK ? (size_t)(s->length - at) : CACHE_BLOCK;
-		v->sums[k->s][k->b] = checksum64(v->base + s->offset + at, len, k->b);
-	}
-	return NULL;
+	const struct verify_task *k = &v->tasks[i];
+	const struct section *s = &v->h->sections[k->s];
+	uint64_t at = (uint64_t)k->b * CACHE_BLOCK;
+	size_t len = s->length - at < CACHE_BLOCK ? (size_t)(s->length - at) : CACHE_BLOCK;
+	v->sums[k->s][k->b] = checksum64(v->base + s->offset + at, len, k->b);
 }
 
 /* Checks every section's checksum, on several threads when the file is big. Returns the
@@ -81,18 +74,11 @@ static int verify_sections(const char *base, const struct header *h)
 	for (int s = 0; s < S__COUNT; s++)
 		for (uint32_t b = 0; (uint64_t)b * CACHE_BLOCK < h->sections[s].length; b++)
 			v.tasks[v.ntasks++] = (struct verify_task){ (uint32_t)s, b };
-	atomic_init(&v.next, 0);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads =
-		total >= PARALLEL_MIN && ncpu > 1 ? (int)(ncpu < MAX_VERIFY_THREADS ? ncpu : MAX_VERIFY_THREADS) : 1;
-	pthread_t threads[MAX_VERIFY_THREADS];
-	int started = 0;
-	for (int i = 1; i < nthreads; i++)
-		if (pthread_create(&threads[started], NULL, verify_main, &v) == 0)
-			started++;
-	verify_main(&v);
-	for (int i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	if (total >= PARALLEL_MIN)
+		parallel_for((int)v.ntasks, verify_block, &v);
+	else
+		for (uint32_t i = 0; i < v.ntasks; i++)
+			verify_block(&v, (int)i);
 	for (int s = 0; s < S__COUNT; s++) {
 		uint32_t nb = (uint32_t)((h->sections[s].length + CACHE_BLOCK - 1) / CACHE_BLOCK);
 		if (bad < 0 && checksum64(v.sums[s], nb * sizeof(uint64_t), (uint64_t)s) != h->sections[s].check)
