@@ -59,6 +59,7 @@ struct test_knobs test_knobs(void)
 		knobs.analysis_split_set = true;
 		knobs.analysis_split = v;
 	}
+	knobs.no_map = getenv("TTRACE_TEST_NO_MAP") != NULL;
 	const char *cr = getenv("TTRACE_TEST_CROP_READ");
 	if (cr != NULL)
 		knobs.crop_read = strcmp(cr, "full") == 0 ? 1 : strcmp(cr, "blocks") == 0 ? 2 : 0;

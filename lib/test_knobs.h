@@ -33,6 +33,7 @@ struct test_knobs {
 	uint64_t index_split;      /* ... traces of this many slices or more index their tracks on two threads */
 	bool analysis_split_set;   /* TTRACE_TEST_ANALYSIS_SPLIT is set: ... */
 	uint64_t analysis_split;   /* ... analyses of traces of this many slices or more take threads of their own */
+	bool no_map;               /* TTRACE_TEST_NO_MAP: plain files are read into the scanner's window, not mapped */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

@@ -122,6 +122,8 @@ static enum scan_step scan_events(struct scanner *s, size_t *posp)
 		ev.text = start;
 		ev.text_len = (uint32_t)(p - start);
 		s->sink->event(s->sink->ctx, &ev);
+		if (s->mapped && scan_offset(s, p) >= s->next_progress)
+			scan_window_progress(s, scan_offset(s, p)); /* a mapped file is not read as it goes */
 		pos = (size_t)(p - s->buf);
 after:
 		p = skip_ws(s->buf + pos);
@@ -644,6 +646,12 @@ truncated:
 	}
 out_keep_cause:
 out:
+	if ((res == SCAN_OK || res == SCAN_STOPPED) && *cause == NULL && scan_window_cut(s)) {
+		/* the mapped file was cut under a scan that then ended cleanly over zeros */
+		*cause = s->input_cause;
+		s->input_cause = NULL;
+		res = SCAN_TRUNCATED;
+	}
 	scan_window_close(s);
 	return res;
 }

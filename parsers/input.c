@@ -992,6 +992,18 @@ void input_close(struct input *in)
 	free_input(in);
 }
 
+int input_map_source(const struct input *in, uint64_t *size)
+{
+	struct stat sb;
+
+	if (in->codec != INPUT_PLAIN || !in->is_reg || in->mem != NULL || in->err != NULL || in->eof)
+		return -1;
+	if (fstat(in->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return -1;
+	*size = (uint64_t)sb.st_size;
+	return in->fd;
+}
+
 bool input_is_seekable(const struct input *in) { return in->codec == INPUT_PLAIN && in->is_reg; }
 
 int input_seek(struct input *in, uint64_t offset)

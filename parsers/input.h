@@ -107,6 +107,11 @@ ssize_t input_pread(struct input *in, void *buf, size_t len, uint64_t offset);
  * (fewer at the end of the file), or -1. */
 ssize_t input_pread_fd(int fd, void *buf, size_t len, uint64_t offset);
 
+/* A plain regular file's descriptor and its size now (fstat), for a reader that maps the
+ * file instead of reading it (parsers/scan_window.c): the descriptor stays IN's, its read
+ * position is not used. Returns -1 for any other input, or one that has failed or ended. */
+int input_map_source(const struct input *in, uint64_t *size);
+
 /* Waits until IN holds one of the large grants; at once when it holds one already (the
  * producer thread and the reader of an input share its grant). The grant is given back
  * by input_close. Returns 0, or -1 when IN is a memory input (they never hold one) or

@@ -7,11 +7,16 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "lib/map_guard.h"
+#include "lib/test_knobs.h"
 #include "lib/xalloc.h"
 
 /* The window's first size (it grows for a bigger element): reads of this size cost no
@@ -164,9 +169,205 @@ void scan_locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *co
 	*col = s->base + pos - nl_after + 1;
 }
 
+/* Mapped windows. A small plain regular file (MAP_MAX bytes or less: the many ranks of a
+ * distributed job) is not read into the window: the window is a mapping of all the file's
+ * pages (read-only, populated at once), so the kernel's copy of every byte (about a tenth
+ * of such a load's CPU) is not made, and the scanner prefetches ahead of itself what the
+ * copy would have brought into the cache (bench/RESULTS.md, "Small files mapped"). A bigger
+ * file is read: mapped in windows it took as long (the copy's cache warming is worth the
+ * copy) and its mapped window counted in the resident set at the scan's peak. The bytes after the window's data are
+ * the file's next ones, or nothing past its end: the page(s) holding the SCAN_PAD bytes
+ * after the data are made writable (a private copy of one or two pages) and zeroed, and
+ * past the file's last page an anonymous page is mapped under the window's end. Each
+ * mapping is guarded (lib/map_guard.h): a file cut while it is mapped reads as zeros from
+ * then on instead of killing ttrace with SIGBUS, and the scan ends saying so
+ * (scan_window_cut). The window moves and grows as a read one does (same sizes, same
+ * limits); what it holds counts in the resident set only while it is mapped. Anything that
+ * fails on the way sends the scan back to reading, from where it was. */
+
+#define MAP_MAX ((uint64_t)16 << 20)
+
+static size_t page_size(void)
+{
+	static _Atomic size_t pg;
+	size_t p = atomic_load_explicit(&pg, memory_order_relaxed);
+	if (p == 0) {
+		long v = sysconf(_SC_PAGESIZE);
+		p = v > 0 ? (size_t)v : 4096;
+		atomic_store_explicit(&pg, p, memory_order_relaxed);
+	}
+	return p;
+}
+
+static void unmap_window(char *map, size_t len)
+{
+	map_guard_remove(map);
+	munmap(map, len);
+}
+
+/* Maps the file's bytes [OFF, OFF + N) with SCAN_PAD zero bytes after them into *MAP
+ * (*LEN bytes, guarded). Returns where the bytes begin, or NULL. */
+static char *map_window(const struct scanner *s, uint64_t off, size_t n, char **map, size_t *len)
+{
+	const size_t pg = page_size();
+	const uint64_t from = off & ~(uint64_t)(pg - 1);
+	const size_t lead = (size_t)(off - from);
+	const size_t want = (lead + n + SCAN_PAD + pg - 1) & ~(pg - 1);
+	const uint64_t file_end = (s->map_size + pg - 1) & ~(uint64_t)(pg - 1);
+	const size_t of_file = file_end - from < want ? (size_t)(file_end - from) : want;
+	char *m;
+
+	if (of_file < want) {
+		/* past the file's last page: anonymous zeros under the window's end */
+		m = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		if (of_file > 0 && mmap(m, of_file, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, s->map_fd,
+		                        (off_t)from) == MAP_FAILED) {
+			munmap(m, want);
+			return NULL;
+		}
+	} else {
+		m = mmap(NULL, want, PROT_READ, MAP_PRIVATE | MAP_POPULATE, s->map_fd, (off_t)from);
+		if (m == MAP_FAILED)
+			return NULL;
+	}
+	if (map_guard_add(m, want) != 0) {
+		munmap(m, want);
+		return NULL;
+	}
+	/* the sentinel: whatever follows the data there (the file's next bytes, or, past its end,
+	 * zeros or what was written since the scan began) becomes SCAN_PAD zeros */
+	char *end = m + lead + n;
+	char *page = m + ((size_t)(end - m) & ~(pg - 1));
+	size_t span = ((size_t)(end + SCAN_PAD - page) + pg - 1) & ~(pg - 1);
+	if (mprotect(page, span, PROT_READ | PROT_WRITE) != 0) {
+		unmap_window(m, want);
+		return NULL;
+	}
+	memset(end, 0, SCAN_PAD);
+	*map = m;
+	*len = want;
+	return m + lead;
+}
+
+bool scan_window_cut(struct scanner *s)
+{
+	if (!s->mapped || s->map == NULL || !map_guard_lost(s->map))
+		return false;
+	if (s->input_cause == NULL) {
+		struct stat sb;
+		unsigned long long now = fstat(s->map_fd, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
+		s->input_cause =
+			xasprintf("%s: the file was cut while it was read (%llu bytes when the read began, %llu "
+		                  "now): what came after the cut is lost",
+		                  input_path(s->in), (unsigned long long)s->map_size, now);
+	}
+	s->eof = true;
+	return true;
+}
+
+/* A mapped scan goes back to reading: the window's data copied into a buffer, the input
+ * read on from its end. */
+static void map_fall_back(struct scanner *s)
+{
+	char *buf = xmalloc(s->cap + SCAN_PAD);
+	memcpy(buf, s->buf, s->len);
+	memset(buf + s->len, 0, SCAN_PAD);
+	if (s->map != NULL)
+		unmap_window(s->map, s->map_len);
+	s->map = NULL;
+	s->mapped = false;
+	s->buf = buf;
+	if (input_seek(s->in, s->base + s->len) != 0)
+		s->eof = true;
+}
+
+void scan_window_progress(struct scanner *s, uint64_t at)
+{
+	if (s->sink->progress != NULL && at >= s->next_progress) {
+		s->sink->progress(s->sink->ctx, at, at);
+		s->next_progress = at + PROGRESS_STEP;
+	}
+}
+
+/* The end of a mapped scan's input (or its cut): all of the window was read. */
+static int map_end(struct scanner *s)
+{
+	s->eof = true;
+	scan_window_progress(s, s->base + s->len);
+	return 0;
+}
+
+/* scan_refill for a mapped window: the same result, without a copy. Returns -1 when the
+ * scan must go back to reading (map_fall_back done). */
+static int map_refill(struct scanner *s, size_t keep)
+{
+	if (keep > 0) {
+		s->buf += keep;
+		s->len -= keep;
+		s->base += keep;
+	}
+	s->full = false;
+	if (scan_window_cut(s) || s->eof)
+		return map_end(s);
+	if (s->sink->cancel != NULL && atomic_load(s->sink->cancel)) {
+		s->eof = true;
+		s->cancelled = true;
+		return 0;
+	}
+	if (s->len == s->cap) {
+		size_t ncap = s->cap * 2;
+		if (s->cap < s->lim.window_small) {
+			if (ncap > s->lim.window_small)
+				ncap = s->lim.window_small;
+		} else {
+			if (s->cap >= s->lim.event_max || s->range != NULL) {
+				s->full = true;
+				return 0;
+			}
+			if (ncap > s->lim.event_max)
+				ncap = s->lim.event_max;
+		}
+		s->cap = ncap;
+		free(s->scratch);
+		s->scratch_cap = ncap + SCAN_PAD;
+		s->scratch = xmalloc(s->scratch_cap);
+	}
+	uint64_t left = s->map_size > s->base ? s->map_size - s->base : 0;
+	size_t n = left < s->cap ? (size_t)left : s->cap;
+	if (n <= s->len)
+		return map_end(s);
+	char *map;
+	size_t map_len;
+	char *p = map_window(s, s->base, n, &map, &map_len);
+	if (p == NULL) {
+		map_fall_back(s);
+		return -1;
+	}
+	if (s->map != NULL)
+		unmap_window(s->map, s->map_len);
+	s->map = map;
+	s->map_len = map_len;
+	s->buf = p;
+	s->len = n;
+	if (s->base + n >= s->map_size)
+		s->eof = true;
+	s->stats->bytes = s->base + s->len; /* as a read window's: what the scan was given */
+	scan_window_progress(s, s->base);   /* then as the events are parsed (chrome_scan.c) */
+	return 1;
+}
+
 /* Discards buf[0..keep), reads more. Returns 1 if bytes were added, 0 if none can be. */
 int scan_refill(struct scanner *s, size_t keep)
 {
+	if (s->mapped) {
+		int r = map_refill(s, keep);
+		if (r >= 0)
+			return r;
+		keep = 0; /* back to reading: the window's data is in the buffer */
+	}
+
 	size_t added = 0;
 
 	if (keep > 0) {
@@ -253,6 +454,25 @@ void scan_problem(struct scanner *s, enum scan_oddity kind, const char *at, cons
 	s->sink->problem(s->sink->ctx, kind, scan_offset(s, at), line, col, msg);
 }
 
+/* Whether S's scan of IN maps its window (mapped windows, above): a plain regular file of
+ * MAP_MAX bytes or less, from the scan's start, with the default limits (tests that shrink the window read, so that
+ * windows still move in small fixtures), unless TTRACE_TEST_NO_MAP. */
+static bool map_wanted(struct scanner *s, struct input *in)
+{
+	uint64_t size;
+	int fd;
+	if (s->lim.window_small != SCAN_WINDOW_SMALL || s->lim.event_max != SCAN_EVENT_MAX ||
+	    (s->range != NULL && s->range->keep_window) || test_knobs().no_map)
+		return false;
+	if ((fd = input_map_source(in, &size)) < 0 || input_data_offset(in) != s->base || size <= s->base ||
+	    size - s->base > MAP_MAX)
+		return false;
+	s->mapped = true;
+	s->map_fd = fd;
+	s->map_size = size;
+	return true;
+}
+
 void scan_window_open(struct scanner *s, struct input *in, const struct scan_sink *sink, const struct scan_range *range,
                       struct scan_stats *stats)
 {
@@ -263,6 +483,19 @@ void scan_window_open(struct scanner *s, struct input *in, const struct scan_sin
 	s->stats = stats;
 	s->lim = limits;
 	s->cap = WINDOW_INITIAL < s->lim.window_small ? WINDOW_INITIAL : s->lim.window_small;
+	s->range = range;
+	if (range != NULL && range->start > 0)
+		s->base = range->start; /* a part of a file: the input is at an event of the array */
+	s->next_progress = s->base + PROGRESS_STEP;
+	if (map_wanted(s, in)) {
+		static char no_window[SCAN_PAD]; /* zeros: the window before its first mapping */
+		s->buf = no_window;
+		s->cap = (size_t)(s->map_size - s->base); /* one window: the whole file */
+		s->scratch_cap = s->cap + SCAN_PAD;
+		s->scratch = xmalloc(s->scratch_cap);
+		s->lazy_lines = true;
+		return;
+	}
 	struct spare_window *spare = range != NULL && range->keep_window ? spare_take() : NULL;
 	if (spare != NULL && spare->cap == s->cap) {
 		s->buf = spare->buf;
@@ -277,12 +510,8 @@ void scan_window_open(struct scanner *s, struct input *in, const struct scan_sin
 		s->scratch = xmalloc(s->scratch_cap);
 	}
 	memset(s->buf, 0, SCAN_PAD);
-	s->range = range;
 	/* a file that can be read again at offsets counts its lines only for a location */
 	s->lazy_lines = input_is_seekable(in);
-	if (range != NULL && range->start > 0)
-		s->base = range->start; /* a part of a file: the input is at an event of the array */
-	s->next_progress = s->base + PROGRESS_STEP;
 }
 
 void scan_window_close(struct scanner *s)
@@ -297,6 +526,11 @@ void scan_window_close(struct scanner *s)
 		spare->scratch_cap = s->scratch_cap;
 		if (pthread_setspecific(spare_key, spare) != 0)
 			spare_free(spare);
+	} else if (s->mapped) {
+		if (s->map != NULL)
+			unmap_window(s->map, s->map_len);
+		s->map = NULL;
+		free(s->scratch);
 	} else {
 		free(s->buf);
 		free(s->scratch);

@@ -81,6 +81,15 @@ struct scanner {
 	uint64_t events_in_array;
 
 	struct spare_window *spare; /* kept for the thread's next range scan (scan_window_close) */
+
+	/* A plain regular file's window is mapped from the file, not read into a buffer
+	 * (scan_window.c, "Mapped windows"): buf points into the mapping [map, map + map_len)
+	 * of the descriptor map_fd, whose file had map_size bytes when the scan began. */
+	bool mapped;
+	int map_fd;
+	uint64_t map_size;
+	char *map;
+	size_t map_len;
 };
 
 /* Sets S up for a scan of IN into SINK and STATS (RANGE may be NULL): clears S and STATS,
@@ -91,6 +100,15 @@ void scan_window_open(struct scanner *s, struct input *in, const struct scan_sin
 /* Ends S's scan: frees its window, or keeps it for the thread's next scan when its range
  * asked to (freed at thread exit), and frees input_cause. */
 void scan_window_close(struct scanner *s);
+
+/* Says that the scan has reached stream offset AT (the sink's progress, every
+ * PROGRESS_STEP bytes): for a mapped window, whose bytes are all there at once, as its
+ * events are parsed. */
+void scan_window_progress(struct scanner *s, uint64_t at);
+
+/* True when the file under S's mapped window was cut while it was read (its bytes then read
+ * as zeros): sets input_cause to say so, once. False for a window that is read. */
+bool scan_window_cut(struct scanner *s);
 
 /* Discards buf[0..keep) and reads more; reports progress to the sink about every MB.
  * Returns 1 if bytes were added, 0 if none can be (end of input, cancelled, or the window
