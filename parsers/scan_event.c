@@ -138,10 +138,8 @@ enum scan_step scan_parse_event(struct scanner *s, const char **pp, struct scan_
 			return NEED_OR_FAIL(s, p, "expected '\"' to begin a key");
 		p++;
 		{
-			/* keys are short and plain: scan them byte by byte, else the full lexer */
-			const char *q = p;
-			while ((unsigned char)*q > '"' && *q != '\\' && q - p < 24)
-				q++;
+			/* a key with no escape, found in one search; else the full lexer */
+			const char *q = find_string_special(p);
 			if (*q == '"') {
 				k.p = p;
 				k.len = (uint32_t)(q - p);

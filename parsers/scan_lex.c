@@ -542,12 +542,19 @@ static enum scan_step skip_container(struct scanner *s, const char **pp)
 		while (skip_class[(unsigned char)*p] == K_NONE)
 			p++;
 		switch (skip_class[(unsigned char)*p]) {
-		case K_QUOTE:
+		case K_QUOTE: {
+			/* most strings have no escape: one search, else the full lexer */
+			const char *q = find_string_special(p + 1);
+			if (*q == '"') {
+				p = q + 1;
+				break;
+			}
 			p++;
 			st = scan_lex_string(s, &p, NULL, false);
 			if (st != ST_OK)
 				return st;
 			break;
+		}
 		case K_OPEN:
 			if (++depth > s->lim.depth_max)
 				return scan_too_deep(s, p);
