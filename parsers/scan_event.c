@@ -133,12 +133,13 @@ enum scan_step scan_parse_event(struct scanner *s, const char **pp, struct scan_
 		*pp = p + 1;
 		return ST_OK;
 	}
-	/* Kineto's layout first: its keys in its order, each matched with its colon and space
-	 * in one compare and its value read as the loop below would: a branch that is always
-	 * taken, where the loop's dispatch on each key mispredicts (bench/RESULTS.md, "Kineto's
-	 * layout"). A key that is not the layout's next (another order, other spacing, a value
-	 * of another type, a key the layout lacks) is left to the loop, which goes on from
-	 * there: every key is still read in the file's order, so the event is the loop's. */
+	/* Kineto's layouts first (slices, flows, instants): their keys in their order, each
+	 * matched with its colon and space in one compare and its value read as the loop below
+	 * would: a branch that is always taken, where the loop's dispatch on each key
+	 * mispredicts (bench/RESULTS.md, "Kineto's layout"). A key that is not the layout's
+	 * next (another order, other spacing, a value of another type, a key the layout lacks)
+	 * is left to the loop, which goes on from there: every key is still read in the file's
+	 * order, so the event is the loop's. */
 #define KEY_IS(lit) (memcmp(p, lit, sizeof lit - 1) == 0 && (p += sizeof lit - 1, true))
 #define NEXT_KEY()                        \
 	do {                              \
@@ -153,8 +154,18 @@ enum scan_step scan_parse_event(struct scanner *s, const char **pp, struct scan_
 		if (st == ST_OK && v.len > 0)
 			ev->ph = v.p[0];
 		NEXT_KEY();
+		if (KEY_IS("\"id\": ")) { /* flows: id, pid, tid, ts, cat, name, bp */
+			st = lex_flow_id(s, &p, ev);
+			NEXT_KEY();
+		}
 		if (KEY_IS("\"cat\": \"")) {
 			st = scan_lex_string(s, &p, &ev->cat, true);
+			NEXT_KEY();
+		}
+		if (KEY_IS("\"s\": \"")) { /* instants: their scope */
+			st = scan_lex_string(s, &p, &v, true);
+			if (st == ST_OK && v.len > 0)
+				ev->scope = v.p[0];
 			NEXT_KEY();
 		}
 		if (KEY_IS("\"name\": \"")) {
@@ -177,6 +188,20 @@ enum scan_step scan_parse_event(struct scanner *s, const char **pp, struct scan_
 		}
 		if (KEY_IS("\"dur\": ")) {
 			st = scan_lex_time(s, &p, &ev->dur, &ev->has_dur);
+			NEXT_KEY();
+		}
+		if (KEY_IS("\"cat\": \"")) { /* a flow's, after its time */
+			st = scan_lex_string(s, &p, &ev->cat, true);
+			NEXT_KEY();
+		}
+		if (KEY_IS("\"name\": \"")) {
+			st = scan_lex_string(s, &p, &ev->name, true);
+			NEXT_KEY();
+		}
+		if (KEY_IS("\"bp\": \"")) {
+			st = scan_lex_string(s, &p, &v, true);
+			if (st == ST_OK && v.len > 0)
+				ev->bp = v.p[0];
 			NEXT_KEY();
 		}
 		if (*p == '"' && memcmp(p, "\"args\": {", 10) == 0) {

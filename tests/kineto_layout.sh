@@ -1,7 +1,8 @@
 #!/bin/sh
-# kineto_layout.sh: the scanner reads an event in Kineto's layout ("ph": "X", "cat": ...,
-# "name", "pid", "tid", "ts", "dur", "args", in that order, one space after each colon) key
-# by key without its general loop (parsers/scan_event.c), and goes on in the loop from the
+# kineto_layout.sh: the scanner reads an event in Kineto's layouts ("ph", then "id" for a
+# flow, "cat", "s" for an instant, "name", "pid", "tid", "ts", "dur", a flow's "cat", "name"
+# and "bp", "args", in that order, one space after each colon) key by key without its
+# general loop (parsers/scan_event.c), and goes on in the loop from the
 # first key that differs. Each variant here moves the space before the colon of one key
 # (the same bytes, so the same offsets): the layout then breaks at that key in every event,
 # and the model must be the same bytes as the original's, on every fixture in that layout.
@@ -15,7 +16,7 @@ for f in $files; do
 	case "$f" in *.json) ;; *) continue ;; esac
 	nf=$((nf + 1))
 	want=$("$TTRACE" -q --no-cache --dump-model "$f" 2>&1 | sed "s|$f|FILE|g")
-	for key in ph cat name pid tid ts dur args; do
+	for key in ph id cat s name pid tid ts dur bp args; do
 		v="$TMP/v.json"
 		sed "s/\"$key\": /\"$key\" :/g" "$f" >"$v"
 		got=$("$TTRACE" -q --no-cache --dump-model "$v" 2>&1 | sed "s|$v|FILE|g")
@@ -25,7 +26,7 @@ for f in $files; do
 		fi
 	done
 done
-is "$n" 0 "every fixture in Kineto's layout: the same model whichever key breaks the layout ($nf files, 8 keys)"
+is "$n" 0 "every fixture in Kineto's layout: the same model whichever key breaks the layout ($nf files, 11 keys)"
 ok "$([ "$nf" -gt 50 ] && echo 0 || echo 1)" "(over fifty fixtures in that layout: $nf)"
 
 # a layout broken inside a value: a name with an escape, a pid as a string, an args that is
