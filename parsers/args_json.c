@@ -55,14 +55,22 @@ static char *finite_copy(const char *text, size_t n, int *count)
 	return o;
 }
 
-int args_store_read(const struct trace *t, uint64_t args, struct event_args *out, char **cause)
+void event_args_parse(char *text, struct event_args *out)
 {
 	memset(out, 0, sizeof *out);
-	if (args_store_text(t, args, &out->text, cause) < 0)
-		return -1;
+	out->text = text;
 	char *fixed = finite_copy(out->text, strlen(out->text), &out->nonfinite);
 	out->json = cJSON_ParseWithLength(fixed, strlen(fixed));
 	free(fixed);
+}
+
+int args_store_read(const struct trace *t, uint64_t args, struct event_args *out, char **cause)
+{
+	char *text;
+	memset(out, 0, sizeof *out);
+	if (args_store_text(t, args, &text, cause) < 0)
+		return -1;
+	event_args_parse(text, out);
 	return 0;
 }
 

@@ -21,5 +21,7 @@ struct event_args {
  * 0 and fills OUT (free it with event_args_free), or -1 with *cause (allocated), as
  * args_store_text. */
 int args_store_read(const struct trace *t, uint64_t args, struct event_args *out, char **cause);
+/* Parses TEXT (allocated, NUL-terminated; OUT owns it then) into OUT, as args_store_read. */
+void event_args_parse(char *text, struct event_args *out);
 void event_args_free(struct event_args *a);
 #endif

@@ -22,6 +22,10 @@ struct comm_args {
 /* Reads the args that ARGS (a slice's: slice_args) points at in T into *OUT. Returns 0, or
  * -1 when they cannot be read or parsed (then *OUT says nothing: sized false). */
 int comm_args_read(const struct trace *t, uint64_t args, struct comm_args *out);
+/* The same from the args object's TEXT. Most texts are read in one pass without a tree;
+ * TREE true reads every one through cJSON's tree, as all were before (the reference that
+ * one pass is tested against: tests/unit/test_comm_args). */
+int comm_args_parse(const char *text, struct comm_args *out, bool tree);
 /* Bytes of an element of the c10 scalar type NAME ("Float", "Half", "BFloat16", "Long",
  * ...); 0 when unknown. */
 int comm_dtype_bytes(const char *name);
