@@ -170,20 +170,19 @@ void scan_locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *co
 }
 
 /* Mapped windows. A small plain regular file (MAP_MAX bytes or less: the many ranks of a
- * distributed job) is not read into the window: the window is a mapping of all the file's
- * pages (read-only, populated at once), so the kernel's copy of every byte (about a tenth
- * of such a load's CPU) is not made, and the scanner prefetches ahead of itself what the
- * copy would have brought into the cache (bench/RESULTS.md, "Small files mapped"). A bigger
- * file is read: mapped in windows it took as long (the copy's cache warming is worth the
- * copy) and its mapped window counted in the resident set at the scan's peak. The bytes after the window's data are
- * the file's next ones, or nothing past its end: the page(s) holding the SCAN_PAD bytes
- * after the data are made writable (a private copy of one or two pages) and zeroed, and
- * past the file's last page an anonymous page is mapped under the window's end. Each
- * mapping is guarded (lib/map_guard.h): a file cut while it is mapped reads as zeros from
- * then on instead of killing ttrace with SIGBUS, and the scan ends saying so
- * (scan_window_cut). The window moves and grows as a read one does (same sizes, same
- * limits); what it holds counts in the resident set only while it is mapped. Anything that
- * fails on the way sends the scan back to reading, from where it was. */
+ * distributed job) is not read into the window: the window is one mapping of all the
+ * file's pages (read-only, populated at once), so the kernel's copy of every byte (about a
+ * tenth of such a load's CPU) is not made, and the scanner prefetches ahead of itself what
+ * the copy would have brought into the cache (bench/RESULTS.md, "Issue 33: a job's ranks
+ * mapped, not read"). A bigger file is read: mapped in windows it took as long, and its
+ * windows counted in the resident set at the scan's peak. Past the data: the page holding
+ * the SCAN_PAD bytes after it is made writable (a private copy of that page; the file is
+ * never written) and zeroed, on an anonymous page mapped under the window's end when the
+ * file's last page has no room. The mapping is guarded (lib/map_guard.h): a file cut while
+ * it is mapped reads as zeros from then on instead of killing ttrace with SIGBUS, and the
+ * scan ends saying so (scan_window_cut). map_refill keeps a read window's rules (sizes,
+ * limits) should the window ever move; anything that fails on the way sends the scan back
+ * to reading, from where it was. */
 
 #define MAP_MAX ((uint64_t)16 << 20)
 
