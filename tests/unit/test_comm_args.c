@@ -25,8 +25,8 @@ static int agree(const char *text)
 	printf("# differ on %s\n#   one pass: %d in %lld out %lld bytes %d group %d coll '%s' pg '%s'\n"
 	       "#   tree:     %d in %lld out %lld bytes %d group %d coll '%s' pg '%s'\n",
 	       text, ra, (long long)a.in_nelems, (long long)a.out_nelems, a.elem_bytes, a.group_size, a.collective,
-	       a.group, rb, (long long)b.in_nelems, (long long)b.out_nelems, b.elem_bytes, b.group_size,
-	       b.collective, b.group);
+	       a.group, rb, (long long)b.in_nelems, (long long)b.out_nelems, b.elem_bytes, b.group_size, b.collective,
+	       b.group);
 	return 0;
 }
 
@@ -43,9 +43,9 @@ int main(void)
 {
 	struct comm_args a;
 	const char *kineto = "{\"External id\": 43, \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, "
-	                     "\"Out msg nelems\": 1048576, \"Group size\": 8, \"dtype\": \"BFloat16\", "
-	                     "\"In split size\": \"[]\", \"Out split size\": \"[]\", \"Process Group Name\": \"0\", "
-	                     "\"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[0, 1]\"}";
+			     "\"Out msg nelems\": 1048576, \"Group size\": 8, \"dtype\": \"BFloat16\", "
+			     "\"In split size\": \"[]\", \"Out split size\": \"[]\", \"Process Group Name\": \"0\", "
+			     "\"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[0, 1]\"}";
 	is_int(comm_args_parse(kineto, &a, false), 0, "Kineto's args of an NCCL kernel read");
 	ok(a.sized && a.in_nelems == 1048576 && a.elem_bytes == 2 && a.group_size == 8 &&
 	           strcmp(a.collective, "allreduce") == 0 && strcmp(a.group, "0") == 0,
@@ -92,12 +92,36 @@ int main(void)
 	ok(!a.sized && a.in_nelems == -1, "the first In msg nelems, a string, leaves the size unknown");
 
 	/* random objects from these keys and values */
-	static const char *keys[] = { "In msg nelems", "Out msg nelems", "Group size", "dtype", "Collective name",
-		                      "Process Group Name", "Process Group Description", "External id",
-		                      "Process Group Ranks", "In split size", "x" };
-	static const char *vals[] = { "0", "4", "1048576", "-3", "2.5", "1e9", "\"Float\"", "\"BFloat16\"", "\"\"",
-		                      "\"allreduce\"", "null", "true", "[]", "[1, [2, \"]\"]]", "{\"k\": {}}",
-		                      "\"a\\\"b\"", "nan", "\"Long\"", "99999999999999999999" };
+	static const char *keys[] = { "In msg nelems",
+		                      "Out msg nelems",
+		                      "Group size",
+		                      "dtype",
+		                      "Collective name",
+		                      "Process Group Name",
+		                      "Process Group Description",
+		                      "External id",
+		                      "Process Group Ranks",
+		                      "In split size",
+		                      "x" };
+	static const char *vals[] = { "0",
+		                      "4",
+		                      "1048576",
+		                      "-3",
+		                      "2.5",
+		                      "1e9",
+		                      "\"Float\"",
+		                      "\"BFloat16\"",
+		                      "\"\"",
+		                      "\"allreduce\"",
+		                      "null",
+		                      "true",
+		                      "[]",
+		                      "[1, [2, \"]\"]]",
+		                      "{\"k\": {}}",
+		                      "\"a\\\"b\"",
+		                      "nan",
+		                      "\"Long\"",
+		                      "99999999999999999999" };
 	static const char *sp[] = { "", " ", "\n  " };
 	char buf[2048];
 	int agreed = 0, total = 200000;
