@@ -60,6 +60,10 @@ struct test_knobs test_knobs(void)
 		knobs.analysis_split = v;
 	}
 	knobs.no_map = getenv("TTRACE_TEST_NO_MAP") != NULL;
+	if (number("TTRACE_TEST_GATHER_MIN", UINT64_MAX, &v)) {
+		knobs.gather_set = true;
+		knobs.gather_min = v;
+	}
 	const char *cr = getenv("TTRACE_TEST_CROP_READ");
 	if (cr != NULL)
 		knobs.crop_read = strcmp(cr, "full") == 0 ? 1 : strcmp(cr, "blocks") == 0 ? 2 : 0;

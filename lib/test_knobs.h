@@ -34,6 +34,8 @@ struct test_knobs {
 	bool analysis_split_set;   /* TTRACE_TEST_ANALYSIS_SPLIT is set: ... */
 	uint64_t analysis_split;   /* ... analyses of traces of this many slices or more take threads of their own */
 	bool no_map;               /* TTRACE_TEST_NO_MAP: plain files are read into the scanner's window, not mapped */
+	bool gather_set;           /* TTRACE_TEST_GATHER_MIN is set: ... */
+	uint64_t gather_min;       /* ... tracks of this many slices or more are put in order by a gather */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "lib/helper.h"
@@ -66,6 +67,31 @@ SORT_DEFINE_CTX(sort_perm, uint32_t, const struct track *, perm_less)
  * sort had one or two places each, its legacy twin's one thread 63,000). */
 #define SORT_MERGE_RUNS 8
 
+/* Slices from which a track's new order is gathered into new arrays rather than put in
+ * place by following the permutation's cycles: the cycles of two runs merged over a whole
+ * trace jump between the runs, a cache miss a slice once the track outgrows the cache (the
+ * 10 GB trace's two biggest tracks, 10.8 and 7.2 million slices in two or three runs: 30% of
+ * the load's CPU, bench/RESULTS.md "The 10 GB row again"), while a gather reads each run in
+ * order. It holds the track's arrays twice for a moment (32 bytes a slice), so only tracks
+ * of 4 GB traces and more take it: a 100 MB trace's peak is the memory row's. */
+#define GATHER_MIN ((uint32_t)4 << 20)
+
+/* Asks for huge pages under the LEN bytes at P about to be written (a new array of a
+ * gather: hundreds of MB faulted 4 KB at a time cost more system time than the gather
+ * saved). Only advice: nothing changes where the system says no. */
+static void huge_pages(void *p, size_t len)
+{
+#if defined(MADV_HUGEPAGE)
+	const uintptr_t big = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + big - 1) & ~(big - 1), e = ((uintptr_t)p + len) & ~(big - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 /* Merges PERM's runs [LO, MID) and [MID, HI), each in order, through TMP (room for the
  * shorter one): the order is total (perm_less ends on the slice's index), so the result is
  * the sort's. */
@@ -92,7 +118,7 @@ static void merge_runs(uint32_t *perm, uint32_t lo, uint32_t mid, uint32_t hi, u
 	}
 }
 
-static void sort_track(struct track *tr)
+static void sort_track(struct track *tr, uint64_t gather_min)
 {
 	uint32_t n = tr->nslices;
 	uint32_t i = 1;
@@ -138,6 +164,33 @@ static void sort_track(struct track *tr)
 		free(tr->long_durs);
 		tr->long_durs = moved;
 		tr->long_cap = m;
+	}
+	if (n >= gather_min) {
+		/* a big track: position i takes the slice at perm[i], gathered into new arrays */
+		struct slice *slices = xreallocarray(NULL, n, sizeof *slices);
+		huge_pages(slices, (size_t)n * sizeof *slices);
+		for (i = 0; i < n; i++)
+			slices[i] = tr->slices[perm[i]];
+		free(tr->slices);
+		tr->slices = slices;
+		if (tr->gpu != NULL) {
+			uint32_t *gpu = xreallocarray(NULL, n, sizeof *gpu);
+			huge_pages(gpu, (size_t)n * sizeof *gpu);
+			for (i = 0; i < n; i++)
+				gpu[i] = tr->gpu[perm[i]];
+			free(tr->gpu);
+			tr->gpu = gpu;
+		}
+		if (tr->args != NULL) {
+			uint64_t *args = xreallocarray(NULL, n, sizeof *args);
+			huge_pages(args, (size_t)n * sizeof *args);
+			for (i = 0; i < n; i++)
+				args[i] = tr->args[perm[i]];
+			free(tr->args);
+			tr->args = args;
+		}
+		free(perm);
+		return;
 	}
 	/* position i takes the slice at perm[i]: follow each cycle once, marking placed
 	 * positions with perm[i] = i */
@@ -791,7 +844,7 @@ struct track_run {
 	struct quality q;  /* the lay-outs' findings */
 };
 
-static void track_sort_one(struct track *tr)
+static void track_sort_one(struct track *tr, uint64_t gather_min)
 {
 	if (tr->nslices > 0) {
 		tr->slices = xreallocarray(tr->slices, tr->nslices, sizeof *tr->slices);
@@ -801,7 +854,7 @@ static void track_sort_one(struct track *tr)
 			tr->args = xreallocarray(tr->args, tr->nslices, sizeof *tr->args);
 	}
 	tr->cap = tr->nslices;
-	sort_track(tr);
+	sort_track(tr, gather_min);
 }
 
 /* The tracks' sorts, shared by the threads: each takes the next track, the biggest first,
@@ -811,6 +864,7 @@ struct sort_pool {
 	struct trace *t;
 	const uint32_t *order; /* track indices, most slices first */
 	uint32_t n;
+	uint64_t gather_min; /* GATHER_MIN, or TTRACE_TEST_GATHER_MIN */
 	atomic_uint next;
 };
 
@@ -820,7 +874,7 @@ static void sort_pool_run(struct sort_pool *p)
 		unsigned i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
 		if (i >= p->n)
 			break;
-		track_sort_one(&p->t->tracks[p->order[i]]);
+		track_sort_one(&p->t->tracks[p->order[i]], p->gather_min);
 	}
 }
 
@@ -903,7 +957,7 @@ void index_build_helped(struct trace *t, struct helper *given)
 	 * facts (which touch no track), and then share the rest */
 	bool two = cut < t->ntracks;
 	struct helper *h = !two ? NULL : given != NULL ? given : helper_start();
-	struct sort_pool pool = { .t = t, .n = t->ntracks };
+	struct sort_pool pool = { .t = t, .n = t->ntracks, .gather_min = k.gather_set ? k.gather_min : GATHER_MIN };
 	uint32_t *order = xreallocarray(NULL, t->ntracks ? t->ntracks : 1, sizeof *order);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		order[ti] = ti;
