@@ -216,16 +216,20 @@ done:
 	return true;
 }
 
-int comm_args_parse(const char *text, struct comm_args *out, bool tree)
+/* *OUT saying nothing: no message, no group. */
+static void clear(struct comm_args *out)
 {
 	memset(out, 0, sizeof *out);
 	out->in_nelems = out->out_nelems = -1;
 	out->group_size = -1;
+}
+
+int comm_args_parse(const char *text, struct comm_args *out, bool tree)
+{
+	clear(out);
 	if (!tree && read_flat(text, out))
 		return 0;
-	memset(out, 0, sizeof *out);
-	out->in_nelems = out->out_nelems = -1;
-	out->group_size = -1;
+	clear(out);
 	struct event_args a;
 	event_args_parse(xstrdup(text), &a);
 	if (a.json == NULL) {
@@ -245,9 +249,7 @@ int comm_args_parse(const char *text, struct comm_args *out, bool tree)
 int comm_args_read(const struct trace *t, uint64_t args, struct comm_args *out)
 {
 	char *text = NULL, *cause = NULL;
-	memset(out, 0, sizeof *out);
-	out->in_nelems = out->out_nelems = -1;
-	out->group_size = -1;
+	clear(out);
 	if (args_store_text(t, args, &text, &cause) != 0) {
 		free(cause);
 		return -1;

@@ -254,17 +254,9 @@ enum scan_step scan_parse_args(struct scanner *s, const char **pp, struct scan_e
 		if (*p != '"')
 			return NEED_OR_FAIL(s, p, "expected a key in args");
 		p++;
-		/* a key with no escape, found in one search; else the full lexer */
-		const char *q = find_string_special(p);
-		if (*q == '"') {
-			k.p = p;
-			k.len = (uint32_t)(q - p);
-			p = q + 1;
-		} else {
-			st = scan_lex_string(s, &p, &k, true);
-			if (st != ST_OK)
-				return st;
-		}
+		st = scan_lex_key(s, &p, &k);
+		if (st != ST_OK)
+			return st;
 		p = skip_ws(p);
 		if (*p != ':')
 			return NEED_OR_FAIL(s, p, "expected ':' after a key in args");

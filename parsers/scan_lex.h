@@ -81,6 +81,19 @@ static inline bool is_delim(char c)
  * and *pp is past the closing quote. When WANT is false, the string is only skipped. */
 enum scan_step scan_lex_string(struct scanner *s, const char **pp, struct scan_str *out, bool want);
 
+/* A key, as scan_lex_string with WANT: one search when it holds no escape (most keys: the
+ * event's and its args'), else the full lexer. */
+static inline enum scan_step scan_lex_key(struct scanner *s, const char **pp, struct scan_str *k)
+{
+	const char *q = find_string_special(*pp);
+	if (*q != '"')
+		return scan_lex_string(s, pp, k, true);
+	k->p = *pp;
+	k->len = (uint32_t)(q - *pp);
+	*pp = q + 1;
+	return ST_OK;
+}
+
 /* Parses an integer-valued field (fraction truncated). Values past int64 are clamped and
  * counted; values up to UINT64_MAX are kept as their uint64 bits in *u (when U is not
  * NULL). inf/nan set *nonfinite, with *v 0. */

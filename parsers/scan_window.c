@@ -180,9 +180,7 @@ void scan_locate(struct scanner *s, const char *at, uint64_t *line, uint64_t *co
  * never written) and zeroed, on an anonymous page mapped under the window's end when the
  * file's last page has no room. The mapping is guarded (lib/map_guard.h): a file cut while
  * it is mapped reads as zeros from then on instead of killing ttrace with SIGBUS, and the
- * scan ends saying so (scan_window_cut). map_refill keeps a read window's rules (sizes,
- * limits) should the window ever move; anything that fails on the way sends the scan back
- * to reading, from where it was. */
+ * scan ends saying so (scan_window_cut). A file that cannot be mapped is read. */
 
 #define MAP_MAX ((uint64_t)16 << 20)
 
@@ -266,20 +264,15 @@ bool scan_window_cut(struct scanner *s)
 	return true;
 }
 
-/* A mapped scan goes back to reading: the window's data copied into a buffer, the input
- * read on from its end. */
+/* The file could not be mapped: the scan reads it instead, from its start, through a
+ * read window of the usual first size. */
 static void map_fall_back(struct scanner *s)
 {
-	char *buf = xmalloc(s->cap + SCAN_PAD);
-	memcpy(buf, s->buf, s->len);
-	memset(buf + s->len, 0, SCAN_PAD);
-	if (s->map != NULL)
-		unmap_window(s->map, s->map_len);
-	s->map = NULL;
 	s->mapped = false;
-	s->buf = buf;
-	if (input_seek(s->in, s->base + s->len) != 0)
-		s->eof = true;
+	s->cap = WINDOW_INITIAL < s->lim.window_small ? WINDOW_INITIAL : s->lim.window_small;
+	s->buf = xmalloc(s->cap + SCAN_PAD);
+	memset(s->buf, 0, SCAN_PAD);
+	s->len = 0;
 }
 
 void scan_window_progress(struct scanner *s, uint64_t at)
@@ -298,15 +291,14 @@ static int map_end(struct scanner *s)
 	return 0;
 }
 
-/* scan_refill for a mapped window: the same result, without a copy. Returns -1 when the
- * scan must go back to reading (map_fall_back done). */
+/* scan_refill for a mapped window: the whole rest of the file, mapped at the first refill;
+ * later ones only move its start past what the scan is done with. Returns -1 when the file
+ * could not be mapped (map_fall_back done: the caller reads). */
 static int map_refill(struct scanner *s, size_t keep)
 {
-	if (keep > 0) {
-		s->buf += keep;
-		s->len -= keep;
-		s->base += keep;
-	}
+	s->buf += keep;
+	s->len -= keep;
+	s->base += keep;
 	s->full = false;
 	if (scan_window_cut(s) || s->eof)
 		return map_end(s);
@@ -315,43 +307,15 @@ static int map_refill(struct scanner *s, size_t keep)
 		s->cancelled = true;
 		return 0;
 	}
-	if (s->len == s->cap) {
-		size_t ncap = s->cap * 2;
-		if (s->cap < s->lim.window_small) {
-			if (ncap > s->lim.window_small)
-				ncap = s->lim.window_small;
-		} else {
-			if (s->cap >= s->lim.event_max || s->range != NULL) {
-				s->full = true;
-				return 0;
-			}
-			if (ncap > s->lim.event_max)
-				ncap = s->lim.event_max;
-		}
-		s->cap = ncap;
-		free(s->scratch);
-		s->scratch_cap = ncap + SCAN_PAD;
-		s->scratch = xmalloc(s->scratch_cap);
-	}
-	uint64_t left = s->map_size > s->base ? s->map_size - s->base : 0;
-	size_t n = left < s->cap ? (size_t)left : s->cap;
-	if (n <= s->len)
-		return map_end(s);
-	char *map;
-	size_t map_len;
-	char *p = map_window(s, s->base, n, &map, &map_len);
+	size_t n = (size_t)(s->map_size - s->base);
+	char *p = map_window(s, s->base, n, &s->map, &s->map_len);
 	if (p == NULL) {
 		map_fall_back(s);
 		return -1;
 	}
-	if (s->map != NULL)
-		unmap_window(s->map, s->map_len);
-	s->map = map;
-	s->map_len = map_len;
 	s->buf = p;
 	s->len = n;
-	if (s->base + n >= s->map_size)
-		s->eof = true;
+	s->eof = true;
 	s->stats->bytes = s->base + s->len; /* as a read window's: what the scan was given */
 	scan_window_progress(s, s->base);   /* then as the events are parsed (chrome_scan.c) */
 	return 1;
@@ -364,7 +328,7 @@ int scan_refill(struct scanner *s, size_t keep)
 		int r = map_refill(s, keep);
 		if (r >= 0)
 			return r;
-		keep = 0; /* back to reading: the window's data is in the buffer */
+		keep = 0; /* reading instead, from the start: nothing was kept */
 	}
 
 	size_t added = 0;
@@ -461,10 +425,10 @@ static bool map_wanted(struct scanner *s, struct input *in)
 	uint64_t size;
 	int fd;
 	if (s->lim.window_small != SCAN_WINDOW_SMALL || s->lim.event_max != SCAN_EVENT_MAX ||
-	    (s->range != NULL && s->range->keep_window) || test_knobs().no_map)
+	    (s->range != NULL && s->range->keep_window))
 		return false;
 	if ((fd = input_map_source(in, &size)) < 0 || input_data_offset(in) != s->base || size <= s->base ||
-	    size - s->base > MAP_MAX)
+	    size - s->base > MAP_MAX || test_knobs().no_map)
 		return false;
 	s->mapped = true;
 	s->map_fd = fd;

@@ -92,6 +92,18 @@ static void huge_pages(void *p, size_t len)
 #endif
 }
 
+/* A new array of N elements of SIZE bytes whose element i is A's element PERM[i] (A is
+ * freed): the gather of sort_track. */
+static inline void *gathered(void *a, size_t size, const uint32_t *perm, uint32_t n)
+{
+	char *out = xreallocarray(NULL, n, size);
+	huge_pages(out, (size_t)n * size);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(out + (size_t)i * size, (const char *)a + (size_t)perm[i] * size, size);
+	free(a);
+	return out;
+}
+
 /* Merges PERM's runs [LO, MID) and [MID, HI), each in order, through TMP (room for the
  * shorter one): the order is total (perm_less ends on the slice's index), so the result is
  * the sort's. */
@@ -167,28 +179,11 @@ static void sort_track(struct track *tr, uint64_t gather_min)
 	}
 	if (n >= gather_min) {
 		/* a big track: position i takes the slice at perm[i], gathered into new arrays */
-		struct slice *slices = xreallocarray(NULL, n, sizeof *slices);
-		huge_pages(slices, (size_t)n * sizeof *slices);
-		for (i = 0; i < n; i++)
-			slices[i] = tr->slices[perm[i]];
-		free(tr->slices);
-		tr->slices = slices;
-		if (tr->gpu != NULL) {
-			uint32_t *gpu = xreallocarray(NULL, n, sizeof *gpu);
-			huge_pages(gpu, (size_t)n * sizeof *gpu);
-			for (i = 0; i < n; i++)
-				gpu[i] = tr->gpu[perm[i]];
-			free(tr->gpu);
-			tr->gpu = gpu;
-		}
-		if (tr->args != NULL) {
-			uint64_t *args = xreallocarray(NULL, n, sizeof *args);
-			huge_pages(args, (size_t)n * sizeof *args);
-			for (i = 0; i < n; i++)
-				args[i] = tr->args[perm[i]];
-			free(tr->args);
-			tr->args = args;
-		}
+		tr->slices = gathered(tr->slices, sizeof *tr->slices, perm, n);
+		if (tr->gpu != NULL)
+			tr->gpu = gathered(tr->gpu, sizeof *tr->gpu, perm, n);
+		if (tr->args != NULL)
+			tr->args = gathered(tr->args, sizeof *tr->args, perm, n);
 		free(perm);
 		return;
 	}
