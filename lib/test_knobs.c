@@ -64,6 +64,14 @@ struct test_knobs test_knobs(void)
 		knobs.gather_set = true;
 		knobs.gather_min = v;
 	}
+	if (number("TTRACE_TEST_ROW_SPAN", 0xFFFF, &v)) {
+		knobs.row_span_set = true;
+		knobs.row_span = (uint32_t)v;
+	}
+	if (number("TTRACE_TEST_SORT_NEAR", UINT32_MAX, &v)) {
+		knobs.sort_near_set = true;
+		knobs.sort_near = (uint32_t)v;
+	}
 	const char *cr = getenv("TTRACE_TEST_CROP_READ");
 	if (cr != NULL)
 		knobs.crop_read = strcmp(cr, "full") == 0 ? 1 : strcmp(cr, "blocks") == 0 ? 2 : 0;

@@ -36,6 +36,10 @@ struct test_knobs {
 	bool no_map;               /* TTRACE_TEST_NO_MAP: plain files are read into the scanner's window, not mapped */
 	bool gather_set;           /* TTRACE_TEST_GATHER_MIN is set: ... */
 	uint64_t gather_min;       /* ... tracks of this many slices or more are put in order by a gather */
+	bool row_span_set;         /* TTRACE_TEST_ROW_SPAN is set: ... */
+	uint32_t row_span;         /* ... a row's block keeps 2-byte entries only within this of its first */
+	bool sort_near_set;        /* TTRACE_TEST_SORT_NEAR is set: ... */
+	uint32_t sort_near;        /* ... a track is sorted in place while no slice moves back further */
 };
 
 /* The knobs as the environment sets them now (read at each call: tests change them between

@@ -186,10 +186,10 @@ static uint32_t user_python_around(const struct trace *t, const struct track *tr
 		index_row_range(tr, (uint16_t)d, s->ts, s->ts + 1, &a, &b);
 		if (a >= b)
 			continue;
-		const struct slice *p = &tr->slices[tr->rows[d].idx[a]];
+		const struct slice *p = &tr->slices[row_idx(&tr->rows[d], a)];
 		if (p->cls == SC_PYTHON &&
 		    op_args_user_frame(strtab_get(&t->strings, p->name), strtab_len(&t->strings, p->name)))
-			return tr->rows[d].idx[a];
+			return row_idx(&tr->rows[d], a);
 	}
 	return TT_NONE;
 }

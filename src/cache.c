@@ -186,12 +186,15 @@ static bool read_tracks(struct reader *r)
 	uint32_t *sgpu = (uint32_t *)sec(r, S_SLICE_GPU);
 	uint64_t *sargs = (uint64_t *)sec(r, S_SLICE_ARGS);
 	struct long_dur *slong = (struct long_dur *)sec(r, S_LONG_DURS);
-	uint32_t *idx = (uint32_t *)sec(r, S_ROW_IDX), *maxt = (uint32_t *)sec(r, S_ROW_MAX);
+	uint16_t *lo = (uint16_t *)sec(r, S_ROW_LO);
+	uint32_t *base = (uint32_t *)sec(r, S_ROW_BASE), *wide = (uint32_t *)sec(r, S_ROW_WIDE),
+		 *maxt = (uint32_t *)sec(r, S_ROW_MAX);
 	int64_t *sums = (int64_t *)sec(r, S_ROW_SUM), *bsums = (int64_t *)sec(r, S_BUSY_SUM);
 	uint32_t *rtf = (uint32_t *)sec(r, S_RT_FIRST), *rtn = (uint32_t *)sec(r, S_RT_N);
 	struct span *rts = (struct span *)sec(r, S_RT_SPANS), *busy = (struct span *)sec(r, S_BUSY);
 	uint64_t nt = count(r, S_TRACKS), at_slice = 0, at_sgpu = 0, at_sargs = 0, at_long = 0, at_row = 0, at_idx = 0,
-		 at_sum = 0, at_max = 0, at_rt = 0, at_rts = 0, at_busy = 0, at_bsum = 0, nstr = t->strings.n;
+		 at_base = 0, at_wide = 0, at_sum = 0, at_max = 0, at_rt = 0, at_rts = 0, at_busy = 0, at_bsum = 0,
+		 nstr = t->strings.n;
 
 	if (nt >= UINT32_MAX)
 		return cache_refuse(&r->cause, "too many tracks");
@@ -244,16 +247,25 @@ static bool read_tracks(struct reader *r)
 			const struct crow *rc = &cr[at_row + k];
 			struct row *row = &tr->rows[k];
 			uint64_t nsum = (uint64_t)rc->n / ROW_BLOCK + 1,
-				 nmax = 2 * (((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK) + 1;
-			if (rc->n > count(r, S_ROW_IDX) - at_idx || nsum > count(r, S_ROW_SUM) - at_sum ||
-			    nmax > count(r, S_ROW_MAX) - at_max || rc->has_max_tree != 1)
+				 nmax = 2 * (((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK) + 1,
+				 nbase = ((uint64_t)rc->n + ROW_BLOCK - 1) / ROW_BLOCK,
+				 nwide = (uint64_t)rc->nwide * ROW_BLOCK;
+			if (rc->n > count(r, S_ROW_LO) - at_idx || nbase > count(r, S_ROW_BASE) - at_base ||
+			    nwide > count(r, S_ROW_WIDE) - at_wide || rc->nwide > nbase ||
+			    nsum > count(r, S_ROW_SUM) - at_sum || nmax > count(r, S_ROW_MAX) - at_max ||
+			    rc->has_max_tree != 1 || rc->pad != 0)
 				return cache_refuse(&r->cause, "track %llu row %u runs past its arrays",
 				                    (unsigned long long)i, k);
 			row->n = rc->n;
 			row->max_dur = rc->max_dur;
-			row->idx = idx + at_idx;
+			row->lo = lo + at_idx;
+			row->base = base + at_base;
+			row->wide = rc->nwide ? wide + at_wide : NULL;
+			row->nwide = rc->nwide;
 			row->block_sum = sums + at_sum;
 			at_idx += rc->n;
+			at_base += nbase;
+			at_wide += nwide;
 			at_sum += nsum;
 			in_rows += rc->n;
 			row->max_tree = maxt + at_max; /* the index makes one for every row */
@@ -263,8 +275,18 @@ static bool read_tracks(struct reader *r)
 					                    "track %llu row %u: a max tree node is out of range",
 					                    (unsigned long long)i, k);
 			at_max += nmax;
+			/* the wide blocks named in order, each once; then every entry in range */
+			uint32_t next_wide = 0;
+			for (uint64_t b = 0; b < nbase; b++)
+				if ((row->base[b] & ROW_WIDE) && (row->base[b] & ~ROW_WIDE) != next_wide++)
+					return cache_refuse(&r->cause,
+					                    "track %llu row %u: a wide block is out of place",
+					                    (unsigned long long)i, k);
+			if (next_wide != rc->nwide)
+				return cache_refuse(&r->cause, "track %llu row %u: its wide blocks are not all named",
+				                    (unsigned long long)i, k);
 			for (uint32_t q = 0; q < rc->n; q++)
-				if (row->idx[q] >= c->nslices)
+				if (row_idx(row, q) >= c->nslices)
 					return cache_refuse(&r->cause,
 					                    "track %llu row %u: a slice index is out of range",
 					                    (unsigned long long)i, k);
@@ -304,10 +326,10 @@ static bool read_tracks(struct reader *r)
 		at_bsum += (uint64_t)c->nbusy / ROW_BLOCK + 1;
 	}
 	if (at_slice != count(r, S_SLICES) || at_sgpu != count(r, S_SLICE_GPU) || at_sargs != count(r, S_SLICE_ARGS) ||
-	    at_long != count(r, S_LONG_DURS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_IDX) ||
-	    at_sum != count(r, S_ROW_SUM) || at_max != count(r, S_ROW_MAX) || at_rt != count(r, S_RT_FIRST) ||
-	    at_rt != count(r, S_RT_N) || at_rts != count(r, S_RT_SPANS) || at_busy != count(r, S_BUSY) ||
-	    at_bsum != count(r, S_BUSY_SUM))
+	    at_long != count(r, S_LONG_DURS) || at_row != count(r, S_ROWS) || at_idx != count(r, S_ROW_LO) ||
+	    at_base != count(r, S_ROW_BASE) || at_wide != count(r, S_ROW_WIDE) || at_sum != count(r, S_ROW_SUM) ||
+	    at_max != count(r, S_ROW_MAX) || at_rt != count(r, S_RT_FIRST) || at_rt != count(r, S_RT_N) ||
+	    at_rts != count(r, S_RT_SPANS) || at_busy != count(r, S_BUSY) || at_bsum != count(r, S_BUSY_SUM))
 		return cache_refuse(&r->cause, "the tracks do not account for every stored element");
 	return true;
 }

@@ -39,7 +39,7 @@ static inline bool is_gpu_kind(const struct track *tr)
 
 /* Where the pass over a track's slices is in one of its rows. */
 struct row_walk {
-	const uint32_t *idx; /* the row's */
+	const struct row *row;
 	const int64_t *block_sum;
 	const uint32_t *leaves; /* its max tree's leaves */
 	uint32_t n;
@@ -86,7 +86,7 @@ static inline bool row_next(struct track_check *c, const struct slice *s, uint32
 {
 	struct row_walk *w = &c->rows[s->depth];
 	uint32_t p = w->pos;
-	if (p >= w->n || w->idx[p] != i || (s->depth < 65534 && s->ts < w->prev_end))
+	if (p >= w->n || row_idx(w->row, p) != i || (s->depth < 65534 && s->ts < w->prev_end))
 		return false;
 	w->prev_end = end;
 	if (p % ROW_BLOCK == 0) {
@@ -139,16 +139,10 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		c->rows = xreallocarray(c->rows, c->rows_cap = tr->nrows, sizeof *c->rows);
 	for (uint16_t r = 0; r < tr->nrows; r++) {
 		const struct row *row = &tr->rows[r];
-		c->rows[r] = (struct row_walk){ row->idx,
-			                        row->block_sum,
-			                        row->max_tree + (row->n + ROW_BLOCK - 1) / ROW_BLOCK,
-			                        row->n,
-			                        0,
-			                        0,
-			                        0,
-			                        0,
-			                        0,
-			                        INT64_MIN };
+		c->rows[r] = (struct row_walk){
+			row, row->block_sum, row->max_tree + (row->n + ROW_BLOCK - 1) / ROW_BLOCK, row->n, 0, 0, 0, 0,
+			0,   INT64_MIN
+		};
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats ||
@@ -256,7 +250,7 @@ static bool row_ok(const struct track_check *c, const struct track *tr, uint16_t
 		return false;
 	for (uint32_t b = nb; b-- > 1;) {
 		uint32_t x = node[2 * b], y = node[2 * b + 1];
-		if (node[b] != (track_dur_at(tr, row->idx[y]) > track_dur_at(tr, row->idx[x]) ? y : x))
+		if (node[b] != (track_dur_at(tr, row_idx(row, y)) > track_dur_at(tr, row_idx(row, x)) ? y : x))
 			return false;
 	}
 	return true;
@@ -278,7 +272,7 @@ static bool row_tree_ok(struct track_check *c, const struct track *tr)
 		if (row->n > c->tmp_cap)
 			c->tmp = xreallocarray(c->tmp, c->tmp_cap = row->n, sizeof *c->tmp);
 		for (uint32_t i = 0; i < row->n; i++) {
-			const struct slice *s = &tr->slices[row->idx[i]];
+			const struct slice *s = &tr->slices[row_idx(row, i)];
 			c->tmp[i] = (struct span){ s->ts, slice_end_of(tr, s) };
 		}
 		if (!union_is(c->tmp, row->n, NULL, 0, rt->spans + rt->first[node], rt->n[node]))

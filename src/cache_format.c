@@ -20,7 +20,7 @@ const uint32_t cache_elem_size[S__COUNT] = {
 	[S_STR_BYTES] = 1, [S_TRACKS] = sizeof(struct ctrack), [S_SLICES] = sizeof(struct slice),
 	[S_SLICE_GPU] = sizeof(uint32_t), [S_SLICE_ARGS] = sizeof(uint64_t),
 	[S_LONG_DURS] = sizeof(struct long_dur), [S_CATS] = sizeof(uint32_t),
-	[S_ROWS] = sizeof(struct crow), [S_ROW_IDX] = sizeof(uint32_t), [S_ROW_SUM] = sizeof(int64_t),
+	[S_ROWS] = sizeof(struct crow), [S_ROW_LO] = sizeof(uint16_t), [S_ROW_BASE] = sizeof(uint32_t), [S_ROW_WIDE] = sizeof(uint32_t), [S_ROW_SUM] = sizeof(int64_t),
 	[S_ROW_MAX] = sizeof(uint32_t), [S_RT_FIRST] = sizeof(uint32_t), [S_RT_N] = sizeof(uint32_t),
 	[S_RT_SPANS] = sizeof(struct span), [S_BUSY] = sizeof(struct span), [S_BUSY_SUM] = sizeof(int64_t),
 	[S_PROCESSES] = sizeof(struct process), [S_DEVICES] = sizeof(struct device_props),
@@ -86,6 +86,8 @@ static uint64_t layout_hash(void)
 		QUALITY_EXAMPLES,
 		SC__COUNT,
 		ROW_BLOCK,
+		ROW_WIDE,
+		ROW_SPAN,
 		sizeof(struct meta),
 		sizeof(struct ctrack),
 		sizeof(struct crow),
@@ -159,7 +161,7 @@ void cache_header_id(struct header *h, const struct cache_key *key)
 /* clang-format off */
 const char *const cache_section_names[S__COUNT] = {
 	"meta", "text", "warning tags", "string lengths", "string hashes", "string slots", "string bytes",
-	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row indices", "row sums", "row max trees", "row tree nodes",
+	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row index distances", "row index bases", "row index wide", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
 	"GPU places", "wide ids", "GPU byte counts", "kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
 	"counters", "counter times", "counter values", "steps", "args store", "event blocks", "sample series",

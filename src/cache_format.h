@@ -24,7 +24,7 @@
 enum section_kind {
 	S_META, S_TEXT, S_WARN_TAGS,
 	S_STR_LEN, S_STR_HASH, S_STR_SLOTS, S_STR_BYTES,
-	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_LONG_DURS, S_CATS, S_ROWS, S_ROW_IDX, S_ROW_SUM, S_ROW_MAX,
+	S_TRACKS, S_SLICES, S_SLICE_GPU, S_SLICE_ARGS, S_LONG_DURS, S_CATS, S_ROWS, S_ROW_LO, S_ROW_BASE, S_ROW_WIDE, S_ROW_SUM, S_ROW_MAX,
 	S_RT_FIRST, S_RT_N, S_RT_SPANS, S_BUSY, S_BUSY_SUM,
 	S_PROCESSES, S_DEVICES, S_GPU, S_GPU_PLACES, S_WIDE_IDS, S_GPU_BYTES, S_LAUNCHES, S_ASIDE, S_FLOWS, S_INSTANTS, S_MEM, S_FLOPS, S_COMM,
 	S_COUNTERS, S_COUNTER_TS, S_COUNTER_VAL, S_STEPS, S_ARGS, S_BLOCKS, S_SERIES,
@@ -75,7 +75,7 @@ struct ctrack {
 
 struct crow {
 	int64_t max_dur;
-	uint32_t n, has_max_tree;
+	uint32_t n, has_max_tree, nwide, pad; /* nwide: wide blocks (struct row) */
 };
 
 struct ccounter {

@@ -17,6 +17,7 @@
 static const struct cache_field f_byte[] = { { "byte", 0, 1, CV_OTHER } };
 static const struct cache_field f_u32_count[] = { { "value", 0, 4, CV_COUNT } };
 static const struct cache_field f_u32_id[] = { { "value", 0, 4, CV_ID } };
+static const struct cache_field f_u16[] = { { "value", 0, 2, CV_OTHER } };
 static const struct cache_field f_u64[] = { { "value", 0, 8, CV_OTHER } };
 static const struct cache_field f_time[] = { { "value", 0, 8, CV_TIME } };
 static const struct cache_field f_event_block[] = {
@@ -67,6 +68,7 @@ static const struct cache_field f_long_dur[] = {
 };
 static const struct cache_field f_crow[] = {
 	F(struct crow, max_dur, CV_TIME), F(struct crow, n, CV_COUNT), F(struct crow, has_max_tree, CV_BOOL),
+	F(struct crow, nwide, CV_COUNT), F(struct crow, pad, CV_OTHER),
 };
 static const struct cache_field f_span[] = { F(struct span, start, CV_TIME), F(struct span, end, CV_TIME) };
 static const struct cache_field f_process[] = {
@@ -154,7 +156,9 @@ static const struct {
 	[S_LONG_DURS] = { FIELDS(f_long_dur) },
 	[S_CATS] = { FIELDS(f_u32_id) },
 	[S_ROWS] = { FIELDS(f_crow) },
-	[S_ROW_IDX] = { FIELDS(f_u32_id) },
+	[S_ROW_LO] = { FIELDS(f_u16) },
+	[S_ROW_BASE] = { FIELDS(f_u32_id) },
+	[S_ROW_WIDE] = { FIELDS(f_u32_id) },
 	[S_ROW_SUM] = { FIELDS(f_time) },
 	[S_ROW_MAX] = { FIELDS(f_u32_id) },
 	[S_RT_FIRST] = { FIELDS(f_u32_count) },

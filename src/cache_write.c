@@ -185,15 +185,27 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	for (uint32_t i = 0; i < t->ntracks; i++)
 		for (uint16_t r = 0; r < t->tracks[i].nrows; r++) {
 			const struct row *row = &t->tracks[i].rows[r];
-			struct crow c = { row->max_dur, row->n, row->max_tree != NULL };
+			struct crow c = { row->max_dur, row->n, row->max_tree != NULL, row->nwide, 0 };
 			put(&w, &c, sizeof c);
 		}
 	end(&w, S_ROWS);
-	begin(&w, S_ROW_IDX);
+	begin(&w, S_ROW_LO);
 	for (uint32_t i = 0; i < t->ntracks; i++)
 		for (uint16_t r = 0; r < t->tracks[i].nrows; r++)
-			put(&w, t->tracks[i].rows[r].idx, (size_t)t->tracks[i].rows[r].n * sizeof(uint32_t));
-	end(&w, S_ROW_IDX);
+			put(&w, t->tracks[i].rows[r].lo, (size_t)t->tracks[i].rows[r].n * sizeof(uint16_t));
+	end(&w, S_ROW_LO);
+	begin(&w, S_ROW_BASE);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint16_t r = 0; r < t->tracks[i].nrows; r++)
+			put(&w, t->tracks[i].rows[r].base,
+			    (t->tracks[i].rows[r].n + ROW_BLOCK - 1) / ROW_BLOCK * sizeof(uint32_t));
+	end(&w, S_ROW_BASE);
+	begin(&w, S_ROW_WIDE);
+	for (uint32_t i = 0; i < t->ntracks; i++)
+		for (uint16_t r = 0; r < t->tracks[i].nrows; r++)
+			put(&w, t->tracks[i].rows[r].wide,
+			    (size_t)t->tracks[i].rows[r].nwide * ROW_BLOCK * sizeof(uint32_t));
+	end(&w, S_ROW_WIDE);
 	begin(&w, S_ROW_SUM);
 	for (uint32_t i = 0; i < t->ntracks; i++)
 		for (uint16_t r = 0; r < t->tracks[i].nrows; r++)

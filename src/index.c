@@ -130,7 +130,69 @@ static void merge_runs(uint32_t *perm, uint32_t lo, uint32_t mid, uint32_t hi, u
 	}
 }
 
-static void sort_track(struct track *tr, uint64_t gather_min)
+/* Whether slice A (args reference AA) comes strictly before slice B (BB) in perm_less's
+ * order leaving the file order out, both of a track without long lengths. */
+static inline bool key_less(const struct slice *a, uint64_t aa, const struct slice *b, uint64_t ba)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->dur32 != b->dur32)
+		return a->dur32 > b->dur32;
+	if ((a->flags | b->flags) & SF_FROM_BE) {
+		if (aa != ba)
+			return aa < ba;
+		if (a->name != b->name)
+			return a->name < b->name;
+		if (a->cat_ix != b->cat_ix)
+			return a->cat_ix < b->cat_ix;
+		if (a->flags != b->flags)
+			return a->flags < b->flags;
+	}
+	return false;
+}
+
+/* Sorts TR (no long lengths; [0, FROM) in order) in place by insertion, each slice moved
+ * back past the later ones it comes before, so that equal slices keep their file order:
+ * the order of sort_perm without its permutation (4 bytes a slice at the peak of a
+ * legacy trace's load, whose one thread comes in 63,000 runs, each slice at most 14
+ * places from its own). Gives up, the array still the same slices with those before the
+ * one it stopped at in order, once a slice would move back more than SORT_NEAR_SHIFT
+ * places (MAX_SHIFT: TTRACE_TEST_SORT_NEAR) or the moves add up to more than SORT_NEAR_WORK
+ * a slice: false. */
+#define SORT_NEAR_SHIFT 256
+#define SORT_NEAR_WORK 8
+static bool sort_nearby(struct track *tr, uint32_t from, uint32_t max_shift)
+{
+	uint32_t n = tr->nslices;
+	uint64_t budget = (uint64_t)n * SORT_NEAR_WORK;
+	struct slice *sl = tr->slices;
+	for (uint32_t i = from; i < n; i++) {
+		uint64_t ai = track_args_at(tr, i);
+		if (!key_less(&sl[i], ai, &sl[i - 1], track_args_at(tr, i - 1)))
+			continue;
+		uint32_t j = i - 1;
+		while (j > 0 && i - j <= max_shift && key_less(&sl[i], ai, &sl[j - 1], track_args_at(tr, j - 1)))
+			j--;
+		if (i - j > max_shift || i - j > budget)
+			return false;
+		budget -= i - j;
+		struct slice s = sl[i];
+		memmove(&sl[j + 1], &sl[j], (size_t)(i - j) * sizeof *sl);
+		sl[j] = s;
+		if (tr->gpu != NULL) {
+			uint32_t g = tr->gpu[i];
+			memmove(&tr->gpu[j + 1], &tr->gpu[j], (size_t)(i - j) * sizeof *tr->gpu);
+			tr->gpu[j] = g;
+		}
+		if (tr->args != NULL) {
+			memmove(&tr->args[j + 1], &tr->args[j], (size_t)(i - j) * sizeof *tr->args);
+			tr->args[j] = ai;
+		}
+	}
+	return true;
+}
+
+static void sort_track(struct track *tr, uint64_t gather_min, uint32_t near_shift)
 {
 	uint32_t n = tr->nslices;
 	uint32_t i = 1;
@@ -141,7 +203,16 @@ static void sort_track(struct track *tr, uint64_t gather_min)
 	}
 	if (i >= n)
 		return;
-	/* where the runs in order begin, when there are few */
+	if (tr->nlong == 0 && sort_nearby(tr, i, near_shift))
+		return;
+	/* where the runs in order begin, when there are few (the slices before I in order,
+	 * whether sort_nearby moved some or none) */
+	i = 1;
+	for (uint32_t k = 0; i < n; i++) {
+		k = i - 1;
+		if (perm_less(&i, &k, tr))
+			break;
+	}
 	uint32_t starts[SORT_MERGE_RUNS + 1], nruns = 1;
 	starts[0] = 0;
 	for (uint32_t k = i - 1; i < n && nruns <= SORT_MERGE_RUNS; k = i++)
@@ -392,7 +463,7 @@ static void build_row_sums(struct track *tr, struct row *row)
 	for (uint32_t i = 0; i < row->n; i++) {
 		if (i % ROW_BLOCK == 0)
 			row->block_sum[i / ROW_BLOCK] = acc;
-		int64_t d = track_dur_at(tr, row->idx[i]);
+		int64_t d = track_dur_at(tr, row_idx(row, i));
 		acc += d;
 		if (d > row->max_dur)
 			row->max_dur = d;
@@ -627,7 +698,7 @@ static struct row_tree *build_row_tree(const struct track *tr)
 		uint32_t node = rt->leaves + r;
 		struct span *tmp = xmalloc((row->n ? row->n : 1) * sizeof *tmp);
 		for (uint32_t i = 0; i < row->n; i++) {
-			const struct slice *sl = &tr->slices[row->idx[i]];
+			const struct slice *sl = &tr->slices[row_idx(row, i)];
 			tmp[i] = (struct span){ sl->ts, slice_end_of(tr, sl) };
 		}
 		rt->first[node] = n;
@@ -650,7 +721,37 @@ static struct row_tree *build_row_tree(const struct track *tr)
 	return rt;
 }
 
-static void build_rows(struct quality *q, uint32_t ti, struct track *tr)
+/* Appends slice I to ROW (row.lo and row.base hold room for every entry): in its block's
+ * 2-byte distances while the block's entries lie within SPAN of its first (ROW_SPAN; less
+ * under TTRACE_TEST_ROW_SPAN), else the block becomes wide, its entries copied whole. */
+static void row_append(struct row *row, uint32_t i, uint32_t span)
+{
+	uint32_t p = row->n++, b = p / ROW_BLOCK, at = p % ROW_BLOCK;
+	if (at == 0 && i < ROW_WIDE) {
+		row->base[b] = i;
+		row->lo[p] = 0;
+		return;
+	}
+	if (at != 0 && !(row->base[b] & ROW_WIDE) && i - row->base[b] <= span) {
+		row->lo[p] = (uint16_t)(i - row->base[b]);
+		return;
+	}
+	if (at == 0 || !(row->base[b] & ROW_WIDE)) {
+		uint32_t k = row->nwide++;
+		row->wide = xreallocarray(row->wide, (size_t)row->nwide * ROW_BLOCK, sizeof *row->wide);
+		for (uint32_t j = 0; j < at; j++) {
+			row->wide[(size_t)k * ROW_BLOCK + j] = row->base[b] + row->lo[b * ROW_BLOCK + j];
+			row->lo[b * ROW_BLOCK + j] = 0;
+		}
+		for (uint32_t j = at; j < ROW_BLOCK; j++)
+			row->wide[(size_t)k * ROW_BLOCK + j] = 0;
+		row->base[b] = ROW_WIDE | k;
+	}
+	row->lo[p] = 0;
+	row->wide[(size_t)(row->base[b] & ~ROW_WIDE) * ROW_BLOCK + at] = i;
+}
+
+static void build_rows(struct quality *q, uint32_t ti, struct track *tr, uint32_t span)
 {
 	uint16_t nrows = 0;
 
@@ -666,13 +767,13 @@ static void build_rows(struct quality *q, uint32_t ti, struct track *tr)
 	for (uint32_t i = 0; i < tr->nslices; i++)
 		tr->rows[tr->slices[i].depth].n++;
 	for (uint16_t r = 0; r < nrows; r++) {
-		tr->rows[r].idx = xmalloc((tr->rows[r].n ? tr->rows[r].n : 1) * sizeof(uint32_t));
-		tr->rows[r].n = 0;
+		struct row *row = &tr->rows[r];
+		row->lo = xmalloc((row->n ? row->n : 1) * sizeof *row->lo);
+		row->base = xmalloc(((row->n + ROW_BLOCK - 1) / ROW_BLOCK + 1) * sizeof *row->base);
+		row->n = 0;
 	}
-	for (uint32_t i = 0; i < tr->nslices; i++) {
-		struct row *row = &tr->rows[tr->slices[i].depth];
-		row->idx[row->n++] = i;
-	}
+	for (uint32_t i = 0; i < tr->nslices; i++)
+		row_append(&tr->rows[tr->slices[i].depth], i, span);
 	for (uint16_t r = 0; r < nrows; r++) {
 		struct row *row = &tr->rows[r];
 		build_row_sums(tr, row);
@@ -682,13 +783,13 @@ static void build_rows(struct quality *q, uint32_t ti, struct track *tr)
 		for (uint32_t b = 0; b < nb; b++) {
 			uint32_t best = b * ROW_BLOCK;
 			for (uint32_t i = b * ROW_BLOCK; i < row->n && i < (b + 1) * ROW_BLOCK; i++)
-				if (track_dur_at(tr, row->idx[i]) > track_dur_at(tr, row->idx[best]))
+				if (track_dur_at(tr, row_idx(row, i)) > track_dur_at(tr, row_idx(row, best)))
 					best = i;
 			node[nb + b] = best;
 		}
 		for (uint32_t b = nb; b-- > 1;) {
 			uint32_t l = node[2 * b], rr = node[2 * b + 1];
-			node[b] = track_dur_at(tr, row->idx[rr]) > track_dur_at(tr, row->idx[l]) ? rr : l;
+			node[b] = track_dur_at(tr, row_idx(row, rr)) > track_dur_at(tr, row_idx(row, l)) ? rr : l;
 		}
 		row->max_tree = node;
 	}
@@ -715,7 +816,7 @@ static void build_busy(struct track *tr)
 
 	if (row0)
 		for (uint32_t i = 0; i < tr->rows[0].n; i++)
-			total += slice_dur(tr, &tr->slices[tr->rows[0].idx[i]]);
+			total += slice_dur(tr, &tr->slices[row_idx(&tr->rows[0], i)]);
 	for (uint32_t i = 0; i < (row0 ? 0 : tr->nslices); i++) {
 		const struct slice *s = &tr->slices[i];
 		int64_t e = slice_end_of(tr, s);
@@ -759,7 +860,7 @@ struct span index_trace_span(const struct trace *t)
 		for (uint16_t r = 0; r < tr->nrows; r++) {
 			const struct row *row = &tr->rows[r];
 			if (row->n > 0) {
-				int64_t e = slice_end_of(tr, &tr->slices[row->idx[row->n - 1]]);
+				int64_t e = slice_end_of(tr, &tr->slices[row_idx(row, row->n - 1)]);
 				if (e > hi)
 					hi = e;
 			}
@@ -837,9 +938,10 @@ struct track_run {
 	struct trace *t;
 	uint32_t from, to; /* tracks [from, to) */
 	struct quality q;  /* the lay-outs' findings */
+	uint32_t row_span; /* ROW_SPAN, or TTRACE_TEST_ROW_SPAN */
 };
 
-static void track_sort_one(struct track *tr, uint64_t gather_min)
+static void track_sort_one(struct track *tr, uint64_t gather_min, uint32_t near_shift)
 {
 	if (tr->nslices > 0) {
 		tr->slices = xreallocarray(tr->slices, tr->nslices, sizeof *tr->slices);
@@ -849,7 +951,7 @@ static void track_sort_one(struct track *tr, uint64_t gather_min)
 			tr->args = xreallocarray(tr->args, tr->nslices, sizeof *tr->args);
 	}
 	tr->cap = tr->nslices;
-	sort_track(tr, gather_min);
+	sort_track(tr, gather_min, near_shift);
 }
 
 /* The tracks' sorts, shared by the threads: each takes the next track, the biggest first,
@@ -860,6 +962,7 @@ struct sort_pool {
 	const uint32_t *order; /* track indices, most slices first */
 	uint32_t n;
 	uint64_t gather_min; /* GATHER_MIN, or TTRACE_TEST_GATHER_MIN */
+	uint32_t near_shift; /* SORT_NEAR_SHIFT, or TTRACE_TEST_SORT_NEAR */
 	atomic_uint next;
 };
 
@@ -869,7 +972,7 @@ static void sort_pool_run(struct sort_pool *p)
 		unsigned i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
 		if (i >= p->n)
 			break;
-		track_sort_one(&p->t->tracks[p->order[i]], p->gather_min);
+		track_sort_one(&p->t->tracks[p->order[i]], p->gather_min, p->near_shift);
 	}
 }
 
@@ -890,7 +993,7 @@ static void track_run(void *arg)
 	struct track_run *r = arg;
 	for (uint32_t ti = r->from; ti < r->to; ti++) {
 		struct track *tr = &r->t->tracks[ti];
-		build_rows(&r->q, ti, tr);
+		build_rows(&r->q, ti, tr, r->row_span);
 		build_busy(tr);
 	}
 }
@@ -952,7 +1055,10 @@ void index_build_helped(struct trace *t, struct helper *given)
 	 * facts (which touch no track), and then share the rest */
 	bool two = cut < t->ntracks;
 	struct helper *h = !two ? NULL : given != NULL ? given : helper_start();
-	struct sort_pool pool = { .t = t, .n = t->ntracks, .gather_min = k.gather_set ? k.gather_min : GATHER_MIN };
+	struct sort_pool pool = { .t = t,
+		                  .n = t->ntracks,
+		                  .gather_min = k.gather_set ? k.gather_min : GATHER_MIN,
+		                  .near_shift = k.sort_near_set ? k.sort_near : SORT_NEAR_SHIFT };
 	uint32_t *order = xreallocarray(NULL, t->ntracks ? t->ntracks : 1, sizeof *order);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		order[ti] = ti;
@@ -970,7 +1076,9 @@ void index_build_helped(struct trace *t, struct helper *given)
 		helper_wait(h);
 	free(order);
 	stage_clock("index: tracks sorted");
-	struct track_run r[2] = { { .t = t, .from = 0, .to = cut }, { .t = t, .from = cut, .to = t->ntracks } };
+	uint32_t span = k.row_span_set ? k.row_span : ROW_SPAN;
+	struct track_run r[2] = { { .t = t, .from = 0, .to = cut, .row_span = span },
+		                  { .t = t, .from = cut, .to = t->ntracks, .row_span = span } };
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		struct track *tr = &t->tracks[ti];
 		classify_track(t, tr);

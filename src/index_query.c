@@ -20,7 +20,7 @@ static bool row_tree_holds(const struct row_tree *rt, uint32_t node, int64_t ts)
 
 static inline const struct slice *row_slice(const struct track *tr, const struct row *row, uint32_t i)
 {
-	return &tr->slices[row->idx[i]];
+	return &tr->slices[row_idx(row, i)];
 }
 
 /* First position whose slice ends after t, or is a zero-length slice at t or later. */
@@ -192,7 +192,7 @@ uint32_t index_row_dominant(const struct track *tr, uint16_t r, int64_t t0, int6
 		if (slice_dur(tr, row_slice(tr, row, m)) > cov)
 			best = m;
 	}
-	return row->idx[best];
+	return row_idx(row, best);
 }
 
 /* The slice of row R that contains ts (ends included), or TT_NONE. */
@@ -203,13 +203,13 @@ static uint32_t row_slice_at(const struct track *tr, uint16_t r, int64_t ts)
 	if (i < row->n) {
 		const struct slice *s = row_slice(tr, row, i);
 		if (s->ts <= ts && ts <= slice_end_of(tr, s))
-			return row->idx[i];
+			return row_idx(row, i);
 	}
 	/* a slice ending exactly at ts */
 	if (i > 0) {
 		const struct slice *s = row_slice(tr, row, i - 1);
 		if (s->ts <= ts && ts <= slice_end_of(tr, s))
-			return row->idx[i - 1];
+			return row_idx(row, i - 1);
 	}
 	return TT_NONE;
 }
@@ -269,7 +269,7 @@ static uint32_t row_first_from(const struct row *row, uint32_t idx)
 	uint32_t lo = 0, hi = row->n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (row->idx[mid] >= idx)
+		if (row_idx(row, mid) >= idx)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -302,7 +302,7 @@ uint32_t index_parent(const struct track *tr, uint32_t idx)
 		uint32_t p = row_first_from(row, idx);
 		if (p == 0)
 			return TT_NONE;
-		par = row->idx[p - 1];
+		par = row_idx(row, p - 1);
 	}
 	/* it started no later; always so, but a bad layout must not make a loop */
 	return tr->slices[par].ts <= s->ts ? par : TT_NONE;
@@ -320,6 +320,6 @@ uint32_t index_first_child(const struct track *tr, uint32_t idx)
 	uint32_t p = row_first_from(row, idx + 1);
 	if (p == row->n)
 		return TT_NONE;
-	uint32_t c = row->idx[p];
+	uint32_t c = row_idx(row, p);
 	return index_parent(tr, c) == idx ? c : TT_NONE;
 }

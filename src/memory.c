@@ -143,7 +143,7 @@ static uint32_t row_holding(const struct trace *t, const struct track *tr, uint1
 	uint32_t a, b;
 	index_row_range(tr, r, ts, ts + 1, &a, &b);
 	for (uint32_t k = a; k < b; k++) {
-		uint32_t i = tr->rows[r].idx[k];
+		uint32_t i = row_idx(&tr->rows[r], k);
 		const struct slice *s = &tr->slices[i];
 		if (s->ts <= ts && ts - s->ts < slice_dur(tr, s) && want(t, s))
 			return i;

@@ -291,7 +291,9 @@ void trace_free(struct trace *t)
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
 		for (uint16_t r = 0; r < tr->nrows; r++) {
-			release(t, tr->rows[r].idx);
+			release(t, tr->rows[r].lo);
+			release(t, tr->rows[r].base);
+			release(t, tr->rows[r].wide);
 			release(t, tr->rows[r].block_sum);
 			release(t, tr->rows[r].max_tree);
 		}

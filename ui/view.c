@@ -258,16 +258,16 @@ static void step_slice(struct view *v, int dir)
 		from = tr->slices[v->sel.idx].ts;
 	if (dir > 0) {
 		index_row_range(tr, l->row, tt_add(from, 1), INT64_MAX, &a, &b);
-		while (a < b && tr->slices[row->idx[a]].ts <= from)
+		while (a < b && tr->slices[row_idx(row, a)].ts <= from)
 			a++;
 		if (a < b)
-			view_go_to(v, (struct slice_ref){ l->track, row->idx[a] });
+			view_go_to(v, (struct slice_ref){ l->track, row_idx(row, a) });
 	} else {
 		index_row_range(tr, l->row, INT64_MIN / 2, from, &a, &b);
-		while (b > a && tr->slices[row->idx[b - 1]].ts >= from)
+		while (b > a && tr->slices[row_idx(row, b - 1)].ts >= from)
 			b--;
 		if (b > a)
-			view_go_to(v, (struct slice_ref){ l->track, row->idx[b - 1] });
+			view_go_to(v, (struct slice_ref){ l->track, row_idx(row, b - 1) });
 	}
 }
 

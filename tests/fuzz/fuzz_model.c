@@ -51,11 +51,11 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1, const s
 		index_row_range(tr, r, t0, t1, &first, &last);
 		FUZZ_CHECK(first <= last && last <= row->n);
 		for (uint32_t i = first; i < last; i++)
-			FUZZ_CHECK(overlaps(tr, &tr->slices[row->idx[i]], t0, t1));
+			FUZZ_CHECK(overlaps(tr, &tr->slices[row_idx(row, i)], t0, t1));
 		if (t1 > t0 && first > 0)
-			FUZZ_CHECK(!overlaps(tr, &tr->slices[row->idx[first - 1]], t0, t1));
+			FUZZ_CHECK(!overlaps(tr, &tr->slices[row_idx(row, first - 1)], t0, t1));
 		if (t1 > t0 && last < row->n)
-			FUZZ_CHECK(!overlaps(tr, &tr->slices[row->idx[last]], t0, t1));
+			FUZZ_CHECK(!overlaps(tr, &tr->slices[row_idx(row, last)], t0, t1));
 		busy = index_row_busy(tr, r, t0, t1);
 		FUZZ_CHECK(busy >= 0 && busy <= width);
 		if (r + tr->annotation_rows <

@@ -244,19 +244,53 @@ static void row_max_dur(uint8_t *b) { set(b, "rows", "max_dur", 0, get(b, "rows"
 static void row_sum(uint8_t *b) { set(b, "row sums", "value", 0, (uint64_t)INT64_MAX); }
 static void row_order(uint8_t *b)
 {
-	/* the first row of two slices or more lists them backwards */
+	/* the first row of two slices or more lists its first twice (its second entry's
+	 * distance from the block's first 0) */
 	uint64_t at = 0;
 	for (uint64_t r = 0; r < count_of(b, "rows"); r++) {
 		uint64_t n = get(b, "rows", "n", r);
 		if (n >= 2) {
-			uint64_t x = get(b, "row indices", "value", at), y = get(b, "row indices", "value", at + 1);
-			set(b, "row indices", "value", at, y);
-			set(b, "row indices", "value", at + 1, x);
+			set(b, "row index distances", "value", at + 1, 0);
 			return;
 		}
 		at += n;
 	}
 	fatal("no row of two slices");
+}
+/* The cases below forge a cache whose rows' blocks are all wide (TTRACE_TEST_ROW_SPAN=0). */
+static uint64_t first_wide_base(uint8_t *b)
+{
+	for (uint64_t i = 0; i < count_of(b, "row index bases"); i++)
+		if (get(b, "row index bases", "value", i) & ROW_WIDE)
+			return i;
+	fatal("no wide block");
+}
+static void row_wide_place(uint8_t *b)
+{
+	uint64_t i = first_wide_base(b);
+	set(b, "row index bases", "value", i, get(b, "row index bases", "value", i) + 1);
+}
+static void row_wide_unnamed(uint8_t *b)
+{
+	uint64_t i = first_wide_base(b);
+	set(b, "row index bases", "value", i, get(b, "row index wide", "value", 0));
+}
+static void row_wide_count(uint8_t *b)
+{
+	for (uint64_t r = 0; r < count_of(b, "rows"); r++)
+		if (get(b, "rows", "nwide", r) > 0) {
+			set(b, "rows", "nwide", r, get(b, "rows", "nwide", r) + 1);
+			return;
+		}
+	fatal("no row with a wide block");
+}
+static void row_wide_entry(uint8_t *b) { set(b, "row index wide", "value", 1, UINT32_MAX - 1); }
+static void row_wide_swapped(uint8_t *b)
+{
+	/* a wide block lists its first two entries backwards */
+	uint64_t x = get(b, "row index wide", "value", 0), y = get(b, "row index wide", "value", 1);
+	set(b, "row index wide", "value", 0, y);
+	set(b, "row index wide", "value", 1, x);
 }
 static void slice_ts_max(uint8_t *b)
 {
@@ -371,7 +405,7 @@ int main(void)
 		{ row_no_max_tree, "a row without its max tree" },
 		{ row_max_dur, "a row's longest length is not that of its slices" },
 		{ row_sum, "a row's prefix sum is INT64_MAX" },
-		{ row_order, "a row lists its slices backwards" },
+		{ row_order, "a row lists a slice twice" },
 		{ slice_ts_max, "a slice starts at INT64_MAX" },
 		{ slice_ts_limit, "a slice starts at -BUILDER_TIME_LIMIT" },
 		{ slice_unsorted, "a track's slices are out of order" },
@@ -399,6 +433,41 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		refused(cases[i].fn, cases[i].what);
+
+	/* rows whose blocks are all wide (struct row): read back as they were, and refused
+	 * when forged */
+	struct load_options opt = { .quiet = true };
+	struct trace *narrow = load_trace(trace_path, &opt);
+	setenv("TTRACE_TEST_ROW_SPAN", "0", 1);
+	make_cache(trace_json);
+	unsetenv("TTRACE_TEST_ROW_SPAN");
+	t = read_back(image, image_len, &why, &cause);
+	ok(t != NULL, "a cache of wide row blocks is read back (%s)", cause != NULL ? cause : "no refusal");
+	uint32_t nwide = 0, differ = 0;
+	for (uint32_t k = 0; t != NULL && k < t->ntracks; k++)
+		for (uint16_t r = 0; r < t->tracks[k].nrows; r++) {
+			const struct row *a = &t->tracks[k].rows[r], *b = &narrow->tracks[k].rows[r];
+			nwide += a->nwide;
+			for (uint32_t i = 0; i < a->n; i++)
+				differ += row_idx(a, i) != row_idx(b, i);
+		}
+	ok(nwide >= 2 && differ == 0,
+	   "its rows list the same slices as narrow ones (%u wide blocks, %u entries differ)", nwide, differ);
+	trace_free(t);
+	free(cause);
+	trace_free(narrow);
+	struct {
+		forge_fn fn;
+		const char *what;
+	} wide_cases[] = {
+		{ row_wide_place, "a wide block names the place of another" },
+		{ row_wide_unnamed, "a row's wide block is not named" },
+		{ row_wide_count, "a row says it has one wide block more" },
+		{ row_wide_entry, "a wide block's entry is past the track's slices" },
+		{ row_wide_swapped, "a wide block lists two slices backwards" },
+	};
+	for (size_t i = 0; i < sizeof wide_cases / sizeof *wide_cases; i++)
+		refused(wide_cases[i].fn, wide_cases[i].what);
 
 	make_cache(no_track_json);
 	t = read_back(image, image_len, &why, &cause);

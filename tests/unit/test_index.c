@@ -56,12 +56,12 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 		const struct row *row = &tr->rows[r];
 		total += row->n;
 		for (uint32_t i = 1; i < row->n; i++) {
-			const struct slice *p = &tr->slices[row->idx[i - 1]], *s = &tr->slices[row->idx[i]];
+			const struct slice *p = &tr->slices[row_idx(row, i - 1)], *s = &tr->slices[row_idx(row, i)];
 			if (s->ts < p->ts + slice_dur(tr, p))
 				rows_ok = 0;
 		}
 		for (uint32_t i = 0; i < row->n; i++)
-			if (tr->slices[row->idx[i]].depth != r)
+			if (tr->slices[row_idx(row, i)].depth != r)
 				rows_ok = 0;
 	}
 	is_int(total, tr->nslices, "%s: every slice is in exactly one row", what);
@@ -78,7 +78,7 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 			index_row_range(tr, r, t0, t1, &a, &b);
 			got_n = b - a;
 			for (uint32_t i = 0; i < row->n; i++) {
-				const struct slice *s = &tr->slices[row->idx[i]];
+				const struct slice *s = &tr->slices[row_idx(row, i)];
 				bool in = (s->ts < t1 && s->ts + slice_dur(tr, s) > t0) ||
 				          (slice_dur(tr, s) == 0 && s->ts >= t0 && s->ts < t1);
 				if (in) {
