@@ -23,25 +23,58 @@ static inline const struct slice *row_slice(const struct track *tr, const struct
 	return &tr->slices[row_idx(row, i)];
 }
 
+/* The first position of ROW whose slice satisfies COND (a condition on `s` that holds
+ * from some position on): the first block whose first slice does, then the block before it
+ * searched with one look at its base. */
+#define ROW_SEARCH(tr, row, cond)                                                                         \
+	do {                                                                                              \
+		uint32_t nb_ = ((row)->n + ROW_BLOCK - 1) / ROW_BLOCK, lo_ = 0, hi_ = nb_;                \
+		while (lo_ < hi_) {                                                                       \
+			uint32_t mid_ = lo_ + (hi_ - lo_) / 2;                                            \
+			const struct slice *s = &(tr)->slices[row_block_idx(row_block_at(row, mid_), 0)]; \
+			if (cond)                                                                         \
+				hi_ = mid_;                                                               \
+			else                                                                              \
+				lo_ = mid_ + 1;                                                           \
+		}                                                                                         \
+		if (lo_ == 0)                                                                             \
+			return 0;                                                                         \
+		/* in block lo_ - 1, past its first: [1, its end) */                                      \
+		struct row_block bk_ = row_block_at(row, lo_ - 1);                                        \
+		uint32_t at_ = (lo_ - 1) * ROW_BLOCK, a_ = 1,                                             \
+			 b_ = (row)->n - at_ < ROW_BLOCK ? (row)->n - at_ : ROW_BLOCK;                    \
+		while (a_ < b_) {                                                                         \
+			uint32_t mid_ = a_ + (b_ - a_) / 2;                                               \
+			const struct slice *s = &(tr)->slices[row_block_idx(bk_, mid_)];                  \
+			if (cond)                                                                         \
+				b_ = mid_;                                                                \
+			else                                                                              \
+				a_ = mid_ + 1;                                                            \
+		}                                                                                         \
+		return at_ + a_;                                                                          \
+	} while (0)
+
 /* First position whose slice ends after t, or is a zero-length slice at t or later. */
 static uint32_t row_lower(const struct track *tr, const struct row *row, int64_t t)
 {
-	uint32_t lo = 0, hi = row->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct slice *s = row_slice(tr, row, mid);
-		if (slice_end_of(tr, s) > t || s->ts >= t)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	ROW_SEARCH(tr, row, slice_end_of(tr, s) > t || s->ts >= t);
 }
 
-/* First position whose slice starts at or after t. */
-static uint32_t row_upper(const struct track *tr, const struct row *row, int64_t t)
+/* First position from FROM on whose slice starts at or after t (FROM itself when none
+ * before does), found by galloping from FROM: a range of a column of the timeline holds a
+ * slice or two, found in as many looks instead of a search of the whole row. */
+static uint32_t row_upper_from(const struct track *tr, const struct row *row, uint32_t from, int64_t t)
 {
-	uint32_t lo = 0, hi = row->n;
+	uint32_t n = row->n, lo, hi, step = 1;
+	if (from >= n || row_slice(tr, row, from)->ts >= t)
+		return from;
+	lo = from; /* starts before t */
+	while (step < n - lo && row_slice(tr, row, lo + step)->ts < t) {
+		lo += step;
+		step = step < n / 2 ? 2 * step : n;
+	}
+	hi = step < n - lo ? lo + step : n; /* starts at or after t, or the end */
+	lo++;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (row_slice(tr, row, mid)->ts >= t)
@@ -61,16 +94,17 @@ void index_row_range(const struct track *tr, uint16_t r, int64_t t0, int64_t t1,
 	}
 	row = &tr->rows[r];
 	*first = row_lower(tr, row, t0);
-	*last = row_upper(tr, row, t1);
-	if (*last < *first)
-		*last = *first;
+	*last = row_upper_from(tr, row, *first, t1);
 }
 
 static int64_t row_prefix(const struct track *tr, const struct row *row, uint32_t i)
 {
 	int64_t s = row->block_sum[i / ROW_BLOCK];
-	for (uint32_t k = i - i % ROW_BLOCK; k < i; k++)
-		s += slice_dur(tr, row_slice(tr, row, k));
+	if (i % ROW_BLOCK == 0)
+		return s;
+	struct row_block bk = row_block_at(row, i / ROW_BLOCK);
+	for (uint32_t j = 0; j < i % ROW_BLOCK; j++)
+		s += track_dur_at(tr, row_block_idx(bk, j));
 	return s;
 }
 
@@ -135,38 +169,58 @@ static inline int64_t coverage(const struct track *tr, const struct slice *s, in
 	return b > a ? b - a : 0;
 }
 
-/* Position of the longest slice among positions [a, b) of the row. */
+/* Positions [A, B) of ROW, all in one block, looked at for a longer slice than *BEST's
+ * (of length *BEST_DUR): the first longest wins. */
+static inline void longest_in_block(const struct track *tr, const struct row *row, uint32_t a, uint32_t b,
+                                    uint32_t *best, int64_t *best_dur)
+{
+	if (a >= b)
+		return;
+	struct row_block bk = row_block_at(row, a / ROW_BLOCK);
+	for (uint32_t i = a; i < b; i++) {
+		int64_t d = track_dur_at(tr, row_block_idx(bk, i % ROW_BLOCK));
+		if (d > *best_dur) {
+			*best = i;
+			*best_dur = d;
+		}
+	}
+}
+
+/* Position of the longest slice among positions [a, b) of the row (the first of them in
+ * the order looked at: the blocks cut at each end, then the max tree's nodes). */
 static uint32_t row_longest(const struct track *tr, const struct row *row, uint32_t a, uint32_t b)
 {
 	uint32_t best = a;
-#define BETTER(i) (slice_dur(tr, row_slice(tr, row, (i))) > slice_dur(tr, row_slice(tr, row, best)))
+	int64_t best_dur = slice_dur(tr, row_slice(tr, row, a));
 	uint32_t ba = (a + ROW_BLOCK - 1) / ROW_BLOCK, bb = b / ROW_BLOCK;
 	if (ba >= bb) {
-		for (uint32_t i = a; i < b; i++)
-			if (BETTER(i))
-				best = i;
+		/* within one block, or across the boundary of two */
+		uint32_t cut = (a / ROW_BLOCK + 1) * ROW_BLOCK < b ? (a / ROW_BLOCK + 1) * ROW_BLOCK : b;
+		longest_in_block(tr, row, a + 1, cut, &best, &best_dur);
+		longest_in_block(tr, row, cut, b, &best, &best_dur);
 		return best;
 	}
-	for (uint32_t i = a; i < ba * ROW_BLOCK; i++)
-		if (BETTER(i))
-			best = i;
-	for (uint32_t i = bb * ROW_BLOCK; i < b; i++)
-		if (BETTER(i))
-			best = i;
+	longest_in_block(tr, row, a + 1, ba * ROW_BLOCK, &best, &best_dur);
+	longest_in_block(tr, row, bb * ROW_BLOCK, b, &best, &best_dur);
 	uint32_t nb = (row->n + ROW_BLOCK - 1) / ROW_BLOCK;
 	for (uint32_t l = ba + nb, r = bb + nb; l < r; l >>= 1, r >>= 1) {
 		if (l & 1) {
-			if (BETTER(row->max_tree[l]))
+			int64_t d = slice_dur(tr, row_slice(tr, row, row->max_tree[l]));
+			if (d > best_dur) {
 				best = row->max_tree[l];
+				best_dur = d;
+			}
 			l++;
 		}
 		if (r & 1) {
 			r--;
-			if (BETTER(row->max_tree[r]))
+			int64_t d = slice_dur(tr, row_slice(tr, row, row->max_tree[r]));
+			if (d > best_dur) {
 				best = row->max_tree[r];
+				best_dur = d;
+			}
 		}
 	}
-#undef BETTER
 	return best;
 }
 

@@ -173,6 +173,25 @@ static inline uint32_t row_idx(const struct row *row, uint32_t i)
 	return b + row->lo[i];
 }
 
+/* Block B of ROW, read entry by entry with row_block_idx: one look at its base for all. */
+struct row_block {
+	uint32_t base;
+	const uint16_t *lo;   /* its entries' distances, when it is not wide */
+	const uint32_t *wide; /* its entries, when it is; else NULL */
+};
+static inline struct row_block row_block_at(const struct row *row, uint32_t b)
+{
+	uint32_t v = row->base[b];
+	if (__builtin_expect((v & ROW_WIDE) != 0, 0))
+		return (struct row_block){ 0, NULL, row->wide + (size_t)(v & ~ROW_WIDE) * ROW_BLOCK };
+	return (struct row_block){ v, row->lo + (size_t)b * ROW_BLOCK, NULL };
+}
+/* Entry J (0 .. ROW_BLOCK - 1) of block BK. */
+static inline uint32_t row_block_idx(struct row_block bk, uint32_t j)
+{
+	return bk.wide != NULL ? bk.wide[j] : bk.base + bk.lo[j];
+}
+
 struct span {
 	int64_t start, end;
 };
