@@ -769,11 +769,20 @@ static void build_rows(struct quality *q, uint32_t ti, struct track *tr, uint32_
 	for (uint16_t r = 0; r < nrows; r++) {
 		struct row *row = &tr->rows[r];
 		row->lo = xmalloc((row->n ? row->n : 1) * sizeof *row->lo);
-		row->base = xmalloc(((row->n + ROW_BLOCK - 1) / ROW_BLOCK + 1) * sizeof *row->base);
+		row->base = xcalloc((row->n + ROW_BLOCK - 1) / ROW_BLOCK + 1, sizeof *row->base);
 		row->n = 0;
 	}
-	for (uint32_t i = 0; i < tr->nslices; i++)
-		row_append(&tr->rows[tr->slices[i].depth], i, span);
+	for (uint32_t i = 0; i < tr->nslices; i++) {
+		struct row *row = &tr->rows[tr->slices[i].depth];
+		uint32_t p = row->n, b = row->base[p / ROW_BLOCK];
+		/* most entries: within their block's span, the block not wide */
+		if (p % ROW_BLOCK != 0 && !(b & ROW_WIDE) && i - b <= span) {
+			row->lo[p] = (uint16_t)(i - b);
+			row->n = p + 1;
+		} else {
+			row_append(row, i, span);
+		}
+	}
 	for (uint16_t r = 0; r < nrows; r++) {
 		struct row *row = &tr->rows[r];
 		build_row_sums(tr, row);
