@@ -280,6 +280,24 @@ static void release(const struct trace *t, void *p)
 		free(p);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TT_LEAKS_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TT_LEAKS_CHECKED 1
+#endif
+#endif
+
+void trace_end_of_process(struct trace *t)
+{
+#if defined(TT_LEAKS_CHECKED)
+	trace_free(t);
+#else
+	if (t != NULL && t->finish_cache_save != NULL)
+		t->finish_cache_save(t);
+#endif
+}
+
 void trace_free(struct trace *t)
 {
 	if (t == NULL)

@@ -711,6 +711,11 @@ void trace_warn_group(struct trace *t, uint8_t group, uint8_t max, const char *f
 	__attribute__((format(printf, 4, 5)));
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void trace_free(struct trace *t);
+/* T at the end of the process: waits for what it still does outside memory (its cache
+ * being written), and frees it only in builds whose leak checker watches the end (ASan):
+ * elsewhere the process's end gives its memory back at once, where freeing 256 ranks'
+ * models piece by piece took 9 ms of a 0.65 s report. NULL is a no-op. */
+void trace_end_of_process(struct trace *t);
 /* How reports and the screen name T: its name when it has one, else its path; T owns it. */
 static inline const char *trace_name(const struct trace *t) { return t->name != NULL ? t->name : t->path; }
 

@@ -253,4 +253,14 @@ like "$out" "does not fit in the cache directory's cap" "and said"
 [ -z "$(cache_of "$TMP/cap2.json")" ]
 ok $? "and not kept"
 
+# a report leaves its traces to the process's end (trace_end_of_process), but not its
+# cache: a writer slower than the report is waited for, and the file is whole
+cp "$F" "$TMP/slow.json"
+TTRACE_CACHE_TEST_STALL=2 "$TTRACE" -q --report=summary "$TMP/slow.json" >/dev/null 2>&1
+s=$(ls -a "$C" | grep -c '\.tmp\.')
+[ -n "$(cache_of "$TMP/slow.json")" ] && [ "$s" -eq 0 ]
+ok $? "a report whose cache writer is slow exits once the cache is written"
+from_cache "$TMP/slow.json"
+ok $? "and the next run reads it"
+
 finish

@@ -1034,7 +1034,7 @@ int main(int argc, char **argv)
 	free(guard_msgs);
 	free(usable);
 	for (int i = 0; i < n; i++) {
-		trace_free(traces[i]);
+		trace_end_of_process(traces[i]);
 		free(files[i]);
 	}
 	free(traces);
