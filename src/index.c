@@ -738,7 +738,8 @@ static void row_append(struct row *row, uint32_t i, uint32_t span)
 	}
 	if (at == 0 || !(row->base[b] & ROW_WIDE)) {
 		uint32_t k = row->nwide++;
-		row->wide = xreallocarray(row->wide, (size_t)row->nwide * ROW_BLOCK, sizeof *row->wide);
+		if ((k & (k - 1)) == 0) /* room for 1, 2, 4, 8... blocks: a row of many grows in log steps */
+			row->wide = xreallocarray(row->wide, (size_t)(k ? 2 * k : 1) * ROW_BLOCK, sizeof *row->wide);
 		for (uint32_t j = 0; j < at; j++) {
 			row->wide[(size_t)k * ROW_BLOCK + j] = row->base[b] + row->lo[b * ROW_BLOCK + j];
 			row->lo[b * ROW_BLOCK + j] = 0;
