@@ -148,9 +148,9 @@ struct kernel_launch {
  * track.slices (row_idx) are stored in 2 bytes each: a block of ROW_BLOCK entries keeps
  * its first index in `base` and each entry's distance from it in `lo`, unless they lie
  * further apart than ROW_SPAN (or the first is ROW_WIDE or more): then `base` says
- * ROW_WIDE | k and the block's entries are whole in wide[k * ROW_BLOCK ..] (a few blocks
- * in a thousand; their `lo` is 0). 2.06 bytes an entry instead of 4: a legacy trace's
- * row index was a sixth of its model. */
+ * ROW_WIDE | k and the block's entries are whole in wide[k * ROW_BLOCK ..] (their `lo`
+ * is 0; 2 blocks of 3,236 on a generated 100 MB trace). 2.06 bytes an entry instead of 4:
+ * a legacy trace's row index was a sixth of its model. */
 struct row {
 	uint16_t *lo;       /* by entry: its index less its block's base (0 in a wide block) */
 	uint32_t *base;     /* by block: its first entry's index, or ROW_WIDE | its place in wide */
