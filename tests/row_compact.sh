@@ -65,6 +65,27 @@ like "$a" '    80040000 +10000 user_annotation "ProfilerStep#2"' "(its second st
 o=$("$TTRACE" -q --no-cache --report=overview "$TMP/wide.json" 2>&1)
 like "$o" "199 steps" "and the overview finds every step"
 
+# the queries over whole blocks: test_index's random tracks against brute force, and the
+# timeline through the real key table (zoom, pan, rows, search, next match, fit)
+if [ -x "$builddir/tests/unit/test_index" ]; then
+	out=$(TTRACE_TEST_ROW_SPAN=0 "$builddir/tests/unit/test_index" 2>&1)
+	is "$(printf '%s\n' "$out" | grep -c '^not ok')" 0 "test_index's queries with every block whole"
+	like "$out" "ok 99 " "(all of them ran)"
+fi
+K='WWWWWWWWWWWWWdddddDDDDDjjjjjjjjjj<PgDn>SSSSSSSSSSSSSS/op<Enter>nnnnnNNfllllLLLL'
+n=0
+m=0
+for f in "$TMP/wide.json" "$TMP/near.json" "$FX"/*.json "$FX"/nav/*.json; do
+	m=$((m + 1))
+	a=$("$TTRACE" -q --no-cache --dump-screen --size=120x40 --keys="$K" "$f" 2>&1)
+	b=$(TTRACE_TEST_ROW_SPAN=0 "$TTRACE" -q --no-cache --dump-screen --size=120x40 --keys="$K" "$f" 2>&1)
+	if [ "$a" != "$b" ]; then
+		echo "# the screen differs on $f"
+		n=$((n + 1))
+	fi
+done
+is "$n" 0 "the timeline's screens ($m traces) the same with every block whole"
+
 # caches of whole blocks: written and read back as the parse gives
 XDG_CACHE_HOME="$TMP/xdg"
 TTRACE_CACHE_MIN=0
