@@ -149,12 +149,12 @@ char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max
 		uint32_t seen = 0;
 		for (uint32_t i = 0; i < tr->nslices && seen < max && out == NULL; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (!ops_counts_as_op(t, s) || s->name >= t->strings.n)
+			if (!ops_counts_as_op(t, s) || slice_name(t, s) >= t->strings.n)
 				continue;
 			seen++;
 			if (seen > 20 && !*recorded)
 				break; /* none of a thread's first 20 operators has shapes: not recorded */
-			const char *nm = strtab_get(&t->strings, s->name);
+			const char *nm = strtab_get(&t->strings, slice_name(t, s));
 			bool wanted = name != NULL ? strcmp(nm, name) == 0 : layer_op(nm);
 			if (!wanted && (*recorded || seen > 20))
 				continue; /* the others' args only tell whether shapes are recorded */
@@ -165,7 +165,7 @@ char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max
 				uint32_t key = wanted ? key_of(args, strlen(args), OP_BY_SHAPE, &text, &b) : 0;
 				if (key != 0) {
 					out = xstrdup(strtab_get(&text, key));
-					*name_id = s->name;
+					*name_id = slice_name(t, s);
 				}
 			}
 			free(args);
@@ -187,8 +187,8 @@ static uint32_t user_python_around(const struct trace *t, const struct track *tr
 		if (a >= b)
 			continue;
 		const struct slice *p = &tr->slices[row_idx(&tr->rows[d], a)];
-		if (p->cls == SC_PYTHON &&
-		    op_args_user_frame(strtab_get(&t->strings, p->name), strtab_len(&t->strings, p->name)))
+		if (p->cls == SC_PYTHON && op_args_user_frame(strtab_get(&t->strings, slice_name(t, p)),
+		                                              strtab_len(&t->strings, slice_name(t, p))))
 			return row_idx(&tr->rows[d], a);
 	}
 	return TT_NONE;
@@ -255,8 +255,8 @@ void op_args_keys(const struct trace *t, const struct op_tree *tree, enum op_gro
 			const struct track *tr = &t->tracks[in->ref.track];
 			uint32_t p = user_python_around(t, tr, in->ref.idx);
 			if (p != TT_NONE)
-				keys[i] = strtab_intern(text, strtab_get(&t->strings, tr->slices[p].name),
-				                        strtab_len(&t->strings, tr->slices[p].name));
+				keys[i] = strtab_intern(text, strtab_get(&t->strings, slice_name(t, &tr->slices[p])),
+				                        strtab_len(&t->strings, slice_name(t, &tr->slices[p])));
 		}
 	}
 	free(b.p);

@@ -179,7 +179,7 @@ static void sweep_cpu(struct ctx *c)
 			uint8_t under = sp > 0 ? st[sp - 1].under : 0, mine = 0;
 			uint32_t up_outer_op = sp > 0 ? st[sp - 1].outer_op : TT_NONE;
 			uint32_t up_context = sp > 0 ? st[sp - 1].context : TT_NONE;
-			uint16_t f = c->names[s->name];
+			uint16_t f = c->names[slice_name(t, s)];
 			bool in_window = s->ts < c->w1 && end > c->w0;
 			if (f & N_DATALOADER) {
 				mine |= U_DATALOADER;
@@ -268,7 +268,7 @@ static void sweep_gpu(struct ctx *c)
 		any_comm |= tr->comm_kernels > 0;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_MEMCPY || !(c->names[s->name] & N_PAGEABLE))
+			if (s->cls != SC_MEMCPY || !(c->names[slice_name(t, s)] & N_PAGEABLE))
 				continue;
 			int64_t end = tt_add(s->ts, slice_dur(tr, s)), v = clip_len(c, s->ts, end);
 			if (v == 0 && !(s->ts >= c->w0 && s->ts < c->w1))
@@ -298,7 +298,7 @@ static void sweep_gpu(struct ctx *c)
 				const struct slice *s = &tr->slices[i];
 				if (s->cls != SC_KERNEL)
 					continue;
-				if (c->names[s->name] & N_COMM_KERNEL) {
+				if (c->names[slice_name(t, s)] & N_COMM_KERNEL) {
 					if (nc == ccap)
 						comm = xreallocarray(comm, ccap = ccap * 2 + 256, sizeof *comm);
 					comm[nc++] = (struct span){ s->ts, tt_add(s->ts, slice_dur(tr, s)) };
@@ -326,7 +326,7 @@ static void sweep_gpu(struct ctx *c)
 				continue;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *s = &tr->slices[i];
-				if (s->cls != SC_KERNEL || !(c->names[s->name] & N_COMM_KERNEL))
+				if (s->cls != SC_KERNEL || !(c->names[slice_name(t, s)] & N_COMM_KERNEL))
 					continue;
 				int64_t a = s->ts > c->w0 ? s->ts : c->w0, end = tt_add(s->ts, slice_dur(tr, s));
 				int64_t b = end < c->w1 ? end : c->w1;
@@ -336,7 +336,7 @@ static void sweep_gpu(struct ctx *c)
 				struct advice_instance x =
 					advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, exposed);
 				advice_topk_add(&c->tk[ADV_EXPOSED_COMMUNICATION], &x);
-				if ((c->names[s->name] & N_ALLREDUCE) &&
+				if ((c->names[slice_name(t, s)] & N_ALLREDUCE) &&
 				    (double)exposed >= TT_ADVICE_SERIAL_FRACTION * (double)(b - a) && exposed > 0) {
 					c->sum[ADV_ALLREDUCE_AFTER_BACKWARD] += exposed;
 					advice_topk_add(&c->tk[ADV_ALLREDUCE_AFTER_BACKWARD], &x);

@@ -441,7 +441,7 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 	}
 	if (tr->nslices > 0) {
 		const struct slice *prev = &tr->slices[tr->nslices - 1];
-		if (prev->ts == ts && slice_dur(tr, prev) == dur && prev->name == name)
+		if (prev->ts == ts && slice_dur(tr, prev) == dur && slice_name(b->t, prev) == name)
 			note_at(b, Q_EXACT_DUPLICATE, w, name, ti);
 	}
 	uint32_t at = tr->nslices++;
@@ -455,7 +455,7 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 		}
 		tr->long_durs[tr->nlong++] = (struct long_dur){ at, 0, dur };
 	}
-	s->name = name;
+	s->name_ = name;
 	s->cat_ix = builder_cat_index(b, cat);
 	s->depth = 0;
 	s->cls = (uint8_t)cls & 15;

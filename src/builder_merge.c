@@ -89,7 +89,7 @@ static void append_tracks(void *arg)
 			                st->nslices, sizeof *st->slices);
 			for (uint32_t k = first; k < dt->nslices; k++) {
 				struct slice *sl = &dt->slices[k];
-				sl->name = smap[sl->name];
+				sl->name_ = smap[sl->name_];
 				sl->cat_ix = cmap[sl->cat_ix];
 			}
 			if (st->gpu != NULL || dt->gpu != NULL) {
@@ -186,8 +186,8 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 		if (st->nslices > 0 && dt->nslices > 0) {
 			const struct slice *prev = &dt->slices[dt->nslices - 1], *next = &st->slices[0];
 			if (prev->ts == next->ts && slice_dur(dt, prev) == slice_dur(st, next) &&
-			    prev->name == smap[next->name])
-				builder_note(dst, Q_EXACT_DUPLICATE, 0, next->ts, prev->name, ti);
+			    slice_name(d, prev) == smap[slice_name(s, next)])
+				builder_note(dst, Q_EXACT_DUPLICATE, 0, next->ts, slice_name(d, prev), ti);
 		}
 	}
 	/* the slices, on the helper when there is one, while this thread merges the rest that

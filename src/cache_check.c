@@ -145,7 +145,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		};
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		if (s[i].name >= nstr || s[i].cat_ix >= t->ncats ||
+		if (slice_name(t, &s[i]) >= nstr || s[i].cat_ix >= t->ncats ||
 		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || s[i].cls >= SC__COUNT ||
 		    (s[i].flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 || s[i].depth >= tr->nrows)
 			return false;
@@ -185,7 +185,8 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 			return false;
 		if (s[i].cls == SC_KERNEL || s[i].cls == SC_MEMCPY || s[i].cls == SC_MEMSET) {
 			ops++;
-			comm += s[i].cls == SC_KERNEL && kernel_comm_memo_is(&c->comm, &t->strings, s[i].name);
+			comm += s[i].cls == SC_KERNEL &&
+			        kernel_comm_memo_is(&c->comm, &t->strings, slice_name(t, &s[i]));
 		}
 		if (row0 || (gpu_kind && s[i].cls == SC_GPU_ANNOTATION))
 			continue;
@@ -363,9 +364,9 @@ static bool steps_ok(const struct trace *t)
 			return false;
 		const struct track *tr = &t->tracks[st->ref.track];
 		const struct slice *s = &tr->slices[st->ref.idx];
-		const char *nm = strtab_get(&t->strings, s->name);
+		const char *nm = strtab_get(&t->strings, slice_name(t, s));
 		if (tr->kind == TRACK_OTHER || st->gpu != (tr->kind != TRACK_CPU) || st->ts != s->ts ||
-		    st->dur != slice_dur(tr, s) || strtab_len(&t->strings, s->name) <= pn ||
+		    st->dur != slice_dur(tr, s) || strtab_len(&t->strings, slice_name(t, s)) <= pn ||
 		    memcmp(nm, prefix, pn) != 0 || st->number != strtoll(nm + pn, NULL, 10))
 			return false;
 		if (i > 0) {

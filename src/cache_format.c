@@ -41,7 +41,7 @@ static uint64_t layout_hash(void)
 	static const uint64_t v[] = {
 		sizeof(struct slice),
 		offsetof(struct slice, dur32),
-		offsetof(struct slice, name),
+		offsetof(struct slice, name_),
 		sizeof(struct long_dur),
 		sizeof(struct aside_slice),
 		offsetof(struct slice, depth),

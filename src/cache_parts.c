@@ -59,7 +59,7 @@ static const struct cache_field f_ctrack[] = {
 	F(struct ctrack, nested, CV_BOOL), F(struct ctrack, has_gpu, CV_BOOL), F(struct ctrack, has_args, CV_BOOL),
 };
 static const struct cache_field f_slice[] = {
-	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, name, CV_ID),
+	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, name_, CV_ID),
 	F(struct slice, depth, CV_ID), F(struct slice, cat_ix, CV_ID),
 	{ "cls, flags", offsetof(struct slice, cat_ix) + 1, 1, CV_ENUM },
 };

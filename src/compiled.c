@@ -35,7 +35,7 @@ static bool compiled_region(const char *name)
  * launchers and of a graph's replay. */
 static bool launcher_frame(const struct trace *t, const struct slice *s)
 {
-	const char *nm = strtab_get(&t->strings, s->name);
+	const char *nm = strtab_get(&t->strings, slice_name(t, s));
 	switch (s->cls) {
 	case SC_RUNTIME: return true;
 	case SC_CPU_OP:
@@ -56,7 +56,7 @@ uint32_t compiled_launching_slice(const struct trace *t, struct slice_ref call, 
 	if (call.track >= t->ntracks || call.idx >= t->tracks[call.track].nslices)
 		return TT_NONE;
 	const struct track *tr = &t->tracks[call.track];
-	bool replay = compiled_is_graph_launch(strtab_get(&t->strings, tr->slices[call.idx].name));
+	bool replay = compiled_is_graph_launch(strtab_get(&t->strings, slice_name(t, &tr->slices[call.idx])));
 	if (graph != NULL)
 		*graph = replay;
 	uint32_t p = index_parent(tr, call.idx);
@@ -84,20 +84,20 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 		const struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->name >= t->strings.n)
+			if (slice_name(t, s) >= t->strings.n)
 				continue;
-			if (seen[s->name] == 0) {
-				const char *nm = strtab_get(&t->strings, s->name);
-				seen[s->name] = starts(nm, "triton_")          ? 2
-				                : compiled_region(nm)          ? 3
-				                : compiled_is_graph_launch(nm) ? 4
-				                                               : 1;
+			if (seen[slice_name(t, s)] == 0) {
+				const char *nm = strtab_get(&t->strings, slice_name(t, s));
+				seen[slice_name(t, s)] = starts(nm, "triton_")          ? 2
+				                         : compiled_region(nm)          ? 3
+				                         : compiled_is_graph_launch(nm) ? 4
+				                                                        : 1;
 			}
-			if (seen[s->name] == 2 && s->cls == SC_KERNEL)
+			if (seen[slice_name(t, s)] == 2 && s->cls == SC_KERNEL)
 				f->triton_kernels++;
-			else if (seen[s->name] == 3 && s->cls != SC_KERNEL && s->cls != SC_PYTHON)
+			else if (seen[slice_name(t, s)] == 3 && s->cls != SC_KERNEL && s->cls != SC_PYTHON)
 				f->compiled_regions++;
-			else if (seen[s->name] == 4 && s->cls == SC_RUNTIME)
+			else if (seen[slice_name(t, s)] == 4 && s->cls == SC_RUNTIME)
 				f->graph_launches++;
 		}
 	}
@@ -112,17 +112,18 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */
 		const struct track *kt = &t->tracks[g->self.track];
 		const struct slice *k = &kt->slices[g->self.idx];
-		if (k->cls != SC_KERNEL || k->name >= t->strings.n)
+		if (k->cls != SC_KERNEL || slice_name(t, k) >= t->strings.n)
 			continue;
 		int64_t d = slice_dur(kt, k);
 		f->kernel_ns += d;
-		bool by_compiled = seen[k->name] == 2;
+		bool by_compiled = seen[slice_name(t, k)] == 2;
 		if (!by_compiled && f->compiled_regions > 0 && g->peer.track < t->ntracks &&
 		    g->peer.idx < t->tracks[g->peer.track].nslices) {
 			const struct track *ct = &t->tracks[g->peer.track];
 			for (uint32_t p = index_parent(ct, g->peer.idx); p != TT_NONE && !by_compiled;
 			     p = index_parent(ct, p))
-				by_compiled = ct->slices[p].name < t->strings.n && seen[ct->slices[p].name] == 3;
+				by_compiled = slice_name(t, &ct->slices[p]) < t->strings.n &&
+				              seen[slice_name(t, &ct->slices[p])] == 3;
 		}
 		if (by_compiled)
 			f->compiled_kernel_ns += d;
@@ -221,7 +222,7 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 			while (sp > 0 && st[sp - 1].end <= s->ts)
 				sp--;
 			struct breaks_open up = sp > 0 ? st[sp - 1] : (struct breaks_open){ 0, false, false, TT_NONE };
-			uint8_t k = s->name < t->strings.n ? kind[s->name] : 0;
+			uint8_t k = slice_name(t, s) < t->strings.n ? kind[slice_name(t, s)] : 0;
 			bool region = (k & BN_REGION) && s->cls != SC_PYTHON;
 			if (!up.inside) {
 				uint32_t at = step_at(steps, n, s->ts);
@@ -238,7 +239,7 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 			struct breaks_open me = { tt_add(s->ts, slice_dur(tr, s)), up.inside || region,
 				                  up.op || s->cls == SC_CPU_OP, up.frame };
 			if (s->cls == SC_PYTHON && (k & BN_FILE))
-				me.frame = s->name;
+				me.frame = slice_name(t, s);
 			if (sp == cap) {
 				cap = cap ? cap * 2 : 64;
 				st = xreallocarray(st, cap, sizeof *st);

@@ -381,8 +381,9 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 			if (sn == cap)
 				stack = xreallocarray(stack, cap *= 2, sizeof *stack);
 			uint32_t inner = below;
-			if (sl->name < t->strings.n && s->of_name[sl->name] != TT_NONE && ops_counts_as_op(t, sl))
-				inner = s->of_name[sl->name];
+			if (slice_name(t, sl) < t->strings.n && s->of_name[slice_name(t, sl)] != TT_NONE &&
+			    ops_counts_as_op(t, sl))
+				inner = s->of_name[slice_name(t, sl)];
 			stack[sn++] = (struct open){ end, inner };
 		}
 	}
@@ -446,7 +447,7 @@ static void kernels_keyed(struct trace *t, struct accs *s, double *launches, enu
 		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
-			if (sl->cls != SC_KERNEL || sl->name >= t->strings.n)
+			if (sl->cls != SC_KERNEL || slice_name(t, sl) >= t->strings.n)
 				continue;
 			int k = step_near(sr, sl->ts, false, &near);
 			if (k < 0)
@@ -457,9 +458,9 @@ static void kernels_keyed(struct trace *t, struct accs *s, double *launches, enu
 			if (match == DM_OPERATOR && g < t->ngpu && t->gpu[g].peer.track < t->ntracks) {
 				uint32_t p = compiled_launching_slice(t, t->gpu[g].peer, NULL);
 				if (p != TT_NONE)
-					op = t->tracks[t->gpu[g].peer.track].slices[p].name;
+					op = slice_name(t, &t->tracks[t->gpu[g].peer.track].slices[p]);
 			}
-			kernel_key(&b, t, sl->name, kl->grid, kl->block, kl->regs, kl->smem, op, match);
+			kernel_key(&b, t, slice_name(t, sl), kl->grid, kl->block, kl->regs, kl->smem, op, match);
 			struct acc *a = acc_find(s, b.p, b.n);
 			if (a != NULL) {
 				a->per_step[k] += (double)slice_dur(tr, sl);
@@ -493,11 +494,12 @@ static void kernels_of(struct trace *t, struct accs *s, double *launches, enum d
 		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
-			if (sl->cls != SC_KERNEL || sl->name >= t->strings.n || s->of_name[sl->name] == TT_NONE)
+			if (sl->cls != SC_KERNEL || slice_name(t, sl) >= t->strings.n ||
+			    s->of_name[slice_name(t, sl)] == TT_NONE)
 				continue;
 			int k = step_near(sr, sl->ts, false, &near);
 			if (k >= 0) {
-				struct acc *a = &s->a[s->of_name[sl->name]];
+				struct acc *a = &s->a[s->of_name[slice_name(t, sl)]];
 				a->per_step[k] += (double)slice_dur(tr, sl);
 				a->calls_step[k] += 1;
 				launches[k] += 1;

@@ -311,7 +311,7 @@ static int64_t launch_cover(const struct trace *t, const struct track *tr, int64
 
 static bool is_profiler_step(const struct trace *t, const struct slice *s)
 {
-	return strncmp(strtab_get(&t->strings, s->name), "ProfilerStep#", 13) == 0;
+	return strncmp(strtab_get(&t->strings, slice_name(t, s)), "ProfilerStep#", 13) == 0;
 }
 
 /* The deepest frame of track TR covering at least half of [A, B): operators, Python,
@@ -483,8 +483,8 @@ char *gaps_user_chain(const struct trace *t, struct slice_ref user, struct slice
 	chain[k++] = user.idx;
 	size_t at = 0;
 	for (uint32_t j = k; j-- > 0;) {
-		const char *nm = strtab_get(&t->strings, tr->slices[chain[j]].name);
-		size_t len = strtab_len(&t->strings, tr->slices[chain[j]].name);
+		const char *nm = strtab_get(&t->strings, slice_name(t, &tr->slices[chain[j]]));
+		size_t len = strtab_len(&t->strings, slice_name(t, &tr->slices[chain[j]]));
 		const char *sep = j + 1 < k ? " > " : "";
 		if (at + strlen(sep) + len + 4 >= n) {
 			snprintf(buf + at, n - at, "%s", n - at > 4 ? "..." : "");
@@ -509,7 +509,7 @@ static struct slice_ref user_frame(const struct trace *t, struct slice_ref ref)
 		if (i == TT_NONE)
 			continue;
 		const struct slice *f = &tr->slices[i];
-		if (f->cls == SC_PYTHON && gaps_is_user_frame(strtab_get(&t->strings, f->name)))
+		if (f->cls == SC_PYTHON && gaps_is_user_frame(strtab_get(&t->strings, slice_name(t, f))))
 			return (struct slice_ref){ ref.track, i };
 	}
 	return none;
@@ -559,8 +559,8 @@ static void explain_cause(const struct trace *t, const struct hints *hx, struct 
 	/* 3. the next operation is a host-to-device copy from pageable memory, or a blocking one */
 	if (g->next.track != TT_NONE) {
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
-		const char *nm = strtab_get(&t->strings, op->name);
-		const char *rn = rt != NULL ? strtab_get(&t->strings, rt->name) : "";
+		const char *nm = strtab_get(&t->strings, slice_name(t, op));
+		const char *rn = rt != NULL ? strtab_get(&t->strings, slice_name(t, rt)) : "";
 		bool h2d = op->cls == SC_MEMCPY && (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
 		bool blocking = strcmp(rn, "cudaMemcpy") == 0 || strcmp(rn, "hipMemcpy") == 0;
 		/* the cause must hold for the gap: the host's copy call covers at least half of it
@@ -644,7 +644,7 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 		if (tr->kind != TRACK_CPU)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
-			uint8_t f = names[tr->slices[i].name];
+			uint8_t f = names[slice_name(t, &tr->slices[i])];
 			if (f == 0)
 				continue;
 			if (f & N_MEMCPY_ASYNC) /* a hint only when it blocks */

@@ -238,30 +238,30 @@ static struct kcall *gather(const struct trace *t, struct gpu_metrics *m, uint32
 			const struct slice *s = &tr->slices[i];
 			if (i + TT_PREFETCH_AHEAD < tr->nslices) /* its GPU fact, in no order the cache can guess */
 				gpu_fact_prefetch(t, track_gpu_at(tr, i + TT_PREFETCH_AHEAD));
-			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
+			if (s->cls != SC_KERNEL || slice_name(t, s) >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			int32_t dev = g && gpu_device(t, g) >= 0 ? gpu_device(t, g) : tr->device;
 			if (dev < 0)
 				dev = 0;
 			if (m != NULL) {
-				if (tc[s->name] ==
+				if (tc[slice_name(t, s)] ==
 				    0) { /* 1: seen; 2: matrix unit; 4: on the plugin's list; 8: unit unknown */
-					const char *nm = strtab_get(&t->strings, s->name);
+					const char *nm = strtab_get(&t->strings, slice_name(t, s));
 					struct kernel_class kc;
 					kernel_class_of(nm, KC_ACT_KERNEL, tr->kind == TRACK_GPU_COMM, &kc);
-					tc[s->name] = (uint8_t)(1 | (kc.unit == KC_UNIT_MATRIX ? 2 : 0) |
-					                        (kernel_on_plugin_tc_list(nm) ? 4 : 0) |
-					                        (kc.unit == KC_UNIT_UNKNOWN ? 8 : 0));
+					tc[slice_name(t, s)] = (uint8_t)(1 | (kc.unit == KC_UNIT_MATRIX ? 2 : 0) |
+					                                 (kernel_on_plugin_tc_list(nm) ? 4 : 0) |
+					                                 (kc.unit == KC_UNIT_UNKNOWN ? 8 : 0));
 				}
 				struct gpu_metrics_device *d = device_of(m, &dcap, dev, &last);
 				d->kernels++;
 				d->kernel_time = tt_add(d->kernel_time, slice_dur(tr, s));
-				if (tc[s->name] & 2)
+				if (tc[slice_name(t, s)] & 2)
 					d->tc_time = tt_add(d->tc_time, slice_dur(tr, s));
-				if (tc[s->name] & 4)
+				if (tc[slice_name(t, s)] & 4)
 					d->tc_plugin_time = tt_add(d->tc_plugin_time, slice_dur(tr, s));
-				if (tc[s->name] & 8)
+				if (tc[slice_name(t, s)] & 8)
 					d->unknown_time = tt_add(d->unknown_time, slice_dur(tr, s));
 			}
 			if (n == nk) /* the tracks' counts are exact: this is a guard */

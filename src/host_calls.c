@@ -39,7 +39,7 @@ bool host_call_blocking_copy(const struct trace *t, const struct track *tr, cons
 	if (p.track == TT_NONE || p.track >= t->ntracks || p.idx >= t->tracks[p.track].nslices)
 		return false;
 	const struct slice *op = &t->tracks[p.track].slices[p.idx];
-	const char *nm = strtab_get(&t->strings, op->name);
+	const char *nm = strtab_get(&t->strings, slice_name(t, op));
 	bool dtoh = strstr(nm, "DtoH") != NULL || strstr(nm, "Device -> Pageable") != NULL ||
 	            strstr(nm, "DeviceToHost") != NULL;
 	if (op->cls != SC_MEMCPY || !dtoh)

@@ -38,8 +38,16 @@
  * parts at the merge, so those tie on the begin's args position, name, category, flags.
  * The sort moves a permutation of the slices of TR, then moves the slices and their arrays
  * by it. */
-static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct track *tr)
+/* What perm_less compares in: a track, and its trace. */
+struct sort_of {
+	const struct trace *t;
+	const struct track *tr;
+};
+
+static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct sort_of *so)
 {
+	const struct trace *t = so->t;
+	const struct track *tr = so->tr;
 	const struct slice *a = &tr->slices[*x], *b = &tr->slices[*y];
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
@@ -50,8 +58,8 @@ static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct 
 		uint64_t aa = track_args_at(tr, *x), ba = track_args_at(tr, *y);
 		if (aa != ba)
 			return aa < ba;
-		if (a->name != b->name)
-			return a->name < b->name;
+		if (slice_name(t, a) != slice_name(t, b))
+			return slice_name(t, a) < slice_name(t, b);
 		if (a->cat_ix != b->cat_ix)
 			return a->cat_ix < b->cat_ix;
 		if (a->flags != b->flags)
@@ -60,7 +68,7 @@ static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct 
 	return *x < *y;
 }
 
-SORT_DEFINE_CTX(sort_perm, uint32_t, const struct track *, perm_less)
+SORT_DEFINE_CTX(sort_perm, uint32_t, const struct sort_of *, perm_less)
 
 /* A track out of order in a few places only is a few runs in order, merged (most are: a
  * late event or two, or the seam of two parts of a file: a 100 MB trace's four tracks to
@@ -107,13 +115,13 @@ static inline void *gathered(void *a, size_t size, const uint32_t *perm, uint32_
 /* Merges PERM's runs [LO, MID) and [MID, HI), each in order, through TMP (room for the
  * shorter one): the order is total (perm_less ends on the slice's index), so the result is
  * the sort's. */
-static void merge_runs(uint32_t *perm, uint32_t lo, uint32_t mid, uint32_t hi, uint32_t *tmp, const struct track *tr)
+static void merge_runs(uint32_t *perm, uint32_t lo, uint32_t mid, uint32_t hi, uint32_t *tmp, const struct sort_of *so)
 {
 	if (mid - lo <= hi - mid) { /* the first run aside, merged from the front */
 		uint32_t na = mid - lo, i = 0, j = mid, k = lo;
 		memcpy(tmp, perm + lo, na * sizeof *tmp);
 		while (i < na) {
-			if (j < hi && perm_less(&perm[j], &tmp[i], tr))
+			if (j < hi && perm_less(&perm[j], &tmp[i], so))
 				perm[k++] = perm[j++];
 			else
 				perm[k++] = tmp[i++];
@@ -122,7 +130,7 @@ static void merge_runs(uint32_t *perm, uint32_t lo, uint32_t mid, uint32_t hi, u
 		uint32_t nb = hi - mid, i = mid, j = nb, k = hi;
 		memcpy(tmp, perm + mid, nb * sizeof *tmp);
 		while (j > 0) {
-			if (i > lo && perm_less(&tmp[j - 1], &perm[i - 1], tr))
+			if (i > lo && perm_less(&tmp[j - 1], &perm[i - 1], so))
 				perm[--k] = perm[--i];
 			else
 				perm[--k] = tmp[--j];
@@ -132,7 +140,8 @@ static void merge_runs(uint32_t *perm, uint32_t lo, uint32_t mid, uint32_t hi, u
 
 /* Whether slice A (args reference AA) comes strictly before slice B (BB) in perm_less's
  * order leaving the file order out, both of a track without long lengths. */
-static inline bool key_less(const struct slice *a, uint64_t aa, const struct slice *b, uint64_t ba)
+static inline bool key_less(const struct trace *t, const struct slice *a, uint64_t aa, const struct slice *b,
+                            uint64_t ba)
 {
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
@@ -141,8 +150,8 @@ static inline bool key_less(const struct slice *a, uint64_t aa, const struct sli
 	if ((a->flags | b->flags) & SF_FROM_BE) {
 		if (aa != ba)
 			return aa < ba;
-		if (a->name != b->name)
-			return a->name < b->name;
+		if (slice_name(t, a) != slice_name(t, b))
+			return slice_name(t, a) < slice_name(t, b);
 		if (a->cat_ix != b->cat_ix)
 			return a->cat_ix < b->cat_ix;
 		if (a->flags != b->flags)
@@ -161,17 +170,17 @@ static inline bool key_less(const struct slice *a, uint64_t aa, const struct sli
  * a slice: false. */
 #define SORT_NEAR_SHIFT 256
 #define SORT_NEAR_WORK 8
-static bool sort_nearby(struct track *tr, uint32_t from, uint32_t max_shift)
+static bool sort_nearby(const struct trace *t, struct track *tr, uint32_t from, uint32_t max_shift)
 {
 	uint32_t n = tr->nslices;
 	uint64_t budget = (uint64_t)n * SORT_NEAR_WORK;
 	struct slice *sl = tr->slices;
 	for (uint32_t i = from; i < n; i++) {
 		uint64_t ai = track_args_at(tr, i);
-		if (!key_less(&sl[i], ai, &sl[i - 1], track_args_at(tr, i - 1)))
+		if (!key_less(t, &sl[i], ai, &sl[i - 1], track_args_at(tr, i - 1)))
 			continue;
 		uint32_t j = i - 1;
-		while (j > 0 && i - j <= max_shift && key_less(&sl[i], ai, &sl[j - 1], track_args_at(tr, j - 1)))
+		while (j > 0 && i - j <= max_shift && key_less(t, &sl[i], ai, &sl[j - 1], track_args_at(tr, j - 1)))
 			j--;
 		if (i - j > max_shift || i - j > budget)
 			return false;
@@ -192,31 +201,32 @@ static bool sort_nearby(struct track *tr, uint32_t from, uint32_t max_shift)
 	return true;
 }
 
-static void sort_track(struct track *tr, uint64_t gather_min, uint32_t near_shift)
+static void sort_track(const struct trace *t, struct track *tr, uint64_t gather_min, uint32_t near_shift)
 {
+	const struct sort_of so = { t, tr };
 	uint32_t n = tr->nslices;
 	uint32_t i = 1;
 	for (uint32_t k = 0; i < n; i++) { /* already in order (most tracks nearly are): done */
 		k = i - 1;
-		if (perm_less(&i, &k, tr))
+		if (perm_less(&i, &k, &so))
 			break;
 	}
 	if (i >= n)
 		return;
-	if (tr->nlong == 0 && sort_nearby(tr, i, near_shift))
+	if (tr->nlong == 0 && sort_nearby(t, tr, i, near_shift))
 		return;
 	/* where the runs in order begin, when there are few (the slices before I in order,
 	 * whether sort_nearby moved some or none) */
 	i = 1;
 	for (uint32_t k = 0; i < n; i++) {
 		k = i - 1;
-		if (perm_less(&i, &k, tr))
+		if (perm_less(&i, &k, &so))
 			break;
 	}
 	uint32_t starts[SORT_MERGE_RUNS + 1], nruns = 1;
 	starts[0] = 0;
 	for (uint32_t k = i - 1; i < n && nruns <= SORT_MERGE_RUNS; k = i++)
-		if (perm_less(&i, &k, tr))
+		if (perm_less(&i, &k, &so))
 			starts[nruns++] = i;
 	uint32_t *perm = xreallocarray(NULL, n, sizeof *perm);
 	for (i = 0; i < n; i++)
@@ -232,10 +242,10 @@ static void sort_track(struct track *tr, uint64_t gather_min, uint32_t near_shif
 		}
 		uint32_t *tmp = xreallocarray(NULL, aside, sizeof *tmp);
 		for (uint32_t r = 1; r < nruns; r++)
-			merge_runs(perm, 0, starts[r], r + 1 < nruns ? starts[r + 1] : n, tmp, tr);
+			merge_runs(perm, 0, starts[r], r + 1 < nruns ? starts[r + 1] : n, tmp, &so);
 		free(tmp);
 	} else {
-		sort_perm(perm, n, tr);
+		sort_perm(perm, n, &so);
 	}
 	if (tr->nlong > 0) { /* the long lengths, by their new places */
 		struct long_dur *moved = xreallocarray(NULL, tr->nlong, sizeof *moved);
@@ -320,7 +330,7 @@ static void set_aside_outliers(struct trace *t)
 				if (k < QUALITY_EXAMPLES) {
 					q->ex[Q_TS_ZERO_OUTLIER][k].offset = slice_args(tr, s) >> 24;
 					q->ex[Q_TS_ZERO_OUTLIER][k].ts = 0;
-					q->ex[Q_TS_ZERO_OUTLIER][k].name = s->name;
+					q->ex[Q_TS_ZERO_OUTLIER][k].name = slice_name(t, s);
 					q->ex[Q_TS_ZERO_OUTLIER][k].track = ti;
 				}
 				if (t->naside == t->aside_cap) {
@@ -334,7 +344,7 @@ static void set_aside_outliers(struct trace *t)
 				 * leaves their self absent */
 				t->aside[t->naside++] =
 					(struct aside_slice){ s->ts, is_long ? tr->long_durs[lk].dur : s->dur32,
-					                      s->name, ti };
+					                      slice_name(t, s), ti };
 				lk += is_long;
 				continue;
 			}
@@ -472,7 +482,7 @@ static void build_row_sums(struct track *tr, struct row *row)
 		row->block_sum[row->n / ROW_BLOCK] = acc;
 }
 
-static void lay_out_cpu(struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
+static void lay_out_cpu(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
 {
 	uint32_t *stack = NULL;
 	uint32_t sn = 0, scap = 0;
@@ -489,7 +499,7 @@ static void lay_out_cpu(struct quality *q, uint32_t ti, struct track *tr, uint16
 			if (k < QUALITY_EXAMPLES) {
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].offset = slice_args(tr, s) >> 24;
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].ts = s->ts;
-				q->ex[Q_CPU_PARTIAL_OVERLAP][k].name = s->name;
+				q->ex[Q_CPU_PARTIAL_OVERLAP][k].name = slice_name(t, s);
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].track = ti;
 			}
 			s->flags |= SF_PARTIAL;
@@ -571,7 +581,7 @@ static void heap_down_u32(uint32_t *h, uint32_t n, uint32_t i)
  * waiting, not running anything, so no overlap with the work it waits for). */
 static bool beside_work(const struct slice *s) { return s->cls == SC_GPU_ANNOTATION || s->cls == SC_SYNC; }
 
-static void lay_out_gpu(struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
+static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
 {
 	/* pass 1: annotations and waits nest among themselves; they go below the GPU work */
 	uint32_t *stack = NULL;
@@ -634,7 +644,7 @@ static void lay_out_gpu(struct quality *q, uint32_t ti, struct track *tr, uint16
 			if (k < QUALITY_EXAMPLES) {
 				q->ex[Q_GPU_OVERLAP][k].offset = slice_args(tr, s) >> 24;
 				q->ex[Q_GPU_OVERLAP][k].ts = s->ts;
-				q->ex[Q_GPU_OVERLAP][k].name = s->name;
+				q->ex[Q_GPU_OVERLAP][k].name = slice_name(t, s);
 				q->ex[Q_GPU_OVERLAP][k].track = ti;
 			}
 			s->flags |= SF_PARTIAL;
@@ -752,7 +762,7 @@ static void row_append(struct row *row, uint32_t i, uint32_t span)
 	row->wide[(size_t)(row->base[b] & ~ROW_WIDE) * ROW_BLOCK + at] = i;
 }
 
-static void build_rows(struct quality *q, uint32_t ti, struct track *tr, uint32_t span)
+static void build_rows(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint32_t span)
 {
 	uint16_t nrows = 0;
 
@@ -760,9 +770,9 @@ static void build_rows(struct quality *q, uint32_t ti, struct track *tr, uint32_
 		return;
 	/* the lay-outs write each slice's depth (its row), and what they find into Q */
 	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
-		lay_out_gpu(q, ti, tr, &nrows);
+		lay_out_gpu(t, q, ti, tr, &nrows);
 	else
-		lay_out_cpu(q, ti, tr, &nrows);
+		lay_out_cpu(t, q, ti, tr, &nrows);
 	tr->nrows = nrows;
 	tr->rows = xcalloc(nrows, sizeof *tr->rows);
 	for (uint32_t i = 0; i < tr->nslices; i++)
@@ -951,7 +961,7 @@ struct track_run {
 	uint32_t row_span; /* ROW_SPAN, or TTRACE_TEST_ROW_SPAN */
 };
 
-static void track_sort_one(struct track *tr, uint64_t gather_min, uint32_t near_shift)
+static void track_sort_one(const struct trace *t, struct track *tr, uint64_t gather_min, uint32_t near_shift)
 {
 	if (tr->nslices > 0) {
 		tr->slices = xreallocarray(tr->slices, tr->nslices, sizeof *tr->slices);
@@ -961,7 +971,7 @@ static void track_sort_one(struct track *tr, uint64_t gather_min, uint32_t near_
 			tr->args = xreallocarray(tr->args, tr->nslices, sizeof *tr->args);
 	}
 	tr->cap = tr->nslices;
-	sort_track(tr, gather_min, near_shift);
+	sort_track(t, tr, gather_min, near_shift);
 }
 
 /* The tracks' sorts, shared by the threads: each takes the next track, the biggest first,
@@ -982,7 +992,7 @@ static void sort_pool_run(struct sort_pool *p)
 		unsigned i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
 		if (i >= p->n)
 			break;
-		track_sort_one(&p->t->tracks[p->order[i]], p->gather_min, p->near_shift);
+		track_sort_one(p->t, &p->t->tracks[p->order[i]], p->gather_min, p->near_shift);
 	}
 }
 
@@ -1003,7 +1013,7 @@ static void track_run(void *arg)
 	struct track_run *r = arg;
 	for (uint32_t ti = r->from; ti < r->to; ti++) {
 		struct track *tr = &r->t->tracks[ti];
-		build_rows(&r->q, ti, tr, r->row_span);
+		build_rows(r->t, &r->q, ti, tr, r->row_span);
 		build_busy(tr);
 	}
 }

@@ -123,7 +123,7 @@ static void link_launches(struct trace *t)
 					q->ex[Q_KERNEL_NO_LAUNCH][k].offset =
 						track_args_at(&t->tracks[gi->self.track], gi->self.idx) >> 24;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].ts = s->ts;
-					q->ex[Q_KERNEL_NO_LAUNCH][k].name = s->name;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].name = slice_name(t, s);
 					q->ex[Q_KERNEL_NO_LAUNCH][k].track = gi->self.track;
 				}
 			}
@@ -336,8 +336,8 @@ static void find_steps(struct trace *t)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			const char *nm = strtab_get(&t->strings, s->name);
-			if (strtab_len(&t->strings, s->name) <= pn || memcmp(nm, prefix, pn) != 0)
+			const char *nm = strtab_get(&t->strings, slice_name(t, s));
+			if (strtab_len(&t->strings, slice_name(t, s)) <= pn || memcmp(nm, prefix, pn) != 0)
 				continue;
 			if (t->nsteps == cap) {
 				cap = cap ? cap * 2 : 16;

@@ -107,9 +107,10 @@ struct key {
 	int32_t grid[3], block[3], regs, smem;
 };
 
-static struct key key_of(const struct slice *s, const struct kernel_launch *g, uint32_t op, enum kernel_group group)
+static struct key key_of(const struct trace *t, const struct slice *s, const struct kernel_launch *g, uint32_t op,
+                         enum kernel_group group)
 {
-	struct key k = { .name = s->name, .op = group == KG_OP ? op : TT_NONE, .regs = -1, .smem = -1 };
+	struct key k = { .name = slice_name(t, s), .op = group == KG_OP ? op : TT_NONE, .regs = -1, .smem = -1 };
 	if ((group == KG_SHAPE || group == KG_OP) && g != NULL) {
 		memcpy(k.grid, g->grid, sizeof k.grid);
 		memcpy(k.block, g->block, sizeof k.block);
@@ -225,7 +226,7 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			const struct slice *s = &tr->slices[i];
 			if (full)
 				track_launch_prefetch(t, tr, i); /* its fact and launch, read below */
-			if (s->cls != SC_KERNEL || s->name >= t->strings.n)
+			if (s->cls != SC_KERNEL || slice_name(t, s) >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			/* the operator above the runtime call that launched it */
@@ -235,16 +236,16 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 				bool graph;
 				uint32_t op = compiled_launching_slice(t, g->peer, &graph);
 				if (op != TT_NONE)
-					opn = pt->slices[op].name;
+					opn = slice_name(t, &pt->slices[op]);
 				if (graph)
-					via = pt->slices[g->peer.idx].name;
+					via = slice_name(t, &pt->slices[g->peer.idx]);
 			}
 			const struct kernel_launch *kl = full && g != NULL ? gpu_launch(t, g) : NULL;
 			uint32_t *slot;
 			if (by_name != NULL) {
-				slot = &by_name[s->name];
+				slot = &by_name[slice_name(t, s)];
 			} else {
-				struct key key = key_of(s, kl, opn, group);
+				struct key key = key_of(t, s, kl, opn, group);
 				slot = rowmap_find(&map, r, keys, &key);
 			}
 			if (*slot == TT_NONE) {
@@ -254,15 +255,15 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 				}
 				struct kernel_row *k = &r->rows[r->n];
 				memset(k, 0, sizeof *k);
-				k->name = s->name;
+				k->name = slice_name(t, s);
 				k->op = k->via = TT_NONE;
 				k->min = INT64_MAX;
 				k->regs = k->smem = -1;
 				k->longest = (struct slice_ref){ ti, i };
 				if (full)
-					kernel_class_of(strtab_get(&t->strings, s->name), KC_ACT_KERNEL,
+					kernel_class_of(strtab_get(&t->strings, slice_name(t, s)), KC_ACT_KERNEL,
 					                tr->kind == TRACK_GPU_COMM, &k->cls);
-				keys[r->n] = key_of(s, kl, opn, group);
+				keys[r->n] = key_of(t, s, kl, opn, group);
 				*slot = r->n++;
 				map.n++;
 			}

@@ -414,7 +414,7 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 		bool self = k == node;
 		if (!self && !(holds(tr, s, m->ts) && ops_counts_as_op(t, s)))
 			continue;
-		uint32_t row = o->dev == dev ? o->row : row_of(w, dev, s->name);
+		uint32_t row = o->dev == dev ? o->row : row_of(w, dev, slice_name(t, s));
 		struct mem_op_row *x = &w->r->rows[row];
 		if (b > 0)
 			x->allocs++;
@@ -488,8 +488,8 @@ static void count_calls(const struct trace *t, struct memory_report *r)
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->name < ns && want[s->name] && ops_counts_as_op(t, s))
-				calls[s->name]++;
+			if (slice_name(t, s) < ns && want[slice_name(t, s)] && ops_counts_as_op(t, s))
+				calls[slice_name(t, s)]++;
 		}
 	}
 	for (uint32_t i = 0; i < r->nrows; i++)

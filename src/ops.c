@@ -29,7 +29,8 @@ static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix
 
 bool ops_legacy_op(const struct trace *t, const struct slice *s)
 {
-	return t->legacy && s->cls == SC_OTHER && strncmp(strtab_get(&t->strings, s->name), "ProfilerStep#", 13) != 0;
+	return t->legacy && s->cls == SC_OTHER &&
+	       strncmp(strtab_get(&t->strings, slice_name(t, s)), "ProfilerStep#", 13) != 0;
 }
 
 static uint8_t flags_new(const struct trace *t, uint8_t *cache, uint32_t id);
@@ -72,7 +73,7 @@ enum kind { K_SKIP, K_NODE, K_ANNOTATION, K_RUNTIME };
  * *OP: the one classification of both ops_tree_build and ops_by_name. */
 static inline enum kind kind_of(const struct trace *t, uint8_t *nf, const struct slice *s, uint8_t *f, bool *op)
 {
-	*f = flags_of(t, nf, s->name);
+	*f = flags_of(t, nf, slice_name(t, s));
 	*op = ops_counts_as_op(t, s) && !(*f & NF_STEP);
 	if (*op || ((*f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
 	    (s->cls == SC_USER_ANNOTATION && (*f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (*f & NF_MODULE)) ||
@@ -139,7 +140,7 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 		int64_t rt_end = INT64_MIN;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->name >= ns || slice_cat(t, s) >= ns)
+			if (slice_name(t, s) >= ns || slice_cat(t, s) >= ns)
 				continue;
 			uint8_t f;
 			bool op;
@@ -169,8 +170,14 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 			uint32_t op_below = sn > 0 ? stack[sn - 1].op : TT_NONE;
 			if (k == K_NODE) {
 				node = tree->n;
-				struct op_inst in = { { ti, i },        below, s->name, op && !(f & NF_NOT_ROW),
-					              slice_dur(tr, s), 0,     0,       0 };
+				struct op_inst in = { { ti, i },
+					              below,
+					              slice_name(t, s),
+					              op && !(f & NF_NOT_ROW),
+					              slice_dur(tr, s),
+					              0,
+					              0,
+					              0 };
 				push_node(tree, &b, &cap, in, op);
 				if (below != TT_NONE) {
 					struct build *p = &b[below];
@@ -555,7 +562,7 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 		int64_t rt_end = INT64_MIN;
 		for (uint32_t i = 0; i <= tr->nslices; i++) {
 			const struct slice *s = i < tr->nslices ? &tr->slices[i] : NULL;
-			if (s != NULL && (s->name >= ns || slice_cat(t, s) >= ns))
+			if (s != NULL && (slice_name(t, s) >= ns || slice_cat(t, s) >= ns))
 				continue;
 			uint8_t f = 0;
 			bool op = false;
@@ -617,10 +624,17 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 			if (e->is_node) {
 				e->parent = below;
 				e->waiting = false;
-				e->me = (struct settled){
-					{ ti, i }, s->name, 0, op, op && !(f & NF_NOT_ROW), slice_dur(tr, s), 0,
-					0,         0,       0, 0
-				};
+				e->me = (struct settled){ { ti, i },
+					                  slice_name(t, s),
+					                  0,
+					                  op,
+					                  op && !(f & NF_NOT_ROW),
+					                  slice_dur(tr, s),
+					                  0,
+					                  0,
+					                  0,
+					                  0,
+					                  0 };
 				if (below != TT_NONE) {
 					struct sweep_entry *p = &stack[below];
 					if (++p->me.nchild == 2 && p->waiting) {
@@ -684,7 +698,7 @@ void ops_thread_self(const struct trace *t, struct op_report *r)
 					break;
 				struct op_row *o = NULL;
 				if (ops_counts_as_op(t, top))
-					o = name_row(&nr, top->name, (struct slice_ref){ ti, e->idx }, dur);
+					o = name_row(&nr, slice_name(t, top), (struct slice_ref){ ti, e->idx }, dur);
 				if (o != NULL)
 					o->cpu_self = tt_add(o->cpu_self, dur - e->child > 0 ? dur - e->child : 0);
 				sn--;
@@ -744,7 +758,7 @@ void ops_group_tree(const struct trace *t, const struct op_tree *tree, struct op
 	for (uint32_t i = 0; i < tree->n; i++) {
 		const struct op_inst *in = &tree->inst[i];
 		const struct slice *s = &t->tracks[in->ref.track].slices[in->ref.idx];
-		bool step = strncmp(strtab_get(&t->strings, s->name), "ProfilerStep#", 13) == 0;
+		bool step = strncmp(strtab_get(&t->strings, slice_name(t, s)), "ProfilerStep#", 13) == 0;
 		uint32_t d = in->parent == TT_NONE ? 0 : depth[in->parent] + (path[in->parent] != TT_NONE);
 		/* steps are no path of their own: their children are roots */
 		path[i] = step ? TT_NONE : 0;

@@ -162,8 +162,8 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 			continue;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			const char *nm = strtab_get(&t->strings, s->name);
-			if (kernels ? !(s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, s->name))
+			const char *nm = strtab_get(&t->strings, slice_name(t, s));
+			if (kernels ? !(s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, slice_name(t, s)))
 			            : strncmp(nm, "gloo:", 5) != 0)
 				continue;
 			if (n == cap)
@@ -278,13 +278,13 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			continue; /* both unions are of kernels: none on this track */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			const char *nm = strtab_get(&t->strings, s->name);
+			const char *nm = strtab_get(&t->strings, slice_name(t, s));
 			struct span sp = { abs_start(t, s), abs_end(t, tr, s) };
-			bool comm = kernels ? (s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, s->name))
+			bool comm = kernels ? (s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, slice_name(t, s)))
 			                    : (tr->kind == TRACK_CPU && strncmp(nm, "gloo:", 5) == 0);
 			bool compute;
 			if (has_kernels)
-				compute = s->cls == SC_KERNEL && !kernel_class_trace_is_comm(t, s->name);
+				compute = s->cls == SC_KERNEL && !kernel_class_trace_is_comm(t, slice_name(t, s));
 			else
 				compute = tr->kind == TRACK_CPU && !comm &&
 				          (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)) &&

@@ -503,13 +503,13 @@ static inline __attribute__((always_inline)) int role_typed(const struct trace *
 	case PT_RUNTIME: return ROLE_RUNTIME;
 	case PT_OPERATOR:
 	case PT_USER_ANNOTATION: {
-		unsigned f = flags_of(nm, s->name);
+		unsigned f = flags_of(nm, slice_name(t, s));
 		return f & NF_PROFILER_STEP   ? -1
 		       : f & NF_DATALOADER_TB ? ROLE_DATALOADER
 		       : f & NF_COMM          ? ROLE_COMM
 		                              : ROLE_CPU_EXEC;
 	}
-	case PT_PYTHON: return flags_of(nm, s->name) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
+	case PT_PYTHON: return flags_of(nm, slice_name(t, s)) & NF_COMM ? ROLE_COMM : ROLE_CPU_EXEC;
 	default: return -1;
 	}
 }
@@ -624,7 +624,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 			int role = role_typed(t, nm, comm, ncomm, tr, s, slice_type_by_ix(t, nm, tr, s, ix_type));
 			if (role >= 0)
 				spanv_add(&role_l[role], s->ts, end);
-			unsigned f = flags_of(nm, s->name);
+			unsigned f = flags_of(nm, slice_name(t, s));
 			if (f == 0)
 				continue;
 			bool legacy = legacy_op(t, tr, s);

@@ -128,7 +128,7 @@ static void sweep(const struct trace *t, bool cpu, struct side *sd)
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			int64_t a = tt_add(base, s->ts), b = tt_add(a, slice_dur(tr, s));
-			uint8_t f = name_flags(t, fl, s->name);
+			uint8_t f = name_flags(t, fl, slice_name(t, s));
 			if (is_gpu_track(tr)) {
 				if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
 					continue;
@@ -140,7 +140,7 @@ static void sweep(const struct trace *t, bool cpu, struct side *sd)
 					sd->k = xreallocarray(sd->k, kcap = kcap * 2 + 256, sizeof *sd->k);
 				struct kent *k = &sd->k[sd->nk++];
 				memset(k, 0, sizeof *k);
-				k->name = strtab_get(&t->strings, s->name);
+				k->name = strtab_get(&t->strings, slice_name(t, s));
 				uint32_t g = slice_gpu(tr, s);
 				if (g != TT_NONE && g < t->ngpu) {
 					const struct kernel_launch *l = gpu_launch(t, &t->gpu[g]);

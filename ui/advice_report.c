@@ -57,13 +57,13 @@ static void label(FILE *f, const char *name, const char *text)
 }
 
 /* The name of slice REF of T, escaped and cut to NAME_COLS, into BUF. */
-static const char *slice_name(const struct trace *t, struct slice_ref ref, char *buf, size_t n)
+static const char *ref_name_text(const struct trace *t, struct slice_ref ref, char *buf, size_t n)
 {
 	if (ref.track == TT_NONE || ref.track >= t->ntracks || ref.idx >= t->tracks[ref.track].nslices) {
 		snprintf(buf, n, "-");
 		return buf;
 	}
-	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
+	uint32_t id = slice_name(t, &t->tracks[ref.track].slices[ref.idx]);
 	char cut[4 * NAME_COLS + 8];
 	escape_term_buf(trace_str(t, id), strtab_len(&t->strings, id), cut, NAME_COLS + 1);
 	snprintf(buf, n, "%s%s", cut,
@@ -116,7 +116,7 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 		        fd->rule == ADV_LOW_GPU_UTILIZATION || fd->rule == ADV_LAUNCH_BOUND ? " before"
 		        : kernel_rule                                                       ? " (longest call)"
 		                                                                            : "",
-		        slice_name(t, x->ref, nm, sizeof nm));
+		        ref_name_text(t, x->ref, nm, sizeof nm));
 		char par[96] = "";
 		int64_t d = slice_dur(&t->tracks[x->ref.track], s);
 		if (!kernel_rule && d != x->value)
@@ -129,13 +129,13 @@ static void instance_text(FILE *f, const struct set *S, const struct advice_find
 		if (par[0] != '\0')
 			fprintf(f, " (%s)", par);
 		if (x->op.track != TT_NONE && !(x->op.track == x->ref.track && x->op.idx == x->ref.idx))
-			fprintf(f, ", called from %s", slice_name(t, x->op, nm, sizeof nm));
+			fprintf(f, ", called from %s", ref_name_text(t, x->op, nm, sizeof nm));
 	} else if (x->end > x->start) {
 		fprintf(f, " for %s", timefmt_dur(x->end - x->start, v, sizeof v));
 	}
 	if (x->context.track != TT_NONE)
 		fprintf(f, ", %s %s", fd->rule == ADV_LOW_GPU_UTILIZATION ? "host in" : "in",
-		        slice_name(t, x->context, nm, sizeof nm));
+		        ref_name_text(t, x->context, nm, sizeof nm));
 	if (where.track != TT_NONE && where.track < t->ntracks) {
 		track_label(t, &t->tracks[where.track], tl, sizeof tl);
 		fprintf(f, ", on %s", tl);
@@ -334,7 +334,7 @@ static void ref_json(struct jsonw *w, const char *key, const struct trace *t, st
 		jsonw_null(w);
 		return;
 	}
-	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
+	uint32_t id = slice_name(t, &t->tracks[ref.track].slices[ref.idx]);
 	jsonw_strn(w, trace_str(t, id), strtab_len(&t->strings, id));
 }
 
@@ -606,7 +606,7 @@ static void ref_cell(struct table *tb, uint32_t row, int col, const struct trace
 {
 	if (ref.track == TT_NONE || ref.track >= t->ntracks || ref.idx >= t->tracks[ref.track].nslices)
 		return;
-	uint32_t id = t->tracks[ref.track].slices[ref.idx].name;
+	uint32_t id = slice_name(t, &t->tracks[ref.track].slices[ref.idx]);
 	table_set_text(tb, row, col, trace_str(t, id), strtab_len(&t->strings, id));
 }
 

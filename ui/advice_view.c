@@ -117,7 +117,8 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 				timefmt_dur(x->value, val, sizeof val);
 			struct slice_ref s = named_slice(fd, x);
 			if (s.track != TT_NONE && s.track < t->ntracks) {
-				trace_str_escaped(t, t->tracks[s.track].slices[s.idx].name, name, sizeof name);
+				trace_str_escaped(t, slice_name(t, &t->tracks[s.track].slices[s.idx]), name,
+				                  sizeof name);
 				char tl[400];
 				track_label(t, &t->tracks[s.track], tl, sizeof tl);
 				if (view_ranks(v) > 1)
@@ -129,8 +130,8 @@ static void fill(struct advice_view *av, uint32_t **parent, uint32_t *nparent)
 			}
 			char ctx[160] = "";
 			if (x->ref.track != TT_NONE && x->context.track != TT_NONE && x->context.track < t->ntracks)
-				trace_str_escaped(t, t->tracks[x->context.track].slices[x->context.idx].name, ctx,
-				                  sizeof ctx);
+				trace_str_escaped(t, slice_name(t, &t->tracks[x->context.track].slices[x->context.idx]),
+				                  ctx, sizeof ctx);
 			/* what the host did first (the GPU work after a gap names itself less well) */
 			if (fd->rule == ADV_LOW_GPU_UTILIZATION) /* a gap: the host's slice, else the work after it */
 				snprintf(buf, sizeof buf, "%s  %s%s", val,

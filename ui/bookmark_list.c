@@ -45,7 +45,7 @@ static void build(struct table_panel *tp)
 		if (b->pos.sel.track != TT_NONE) {
 			const struct trace *t = view_rank_trace(v, view_rank_of(b->pos.sel.track));
 			const struct track *tr = &t->tracks[b->pos.sel.track & VIEW_TRACK_MASK];
-			table_set_trace_str(&bl->t, r, B_SEL, t, tr->slices[b->pos.sel.idx].name);
+			table_set_trace_str(&bl->t, r, B_SEL, t, slice_name(t, &tr->slices[b->pos.sel.idx]));
 			table_set_trace_str(&bl->t, r, B_ON, t, tr->name);
 		}
 	}

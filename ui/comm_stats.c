@@ -150,13 +150,13 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 			continue; /* no communication kernel on it (src/index.c counts them) */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL || !kernel_class_trace_is_comm(t, s->name))
+			if (s->cls != SC_KERNEL || !kernel_class_trace_is_comm(t, slice_name(t, s)))
 				continue;
 			struct comm_args a;
 			if (comm_args_read(t, slice_args(tr, s), &a) != 0)
 				memset(&a, 0, sizeof a);
 			if (a.collective[0] == '\0') /* no args: the kernel's name says the kind */
-				ranks_collective_kind(strtab_get(&t->strings, s->name), true, a.collective,
+				ranks_collective_kind(strtab_get(&t->strings, slice_name(t, s)), true, a.collective,
 				                      sizeof a.collective);
 			uint32_t k = 0;
 			while (k < nrows &&

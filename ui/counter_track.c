@@ -144,7 +144,7 @@ static void op_name(const struct view *v, const struct counter_track *c, struct 
 	const struct trace *t = v->ts[c->rank];
 	buf[0] = '\0';
 	if (s.track != TT_NONE)
-		trace_str_escaped(t, t->tracks[s.track].slices[s.idx].name, buf, n);
+		trace_str_escaped(t, slice_name(t, &t->tracks[s.track].slices[s.idx]), buf, n);
 }
 
 void counter_track_details(struct grid *g, const struct view *v, const struct view_line *l, int y0, int n)

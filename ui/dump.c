@@ -36,7 +36,7 @@ static void ref(FILE *f, const struct trace *t, struct slice_ref r)
 	}
 	const struct slice *s = &t->tracks[r.track].slices[r.idx];
 	fprintf(f, "t%u@%" PRId64 ":", r.track, s->ts);
-	name(f, t, s->name);
+	name(f, t, slice_name(t, s));
 }
 
 void dump_model(FILE *f, const struct trace *t)
@@ -115,7 +115,7 @@ void dump_model(FILE *f, const struct trace *t)
 				        cls_name(s->cls), s->flags & SF_FROM_BE ? " BE" : "",
 				        s->flags & SF_UNCLOSED ? " unclosed" : "",
 				        s->flags & SF_PARTIAL ? " partial" : "");
-				name(f, t, s->name);
+				name(f, t, slice_name(t, s));
 				if (slice_cat(t, s)) {
 					fputs(" cat ", f);
 					name(f, t, slice_cat(t, s));

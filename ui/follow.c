@@ -25,7 +25,7 @@ static bool is_stream(const struct track *tr) { return tr->kind == TRACK_GPU_COM
 static const char *name_of(const struct view *v, struct slice_ref r, char *buf, size_t n)
 {
 	const struct strtab *st = &view_trace_of(v, r.track)->strings;
-	uint32_t name = view_track(v, r.track)->slices[r.idx].name;
+	uint32_t name = slice_name(view_trace_of(v, r.track), &view_track(v, r.track)->slices[r.idx]);
 	escape_term_buf(strtab_get(st, name), strtab_len(st, name), buf, n);
 	return buf;
 }

@@ -61,7 +61,7 @@ static void set_slice(struct table *tb, uint32_t r, int col, const struct trace 
 		return;
 	const struct track *tr = &t->tracks[ref.track];
 	const struct slice *s = &tr->slices[ref.idx];
-	table_set_trace_str(tb, r, col, t, s->name);
+	table_set_trace_str(tb, r, col, t, slice_name(t, s));
 	table_set_trace_str(tb, r, col + 1, t, tr->name);
 	table_set_int(tb, r, col + 2, s->ts);
 	table_set_int(tb, r, col + 3, slice_dur(tr, s));
@@ -93,13 +93,13 @@ void gap_table_add(struct table *tb, const struct gap *g, const struct trace *t,
 	c += 4;
 	if (g->op.track != TT_NONE) { /* the operator that made a blocking call */
 		const struct slice *s = &t->tracks[g->op.track].slices[g->op.idx];
-		table_set_trace_str(tb, r, c, t, s->name);
+		table_set_trace_str(tb, r, c, t, slice_name(t, s));
 		table_set_int(tb, r, c + 1, s->ts);
 	}
 	c += 2;
 	if (g->user.track != TT_NONE) { /* the user's line around the CPU slice, and the frames between */
 		char chain[1024];
-		table_set_trace_str(tb, r, c, t, t->tracks[g->user.track].slices[g->user.idx].name);
+		table_set_trace_str(tb, r, c, t, slice_name(t, &t->tracks[g->user.track].slices[g->user.idx]));
 		table_set_str(tb, r, c + 1, gaps_user_chain(t, g->user, cpu, chain, sizeof chain));
 	}
 	c += 2;

@@ -111,8 +111,9 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 	if (g->cpu.track != TT_NONE) {
 		view_go_to(v, g->cpu);
 		const struct slice *s = &view_track(v, g->cpu.track)->slices[g->cpu.idx];
-		const struct strtab *st = &view_trace_of(v, g->cpu.track)->strings;
-		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), name, sizeof name);
+		const struct trace *t = view_trace_of(v, g->cpu.track);
+		const struct strtab *st = &t->strings;
+		escape_term_buf(strtab_get(st, slice_name(t, s)), strtab_len(st, slice_name(t, s)), name, sizeof name);
 	} else {
 		v->sel.track = v->sel.idx = TT_NONE;
 	}
@@ -123,14 +124,16 @@ void view_go_to_gap(struct view *v, const struct gap *g, const char *which)
 	char op[160] = "";
 	if (g->op.track != TT_NONE && (g->op.track != g->cpu.track || g->op.idx != g->cpu.idx)) {
 		const struct slice *s = &view_track(v, g->op.track)->slices[g->op.idx];
-		const struct strtab *st = &view_trace_of(v, g->op.track)->strings;
-		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), op, sizeof op);
+		const struct trace *t = view_trace_of(v, g->op.track);
+		const struct strtab *st = &t->strings;
+		escape_term_buf(strtab_get(st, slice_name(t, s)), strtab_len(st, slice_name(t, s)), op, sizeof op);
 	}
 	char user[160] = "";
 	if (g->user.track != TT_NONE && (g->user.track != g->cpu.track || g->user.idx != g->cpu.idx)) {
 		const struct slice *s = &view_track(v, g->user.track)->slices[g->user.idx];
-		const struct strtab *st = &view_trace_of(v, g->user.track)->strings;
-		escape_term_buf(strtab_get(st, s->name), strtab_len(st, s->name), user, sizeof user);
+		const struct trace *t = view_trace_of(v, g->user.track);
+		const struct strtab *st = &t->strings;
+		escape_term_buf(strtab_get(st, slice_name(t, s)), strtab_len(st, slice_name(t, s)), user, sizeof user);
 	}
 	view_status(v, "%s: %s gap on %s %d, %s%s%s%s%s%s%s (HTA: %s)", which, timefmt_dur(len, d, sizeof d),
 	            trace_device_noun(view_rank_trace(v, g->rank), g->device), g->device, gap_cause_text(g->cause),

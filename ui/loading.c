@@ -71,7 +71,7 @@ static uint32_t find_slice(const struct trace *t, uint32_t ti, int64_t ts, int64
 	}
 	for (; lo < tr->nslices && tr->slices[lo].ts == ts; lo++)
 		if (slice_dur(tr, &tr->slices[lo]) == dur &&
-		    strcmp(strtab_get(&t->strings, tr->slices[lo].name), name) == 0)
+		    strcmp(strtab_get(&t->strings, slice_name(t, &tr->slices[lo])), name) == 0)
 			return lo;
 	return TT_NONE;
 }
@@ -141,7 +141,7 @@ static void adopt(struct app *app, struct trace **ts, int n, struct trace *snaps
 		sel_key = key_of(old, tr);
 		sel_ts = s->ts;
 		sel_dur = slice_dur(tr, s);
-		sel_name = strtab_get(&old->strings, s->name);
+		sel_name = strtab_get(&old->strings, slice_name(old, s));
 		has_sel = true;
 	}
 	const struct view_line *l = view_cur_line(v);

@@ -99,7 +99,7 @@ static bool plugin_has_peak(const struct trace *t, const struct mem_device *d)
 
 static const char *op_name(const struct trace *t, struct slice_ref s)
 {
-	return s.track == TT_NONE ? NULL : trace_str(t, t->tracks[s.track].slices[s.idx].name);
+	return s.track == TT_NONE ? NULL : trace_str(t, slice_name(t, &t->tracks[s.track].slices[s.idx]));
 }
 
 /* ---- the report (ui/report.h) -------------------------------------------------- */
@@ -427,8 +427,9 @@ static void device_line(const struct memory_view *m, const struct mem_device *d,
 	memory_device_name(d, dev, sizeof dev);
 	if (d->n == 0 && d->derived.n > 0) {
 		if (d->derived.peak_op.track != TT_NONE)
-			trace_str_escaped(t, t->tracks[d->derived.peak_op.track].slices[d->derived.peak_op.idx].name,
-			                  op, sizeof op);
+			trace_str_escaped(
+				t, slice_name(t, &t->tracks[d->derived.peak_op.track].slices[d->derived.peak_op.idx]),
+				op, sizeof op);
 		snprintf(buf, n, "%-8s no totals (PyTorch < 1.10): DERIVED from Bytes, peak allocated >= %s at %s%s%s",
 		         dev, timefmt_bytes((double)d->derived.peak, a, sizeof a),
 		         timefmt_offset(d->derived.peak_ts - t->start, b, sizeof b), op[0] ? " in " : "", op);
@@ -441,8 +442,9 @@ static void device_line(const struct memory_view *m, const struct mem_device *d,
 		return;
 	}
 	if (d->peak_allocated_op.track != TT_NONE)
-		trace_str_escaped(t, t->tracks[d->peak_allocated_op.track].slices[d->peak_allocated_op.idx].name, op,
-		                  sizeof op);
+		trace_str_escaped(
+			t, slice_name(t, &t->tracks[d->peak_allocated_op.track].slices[d->peak_allocated_op.idx]), op,
+			sizeof op);
 	size_t k = (size_t)snprintf(buf, n, "%-8s peak allocated %s at %s%s%s; reserved %s at %s", dev,
 	                            timefmt_bytes((double)d->peak_allocated, a, sizeof a),
 	                            timefmt_offset(d->peak_allocated_ts - t->start, b, sizeof b), op[0] ? " in " : "",

@@ -238,7 +238,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				enum cell_style st = CS_SLICE;
 				if (v->sel.track == l->track && v->sel.idx == s)
 					st = CS_SLICE_SEL;
-				else if (nm != NULL && nm[sl->name])
+				else if (nm != NULL && nm[slice_name(t, sl)])
 					st = CS_MATCH;
 				uint32_t ch;
 				if (sl->cls == SC_GPU_ANNOTATION) {
@@ -252,7 +252,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 					ch = o->ascii ? '=' : 0x258c;
 				else
 					ch = o->ascii ? '|' : 0x258f; /* tiny work never vanishes */
-				grid_set(g, x0 + x, y, ch, st, render_color_of(t, sl->name));
+				grid_set(g, x0 + x, y, ch, st, render_color_of(t, slice_name(t, sl)));
 			} else {
 				uint32_t ch = ' ';
 				enum cell_style st = CS_EMPTY;
@@ -279,7 +279,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 			if (run_slice != TT_NONE && len >= 3) {
 				char name[256];
 				const struct slice *sl = &tr->slices[run_slice];
-				trace_str_escaped(t, sl->name, name, sizeof name);
+				trace_str_escaped(t, slice_name(t, sl), name, sizeof name);
 				const struct cell *c0 = &g->cells[y * g->w + x0 + run_start];
 				grid_text(g, x0 + run_start, y, x0 + x, name, (enum cell_style)c0->style, c0->color);
 			}
@@ -466,7 +466,7 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 		snprintf(rk, sizeof rk, "rank %d ", view_rank_label(v, view_rank_of(v->sel.track)));
 	const struct slice *s = &tr->slices[v->sel.idx];
 	char tname[96], cat[64];
-	trace_str_escaped(t, s->name, name, sizeof name);
+	trace_str_escaped(t, slice_name(t, s), name, sizeof name);
 	trace_str_escaped(t, tr->name, tname, sizeof tname);
 	trace_str_escaped(t, slice_cat(t, s), cat, sizeof cat);
 	grid_text(g, 1, y0 + 1, g->w, name, CS_HILITE, 0);
@@ -486,10 +486,10 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			/* the operator that launched it, past launcher frames and a graph's replay (src/compiled.h) */
 			const struct track *pt = &t->tracks[gi->peer.track];
 			const struct slice *ps = &pt->slices[gi->peer.idx];
-			trace_str_escaped(t, ps->name, peer, sizeof peer);
+			trace_str_escaped(t, slice_name(t, ps), peer, sizeof peer);
 			uint32_t par = compiled_launching_slice(t, gi->peer, NULL);
 			if (par != TT_NONE)
-				trace_str_escaped(t, pt->slices[par].name, op, sizeof op);
+				trace_str_escaped(t, slice_name(t, &pt->slices[par]), op, sizeof op);
 		}
 		if (s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
 			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",

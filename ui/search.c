@@ -48,7 +48,7 @@ void search_run(struct view *v)
 		for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 			const struct track *tr = &t->tracks[ti];
 			for (uint32_t i = 0; i < tr->nslices; i++) {
-				if (!nm[tr->slices[i].name])
+				if (!nm[slice_name(t, &tr->slices[i])])
 					continue;
 				if (v->nmatches == cap)
 					v->matches =

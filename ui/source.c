@@ -191,7 +191,7 @@ void source_open_selected(struct app *app)
 		if (tr->slices[i].cls != SC_PYTHON)
 			continue;
 		any = true;
-		const char *frame = strtab_get(&t->strings, tr->slices[i].name);
+		const char *frame = strtab_get(&t->strings, slice_name(t, &tr->slices[i]));
 		if (pyframe_parse(frame, NULL, 0, NULL)) {
 			source_open_frame(app, frame, "the selected slice's frame");
 			return;

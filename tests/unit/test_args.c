@@ -34,7 +34,7 @@ static const struct slice *find(const struct trace *t, const char *name)
 {
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		for (uint32_t i = 0; i < t->tracks[ti].nslices; i++)
-			if (strcmp(strtab_get(&t->strings, t->tracks[ti].slices[i].name), name) == 0)
+			if (strcmp(strtab_get(&t->strings, slice_name(t, &t->tracks[ti].slices[i])), name) == 0)
 				return &t->tracks[ti].slices[i];
 	return NULL;
 }
@@ -198,7 +198,7 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 			if (!(i == 0 || i == n / 2 || i == n - 1 || i % 97 == 0))
 				continue;
 			const struct slice *rs = &ref->tracks[ti].slices[i];
-			const char *name = strtab_get(&ref->strings, rs->name);
+			const char *name = strtab_get(&ref->strings, slice_name(ref, rs));
 			const struct slice *s = find_in(t, name);
 			struct event_args a, b;
 			char *c1 = NULL, *c2 = NULL;

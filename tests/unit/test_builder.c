@@ -36,7 +36,7 @@ static const char *text(const struct trace *t, uint32_t id) { return strtab_get(
 static uint32_t slice_named(const struct trace *t, const struct track *tr, const char *name)
 {
 	for (uint32_t i = 0; i < tr->nslices; i++)
-		if (strcmp(text(t, tr->slices[i].name), name) == 0)
+		if (strcmp(text(t, slice_name(t, &tr->slices[i])), name) == 0)
 			return i;
 	return TT_NONE;
 }
@@ -249,7 +249,7 @@ static void test_parts(void)
 	is_int(t1->quality.count[Q_UNCLOSED_BEGIN], 1, "one unclosed begin");
 	ok(t1->tracks[1].pid_is_str, "the string pid survives the merge");
 	is_str(text(t1, (uint32_t)t1->tracks[1].pid), "worker", "with its text");
-	is_str(text(t1, t1->tracks[1].slices[0].name), "later", "slice names are mapped");
+	is_str(text(t1, slice_name(t1, &t1->tracks[1].slices[0])), "later", "slice names are mapped");
 	is_int(t1->nwarnings, 3, "a warning group keeps its first 3 over both parts");
 	is_str(t1->warnings[2], "three", "in source order");
 	trace_free(t1);
@@ -335,7 +335,7 @@ static void test_big_parts(void)
 			         track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
 			         x->cls == y->cls && x->flags == y->flags &&
 			         (track_gpu_at(a, i) == TT_NONE) == (track_gpu_at(c, i) == TT_NONE) &&
-			         strcmp(text(one, x->name), text(m, y->name)) == 0 &&
+			         strcmp(text(one, slice_name(one, x)), text(m, slice_name(m, y))) == 0 &&
 			         strcmp(text(one, slice_cat(one, x)), text(m, slice_cat(m, y))) == 0;
 			if (slices && track_gpu_at(a, i) != TT_NONE) {
 				const struct gpu_info *gx = &one->gpu[track_gpu_at(a, i)],

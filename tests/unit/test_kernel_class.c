@@ -283,7 +283,7 @@ static void scan_trace(const char *path, const char *shown)
 			const struct slice *s = &tr->slices[j];
 			if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
 				continue;
-			const char *name = strtab_get(&t->strings, s->name);
+			const char *name = strtab_get(&t->strings, slice_name(t, s));
 			enum kc_activity act = s->cls == SC_MEMCPY   ? KC_ACT_MEMCPY
 			                       : s->cls == SC_MEMSET ? KC_ACT_MEMSET
 			                                             : KC_ACT_KERNEL;

@@ -127,7 +127,8 @@ static uint64_t missing(const struct trace *s, const struct trace *w, uint64_t *
 			     k++) {
 				const struct slice *b = &wt->slices[k];
 				found = b->ts == a->ts && slice_dur(wt, b) == slice_dur(st, a) &&
-				        strcmp(strtab_get(&s->strings, a->name), strtab_get(&w->strings, b->name)) == 0;
+				        strcmp(strtab_get(&s->strings, slice_name(s, a)),
+				               strtab_get(&w->strings, slice_name(w, b))) == 0;
 			}
 			miss += !found;
 		}
@@ -142,7 +143,7 @@ static uint64_t digest(const struct trace *t)
 	for (uint32_t i = 0; i < t->ntracks; i++)
 		for (uint32_t j = 0; j < t->tracks[i].nslices; j++) {
 			const struct slice *s = &t->tracks[i].slices[j];
-			const char *name = strtab_get(&t->strings, s->name);
+			const char *name = strtab_get(&t->strings, slice_name(t, s));
 			h = (h ^ (uint64_t)s->ts) * 1099511628211ull;
 			h = (h ^ (uint64_t)slice_dur(&t->tracks[i], s)) * 1099511628211ull;
 			h = (h ^ s->depth) * 1099511628211ull;
