@@ -563,7 +563,7 @@ static void summarise(const struct trace *t)
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		const struct track *tr = &t->tracks[i];
 		for (uint32_t s = 0; s < tr->nslices; s++)
-			count[tr->slices[s].cls]++;
+			count[slice_cls(t, &tr->slices[s])]++;
 		if (tr->kind != TRACK_GPU_COMPUTE && tr->kind != TRACK_GPU_COMM)
 			continue;
 		streams++;

@@ -187,8 +187,8 @@ static uint32_t user_python_around(const struct trace *t, const struct track *tr
 		if (a >= b)
 			continue;
 		const struct slice *p = &tr->slices[row_idx(&tr->rows[d], a)];
-		if (p->cls == SC_PYTHON && op_args_user_frame(strtab_get(&t->strings, slice_name(t, p)),
-		                                              strtab_len(&t->strings, slice_name(t, p))))
+		if (slice_cls(t, p) == SC_PYTHON && op_args_user_frame(strtab_get(&t->strings, slice_name(t, p)),
+		                                                       strtab_len(&t->strings, slice_name(t, p))))
 			return row_idx(&tr->rows[d], a);
 	}
 	return TT_NONE;

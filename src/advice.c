@@ -194,7 +194,7 @@ static void sweep_cpu(struct ctx *c)
 				}
 			}
 			int32_t dev = -1;
-			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && s->cls == SC_RUNTIME &&
+			bool sync = (f & N_SYNC) || ((f & N_MEMCPY_CALL) && slice_cls(t, s) == SC_RUNTIME &&
 			                             host_call_blocking_copy(c->t, tr, s, &dev));
 			if (sync && c->main != NULL) {
 				mine |= U_SYNC;
@@ -206,9 +206,9 @@ static void sweep_cpu(struct ctx *c)
 					c->sum[ADV_HOST_SYNC] += v;
 					struct advice_instance x =
 						advice_instance_of((struct slice_ref){ ti, i }, s->ts, end, v);
-					uint32_t op = up_outer_op != TT_NONE ? up_outer_op
-					              : s->cls == SC_CPU_OP  ? i
-					                                     : TT_NONE;
+					uint32_t op = up_outer_op != TT_NONE         ? up_outer_op
+					              : slice_cls(t, s) == SC_CPU_OP ? i
+					                                             : TT_NONE;
 					if (op != TT_NONE)
 						x.op = (struct slice_ref){ ti, op };
 					if (up_context != TT_NONE)
@@ -236,9 +236,11 @@ static void sweep_cpu(struct ctx *c)
 			struct open *o = &st[sp++];
 			o->end = end;
 			o->under = under | mine;
-			o->outer_op = up_outer_op != TT_NONE ? up_outer_op : s->cls == SC_CPU_OP ? i : TT_NONE;
+			o->outer_op = up_outer_op != TT_NONE ? up_outer_op : slice_cls(t, s) == SC_CPU_OP ? i : TT_NONE;
 			o->context =
-				(s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON) && !(f & N_STEP) ? i : up_context;
+				(slice_cls(t, s) == SC_USER_ANNOTATION || slice_cls(t, s) == SC_PYTHON) && !(f & N_STEP)
+					? i
+					: up_context;
 		}
 	}
 	free(st);
@@ -268,7 +270,7 @@ static void sweep_gpu(struct ctx *c)
 		any_comm |= tr->comm_kernels > 0;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_MEMCPY || !(c->names[slice_name(t, s)] & N_PAGEABLE))
+			if (slice_cls(t, s) != SC_MEMCPY || !(c->names[slice_name(t, s)] & N_PAGEABLE))
 				continue;
 			int64_t end = tt_add(s->ts, slice_dur(tr, s)), v = clip_len(c, s->ts, end);
 			if (v == 0 && !(s->ts >= c->w0 && s->ts < c->w1))
@@ -296,7 +298,7 @@ static void sweep_gpu(struct ctx *c)
 				continue;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *s = &tr->slices[i];
-				if (s->cls != SC_KERNEL)
+				if (slice_cls(t, s) != SC_KERNEL)
 					continue;
 				if (c->names[slice_name(t, s)] & N_COMM_KERNEL) {
 					if (nc == ccap)
@@ -326,7 +328,7 @@ static void sweep_gpu(struct ctx *c)
 				continue;
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *s = &tr->slices[i];
-				if (s->cls != SC_KERNEL || !(c->names[slice_name(t, s)] & N_COMM_KERNEL))
+				if (slice_cls(t, s) != SC_KERNEL || !(c->names[slice_name(t, s)] & N_COMM_KERNEL))
 					continue;
 				int64_t a = s->ts > c->w0 ? s->ts : c->w0, end = tt_add(s->ts, slice_dur(tr, s));
 				int64_t b = end < c->w1 ? end : c->w1;
@@ -373,7 +375,7 @@ static void launch_waits(struct ctx *c, const struct short_gap *w, uint32_t n)
 		if (rt->ts <= a)
 			continue; /* launched before the device ran dry: the GPU was not waiting for it */
 		c->launch_waits++;
-		c->launch_short += op->cls == SC_KERNEL &&
+		c->launch_short += slice_cls(t, op) == SC_KERNEL &&
 		                   slice_dur(&t->tracks[next.track], op) < slice_dur(&t->tracks[l.track], rt);
 		c->sum[ADV_LAUNCH_BOUND] += b - a;
 		struct advice_instance x = advice_instance_of(next, a, b, b - a);
@@ -411,7 +413,7 @@ static void sweep_launch(struct ctx *c)
 		for (uint32_t q = 0; q < nt; q++) {
 			const struct track *tr = &t->tracks[tracks[q]];
 			while (cur[q] < tr->nslices &&
-			       (tr->slices[cur[q]].ts < b || !is_gpu_op(tr->slices[cur[q]].cls)))
+			       (tr->slices[cur[q]].ts < b || !is_gpu_op(slice_cls(t, &tr->slices[cur[q]]))))
 				cur[q]++;
 			if (cur[q] < tr->nslices && tr->slices[cur[q]].ts == b && next.track == TT_NONE)
 				next = (struct slice_ref){ tracks[q], cur[q] };
@@ -989,7 +991,7 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	bool ops = false;
 	for (uint32_t ti = 0; ti < c->t->ntracks && !ops; ti++)
 		for (uint32_t i = 0; i < c->t->tracks[ti].nslices && !ops; i++)
-			ops = c->t->tracks[ti].slices[i].cls == SC_CPU_OP;
+			ops = slice_cls(c->t, &c->t->tracks[ti].slices[i]) == SC_CPU_OP;
 	if (!ops)
 		return;
 	/* over the steps of the window (warm-up set aside) */
@@ -1012,7 +1014,7 @@ static void rule_other(struct ctx *c, const struct step_report *sr)
 	bool python = false;
 	for (uint32_t ti = 0; ti < c->t->ntracks && !python; ti++)
 		for (uint32_t i = 0; i < c->t->tracks[ti].nslices && i < 4096 && !python; i++)
-			python = c->t->tracks[ti].slices[i].cls == SC_PYTHON;
+			python = slice_cls(c->t, &c->t->tracks[ti].slices[i]) == SC_PYTHON;
 	uint32_t over = steps_over(sr, first, ROLE_OTHER, TT_ADVICE_OTHER_MAX);
 	struct advice_finding *f = add_finding(c, ADV_LARGE_OTHER_SHARE, fig, fig, over >= 2 ? ADV_MEDIUM : ADV_LOW);
 	char a[32], b[32];

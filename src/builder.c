@@ -458,7 +458,7 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 	s->name_ = name;
 	s->cat_ix = builder_cat_index(b, cat);
 	s->depth = 0;
-	s->cls = (uint8_t)cls & 15;
+	s->cls_ = (uint8_t)cls & 15;
 	s->flags = flags & 15;
 	if (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET) {
 		tr->gpu_slices++;

@@ -146,7 +146,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		if (slice_name(t, &s[i]) >= nstr || s[i].cat_ix >= t->ncats ||
-		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || s[i].cls >= SC__COUNT ||
+		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || slice_cls(t, &s[i]) >= SC__COUNT ||
 		    (s[i].flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 || s[i].depth >= tr->nrows)
 			return false;
 		int64_t dur = s[i].dur32;
@@ -166,7 +166,8 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 			return false;
 		int64_t end = s[i].ts + dur;
 		if (gpu_kind) {
-			if (tr->nrows < 65535 && (s[i].cls == SC_GPU_ANNOTATION) != (s[i].depth >= first_annotation))
+			if (tr->nrows < 65535 &&
+			    (slice_cls(t, &s[i]) == SC_GPU_ANNOTATION) != (s[i].depth >= first_annotation))
 				return false;
 		} else {
 			while (sn > 0 && c->stack[sn - 1] <= s[i].ts)
@@ -183,12 +184,13 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		}
 		if (!row_next(c, &s[i], i, dur, end))
 			return false;
-		if (s[i].cls == SC_KERNEL || s[i].cls == SC_MEMCPY || s[i].cls == SC_MEMSET) {
+		if (slice_cls(t, &s[i]) == SC_KERNEL || slice_cls(t, &s[i]) == SC_MEMCPY ||
+		    slice_cls(t, &s[i]) == SC_MEMSET) {
 			ops++;
-			comm += s[i].cls == SC_KERNEL &&
+			comm += slice_cls(t, &s[i]) == SC_KERNEL &&
 			        kernel_comm_memo_is(&c->comm, &t->strings, slice_name(t, &s[i]));
 		}
-		if (row0 || (gpu_kind && s[i].cls == SC_GPU_ANNOTATION))
+		if (row0 || (gpu_kind && slice_cls(t, &s[i]) == SC_GPU_ANNOTATION))
 			continue;
 		if (bw.have && s[i].ts <= bw.cur.end) {
 			if (end > bw.cur.end)

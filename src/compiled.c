@@ -36,7 +36,7 @@ static bool compiled_region(const char *name)
 static bool launcher_frame(const struct trace *t, const struct slice *s)
 {
 	const char *nm = strtab_get(&t->strings, slice_name(t, s));
-	switch (s->cls) {
+	switch (slice_cls(t, s)) {
 	case SC_RUNTIME: return true;
 	case SC_CPU_OP:
 	case SC_USER_ANNOTATION: return starts(nm, "triton_");
@@ -67,7 +67,7 @@ uint32_t compiled_launching_slice(const struct trace *t, struct slice_ref call, 
 		const struct slice *s = &tr->slices[p];
 		if (launcher_frame(t, s))
 			continue;
-		if (s->cls != SC_PYTHON)
+		if (slice_cls(t, s) != SC_PYTHON)
 			return p;
 		if (python == TT_NONE)
 			python = p;
@@ -93,11 +93,12 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 				                         : compiled_is_graph_launch(nm) ? 4
 				                                                        : 1;
 			}
-			if (seen[slice_name(t, s)] == 2 && s->cls == SC_KERNEL)
+			if (seen[slice_name(t, s)] == 2 && slice_cls(t, s) == SC_KERNEL)
 				f->triton_kernels++;
-			else if (seen[slice_name(t, s)] == 3 && s->cls != SC_KERNEL && s->cls != SC_PYTHON)
+			else if (seen[slice_name(t, s)] == 3 && slice_cls(t, s) != SC_KERNEL &&
+			         slice_cls(t, s) != SC_PYTHON)
 				f->compiled_regions++;
-			else if (seen[slice_name(t, s)] == 4 && s->cls == SC_RUNTIME)
+			else if (seen[slice_name(t, s)] == 4 && slice_cls(t, s) == SC_RUNTIME)
 				f->graph_launches++;
 		}
 	}
@@ -112,7 +113,7 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */
 		const struct track *kt = &t->tracks[g->self.track];
 		const struct slice *k = &kt->slices[g->self.idx];
-		if (k->cls != SC_KERNEL || slice_name(t, k) >= t->strings.n)
+		if (slice_cls(t, k) != SC_KERNEL || slice_name(t, k) >= t->strings.n)
 			continue;
 		int64_t d = slice_dur(kt, k);
 		f->kernel_ns += d;
@@ -223,7 +224,7 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 				sp--;
 			struct breaks_open up = sp > 0 ? st[sp - 1] : (struct breaks_open){ 0, false, false, TT_NONE };
 			uint8_t k = slice_name(t, s) < t->strings.n ? kind[slice_name(t, s)] : 0;
-			bool region = (k & BN_REGION) && s->cls != SC_PYTHON;
+			bool region = (k & BN_REGION) && slice_cls(t, s) != SC_PYTHON;
 			if (!up.inside) {
 				uint32_t at = step_at(steps, n, s->ts);
 				if (region && !(k & BN_BACKWARD)) { /* a backward is its forward's other half */
@@ -232,13 +233,13 @@ void compiled_breaks_of(const struct trace *t, struct compiled_breaks *b)
 						b->steps[at].regions++;
 					if (up.frame != TT_NONE)
 						by_frame[up.frame]++;
-				} else if (!region && s->cls == SC_CPU_OP && !up.op && at < n) {
+				} else if (!region && slice_cls(t, s) == SC_CPU_OP && !up.op && at < n) {
 					b->steps[at].eager_ops++;
 				}
 			}
 			struct breaks_open me = { tt_add(s->ts, slice_dur(tr, s)), up.inside || region,
-				                  up.op || s->cls == SC_CPU_OP, up.frame };
-			if (s->cls == SC_PYTHON && (k & BN_FILE))
+				                  up.op || slice_cls(t, s) == SC_CPU_OP, up.frame };
+			if (slice_cls(t, s) == SC_PYTHON && (k & BN_FILE))
 				me.frame = slice_name(t, s);
 			if (sp == cap) {
 				cap = cap ? cap * 2 : 64;

@@ -343,7 +343,7 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 		    call.idx >= t->tracks[call.track].nslices || t->tracks[self.track].gpu_slices == 0)
 			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */
 		const struct slice *act = &t->tracks[self.track].slices[self.idx];
-		if (act->cls != SC_KERNEL && act->cls != SC_MEMCPY && act->cls != SC_MEMSET)
+		if (slice_cls(t, act) != SC_KERNEL && slice_cls(t, act) != SC_MEMCPY && slice_cls(t, act) != SC_MEMSET)
 			continue;
 		uint32_t gc = track_gpu_at(&t->tracks[call.track], call.idx);
 		if (gc < t->ngpu)
@@ -366,7 +366,7 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 			while (sn > 0 && !(sl->ts < stack[sn - 1].end))
 				sn--;
 			uint32_t below = sn > 0 ? stack[sn - 1].op : TT_NONE;
-			if (sl->cls == SC_RUNTIME) {
+			if (slice_cls(t, sl) == SC_RUNTIME) {
 				uint32_t gc = track_gpu_at(tr, i);
 				if (gc < t->ngpu && call_dev[gc] > 0 && below != TT_NONE) {
 					int k = step_near(sr, sl->ts, true, &near);
@@ -447,7 +447,7 @@ static void kernels_keyed(struct trace *t, struct accs *s, double *launches, enu
 		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
-			if (sl->cls != SC_KERNEL || slice_name(t, sl) >= t->strings.n)
+			if (slice_cls(t, sl) != SC_KERNEL || slice_name(t, sl) >= t->strings.n)
 				continue;
 			int k = step_near(sr, sl->ts, false, &near);
 			if (k < 0)
@@ -494,7 +494,7 @@ static void kernels_of(struct trace *t, struct accs *s, double *launches, enum d
 		uint32_t near = TT_NONE;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *sl = &tr->slices[i];
-			if (sl->cls != SC_KERNEL || slice_name(t, sl) >= t->strings.n ||
+			if (slice_cls(t, sl) != SC_KERNEL || slice_name(t, sl) >= t->strings.n ||
 			    s->of_name[slice_name(t, sl)] == TT_NONE)
 				continue;
 			int k = step_near(sr, sl->ts, false, &near);
@@ -617,7 +617,7 @@ static bool has_python(const struct trace *t)
 {
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)
 		for (uint32_t i = 0; i < t->tracks[ti].nslices; i++)
-			if (t->tracks[ti].slices[i].cls == SC_PYTHON)
+			if (slice_cls(t, &t->tracks[ti].slices[i]) == SC_PYTHON)
 				return true;
 	return false;
 }

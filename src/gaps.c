@@ -204,7 +204,7 @@ static struct slice_ref first_op_after(const struct trace *t, struct device_trac
 		uint32_t ti = dt.gt[k].i;
 		const struct track *tr = &t->tracks[ti];
 		uint32_t lo = first_starting_at(tr, ts);
-		while (lo < tr->nslices && !is_gpu_op(tr->slices[lo].cls))
+		while (lo < tr->nslices && !is_gpu_op(slice_cls(t, &tr->slices[lo])))
 			lo++;
 		if (lo == tr->nslices)
 			continue;
@@ -284,11 +284,11 @@ static struct slice_ref outer_op(const struct trace *t, struct slice_ref ref)
 	int64_t mid = s->ts + slice_dur(tr, s) / 2;
 	for (uint16_t r = 0; r < s->depth && r < tr->nrows; r++) {
 		uint32_t i = index_row_slice_at(tr, r, mid);
-		if (i != TT_NONE && tr->slices[i].cls == SC_CPU_OP && tr->slices[i].ts <= s->ts &&
+		if (i != TT_NONE && slice_cls(t, &tr->slices[i]) == SC_CPU_OP && tr->slices[i].ts <= s->ts &&
 		    tt_add(tr->slices[i].ts, slice_dur(tr, &tr->slices[i])) >= tt_add(s->ts, slice_dur(tr, s)))
 			return (struct slice_ref){ ref.track, i };
 	}
-	return s->cls == SC_CPU_OP ? ref : (struct slice_ref){ TT_NONE, TT_NONE };
+	return slice_cls(t, s) == SC_CPU_OP ? ref : (struct slice_ref){ TT_NONE, TT_NONE };
 }
 
 /* How much of [A, B) the launch calls (runtime calls that started GPU work) of track TR
@@ -297,12 +297,12 @@ static int64_t launch_cover(const struct trace *t, const struct track *tr, int64
 {
 	int64_t sum = 0;
 	uint32_t i = index_slice_at(tr, a); /* a call that began before the gap */
-	if (i != TT_NONE && tr->slices[i].cls == SC_RUNTIME && track_gpu_at(tr, i) != TT_NONE &&
+	if (i != TT_NONE && slice_cls(t, &tr->slices[i]) == SC_RUNTIME && track_gpu_at(tr, i) != TT_NONE &&
 	    t->gpu[track_gpu_at(tr, i)].peer.track != TT_NONE && tr->slices[i].ts < a)
 		sum += overlap(tr, &tr->slices[i], a, b);
 	for (uint32_t lo = first_starting_at(tr, a); lo < tr->nslices && tr->slices[lo].ts < b; lo++) {
 		const struct slice *s = &tr->slices[lo];
-		if (s->cls == SC_RUNTIME && slice_gpu(tr, s) != TT_NONE &&
+		if (slice_cls(t, s) == SC_RUNTIME && slice_gpu(tr, s) != TT_NONE &&
 		    t->gpu[slice_gpu(tr, s)].peer.track != TT_NONE)
 			sum += overlap(tr, s, a, b);
 	}
@@ -326,8 +326,8 @@ static uint32_t deepest_cover(const struct trace *t, const struct track *tr, int
 		const struct slice *s = &tr->slices[i];
 		if (overlap(tr, s, a, b) * 2 < b - a)
 			continue;
-		if (s->cls == SC_CPU_OP || s->cls == SC_PYTHON || s->cls == SC_RUNTIME || s->cls == SC_SYNC ||
-		    (s->cls == SC_USER_ANNOTATION && !is_profiler_step(t, s)))
+		if (slice_cls(t, s) == SC_CPU_OP || slice_cls(t, s) == SC_PYTHON || slice_cls(t, s) == SC_RUNTIME ||
+		    slice_cls(t, s) == SC_SYNC || (slice_cls(t, s) == SC_USER_ANNOTATION && !is_profiler_step(t, s)))
 			return i;
 	}
 	return TT_NONE;
@@ -509,7 +509,7 @@ static struct slice_ref user_frame(const struct trace *t, struct slice_ref ref)
 		if (i == TT_NONE)
 			continue;
 		const struct slice *f = &tr->slices[i];
-		if (f->cls == SC_PYTHON && gaps_is_user_frame(strtab_get(&t->strings, slice_name(t, f))))
+		if (slice_cls(t, f) == SC_PYTHON && gaps_is_user_frame(strtab_get(&t->strings, slice_name(t, f))))
 			return (struct slice_ref){ ref.track, i };
 	}
 	return none;
@@ -561,7 +561,7 @@ static void explain_cause(const struct trace *t, const struct hints *hx, struct 
 		const struct slice *op = &t->tracks[g->next.track].slices[g->next.idx];
 		const char *nm = strtab_get(&t->strings, slice_name(t, op));
 		const char *rn = rt != NULL ? strtab_get(&t->strings, slice_name(t, rt)) : "";
-		bool h2d = op->cls == SC_MEMCPY && (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
+		bool h2d = slice_cls(t, op) == SC_MEMCPY && (strstr(nm, "HtoD") != NULL || strstr(nm, "H2D") != NULL);
 		bool blocking = strcmp(rn, "cudaMemcpy") == 0 || strcmp(rn, "hipMemcpy") == 0;
 		/* the cause must hold for the gap: the host's copy call covers at least half of it
 		 * (a pageable copy stalls the host while it is staged), else the gap has another
@@ -701,12 +701,12 @@ void gaps_analyse(const struct trace *t, int64_t min_gap, const struct tb_step *
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *s = &tr->slices[i];
 				track_launch_prefetch(t, tr, i); /* the launch read below */
-				if (!is_gpu_op(s->cls))
+				if (!is_gpu_op(slice_cls(t, s)))
 					continue;
 				if (na == nall) /* the tracks' counts are exact: this is a guard */
 					all = xreallocarray(all, nall = nall * 2 + 1024, sizeof *all);
 				all[na++] = (struct span){ s->ts, s->ts + slice_dur(tr, s) };
-				if (s->cls == SC_KERNEL) {
+				if (slice_cls(t, s) == SC_KERNEL) {
 					if (nk == kcap)
 						kern = xreallocarray(kern, kcap = kcap ? kcap * 2 : 1024, sizeof *kern);
 					kern[nk++] = (struct span){ s->ts, s->ts + slice_dur(tr, s) };

@@ -238,7 +238,7 @@ static struct kcall *gather(const struct trace *t, struct gpu_metrics *m, uint32
 			const struct slice *s = &tr->slices[i];
 			if (i + TT_PREFETCH_AHEAD < tr->nslices) /* its GPU fact, in no order the cache can guess */
 				gpu_fact_prefetch(t, track_gpu_at(tr, i + TT_PREFETCH_AHEAD));
-			if (s->cls != SC_KERNEL || slice_name(t, s) >= t->strings.n)
+			if (slice_cls(t, s) != SC_KERNEL || slice_name(t, s) >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			int32_t dev = g && gpu_device(t, g) >= 0 ? gpu_device(t, g) : tr->device;

@@ -42,7 +42,7 @@ bool host_call_blocking_copy(const struct trace *t, const struct track *tr, cons
 	const char *nm = strtab_get(&t->strings, slice_name(t, op));
 	bool dtoh = strstr(nm, "DtoH") != NULL || strstr(nm, "Device -> Pageable") != NULL ||
 	            strstr(nm, "DeviceToHost") != NULL;
-	if (op->cls != SC_MEMCPY || !dtoh)
+	if (slice_cls(t, op) != SC_MEMCPY || !dtoh)
 		return false;
 	if (device != NULL)
 		*device = t->tracks[p.track].device;

@@ -338,7 +338,8 @@ static void set_aside_outliers(struct trace *t)
 					t->aside = xreallocarray(t->aside, t->aside_cap, sizeof *t->aside);
 				}
 				uint32_t g = slice_gpu(tr, s);
-				if (g != TT_NONE && (s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET))
+				if (g != TT_NONE && (slice_cls(t, s) == SC_KERNEL || slice_cls(t, s) == SC_MEMCPY ||
+				                     slice_cls(t, s) == SC_MEMSET))
 					tr->gpu_slices--;
 				/* its GPU facts stay unlinked: no slice refers to them, so index_link
 				 * leaves their self absent */
@@ -379,7 +380,7 @@ static void classify_track(struct trace *t, struct track *tr)
 {
 	uint32_t cpu_side = 0, ranges = 0;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		uint8_t c = tr->slices[i].cls;
+		uint8_t c = slice_cls(t, &tr->slices[i]);
 		if (c == SC_CPU_OP || c == SC_PYTHON || c == SC_RUNTIME || c == SC_USER_ANNOTATION)
 			cpu_side++;
 		ranges += c == SC_PROFILER_RANGE;
@@ -391,7 +392,7 @@ static void classify_track(struct trace *t, struct track *tr)
 	if (tr->gpu_slices > 0 && tr->gpu_slices >= cpu_side) {
 		uint32_t kernels = 0;
 		for (uint32_t i = 0; i < tr->nslices; i++)
-			kernels += tr->slices[i].cls == SC_KERNEL;
+			kernels += slice_cls(t, &tr->slices[i]) == SC_KERNEL;
 		tr->kind = kernels > 0 && tr->comm_kernels * 2 > kernels ? TRACK_GPU_COMM : TRACK_GPU_COMPUTE;
 		return;
 	}
@@ -426,7 +427,7 @@ static void name_track(struct trace *t, struct track *tr)
 	}
 	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
 		snprintf(buf, sizeof buf, "stream %lld", (long long)tr->stream);
-	else if (tr->kind == TRACK_OTHER && tr->nslices > 0 && tr->slices[0].cls == SC_PROFILER_RANGE)
+	else if (tr->kind == TRACK_OTHER && tr->nslices > 0 && slice_cls(t, &tr->slices[0]) == SC_PROFILER_RANGE)
 		snprintf(buf, sizeof buf, "profiler ranges (GPU %lld)", (long long)tr->pid);
 	else
 		snprintf(buf, sizeof buf, "thread %lld", (long long)tr->tid);
@@ -438,7 +439,8 @@ static void gpu_identity(struct trace *t, struct track *tr)
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		const struct slice *s = &tr->slices[i];
 		uint32_t gi = slice_gpu(tr, s);
-		if (gi == TT_NONE || (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET))
+		if (gi == TT_NONE ||
+		    (slice_cls(t, s) != SC_KERNEL && slice_cls(t, s) != SC_MEMCPY && slice_cls(t, s) != SC_MEMSET))
 			continue;
 		const struct gpu_info *g = &t->gpu[gi];
 		if (tr->device < 0 && gpu_device(t, g) >= 0)
@@ -579,7 +581,10 @@ static void heap_down_u32(uint32_t *h, uint32_t n, uint32_t i)
 /* Whether slice S of a GPU stream is drawn beside its work rather than as work: a
  * gpu_user_annotation, or a cuda_sync span (Kineto's and the recorder's: the stream
  * waiting, not running anything, so no overlap with the work it waits for). */
-static bool beside_work(const struct slice *s) { return s->cls == SC_GPU_ANNOTATION || s->cls == SC_SYNC; }
+static bool beside_work(const struct trace *t, const struct slice *s)
+{
+	return slice_cls(t, s) == SC_GPU_ANNOTATION || slice_cls(t, s) == SC_SYNC;
+}
 
 static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
 {
@@ -589,7 +594,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 	uint16_t arows = 0;
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
-		if (!beside_work(s))
+		if (!beside_work(t, s))
 			continue;
 		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
@@ -614,7 +619,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		struct slice *s = &tr->slices[i];
 		uint32_t r;
-		if (beside_work(s))
+		if (beside_work(t, s))
 			continue;
 		while (nbusy > 0 && last_end[busy[0]] <= s->ts) {
 			uint32_t row = busy[0];
@@ -657,7 +662,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 	/* the annotations' rows after those of the GPU work: the stream's first row shows what
 	 * ran on it, never a gpu_user_annotation that would make an idle stream look busy */
 	for (uint32_t i = 0; i < tr->nslices && arows > 0; i++)
-		if (beside_work(&tr->slices[i])) {
+		if (beside_work(t, &tr->slices[i])) {
 			uint32_t d = nr + tr->slices[i].depth;
 			tr->slices[i].depth = d < 65535 ? (uint16_t)d : 65534;
 		}
@@ -827,7 +832,7 @@ bool index_busy_is_row0(const struct track *tr)
 	return tr->nrows > 0 && (gpu ? tr->nrows == 1 && tr->annotation_rows == 0 : tr->nrows == 1 || tr->nested);
 }
 
-static void build_busy(struct track *tr)
+static void build_busy(const struct trace *t, struct track *tr)
 {
 	uint32_t n = 0, cap = 0;
 	struct span *v = NULL;
@@ -840,7 +845,7 @@ static void build_busy(struct track *tr)
 	for (uint32_t i = 0; i < (row0 ? 0 : tr->nslices); i++) {
 		const struct slice *s = &tr->slices[i];
 		int64_t e = slice_end_of(tr, s);
-		if (gpu && s->cls == SC_GPU_ANNOTATION)
+		if (gpu && slice_cls(t, s) == SC_GPU_ANNOTATION)
 			continue;
 		if (n > 0 && s->ts <= v[n - 1].end) {
 			if (e > v[n - 1].end)
@@ -1014,7 +1019,7 @@ static void track_run(void *arg)
 	for (uint32_t ti = r->from; ti < r->to; ti++) {
 		struct track *tr = &r->t->tracks[ti];
 		build_rows(r->t, &r->q, ti, tr, r->row_span);
-		build_busy(tr);
+		build_busy(r->t, tr);
 	}
 }
 

@@ -80,14 +80,14 @@ static void link_launches(struct trace *t)
 		const struct gpu_info *gi = &t->gpu[g];
 		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0)
 			continue;
-		if (!is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+		if (!is_gpu_activity(slice_cls(t, &t->tracks[gi->self.track].slices[gi->self.idx])))
 			nrt++;
 	}
 	keys = xmalloc((nrt ? nrt : 1) * sizeof *keys);
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct gpu_info *gi = &t->gpu[g];
 		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0 ||
-		    is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+		    is_gpu_activity(slice_cls(t, &t->tracks[gi->self.track].slices[gi->self.idx])))
 			continue;
 		keys[nkeys++] = g;
 	}
@@ -98,7 +98,8 @@ static void link_launches(struct trace *t)
 			keys[m++] = keys[i];
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE || !is_gpu_activity(t->tracks[gi->self.track].slices[gi->self.idx].cls))
+		if (gi->self.track == TT_NONE ||
+		    !is_gpu_activity(slice_cls(t, &t->tracks[gi->self.track].slices[gi->self.idx])))
 			continue;
 		uint32_t found = TT_NONE;
 		int64_t want = gpu_correlation(t, gi);

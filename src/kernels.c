@@ -226,7 +226,7 @@ static void group_calls(const struct trace *t, enum kernel_group group, bool ful
 			const struct slice *s = &tr->slices[i];
 			if (full)
 				track_launch_prefetch(t, tr, i); /* its fact and launch, read below */
-			if (s->cls != SC_KERNEL || slice_name(t, s) >= t->strings.n)
+			if (slice_cls(t, s) != SC_KERNEL || slice_name(t, s) >= t->strings.n)
 				continue;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
 			/* the operator above the runtime call that launched it */

@@ -133,7 +133,8 @@ static bool is_node(const struct trace *t, const struct slice *s)
 {
 	/* the plugin's tree: operators, user annotations (ProfilerStep#N too), Python
 	 * functions; runtime calls hang off operators and hold no samples of their own */
-	return s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || s->cls == SC_PYTHON || ops_counts_as_op(t, s);
+	return slice_cls(t, s) == SC_CPU_OP || slice_cls(t, s) == SC_USER_ANNOTATION || slice_cls(t, s) == SC_PYTHON ||
+	       ops_counts_as_op(t, s);
 }
 
 /* The slice of row R of TR whose [start, end) holds TS and that WANT accepts, or TT_NONE. */

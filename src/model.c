@@ -104,7 +104,7 @@ void trace_set_aside(const struct trace *t, struct set_aside *out)
 		const struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls == SC_PROFILER_RANGE) {
+			if (slice_cls(t, s) == SC_PROFILER_RANGE) {
 				out->ranges++;
 				out->ranges_ns += slice_dur(tr, s);
 			} else if (overhead_cat != TT_NONE && overhead_cat != 0 && slice_cat(t, s) == overhead_cat) {

@@ -68,7 +68,7 @@ struct slice {
 	uint32_t name_;    /* string id: read with slice_name */
 	uint16_t depth;    /* row */
 	uint8_t cat_ix;    /* index into trace.cats */
-	uint8_t cls : 4;   /* enum slice_class */
+	uint8_t cls_ : 4;  /* enum slice_class: read with slice_cls */
 	uint8_t flags : 4; /* enum slice_flag */
 } __attribute__((packed, aligned(4)));
 
@@ -538,6 +538,12 @@ struct trace {
 
 /* The string id of S's category (0: none). */
 static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[s->cat_ix]; }
+/* The class of slice S of T (enum slice_class). */
+static inline enum slice_class slice_cls(const struct trace *t, const struct slice *s)
+{
+	(void)t;
+	return (enum slice_class)s->cls_;
+}
 /* The name of slice S of T (a string id). Read through here: a slice's name is to move
  * into a table of the kinds of slice (bench/RESULTS.md, "rows in 2 bytes"). */
 static inline uint32_t slice_name(const struct trace *t, const struct slice *s)

@@ -29,7 +29,7 @@ static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix
 
 bool ops_legacy_op(const struct trace *t, const struct slice *s)
 {
-	return t->legacy && s->cls == SC_OTHER &&
+	return t->legacy && slice_cls(t, s) == SC_OTHER &&
 	       strncmp(strtab_get(&t->strings, slice_name(t, s)), "ProfilerStep#", 13) != 0;
 }
 
@@ -75,13 +75,14 @@ static inline enum kind kind_of(const struct trace *t, uint8_t *nf, const struct
 {
 	*f = flags_of(t, nf, slice_name(t, s));
 	*op = ops_counts_as_op(t, s) && !(*f & NF_STEP);
-	if (*op || ((*f & NF_STEP) && (s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || t->legacy)) ||
-	    (s->cls == SC_USER_ANNOTATION && (*f & NF_COLLECTIVE)) || (s->cls == SC_PYTHON && (*f & NF_MODULE)) ||
-	    (flags_of(t, nf, slice_cat(t, s)) & NF_PYTHON_CAT))
+	if (*op ||
+	    ((*f & NF_STEP) && (slice_cls(t, s) == SC_CPU_OP || slice_cls(t, s) == SC_USER_ANNOTATION || t->legacy)) ||
+	    (slice_cls(t, s) == SC_USER_ANNOTATION && (*f & NF_COLLECTIVE)) ||
+	    (slice_cls(t, s) == SC_PYTHON && (*f & NF_MODULE)) || (flags_of(t, nf, slice_cat(t, s)) & NF_PYTHON_CAT))
 		return K_NODE;
-	if (s->cls == SC_USER_ANNOTATION)
+	if (slice_cls(t, s) == SC_USER_ANNOTATION)
 		return K_ANNOTATION;
-	if (s->cls == SC_RUNTIME)
+	if (slice_cls(t, s) == SC_RUNTIME)
 		return K_RUNTIME;
 	return K_SKIP;
 }
@@ -197,7 +198,8 @@ void ops_tree_build(const struct trace *t, struct op_tree *tree)
 		const struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
+			if (slice_cls(t, s) != SC_KERNEL && slice_cls(t, s) != SC_MEMCPY &&
+			    slice_cls(t, s) != SC_MEMSET)
 				continue;
 			tree->gpu_ops++;
 			const struct gpu_info *g = slice_gpu(tr, s) != TT_NONE ? &t->gpu[slice_gpu(tr, s)] : NULL;
@@ -529,7 +531,7 @@ static void launched_sums(const struct trace *t, int64_t **dev, uint32_t **count
 		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks)
 			continue;
 		const struct slice *a = &t->tracks[gi->self.track].slices[gi->self.idx];
-		if (a->cls != SC_KERNEL && a->cls != SC_MEMCPY && a->cls != SC_MEMSET)
+		if (slice_cls(t, a) != SC_KERNEL && slice_cls(t, a) != SC_MEMCPY && slice_cls(t, a) != SC_MEMSET)
 			continue;
 		const struct track *pt = &t->tracks[gi->peer.track];
 		if (gi->peer.idx >= pt->nslices || track_gpu_at(pt, gi->peer.idx) >= t->ngpu)
@@ -597,8 +599,9 @@ void ops_by_name(const struct trace *t, struct op_report *r)
 										p.idx < t->tracks[p.track].nslices
 									? &t->tracks[p.track].slices[p.idx]
 									: NULL;
-							if (a != NULL && (a->cls == SC_KERNEL || a->cls == SC_MEMCPY ||
-							                  a->cls == SC_MEMSET)) {
+							if (a != NULL && (slice_cls(t, a) == SC_KERNEL ||
+							                  slice_cls(t, a) == SC_MEMCPY ||
+							                  slice_cls(t, a) == SC_MEMSET)) {
 								me->rt_dev = tt_add(me->rt_dev,
 								                    slice_dur(&t->tracks[p.track], a));
 								r->gpu_ops_linked++;

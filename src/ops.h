@@ -88,7 +88,7 @@ struct op_report {
 bool ops_legacy_op(const struct trace *t, const struct slice *s);
 static inline bool ops_counts_as_op(const struct trace *t, const struct slice *s)
 {
-	return s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER && ops_legacy_op(t, s));
+	return slice_cls(t, s) == SC_CPU_OP || (t->legacy && slice_cls(t, s) == SC_OTHER && ops_legacy_op(t, s));
 }
 
 /* Builds T's operator tree into TREE (free it with ops_tree_free). */

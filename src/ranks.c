@@ -163,7 +163,7 @@ static struct found *find_collectives(const struct trace *t, bool kernels, uint3
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, slice_name(t, s));
-			if (kernels ? !(s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, slice_name(t, s)))
+			if (kernels ? !(slice_cls(t, s) == SC_KERNEL && kernel_class_trace_is_comm(t, slice_name(t, s)))
 			            : strncmp(nm, "gloo:", 5) != 0)
 				continue;
 			if (n == cap)
@@ -271,7 +271,7 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 	bool has_kernels = false;
 	for (uint32_t ti = 0; ti < t->ntracks && !has_kernels; ti++)
 		for (uint32_t i = 0; i < t->tracks[ti].nslices && t->tracks[ti].gpu_slices > 0 && !has_kernels; i++)
-			has_kernels = t->tracks[ti].slices[i].cls == SC_KERNEL;
+			has_kernels = slice_cls(t, &t->tracks[ti].slices[i]) == SC_KERNEL;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (kernels && has_kernels && tr->gpu_slices == 0)
@@ -280,15 +280,18 @@ static void unions(const struct trace *t, bool kernels, struct span **cu, uint32
 			const struct slice *s = &tr->slices[i];
 			const char *nm = strtab_get(&t->strings, slice_name(t, s));
 			struct span sp = { abs_start(t, s), abs_end(t, tr, s) };
-			bool comm = kernels ? (s->cls == SC_KERNEL && kernel_class_trace_is_comm(t, slice_name(t, s)))
+			bool comm = kernels ? (slice_cls(t, s) == SC_KERNEL &&
+			                       kernel_class_trace_is_comm(t, slice_name(t, s)))
 			                    : (tr->kind == TRACK_CPU && strncmp(nm, "gloo:", 5) == 0);
 			bool compute;
 			if (has_kernels)
-				compute = s->cls == SC_KERNEL && !kernel_class_trace_is_comm(t, slice_name(t, s));
+				compute = slice_cls(t, s) == SC_KERNEL &&
+				          !kernel_class_trace_is_comm(t, slice_name(t, s));
 			else
-				compute = tr->kind == TRACK_CPU && !comm &&
-				          (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)) &&
-				          strncmp(nm, "ProfilerStep#", 13) != 0 && strncmp(nm, "c10d::", 6) != 0;
+				compute =
+					tr->kind == TRACK_CPU && !comm &&
+					(slice_cls(t, s) == SC_CPU_OP || (t->legacy && slice_cls(t, s) == SC_OTHER)) &&
+					strncmp(nm, "ProfilerStep#", 13) != 0 && strncmp(nm, "c10d::", 6) != 0;
 			if (comm) {
 				if (nb == cb)
 					b = xreallocarray(b, cb = cb ? cb * 2 : 256, sizeof *b);

@@ -447,7 +447,7 @@ static void names_free(struct names *nm)
  * Operator category of the traces that have one. */
 static bool legacy_op(const struct trace *t, const struct track *tr, const struct slice *s)
 {
-	return t->legacy && s->cls == SC_OTHER && tr->kind == TRACK_CPU;
+	return t->legacy && slice_cls(t, s) == SC_OTHER && tr->kind == TRACK_CPU;
 }
 
 /* The plugin's type of slice S on TR: by its category, but for what the plugin has no
@@ -462,9 +462,9 @@ static enum plugin_type slice_type(const struct trace *t, struct names *nm, cons
 		return PT_OPERATOR;
 	uint32_t cat = slice_cat(t, s);
 	enum plugin_type ty = type_of(nm, cat);
-	if (ty == PT_NONE && (s->cls == SC_KERNEL || s->cls == SC_MEMCPY) &&
+	if (ty == PT_NONE && (slice_cls(t, s) == SC_KERNEL || slice_cls(t, s) == SC_MEMCPY) &&
 	    starts(strtab_get(&t->strings, cat), strtab_len(&t->strings, cat), "mtia_"))
-		return s->cls == SC_KERNEL ? PT_KERNEL : PT_MEMCPY;
+		return slice_cls(t, s) == SC_KERNEL ? PT_KERNEL : PT_MEMCPY;
 	return ty;
 }
 
@@ -476,7 +476,9 @@ static inline enum plugin_type slice_type_by_ix(const struct trace *t, struct na
 	if (legacy_op(t, tr, s))
 		return PT_OPERATOR;
 	enum plugin_type ty = (enum plugin_type)ix_type[s->cat_ix];
-	return ty == PT_NONE && (s->cls == SC_KERNEL || s->cls == SC_MEMCPY) ? slice_type(t, nm, tr, s) : ty;
+	return ty == PT_NONE && (slice_cls(t, s) == SC_KERNEL || slice_cls(t, s) == SC_MEMCPY)
+	               ? slice_type(t, nm, tr, s)
+	               : ty;
 }
 
 /* The plugin's type of each of T's categories, by index into trace.cats (256). */
@@ -628,7 +630,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 			if (f == 0)
 				continue;
 			bool legacy = legacy_op(t, tr, s);
-			bool op = s->cls == SC_CPU_OP || s->cls == SC_USER_ANNOTATION || legacy;
+			bool op = slice_cls(t, s) == SC_CPU_OP || slice_cls(t, s) == SC_USER_ANNOTATION || legacy;
 			if (op && f & NF_DATALOADER) {
 				spanv_add(&l[PL_DATALOADER], s->ts, end);
 				src[PL_DATALOADER] |= PSRC_DATALOADER;
@@ -657,12 +659,14 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 				spanv_add(&l[PL_FORWARD], s->ts, end);
 				src[PL_FORWARD] |= PSRC_DDP_FORWARD;
 			}
-			if (s->cls == SC_PYTHON && f & NF_MODULE) {
+			if (slice_cls(t, s) == SC_PYTHON && f & NF_MODULE) {
 				spanv_add(&l[PL_FORWARD], s->ts, end);
 				src[PL_FORWARD] |= PSRC_MODULE;
 			}
 			any_autograd |= (f & NF_AUTOGRAD) != 0;
-			int h = f & NF_AUTOGRAD ? 0 : (s->cls == SC_CPU_OP || legacy) && f & NF_AUTOGRAD_NODE ? 1 : -1;
+			int h = f & NF_AUTOGRAD                                                    ? 0
+			        : (slice_cls(t, s) == SC_CPU_OP || legacy) && f & NF_AUTOGRAD_NODE ? 1
+			                                                                           : -1;
 			if (h < 0)
 				continue;
 			uint32_t k = host_step_near(r->steps, n, s->ts, &near);
@@ -734,7 +738,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 		    t->tracks[gi->self.track].gpu_slices == 0)
 			continue; /* a runtime call's, on a thread (whose slice need not be read) */
 		const struct slice *op = &t->tracks[gi->self.track].slices[gi->self.idx];
-		if (op->cls != SC_KERNEL && op->cls != SC_MEMCPY && op->cls != SC_MEMSET)
+		if (slice_cls(t, op) != SC_KERNEL && slice_cls(t, op) != SC_MEMCPY && slice_cls(t, op) != SC_MEMSET)
 			continue;
 		int64_t ts = t->tracks[gi->peer.track].slices[gi->peer.idx].ts;
 		uint32_t k;

@@ -130,10 +130,11 @@ static void sweep(const struct trace *t, bool cpu, struct side *sd)
 			int64_t a = tt_add(base, s->ts), b = tt_add(a, slice_dur(tr, s));
 			uint8_t f = name_flags(t, fl, slice_name(t, s));
 			if (is_gpu_track(tr)) {
-				if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
+				if (slice_cls(t, s) != SC_KERNEL && slice_cls(t, s) != SC_MEMCPY &&
+				    slice_cls(t, s) != SC_MEMSET)
 					continue;
 				vec_push(&busy, a, b);
-				if (s->cls != SC_KERNEL || (f & F_COMM))
+				if (slice_cls(t, s) != SC_KERNEL || (f & F_COMM))
 					continue;
 				vec_push(&comp, a, b);
 				if (sd->nk == kcap)
@@ -156,9 +157,10 @@ static void sweep(const struct trace *t, bool cpu, struct side *sd)
 			if (f & F_DL)
 				vec_push(&dl, a, b);
 			if ((f & F_SYNC) ||
-			    ((f & F_COPY) && s->cls == SC_RUNTIME && host_call_blocking_copy(t, tr, s, NULL)))
+			    ((f & F_COPY) && slice_cls(t, s) == SC_RUNTIME && host_call_blocking_copy(t, tr, s, NULL)))
 				vec_push(&sync, a, b);
-			if (cpu && !(f & (F_SKIP | F_DL)) && (s->cls == SC_CPU_OP || (t->legacy && s->cls == SC_OTHER)))
+			if (cpu && !(f & (F_SKIP | F_DL)) &&
+			    (slice_cls(t, s) == SC_CPU_OP || (t->legacy && slice_cls(t, s) == SC_OTHER)))
 				vec_push(&comp, a, b);
 		}
 	}
@@ -373,7 +375,7 @@ void straggler_explain(struct rank_report *r)
 	for (int i = 0; i < n && w->cpu; i++)
 		for (uint32_t ti = 0; ti < r->traces[i]->ntracks && w->cpu; ti++)
 			for (uint32_t k = 0; k < r->traces[i]->tracks[ti].nslices && w->cpu; k++)
-				if (r->traces[i]->tracks[ti].slices[k].cls == SC_KERNEL)
+				if (slice_cls(r->traces[i], &r->traces[i]->tracks[ti].slices[k]) == SC_KERNEL)
 					w->cpu = false;
 	struct side *sd = xcalloc((size_t)n, sizeof *sd);
 	struct sweep_job sj = { r->traces, w->cpu, sd };

@@ -35,7 +35,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			const struct track *tr = &t->tracks[ti];
 			for (uint32_t i = 0; i < tr->nslices; i++) {
 				const struct slice *sl = &tr->slices[i];
-				if (sl->cls != SC_CPU_OP)
+				if (slice_cls(t, sl) != SC_CPU_OP)
 					continue;
 				if (sl->ts < lo)
 					lo = sl->ts;
@@ -74,7 +74,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
 			continue;
 		const struct slice *rt = &t->tracks[gi->self.track].slices[gi->self.idx];
-		if (is_gpu_op(rt->cls))
+		if (is_gpu_op(slice_cls(t, rt)))
 			continue; /* the GPU side of a link */
 		const struct slice *op = &t->tracks[gi->peer.track].slices[gi->peer.idx];
 		uint32_t lo = 0, hi = n;
@@ -113,7 +113,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 				const struct slice *sl = &tr->slices[i];
 				int64_t end = sl->ts + slice_dur(tr, sl);
 				uint32_t g = track_gpu_at(tr, i);
-				if (is_gpu_op(sl->cls) && (g == TT_NONE || !matched[g]) &&
+				if (is_gpu_op(slice_cls(t, sl)) && (g == TT_NONE || !matched[g]) &&
 				    (g == TT_NONE || gpu_correlation(t, &t->gpu[g]) >= 0) && end < first_dev_start &&
 				    end > prev_end)
 					prev_end = end;

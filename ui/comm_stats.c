@@ -150,7 +150,7 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 			continue; /* no communication kernel on it (src/index.c counts them) */
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->cls != SC_KERNEL || !kernel_class_trace_is_comm(t, slice_name(t, s)))
+			if (slice_cls(t, s) != SC_KERNEL || !kernel_class_trace_is_comm(t, slice_name(t, s)))
 				continue;
 			struct comm_args a;
 			if (comm_args_read(t, slice_args(tr, s), &a) != 0)

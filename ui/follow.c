@@ -14,9 +14,9 @@ static const struct slice_ref no_slice = { TT_NONE, TT_NONE };
 
 static bool same(struct slice_ref a, struct slice_ref b) { return a.track == b.track && a.idx == b.idx; }
 
-static bool is_gpu_work(const struct slice *s)
+static bool is_gpu_work(const struct trace *t, const struct slice *s)
 {
-	return s->cls == SC_KERNEL || s->cls == SC_MEMCPY || s->cls == SC_MEMSET;
+	return slice_cls(t, s) == SC_KERNEL || slice_cls(t, s) == SC_MEMCPY || slice_cls(t, s) == SC_MEMSET;
 }
 
 static bool is_stream(const struct track *tr) { return tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM; }
@@ -31,12 +31,12 @@ static const char *name_of(const struct view *v, struct slice_ref r, char *buf, 
 }
 
 /* What GPU work S is, for the status line. */
-static const char *work_kind(const struct slice *s)
+static const char *work_kind(const struct trace *t, const struct slice *s)
 {
-	return s->cls == SC_MEMCPY   ? "memcpy"
-	       : s->cls == SC_MEMSET ? "memset"
-	       : s->cls == SC_KERNEL ? "kernel"
-	                             : "GPU activity";
+	return slice_cls(t, s) == SC_MEMCPY   ? "memcpy"
+	       : slice_cls(t, s) == SC_MEMSET ? "memset"
+	       : slice_cls(t, s) == SC_KERNEL ? "kernel"
+	                                      : "GPU activity";
 }
 
 /* The launch of GPU work S of track TR of trace T (its runtime call, by correlation), or
@@ -44,7 +44,7 @@ static const char *work_kind(const struct slice *s)
 static struct slice_ref launch_of(const struct trace *t, const struct track *tr, const struct slice *s)
 {
 	uint32_t g = slice_gpu(tr, s);
-	if (!is_gpu_work(s) || g == TT_NONE || g >= t->ngpu)
+	if (!is_gpu_work(t, s) || g == TT_NONE || g >= t->ngpu)
 		return no_slice;
 	struct slice_ref p = t->gpu[g].peer;
 	return p.track < t->ntracks && p.idx < t->tracks[p.track].nslices ? p : no_slice;
@@ -63,7 +63,7 @@ static struct slice_ref nth_launch(const struct trace *t, uint32_t local, uint32
 	for (uint32_t i = idx; i < tr->nslices && (i == idx || tr->slices[i].depth > d); i++) {
 		const struct slice *c = &tr->slices[i];
 		uint32_t g = track_gpu_at(tr, i);
-		if (g == TT_NONE || g >= t->ngpu || is_gpu_work(c))
+		if (g == TT_NONE || g >= t->ngpu || is_gpu_work(t, c))
 			continue;
 		struct slice_ref p = t->gpu[g].peer;
 		if (p.track >= t->ntracks || p.idx >= t->tracks[p.track].nslices || same(p, last))
@@ -105,7 +105,8 @@ static bool follow_launches(struct view *v)
 	v->launch_at = there;
 	v->launch_pos = want + 1;
 	view_status(v, "%s %u/%u launched under %s (] next, [ its launch)",
-	            work_kind(&t->tracks[to.track].slices[to.idx]), want + 1, n, name_of(v, root, name, sizeof name));
+	            work_kind(t, &t->tracks[to.track].slices[to.idx]), want + 1, n,
+	            name_of(v, root, name, sizeof name));
 	return true;
 }
 
@@ -143,7 +144,7 @@ static bool go_up(struct view *v, const char *again)
 	char name[96];
 	struct slice_ref to = launch_of(t, tr, s);
 	if (to.track != TT_NONE) {
-		const char *kind = work_kind(s);
+		const char *kind = work_kind(t, s);
 		to.track = view_id(rank, to.track);
 		view_go_to(v, to);
 		view_status(v, "the %s's launch: %s (%s climbs on)", kind, name_of(v, to, name, sizeof name), again);
@@ -168,6 +169,7 @@ bool follow_act(struct view *v, enum action a)
 		view_status(v, "select a slice first (Enter)");
 		return true;
 	}
+	const struct trace *t = view_trace_of(v, v->sel.track);
 	const struct track *tr = view_track(v, v->sel.track);
 	const struct slice *s = &tr->slices[v->sel.idx];
 	switch (a) {
@@ -177,20 +179,20 @@ bool follow_act(struct view *v, enum action a)
 		break;
 	case A_FLOW_BACK:
 		/* a flow back first, but not while climbing: [ again goes on up */
-		if (!is_gpu_work(s) && !same(v->sel, v->climbed) && follow_flow(v, false))
+		if (!is_gpu_work(t, s) && !same(v->sel, v->climbed) && follow_flow(v, false))
 			break;
 		if (!go_up(v, "[")) {
 			if (!follow_flow(v, false))
 				view_status(v,
-				            is_gpu_work(s)
+				            is_gpu_work(t, s)
 				                    ? "no launch recorded for this GPU work, and no flow back to it"
 				                    : "at the top: no slice encloses this one, and no flow back to it");
 		}
 		break;
 	case A_PARENT:
 		if (!go_up(v, "u"))
-			view_status(v, is_gpu_work(s) ? "no launch recorded for this GPU work"
-			                              : "at the top: no slice encloses this one");
+			view_status(v, is_gpu_work(t, s) ? "no launch recorded for this GPU work"
+			                                 : "at the top: no slice encloses this one");
 		break;
 	default: { /* A_FIRST_CHILD */
 		uint32_t c = index_first_child(tr, v->sel.idx);

@@ -241,7 +241,7 @@ static void timeline_line(struct grid *g, struct view *v, const struct render_op
 				else if (nm != NULL && nm[slice_name(t, sl)])
 					st = CS_MATCH;
 				uint32_t ch;
-				if (sl->cls == SC_GPU_ANNOTATION) {
+				if (slice_cls(t, sl) == SC_GPU_ANNOTATION) {
 					/* a label over GPU work, not work: a thin line in its own rows */
 					ch = o->ascii ? '-' : 0x2500;
 					if (st == CS_SLICE)
@@ -491,12 +491,12 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 			if (par != TT_NONE)
 				trace_str_escaped(t, slice_name(t, &pt->slices[par]), op, sizeof op);
 		}
-		if (s->cls == SC_MEMCPY || s->cls == SC_MEMSET)
+		if (slice_cls(t, s) == SC_MEMCPY || slice_cls(t, s) == SC_MEMSET)
 			snprintf(line, sizeof line, "%s%lld bytes  launched by %s%s%s (] [ follow)",
 			         gpu_bytes(t, gi) >= 0 ? "" : "(no byte count) ",
 			         (long long)(gpu_bytes(t, gi) >= 0 ? gpu_bytes(t, gi) : 0), op[0] ? op : "",
 			         op[0] ? " via " : "", peer[0] ? peer : "(no launch)");
-		else if (s->cls == SC_KERNEL) {
+		else if (slice_cls(t, s) == SC_KERNEL) {
 			const struct kernel_launch *kl = gpu_launch(t, gi);
 			char occ[32] = "occupancy ?"; /* NaN: the trace does not give it */
 			if (kl->occupancy == kl->occupancy)

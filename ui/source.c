@@ -178,7 +178,7 @@ void source_open_selected(struct app *app)
 		return;
 	}
 	/* GPU work: the frames around its launch */
-	enum slice_class cls = tr->slices[idx].cls;
+	enum slice_class cls = slice_cls(t, &tr->slices[idx]);
 	uint32_t g = cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET ? track_gpu_at(tr, idx) : TT_NONE;
 	if (g < t->ngpu && t->gpu[g].peer.track < t->ntracks &&
 	    t->gpu[g].peer.idx < t->tracks[t->gpu[g].peer.track].nslices) {
@@ -188,7 +188,7 @@ void source_open_selected(struct app *app)
 	/* the innermost frame with a file: "<built-in method bmm ...>" frames are skipped */
 	bool any = false;
 	for (uint32_t i = idx; i != TT_NONE; i = index_parent(tr, i)) {
-		if (tr->slices[i].cls != SC_PYTHON)
+		if (slice_cls(t, &tr->slices[i]) != SC_PYTHON)
 			continue;
 		any = true;
 		const char *frame = strtab_get(&t->strings, slice_name(t, &tr->slices[i]));

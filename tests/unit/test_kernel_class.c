@@ -281,12 +281,13 @@ static void scan_trace(const char *path, const char *shown)
 		bool comm = tr->kind == TRACK_GPU_COMM;
 		for (uint32_t j = 0; j < tr->nslices; j++) {
 			const struct slice *s = &tr->slices[j];
-			if (s->cls != SC_KERNEL && s->cls != SC_MEMCPY && s->cls != SC_MEMSET)
+			if (slice_cls(t, s) != SC_KERNEL && slice_cls(t, s) != SC_MEMCPY &&
+			    slice_cls(t, s) != SC_MEMSET)
 				continue;
 			const char *name = strtab_get(&t->strings, slice_name(t, s));
-			enum kc_activity act = s->cls == SC_MEMCPY   ? KC_ACT_MEMCPY
-			                       : s->cls == SC_MEMSET ? KC_ACT_MEMSET
-			                                             : KC_ACT_KERNEL;
+			enum kc_activity act = slice_cls(t, s) == SC_MEMCPY   ? KC_ACT_MEMCPY
+			                       : slice_cls(t, s) == SC_MEMSET ? KC_ACT_MEMSET
+			                                                      : KC_ACT_KERNEL;
 			struct kernel_class kc;
 			kernel_class_of(name, act, comm, &kc);
 			int64_t d = slice_dur(tr, s);
