@@ -456,10 +456,10 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 		tr->long_durs[tr->nlong++] = (struct long_dur){ at, 0, dur };
 	}
 	s->name_ = name;
-	s->cat_ix = builder_cat_index(b, cat);
+	s->cat_ix_ = builder_cat_index(b, cat);
 	s->depth = 0;
 	s->cls_ = (uint8_t)cls & 15;
-	s->flags = flags & 15;
+	s->flags_ = flags & 15;
 	if (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET) {
 		tr->gpu_slices++;
 		if (dur == 0)

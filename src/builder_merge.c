@@ -90,7 +90,7 @@ static void append_tracks(void *arg)
 			for (uint32_t k = first; k < dt->nslices; k++) {
 				struct slice *sl = &dt->slices[k];
 				sl->name_ = smap[sl->name_];
-				sl->cat_ix = cmap[sl->cat_ix];
+				sl->cat_ix_ = cmap[sl->cat_ix_];
 			}
 			if (st->gpu != NULL || dt->gpu != NULL) {
 				if (dt->gpu == NULL) {

@@ -145,9 +145,9 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		};
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		if (slice_name(t, &s[i]) >= nstr || s[i].cat_ix >= t->ncats ||
+		if (slice_name(t, &s[i]) >= nstr || slice_cat_ix(t, &s[i]) >= t->ncats ||
 		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || slice_cls(t, &s[i]) >= SC__COUNT ||
-		    (s[i].flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 || s[i].depth >= tr->nrows)
+		    (slice_flags(t, &s[i]) & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 || s[i].depth >= tr->nrows)
 			return false;
 		int64_t dur = s[i].dur32;
 		if (s[i].dur32 == SLICE_LONG) {
@@ -173,7 +173,8 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 			while (sn > 0 && c->stack[sn - 1] <= s[i].ts)
 				sn--;
 			bool partial = sn > 0 && end > c->stack[sn - 1];
-			if (partial != ((s[i].flags & SF_PARTIAL) != 0) || s[i].depth != (sn < 65535 ? sn : 65534))
+			if (partial != ((slice_flags(t, &s[i]) & SF_PARTIAL) != 0) ||
+			    s[i].depth != (sn < 65535 ? sn : 65534))
 				return false;
 			if (partial || sn >= 65535)
 				nested = false;

@@ -45,7 +45,7 @@ static uint64_t layout_hash(void)
 		sizeof(struct long_dur),
 		sizeof(struct aside_slice),
 		offsetof(struct slice, depth),
-		offsetof(struct slice, cat_ix),
+		offsetof(struct slice, cat_ix_),
 		TRACE_MAX_CATS,
 		sizeof(struct gpu_info),
 		offsetof(struct gpu_info, place),

@@ -60,8 +60,8 @@ static const struct cache_field f_ctrack[] = {
 };
 static const struct cache_field f_slice[] = {
 	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, name_, CV_ID),
-	F(struct slice, depth, CV_ID), F(struct slice, cat_ix, CV_ID),
-	{ "cls, flags", offsetof(struct slice, cat_ix) + 1, 1, CV_ENUM },
+	F(struct slice, depth, CV_ID), F(struct slice, cat_ix_, CV_ID),
+	{ "cls, flags", offsetof(struct slice, cat_ix_) + 1, 1, CV_ENUM },
 };
 static const struct cache_field f_long_dur[] = {
 	F(struct long_dur, idx, CV_ID), F(struct long_dur, unused, CV_OTHER), F(struct long_dur, dur, CV_TIME),

@@ -54,16 +54,16 @@ static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct 
 	int64_t ad = slice_dur(tr, a), bd = slice_dur(tr, b);
 	if (ad != bd)
 		return ad > bd;
-	if ((a->flags | b->flags) & SF_FROM_BE) {
+	if ((slice_flags(t, a) | slice_flags(t, b)) & SF_FROM_BE) {
 		uint64_t aa = track_args_at(tr, *x), ba = track_args_at(tr, *y);
 		if (aa != ba)
 			return aa < ba;
 		if (slice_name(t, a) != slice_name(t, b))
 			return slice_name(t, a) < slice_name(t, b);
-		if (a->cat_ix != b->cat_ix)
-			return a->cat_ix < b->cat_ix;
-		if (a->flags != b->flags)
-			return a->flags < b->flags;
+		if (slice_cat_ix(t, a) != slice_cat_ix(t, b))
+			return slice_cat_ix(t, a) < slice_cat_ix(t, b);
+		if (slice_flags(t, a) != slice_flags(t, b))
+			return slice_flags(t, a) < slice_flags(t, b);
 	}
 	return *x < *y;
 }
@@ -147,15 +147,15 @@ static inline bool key_less(const struct trace *t, const struct slice *a, uint64
 		return a->ts < b->ts;
 	if (a->dur32 != b->dur32)
 		return a->dur32 > b->dur32;
-	if ((a->flags | b->flags) & SF_FROM_BE) {
+	if ((slice_flags(t, a) | slice_flags(t, b)) & SF_FROM_BE) {
 		if (aa != ba)
 			return aa < ba;
 		if (slice_name(t, a) != slice_name(t, b))
 			return slice_name(t, a) < slice_name(t, b);
-		if (a->cat_ix != b->cat_ix)
-			return a->cat_ix < b->cat_ix;
-		if (a->flags != b->flags)
-			return a->flags < b->flags;
+		if (slice_cat_ix(t, a) != slice_cat_ix(t, b))
+			return slice_cat_ix(t, a) < slice_cat_ix(t, b);
+		if (slice_flags(t, a) != slice_flags(t, b))
+			return slice_flags(t, a) < slice_flags(t, b);
 	}
 	return false;
 }
@@ -504,7 +504,7 @@ static void lay_out_cpu(const struct trace *t, struct quality *q, uint32_t ti, s
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].name = slice_name(t, s);
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].track = ti;
 			}
-			s->flags |= SF_PARTIAL;
+			s->flags_ |= SF_PARTIAL;
 			tr->nested = false;
 		}
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
@@ -652,7 +652,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 				q->ex[Q_GPU_OVERLAP][k].name = slice_name(t, s);
 				q->ex[Q_GPU_OVERLAP][k].track = ti;
 			}
-			s->flags |= SF_PARTIAL;
+			s->flags_ |= SF_PARTIAL;
 		}
 		s->depth = r < 65535 ? (uint16_t)r : 65534;
 	}

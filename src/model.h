@@ -64,12 +64,12 @@ enum slice_flag {
  * `cats` table (slice_cat). */
 struct slice {
 	int64_t ts;
-	uint32_t dur32;    /* ns; SLICE_LONG: see long_durs */
-	uint32_t name_;    /* string id: read with slice_name */
-	uint16_t depth;    /* row */
-	uint8_t cat_ix;    /* index into trace.cats */
-	uint8_t cls_ : 4;  /* enum slice_class: read with slice_cls */
-	uint8_t flags : 4; /* enum slice_flag */
+	uint32_t dur32;     /* ns; SLICE_LONG: see long_durs */
+	uint32_t name_;     /* string id: read with slice_name */
+	uint16_t depth;     /* row */
+	uint8_t cat_ix_;    /* index into trace.cats: read with slice_cat_ix */
+	uint8_t cls_ : 4;   /* enum slice_class: read with slice_cls */
+	uint8_t flags_ : 4; /* enum slice_flag: read with slice_flags */
 } __attribute__((packed, aligned(4)));
 
 /* A slice of 4.29 s or more: its index in its track and its length. */
@@ -537,7 +537,19 @@ struct trace {
 };
 
 /* The string id of S's category (0: none). */
-static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[s->cat_ix]; }
+/* Slice S of T's category: its index into t->cats, and the string id there. */
+static inline uint8_t slice_cat_ix(const struct trace *t, const struct slice *s)
+{
+	(void)t;
+	return s->cat_ix_;
+}
+static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[slice_cat_ix(t, s)]; }
+/* Slice S of T's flags (enum slice_flag). */
+static inline uint8_t slice_flags(const struct trace *t, const struct slice *s)
+{
+	(void)t;
+	return s->flags_;
+}
 /* The class of slice S of T (enum slice_class). */
 static inline enum slice_class slice_cls(const struct trace *t, const struct slice *s)
 {

@@ -475,7 +475,7 @@ static inline enum plugin_type slice_type_by_ix(const struct trace *t, struct na
 {
 	if (legacy_op(t, tr, s))
 		return PT_OPERATOR;
-	enum plugin_type ty = (enum plugin_type)ix_type[s->cat_ix];
+	enum plugin_type ty = (enum plugin_type)ix_type[slice_cat_ix(t, s)];
 	return ty == PT_NONE && (slice_cls(t, s) == SC_KERNEL || slice_cls(t, s) == SC_MEMCPY)
 	               ? slice_type(t, nm, tr, s)
 	               : ty;
@@ -493,7 +493,7 @@ static inline __attribute__((always_inline)) int role_typed(const struct trace *
                                                             const int64_t *comm, uint32_t ncomm, const struct track *tr,
                                                             const struct slice *s, enum plugin_type ty)
 {
-	if (s->flags & SF_FROM_BE)
+	if (slice_flags(t, s) & SF_FROM_BE)
 		return -1; /* the plugin reads complete (X) events only */
 	switch (ty) {
 	case PT_KERNEL:

@@ -112,9 +112,9 @@ void dump_model(FILE *f, const struct trace *t)
 			for (uint32_t i = 0; i < row->n; i++) {
 				const struct slice *s = &tr->slices[row_idx(row, i)];
 				fprintf(f, "    %" PRId64 " +%" PRId64 " %s%s%s%s ", s->ts, slice_dur(tr, s),
-				        cls_name(slice_cls(t, s)), s->flags & SF_FROM_BE ? " BE" : "",
-				        s->flags & SF_UNCLOSED ? " unclosed" : "",
-				        s->flags & SF_PARTIAL ? " partial" : "");
+				        cls_name(slice_cls(t, s)), slice_flags(t, s) & SF_FROM_BE ? " BE" : "",
+				        slice_flags(t, s) & SF_UNCLOSED ? " unclosed" : "",
+				        slice_flags(t, s) & SF_PARTIAL ? " partial" : "");
 				name(f, t, slice_name(t, s));
 				if (slice_cat(t, s)) {
 					fputs(" cat ", f);

@@ -303,7 +303,7 @@ static void slice_class(uint8_t *b)
 {
 	set(b, "slices", "cls, flags", 0, (get(b, "slices", "cls, flags", 0) & 0xf0) | SC__COUNT);
 }
-static void slice_flags(uint8_t *b) { set(b, "slices", "cls, flags", 0, get(b, "slices", "cls, flags", 0) | 0x80); }
+static void slice_bad_flags(uint8_t *b) { set(b, "slices", "cls, flags", 0, get(b, "slices", "cls, flags", 0) | 0x80); }
 static void slice_depth(uint8_t *b)
 {
 	/* a slice of row 1 said to be of row 0 (still a row of the track) */
@@ -410,7 +410,7 @@ int main(void)
 		{ slice_ts_limit, "a slice starts at -BUILDER_TIME_LIMIT" },
 		{ slice_unsorted, "a track's slices are out of order" },
 		{ slice_class, "a slice of a class past SC__COUNT" },
-		{ slice_flags, "a slice with an unknown flag" },
+		{ slice_bad_flags, "a slice with an unknown flag" },
 		{ slice_depth, "a slice in a row that does not list it" },
 		{ long_dur_max, "a slice of INT64_MAX ns" },
 		{ busy_span, "a busy span that is not the union of the slices" },
