@@ -181,7 +181,7 @@ char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max
 static uint32_t user_python_around(const struct trace *t, const struct track *tr, uint32_t i)
 {
 	const struct slice *s = &tr->slices[i];
-	for (int d = (int)s->depth - 1; d >= 0; d--) {
+	for (int d = (int)slice_depth(t, s) - 1; d >= 0; d--) {
 		uint32_t a, b;
 		index_row_range(tr, (uint16_t)d, s->ts, s->ts + 1, &a, &b);
 		if (a >= b)

@@ -457,7 +457,7 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 	}
 	s->name_ = name;
 	s->cat_ix_ = builder_cat_index(b, cat);
-	s->depth = 0;
+	s->depth_ = 0;
 	s->cls_ = (uint8_t)cls & 15;
 	s->flags_ = flags & 15;
 	if (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET) {

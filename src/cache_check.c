@@ -82,11 +82,12 @@ static bool busy_next(const struct track *tr, struct busy_walk *w)
  * build_rows makes it? The row lists it next, after a slice that ends by its start (but in
  * row 65534, where deeper slices share), and the prefix sums and max tree's leaves hold so
  * far. */
-static inline bool row_next(struct track_check *c, const struct slice *s, uint32_t i, int64_t dur, int64_t end)
+static inline bool row_next(const struct trace *t, struct track_check *c, const struct slice *s, uint32_t i,
+                            int64_t dur, int64_t end)
 {
-	struct row_walk *w = &c->rows[s->depth];
+	struct row_walk *w = &c->rows[slice_depth(t, s)];
 	uint32_t p = w->pos;
-	if (p >= w->n || row_idx(w->row, p) != i || (s->depth < 65534 && s->ts < w->prev_end))
+	if (p >= w->n || row_idx(w->row, p) != i || (slice_depth(t, s) < 65534 && s->ts < w->prev_end))
 		return false;
 	w->prev_end = end;
 	if (p % ROW_BLOCK == 0) {
@@ -147,7 +148,8 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		if (slice_name(t, &s[i]) >= nstr || slice_cat_ix(t, &s[i]) >= t->ncats ||
 		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || slice_cls(t, &s[i]) >= SC__COUNT ||
-		    (slice_flags(t, &s[i]) & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 || s[i].depth >= tr->nrows)
+		    (slice_flags(t, &s[i]) & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 ||
+		    slice_depth(t, &s[i]) >= tr->nrows)
 			return false;
 		int64_t dur = s[i].dur32;
 		if (s[i].dur32 == SLICE_LONG) {
@@ -167,14 +169,14 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		int64_t end = s[i].ts + dur;
 		if (gpu_kind) {
 			if (tr->nrows < 65535 &&
-			    (slice_cls(t, &s[i]) == SC_GPU_ANNOTATION) != (s[i].depth >= first_annotation))
+			    (slice_cls(t, &s[i]) == SC_GPU_ANNOTATION) != (slice_depth(t, &s[i]) >= first_annotation))
 				return false;
 		} else {
 			while (sn > 0 && c->stack[sn - 1] <= s[i].ts)
 				sn--;
 			bool partial = sn > 0 && end > c->stack[sn - 1];
 			if (partial != ((slice_flags(t, &s[i]) & SF_PARTIAL) != 0) ||
-			    s[i].depth != (sn < 65535 ? sn : 65534))
+			    slice_depth(t, &s[i]) != (sn < 65535 ? sn : 65534))
 				return false;
 			if (partial || sn >= 65535)
 				nested = false;
@@ -183,7 +185,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 				                         sizeof *c->stack);
 			c->stack[sn++] = end;
 		}
-		if (!row_next(c, &s[i], i, dur, end))
+		if (!row_next(t, c, &s[i], i, dur, end))
 			return false;
 		if (slice_cls(t, &s[i]) == SC_KERNEL || slice_cls(t, &s[i]) == SC_MEMCPY ||
 		    slice_cls(t, &s[i]) == SC_MEMSET) {

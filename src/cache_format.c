@@ -44,7 +44,7 @@ static uint64_t layout_hash(void)
 		offsetof(struct slice, name_),
 		sizeof(struct long_dur),
 		sizeof(struct aside_slice),
-		offsetof(struct slice, depth),
+		offsetof(struct slice, depth_),
 		offsetof(struct slice, cat_ix_),
 		TRACE_MAX_CATS,
 		sizeof(struct gpu_info),

@@ -59,8 +59,10 @@ static const struct cache_field f_ctrack[] = {
 	F(struct ctrack, nested, CV_BOOL), F(struct ctrack, has_gpu, CV_BOOL), F(struct ctrack, has_args, CV_BOOL),
 };
 static const struct cache_field f_slice[] = {
-	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, name_, CV_ID),
-	F(struct slice, depth, CV_ID), F(struct slice, cat_ix_, CV_ID),
+	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME),
+	{ "name", offsetof(struct slice, name_), sizeof(((struct slice *)0)->name_), CV_ID },
+	{ "depth", offsetof(struct slice, depth_), sizeof(((struct slice *)0)->depth_), CV_ID },
+	{ "cat_ix", offsetof(struct slice, cat_ix_), sizeof(((struct slice *)0)->cat_ix_), CV_ID },
 	{ "cls, flags", offsetof(struct slice, cat_ix_) + 1, 1, CV_ENUM },
 };
 static const struct cache_field f_long_dur[] = {

@@ -59,11 +59,11 @@ uint32_t compiled_launching_slice(const struct trace *t, struct slice_ref call, 
 	bool replay = compiled_is_graph_launch(strtab_get(&t->strings, slice_name(t, &tr->slices[call.idx])));
 	if (graph != NULL)
 		*graph = replay;
-	uint32_t p = index_parent(tr, call.idx);
+	uint32_t p = index_parent(t, tr, call.idx);
 	if (p == TT_NONE || (!replay && !launcher_frame(t, &tr->slices[p])))
 		return p;
 	uint32_t python = TT_NONE; /* the nearest Python frame that is no launcher */
-	for (; p != TT_NONE; p = index_parent(tr, p)) {
+	for (; p != TT_NONE; p = index_parent(t, tr, p)) {
 		const struct slice *s = &tr->slices[p];
 		if (launcher_frame(t, s))
 			continue;
@@ -121,8 +121,8 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 		if (!by_compiled && f->compiled_regions > 0 && g->peer.track < t->ntracks &&
 		    g->peer.idx < t->tracks[g->peer.track].nslices) {
 			const struct track *ct = &t->tracks[g->peer.track];
-			for (uint32_t p = index_parent(ct, g->peer.idx); p != TT_NONE && !by_compiled;
-			     p = index_parent(ct, p))
+			for (uint32_t p = index_parent(t, ct, g->peer.idx); p != TT_NONE && !by_compiled;
+			     p = index_parent(t, ct, p))
 				by_compiled = slice_name(t, &ct->slices[p]) < t->strings.n &&
 				              seen[slice_name(t, &ct->slices[p])] == 3;
 		}

@@ -282,7 +282,7 @@ static struct slice_ref outer_op(const struct trace *t, struct slice_ref ref)
 	const struct track *tr = &t->tracks[ref.track];
 	const struct slice *s = &tr->slices[ref.idx];
 	int64_t mid = s->ts + slice_dur(tr, s) / 2;
-	for (uint16_t r = 0; r < s->depth && r < tr->nrows; r++) {
+	for (uint16_t r = 0; r < slice_depth(t, s) && r < tr->nrows; r++) {
 		uint32_t i = index_row_slice_at(tr, r, mid);
 		if (i != TT_NONE && slice_cls(t, &tr->slices[i]) == SC_CPU_OP && tr->slices[i].ts <= s->ts &&
 		    tt_add(tr->slices[i].ts, slice_dur(tr, &tr->slices[i])) >= tt_add(s->ts, slice_dur(tr, s)))
@@ -476,7 +476,7 @@ char *gaps_user_chain(const struct trace *t, struct slice_ref user, struct slice
 	/* the frames from CPU up to USER, innermost first */
 	uint32_t chain[256], k = 0;
 	uint32_t i = cpu.idx;
-	for (; i != TT_NONE && i != user.idx && k < 255; i = index_parent(tr, i))
+	for (; i != TT_NONE && i != user.idx && k < 255; i = index_parent(t, tr, i))
 		chain[k++] = i;
 	if (i != user.idx)
 		return buf; /* USER is not above CPU (or the chain is deeper than shown) */
@@ -504,8 +504,8 @@ static struct slice_ref user_frame(const struct trace *t, struct slice_ref ref)
 		return none;
 	const struct track *tr = &t->tracks[ref.track];
 	const struct slice *s = &tr->slices[ref.idx];
-	for (uint16_t r = s->depth + 1; r-- > 0;) {
-		uint32_t i = r == s->depth ? ref.idx : index_row_slice_at(tr, r, s->ts);
+	for (uint16_t r = slice_depth(t, s) + 1; r-- > 0;) {
+		uint32_t i = r == slice_depth(t, s) ? ref.idx : index_row_slice_at(tr, r, s->ts);
 		if (i == TT_NONE)
 			continue;
 		const struct slice *f = &tr->slices[i];

@@ -510,7 +510,7 @@ static void lay_out_cpu(const struct trace *t, struct quality *q, uint32_t ti, s
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
 		if (sn >= 65535)
 			tr->nested = false; /* the deepest row holds several levels */
-		s->depth = d;
+		s->depth_ = d;
 		if (d + 1 > maxd)
 			maxd = (uint16_t)(d + 1);
 		if (sn == scap) {
@@ -599,7 +599,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
-		s->depth = d;
+		s->depth_ = d;
 		if (d + 1 > arows)
 			arows = (uint16_t)(d + 1);
 		if (sn == scap) {
@@ -654,7 +654,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 			}
 			s->flags_ |= SF_PARTIAL;
 		}
-		s->depth = r < 65535 ? (uint16_t)r : 65534;
+		s->depth_ = r < 65535 ? (uint16_t)r : 65534;
 	}
 	free(last_end);
 	free(busy);
@@ -663,8 +663,8 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 	 * ran on it, never a gpu_user_annotation that would make an idle stream look busy */
 	for (uint32_t i = 0; i < tr->nslices && arows > 0; i++)
 		if (beside_work(t, &tr->slices[i])) {
-			uint32_t d = nr + tr->slices[i].depth;
-			tr->slices[i].depth = d < 65535 ? (uint16_t)d : 65534;
+			uint32_t d = nr + slice_depth(t, &tr->slices[i]);
+			tr->slices[i].depth_ = d < 65535 ? (uint16_t)d : 65534;
 		}
 	tr->nested = false;
 	tr->annotation_rows = arows;
@@ -781,7 +781,7 @@ static void build_rows(const struct trace *t, struct quality *q, uint32_t ti, st
 	tr->nrows = nrows;
 	tr->rows = xcalloc(nrows, sizeof *tr->rows);
 	for (uint32_t i = 0; i < tr->nslices; i++)
-		tr->rows[tr->slices[i].depth].n++;
+		tr->rows[slice_depth(t, &tr->slices[i])].n++;
 	for (uint16_t r = 0; r < nrows; r++) {
 		struct row *row = &tr->rows[r];
 		row->lo = xmalloc((row->n ? row->n : 1) * sizeof *row->lo);
@@ -789,7 +789,7 @@ static void build_rows(const struct trace *t, struct quality *q, uint32_t ti, st
 		row->n = 0;
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		struct row *row = &tr->rows[tr->slices[i].depth];
+		struct row *row = &tr->rows[slice_depth(t, &tr->slices[i])];
 		uint32_t p = row->n, b = row->base[p / ROW_BLOCK];
 		/* most entries: within their block's span, the block not wide */
 		if (p % ROW_BLOCK != 0 && !(b & ROW_WIDE) && i - b <= span) {

@@ -46,8 +46,8 @@ uint32_t index_slice_at(const struct track *tr, int64_t ts);
 /* The slice that slice IDX of TR nests in (the one on the row above that was open when
  * it began), or TT_NONE at depth 0, on a GPU stream's kernel rows (they overflow, never
  * nest) and for a bad IDX. O(log n). */
-uint32_t index_parent(const struct track *tr, uint32_t idx);
+uint32_t index_parent(const struct trace *t, const struct track *tr, uint32_t idx);
 /* The first slice nested in slice IDX of TR (its earliest child), or TT_NONE. O(log n). */
-uint32_t index_first_child(const struct track *tr, uint32_t idx);
+uint32_t index_first_child(const struct trace *t, const struct track *tr, uint32_t idx);
 
 #endif

@@ -334,20 +334,20 @@ static uint32_t row_first_from(const struct row *row, uint32_t idx)
 /* Slices are laid out with a stack (lay_out_cpu): a slice at depth d > 0 was pushed over
  * the one at depth d - 1 then on top, which is the last slice of row d - 1 that comes
  * before it in the track's order. */
-uint32_t index_parent(const struct track *tr, uint32_t idx)
+uint32_t index_parent(const struct trace *t, const struct track *tr, uint32_t idx)
 {
 	if (idx >= tr->nslices)
 		return TT_NONE;
 	const struct slice *s = &tr->slices[idx];
-	if (s->depth == 0 || s->depth >= tr->nrows || !row_nests(tr, s->depth) ||
-	    !row_nests(tr, (uint16_t)(s->depth - 1)))
+	if (slice_depth(t, s) == 0 || slice_depth(t, s) >= tr->nrows || !row_nests(tr, slice_depth(t, s)) ||
+	    !row_nests(tr, (uint16_t)(slice_depth(t, s) - 1)))
 		return TT_NONE;
 	/* the last slice one level up before it: mostly a few slices back (a runtime call
 	 * soon after its operator starts), else found in that row by binary search */
-	uint16_t up = (uint16_t)(s->depth - 1);
+	uint16_t up = (uint16_t)(slice_depth(t, s) - 1);
 	uint32_t par = TT_NONE;
 	for (uint32_t j = idx; j > 0 && idx - j < 8; j--)
-		if (tr->slices[j - 1].depth == up) {
+		if (slice_depth(t, &tr->slices[j - 1]) == up) {
 			par = j - 1;
 			break;
 		}
@@ -362,18 +362,18 @@ uint32_t index_parent(const struct track *tr, uint32_t idx)
 	return tr->slices[par].ts <= s->ts ? par : TT_NONE;
 }
 
-uint32_t index_first_child(const struct track *tr, uint32_t idx)
+uint32_t index_first_child(const struct trace *t, const struct track *tr, uint32_t idx)
 {
 	if (idx >= tr->nslices)
 		return TT_NONE;
 	const struct slice *s = &tr->slices[idx];
-	uint16_t d = (uint16_t)(s->depth + 1);
-	if (s->depth == UINT16_MAX || d >= tr->nrows || !row_nests(tr, s->depth) || !row_nests(tr, d))
+	uint16_t d = (uint16_t)(slice_depth(t, s) + 1);
+	if (slice_depth(t, s) == UINT16_MAX || d >= tr->nrows || !row_nests(tr, slice_depth(t, s)) || !row_nests(tr, d))
 		return TT_NONE;
 	const struct row *row = &tr->rows[d];
 	uint32_t p = row_first_from(row, idx + 1);
 	if (p == row->n)
 		return TT_NONE;
 	uint32_t c = row_idx(row, p);
-	return index_parent(tr, c) == idx ? c : TT_NONE;
+	return index_parent(t, tr, c) == idx ? c : TT_NONE;
 }

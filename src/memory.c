@@ -159,7 +159,7 @@ static uint32_t innermost(const struct trace *t, const struct track *tr, int64_t
 	uint32_t deepest = index_slice_at(tr, ts);
 	if (deepest == TT_NONE)
 		return TT_NONE;
-	for (int r = tr->slices[deepest].depth; r >= 0; r--) {
+	for (int r = slice_depth(t, &tr->slices[deepest]); r >= 0; r--) {
 		uint32_t i = row_holding(t, tr, (uint16_t)r, ts, want);
 		if (i != TT_NONE)
 			return i;

@@ -66,7 +66,7 @@ struct slice {
 	int64_t ts;
 	uint32_t dur32;     /* ns; SLICE_LONG: see long_durs */
 	uint32_t name_;     /* string id: read with slice_name */
-	uint16_t depth;     /* row */
+	uint16_t depth_;    /* row: read with slice_depth */
 	uint8_t cat_ix_;    /* index into trace.cats: read with slice_cat_ix */
 	uint8_t cls_ : 4;   /* enum slice_class: read with slice_cls */
 	uint8_t flags_ : 4; /* enum slice_flag: read with slice_flags */
@@ -544,6 +544,12 @@ static inline uint8_t slice_cat_ix(const struct trace *t, const struct slice *s)
 	return s->cat_ix_;
 }
 static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[slice_cat_ix(t, s)]; }
+/* The row of slice S of T (its depth). */
+static inline uint16_t slice_depth(const struct trace *t, const struct slice *s)
+{
+	(void)t;
+	return s->depth_;
+}
 /* Slice S of T's flags (enum slice_flag). */
 static inline uint8_t slice_flags(const struct trace *t, const struct slice *s)
 {

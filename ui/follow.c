@@ -57,10 +57,10 @@ static struct slice_ref launch_of(const struct trace *t, const struct track *tr,
 static struct slice_ref nth_launch(const struct trace *t, uint32_t local, uint32_t idx, uint32_t want, uint32_t *count)
 {
 	const struct track *tr = &t->tracks[local];
-	uint16_t d = tr->slices[idx].depth;
+	uint16_t d = slice_depth(t, &tr->slices[idx]);
 	struct slice_ref found = no_slice, last = no_slice;
 	uint32_t n = 0;
-	for (uint32_t i = idx; i < tr->nslices && (i == idx || tr->slices[i].depth > d); i++) {
+	for (uint32_t i = idx; i < tr->nslices && (i == idx || slice_depth(t, &tr->slices[i]) > d); i++) {
 		const struct slice *c = &tr->slices[i];
 		uint32_t g = track_gpu_at(tr, i);
 		if (g == TT_NONE || g >= t->ngpu || is_gpu_work(t, c))
@@ -149,13 +149,13 @@ static bool go_up(struct view *v, const char *again)
 		view_go_to(v, to);
 		view_status(v, "the %s's launch: %s (%s climbs on)", kind, name_of(v, to, name, sizeof name), again);
 	} else {
-		uint32_t p = index_parent(tr, v->sel.idx);
+		uint32_t p = index_parent(t, tr, v->sel.idx);
 		if (p == TT_NONE)
 			return false;
 		to = (struct slice_ref){ v->sel.track, p };
 		view_go_to(v, to);
 		view_status(v, "up to %s, row %u (%s climbs on, i goes down)", name_of(v, to, name, sizeof name),
-		            (unsigned)tr->slices[p].depth, again);
+		            (unsigned)slice_depth(t, &tr->slices[p]), again);
 	}
 	v->climbed = to;
 	return true;
@@ -195,7 +195,7 @@ bool follow_act(struct view *v, enum action a)
 			                                 : "at the top: no slice encloses this one");
 		break;
 	default: { /* A_FIRST_CHILD */
-		uint32_t c = index_first_child(tr, v->sel.idx);
+		uint32_t c = index_first_child(t, tr, v->sel.idx);
 		char name[96];
 		if (c == TT_NONE) {
 			view_status(v, "nothing nested in this slice%s",
@@ -205,7 +205,7 @@ bool follow_act(struct view *v, enum action a)
 		struct slice_ref to = { v->sel.track, c };
 		view_go_to(v, to);
 		view_status(v, "down to %s, row %u (i goes on, u back up)", name_of(v, to, name, sizeof name),
-		            (unsigned)tr->slices[c].depth);
+		            (unsigned)slice_depth(t, &tr->slices[c]));
 		break;
 	}
 	}

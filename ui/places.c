@@ -46,7 +46,9 @@ void view_pos_restore(struct view *v, const struct view_pos *p)
 	 * heading, a counter) */
 	v->top = p->top;
 	if (v->sel.track != TT_NONE)
-		shown = view_show_line(v, v->sel.track, view_track(v, v->sel.track)->slices[v->sel.idx].depth);
+		shown = view_show_line(
+			v, v->sel.track,
+			slice_depth(view_trace_of(v, v->sel.track), &view_track(v, v->sel.track)->slices[v->sel.idx]));
 	else if (p->line_track != TT_NONE)
 		shown = view_show_line(v, p->line_track, p->line_row);
 	if (!shown)

@@ -471,10 +471,10 @@ static void details(struct grid *g, struct view *v, const struct render_opts *o)
 	trace_str_escaped(t, slice_cat(t, s), cat, sizeof cat);
 	grid_text(g, 1, y0 + 1, g->w, name, CS_HILITE, 0);
 	int64_t self = slice_dur(tr, s);
-	if (s->depth + 1 < tr->nrows && tr->kind == TRACK_CPU)
-		self -= index_row_busy(tr, (uint16_t)(s->depth + 1), s->ts, s->ts + slice_dur(tr, s));
+	if (slice_depth(t, s) + 1 < tr->nrows && tr->kind == TRACK_CPU)
+		self -= index_row_busy(tr, (uint16_t)(slice_depth(t, s) + 1), s->ts, s->ts + slice_dur(tr, s));
 	snprintf(line, sizeof line, "%s on %s%s, row %u: start %s, dur %s, self %s", cat[0] ? cat : "(no category)", rk,
-	         tname, s->depth,
+	         tname, slice_depth(t, s),
 	         timefmt_offset(tt_sub(tt_add(s->ts, view_shift_of(v, v->sel.track)), v->start), a, sizeof a),
 	         timefmt_dur(slice_dur(tr, s), b, sizeof b), timefmt_dur(self, c, sizeof c));
 	grid_text(g, 1, y0 + 2, g->w, line, CS_DETAILS, 0);

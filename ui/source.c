@@ -187,7 +187,7 @@ void source_open_selected(struct app *app)
 	}
 	/* the innermost frame with a file: "<built-in method bmm ...>" frames are skipped */
 	bool any = false;
-	for (uint32_t i = idx; i != TT_NONE; i = index_parent(tr, i)) {
+	for (uint32_t i = idx; i != TT_NONE; i = index_parent(t, tr, i)) {
 		if (slice_cls(t, &tr->slices[i]) != SC_PYTHON)
 			continue;
 		any = true;

@@ -165,7 +165,7 @@ void view_go_to(struct view *v, struct slice_ref r)
 	const struct slice *s = &tr->slices[r.idx];
 	int64_t ts = tt_add(s->ts, view_shift_of(v, r.track));
 	v->sel = r;
-	view_show_line(v, r.track, s->depth);
+	view_show_line(v, r.track, slice_depth(view_trace_of(v, r.track), s));
 	v->cursor = ts;
 	if (ts < v->t0 || ts >= v->t1) {
 		int64_t w = view_width(v);

@@ -37,7 +37,8 @@ static int64_t between(int64_t a, int64_t b, int num, int den)
 	return (int64_t)((__int128)a + d * num / den);
 }
 
-static void check_window(const struct track *tr, int64_t t0, int64_t t1, const struct fuzz_bounds *bd)
+static void check_window(const struct trace *t, const struct track *tr, int64_t t0, int64_t t1,
+                         const struct fuzz_bounds *bd)
 {
 	int64_t track_busy = index_track_busy(tr, t0, t1);
 	__int128 width = t1 > t0 ? (__int128)t1 - t0 : 0;
@@ -64,21 +65,22 @@ static void check_window(const struct track *tr, int64_t t0, int64_t t1, const s
 		dom = index_row_dominant(tr, r, t0, t1);
 		FUZZ_CHECK((dom == TT_NONE) == (first == last));
 		if (dom != TT_NONE) {
-			FUZZ_CHECK(dom < tr->nslices && tr->slices[dom].depth == r);
+			FUZZ_CHECK(dom < tr->nslices && slice_depth(t, &tr->slices[dom]) == r);
 			FUZZ_CHECK(overlaps(tr, &tr->slices[dom], t0, t1));
 		}
 	}
 }
 
-static void check_track(const struct track *tr, int64_t start, int64_t end, const struct fuzz_bounds *bd)
+static void check_track(const struct trace *t, const struct track *tr, int64_t start, int64_t end,
+                        const struct fuzz_bounds *bd)
 {
-	check_window(tr, start, end, bd);
+	check_window(t, tr, start, end, bd);
 	if (end < INT64_MAX)
-		check_window(tr, start, end + 1, bd);
+		check_window(t, tr, start, end + 1, bd);
 	for (int k = 0; k < 4; k++)
-		check_window(tr, between(start, end, k, 4), between(start, end, k + 1, 4), bd);
+		check_window(t, tr, between(start, end, k, 4), between(start, end, k + 1, 4), bd);
 	if (end > start)
-		check_window(tr, end, start, bd); /* reversed: empty */
+		check_window(t, tr, end, start, bd); /* reversed: empty */
 	for (int k = 0; k <= 8; k++) {
 		uint32_t i = index_slice_at(tr, between(start, end, k, 8));
 		FUZZ_CHECK(i == TT_NONE || i < tr->nslices);
@@ -86,12 +88,12 @@ static void check_track(const struct track *tr, int64_t start, int64_t end, cons
 	for (uint32_t i = 0; i < tr->nslices && i < bd->points; i++) {
 		const struct slice *s = &tr->slices[i];
 		uint32_t at = index_slice_at(tr, s->ts);
-		FUZZ_CHECK(s->depth < tr->nrows);
+		FUZZ_CHECK(slice_depth(t, s) < tr->nrows);
 		FUZZ_CHECK(at != TT_NONE && at < tr->nslices);
 		FUZZ_CHECK(tr->slices[at].ts <= s->ts && s->ts <= slice_end(tr, &tr->slices[at]));
-		FUZZ_CHECK(tr->slices[at].depth >= s->depth);
+		FUZZ_CHECK(slice_depth(t, &tr->slices[at]) >= slice_depth(t, s));
 		if (s->dur32 > 0)
-			check_window(tr, s->ts, slice_end(tr, s), bd);
+			check_window(t, tr, s->ts, slice_end(tr, s), bd);
 	}
 }
 
@@ -140,7 +142,7 @@ char *fuzz_exercise(struct trace *t, const struct fuzz_bounds *bd)
 		read_args(t, bd->args);
 		FUZZ_CHECK(t->start <= t->end);
 		for (uint32_t ti = 0; ti < t->ntracks; ti++)
-			check_track(&t->tracks[ti], t->start, t->end, bd);
+			check_track(t, &t->tracks[ti], t->start, t->end, bd);
 	}
 	return dump;
 }

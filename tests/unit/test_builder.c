@@ -138,18 +138,18 @@ static void test_one_model(void)
 	uint32_t step = slice_named(t, c, "ProfilerStep#3"), mm = slice_named(t, c, "aten::mm");
 	uint32_t rt = slice_named(t, c, "cudaLaunchKernel"), inner = slice_named(t, c, "inner");
 	ok(step != TT_NONE && mm != TT_NONE && rt != TT_NONE && inner != TT_NONE, "every CPU slice is there");
-	is_int(c->slices[step].depth, 0, "the step is at depth 0");
-	is_int(c->slices[mm].depth, 1, "the op is inside the step");
-	is_int(c->slices[rt].depth, 2, "the launch is inside the op");
-	is_int(c->slices[inner].depth, 2, "the begin/end pair is inside the op");
+	is_int(slice_depth(t, &c->slices[step]), 0, "the step is at depth 0");
+	is_int(slice_depth(t, &c->slices[mm]), 1, "the op is inside the step");
+	is_int(slice_depth(t, &c->slices[rt]), 2, "the launch is inside the op");
+	is_int(slice_depth(t, &c->slices[inner]), 2, "the begin/end pair is inside the op");
 	is_int(track_dur_at(c, inner), 100, "the pair lasts from begin to end");
 	ok(slice_flags(t, &c->slices[inner]) & SF_FROM_BE, "the pair is marked as one");
 	is_int(c->nrows, 3, "three rows on the thread");
 	uint32_t gemm = slice_named(t, g, "gemm"), relu = slice_named(t, g, "relu");
 	uint32_t copy = slice_named(t, g, "Memcpy HtoD");
-	is_int(g->slices[gemm].depth, 0, "the first kernel on row 0");
-	is_int(g->slices[relu].depth, 1, "the overlapping kernel on an overflow row");
-	is_int(g->slices[copy].depth, 0, "the memcpy back on row 0");
+	is_int(slice_depth(t, &g->slices[gemm]), 0, "the first kernel on row 0");
+	is_int(slice_depth(t, &g->slices[relu]), 1, "the overlapping kernel on an overflow row");
+	is_int(slice_depth(t, &g->slices[copy]), 0, "the memcpy back on row 0");
 	is_int(t->quality.count[Q_GPU_OVERLAP], 1, "the overlap is counted");
 
 	/* index queries */
@@ -332,8 +332,9 @@ static void test_big_parts(void)
 		for (uint32_t i = 0; slices && i < a->nslices; i++) {
 			const struct slice *x = &a->slices[i], *y = &c->slices[i];
 			slices = x->ts == y->ts && slice_dur(a, x) == slice_dur(c, y) &&
-			         track_args_at(a, i) == track_args_at(c, i) && x->depth == y->depth &&
-			         slice_cls(one, x) == slice_cls(m, y) && slice_flags(one, x) == slice_flags(m, y) &&
+			         track_args_at(a, i) == track_args_at(c, i) &&
+			         slice_depth(one, x) == slice_depth(m, y) && slice_cls(one, x) == slice_cls(m, y) &&
+			         slice_flags(one, x) == slice_flags(m, y) &&
 			         (track_gpu_at(a, i) == TT_NONE) == (track_gpu_at(c, i) == TT_NONE) &&
 			         strcmp(text(one, slice_name(one, x)), text(m, slice_name(m, y))) == 0 &&
 			         strcmp(text(one, slice_cat(one, x)), text(m, slice_cat(m, y))) == 0;

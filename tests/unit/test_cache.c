@@ -304,7 +304,7 @@ static void slice_class(uint8_t *b)
 	set(b, "slices", "cls, flags", 0, (get(b, "slices", "cls, flags", 0) & 0xf0) | SC__COUNT);
 }
 static void slice_bad_flags(uint8_t *b) { set(b, "slices", "cls, flags", 0, get(b, "slices", "cls, flags", 0) | 0x80); }
-static void slice_depth(uint8_t *b)
+static void slice_bad_depth(uint8_t *b)
 {
 	/* a slice of row 1 said to be of row 0 (still a row of the track) */
 	for (uint64_t i = 0; i < count_of(b, "slices"); i++)
@@ -411,7 +411,7 @@ int main(void)
 		{ slice_unsorted, "a track's slices are out of order" },
 		{ slice_class, "a slice of a class past SC__COUNT" },
 		{ slice_bad_flags, "a slice with an unknown flag" },
-		{ slice_depth, "a slice in a row that does not list it" },
+		{ slice_bad_depth, "a slice in a row that does not list it" },
 		{ long_dur_max, "a slice of INT64_MAX ns" },
 		{ busy_span, "a busy span that is not the union of the slices" },
 		{ process_bool, "a process's pid_is_str (a bool stored as it is) is 2" },

@@ -61,7 +61,7 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 				rows_ok = 0;
 		}
 		for (uint32_t i = 0; i < row->n; i++)
-			if (tr->slices[row_idx(row, i)].depth != r)
+			if (slice_depth(t, &tr->slices[row_idx(row, i)]) != r)
 				rows_ok = 0;
 	}
 	is_int(total, tr->nslices, "%s: every slice is in exactly one row", what);
@@ -124,10 +124,10 @@ static void check_track(const struct trace *t, const struct track *tr, const cha
 		int best_depth = -1;
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
-			if (s->ts <= t0 && t0 <= s->ts + slice_dur(tr, s) && s->depth > best_depth)
-				best_depth = s->depth;
+			if (s->ts <= t0 && t0 <= s->ts + slice_dur(tr, s) && slice_depth(t, s) > best_depth)
+				best_depth = slice_depth(t, s);
 		}
-		if (best_depth < 0 ? at != TT_NONE : (at == TT_NONE || tr->slices[at].depth != best_depth))
+		if (best_depth < 0 ? at != TT_NONE : (at == TT_NONE || slice_depth(t, &tr->slices[at]) != best_depth))
 			at_ok = 0;
 	}
 	ok(range_ok, "%s: row ranges match brute force", what);
@@ -208,7 +208,7 @@ static char *random_nested_trace(int max)
 /* index_parent and index_first_child against the stack that laid the track out: a
  * slice's parent is the slice on top of the stack when it came, its first child the
  * first slice after it whose parent it is. */
-static void check_nesting(const struct track *tr, const char *what)
+static void check_nesting(const struct trace *t, const struct track *tr, const char *what)
 {
 	uint32_t *stack = xmalloc((tr->nslices + 1) * sizeof *stack), sn = 0;
 	uint32_t *parent = xmalloc((tr->nslices + 1) * sizeof *parent);
@@ -220,9 +220,9 @@ static void check_nesting(const struct track *tr, const char *what)
 		parent[i] = sn > 0 ? stack[sn - 1] : TT_NONE;
 		nested += parent[i] != TT_NONE;
 		stack[sn++] = i;
-		if (index_parent(tr, i) != parent[i] && parent_ok) {
+		if (index_parent(t, tr, i) != parent[i] && parent_ok) {
 			parent_ok = 0;
-			printf("#   slice %u: parent %u, want %u\n", i, index_parent(tr, i), parent[i]);
+			printf("#   slice %u: parent %u, want %u\n", i, index_parent(t, tr, i), parent[i]);
 		}
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
@@ -230,15 +230,15 @@ static void check_nesting(const struct track *tr, const char *what)
 		for (uint32_t j = i + 1; j < tr->nslices && want == TT_NONE; j++)
 			if (parent[j] == i)
 				want = j;
-		if (index_first_child(tr, i) != want && child_ok) {
+		if (index_first_child(t, tr, i) != want && child_ok) {
 			child_ok = 0;
-			printf("#   slice %u: first child %u, want %u\n", i, index_first_child(tr, i), want);
+			printf("#   slice %u: first child %u, want %u\n", i, index_first_child(t, tr, i), want);
 		}
 	}
 	ok(nested > 0, "%s: some slices nest", what);
 	ok(parent_ok, "%s: index_parent is the slice it nests in", what);
 	ok(child_ok, "%s: index_first_child is its earliest child", what);
-	ok(index_parent(tr, tr->nslices) == TT_NONE && index_first_child(tr, tr->nslices) == TT_NONE,
+	ok(index_parent(t, tr, tr->nslices) == TT_NONE && index_first_child(t, tr, tr->nslices) == TT_NONE,
 	   "%s: a bad index has no parent and no child", what);
 	free(stack);
 	free(parent);
@@ -258,22 +258,22 @@ static void test_nesting(void)
 	const struct track *tr = find_track(t, 1);
 	ok(tr != NULL && tr->nslices == 6, "six slices (B/E pair matched)");
 	if (tr != NULL && tr->nslices == 6) {
-		is_int(tr->slices[0].depth, 0, "parent at depth 0");
-		is_int(tr->slices[1].depth, 1, "child at depth 1");
-		is_int(tr->slices[2].depth, 2, "grandchild at depth 2");
-		is_int(tr->slices[3].depth, 1, "B/E slice nests under parent");
-		is_int(tr->slices[4].depth, 1, "a child running past its parent gets the row below it");
+		is_int(slice_depth(t, &tr->slices[0]), 0, "parent at depth 0");
+		is_int(slice_depth(t, &tr->slices[1]), 1, "child at depth 1");
+		is_int(slice_depth(t, &tr->slices[2]), 2, "grandchild at depth 2");
+		is_int(slice_depth(t, &tr->slices[3]), 1, "B/E slice nests under parent");
+		is_int(slice_depth(t, &tr->slices[4]), 1, "a child running past its parent gets the row below it");
 		ok(slice_flags(t, &tr->slices[4]) & SF_PARTIAL, "and is flagged partial");
-		is_int(tr->slices[5].depth, 2, "next, starting inside late-child, goes below it");
+		is_int(slice_depth(t, &tr->slices[5]), 2, "next, starting inside late-child, goes below it");
 		is_int(tr->busy_total, 110000, "busy = union of all slices");
 		is_int(t->quality.count[Q_CPU_PARTIAL_OVERLAP], 1, "one partial overlap counted");
-		is_int(index_parent(tr, 2), 1, "the grandchild's parent is the child");
-		is_int(index_parent(tr, 1), 0, "the child's parent is the parent");
-		is_int(index_parent(tr, 0), TT_NONE, "a slice at depth 0 has no parent");
-		is_int(index_parent(tr, 5), 4, "a slice starting inside a partial one nests in it");
-		is_int(index_first_child(tr, 0), 1, "the parent's first child is the earliest");
-		is_int(index_first_child(tr, 2), TT_NONE, "a leaf has no child");
-		check_nesting(tr, "nesting fixture");
+		is_int(index_parent(t, tr, 2), 1, "the grandchild's parent is the child");
+		is_int(index_parent(t, tr, 1), 0, "the child's parent is the parent");
+		is_int(index_parent(t, tr, 0), TT_NONE, "a slice at depth 0 has no parent");
+		is_int(index_parent(t, tr, 5), 4, "a slice starting inside a partial one nests in it");
+		is_int(index_first_child(t, tr, 0), 1, "the parent's first child is the earliest");
+		is_int(index_first_child(t, tr, 2), TT_NONE, "a leaf has no child");
+		check_nesting(t, tr, "nesting fixture");
 	}
 	trace_free(t);
 }
@@ -298,8 +298,8 @@ static void test_ties_in_file_order(void)
 		if (tr != NULL && tr->nslices == 4) {
 			is_str(strtab_get(&t->strings, slice_name(t, &tr->slices[0])), "outer",
 			       "%s: the first in the file comes first", what[k]);
-			is_int(tr->slices[0].depth, 0, "%s: and is the parent", what[k]);
-			is_int(tr->slices[1].depth, 1, "%s: the second nests in it", what[k]);
+			is_int(slice_depth(t, &tr->slices[0]), 0, "%s: and is the parent", what[k]);
+			is_int(slice_depth(t, &tr->slices[1]), 1, "%s: the second nests in it", what[k]);
 			is_str(strtab_get(&t->strings, slice_name(t, &tr->slices[2])), "outer",
 			       "%s: zero-length ties too", what[k]);
 			ok((tr->args != NULL) == (k == 2), "%s: an args array only where an event has args", what[k]);
@@ -464,7 +464,7 @@ int main(void)
 			ok(tr->nested && tr->nrows >= 4 && tr->nbusy == 0, "%s: nested rows: row 0 gives the busy time",
 			   what);
 		if (round == 1)
-			check_nesting(tr, what);
+			check_nesting(t, tr, what);
 		trace_free(t);
 		free(txt);
 	}

@@ -146,7 +146,7 @@ static uint64_t digest(const struct trace *t)
 			const char *name = strtab_get(&t->strings, slice_name(t, s));
 			h = (h ^ (uint64_t)s->ts) * 1099511628211ull;
 			h = (h ^ (uint64_t)slice_dur(&t->tracks[i], s)) * 1099511628211ull;
-			h = (h ^ s->depth) * 1099511628211ull;
+			h = (h ^ slice_depth(t, s)) * 1099511628211ull;
 			for (const char *p = name; *p; p++)
 				h = (h ^ (unsigned char)*p) * 1099511628211ull;
 		}
