@@ -8,6 +8,7 @@
  * for builder_merge (src/builder_merge.c), which closes them with the begins the earlier
  * parts left open. Snapshots are src/builder_snapshot.c. */
 #include "src/builder.h"
+#include "src/kinds.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -31,6 +32,8 @@ struct builder *builder_new(struct trace *t)
 {
 	struct builder *b = xcalloc(1, sizeof *b);
 	b->t = t;
+	if (t->kind_table == NULL)
+		kinds_init(t);
 	b->seed = strtab_seed();
 	b->last_counter = TT_NONE;
 	b->max_end = INT64_MIN;
@@ -455,11 +458,17 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 		}
 		tr->long_durs[tr->nlong++] = (struct long_dur){ at, 0, dur };
 	}
-	s->name_ = name;
-	s->cat_ix_ = builder_cat_index(b, cat);
-	s->depth_ = 0;
-	s->cls_ = (uint8_t)cls & 15;
-	s->flags_ = flags & 15;
+	uint8_t cat_ix = builder_cat_index(b, cat);
+	uint64_t key =
+		((uint64_t)name | (uint64_t)cat_ix << 32 | (uint64_t)(cls & 15) << 40 | (uint64_t)(flags & 15) << 44) +
+		1;
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 54) % KIND_MEMO;
+	if (b->kind_key[h] != key) {
+		b->kind_key[h] = key;
+		b->kind_of[h] = kinds_intern(
+			b->t, (struct slice_kind){ name, 0, cat_ix, (uint8_t)cls & 15, (uint8_t)(flags & 15) });
+	}
+	s->kind = b->kind_of[h];
 	if (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET) {
 		tr->gpu_slices++;
 		if (dur == 0)

@@ -9,6 +9,7 @@
 
 #include "lib/xalloc.h"
 #include "src/event_blocks.h"
+#include "src/kinds.h"
 
 /* Appends N elements of SIZE bytes from SRC to *DST (holding *N of *CAP). The capacity
  * grows by half at least: a compressed stream is merged chunk by chunk, a thousand merges
@@ -68,8 +69,7 @@ static void append_draining(void **dst, uint32_t *n, uint32_t *cap, void **src, 
  * their renumbered ones), so the tracks can be appended in any order, on another thread. */
 struct merge_tracks {
 	struct trace *d, *s;
-	const uint32_t *tmap, *smap;
-	const uint8_t *cmap;
+	const uint32_t *tmap, *kmap;
 	uint32_t gpu_base;
 };
 
@@ -77,8 +77,7 @@ static void append_tracks(void *arg)
 {
 	const struct merge_tracks *m = arg;
 	struct trace *d = m->d, *s = m->s;
-	const uint32_t *smap = m->smap;
-	const uint8_t *cmap = m->cmap;
+	const uint32_t *kmap = m->kmap;
 	uint32_t gpu_base = m->gpu_base;
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		const struct track *st = &s->tracks[i];
@@ -87,11 +86,8 @@ static void append_tracks(void *arg)
 			uint32_t first = dt->nslices;
 			append_draining((void **)&dt->slices, &dt->nslices, &dt->cap, (void **)&s->tracks[i].slices,
 			                st->nslices, sizeof *st->slices);
-			for (uint32_t k = first; k < dt->nslices; k++) {
-				struct slice *sl = &dt->slices[k];
-				sl->name_ = smap[sl->name_];
-				sl->cat_ix_ = cmap[sl->cat_ix_];
-			}
+			for (uint32_t k = first; k < dt->nslices; k++)
+				dt->slices[k].kind = kmap[dt->slices[k].kind];
 			if (st->gpu != NULL || dt->gpu != NULL) {
 				if (dt->gpu == NULL) {
 					dt->gpu = xreallocarray(NULL, dt->cap, sizeof *dt->gpu);
@@ -192,7 +188,15 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 	}
 	/* the slices, on the helper when there is one, while this thread merges the rest that
 	 * touches no track; the ends that close DST's begins push slices: after them */
-	struct merge_tracks mt = { d, s, tmap, smap, cmap, gpu_base };
+	/* SRC's kinds in DST's table: its names and categories mapped (a few thousand) */
+	uint32_t *kmap = xmalloc((s->nkinds ? s->nkinds : 1) * sizeof *kmap);
+	for (uint32_t k = 0; k < s->nkinds; k++) {
+		struct slice_kind sk = s->kinds[k];
+		sk.name = smap[sk.name];
+		sk.cat_ix = cmap[sk.cat_ix];
+		kmap[k] = kinds_intern(d, sk);
+	}
+	struct merge_tracks mt = { d, s, tmap, kmap, gpu_base };
 	if (h != NULL)
 		helper_run(h, append_tracks, &mt);
 	else
@@ -378,4 +382,5 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 	trace_free(s);
 	free(smap);
 	free(tmap);
+	free(kmap);
 }

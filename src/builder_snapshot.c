@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "src/kinds.h"
 
 /* A snapshot's copy of an array of N elements of SIZE bytes, with room for CAP: made in
  * steps of COPY_STEP bytes, it gives up (NULL, and every later copy NULL too) once *CANCEL
@@ -65,6 +66,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	strtab_init(&t->strings);
 	for (uint32_t id = 1; id < s->strings.n; id++) /* the same ids, in the same order */
 		strtab_intern(&t->strings, strtab_get(&s->strings, id), strtab_len(&s->strings, id));
+	kinds_copy(t, s); /* the same indices */
 	t->devices = copy_array(&cp, s->devices, s->ndevices, s->ndevices, sizeof *s->devices);
 	t->tracks = copy_array(&cp, s->tracks, s->ntracks, b->tracks_cap, sizeof *s->tracks);
 	if (t->tracks == NULL)

@@ -34,8 +34,13 @@ struct orphan_e {
 	size_t name_at; /* in orphan_names */
 };
 
+#define KIND_MEMO 1024
 struct builder {
 	struct trace *t;
+	/* the kinds interned last, by (name, category, class, flags) + 1 (0: empty): most
+	 * slices are of a kind seen a few slices before */
+	uint64_t kind_key[KIND_MEMO];
+	uint32_t kind_of[KIND_MEMO];
 	struct kernel_comm_memo comm; /* which kernel names are communication (kernel_class.h) */
 	uint64_t seed;                /* strtab_seed(): ids from a file cannot be made to collide */
 	uint32_t *track_slots;        /* open addressing: track index + 1, 0 when free */

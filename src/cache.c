@@ -410,6 +410,18 @@ static bool read_model(struct reader *r)
 	for (uint32_t i = 0; i < t->ncats; i++)
 		if (t->cats[i] >= t->strings.n || (i == 0) != (t->cats[i] == 0))
 			return cache_refuse(&r->cause, "category %u is out of range", i);
+	/* the slices' kinds, read where they lie (never interned into: the index does not run) */
+	if (count(r, S_KINDS) >= UINT32_MAX)
+		return cache_refuse(&r->cause, "too many slice kinds");
+	t->nkinds = (uint32_t)count(r, S_KINDS);
+	t->kinds = t->nkinds ? (struct slice_kind *)sec(r, S_KINDS) : NULL;
+	t->kind_table = NULL;
+	for (uint32_t i = 0; i < t->nkinds; i++) {
+		const struct slice_kind *k = &t->kinds[i];
+		if (k->name >= t->strings.n || k->cat_ix >= t->ncats || k->cls >= SC__COUNT ||
+		    (k->flags & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0)
+			return cache_refuse(&r->cause, "slice kind %u is out of range", i);
+	}
 	POINT(processes, nprocesses, S_PROCESSES);
 	POINT(devices, ndevices, S_DEVICES);
 	POINT_GROWN(gpu, ngpu, gpu_cap, S_GPU);

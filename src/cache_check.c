@@ -146,7 +146,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 		};
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
-		if (slice_name(t, &s[i]) >= nstr || slice_cat_ix(t, &s[i]) >= t->ncats ||
+		if (s[i].kind >= t->nkinds || slice_name(t, &s[i]) >= nstr || slice_cat_ix(t, &s[i]) >= t->ncats ||
 		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || slice_cls(t, &s[i]) >= SC__COUNT ||
 		    (slice_flags(t, &s[i]) & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 ||
 		    slice_depth(t, &s[i]) >= tr->nrows)

@@ -30,7 +30,7 @@ const uint32_t cache_elem_size[S__COUNT] = {
 	[S_INSTANTS] = sizeof(struct instant), [S_MEM] = sizeof(struct mem_sample),
 	[S_FLOPS] = sizeof(struct flop_count), [S_COMM] = sizeof(struct comm_op),
 	[S_COUNTERS] = sizeof(struct ccounter), [S_COUNTER_TS] = sizeof(int64_t), [S_COUNTER_VAL] = sizeof(double),
-	[S_STEPS] = sizeof(struct step), [S_ARGS] = 1, [S_BLOCKS] = sizeof(struct event_block), [S_SERIES] = sizeof(struct sample_series),
+	[S_STEPS] = sizeof(struct step), [S_ARGS] = 1, [S_BLOCKS] = sizeof(struct event_block), [S_SERIES] = sizeof(struct sample_series), [S_KINDS] = sizeof(struct slice_kind),
 };
 /* clang-format on */
 
@@ -41,11 +41,12 @@ static uint64_t layout_hash(void)
 	static const uint64_t v[] = {
 		sizeof(struct slice),
 		offsetof(struct slice, dur32),
-		offsetof(struct slice, name_),
+		offsetof(struct slice, kind),
+		sizeof(struct slice_kind),
+		offsetof(struct slice_kind, depth),
 		sizeof(struct long_dur),
 		sizeof(struct aside_slice),
-		offsetof(struct slice, depth_),
-		offsetof(struct slice, cat_ix_),
+		offsetof(struct slice_kind, cat_ix),
 		TRACE_MAX_CATS,
 		sizeof(struct gpu_info),
 		offsetof(struct gpu_info, place),
@@ -164,7 +165,7 @@ const char *const cache_section_names[S__COUNT] = {
 	"tracks", "slices", "slice GPU links", "slice args", "long slice lengths", "categories", "rows", "row index distances", "row index bases", "row index wide", "row sums", "row max trees", "row tree nodes",
 	"row tree counts", "row tree spans", "busy spans", "busy sums", "processes", "devices", "GPU infos",
 	"GPU places", "wide ids", "GPU byte counts", "kernel launches", "set-aside slices", "flows", "instants", "memory samples", "FLOP counts", "collective ops",
-	"counters", "counter times", "counter values", "steps", "args store", "event blocks", "sample series",
+	"counters", "counter times", "counter values", "steps", "args store", "event blocks", "sample series", "slice kinds",
 };
 /* clang-format on */
 

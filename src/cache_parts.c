@@ -59,11 +59,11 @@ static const struct cache_field f_ctrack[] = {
 	F(struct ctrack, nested, CV_BOOL), F(struct ctrack, has_gpu, CV_BOOL), F(struct ctrack, has_args, CV_BOOL),
 };
 static const struct cache_field f_slice[] = {
-	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME),
-	{ "name", offsetof(struct slice, name_), sizeof(((struct slice *)0)->name_), CV_ID },
-	{ "depth", offsetof(struct slice, depth_), sizeof(((struct slice *)0)->depth_), CV_ID },
-	{ "cat_ix", offsetof(struct slice, cat_ix_), sizeof(((struct slice *)0)->cat_ix_), CV_ID },
-	{ "cls, flags", offsetof(struct slice, cat_ix_) + 1, 1, CV_ENUM },
+	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, kind, CV_ID),
+};
+static const struct cache_field f_kind[] = {
+	F(struct slice_kind, name, CV_ID), F(struct slice_kind, depth, CV_ID), F(struct slice_kind, cat_ix, CV_ID),
+	{ "cls, flags", offsetof(struct slice_kind, cat_ix) + 1, 1, CV_ENUM },
 };
 static const struct cache_field f_long_dur[] = {
 	F(struct long_dur, idx, CV_ID), F(struct long_dur, unused, CV_OTHER), F(struct long_dur, dur, CV_TIME),
@@ -188,6 +188,7 @@ static const struct {
 	[S_ARGS] = { FIELDS(f_byte) },
 	[S_BLOCKS] = { FIELDS(f_event_block) },
 	[S_SERIES] = { FIELDS(f_sample_series) },
+	[S_KINDS] = { FIELDS(f_kind) },
 	[S__COUNT] = { FIELDS(f_header) },
 	[S__COUNT + 1] = { FIELDS(f_section) },
 };

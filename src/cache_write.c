@@ -292,6 +292,7 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	put_array(&w, S_ARGS, args, args_len);
 	put_array(&w, S_BLOCKS, t->blocks, t->nblocks);
 	put_array(&w, S_SERIES, t->series, t->nseries);
+	put_array(&w, S_KINDS, t->kinds, t->nkinds);
 
 	h->file_bytes = w.off;
 	h->check = checksum64(h, offsetof(struct header, check), 0);

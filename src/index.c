@@ -28,6 +28,7 @@
 #include "lib/test_knobs.h"
 #include "lib/xalloc.h"
 #include "src/index_links.h"
+#include "src/kinds.h"
 
 /* Outliers: events at ts 0 while the rest of the file lies this far from 0. */
 #define OUTLIER_DISTANCE_NS 1000000000000ll /* 1000 s */
@@ -484,7 +485,42 @@ static void build_row_sums(struct track *tr, struct row *row)
 		row->block_sum[row->n / ROW_BLOCK] = acc;
 }
 
-static void lay_out_cpu(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
+/* What set_row interned last on a thread, by (kind, row, partial): a lay-out gives most
+ * slices a kind it gave one before. */
+#define ROW_MEMO 4096
+struct row_memo {
+	uint32_t from[ROW_MEMO], to[ROW_MEMO];
+	uint16_t row[ROW_MEMO];
+	uint8_t partial[ROW_MEMO];
+};
+
+static void row_memo_init(struct row_memo *m)
+{
+	for (int i = 0; i < ROW_MEMO; i++)
+		m->from[i] = TT_NONE;
+}
+
+/* Gives slice S of T row D and, with PARTIAL, the partial flag: its kind interned again. */
+static void set_row(struct trace *t, struct row_memo *m, struct slice *s, uint16_t d, bool partial)
+{
+	uint32_t h = (uint32_t)(((uint64_t)s->kind << 17 ^ (uint64_t)d << 1 ^ partial) * 0x9e3779b97f4a7c15ull >> 52) %
+	             ROW_MEMO;
+	if (m->from[h] == s->kind && m->row[h] == d && m->partial[h] == partial) {
+		s->kind = m->to[h];
+		return;
+	}
+	struct slice_kind k = *slice_kind_of(t, s);
+	k.depth = d;
+	if (partial)
+		k.flags |= SF_PARTIAL;
+	m->from[h] = s->kind;
+	m->row[h] = d;
+	m->partial[h] = partial;
+	s->kind = m->to[h] = kinds_intern(t, k);
+}
+
+static void lay_out_cpu(struct trace *t, struct row_memo *m, struct quality *q, uint32_t ti, struct track *tr,
+                        uint16_t *nrows)
 {
 	uint32_t *stack = NULL;
 	uint32_t sn = 0, scap = 0;
@@ -496,6 +532,7 @@ static void lay_out_cpu(const struct trace *t, struct quality *q, uint32_t ti, s
 		int64_t end = slice_end_of(tr, s);
 		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
+		bool partial = false;
 		if (sn > 0 && end > slice_end_of(tr, &tr->slices[stack[sn - 1]])) {
 			uint64_t k = q->count[Q_CPU_PARTIAL_OVERLAP]++;
 			if (k < QUALITY_EXAMPLES) {
@@ -504,13 +541,13 @@ static void lay_out_cpu(const struct trace *t, struct quality *q, uint32_t ti, s
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].name = slice_name(t, s);
 				q->ex[Q_CPU_PARTIAL_OVERLAP][k].track = ti;
 			}
-			s->flags_ |= SF_PARTIAL;
+			partial = true;
 			tr->nested = false;
 		}
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
 		if (sn >= 65535)
 			tr->nested = false; /* the deepest row holds several levels */
-		s->depth_ = d;
+		set_row(t, m, s, d, partial);
 		if (d + 1 > maxd)
 			maxd = (uint16_t)(d + 1);
 		if (sn == scap) {
@@ -586,7 +623,8 @@ static bool beside_work(const struct trace *t, const struct slice *s)
 	return slice_cls(t, s) == SC_GPU_ANNOTATION || slice_cls(t, s) == SC_SYNC;
 }
 
-static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint16_t *nrows)
+static void lay_out_gpu(struct trace *t, struct row_memo *m, struct quality *q, uint32_t ti, struct track *tr,
+                        uint16_t *nrows)
 {
 	/* pass 1: annotations and waits nest among themselves; they go below the GPU work */
 	uint32_t *stack = NULL;
@@ -599,7 +637,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 		while (sn > 0 && slice_end_of(tr, &tr->slices[stack[sn - 1]]) <= s->ts)
 			sn--;
 		uint16_t d = sn < 65535 ? (uint16_t)sn : 65534;
-		s->depth_ = d;
+		set_row(t, m, s, d, false);
 		if (d + 1 > arows)
 			arows = (uint16_t)(d + 1);
 		if (sn == scap) {
@@ -644,6 +682,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 		last_end[r] = slice_end_of(tr, s);
 		busy[nbusy++] = r;
 		heap_up(busy, nbusy - 1, last_end);
+		bool partial = false;
 		if (r > 0) {
 			uint64_t k = q->count[Q_GPU_OVERLAP]++;
 			if (k < QUALITY_EXAMPLES) {
@@ -652,9 +691,9 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 				q->ex[Q_GPU_OVERLAP][k].name = slice_name(t, s);
 				q->ex[Q_GPU_OVERLAP][k].track = ti;
 			}
-			s->flags_ |= SF_PARTIAL;
+			partial = true;
 		}
-		s->depth_ = r < 65535 ? (uint16_t)r : 65534;
+		set_row(t, m, s, r < 65535 ? (uint16_t)r : 65534, partial);
 	}
 	free(last_end);
 	free(busy);
@@ -664,7 +703,7 @@ static void lay_out_gpu(const struct trace *t, struct quality *q, uint32_t ti, s
 	for (uint32_t i = 0; i < tr->nslices && arows > 0; i++)
 		if (beside_work(t, &tr->slices[i])) {
 			uint32_t d = nr + slice_depth(t, &tr->slices[i]);
-			tr->slices[i].depth_ = d < 65535 ? (uint16_t)d : 65534;
+			set_row(t, m, &tr->slices[i], d < 65535 ? (uint16_t)d : 65534, false);
 		}
 	tr->nested = false;
 	tr->annotation_rows = arows;
@@ -767,7 +806,8 @@ static void row_append(struct row *row, uint32_t i, uint32_t span)
 	row->wide[(size_t)(row->base[b] & ~ROW_WIDE) * ROW_BLOCK + at] = i;
 }
 
-static void build_rows(const struct trace *t, struct quality *q, uint32_t ti, struct track *tr, uint32_t span)
+static void build_rows(struct trace *t, struct row_memo *m, struct quality *q, uint32_t ti, struct track *tr,
+                       uint32_t span)
 {
 	uint16_t nrows = 0;
 
@@ -775,9 +815,9 @@ static void build_rows(const struct trace *t, struct quality *q, uint32_t ti, st
 		return;
 	/* the lay-outs write each slice's depth (its row), and what they find into Q */
 	if (tr->kind == TRACK_GPU_COMPUTE || tr->kind == TRACK_GPU_COMM)
-		lay_out_gpu(t, q, ti, tr, &nrows);
+		lay_out_gpu(t, m, q, ti, tr, &nrows);
 	else
-		lay_out_cpu(t, q, ti, tr, &nrows);
+		lay_out_cpu(t, m, q, ti, tr, &nrows);
 	tr->nrows = nrows;
 	tr->rows = xcalloc(nrows, sizeof *tr->rows);
 	for (uint32_t i = 0; i < tr->nslices; i++)
@@ -963,6 +1003,7 @@ struct track_run {
 	struct trace *t;
 	uint32_t from, to; /* tracks [from, to) */
 	struct quality q;  /* the lay-outs' findings */
+	struct row_memo memo;
 	uint32_t row_span; /* ROW_SPAN, or TTRACE_TEST_ROW_SPAN */
 };
 
@@ -1016,9 +1057,10 @@ static int more_slices_first(const void *a, const void *b, void *ctx)
 static void track_run(void *arg)
 {
 	struct track_run *r = arg;
+	row_memo_init(&r->memo);
 	for (uint32_t ti = r->from; ti < r->to; ti++) {
 		struct track *tr = &r->t->tracks[ti];
-		build_rows(r->t, &r->q, ti, tr, r->row_span);
+		build_rows(r->t, &r->memo, &r->q, ti, tr, r->row_span);
 		build_busy(r->t, tr);
 	}
 }
@@ -1112,7 +1154,9 @@ void index_build_helped(struct trace *t, struct helper *given)
 		name_track(t, tr);
 	}
 	stage_clock("index: tracks classified");
+	kinds_share(t, true); /* the lay-outs intern kinds on two threads */
 	track_runs(r, h);
+	kinds_share(t, false);
 	stage_clock("index: rows laid out");
 	index_link(t, h);
 	if (h != given)

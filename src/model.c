@@ -13,6 +13,7 @@
 #include "src/args.h"
 #include "lib/map_guard.h"
 #include "lib/xalloc.h"
+#include "src/kinds.h"
 
 int64_t track_long_dur(const struct track *tr, uint32_t i)
 {
@@ -305,6 +306,10 @@ void trace_free(struct trace *t)
 	if (t->finish_cache_save != NULL)
 		t->finish_cache_save(t);
 	args_store_free(t->args);
+	if (t->kind_table != NULL)
+		kinds_free(t, false);
+	else
+		release(t, t->kinds);
 	free(t->comm_names);
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];

@@ -22,6 +22,7 @@
 #define TT_NONE UINT32_MAX
 
 struct args_store;
+struct kind_table;
 
 enum track_kind {
 	TRACK_CPU,         /* a CPU thread */
@@ -58,18 +59,26 @@ enum slice_flag {
 /* The length of a slice that does not fit in slice.dur32: in its track's long_durs. */
 #define SLICE_LONG UINT32_MAX
 
-/* 20 bytes per slice: the trace's bulk. Its length is read with slice_dur (lengths of 4.29 s
- * or more are in the track's long_durs); its args reference and GPU facts link are in its
- * track's `args` and `gpu` arrays (slice_args, slice_gpu), its category in the trace's
- * `cats` table (slice_cat). */
+/* What a slice is besides its times, shared by the slices alike: a trace holds a few
+ * thousand of them (bench/RESULTS.md), its slices an index into its table (src/kinds.h). */
+struct slice_kind {
+	uint32_t name;     /* string id */
+	uint16_t depth;    /* row */
+	uint8_t cat_ix;    /* index into trace.cats */
+	uint8_t cls : 4;   /* enum slice_class */
+	uint8_t flags : 4; /* enum slice_flag */
+};
+_Static_assert(sizeof(struct slice_kind) == 8, "a slice kind is 8 bytes");
+
+/* 16 bytes per slice: the trace's bulk. Its length is read with slice_dur (lengths of 4.29 s
+ * or more are in the track's long_durs); its name, row, category, class and flags with
+ * slice_name, slice_depth, slice_cat_ix, slice_cls and slice_flags (its kind in the
+ * trace's table); its args reference and GPU facts link are in its track's `args` and
+ * `gpu` arrays (slice_args, slice_gpu). */
 struct slice {
 	int64_t ts;
-	uint32_t dur32;     /* ns; SLICE_LONG: see long_durs */
-	uint32_t name_;     /* string id: read with slice_name */
-	uint16_t depth_;    /* row: read with slice_depth */
-	uint8_t cat_ix_;    /* index into trace.cats: read with slice_cat_ix */
-	uint8_t cls_ : 4;   /* enum slice_class: read with slice_cls */
-	uint8_t flags_ : 4; /* enum slice_flag: read with slice_flags */
+	uint32_t dur32; /* ns; SLICE_LONG: see long_durs */
+	uint32_t kind;  /* index into trace.kinds */
 } __attribute__((packed, aligned(4)));
 
 /* A slice of 4.29 s or more: its index in its track and its length. */
@@ -85,7 +94,7 @@ struct aside_slice {
 	uint32_t name, track;
 };
 
-_Static_assert(sizeof(struct slice) == 20, "a slice is 20 bytes");
+_Static_assert(sizeof(struct slice) == 16, "a slice is 16 bytes");
 _Static_assert(SC__COUNT <= 16 && SF_PARTIAL < 16, "a slice's class and flags take 4 bits each");
 
 struct slice_ref {
@@ -483,6 +492,9 @@ struct trace {
 	 * Past the 254th, categories share the last entry, "(other categories)". */
 	uint32_t cats[TRACE_MAX_CATS];
 	uint32_t ncats;
+	struct slice_kind *kinds; /* slice.kind indexes it (src/kinds.h) */
+	uint32_t nkinds;
+	struct kind_table *kind_table;  /* what interns new kinds; NULL when the table is read only */
 	struct kernel_launch *launches; /* gpu_info.launch */
 	uint32_t nlaunches, launches_cap;
 	struct aside_slice *aside; /* outliers set aside (ts 0 kernels): not drawn, not counted */
@@ -537,38 +549,26 @@ struct trace {
 };
 
 /* The string id of S's category (0: none). */
-/* Slice S of T's category: its index into t->cats, and the string id there. */
-static inline uint8_t slice_cat_ix(const struct trace *t, const struct slice *s)
+/* Slice S of T's kind (its entry in t->kinds; the table may grow while the index runs:
+ * read its address each time). */
+static inline const struct slice_kind *slice_kind_of(const struct trace *t, const struct slice *s)
 {
-	(void)t;
-	return s->cat_ix_;
+	return &__atomic_load_n(&t->kinds, __ATOMIC_ACQUIRE)[s->kind];
 }
+/* Slice S of T's category: its index into t->cats, and the string id there. */
+static inline uint8_t slice_cat_ix(const struct trace *t, const struct slice *s) { return slice_kind_of(t, s)->cat_ix; }
 static inline uint32_t slice_cat(const struct trace *t, const struct slice *s) { return t->cats[slice_cat_ix(t, s)]; }
 /* The row of slice S of T (its depth). */
-static inline uint16_t slice_depth(const struct trace *t, const struct slice *s)
-{
-	(void)t;
-	return s->depth_;
-}
+static inline uint16_t slice_depth(const struct trace *t, const struct slice *s) { return slice_kind_of(t, s)->depth; }
 /* Slice S of T's flags (enum slice_flag). */
-static inline uint8_t slice_flags(const struct trace *t, const struct slice *s)
-{
-	(void)t;
-	return s->flags_;
-}
+static inline uint8_t slice_flags(const struct trace *t, const struct slice *s) { return slice_kind_of(t, s)->flags; }
 /* The class of slice S of T (enum slice_class). */
 static inline enum slice_class slice_cls(const struct trace *t, const struct slice *s)
 {
-	(void)t;
-	return (enum slice_class)s->cls_;
+	return (enum slice_class)slice_kind_of(t, s)->cls;
 }
-/* The name of slice S of T (a string id). Read through here: a slice's name is to move
- * into a table of the kinds of slice (bench/RESULTS.md, "rows in 2 bytes"). */
-static inline uint32_t slice_name(const struct trace *t, const struct slice *s)
-{
-	(void)t;
-	return s->name_;
-}
+/* The name of slice S of T (a string id). */
+static inline uint32_t slice_name(const struct trace *t, const struct slice *s) { return slice_kind_of(t, s)->name; }
 
 /* The index into trace.gpu of S's GPU facts, or TT_NONE; S is a slice of TR. */
 static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)

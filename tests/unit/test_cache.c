@@ -301,19 +301,30 @@ static void slice_ts_limit(uint8_t *b) { set(b, "slices", "ts", 0, (uint64_t)-BU
 static void slice_unsorted(uint8_t *b) { set(b, "slices", "ts", 0, get(b, "slices", "ts", 1) + 1); }
 static void slice_class(uint8_t *b)
 {
-	set(b, "slices", "cls, flags", 0, (get(b, "slices", "cls, flags", 0) & 0xf0) | SC__COUNT);
+	uint64_t k = get(b, "slices", "kind", 0);
+	set(b, "slice kinds", "cls, flags", k, (get(b, "slice kinds", "cls, flags", k) & 0xf0) | SC__COUNT);
 }
-static void slice_bad_flags(uint8_t *b) { set(b, "slices", "cls, flags", 0, get(b, "slices", "cls, flags", 0) | 0x80); }
+static void slice_bad_flags(uint8_t *b)
+{
+	uint64_t k = get(b, "slices", "kind", 0);
+	set(b, "slice kinds", "cls, flags", k, get(b, "slice kinds", "cls, flags", k) | 0x80);
+}
 static void slice_bad_depth(uint8_t *b)
 {
-	/* a slice of row 1 said to be of row 0 (still a row of the track) */
-	for (uint64_t i = 0; i < count_of(b, "slices"); i++)
-		if (get(b, "slices", "depth", i) == 1) {
-			set(b, "slices", "depth", i, 0);
+	/* a slice of row 1 given a kind of row 0 (still a row of the track) */
+	uint64_t row0 = UINT64_MAX;
+	for (uint64_t k = 0; k < count_of(b, "slice kinds") && row0 == UINT64_MAX; k++)
+		if (get(b, "slice kinds", "depth", k) == 0)
+			row0 = k;
+	for (uint64_t i = 0; i < count_of(b, "slices") && row0 != UINT64_MAX; i++)
+		if (get(b, "slice kinds", "depth", get(b, "slices", "kind", i)) == 1) {
+			set(b, "slices", "kind", i, row0);
 			return;
 		}
 	fatal("no slice at depth 1");
 }
+static void slice_kind_past(uint8_t *b) { set(b, "slices", "kind", 0, count_of(b, "slice kinds")); }
+static void kind_name_past(uint8_t *b) { set(b, "slice kinds", "name", 0, count_of(b, "string lengths")); }
 static void long_dur_max(uint8_t *b) { set(b, "long slice lengths", "dur", 0, (uint64_t)INT64_MAX); }
 static void busy_span(uint8_t *b) { set(b, "busy spans", "end", 0, get(b, "busy spans", "end", 0) + 1); }
 static void process_bool(uint8_t *b) { set(b, "processes", "pid_is_str", 0, 2); }
@@ -412,6 +423,8 @@ int main(void)
 		{ slice_class, "a slice of a class past SC__COUNT" },
 		{ slice_bad_flags, "a slice with an unknown flag" },
 		{ slice_bad_depth, "a slice in a row that does not list it" },
+		{ slice_kind_past, "a slice of a kind past the table" },
+		{ kind_name_past, "a slice kind named past the strings" },
 		{ long_dur_max, "a slice of INT64_MAX ns" },
 		{ busy_span, "a busy span that is not the union of the slices" },
 		{ process_bool, "a process's pid_is_str (a bool stored as it is) is 2" },
