@@ -45,6 +45,23 @@ struct sort_of {
 	const struct track *tr;
 };
 
+/* Slices A and B (args references AA and BB) at one start and of one length, one of them
+ * closed from a begin: they tie on the begin's args position, name, category, flags
+ * (-1: A first, 1: B first, 0: still tied). */
+static inline int begin_tie(const struct trace *t, const struct slice *a, uint64_t aa, const struct slice *b,
+                            uint64_t ba)
+{
+	if (aa != ba)
+		return aa < ba ? -1 : 1;
+	if (slice_name(t, a) != slice_name(t, b))
+		return slice_name(t, a) < slice_name(t, b) ? -1 : 1;
+	if (slice_cat_ix(t, a) != slice_cat_ix(t, b))
+		return slice_cat_ix(t, a) < slice_cat_ix(t, b) ? -1 : 1;
+	if (slice_flags(t, a) != slice_flags(t, b))
+		return slice_flags(t, a) < slice_flags(t, b) ? -1 : 1;
+	return 0;
+}
+
 static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct sort_of *so)
 {
 	const struct trace *t = so->t;
@@ -56,15 +73,9 @@ static inline bool perm_less(const uint32_t *x, const uint32_t *y, const struct 
 	if (ad != bd)
 		return ad > bd;
 	if ((slice_flags(t, a) | slice_flags(t, b)) & SF_FROM_BE) {
-		uint64_t aa = track_args_at(tr, *x), ba = track_args_at(tr, *y);
-		if (aa != ba)
-			return aa < ba;
-		if (slice_name(t, a) != slice_name(t, b))
-			return slice_name(t, a) < slice_name(t, b);
-		if (slice_cat_ix(t, a) != slice_cat_ix(t, b))
-			return slice_cat_ix(t, a) < slice_cat_ix(t, b);
-		if (slice_flags(t, a) != slice_flags(t, b))
-			return slice_flags(t, a) < slice_flags(t, b);
+		int c = begin_tie(t, a, track_args_at(tr, *x), b, track_args_at(tr, *y));
+		if (c != 0)
+			return c < 0;
 	}
 	return *x < *y;
 }
@@ -148,17 +159,7 @@ static inline bool key_less(const struct trace *t, const struct slice *a, uint64
 		return a->ts < b->ts;
 	if (a->dur32 != b->dur32)
 		return a->dur32 > b->dur32;
-	if ((slice_flags(t, a) | slice_flags(t, b)) & SF_FROM_BE) {
-		if (aa != ba)
-			return aa < ba;
-		if (slice_name(t, a) != slice_name(t, b))
-			return slice_name(t, a) < slice_name(t, b);
-		if (slice_cat_ix(t, a) != slice_cat_ix(t, b))
-			return slice_cat_ix(t, a) < slice_cat_ix(t, b);
-		if (slice_flags(t, a) != slice_flags(t, b))
-			return slice_flags(t, a) < slice_flags(t, b);
-	}
-	return false;
+	return ((slice_flags(t, a) | slice_flags(t, b)) & SF_FROM_BE) && begin_tie(t, a, aa, b, ba) < 0;
 }
 
 /* Sorts TR (no long lengths; [0, FROM) in order) in place by insertion, each slice moved
