@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY /* the buffer-less decoder: zstd_run */
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -51,6 +52,11 @@
 #define RING_SLOTS 4
 #define SLOT_SIZE ((size_t)256 << 10)
 #define SRC_BUF_SIZE ((size_t)256 << 10)
+/* zstd: the pieces of the ring published at once (the ring's queue), the size past which
+ * a piece is published, and the smallest ring */
+#define ZQUEUE 32
+#define ZPIECE ((size_t)64 << 10)
+#define ZRING_MIN ((size_t)64 << 10)
 /* A compressed file smaller than this reads through buffers a quarter of that size: its
  * whole stream takes a fraction of a second, and the 1 MB it saves is 2% of a 50 MB
  * trace's JSON (bench/RESULTS.md "v100 at a quarter of its JSON"). */
@@ -101,14 +107,16 @@ struct input {
 	pthread_t thread;
 	int wake[2];
 	z_stream z;
-	ZSTD_DStream *zds;
+	ZSTD_DCtx *zds;
 	unsigned char *src;
 
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty;
 	pthread_cond_t notfull;
-	struct slot ring[RING_SLOTS];
+	struct slot ring[ZQUEUE];
+	unsigned int nslots; /* gzip: RING_SLOTS buffers of its own; zstd: ZQUEUE pieces of zbuf */
 	unsigned int filled; /* under lock */
+	bool prod_waiting;   /* under lock: the producer waits for the reader to release */
 	bool done;           /* under lock: producer has finished */
 	bool stop;           /* under lock: consumer wants the producer gone */
 	char *prod_err;      /* under lock once done */
@@ -122,6 +130,12 @@ struct input {
 	uint64_t produced;          /* producer: bytes published */
 	struct seek_index *index;   /* producer: seek points of a regular file, or NULL */
 	size_t slot_size, src_size; /* SLOT_SIZE and SRC_BUF_SIZE, smaller for a small file */
+
+	/* zstd: the ring the decoder writes and the reader reads, its write position, and the
+	 * bytes decoded (published or in the open piece) */
+	unsigned char *zbuf;
+	size_t zcap, zw;
+	uint64_t decoded;
 };
 
 const char *input_codec_name(enum input_codec c)
@@ -280,8 +294,11 @@ static struct slot *ring_claim(struct input *in)
 	bool stop;
 
 	pthread_mutex_lock(&in->lock);
-	while (in->filled == RING_SLOTS && !in->stop)
+	while (in->filled == in->nslots && !in->stop) {
+		in->prod_waiting = true;
 		pthread_cond_wait(&in->notfull, &in->lock);
+		in->prod_waiting = false;
+	}
 	stop = in->stop;
 	pthread_mutex_unlock(&in->lock);
 	if (stop)
@@ -298,7 +315,7 @@ static void ring_publish(struct input *in, struct slot *s, uint64_t src_off)
 	if (in->filled++ == 0)
 		pthread_cond_signal(&in->nonempty);
 	pthread_mutex_unlock(&in->lock);
-	in->tail = (in->tail + 1) % RING_SLOTS;
+	in->tail = (in->tail + 1) % in->nslots;
 }
 
 static void ring_finish(struct input *in, char *err, uint64_t src_off)
@@ -411,143 +428,236 @@ static char *zstd_error(const struct input *in, size_t ret, uint64_t off)
 	                 ZSTD_getErrorName(ret));
 }
 
-/* Reads the window that the zstd frame header at P[0..N) asks for (RFC 8878 3.1.1.1).
- * Returns 1 with *WINDOW (0 for a skippable frame), 0 when more bytes are needed, or -1
- * when P is not a frame header (the decoder then says what is wrong). */
-static int zstd_frame_window(const unsigned char *p, size_t n, uint64_t *window)
+/* Makes the ZIN holds at least NEED bytes from its position on, moving what it holds to
+ * the front of the source buffer to read more. Returns 1, 0 when the file ends first, -1
+ * with errno on a read error, -2 when input_close asked the producer to stop. */
+static int src_fill(struct input *in, ZSTD_inBuffer *zin, size_t need, uint64_t *total)
 {
-	static const size_t did_size[4] = { 0, 1, 2, 4 };
-	static const size_t fcs_size[4] = { 1, 2, 4, 8 };
-	uint32_t magic;
-	size_t pos, fs;
-	uint64_t v = 0;
+	ssize_t n;
 
-	if (n < 4)
-		return 0;
-	magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	if ((magic & 0xfffffff0u) == 0x184d2a50u) {
-		*window = 0;
-		return 1;
+	while (zin->size - zin->pos < need) {
+		if (zin->pos > 0) {
+			memmove(in->src, (const char *)zin->src + zin->pos, zin->size - zin->pos);
+			zin->size -= zin->pos;
+			zin->pos = 0;
+		}
+		n = src_read(in, in->src + zin->size, in->src_size - zin->size);
+		if (n <= 0)
+			return n == 0 ? 0 : (int)n;
+		*total += (uint64_t)n;
+		zin->size += (size_t)n;
 	}
-	if (magic != 0xfd2fb528u)
-		return -1;
-	if (n < 5)
-		return 0;
-	if ((p[4] & 0x20) == 0) { /* a window descriptor follows */
-		uint64_t base;
-		if (n < 6)
-			return 0;
-		base = (uint64_t)1 << (10 + (p[5] >> 3));
-		*window = base + base / 8 * (p[5] & 7);
-		return 1;
-	}
-	/* single segment: the window is the content size */
-	pos = 5 + did_size[p[4] & 3];
-	fs = fcs_size[p[4] >> 6];
-	if (n < pos + fs)
-		return 0;
-	for (size_t i = 0; i < fs; i++)
-		v |= (uint64_t)p[pos + i] << (8 * i);
-	*window = fs == 2 ? v + 256 : v;
 	return 1;
 }
 
-/* The zstd producer, after zstd's examples/streaming_decompression.c: frames follow one
- * another in one stream; a nonzero hint from the last call at end of file means a frame
- * was cut short. A full output buffer may hide buffered data, so the decoder is called
- * again before more input is read. Each frame's header is read first, to refuse a window
- * over the limit and to take a large grant for a big one before the decoder allocates. */
+/* The oldest byte of the zstd ring not yet released by the reader: a published piece's, or
+ * else the open piece's. False when the reader holds nothing there. Under lock. */
+static bool zring_oldest(const struct input *in, const struct slot *open, size_t *at)
+{
+	if (in->filled > 0)
+		*at = (size_t)(in->ring[(in->tail + ZQUEUE - in->filled) % ZQUEUE].buf - in->zbuf);
+	else if (open != NULL && open->len > 0)
+		*at = (size_t)(open->buf - in->zbuf);
+	else
+		return false;
+	return true;
+}
+
+/* Makes room for a block of up to NEED bytes at the zstd ring's write position: back to
+ * the ring's start when its end is too near (zstd's round buffer: the decoder's history is
+ * then the two segments), then waiting while the reader still holds bytes there, and for a
+ * queue entry when no piece is open (*OPEN). A piece is published before any wait, so
+ * that the reader is never left waiting for bytes the producer holds back. Returns false
+ * once stopped. */
+static bool zring_reserve(struct input *in, struct slot **open, size_t need, uint64_t src_off)
+{
+	size_t r0;
+	bool stop;
+
+	if (in->zw + need > in->zcap) {
+		if (*open != NULL && (*open)->len > 0)
+			ring_publish(in, *open, src_off);
+		*open = NULL;
+		in->zw = 0;
+	}
+	pthread_mutex_lock(&in->lock);
+	for (;;) {
+		if (in->stop)
+			break;
+		bool held = zring_oldest(in, *open, &r0);
+		if ((*open != NULL || in->filled < ZQUEUE) && (!held || r0 < in->zw || in->zw + need <= r0))
+			break;
+		if (*open != NULL && (*open)->len > 0) {
+			pthread_mutex_unlock(&in->lock);
+			ring_publish(in, *open, src_off);
+			*open = NULL;
+			pthread_mutex_lock(&in->lock);
+			continue;
+		}
+		in->prod_waiting = true;
+		pthread_cond_wait(&in->notfull, &in->lock);
+		in->prod_waiting = false;
+	}
+	stop = in->stop;
+	pthread_mutex_unlock(&in->lock);
+	if (stop)
+		return false;
+	if (*open == NULL) {
+		*open = &in->ring[in->tail];
+		(*open)->buf = in->zbuf + in->zw;
+		(*open)->len = 0;
+	}
+	return true;
+}
+
+/* Gives the zstd ring CAP bytes at least, once the reader holds nothing of it. Returns false
+ * once stopped. */
+static bool zring_grow(struct input *in, struct slot **open, size_t cap, uint64_t src_off)
+{
+	bool stop;
+
+	if (*open != NULL && (*open)->len > 0)
+		ring_publish(in, *open, src_off);
+	*open = NULL;
+	pthread_mutex_lock(&in->lock);
+	while (in->filled > 0 && !in->stop) {
+		in->prod_waiting = true;
+		pthread_cond_wait(&in->notfull, &in->lock);
+		in->prod_waiting = false;
+	}
+	stop = in->stop;
+	pthread_mutex_unlock(&in->lock);
+	if (stop)
+		return false;
+	free(in->zbuf);
+	in->zbuf = xmalloc(cap);
+	in->zcap = cap;
+	in->zw = 0;
+	return true;
+}
+
+/* The zstd producer: zstd's buffer-less decoding (zstd.h, "Buffer-less streaming
+ * decompression") straight into the ring the reader reads, which is the decoder's window
+ * too: no window of the decoder's own beside a ring of ours, and no copy between them.
+ * Frames follow one another in one stream; each frame's header is read first, to refuse a
+ * window over the limit and to take a large grant for a big one before the ring grows to
+ * it; skippable frames (pzstd's) are stepped over here. The decoder takes exactly the bytes
+ * it asks for (ZSTD_nextSrcSizeToDecompress), at most a block, so the file ending inside
+ * them is a truncated frame. */
 static void zstd_run(struct input *in)
 {
 	ZSTD_inBuffer zin = { in->src, in->sniff_len, 0 };
-	ZSTD_outBuffer zout = { NULL, 0, 0 };
-	struct slot *s = NULL;
-	uint64_t total = in->sniff_len, window = 0;
-	bool out_full = false, frame_start = true, src_eof = false;
-	size_t ret = 0;
+	ZSTD_frameHeader fh;
+	struct slot *open = NULL;
+	uint64_t total = in->sniff_len;
 	char *err = NULL;
-	ssize_t n;
+	size_t ret, need;
 	int r;
 
+#define AT (total - (zin.size - zin.pos)) /* the compressed offset of the next byte */
 	memcpy(in->src, in->sniff, in->sniff_len);
 	for (;;) {
-		if (frame_start) {
-			r = zstd_frame_window(in->src + zin.pos, zin.size - zin.pos, &window);
-			if (r == 0 && !src_eof) {
-				memmove(in->src, in->src + zin.pos, zin.size - zin.pos);
-				zin.size -= zin.pos;
-				zin.pos = 0;
-				n = src_read(in, in->src + zin.size, in->src_size - zin.size);
-				if (n == -2)
-					return;
-				if (n < 0) {
-					err = read_error(in, errno);
-					break;
-				}
-				src_eof = n == 0;
-				total += (uint64_t)n;
-				zin.size += (size_t)n;
-				continue;
-			}
-			frame_start = false;
-			if (r == 1 && window > INPUT_ZSTD_WINDOW_MAX) {
-				err = xasprintf("%s: zstd frame at compressed byte %llu asks for a %llu MiB "
-				                "window, over the %llu MiB limit (zstd --long=N with N > 27?): "
-				                "decompress it first (zstd -d --long=31)",
-				                in->name, (unsigned long long)(total - (zin.size - zin.pos)),
-				                (unsigned long long)(window >> 20),
-				                (unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
-				break;
-			}
-			if (r == 1 && window > INPUT_ZSTD_WINDOW_SMALL && input_hold_large(in) < 0)
-				return;
-		}
-		if (zin.pos == zin.size && !out_full) {
-			n = src_eof ? 0 : src_read(in, in->src, in->src_size);
-			if (n == -2)
-				return;
-			if (n < 0) {
-				err = read_error(in, errno);
-				break;
-			}
-			if (n == 0) {
-				if (ret != 0)
-					err = xasprintf("%s: zstd frame truncated at compressed "
-					                "byte %llu",
-					                in->name, (unsigned long long)total);
-				break;
-			}
-			total += (uint64_t)n;
-			zin.size = (size_t)n;
-			zin.pos = 0;
-		}
-		if (s == NULL) {
-			if ((s = ring_claim(in)) == NULL)
-				return;
-			zout.dst = s->buf;
-			zout.size = in->slot_size;
-			zout.pos = 0;
-		}
-		ret = ZSTD_decompressStream(in->zds, &zout, &zin);
-		s->len = zout.pos;
+		/* a frame's header, or the clean end of the stream */
+		if ((r = src_fill(in, &zin, 1, &total)) <= 0)
+			goto src_end;
+		while ((ret = ZSTD_getFrameHeader(&fh, in->src + zin.pos, zin.size - zin.pos)) > 0 &&
+		       !ZSTD_isError(ret))
+			if ((r = src_fill(in, &zin, ret, &total)) <= 0)
+				goto src_end;
 		if (ZSTD_isError(ret)) {
-			err = zstd_error(in, ret, total - (zin.size - zin.pos));
+			err = zstd_error(in, ret, AT);
 			break;
 		}
-		if (ret == 0) {
-			frame_start = true;
-			if (in->index != NULL)
-				seek_index_zstd_frame(in->index, total - (zin.size - zin.pos), in->produced + zout.pos);
+		if (fh.frameType == ZSTD_skippableFrame) {
+			uint64_t skip = 8 + fh.frameContentSize; /* magic, size (headerSize is not set) */
+			while (skip > 0) {
+				if ((r = src_fill(in, &zin, 1, &total)) <= 0) {
+					if (r == 0)
+						err = xasprintf("%s: zstd frame truncated at compressed byte %llu",
+						                in->name, (unsigned long long)total);
+					goto src_end;
+				}
+				size_t k = zin.size - zin.pos < skip ? zin.size - zin.pos : (size_t)skip;
+				zin.pos += k;
+				skip -= k;
+			}
+			continue;
 		}
-		out_full = zout.pos == zout.size;
-		if (out_full) {
-			ring_publish(in, s, total - (zin.size - zin.pos));
-			s = NULL;
+		if (fh.windowSize > INPUT_ZSTD_WINDOW_MAX) {
+			err = xasprintf("%s: zstd frame at compressed byte %llu asks for a %llu MiB "
+			                "window, over the %llu MiB limit (zstd --long=N with N > 27?): "
+			                "decompress it first (zstd -d --long=31)",
+			                in->name, (unsigned long long)AT, (unsigned long long)(fh.windowSize >> 20),
+			                (unsigned long long)(INPUT_ZSTD_WINDOW_MAX >> 20));
+			break;
 		}
+		if (fh.windowSize > INPUT_ZSTD_WINDOW_SMALL && input_hold_large(in) < 0)
+			return;
+		/* the frame starts wherever the last one ended: a round buffer for a frame of
+		 * unknown size, then, even when this one says it is smaller than its window */
+		need = ZSTD_decodingBufferSize_min(fh.windowSize, ZSTD_CONTENTSIZE_UNKNOWN);
+		if (ZSTD_isError(need)) {
+			err = zstd_error(in, need, AT);
+			break;
+		}
+		if (need < ZRING_MIN)
+			need = ZRING_MIN;
+		if (need > in->zcap && !zring_grow(in, &open, need, AT))
+			return;
+		ZSTD_decompressBegin(in->zds);
+		while ((need = ZSTD_nextSrcSizeToDecompress(in->zds)) > 0) {
+			if (need > in->src_size) {
+				err = xasprintf("%s: corrupt zstd data at compressed byte %llu: a block of %zu bytes",
+				                in->name, (unsigned long long)AT, need);
+				goto done;
+			}
+			if ((r = src_fill(in, &zin, need, &total)) <= 0) {
+				if (r == 0)
+					err = xasprintf("%s: zstd frame truncated at compressed byte %llu", in->name,
+					                (unsigned long long)total);
+				goto src_end;
+			}
+			ZSTD_nextInputType_e t = ZSTD_nextInputType(in->zds);
+			size_t room = 0;
+			if (t == ZSTDnit_block || t == ZSTDnit_lastBlock) {
+				room = fh.blockSizeMax;
+				if (!zring_reserve(in, &open, room, AT))
+					return;
+			}
+			ret = ZSTD_decompressContinue(in->zds, room > 0 ? in->zbuf + in->zw : NULL, room,
+			                              in->src + zin.pos, need);
+			if (ZSTD_isError(ret)) {
+				err = zstd_error(in, ret, AT);
+				goto done;
+			}
+			zin.pos += need;
+			if (ret > 0) {
+				open->len += ret;
+				in->zw += ret;
+				in->decoded += ret;
+				if (open->len >= ZPIECE) {
+					ring_publish(in, open, AT);
+					open = NULL;
+				}
+			}
+		}
+		if (in->index != NULL)
+			seek_index_zstd_frame(in->index, AT, in->decoded);
 	}
-	if (s != NULL && s->len > 0)
-		ring_publish(in, s, total - (zin.size - zin.pos));
-	ring_finish(in, err, total - (zin.size - zin.pos));
+	goto done;
+src_end:
+	if (r == -2)
+		return;
+	if (r < 0)
+		err = read_error(in, errno);
+	else if (r == 0 && err == NULL && zin.size > zin.pos)
+		err = xasprintf("%s: zstd frame truncated at compressed byte %llu", in->name,
+		                (unsigned long long)total);
+done:
+	if (open != NULL && open->len > 0)
+		ring_publish(in, open, AT);
+	ring_finish(in, err, AT);
+#undef AT
 }
 
 static void *producer_main(void *arg)
@@ -579,18 +689,19 @@ static bool start_producer(struct input *in, char **cause)
 		if (inflateInit2(&in->z, 15 + 16) != Z_OK)
 			fatal("out of memory (inflateInit2)");
 	} else {
-		if ((in->zds = ZSTD_createDStream()) == NULL)
-			fatal("out of memory (ZSTD_createDStream)");
-		ZSTD_initDStream(in->zds);
-		ZSTD_DCtx_setParameter(in->zds, ZSTD_d_windowLogMax, 27);
+		if ((in->zds = ZSTD_createDCtx()) == NULL)
+			fatal("out of memory (ZSTD_createDCtx)");
 	}
 	if (in->is_reg)
 		in->index = seek_index_new(in->codec);
 	bool small = in->is_reg && in->file_size < SMALL_FILE;
 	in->slot_size = small ? SLOT_SIZE >> SMALL_BUF_SHIFT : SLOT_SIZE;
 	in->src_size = small ? SRC_BUF_SIZE >> SMALL_BUF_SHIFT : SRC_BUF_SIZE;
+	if (in->codec == INPUT_ZSTD && in->src_size < ZSTD_BLOCKSIZE_MAX)
+		in->src_size = ZSTD_BLOCKSIZE_MAX; /* a whole block, contiguous */
 	in->src = xmalloc(in->src_size);
-	for (i = 0; i < RING_SLOTS; i++)
+	in->nslots = in->codec == INPUT_ZSTD ? ZQUEUE : RING_SLOTS;
+	for (i = 0; in->codec == INPUT_GZIP && i < RING_SLOTS; i++)
 		in->ring[i].buf = xmalloc(in->slot_size);
 	pthread_mutex_init(&in->lock, NULL);
 	pthread_cond_init(&in->nonempty, NULL);
@@ -615,10 +726,11 @@ static void free_input(struct input *in)
 
 	if (in->codec == INPUT_GZIP && in->src != NULL)
 		inflateEnd(&in->z);
-	ZSTD_freeDStream(in->zds);
+	ZSTD_freeDCtx(in->zds);
 	seek_index_free(in->index);
 	free(in->src);
-	for (i = 0; i < RING_SLOTS; i++)
+	free(in->zbuf);
+	for (i = 0; in->codec == INPUT_GZIP && i < RING_SLOTS; i++)
 		free(in->ring[i].buf);
 	if (in->src != NULL) {
 		pthread_mutex_destroy(&in->lock);
@@ -875,9 +987,10 @@ static ssize_t read_ring(struct input *in, unsigned char *buf, size_t len)
 
 		pthread_mutex_lock(&in->lock);
 		if (in->holding) {
-			if (in->filled-- == RING_SLOTS)
+			in->filled--;
+			if (in->prod_waiting)
 				pthread_cond_signal(&in->notfull);
-			in->head = (in->head + 1) % RING_SLOTS;
+			in->head = (in->head + 1) % in->nslots;
 			in->holding = false;
 		}
 		while (in->filled == 0 && !in->done && got == 0)
