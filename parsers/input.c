@@ -3,14 +3,17 @@
  *
  * Plain input is read() straight into the caller's buffer; nothing else runs. For
  * gzip and zstd a producer thread reads the compressed bytes and inflates them directly
- * into a ring of RING_SLOTS buffers of SLOT_SIZE bytes; input_read copies out of the
- * slot at the head of the ring. The ring state shared by the two threads is one count,
- * `filled` (slots published and not yet released, the one being read included), plus
- * `done`/`stop` flags, all under `lock`. The producer only fills slot
- * (head + filled) % RING_SLOTS, which the consumer never touches, so slot contents need
- * no lock; the mutex hand-off orders them. Each side waits on its own condition variable
- * and is signalled only on the transition that can unblock it: empty -> non-empty wakes
- * the consumer, full -> not full wakes the producer.
+ * into a queue of slots; input_read copies out of the slot at the head of the queue. A
+ * gzip slot is a buffer of its own (RING_SLOTS of SLOT_SIZE bytes); a zstd slot is a piece
+ * of one round buffer, `zbuf`, which is the decoder's window too (zstd's buffer-less
+ * decoding: the producer writes a block only where the reader holds nothing, so the
+ * reader needs no copy of the window's bytes). The queue's state shared by the two threads
+ * is one count, `filled` (slots published and not yet released, the one being read
+ * included), plus `done`/`stop`/`prod_waiting` flags, all under `lock`. The producer only
+ * fills slot (head + filled) % nslots, which the consumer never touches, so slot contents
+ * need no lock; the mutex hand-off orders them. Each side waits on its own condition
+ * variable: empty -> non-empty wakes the consumer, and a release wakes the producer when
+ * it waits.
  *
  * Errors (truncated or corrupt stream, read error) are recorded by the producer after it
  * has published every byte decompressed before them, so the consumer sees all the good
