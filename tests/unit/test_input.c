@@ -378,6 +378,70 @@ static int drain(struct input *in, struct buf *out, char **cause)
 	return (int)n;
 }
 
+/* A zstd frame of P compressed with a window of 2^WLOG bytes and no content size in its
+ * header (so that the decoder cannot size its buffer to the content). */
+static struct buf zst_frame_wlog(const void *p, size_t len, int wlog)
+{
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	struct buf b;
+	size_t r;
+
+	b.p = xmalloc(ZSTD_compressBound(len) + 64);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, wlog);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+	r = ZSTD_compress2(c, b.p, ZSTD_compressBound(len) + 64, p, len);
+	if (ZSTD_isError(r))
+		fatal("ZSTD_compress2: %s", ZSTD_getErrorName(r));
+	b.len = b.cap = r;
+	ZSTD_freeCCtx(c);
+	return b;
+}
+
+/* The zstd decoder writes straight into the ring the reader reads (parsers/input.c): a
+ * small window wraps the ring many times, with matches reaching back across its end; a
+ * later frame with a bigger window grows it between frames; a window of 1 KB makes blocks
+ * of 1 KB; skippable frames between them are stepped over; a file cut inside a skippable
+ * frame is a truncated frame. Each read back whole, with read sizes small and large. */
+static void test_zstd_ring(const struct buf *big)
+{
+	static const unsigned char skip[] = { 0x5f, 0x2a, 0x4d, 0x18, 5, 0, 0, 0, 1, 2, 3, 4, 5 };
+	static const int wlogs[] = { 17, 22, 10, 17 };
+	struct buf b = { NULL, 0, 0 }, want = { NULL, 0, 0 }, f;
+	size_t part = big->len / 4;
+	char *p, *why;
+
+	for (size_t i = 0; i < sizeof wlogs / sizeof wlogs[0]; i++) {
+		f = zst_frame_wlog(big->p + i * part, part, wlogs[i]);
+		cat(&b, f.p, f.len);
+		free(f.p);
+		cat(&want, big->p + i * part, part);
+		if (i == 1)
+			cat(&b, skip, sizeof skip);
+	}
+	p = write_file("ring.json.zst", b.p, b.len);
+	check_roundtrip("zstd windows 2^17, 2^22, 2^10, 2^17", p, &want, INPUT_ZSTD, 7);
+	check_roundtrip("zstd windows 2^17, 2^22, 2^10, 2^17", p, &want, INPUT_ZSTD, 1 << 20);
+	free(p);
+
+	/* cut inside the skippable frame: what came before, then a truncated frame */
+	f = zst_frame_wlog(big->p, part, 17);
+	free(b.p);
+	memset(&b, 0, sizeof b);
+	cat(&b, f.p, f.len);
+	cat(&b, skip, 9);
+	free(f.p);
+	p = write_file("cut-skip.json.zst", b.p, b.len);
+	why = xasprintf("zstd frame truncated at compressed byte %zu", b.len);
+	want.len = part;
+	check_bad("zstd cut in a skippable frame", p, &want, part, why, "zstd");
+	free(why);
+	free(p);
+	free(b.p);
+	free(want.p);
+}
+
 static void test_windows(const struct buf *small)
 {
 	struct buf b = { NULL, 0, 0 }, f, got = { NULL, 0, 0 };
@@ -662,6 +726,7 @@ int main(void)
 	test_stdin(&small, &big);
 	test_stdin_stalled(&big);
 	test_windows(&small);
+	test_zstd_ring(&big);
 	test_reopen(&small);
 
 	p = write_file("early.json.gz", gz.p, gz.len);
