@@ -39,6 +39,27 @@ uint64_t strtab_seed(void)
 	return seed_value;
 }
 
+/* The 1 to 7 bytes at P as memcpy into a zeroed word reads them; on a little-endian
+ * machine without a memcpy of a variable length: two loads that overlap, or three bytes. */
+static inline uint64_t load_tail(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + n - 4, 4);
+		return (uint64_t)lo | (uint64_t)hi << ((n - 4) * 8);
+	}
+	return (uint64_t)u[0] | (uint64_t)u[n / 2] << (n / 2 * 8) | (uint64_t)u[n - 1] << ((n - 1) * 8);
+#else
+	uint64_t w = 0;
+	(void)u;
+	memcpy(&w, p, n);
+	return w;
+#endif
+}
+
 /* The hash of N bytes at P from the start state H0. */
 static uint64_t hash_from(uint64_t h0, const char *p, size_t n)
 {
@@ -53,9 +74,7 @@ static uint64_t hash_from(uint64_t h0, const char *p, size_t n)
 		n -= 8;
 	}
 	if (n > 0) {
-		uint64_t w = 0;
-		memcpy(&w, p, n);
-		h = (h ^ w) * m;
+		h = (h ^ load_tail(p, n)) * m;
 		h ^= h >> 29;
 	}
 	h *= 0xbf58476d1ce4e5b9ull;

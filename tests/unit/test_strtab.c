@@ -5,6 +5,30 @@
 #include "lib/strtab.h"
 #include "tests/unit/tap.h"
 
+/* The hash as it was first written: words of 8 bytes, then the tail zero-extended. */
+static uint64_t ref_hash(const char *p, size_t n)
+{
+	const uint64_t m = 0x9e3779b97f4a7c15ull;
+	uint64_t h = 0x243f6a8885a308d3ull ^ (n * m);
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+	}
+	if (n > 0) {
+		unsigned char t[8] = { 0 };
+		uint64_t w;
+		memcpy(t, p, n);
+		memcpy(&w, t, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+	}
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return h;
+}
+
 int main(void)
 {
 	struct strtab t;
@@ -72,6 +96,37 @@ int main(void)
 	ok(all_collide, "4000 crafted strings share one strtab_hash");
 	ok(found_all, "each is interned once and found again");
 	ok(slot_spread, "the table's seeded hash tells them apart");
+	strtab_free(&t);
+
+	/* strtab_hash is the function it always was (the timeline's colours come from it):
+	 * every length and alignment against the reference, bytes read one word at a time */
+	int same_hash = 1;
+	for (int i = 0; i < 100; i++)
+		buf[i % 32] = (char)(i * 37 + 11), big[i] = (char)(i * 53 + 7);
+	for (size_t n = 0; n < 90; n++)
+		for (size_t o = 0; o < 8; o++)
+			same_hash &= strtab_hash(big + o, n) == ref_hash(big + o, n);
+	ok(same_hash, "strtab_hash of 0-89 bytes at 8 alignments equals the reference");
+
+	/* long names that differ in one byte only, anywhere in them, as templated kernel
+	 * names do: each its own id and (the slot hash reads them in four lanes) its own
+	 * slot hash */
+	enum { NLONG = 2000, LONG_LEN = 203 };
+	static char names[NLONG][LONG_LEN];
+	int long_found = 1, long_distinct = 1;
+	strtab_init(&t);
+	for (int i = 0; i < NLONG; i++) {
+		memset(names[i], 'k', LONG_LEN);
+		names[i][i % LONG_LEN] = (char)('A' + i / LONG_LEN);
+		ids[i] = strtab_intern(&t, names[i], LONG_LEN);
+	}
+	for (int i = 0; i < NLONG; i++) {
+		long_found &= strtab_find(&t, names[i], LONG_LEN) == ids[i];
+		for (int j = 0; j < i; j++)
+			long_distinct &= ids[i] != ids[j] && t.hashes[ids[i]] != t.hashes[ids[j]];
+	}
+	ok(long_found, "2000 names of 203 bytes differing in one byte are found again");
+	ok(long_distinct, "each has its own id and slot hash");
 	strtab_free(&t);
 	return done_testing();
 }
