@@ -85,10 +85,34 @@ void builder_warn(struct builder *b, const char *fmt, ...)
 	free(msg);
 }
 
+/* Where S[0..LEN) goes in the builder's string memo: from its length and its first and
+ * last 8 bytes (fewer when it is shorter). */
+static inline uint32_t str_memo_slot(const char *s, size_t len)
+{
+	uint64_t a = 0, z = 0;
+	if (len >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&z, s + len - 8, 8);
+	} else if (len > 0) {
+		a = (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		    (uint64_t)(unsigned char)s[len - 1] << 16;
+	}
+	uint64_t h = (a ^ (z * 0x9e3779b97f4a7c15ull) ^ len) * 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(h >> 40) & (STR_MEMO - 1);
+}
+
 uint32_t builder_string(struct builder *b, const char *s, size_t len)
 {
+	struct strtab *st = &b->t->strings;
 	/* an absent string may come as {NULL, 0}: memcmp must not see the NULL */
-	return strtab_intern(&b->t->strings, s != NULL ? s : "", len);
+	if (s == NULL)
+		s = "";
+	uint32_t slot = str_memo_slot(s, len), id = b->str_memo[slot];
+	if (id != 0 && id <= st->n && strtab_len(st, id - 1) == len && memcmp(strtab_get(st, id - 1), s, len) == 0)
+		return id - 1;
+	id = strtab_intern(st, s, len);
+	b->str_memo[slot] = id + 1;
+	return id;
 }
 
 void builder_source_event(struct builder *b, char ph, bool has_category)

@@ -35,8 +35,13 @@ struct orphan_e {
 };
 
 #define KIND_MEMO 1024
+#define STR_MEMO 512
 struct builder {
 	struct trace *t;
+	/* the strings interned last, by a look at their length and ends: id + 1 (0: empty),
+	 * checked against the table's bytes; an event's name and category are mostly one
+	 * seen a few events before, and a hit costs a compare, not a hash of the name */
+	uint32_t str_memo[STR_MEMO];
 	/* the kinds interned last, by (name, category, class, flags) + 1 (0: empty): most
 	 * slices are of a kind seen a few slices before */
 	uint64_t kind_key[KIND_MEMO];

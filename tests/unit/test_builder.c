@@ -55,7 +55,7 @@ static struct builder_gpu no_gpu_facts(void)
 static void add(struct builder *b, uint32_t track, int64_t ts, int64_t dur, const char *name, const char *cat,
                 const struct builder_gpu *gpu)
 {
-	struct builder_slice s = { ts, dur, str(b, name), str(b, cat), 0, 0 };
+	struct builder_slice s = { ts, dur, str(b, name), str(b, cat), 0, 0, 0 };
 	builder_slice(b, track, &s, gpu);
 }
 
@@ -265,18 +265,19 @@ static void big_event(struct builder *b, uint32_t k)
 	int64_t ts = (int64_t)k * 1000;
 	/* now and then a parent of 5 s or more: its length is kept beside the slice */
 	int64_t parent = k % 997 == 5 ? 5000000000 + k : 900;
-	struct builder_slice s = { ts, parent, str(b, "parent"), str(b, "cpu_op"), (uint64_t)k * 4 + 1, 0 };
+	struct builder_slice s = { ts, parent, str(b, "parent"), str(b, "cpu_op"), (uint64_t)k * 4 + 1, 0, 0 };
 	struct builder_gpu g = no_gpu_facts();
 
 	builder_slice(b, cpu, &s, NULL);
-	s = (struct builder_slice){ ts + 10,          k % 3 ? 50 : 0,      str(b, names[k % 4]),
-		                    str(b, "cpu_op"), (uint64_t)k * 4 + 2, 0 };
+	s = (struct builder_slice){
+		ts + 10, k % 3 ? 50 : 0, str(b, names[k % 4]), str(b, "cpu_op"), (uint64_t)k * 4 + 2, 0, 0
+	};
 	builder_slice(b, cpu, &s, NULL);
 	g.has_correlation = true;
 	g.correlation = k % 5 == 0 ? 6000000000 + k : k; /* now and then past 32 bits */
 	g.external_id = k % 7 == 0 ? -5 - (int64_t)k : k % 7 == 1 ? -1 : (int64_t)k;
 	s = (struct builder_slice){
-		ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3, 0
+		ts + 100, 20, str(b, "cudaLaunchKernel"), str(b, "cuda_runtime"), (uint64_t)k * 4 + 3, 0, 0
 	};
 	builder_slice(b, cpu, &s, &g);
 	builder_flow(b, cpu, ts + 100, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_START);
@@ -289,7 +290,7 @@ static void big_event(struct builder *b, uint32_t k)
 	}
 	if (k % 13 == 0)
 		g.bytes = k % 26 == 0 ? 5000000000 + k : k;
-	s = (struct builder_slice){ ts + 500, 300, str(b, names[k % 4]), str(b, "kernel"), (uint64_t)k * 4 + 4, 0 };
+	s = (struct builder_slice){ ts + 500, 300, str(b, names[k % 4]), str(b, "kernel"), (uint64_t)k * 4 + 4, 0, 0 };
 	builder_slice(b, gpu, &s, &g);
 	builder_flow(b, gpu, ts + 500, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_FINISH);
 }
@@ -504,8 +505,45 @@ static void test_many_categories(void)
 	trace_free(t0);
 }
 
+/* builder_string remembers the strings it interned last (a memo by length and ends): the
+ * same ids as the table's own, for strings that share their length and ends and differ
+ * inside, short ones, the empty one, and an absent one ({NULL, 0}), in any order and
+ * again. */
+static void test_string_memo(void)
+{
+	enum { N = 3000 };
+	struct trace *t = new_trace();
+	struct builder *b = builder_new(t);
+	static uint32_t ids[N];
+	char s[64];
+	bool same = true;
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < N; i++) {
+			int k = round == 1 ? N - 1 - i : (i * 7919) % N;
+			size_t n = (size_t)(k % 5 == 0 ? k % 7 : 40); /* short ones, and long ones alike at both ends */
+			memset(s, 'x', sizeof s);
+			if (n == 40)
+				snprintf(s + 10, 20, "%019d", k), s[29] = 'x';
+			else
+				for (size_t j = 0; j < n; j++)
+					s[j] = (char)('a' + (k + (int)j) % 26);
+			uint32_t id = builder_string(b, s, n);
+			same &= strtab_find(&t->strings, s, n) == id && strtab_len(&t->strings, id) == n &&
+			        memcmp(strtab_get(&t->strings, id), s, n) == 0;
+			if (round == 0)
+				ids[k] = id;
+			else
+				same &= ids[k] == id;
+		}
+	ok(same, "3000 strings alike at both ends: the table's ids, the same each time");
+	is_int(builder_string(b, NULL, 0), builder_string(b, "", 0), "an absent string is the empty one");
+	builder_finish(b);
+	trace_free(t);
+}
+
 int main(void)
 {
+	test_string_memo();
 	test_one_model();
 	test_parts();
 	test_big_parts();
