@@ -299,22 +299,60 @@ static bool has_launch(const struct builder_gpu *in)
 	return !isnan(in->blocks_per_sm) || !isnan(in->occupancy) || in->regs != -1 || in->smem != -1;
 }
 
-static uint32_t add_launch(struct trace *t, const struct builder_gpu *in)
+static uint32_t launch_hash(uint64_t seed, const struct kernel_launch *k)
 {
+	uint64_t w[5], h = seed;
+	_Static_assert(sizeof *k == sizeof w, "a kernel launch is 40 bytes, no padding");
+	memcpy(w, k, sizeof w);
+	for (int i = 0; i < 5; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return (uint32_t)(h >> 32);
+}
+
+static uint32_t launch_slot_hash(const struct builder *b, uint32_t i)
+{
+	return launch_hash(b->seed, &b->t->launches[i]);
+}
+
+uint32_t builder_intern_launch(struct builder *b, const struct kernel_launch *launch)
+{
+	struct trace *t = b->t;
+	struct kernel_launch k = *launch;
+	k.blocks_per_sm = isnan(k.blocks_per_sm) ? NAN : k.blocks_per_sm;
+	k.occupancy = isnan(k.occupancy) ? NAN : k.occupancy;
+	if ((uint64_t)(t->nlaunches + 1) * 2 > b->nlaunch_slots)
+		grow_slots(b, &b->launch_slots, &b->nlaunch_slots, 256, t->nlaunches, launch_slot_hash);
+	uint32_t h = launch_hash(b->seed, &k) & (b->nlaunch_slots - 1);
+	for (;; h = (h + 1) & (b->nlaunch_slots - 1)) {
+		uint32_t e = b->launch_slots[h];
+		if (e == 0)
+			break;
+		if (memcmp(&t->launches[e - 1], &k, sizeof k) == 0)
+			return e - 1;
+	}
 	if (t->nlaunches == t->launches_cap) {
 		t->launches_cap = t->launches_cap ? t->launches_cap * 2 : 256;
 		t->launches = xreallocarray(t->launches, t->launches_cap, sizeof *t->launches);
 	}
-	struct kernel_launch *k = &t->launches[t->nlaunches];
-	for (int i = 0; i < 3; i++) {
-		k->grid[i] = in->grid[i];
-		k->block[i] = in->block[i];
-	}
-	k->blocks_per_sm = in->blocks_per_sm;
-	k->occupancy = in->occupancy;
-	k->regs = in->regs;
-	k->smem = in->smem;
+	t->launches[t->nlaunches] = k;
+	b->launch_slots[h] = t->nlaunches + 1;
 	return t->nlaunches++;
+}
+
+static uint32_t add_launch(struct builder *b, const struct builder_gpu *in)
+{
+	struct kernel_launch k;
+	for (int i = 0; i < 3; i++) {
+		k.grid[i] = in->grid[i];
+		k.block[i] = in->block[i];
+	}
+	k.blocks_per_sm = in->blocks_per_sm;
+	k.occupancy = in->occupancy;
+	k.regs = in->regs;
+	k.smem = in->smem;
+	return builder_intern_launch(b, &k);
 }
 
 static uint32_t place_hash(uint64_t seed, const struct gpu_place *p)
@@ -387,7 +425,7 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 		p.pg = in->pg != NULL ? builder_string(b, in->pg, in->pg_len) : 0;
 		if (in->bytes != -1)
 			builder_add_bytes(t, t->ngpu, in->bytes);
-		g->launch = has_launch(in) ? add_launch(t, in) : TT_NONE;
+		g->launch = has_launch(in) ? add_launch(b, in) : TT_NONE;
 	} else {
 		g->corr_code = g->ext_code = GPU_ID_NONE;
 		g->launch = TT_NONE;
@@ -770,6 +808,7 @@ void builder_free_state(struct builder *b)
 	free(b->track_slots);
 	free(b->process_slots);
 	free(b->place_slots);
+	free(b->launch_slots);
 	free(b);
 }
 

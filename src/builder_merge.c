@@ -207,6 +207,9 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 		p.pg = smap[p.pg];
 		pmap[k] = builder_intern_place(dst, &p);
 	}
+	uint32_t *lmap = xreallocarray(NULL, s->nlaunches ? s->nlaunches : 1, sizeof *lmap);
+	for (uint32_t k = 0; k < s->nlaunches; k++)
+		lmap[k] = builder_intern_launch(dst, &s->launches[k]);
 	for (uint32_t k = 0; k < s->ngpu; k++) {
 		struct gpu_fact *g = &s->gpu_facts[k];
 		g->place = g->place < s->ngpu_places ? pmap[g->place] : 0;
@@ -215,13 +218,15 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 		if (g->ext_code >= GPU_ID_WIDE && g->ext_code != GPU_ID_NONE)
 			g->ext_code = trace_id_code(d, gpu_id_value(s, g->ext_code));
 		if (g->launch != TT_NONE)
-			g->launch += d->nlaunches;
+			g->launch = g->launch < s->nlaunches ? lmap[g->launch] : TT_NONE;
 	}
 	free(pmap);
+	free(lmap);
 	for (uint32_t k = 0; k < s->ngpu_bytes; k++)
 		builder_add_bytes(d, s->gpu_bytes[k].gpu + gpu_base, s->gpu_bytes[k].bytes);
-	append_draining((void **)&d->launches, &d->nlaunches, &d->launches_cap, (void **)&s->launches, s->nlaunches,
-	                sizeof *s->launches);
+	free(s->launches);
+	s->launches = NULL;
+	s->nlaunches = s->launches_cap = 0;
 	append_draining((void **)&d->gpu_facts, &d->ngpu, &d->gpu_cap, (void **)&s->gpu_facts, s->ngpu,
 	                sizeof *s->gpu_facts);
 	{

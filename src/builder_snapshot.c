@@ -139,6 +139,8 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	c->nprocess_slots = b->nprocess_slots;
 	c->place_slots = dup_array(b->place_slots, b->nplace_slots, b->nplace_slots, sizeof *b->place_slots);
 	c->nplace_slots = b->nplace_slots;
+	c->launch_slots = dup_array(b->launch_slots, b->nlaunch_slots, b->nlaunch_slots, sizeof *b->launch_slots);
+	c->nlaunch_slots = b->nlaunch_slots;
 	c->last_place = b->last_place;
 	c->counters_cap = b->counters_cap;
 	c->last_counter = b->last_counter;

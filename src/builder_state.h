@@ -55,6 +55,9 @@ struct builder {
 	uint32_t *process_slots; /* open addressing: process index + 1, 0 when free */
 	uint32_t nprocess_slots;
 	uint32_t *place_slots; /* open addressing: GPU place index + 1, 0 when free */
+	uint32_t nlaunch_slots;
+	uint32_t *launch_slots; /* open addressing: launch index + 1, 0 when free (none after a merge
+	                         * appended a part's: rebuilt from the array when next needed) */
 	uint32_t nplace_slots;
 	uint32_t last_place;   /* intern_place's last answer: kernels come in runs of a stream */
 	struct bstack *stacks; /* by track */
@@ -88,6 +91,11 @@ void builder_set_sort_index(struct builder *b, int64_t *dst, int64_t value);
 
 /* The index in the trace's gpu_places of place P, added when new. */
 uint32_t builder_intern_place(struct builder *b, const struct gpu_place *p);
+/* The index of launch K in trace.launches, added when new: a kernel launched again with the
+ * same grid, block, registers, shared memory and occupancy (most are: a few hundred
+ * distinct launches for tens of thousands of kernels) shares the entry. Compared as bytes,
+ * every NaN made the one NAN. */
+uint32_t builder_intern_launch(struct builder *b, const struct kernel_launch *k);
 
 /* Notes that GPU fact GPU of T moved BYTES (in GPU order). */
 void builder_add_bytes(struct trace *t, uint32_t gpu, int64_t bytes);

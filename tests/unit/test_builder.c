@@ -166,7 +166,11 @@ static void test_one_model(void)
 	is_int(gpu_launch(t, gi)->grid[0], 80, "grid kept");
 	is_int(gpu_launch(t, gi)->block[0], 128, "block kept");
 	ok(gpu_launch(t, gi)->occupancy == 50.0f, "occupancy kept");
-	is_int(t->nlaunches, 2, "only the two kernels have launch records (not the runtime call, not the memcpy)");
+	ok(t->gpu[track_gpu_at(g, relu)].launch != TT_NONE && t->gpu[track_gpu_at(c, rt)].launch == TT_NONE &&
+	           t->gpu[track_gpu_at(g, copy)].launch == TT_NONE,
+	   "only the kernels have launch records (not the runtime call, not the memcpy)");
+	is_int(t->gpu[track_gpu_at(g, relu)].launch, gi->launch, "the two kernels' equal launches share one record");
+	is_int(t->nlaunches, 1, "one record in all");
 	is_int(gi->peer.track, cpu, "the kernel is linked to its launch's thread");
 	is_int(gi->peer.idx, rt, "and to the launch itself");
 	is_int(t->gpu[track_gpu_at(c, rt)].peer.idx, gemm, "the launch is linked back to its kernel");
@@ -283,7 +287,8 @@ static void big_event(struct builder *b, uint32_t k)
 	builder_flow(b, cpu, ts + 100, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_START);
 	g.stream = 7;
 	g.device = (int32_t)(k % 2);
-	g.grid[0] = (int32_t)k;
+	g.grid[0] = (int32_t)(k % 97); /* launches repeat: 97 distinct, the same in every part */
+	g.regs = (int32_t)(k % 3 == 0 ? -1 : 32);
 	if (k % 11 == 0) { /* a collective of one of two process groups */
 		g.pg = k % 22 == 0 ? "pg-a" : "pg-b";
 		g.pg_len = 4;
@@ -348,7 +353,10 @@ static void test_big_parts(void)
 				        gpu_stream(one, gx) == gpu_stream(m, gy) &&
 				        strcmp(text(one, gpu_pg(one, gx)), text(m, gpu_pg(m, gy))) == 0 &&
 				        gpu_bytes(one, gx) == gpu_bytes(m, gy) &&
-				        gpu_launch(one, gx)->grid[0] == gpu_launch(m, gy)->grid[0] &&
+				        memcmp(gpu_launch(one, gx), gpu_launch(m, gy), sizeof(struct kernel_launch)) ==
+				                0 &&
+				        (gy->launch == TT_NONE ||
+				         gpu_launch(m, gy)->grid[0] == (int32_t)((x->ts / 1000) % 97)) &&
 				        same_ref(&gx->self, &gy->self) && same_ref(&gx->peer, &gy->peer);
 			}
 		}
@@ -357,6 +365,15 @@ static void test_big_parts(void)
 	ok(slices, "the same slices, in the same order, on the same rows");
 	is_int(m->ngpu, 2 * N, "every GPU fact kept");
 	ok(facts, "the same GPU facts, linked the same way");
+	bool seen[97][2] = { { false } };
+	uint32_t distinct = 0;
+	for (uint32_t k = 0; k < N; k++) /* grid 0 without registers is no launch record at all */
+		if (!seen[k % 97][k % 3 == 0] && (k % 97 != 0 || k % 3 != 0)) {
+			seen[k % 97][k % 3 == 0] = true;
+			distinct++;
+		}
+	ok(distinct > 97 && one->nlaunches == distinct && m->nlaunches == distinct,
+	   "equal launches share a record, across parts too (%u, %u of %u)", one->nlaunches, m->nlaunches, distinct);
 	uint32_t wide = 0, negative = 0, big_copies = 0, pg_b = 0, linked = 0;
 	for (uint32_t g = 0; g < m->ngpu; g++) {
 		const struct gpu_info *gi = &m->gpu[g];
