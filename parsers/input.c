@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -968,6 +969,19 @@ static ssize_t read_plain(struct input *in, unsigned char *buf, size_t len)
 	return n;
 }
 
+/* Gives the pages of zstd ring piece S back to the system, once the producer is done: it
+ * never writes the ring again, and the reader has read S. The ring holds the last window
+ * of the stream (2 MB for zstd -3) while the scanner reads it, the end of the parse,
+ * where the model is at its largest: released as it is read, the ring's pages are gone
+ * by then. Only whole pages inside S. */
+static void zring_drop(const struct slot *s)
+{
+	const uintptr_t page = 4096;
+	uintptr_t a = ((uintptr_t)s->buf + page - 1) & ~(page - 1), z = ((uintptr_t)s->buf + s->len) & ~(page - 1);
+	if (z > a)
+		madvise((void *)a, z - a, MADV_DONTNEED);
+}
+
 /* Copies what the ring holds, up to LEN; blocks only while nothing at all was copied. */
 static ssize_t read_ring(struct input *in, unsigned char *buf, size_t len)
 {
@@ -993,6 +1007,8 @@ static ssize_t read_ring(struct input *in, unsigned char *buf, size_t len)
 			in->filled--;
 			if (in->prod_waiting)
 				pthread_cond_signal(&in->notfull);
+			if (in->done && in->zbuf != NULL)
+				zring_drop(&in->ring[in->head]);
 			in->head = (in->head + 1) % in->nslots;
 			in->holding = false;
 		}
