@@ -80,7 +80,25 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 	memset(f, 0, sizeof *f);
 	/* per string id: 0 unseen, 1 nothing, 2 triton kernel name, 3 region, 4 graph launch */
 	uint8_t *seen = xcalloc(t->strings.n ? t->strings.n : 1, 1);
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+	/* the kinds' names first (a few thousand kinds for millions of slices): when none is of
+	 * a class counted below, every count is 0 without a look at a slice */
+	bool any = false;
+	for (uint32_t k = 0; k < t->nkinds; k++) {
+		const struct slice_kind *kd = &t->kinds[k];
+		if (kd->name >= t->strings.n)
+			continue;
+		if (seen[kd->name] == 0) {
+			const char *nm = strtab_get(&t->strings, kd->name);
+			seen[kd->name] = starts(nm, "triton_")          ? 2
+			                 : compiled_region(nm)          ? 3
+			                 : compiled_is_graph_launch(nm) ? 4
+			                                                : 1;
+		}
+		any |= (seen[kd->name] == 2 && kd->cls == SC_KERNEL) ||
+		       (seen[kd->name] == 3 && kd->cls != SC_KERNEL && kd->cls != SC_PYTHON) ||
+		       (seen[kd->name] == 4 && kd->cls == SC_RUNTIME);
+	}
+	for (uint32_t ti = 0; any && ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
 			const struct slice *s = &tr->slices[i];
