@@ -432,7 +432,7 @@ static char *zstd_error(const struct input *in, size_t ret, uint64_t off)
 	                 ZSTD_getErrorName(ret));
 }
 
-/* Makes the ZIN holds at least NEED bytes from its position on, moving what it holds to
+/* Makes ZIN hold at least NEED bytes from its position on, moving what it holds to
  * the front of the source buffer to read more. Returns 1, 0 when the file ends first, -1
  * with errno on a read error, -2 when input_close asked the producer to stop. */
 static int src_fill(struct input *in, ZSTD_inBuffer *zin, size_t need, uint64_t *total)
