@@ -61,6 +61,8 @@
 #define ZQUEUE 32
 #define ZPIECE ((size_t)64 << 10)
 #define ZRING_MIN ((size_t)64 << 10)
+/* the slots the reader releases before it wakes a waiting producer (or all it held) */
+#define ZWAKE 2
 /* A compressed file smaller than this reads through buffers a quarter of that size: its
  * whole stream takes a fraction of a second, and the 1 MB it saves is 2% of a 50 MB
  * trace's JSON (bench/RESULTS.md "v100 at a quarter of its JSON"). */
@@ -118,13 +120,14 @@ struct input {
 	pthread_cond_t nonempty;
 	pthread_cond_t notfull;
 	struct slot ring[ZQUEUE];
-	unsigned int nslots; /* gzip: RING_SLOTS buffers of its own; zstd: ZQUEUE pieces of zbuf */
-	unsigned int filled; /* under lock */
-	bool prod_waiting;   /* under lock: the producer waits for the reader to release */
-	bool done;           /* under lock: producer has finished */
-	bool stop;           /* under lock: consumer wants the producer gone */
-	char *prod_err;      /* under lock once done */
-	uint64_t final_off;  /* under lock once done */
+	unsigned int nslots;   /* gzip: RING_SLOTS buffers of its own; zstd: ZQUEUE pieces of zbuf */
+	unsigned int filled;   /* under lock */
+	bool prod_waiting;     /* under lock: the producer waits for the reader to release */
+	unsigned int released; /* under lock: slots released since the producer began to wait */
+	bool done;             /* under lock: producer has finished */
+	bool stop;             /* under lock: consumer wants the producer gone */
+	char *prod_err;        /* under lock once done */
+	uint64_t final_off;    /* under lock once done */
 
 	unsigned int head; /* consumer: slot being read */
 	size_t head_pos;
@@ -292,6 +295,17 @@ static ssize_t src_read(struct input *in, void *buf, size_t len)
 	return read_retry(in->fd, buf, len);
 }
 
+/* The producer waits (under lock) for the reader to release slots: woken once the reader
+ * has released ZWAKE slots, or all it held (read_ring): a wake-up a slot cost a context
+ * switch a slot, and the reader of a small window releases a slot or two a read. */
+static void producer_wait(struct input *in)
+{
+	in->prod_waiting = true;
+	in->released = 0;
+	pthread_cond_wait(&in->notfull, &in->lock);
+	in->prod_waiting = false;
+}
+
 /* Returns the slot to fill next, waiting for one to free up; NULL once stopped. */
 static struct slot *ring_claim(struct input *in)
 {
@@ -299,9 +313,7 @@ static struct slot *ring_claim(struct input *in)
 
 	pthread_mutex_lock(&in->lock);
 	while (in->filled == in->nslots && !in->stop) {
-		in->prod_waiting = true;
-		pthread_cond_wait(&in->notfull, &in->lock);
-		in->prod_waiting = false;
+		producer_wait(in);
 	}
 	stop = in->stop;
 	pthread_mutex_unlock(&in->lock);
@@ -498,9 +510,7 @@ static bool zring_reserve(struct input *in, struct slot **open, size_t need, uin
 			pthread_mutex_lock(&in->lock);
 			continue;
 		}
-		in->prod_waiting = true;
-		pthread_cond_wait(&in->notfull, &in->lock);
-		in->prod_waiting = false;
+		producer_wait(in);
 	}
 	stop = in->stop;
 	pthread_mutex_unlock(&in->lock);
@@ -525,9 +535,7 @@ static bool zring_grow(struct input *in, struct slot **open, size_t cap, uint64_
 	*open = NULL;
 	pthread_mutex_lock(&in->lock);
 	while (in->filled > 0 && !in->stop) {
-		in->prod_waiting = true;
-		pthread_cond_wait(&in->notfull, &in->lock);
-		in->prod_waiting = false;
+		producer_wait(in);
 	}
 	stop = in->stop;
 	pthread_mutex_unlock(&in->lock);
@@ -1005,7 +1013,7 @@ static ssize_t read_ring(struct input *in, unsigned char *buf, size_t len)
 		pthread_mutex_lock(&in->lock);
 		if (in->holding) {
 			in->filled--;
-			if (in->prod_waiting)
+			if (in->prod_waiting && (++in->released >= ZWAKE || in->filled == 0))
 				pthread_cond_signal(&in->notfull);
 			if (in->done && in->zbuf != NULL)
 				zring_drop(&in->ring[in->head]);

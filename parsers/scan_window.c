@@ -23,6 +23,7 @@
  * more than bigger ones, and a compressed file's parse holds its window (and scratch) at
  * the peak of its load (bench/RESULTS.md "Compressed input: smaller buffers"). */
 #define WINDOW_INITIAL ((size_t)1 << 18)
+#define WINDOW_STREAM ((size_t)1 << 17)
 /* Progress is reported every this many bytes (the timeline's LOADING figure moves by it). */
 #define PROGRESS_STEP (1u << 20)
 
@@ -378,8 +379,10 @@ int scan_refill(struct scanner *s, size_t keep)
 		if (n > 0) {
 			s->len += (size_t)n;
 			added += (size_t)n;
-			/* Fill the window fully only when it has room for a big read. */
-			if (s->cap - s->len < (64u << 10))
+			/* Fill the window fully only when it has room for a big read; a decompressed
+			 * stream always (what the ring holds at the moment must not decide how far a
+			 * scan that stops early has read: a parse in parts reads whole windows) */
+			if (s->cap - s->len < (64u << 10) && input_codec(s->in) == INPUT_PLAIN)
 				break;
 			continue;
 		}
@@ -446,6 +449,11 @@ void scan_window_open(struct scanner *s, struct input *in, const struct scan_sin
 	s->stats = stats;
 	s->lim = limits;
 	s->cap = WINDOW_INITIAL < s->lim.window_small ? WINDOW_INITIAL : s->lim.window_small;
+	/* a stream (compressed, or a part of one in memory) is copied from memory that holds
+	 * the bytes ahead: a smaller first window reads it as fast, and is less beside the
+	 * decoder's ring at the peak; a plain file is read() in the bigger one */
+	if (!input_is_seekable(in) && s->cap > WINDOW_STREAM)
+		s->cap = WINDOW_STREAM;
 	s->range = range;
 	if (range != NULL && range->start > 0)
 		s->base = range->start; /* a part of a file: the input is at an event of the array */
