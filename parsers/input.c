@@ -138,11 +138,9 @@ struct input {
 	struct seek_index *index;   /* producer: seek points of a regular file, or NULL */
 	size_t slot_size, src_size; /* SLOT_SIZE and SRC_BUF_SIZE, smaller for a small file */
 
-	/* zstd: the ring the decoder writes and the reader reads, its write position, and the
-	 * bytes decoded (published or in the open piece) */
+	/* zstd: the ring the decoder writes and the reader reads, and its write position */
 	unsigned char *zbuf;
 	size_t zcap, zw;
-	uint64_t decoded;
 };
 
 const char *input_codec_name(enum input_codec c)
@@ -479,6 +477,14 @@ static bool zring_oldest(const struct input *in, const struct slot *open, size_t
 	return true;
 }
 
+/* Publishes the open piece *OPEN, if it holds anything, and leaves none open. */
+static void zring_close(struct input *in, struct slot **open, uint64_t src_off)
+{
+	if (*open != NULL && (*open)->len > 0)
+		ring_publish(in, *open, src_off);
+	*open = NULL;
+}
+
 /* Makes room for a block of up to NEED bytes at the zstd ring's write position: back to
  * the ring's start when its end is too near (zstd's round buffer: the decoder's history is
  * then the two segments), then waiting while the reader still holds bytes there, and for a
@@ -491,9 +497,7 @@ static bool zring_reserve(struct input *in, struct slot **open, size_t need, uin
 	bool stop;
 
 	if (in->zw + need > in->zcap) {
-		if (*open != NULL && (*open)->len > 0)
-			ring_publish(in, *open, src_off);
-		*open = NULL;
+		zring_close(in, open, src_off);
 		in->zw = 0;
 	}
 	pthread_mutex_lock(&in->lock);
@@ -505,8 +509,7 @@ static bool zring_reserve(struct input *in, struct slot **open, size_t need, uin
 			break;
 		if (*open != NULL && (*open)->len > 0) {
 			pthread_mutex_unlock(&in->lock);
-			ring_publish(in, *open, src_off);
-			*open = NULL;
+			zring_close(in, open, src_off);
 			pthread_mutex_lock(&in->lock);
 			continue;
 		}
@@ -530,13 +533,10 @@ static bool zring_grow(struct input *in, struct slot **open, size_t cap, uint64_
 {
 	bool stop;
 
-	if (*open != NULL && (*open)->len > 0)
-		ring_publish(in, *open, src_off);
-	*open = NULL;
+	zring_close(in, open, src_off);
 	pthread_mutex_lock(&in->lock);
-	while (in->filled > 0 && !in->stop) {
+	while (in->filled > 0 && !in->stop)
 		producer_wait(in);
-	}
 	stop = in->stop;
 	pthread_mutex_unlock(&in->lock);
 	if (stop)
@@ -646,7 +646,6 @@ static void zstd_run(struct input *in)
 			if (ret > 0) {
 				open->len += ret;
 				in->zw += ret;
-				in->decoded += ret;
 				if (open->len >= ZPIECE) {
 					ring_publish(in, open, AT);
 					open = NULL;
@@ -654,7 +653,7 @@ static void zstd_run(struct input *in)
 			}
 		}
 		if (in->index != NULL)
-			seek_index_zstd_frame(in->index, AT, in->decoded);
+			seek_index_zstd_frame(in->index, AT, in->produced + (open != NULL ? open->len : 0));
 	}
 	goto done;
 src_end:
@@ -666,8 +665,7 @@ src_end:
 		err = xasprintf("%s: zstd frame truncated at compressed byte %llu", in->name,
 		                (unsigned long long)total);
 done:
-	if (open != NULL && open->len > 0)
-		ring_publish(in, open, AT);
+	zring_close(in, &open, AT);
 	ring_finish(in, err, AT);
 #undef AT
 }

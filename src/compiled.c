@@ -80,8 +80,10 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 	memset(f, 0, sizeof *f);
 	/* per string id: 0 unseen, 1 nothing, 2 triton kernel name, 3 region, 4 graph launch */
 	uint8_t *seen = xcalloc(t->strings.n ? t->strings.n : 1, 1);
-	/* the kinds' names first (a few thousand kinds for millions of slices): when none is of
-	 * a class counted below, every count is 0 without a look at a slice */
+	/* per kind (a few thousand for millions of slices): which count its slices add to, 0
+	 * none, else the class of its name (2, 3, 4 as above); when no kind counts, no slice is
+	 * looked at */
+	uint8_t *counts = xcalloc(t->nkinds ? t->nkinds : 1, 1);
 	bool any = false;
 	for (uint32_t k = 0; k < t->nkinds; k++) {
 		const struct slice_kind *kd = &t->kinds[k];
@@ -94,32 +96,24 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 			                 : compiled_is_graph_launch(nm) ? 4
 			                                                : 1;
 		}
-		any |= (seen[kd->name] == 2 && kd->cls == SC_KERNEL) ||
-		       (seen[kd->name] == 3 && kd->cls != SC_KERNEL && kd->cls != SC_PYTHON) ||
-		       (seen[kd->name] == 4 && kd->cls == SC_RUNTIME);
+		uint8_t c = seen[kd->name];
+		if ((c == 2 && kd->cls == SC_KERNEL) || (c == 3 && kd->cls != SC_KERNEL && kd->cls != SC_PYTHON) ||
+		    (c == 4 && kd->cls == SC_RUNTIME)) {
+			counts[k] = c;
+			any = true;
+		}
 	}
 	for (uint32_t ti = 0; any && ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		for (uint32_t i = 0; i < tr->nslices; i++) {
-			const struct slice *s = &tr->slices[i];
-			if (slice_name(t, s) >= t->strings.n)
-				continue;
-			if (seen[slice_name(t, s)] == 0) {
-				const char *nm = strtab_get(&t->strings, slice_name(t, s));
-				seen[slice_name(t, s)] = starts(nm, "triton_")          ? 2
-				                         : compiled_region(nm)          ? 3
-				                         : compiled_is_graph_launch(nm) ? 4
-				                                                        : 1;
-			}
-			if (seen[slice_name(t, s)] == 2 && slice_cls(t, s) == SC_KERNEL)
-				f->triton_kernels++;
-			else if (seen[slice_name(t, s)] == 3 && slice_cls(t, s) != SC_KERNEL &&
-			         slice_cls(t, s) != SC_PYTHON)
-				f->compiled_regions++;
-			else if (seen[slice_name(t, s)] == 4 && slice_cls(t, s) == SC_RUNTIME)
-				f->graph_launches++;
+			uint32_t k = tr->slices[i].kind;
+			uint8_t c = k < t->nkinds ? counts[k] : 0;
+			f->triton_kernels += c == 2;
+			f->compiled_regions += c == 3;
+			f->graph_launches += c == 4;
 		}
 	}
+	free(counts);
 	/* the kernel time compiled code launched: Triton kernels, and kernels whose runtime call
 	 * nests in a compiled region */
 	for (uint32_t i = 0; i < t->ngpu; i++) {

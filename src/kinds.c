@@ -132,10 +132,3 @@ void kinds_free(struct trace *t, bool borrowed)
 	t->nkinds = 0;
 	t->kind_table = NULL;
 }
-
-uint64_t kinds_memory(const struct trace *t)
-{
-	const struct kind_table *kt = t->kind_table;
-	return (uint64_t)t->nkinds * sizeof(struct slice_kind) +
-	       (kt != NULL ? (uint64_t)kt->cap * sizeof(struct slice_kind) + (uint64_t)kt->nslots * 4 : 0);
-}

@@ -27,7 +27,5 @@ void kinds_share(struct trace *t, bool on);
 void kinds_copy(struct trace *dst, const struct trace *src);
 /* Frees T's table (its array too unless BORROWED: a cache mapping's). */
 void kinds_free(struct trace *t, bool borrowed);
-/* Bytes T's table holds. */
-uint64_t kinds_memory(const struct trace *t);
 
 #endif
