@@ -470,6 +470,22 @@ static bool launch_remedy(struct ctx *c, char *cause, size_t n, const char **fix
 			   "not captured";
 		return true;
 	}
+	if (cf.compiled && cf.triton_kernels == 0) {
+		/* compiled regions run the kernels, but none is Triton's: the graphs were not code-
+		 * generated (a backend such as aot_eager), so the kernels are ATen's, as many as eager */
+		char a[32];
+		snprintf(cause, n,
+		         "the model runs in compiled regions (%s of the kernel time is launched inside them), but no "
+		         "kernel is a Triton kernel: the compiled graphs run ATen's own kernels, as many and as small "
+		         "as in eager mode (a backend that generates no code, such as aot_eager?), each launched from "
+		         "the host one by one, without CUDA graphs",
+		         advice_pct(advice_share(cf.compiled_kernel_ns, cf.kernel_ns), a, sizeof a));
+		*fix = "compile with inductor (torch.compile's default backend) so that fused Triton kernels replace "
+		       "the small ATen ones, and replay the graphs as CUDA graphs (mode 'reduce-overhead')";
+		*example = "backend='inductor', mode='reduce-overhead' in the existing torch.compile call   # "
+			   "TORCH_LOGS=graph_breaks lists the breaks";
+		return true;
+	}
 	if (cf.compiled) {
 		/* compiled, without CUDA graphs: each Triton kernel is still one launch from Python */
 		snprintf(cause, n, "%s",

@@ -75,6 +75,19 @@ def gen():
             triton_launch(t, "triton_poi_fused_add_0" if k < 18 else "triton_red_fused_sum_1", s + 20 + 25 * k)
     t.write("compiled-launch.json")
 
+    # compiled-aten: compiled regions cover each step, as in compiled-launch, but the graphs
+    # run ATen's own kernels (a backend without code generation, such as aot_eager): no
+    # Triton kernel, each aten::add launched from the host under CompiledFunction.
+    t = Trace()
+    for i in range(3):
+        s = i * STEP
+        t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, STEP)
+        t.x("cpu_op", "Torch-Compiled Region: 0/0", s + 1, 998)
+        t.x("cpu_op", "CompiledFunction", s + 1.5, 997)
+        for k in range(36):
+            eager_launch(t, s + 20 + 25 * k)
+    t.write("compiled-aten.json")
+
     # eager-launch: the same timing, each kernel launched by aten::add under a Python frame.
     t = Trace()
     for i in range(3):
