@@ -1,5 +1,6 @@
 /* timefmt.c: durations, offsets and sizes as text. */
 #include "lib/timefmt.h"
+#include "lib/tmath.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -106,7 +107,7 @@ int timefmt_parse_dur(const char *s, int64_t *ns)
 		return -1;
 	if (v * mul > 9.2e18)
 		return -1;
-	*ns = (int64_t)llround(v * mul);
+	*ns = tt_round(v * mul);
 	return 0;
 }
 

@@ -813,7 +813,7 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 	/* figures without per-step values: judged by the step time's relative spread */
 	double rel = NAN;
 	if (has_range[F_STEP] && !isnan(mean[0].v[F_STEP]) && !isnan(mean[1].v[F_STEP]))
-		rel = spread[F_STEP] / fmax(mean[0].v[F_STEP], mean[1].v[F_STEP]);
+		rel = spread[F_STEP] / tt_fmax(mean[0].v[F_STEP], mean[1].v[F_STEP]);
 	r->figs = xcalloc(F__COUNT, sizeof *r->figs);
 	for (int k = 0; k < F__COUNT; k++) {
 		struct diff_figure *d = &r->figs[r->nfigs];
@@ -824,7 +824,7 @@ void diff_analyse(struct trace *const *a, int na, struct trace *const *b, int nb
 		d->v[1] = mean[1].v[k];
 		if (isnan(d->v[0]) && isnan(d->v[1]))
 			continue; /* neither side has it: not shown */
-		d->spread = has_range[k] ? spread[k] : !isnan(rel) ? rel * fmax(fabs(d->v[0]), fabs(d->v[1])) : NAN;
+		d->spread = has_range[k] ? spread[k] : !isnan(rel) ? rel * tt_fmax(fabs(d->v[0]), fabs(d->v[1])) : NAN;
 		if (!spread_known)
 			d->spread = NAN; /* fewer than TT_DIFF_MIN_STEPS steps: no spread to speak of */
 		d->verdict = judge(d->v[0], d->v[1], d->spread, spread_known && !isnan(d->spread));

@@ -291,7 +291,7 @@ static void explain_text(struct straggler_why *w, int rank)
 	int64_t late = w->late;
 	timefmt_dur(late, l, sizeof l);
 	double best = w->reason < SR_UNKNOWN ? (double)w->explained[w->reason] : 0;
-	int pct = late > 0 ? (int)lround(100.0 * best / (double)late) : 0;
+	int pct = late > 0 ? (int)tt_round(100.0 * best / (double)late) : 0;
 	timefmt_dur(w->reason < SR_UNKNOWN ? w->explained[w->reason] : 0, x, sizeof x);
 	const char *before = "before the %u collective%s it arrived last at";
 	char where[96];

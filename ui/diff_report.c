@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "lib/escape.h"
+#include "lib/tmath.h"
 #include "lib/timefmt.h"
 #include "lib/xalloc.h"
 #include "src/advice.h"
@@ -118,7 +119,7 @@ static const struct column finding_cols[NC__COUNT] = {
 static void set_ns(struct table *t, uint32_t row, int col, double v)
 {
 	if (!isnan(v))
-		table_set_int(t, row, col, (int64_t)llround(v));
+		table_set_int(t, row, col, tt_round(v));
 }
 
 static void set_real(struct table *t, uint32_t row, int col, double v)
@@ -259,7 +260,7 @@ const char *diff_value_text(enum diff_unit u, double v, bool sign, char *buf, si
 	if (isnan(v))
 		return snprintf(buf, n, "-"), buf;
 	switch (u) {
-	case DU_NS: timefmt_dur((int64_t)llround(v), b, sizeof b); break;
+	case DU_NS: timefmt_dur(tt_round(v), b, sizeof b); break;
 	case DU_RATIO: snprintf(b, sizeof b, sign ? "%.1fpt" : "%.1f%%", 100 * v); break;
 	case DU_PERCENT: snprintf(b, sizeof b, sign ? "%.1fpt" : "%.1f%%", v); break;
 	case DU_BYTES: timefmt_bytes(fabs(v), b, sizeof b); break;
@@ -318,7 +319,7 @@ static void figures_json(struct jsonw *w, const struct diff_report *r)
 		for (int k = 0; k < 4; k++) {
 			jsonw_key(w, keys[k]);
 			if (whole && !isnan(v[k]))
-				jsonw_int(w, (int64_t)llround(v[k]));
+				jsonw_int(w, tt_round(v[k]));
 			else
 				jsonw_double(w, v[k]);
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/timefmt.h"
+#include "lib/tmath.h"
 #include "src/analysis.h"
 #include "ui/jsonw.h"
 #include "ui/report.h"
@@ -132,7 +133,7 @@ const char *overview_bar(double fraction, int width, char *buf, size_t n)
 			fraction = 0;
 		if (fraction > 1)
 			fraction = 1;
-		full = (int)lround(fraction * width);
+		full = (int)tt_round(fraction * width);
 	}
 	if (n == 0)
 		return buf;
@@ -169,7 +170,7 @@ void overview_role_fill(struct table *tb, const struct step_report *r)
 		table_set_str(tb, row, RL_TITLE, step_role_title(k));
 		table_set_str(tb, row, RL_BAR, overview_bar(f, OVERVIEW_BAR_WIDTH, bar, sizeof bar));
 		table_set_pct(tb, row, RL_PCT, 100.0 * f);
-		table_set_int(tb, row, RL_MEAN, llround(r->role_avg[k]));
+		table_set_int(tb, row, RL_MEAN, tt_round(r->role_avg[k]));
 	}
 }
 
@@ -208,9 +209,9 @@ void overview_phase_fill(struct table *tb, const struct step_report *r)
 		table_set_str(tb, row, PH_BAR,
 		              overview_bar(r->phase_cpu_share[p], OVERVIEW_BAR_WIDTH, bar, sizeof bar));
 		table_set_pct(tb, row, PH_CPU_PCT, 100.0 * r->phase_cpu_share[p]);
-		table_set_int(tb, row, PH_CPU_MEAN, llround(r->phase_cpu_avg[p]));
+		table_set_int(tb, row, PH_CPU_MEAN, tt_round(r->phase_cpu_avg[p]));
 		table_set_pct(tb, row, PH_GPU_PCT, 100.0 * r->phase_gpu_share[p]);
-		table_set_int(tb, row, PH_GPU_MEAN, llround(r->phase_gpu_avg[p]));
+		table_set_int(tb, row, PH_GPU_MEAN, tt_round(r->phase_gpu_avg[p]));
 	}
 }
 
@@ -227,11 +228,11 @@ void overview_steps_text(FILE *f, struct trace *t)
 		fprintf(f,
 		        "   %u step%s: ProfilerStep#N stretched to the GPU work each launched (the TensorBoard plugin's "
 		        "steps), mean %s\n",
-		        r->n, r->n == 1 ? "" : "s", timefmt_dur(llround(r->dur_avg), a, sizeof a));
+		        r->n, r->n == 1 ? "" : "s", timefmt_dur(tt_round(r->dur_avg), a, sizeof a));
 	else
 		fprintf(f,
 		        "   no ProfilerStep#N: one step \"0\", the span of the CPU ops stretched to the GPU work, %s\n",
-		        timefmt_dur(llround(r->dur_avg), a, sizeof a));
+		        timefmt_dur(tt_round(r->dur_avg), a, sizeof a));
 	if (r->gpu_side_steps > 0)
 		fprintf(f,
 		        "   (%u GPU-side ProfilerStep#N copies are not steps here; the plugin takes them for more)\n",
@@ -252,7 +253,7 @@ void overview_steps_text(FILE *f, struct trace *t)
 		if (k != ROLE_COMM || r->has_communication)
 			rows[nr++] = k;
 	fprintf(f, "\n   Mean step-time breakdown over %u step%s (%% of the mean step, %s)\n", r->n,
-	        r->n == 1 ? "" : "s", timefmt_dur(llround(r->dur_avg), a, sizeof a));
+	        r->n == 1 ? "" : "s", timefmt_dur(tt_round(r->dur_avg), a, sizeof a));
 	table_write_text(f, &rt, rows, nr, rcols_shown, REPORT_WIDTH, "   ");
 
 	table_init(&pt, pcols, overview_phase_columns(pcols));
@@ -262,7 +263,8 @@ void overview_steps_text(FILE *f, struct trace *t)
 	        "   from the markers found; unknown: nothing in the trace marks it (its time is in Other). GPU\n"
 	        "   time: GPU operations by the phase their launch starts in (mean launched per step %s)\n",
 	        r->from_profiler_steps ? "ProfilerStep#N" : "the CPU ops' span",
-	        timefmt_dur(llround(r->host_avg), a, sizeof a), timefmt_dur(llround(r->gpu_launched_avg), b, sizeof b));
+	        timefmt_dur(tt_round(r->host_avg), a, sizeof a),
+	        timefmt_dur(tt_round(r->gpu_launched_avg), b, sizeof b));
 	table_write_text(f, &pt, NULL, 0, TABLE_ALL, REPORT_WIDTH, "   ");
 	fprintf(f, "\n   Phases per step (host time, then GPU time; -: unknown)\n");
 	table_write_text(f, &st, NULL, 0, overview_step_phase_cols(&st), REPORT_WIDTH, "   ");
@@ -294,11 +296,11 @@ void overview_steps_json(struct jsonw *w, struct trace *t)
 	jsonw_key(w, "step_count");
 	jsonw_uint(w, r->n);
 	jsonw_key(w, "mean_step_ns");
-	jsonw_int(w, llround(r->dur_avg));
+	jsonw_int(w, tt_round(r->dur_avg));
 	jsonw_key(w, "mean_host_step_ns");
-	jsonw_int(w, llround(r->host_avg));
+	jsonw_int(w, tt_round(r->host_avg));
 	jsonw_key(w, "mean_gpu_launched_ns");
-	jsonw_int(w, llround(r->gpu_launched_avg));
+	jsonw_int(w, tt_round(r->gpu_launched_avg));
 	jsonw_key(w, "has_communication");
 	jsonw_bool(w, r->has_communication);
 	jsonw_key(w, "breakdown");
