@@ -183,7 +183,7 @@ static bool read_tracks(struct reader *r)
 	const struct ctrack *ct = sec(r, S_TRACKS);
 	const struct crow *cr = sec(r, S_ROWS);
 	struct slice *slices = (struct slice *)sec(r, S_SLICES);
-	uint32_t *sgpu = (uint32_t *)sec(r, S_SLICE_GPU);
+	struct gpu_word *sgpu = (struct gpu_word *)sec(r, S_SLICE_GPU);
 	uint64_t *sargs = (uint64_t *)sec(r, S_SLICE_ARGS);
 	struct long_dur *slong = (struct long_dur *)sec(r, S_LONG_DURS);
 	uint16_t *lo = (uint16_t *)sec(r, S_ROW_LO);
@@ -219,11 +219,12 @@ static bool read_tracks(struct reader *r)
 		tr->nslices = tr->cap = c->nslices;
 		at_slice += c->nslices;
 		if (c->has_gpu) {
-			if (c->nslices > count(r, S_SLICE_GPU) - at_sgpu)
+			uint64_t nw = ((uint64_t)c->nslices + 63) / 64;
+			if (nw > count(r, S_SLICE_GPU) - at_sgpu)
 				return cache_refuse(&r->cause, "track %llu's GPU links run past their array",
 				                    (unsigned long long)i);
-			tr->gpu = sgpu + at_sgpu;
-			at_sgpu += c->nslices;
+			tr->gpu_words = sgpu + at_sgpu;
+			at_sgpu += nw;
 		}
 		if (c->nlong > count(r, S_LONG_DURS) - at_long)
 			return cache_refuse(&r->cause, "track %llu's long lengths run past their array",

@@ -126,10 +126,9 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 {
 	const struct track *tr = &t->tracks[ti];
 	const struct slice *s = tr->slices;
-	const uint32_t *gpu = tr->gpu;
 	const bool gpu_kind = is_gpu_kind(tr), row0 = index_busy_is_row0(tr);
 	const uint32_t first_annotation = (uint32_t)tr->nrows - tr->annotation_rows;
-	uint32_t nstr = t->strings.n, ngpu = t->ngpu, nlong = 0, sn = 0, ops = 0, comm = 0;
+	uint32_t nstr = t->strings.n, nlong = 0, sn = 0, ops = 0, comm = 0;
 	int64_t prev_ts = 0, prev_dur = 0;
 	struct busy_walk bw = { { 0, 0 }, false, 0, 0 };
 	bool nested = true;
@@ -147,7 +146,7 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 	}
 	for (uint32_t i = 0; i < tr->nslices; i++) {
 		if (s[i].kind >= t->nkinds || slice_name(t, &s[i]) >= nstr || slice_cat_ix(t, &s[i]) >= t->ncats ||
-		    (gpu != NULL && gpu[i] >= ngpu && gpu[i] != TT_NONE) || slice_cls(t, &s[i]) >= SC__COUNT ||
+		    slice_cls(t, &s[i]) >= SC__COUNT ||
 		    (slice_flags(t, &s[i]) & ~(SF_FROM_BE | SF_UNCLOSED | SF_PARTIAL)) != 0 ||
 		    slice_depth(t, &s[i]) >= tr->nrows)
 			return false;
@@ -163,9 +162,6 @@ static bool slices_ok(struct track_check *c, const struct trace *t, uint32_t ti,
 			return false;
 		prev_ts = s[i].ts;
 		prev_dur = dur;
-		if (gpu != NULL && gpu[i] != TT_NONE &&
-		    (t->gpu[gpu[i]].self.track != ti || t->gpu[gpu[i]].self.idx != i))
-			return false;
 		int64_t end = s[i].ts + dur;
 		if (gpu_kind) {
 			if (tr->nrows < 65535 &&
@@ -383,17 +379,45 @@ static bool steps_ok(const struct trace *t)
 	return true;
 }
 
+/* Each track's GPU words: their counts before each word add up, no bit past its slices,
+ * its first fact where the tracks before it end, all of them within T's facts. */
+static bool gpu_words_ok(const struct trace *t)
+{
+	uint64_t at = 0;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		const struct track *tr = &t->tracks[ti];
+		if (tr->gpu_first != at)
+			return false;
+		uint64_t n = 0;
+		if (tr->gpu_words != NULL) {
+			uint32_t nw = (tr->nslices + 63) / 64;
+			for (uint32_t w = 0; w < nw; w++) {
+				if (tr->gpu_words[w].before != n || tr->gpu_words[w].pad != 0)
+					return false;
+				n += (uint64_t)__builtin_popcountll(tr->gpu_words[w].bits);
+			}
+			if (nw > 0 && tr->nslices % 64 != 0 && (tr->gpu_words[nw - 1].bits >> (tr->nslices % 64)) != 0)
+				return false;
+			if (n == 0)
+				return false;
+		}
+		if (n != tr->gpu_count)
+			return false;
+		at += n;
+	}
+	return at <= t->ngpu;
+}
+
 bool cache_check_model(const struct trace *t, bool parallel, char **cause)
 {
 	uint32_t nstr = t->strings.n;
 
-	for (uint32_t i = 0; i < t->ngpu; i++) {
-		struct slice_ref self = t->gpu[i].self;
-		if (!ref_ok(t, self) || !ref_ok(t, t->gpu[i].peer) || t->gpu[i].place >= t->ngpu_places ||
-		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE) ||
-		    (self.track != TT_NONE && track_gpu_at(&t->tracks[self.track], self.idx) != i))
+	if (!gpu_words_ok(t))
+		return cache_refuse(cause, "the tracks' GPU words do not add up");
+	for (uint32_t i = 0; i < t->ngpu; i++)
+		if (!ref_ok(t, t->gpu[i].peer) || t->gpu[i].place >= t->ngpu_places ||
+		    (t->gpu[i].launch >= t->nlaunches && t->gpu[i].launch != TT_NONE))
 			return cache_refuse(cause, "GPU info %u refers out of range", i);
-	}
 	for (uint32_t i = 0; i < t->naside; i++)
 		if (t->aside[i].name >= nstr || t->aside[i].track >= t->ntracks || t->aside[i].ts != 0 ||
 		    t->aside[i].dur < 0 || t->aside[i].dur > BUILDER_TIME_LIMIT)

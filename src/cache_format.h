@@ -68,6 +68,7 @@ struct meta {
 struct ctrack {
 	int64_t pid, tid, stream, sort_index, busy_total;
 	uint32_t kind, name, process, events, nslices, nlong, nbusy, gpu_slices, comm_kernels, rt_leaves, rt_nspans;
+	uint32_t gpu_first, gpu_count;
 	int32_t device;
 	uint16_t nrows, annotation_rows;
 	uint8_t pid_is_str, tid_is_str, named, nested, has_gpu, has_args;
@@ -97,7 +98,8 @@ struct ccounter {
 /* clang-format off */
 #define CACHE_TRACK_FIELDS(X)                                                                                        \
 	X(pid) X(tid) X(stream) X(sort_index) X(busy_total) X(kind) X(name) X(process) X(events) X(gpu_slices)      \
-	X(comm_kernels) X(device) X(annotation_rows) X(pid_is_str) X(tid_is_str) X(named) X(nested)
+	X(comm_kernels) X(device) X(annotation_rows) X(pid_is_str) X(tid_is_str) X(named) X(nested) X(gpu_first)       \
+	X(gpu_count)
 /* clang-format on */
 
 /* Bytes per element of each section. */

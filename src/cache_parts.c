@@ -53,10 +53,14 @@ static const struct cache_field f_ctrack[] = {
 	F(struct ctrack, name, CV_ID), F(struct ctrack, process, CV_ID), F(struct ctrack, events, CV_COUNT),
 	F(struct ctrack, nslices, CV_COUNT), F(struct ctrack, nlong, CV_COUNT), F(struct ctrack, nbusy, CV_COUNT),
 	F(struct ctrack, gpu_slices, CV_COUNT), F(struct ctrack, comm_kernels, CV_COUNT),
-	F(struct ctrack, rt_leaves, CV_COUNT), F(struct ctrack, rt_nspans, CV_COUNT), F(struct ctrack, device, CV_OTHER),
+	F(struct ctrack, rt_leaves, CV_COUNT), F(struct ctrack, rt_nspans, CV_COUNT),
+	F(struct ctrack, gpu_first, CV_COUNT), F(struct ctrack, gpu_count, CV_COUNT), F(struct ctrack, device, CV_OTHER),
 	F(struct ctrack, nrows, CV_COUNT), F(struct ctrack, annotation_rows, CV_COUNT),
 	F(struct ctrack, pid_is_str, CV_BOOL), F(struct ctrack, tid_is_str, CV_BOOL), F(struct ctrack, named, CV_BOOL),
 	F(struct ctrack, nested, CV_BOOL), F(struct ctrack, has_gpu, CV_BOOL), F(struct ctrack, has_args, CV_BOOL),
+};
+static const struct cache_field f_gpu_word[] = {
+	F(struct gpu_word, bits, CV_OTHER), F(struct gpu_word, before, CV_COUNT), F(struct gpu_word, pad, CV_OTHER),
 };
 static const struct cache_field f_slice[] = {
 	F(struct slice, ts, CV_TIME), F(struct slice, dur32, CV_TIME), F(struct slice, kind, CV_ID),
@@ -84,7 +88,7 @@ static const struct cache_field f_device[] = {
 };
 static const struct cache_field f_gpu[] = {
 	F(struct gpu_info, corr_code, CV_OTHER), F(struct gpu_info, ext_code, CV_OTHER),
-	F(struct gpu_info, self.track, CV_ID), F(struct gpu_info, self.idx, CV_ID), F(struct gpu_info, peer.track, CV_ID),
+	F(struct gpu_info, peer.track, CV_ID),
 	F(struct gpu_info, peer.idx, CV_ID), F(struct gpu_info, place, CV_ID), F(struct gpu_info, launch, CV_ID),
 };
 static const struct cache_field f_gpu_place[] = {
@@ -153,7 +157,7 @@ static const struct {
 	[S_STR_BYTES] = { FIELDS(f_byte) },
 	[S_TRACKS] = { FIELDS(f_ctrack) },
 	[S_SLICES] = { FIELDS(f_slice) },
-	[S_SLICE_GPU] = { FIELDS(f_u32_id) },
+	[S_SLICE_GPU] = { FIELDS(f_gpu_word) },
 	[S_SLICE_ARGS] = { FIELDS(f_u64) },
 	[S_LONG_DURS] = { FIELDS(f_long_dur) },
 	[S_CATS] = { FIELDS(f_u32_id) },

@@ -157,7 +157,7 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 			for (uint32_t k = 1; k < 2 * tr->row_tree->leaves; k++)
 				if (tr->row_tree->first[k] + tr->row_tree->n[k] > c.rt_nspans)
 					c.rt_nspans = tr->row_tree->first[k] + tr->row_tree->n[k];
-		c.has_gpu = tr->gpu != NULL;
+		c.has_gpu = tr->gpu_words != NULL;
 		c.has_args = tr->args != NULL;
 		put(&w, &c, sizeof c);
 	}
@@ -168,8 +168,9 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	end(&w, S_SLICES);
 	begin(&w, S_SLICE_GPU);
 	for (uint32_t i = 0; i < t->ntracks; i++)
-		if (t->tracks[i].gpu != NULL)
-			put(&w, t->tracks[i].gpu, (size_t)t->tracks[i].nslices * sizeof(uint32_t));
+		if (t->tracks[i].gpu_words != NULL)
+			put(&w, t->tracks[i].gpu_words,
+			    (size_t)(t->tracks[i].nslices + 63) / 64 * sizeof(struct gpu_word));
 	end(&w, S_SLICE_GPU);
 	begin(&w, S_SLICE_ARGS);
 	for (uint32_t i = 0; i < t->ntracks; i++)

@@ -116,15 +116,17 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 	free(counts);
 	/* the kernel time compiled code launched: Triton kernels, and kernels whose runtime call
 	 * nests in a compiled region */
-	for (uint32_t i = 0; i < t->ngpu; i++) {
+	struct gpu_walk gw = gpu_walk_start(t);
+	struct slice_ref self;
+	uint32_t i;
+	while (gpu_walk_next(&gw, &i, &self)) {
 		const struct gpu_info *g = &t->gpu[i];
-		if (i + TT_PREFETCH_AHEAD < t->ngpu)
-			gpu_link_prefetch(t, &t->gpu[i + TT_PREFETCH_AHEAD]);
-		if (g->self.track >= t->ntracks || g->self.idx >= t->tracks[g->self.track].nslices ||
-		    t->tracks[g->self.track].gpu_slices == 0)
+		if (t->tracks[self.track].gpu_slices == 0)
 			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */
-		const struct track *kt = &t->tracks[g->self.track];
-		const struct slice *k = &kt->slices[g->self.idx];
+		if (i + TT_PREFETCH_AHEAD < t->ngpu)
+			slice_prefetch(t, t->gpu[i + TT_PREFETCH_AHEAD].peer);
+		const struct track *kt = &t->tracks[self.track];
+		const struct slice *k = &kt->slices[self.idx];
 		if (slice_cls(t, k) != SC_KERNEL || slice_name(t, k) >= t->strings.n)
 			continue;
 		int64_t d = slice_dur(kt, k);

@@ -335,10 +335,13 @@ static void ops_of(struct trace *t, struct accs *s, enum diff_match match, op_ke
 	if (sr->n == 0 || t->ngpu == 0)
 		return;
 	double *call_dev = xcalloc(t->ngpu, sizeof *call_dev); /* by the runtime call's GPU fact */
-	for (uint32_t g = 0; g < t->ngpu; g++) {
+	struct gpu_walk gw = gpu_walk_start(t);
+	struct slice_ref self;
+	uint32_t g;
+	while (gpu_walk_next(&gw, &g, &self)) {
 		if (g + TT_PREFETCH_AHEAD < t->ngpu)
-			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
-		struct slice_ref self = t->gpu[g].self, call = t->gpu[g].peer;
+			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].peer);
+		struct slice_ref call = t->gpu[g].peer;
 		if (self.track >= t->ntracks || self.idx >= t->tracks[self.track].nslices || call.track >= t->ntracks ||
 		    call.idx >= t->tracks[call.track].nslices || t->tracks[self.track].gpu_slices == 0)
 			continue; /* (a runtime call's fact: its slice, on a thread, need not be read) */

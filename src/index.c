@@ -343,8 +343,8 @@ static void set_aside_outliers(struct trace *t)
 				if (g != TT_NONE && (slice_cls(t, s) == SC_KERNEL || slice_cls(t, s) == SC_MEMCPY ||
 				                     slice_cls(t, s) == SC_MEMSET))
 					tr->gpu_slices--;
-				/* its GPU facts stay unlinked: no slice refers to them, so index_link
-				 * leaves their self absent */
+				/* its GPU facts stay unlinked: no slice refers to them, so
+				 * index_gpu_facts numbers them after the others' (gpu_self: none) */
 				t->aside[t->naside++] =
 					(struct aside_slice){ s->ts, is_long ? tr->long_durs[lk].dur : s->dur32,
 					                      slice_name(t, s), ti };
@@ -1119,8 +1119,8 @@ void index_build_helped(struct trace *t, struct helper *given)
 		}
 	}
 	/* On two threads (a helper's, which waits for each stage's share: lib/helper.h), the
-	 * tracks' sorts begin on the helper while this one pairs the flows and expands the GPU
-	 * facts (which touch no track), and then share the rest */
+	 * tracks' sorts begin on the helper while this one pairs the flows (which touch no
+	 * track), and then share the rest */
 	bool two = cut < t->ntracks;
 	struct helper *h = !two ? NULL : given != NULL ? given : helper_start();
 	struct sort_pool pool = { .t = t,
@@ -1136,13 +1136,14 @@ void index_build_helped(struct trace *t, struct helper *given)
 	atomic_init(&pool.next, 0);
 	if (h != NULL)
 		helper_run(h, sort_pool_task, &pool);
-	index_pair_flows(t);       /* first: the flows take less room than their ends while the index is built */
-	index_expand_gpu_facts(t); /* then: the facts grow to gpu_info once the ends have shrunk */
+	index_pair_flows(t); /* first: the flows take less room than their ends while the index is built */
 	stage_clock("index: flows paired");
 	sort_pool_run(&pool);
 	if (h != NULL)
 		helper_wait(h);
 	free(order);
+	struct launch_keys lk;
+	index_gpu_facts(t, &lk);
 	stage_clock("index: tracks sorted");
 	uint32_t span = k.row_span_set ? k.row_span : ROW_SPAN;
 	struct track_run r[2] = { { .t = t, .from = 0, .to = cut, .row_span = span },
@@ -1159,7 +1160,7 @@ void index_build_helped(struct trace *t, struct helper *given)
 	track_runs(r, h);
 	kinds_share(t, false);
 	stage_clock("index: rows laid out");
-	index_link(t, h);
+	index_link(t, &lk, h);
 	if (h != given)
 		helper_stop(h);
 	stage_clock("index: linked");

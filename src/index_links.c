@@ -12,12 +12,116 @@
 #include "lib/xalloc.h"
 #include "src/index.h"
 
-/* Turns the builder's GPU facts into gpu_info, in place (the array grows from 16 to 32
+static inline bool is_gpu_activity(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
+
+/* The correlation id of T's GPU fact G. */
+static inline int64_t corr_of(const struct trace *t, uint32_t g) { return gpu_correlation(t, &t->gpu[g]); }
+
+/* The same while the facts are the builder's, in the file's order. */
+static inline int64_t fact_corr(const struct trace *t, uint32_t g)
+{
+	return gpu_id_value(t, t->gpu_facts[g].corr_code);
+}
+
+/* Runtime calls by correlation id, as indices into T's facts in the file's order (4 bytes
+ * a call rather than a copy of the id beside each): the first in the file wins when
+ * several share one. */
+static inline bool launch_less(const uint32_t *a, const uint32_t *b, const struct trace *t)
+{
+	int64_t ca = fact_corr(t, *a), cb = fact_corr(t, *b);
+	if (ca != cb)
+		return ca < cb;
+	return *a < *b;
+}
+
+SORT_DEFINE_CTX(sort_launches, uint32_t, const struct trace *, launch_less)
+
+static int gpu_bytes_cmp(const void *a, const void *b)
+{
+	const struct gpu_bytes *x = a, *y = b;
+	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/* Numbers T's GPU facts in the order of their slices, track by track (the facts no slice
+ * holds, of slices set aside, after them in their order), and gives each track its words
+ * in place of its array of fact indices: the facts are permuted in place, by cycles, with
+ * one index a fact beside them. Fills LK with the runtime calls, the first in the file
+ * for each correlation id, numbered anew. */
+static void number_gpu_facts(struct trace *t, struct launch_keys *lk)
+{
+	uint32_t n = t->ngpu, k = 0, keys_cap = 0;
+	uint32_t *map = xreallocarray(NULL, n ? n : 1, sizeof *map);
+	*lk = (struct launch_keys){ NULL, 0, 0 };
+	for (uint32_t g = 0; g < n; g++)
+		map[g] = TT_NONE;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		struct track *tr = &t->tracks[ti];
+		tr->gpu_first = k;
+		tr->gpu_count = 0;
+		tr->gpu_words = NULL;
+		if (tr->gpu == NULL)
+			continue;
+		uint32_t nw = (tr->nslices + 63) / 64;
+		struct gpu_word *words = xcalloc(nw ? nw : 1, sizeof *words);
+		for (uint32_t i = 0; i < tr->nslices; i++) {
+			uint32_t g = tr->gpu[i];
+			if (g >= n || map[g] != TT_NONE)
+				continue; /* (the builder gives each fact one slice) */
+			map[g] = k++;
+			words[i / 64].bits |= (uint64_t)1 << (i % 64);
+			if (fact_corr(t, g) >= 0 && !is_gpu_activity(slice_cls(t, &tr->slices[i]))) {
+				if (lk->nrt == keys_cap)
+					lk->keys = xreallocarray(lk->keys, keys_cap = keys_cap ? 2 * keys_cap : 1024,
+					                         sizeof *lk->keys);
+				lk->keys[lk->nrt++] = g; /* a runtime call's, by its index in the file */
+			}
+		}
+		uint32_t before = 0;
+		for (uint32_t w = 0; w < nw; w++) {
+			words[w].before = before;
+			before += (uint32_t)__builtin_popcountll(words[w].bits);
+		}
+		free(tr->gpu);
+		tr->gpu = NULL;
+		tr->gpu_count = before;
+		if (before > 0)
+			tr->gpu_words = words;
+		else
+			free(words);
+	}
+	for (uint32_t g = 0; g < n; g++)
+		if (map[g] == TT_NONE)
+			map[g] = k++;
+	/* the calls by id, the first in the file kept for each, then numbered as their slices */
+	sort_launches(lk->keys, lk->nrt, t);
+	for (uint32_t i = 0; i < lk->nrt; i++)
+		if (lk->n == 0 || fact_corr(t, lk->keys[lk->n - 1]) != fact_corr(t, lk->keys[i]))
+			lk->keys[lk->n++] = lk->keys[i];
+	for (uint32_t i = 0; i < lk->n; i++)
+		lk->keys[i] = map[lk->keys[i]];
+	for (uint32_t b = 0; b < t->ngpu_bytes; b++)
+		if (t->gpu_bytes[b].gpu < n)
+			t->gpu_bytes[b].gpu = map[t->gpu_bytes[b].gpu];
+	if (t->ngpu_bytes > 1)
+		qsort(t->gpu_bytes, t->ngpu_bytes, sizeof *t->gpu_bytes, gpu_bytes_cmp);
+	for (uint32_t g = 0; g < n; g++)
+		while (map[g] != g) { /* fact g goes to map[g]: swap it there, and look again at g */
+			uint32_t d = map[g];
+			struct gpu_fact f = t->gpu_facts[g];
+			t->gpu_facts[g] = t->gpu_facts[d];
+			t->gpu_facts[d] = f;
+			map[g] = map[d];
+			map[d] = d;
+		}
+	free(map);
+}
+
+/* Turns the builder's GPU facts into gpu_info, in place (the array grows from 16 to 24
  * bytes a fact, and each fact moves from the last to the first, so none is overwritten
  * before it is read), their links absent until index_link. */
-void index_expand_gpu_facts(struct trace *t)
+static void expand_gpu_facts(struct trace *t)
 {
-	_Static_assert(sizeof(struct gpu_info) >= 2 * sizeof(struct gpu_fact), "a fact must move up");
+	_Static_assert(sizeof(struct gpu_info) >= sizeof(struct gpu_fact), "a fact must move up");
 	if (t->ngpu == 0) {
 		free(t->gpu_facts);
 		t->gpu_facts = NULL;
@@ -29,77 +133,26 @@ void index_expand_gpu_facts(struct trace *t)
 	for (uint32_t i = t->ngpu; i-- > 0;) {
 		struct gpu_fact f;
 		memcpy(&f, base + (size_t)i * sizeof f, sizeof f);
-		struct gpu_info g = { f.corr_code,          f.ext_code, { TT_NONE, TT_NONE },
-			              { TT_NONE, TT_NONE }, f.place,    f.launch };
+		struct gpu_info g = { f.corr_code, f.ext_code, { TT_NONE, TT_NONE }, f.place, f.launch };
 		memcpy(base + (size_t)i * sizeof g, &g, sizeof g);
 	}
 	t->gpu = (struct gpu_info *)(void *)base;
 	t->gpu_cap = t->ngpu;
 }
 
-static void relink_gpu_self(struct trace *t)
+/* Links each kernel, memcpy and memset to the runtime call of the same correlation id in
+ * LK: one binary search per GPU operation, so a file whose calls all share one id stays
+ * O(n log n). */
+static void link_launches(struct trace *t, struct launch_keys *lk)
 {
-	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
-		struct track *tr = &t->tracks[ti];
-		for (uint32_t i = 0; i < tr->nslices; i++) {
-			uint32_t g = slice_gpu(tr, &tr->slices[i]);
-			if (g != TT_NONE) {
-				t->gpu[g].self.track = ti;
-				t->gpu[g].self.idx = i;
-			}
-		}
-	}
-}
-
-static inline bool is_gpu_activity(uint8_t cls) { return cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET; }
-
-/* The correlation id of T's GPU fact G. */
-static inline int64_t corr_of(const struct trace *t, uint32_t g) { return gpu_correlation(t, &t->gpu[g]); }
-
-/* Runtime calls by correlation id, as indices into T's gpu (4 bytes a call rather than a
- * copy of the id beside each): the first in gpu order wins when several share one. */
-static inline bool launch_less(const uint32_t *a, const uint32_t *b, const struct trace *t)
-{
-	int64_t ca = corr_of(t, *a), cb = corr_of(t, *b);
-	if (ca != cb)
-		return ca < cb;
-	return *a < *b;
-}
-
-SORT_DEFINE_CTX(sort_launches, uint32_t, const struct trace *, launch_less)
-
-/* Links each kernel, memcpy and memset to the runtime call of the same correlation id:
- * the calls sorted by id (then gpu order), one binary search per GPU operation, so a file
- * whose calls all share one id stays O(n log n). */
-static void link_launches(struct trace *t)
-{
-	uint32_t nrt = 0, nkeys = 0;
-	uint32_t *keys;
-
-	for (uint32_t g = 0; g < t->ngpu; g++) {
-		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0)
-			continue;
-		if (!is_gpu_activity(slice_cls(t, &t->tracks[gi->self.track].slices[gi->self.idx])))
-			nrt++;
-	}
-	keys = xmalloc((nrt ? nrt : 1) * sizeof *keys);
-	for (uint32_t g = 0; g < t->ngpu; g++) {
-		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE || gpu_correlation(t, gi) < 0 ||
-		    is_gpu_activity(slice_cls(t, &t->tracks[gi->self.track].slices[gi->self.idx])))
-			continue;
-		keys[nkeys++] = g;
-	}
-	sort_launches(keys, nkeys, t);
-	uint32_t m = 0;
-	for (uint32_t i = 0; i < nkeys; i++)
-		if (m == 0 || corr_of(t, keys[m - 1]) != corr_of(t, keys[i]))
-			keys[m++] = keys[i];
-	for (uint32_t g = 0; g < t->ngpu; g++) {
+	const uint32_t *keys = lk->keys, m = lk->n;
+	uint32_t g;
+	struct slice_ref self;
+	struct gpu_walk gw = gpu_walk_start(t);
+	while (gpu_walk_next(&gw, &g, &self)) {
 		struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track == TT_NONE ||
-		    !is_gpu_activity(slice_cls(t, &t->tracks[gi->self.track].slices[gi->self.idx])))
+		const struct slice *s = &t->tracks[self.track].slices[self.idx];
+		if (!is_gpu_activity(slice_cls(t, s)))
 			continue;
 		uint32_t found = TT_NONE;
 		int64_t want = gpu_correlation(t, gi);
@@ -116,26 +169,30 @@ static void link_launches(struct trace *t)
 				found = keys[lo];
 		}
 		if (found == TT_NONE) {
-			if (nrt > 0) {
-				const struct slice *s = &t->tracks[gi->self.track].slices[gi->self.idx];
+			if (lk->nrt > 0) {
 				struct quality *q = &t->quality;
 				uint64_t k = q->count[Q_KERNEL_NO_LAUNCH]++;
 				if (k < QUALITY_EXAMPLES) {
 					q->ex[Q_KERNEL_NO_LAUNCH][k].offset =
-						track_args_at(&t->tracks[gi->self.track], gi->self.idx) >> 24;
+						track_args_at(&t->tracks[self.track], self.idx) >> 24;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].ts = s->ts;
 					q->ex[Q_KERNEL_NO_LAUNCH][k].name = slice_name(t, s);
-					q->ex[Q_KERNEL_NO_LAUNCH][k].track = gi->self.track;
+					q->ex[Q_KERNEL_NO_LAUNCH][k].track = self.track;
 				}
 			}
 			continue;
 		}
-		gi->peer = t->gpu[found].self;
+		gi->peer = gpu_self(t, found);
 		if (t->gpu[found].peer.track != TT_NONE)
 			t->shared_launch = true;
-		t->gpu[found].peer = gi->self;
+		t->gpu[found].peer = self;
 	}
-	free(keys);
+}
+
+void index_gpu_facts(struct trace *t, struct launch_keys *lk)
+{
+	number_gpu_facts(t, lk);
+	expand_gpu_facts(t);
 }
 
 static inline bool flow_end_less(const struct flow_end *x, const struct flow_end *y)
@@ -357,7 +414,7 @@ static void find_steps(struct trace *t)
 		qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
 }
 
-void index_link(struct trace *t, struct helper *h)
+void index_link(struct trace *t, struct launch_keys *lk, struct helper *h)
 {
 	/* The flows' ends are bound in chunks, by the helper from the start and by this thread
 	 * once it has linked the GPU facts and found the steps: the binding reads the laid-out
@@ -368,8 +425,9 @@ void index_link(struct trace *t, struct helper *h)
 	bool helped = h != NULL && t->nflows > 0;
 	if (helped)
 		helper_run(h, bind_chunks_task, &pool);
-	relink_gpu_self(t);
-	link_launches(t);
+	link_launches(t, lk);
+	free(lk->keys);
+	lk->keys = NULL;
 	find_steps(t);
 	bind_chunks(&pool);
 	if (helped)

@@ -15,6 +15,39 @@
 #include "lib/xalloc.h"
 #include "src/kinds.h"
 
+struct slice_ref gpu_self(const struct trace *t, uint32_t g)
+{
+	const struct slice_ref none = { TT_NONE, TT_NONE };
+	uint32_t lo = 0, hi = t->ntracks;
+	while (lo < hi) { /* the first track whose facts end past g */
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct track *tr = &t->tracks[mid];
+		if ((uint64_t)tr->gpu_first + tr->gpu_count <= g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->ntracks)
+		return none;
+	const struct track *tr = &t->tracks[lo];
+	if (tr->gpu_words == NULL || g < tr->gpu_first)
+		return none;
+	uint32_t k = g - tr->gpu_first, a = 0, b = (tr->nslices + 63) / 64;
+	while (b - a > 1) { /* the last word with at most k facts before it */
+		uint32_t m = a + (b - a) / 2;
+		if (tr->gpu_words[m].before <= k)
+			a = m;
+		else
+			b = m;
+	}
+	uint64_t x = tr->gpu_words[a].bits;
+	for (uint32_t j = k - tr->gpu_words[a].before; j > 0 && x != 0; j--)
+		x &= x - 1;
+	if (x == 0)
+		return none;
+	return (struct slice_ref){ lo, a * 64 + (uint32_t)__builtin_ctzll(x) };
+}
+
 int64_t track_long_dur(const struct track *tr, uint32_t i)
 {
 	uint32_t lo = 0, hi = tr->nlong;
@@ -329,6 +362,7 @@ void trace_free(struct trace *t)
 		}
 		release(t, tr->slices);
 		release(t, tr->gpu);
+		release(t, tr->gpu_words);
 		release(t, tr->args);
 		release(t, tr->long_durs);
 		release(t, tr->busy);

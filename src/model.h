@@ -101,19 +101,30 @@ struct slice_ref {
 	uint32_t track, idx;
 };
 
-/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. 32 bytes
+/* Extra facts of GPU activity and of runtime calls, for linking and the analyses. 24 bytes
  * (most of them are runtime calls, which have no stream, device, bytes or launch facts):
  * read the ids, stream, device, process group and bytes through gpu_correlation() and
- * the others below, which decode what is stored here. */
+ * the others below, which decode what is stored here. The index numbers the facts in the
+ * order of their slices, track by track (index_number_gpu_facts), so that a slice finds its
+ * fact through its track's gpu_words and a fact its slice through gpu_self(): neither needs
+ * a link of its own (4 bytes a slice and 8 a fact, a ninth of a real trace's model). */
 struct gpu_info {
 	uint32_t corr_code;    /* correlation id, coded (gpu_id_value): absent reads -1 */
 	uint32_t ext_code;     /* External id, coded the same way */
-	struct slice_ref self; /* the slice this belongs to */
 	struct slice_ref peer; /* runtime call <-> GPU activity linked by correlation, or {TT_NONE} */
 	uint32_t place;        /* index into trace.gpu_places: stream, device, process group */
 	uint32_t launch;       /* index into trace.launches, or TT_NONE when no launch fact was given */
 };
-_Static_assert(sizeof(struct gpu_info) == 32, "GPU facts are 32 bytes");
+_Static_assert(sizeof(struct gpu_info) == 24, "GPU facts are 24 bytes");
+
+/* Which of 64 slices of a track have a GPU fact (bit k: slice 64w + k), and how many of the
+ * track's slices before them do: the k-th such slice of the track owns fact
+ * track.gpu_first + k. */
+struct gpu_word {
+	uint64_t bits;
+	uint32_t before;
+	uint32_t pad;
+};
 
 /* A GPU fact while the trace is built: gpu_info without the links, which only the index
  * can make. 16 bytes: a file of 65k facts holds 1 MB less at the end of its parse. */
@@ -231,8 +242,12 @@ struct track {
 
 	struct slice *slices; /* sorted by (ts, dur descending, file order) */
 	uint32_t nslices, cap;
-	uint32_t *gpu;              /* by slice: index into trace.gpu (kernels, memcpy/memset, runtime
-	                             * calls) or TT_NONE; NULL when no slice of the track has one */
+	uint32_t *gpu;              /* while the trace is built, by slice: index into trace.gpu_facts
+	                             * (kernels, memcpy/memset, runtime calls) or TT_NONE; NULL when
+	                             * no slice of the track has one. The index turns it into: */
+	struct gpu_word *gpu_words; /* by 64 slices: which have a fact (NULL: none has) */
+	uint32_t gpu_first;         /* the fact of the first slice that has one */
+	uint32_t gpu_count;         /* the slices that have one */
 	uint64_t *args;             /* by slice: (byte offset of args '{' << 24) | min(length, 2^24 - 1),
 	                             * 0: none or empty; NULL when no slice of the track has args */
 	struct long_dur *long_durs; /* the slices of SLICE_LONG, by index */
@@ -570,16 +585,60 @@ static inline enum slice_class slice_cls(const struct trace *t, const struct sli
 /* The name of slice S of T (a string id). */
 static inline uint32_t slice_name(const struct trace *t, const struct slice *s) { return slice_kind_of(t, s)->name; }
 
-/* The index into trace.gpu of S's GPU facts, or TT_NONE; S is a slice of TR. */
-static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
-{
-	return tr->gpu != NULL ? tr->gpu[s - tr->slices] : TT_NONE;
-}
-
-/* The same for slice I of TR. */
+/* The index into trace.gpu of the GPU facts of slice I of TR, or TT_NONE. */
 static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i)
 {
-	return tr->gpu != NULL ? tr->gpu[i] : TT_NONE;
+	if (tr->gpu_words != NULL) {
+		const struct gpu_word *w = &tr->gpu_words[i / 64];
+		uint64_t bit = (uint64_t)1 << (i % 64);
+		if ((w->bits & bit) == 0)
+			return TT_NONE;
+		return tr->gpu_first + w->before + (uint32_t)__builtin_popcountll(w->bits & (bit - 1));
+	}
+	return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; /* (while the trace is built) */
+}
+
+/* The same for slice S of TR. */
+static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
+{
+	return track_gpu_at(tr, (uint32_t)(s - tr->slices));
+}
+
+/* The slice that GPU fact G of T belongs to, or {TT_NONE, TT_NONE} (a fact whose slice was
+ * set aside, or G out of range). A search over the tracks and their words. */
+struct slice_ref gpu_self(const struct trace *t, uint32_t g);
+
+/* The GPU facts that belong to a slice, in their order (which is their slices' order, track
+ * by track), with their slices: struct gpu_walk w = gpu_walk_start(t); while
+ * (gpu_walk_next(&w, &g, &self)) ... */
+struct gpu_walk {
+	const struct trace *t;
+	uint32_t track, word, k; /* where the walk is, and the facts of the track passed */
+	uint64_t bits;           /* the word's slices not yet walked */
+};
+static inline struct gpu_walk gpu_walk_start(const struct trace *t)
+{
+	struct gpu_walk w = { t, 0, 0, 0, 0 };
+	return w;
+}
+static inline bool gpu_walk_next(struct gpu_walk *w, uint32_t *g, struct slice_ref *self)
+{
+	for (; w->track < w->t->ntracks; w->track++, w->word = 0, w->k = 0, w->bits = 0) {
+		const struct track *tr = &w->t->tracks[w->track];
+		if (tr->gpu_words == NULL)
+			continue;
+		uint32_t nw = (tr->nslices + 63) / 64;
+		while (w->bits == 0 && w->word < nw)
+			w->bits = tr->gpu_words[w->word++].bits;
+		if (w->bits != 0) {
+			self->track = w->track;
+			self->idx = (w->word - 1) * 64 + (uint32_t)__builtin_ctzll(w->bits);
+			w->bits &= w->bits - 1;
+			*g = tr->gpu_first + w->k++;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The length of slice I of TR, which is SLICE_LONG (track_long_dur is src/model.c's). */
@@ -605,15 +664,6 @@ static inline void gpu_fact_prefetch(const struct trace *t, uint32_t g)
 	if (g < t->ngpu) {
 		__builtin_prefetch(&t->gpu[g]);
 		__asm__ volatile(""); /* as slice_prefetch says */
-	}
-}
-/* Both ends of GPU fact G's link when G is a GPU activity's (on a track with GPU work):
- * for a loop that reads the activities and their launches. */
-static inline void gpu_link_prefetch(const struct trace *t, const struct gpu_info *g)
-{
-	if (g->self.track < t->ntracks && t->tracks[g->self.track].gpu_slices > 0) {
-		slice_prefetch(t, g->self);
-		slice_prefetch(t, g->peer);
 	}
 }
 /* How many GPU facts ahead a loop over them prefetches their slices. */

@@ -526,18 +526,21 @@ static void launched_sums(const struct trace *t, int64_t **dev, uint32_t **count
 {
 	*dev = xcalloc(t->ngpu ? t->ngpu : 1, sizeof **dev);
 	*count = xcalloc(t->ngpu ? t->ngpu : 1, sizeof **count);
-	for (uint32_t g = 0; g < t->ngpu; g++) {
+	struct gpu_walk gw = gpu_walk_start(t);
+	struct slice_ref self;
+	uint32_t g;
+	while (gpu_walk_next(&gw, &g, &self)) {
 		const struct gpu_info *gi = &t->gpu[g];
-		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks)
+		if (gi->peer.track >= t->ntracks)
 			continue;
-		const struct slice *a = &t->tracks[gi->self.track].slices[gi->self.idx];
+		const struct slice *a = &t->tracks[self.track].slices[self.idx];
 		if (slice_cls(t, a) != SC_KERNEL && slice_cls(t, a) != SC_MEMCPY && slice_cls(t, a) != SC_MEMSET)
 			continue;
 		const struct track *pt = &t->tracks[gi->peer.track];
 		if (gi->peer.idx >= pt->nslices || track_gpu_at(pt, gi->peer.idx) >= t->ngpu)
 			continue;
 		uint32_t rg = track_gpu_at(pt, gi->peer.idx);
-		(*dev)[rg] = tt_add((*dev)[rg], slice_dur(&t->tracks[gi->self.track], a));
+		(*dev)[rg] = tt_add((*dev)[rg], slice_dur(&t->tracks[self.track], a));
 		(*count)[rg]++;
 	}
 }

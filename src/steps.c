@@ -730,14 +730,16 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 	/* GPU time: each GPU operation to the phase its launch starts in: the piece that holds
 	 * the launch (launches come mostly in time order, so the last piece usually does) */
 	uint32_t last = 0;
-	for (uint32_t g = 0; g < t->ngpu; g++) {
+	struct gpu_walk gw = gpu_walk_start(t);
+	struct slice_ref self;
+	uint32_t g;
+	while (gpu_walk_next(&gw, &g, &self)) {
 		const struct gpu_info *gi = &t->gpu[g];
-		if (g + 4 * TT_PREFETCH_AHEAD < t->ngpu) /* half the facts are calls': farther */
-			gpu_link_prefetch(t, &t->gpu[g + 4 * TT_PREFETCH_AHEAD]);
-		if (gi->self.track >= t->ntracks || gi->peer.track >= t->ntracks ||
-		    t->tracks[gi->self.track].gpu_slices == 0)
+		if (g + TT_PREFETCH_AHEAD < t->ngpu)
+			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].peer);
+		if (gi->peer.track >= t->ntracks || t->tracks[self.track].gpu_slices == 0)
 			continue; /* a runtime call's, on a thread (whose slice need not be read) */
-		const struct slice *op = &t->tracks[gi->self.track].slices[gi->self.idx];
+		const struct slice *op = &t->tracks[self.track].slices[self.idx];
 		if (slice_cls(t, op) != SC_KERNEL && slice_cls(t, op) != SC_MEMCPY && slice_cls(t, op) != SC_MEMSET)
 			continue;
 		int64_t ts = t->tracks[gi->peer.track].slices[gi->peer.idx].ts;
@@ -758,7 +760,7 @@ static void phases(const struct trace *t, struct names *nm, const int64_t *comm,
 				continue;
 			p = first_covering(l, PL__COUNT, ts);
 		}
-		int64_t od = slice_dur(&t->tracks[gi->self.track], op);
+		int64_t od = slice_dur(&t->tracks[self.track], op);
 		r->steps[k].phase_gpu[phase_of_list[p]] = tt_add(r->steps[k].phase_gpu[phase_of_list[p]], od);
 		r->steps[k].gpu_launched = tt_add(r->steps[k].gpu_launched, od);
 	}

@@ -67,13 +67,16 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 	uint8_t *matched = xcalloc(t->ngpu ? t->ngpu : 1, 1);
 	int64_t first_dev_start = INT64_MAX; /* of the work the first step launched */
 	uint64_t nmatched = 0;
-	for (uint32_t g = 0; g < t->ngpu; g++) {
-		const struct gpu_info *gi = &t->gpu[g];
-		if (g + TT_PREFETCH_AHEAD < t->ngpu)
-			slice_prefetch(t, t->gpu[g + TT_PREFETCH_AHEAD].self);
-		if (gi->self.track == TT_NONE || gi->peer.track == TT_NONE)
+	struct gpu_walk gw = gpu_walk_start(t);
+	struct slice_ref self;
+	uint32_t fg;
+	while (gpu_walk_next(&gw, &fg, &self)) {
+		const struct gpu_info *gi = &t->gpu[fg];
+		if (fg + TT_PREFETCH_AHEAD < t->ngpu)
+			slice_prefetch(t, t->gpu[fg + TT_PREFETCH_AHEAD].peer);
+		if (gi->peer.track == TT_NONE)
 			continue;
-		const struct slice *rt = &t->tracks[gi->self.track].slices[gi->self.idx];
+		const struct slice *rt = &t->tracks[self.track].slices[self.idx];
 		if (is_gpu_op(slice_cls(t, rt)))
 			continue; /* the GPU side of a link */
 		const struct slice *op = &t->tracks[gi->peer.track].slices[gi->peer.idx];
@@ -85,7 +88,7 @@ struct tb_step *tb_steps_find(const struct trace *t, uint32_t *nout)
 			else
 				hi = mid;
 		}
-		if (lo == 0 || rt->ts + slice_dur(&t->tracks[gi->self.track], rt) > s[lo - 1].end ||
+		if (lo == 0 || rt->ts + slice_dur(&t->tracks[self.track], rt) > s[lo - 1].end ||
 		    is_driver_call(t, driver_cat, rt))
 			continue;
 		int64_t op_end = op->ts + slice_dur(&t->tracks[gi->peer.track], op);

@@ -300,6 +300,7 @@ static void big_event(struct builder *b, uint32_t k)
 	builder_flow(b, gpu, ts + 500, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_FINISH);
 }
 
+static bool same_ref2(struct slice_ref a, struct slice_ref b) { return a.track == b.track && a.idx == b.idx; }
 static bool same_ref(const struct slice_ref *a, const struct slice_ref *b)
 {
 	return a->track == b->track && a->idx == b->idx;
@@ -307,6 +308,32 @@ static bool same_ref(const struct slice_ref *a, const struct slice_ref *b)
 
 /* Parts big enough that builder_merge drains each array in several steps (over 1 MiB of
  * slices, GPU facts and flow ends) give the model that one part gives. */
+/* T's GPU facts numbered in their slices' order: each slice's fact says that slice is its
+ * own, the walk gives the facts 0, 1, 2... with their slices, and BOUND of them have one. */
+static void gpu_words_check(const struct trace *t, uint32_t bound, const char *what)
+{
+	bool inverse = true, ordered = true;
+	uint32_t next = 0, seen = 0, g;
+	for (uint32_t ti = 0; ti < t->ntracks; ti++)
+		for (uint32_t i = 0; i < t->tracks[ti].nslices; i++) {
+			uint32_t f = track_gpu_at(&t->tracks[ti], i);
+			if (f == TT_NONE)
+				continue;
+			struct slice_ref r = gpu_self(t, f);
+			inverse = inverse && r.track == ti && r.idx == i;
+			ordered = ordered && f == next++; /* slices' order is the facts' */
+		}
+	struct slice_ref self;
+	struct gpu_walk w = gpu_walk_start(t);
+	while (gpu_walk_next(&w, &g, &self))
+		ordered = ordered && g == seen++ && track_gpu_at(&t->tracks[self.track], self.idx) == g;
+	ok(inverse, "%s: gpu_self gives back the slice of each slice's fact", what);
+	ok(ordered && seen == next, "%s: the facts in their slices' order, the walk over all %u", what, seen);
+	is_int(seen, bound, "%s: the facts bound to slices", what);
+	struct slice_ref past = gpu_self(t, t->ngpu);
+	ok(past.track == TT_NONE && past.idx == TT_NONE, "%s: no slice for a fact past the facts", what);
+}
+
 static void test_big_parts(void)
 {
 	enum { N = 40000 };
@@ -357,7 +384,8 @@ static void test_big_parts(void)
 				                0 &&
 				        (gy->launch == TT_NONE ||
 				         gpu_launch(m, gy)->grid[0] == (int32_t)((x->ts / 1000) % 97)) &&
-				        same_ref(&gx->self, &gy->self) && same_ref(&gx->peer, &gy->peer);
+				        same_ref2(gpu_self(one, track_gpu_at(a, i)), gpu_self(m, track_gpu_at(c, i))) &&
+				        same_ref(&gx->peer, &gy->peer);
 			}
 		}
 	}
@@ -388,6 +416,8 @@ static void test_big_parts(void)
 	is_int(big_copies, 1539, "byte counts past 32 bits read back");
 	is_int(pg_b, 1818, "process groups read back");
 	is_int(linked, 2 * N, "every call linked to its kernel, wide ids too");
+	gpu_words_check(m, 2 * N, "the merged model");
+	gpu_words_check(one, 2 * N, "the model of one part");
 	ok(m->nwide_ids > 0 && m->ngpu_places <= 8, "the places are shared (%u of them)", m->ngpu_places);
 	is_int(m->nflows, N, "every flow paired");
 	bool flows = one->nflows == m->nflows;

@@ -331,11 +331,13 @@ static void process_bool(uint8_t *b) { set(b, "processes", "pid_is_str", 0, 2); 
 static void step_bool(uint8_t *b) { set(b, "steps", "gpu", 0, 5); }
 static void step_dur(uint8_t *b) { set(b, "steps", "dur", 0, (uint64_t)INT64_MAX); }
 static void step_order(uint8_t *b) { set(b, "steps", "gpu", 0, 1); } /* a CPU step said to be the GPU's */
-static void gpu_self(uint8_t *b)
+static void gpu_word_before(uint8_t *b) { set(b, "slice GPU links", "before", 0, 1); }
+static void gpu_word_bits(uint8_t *b) { set(b, "slice GPU links", "bits", 0, ~(uint64_t)0); }
+static void gpu_first_off(uint8_t *b) { set(b, "tracks", "gpu_first", 0, 1); }
+static void gpu_count_past(uint8_t *b)
 {
-	/* two GPU facts naming the same slice */
-	set(b, "GPU infos", "self.track", 0, get(b, "GPU infos", "self.track", 1));
-	set(b, "GPU infos", "self.idx", 0, get(b, "GPU infos", "self.idx", 1));
+	uint64_t n = count_of(b, "tracks"); /* the last track's facts said to end past the facts */
+	set(b, "tracks", "gpu_first", n - 1, count_of(b, "GPU infos"));
 }
 static void counter_bool(uint8_t *b) { set(b, "counters", "pid_is_str", 0, 2); }
 static void counter_ts(uint8_t *b) { set(b, "counter times", "value", 1, (uint64_t)INT64_MAX); }
@@ -431,7 +433,10 @@ int main(void)
 		{ step_bool, "a step's gpu (a bool stored as it is) is 5" },
 		{ step_dur, "a step of INT64_MAX ns" },
 		{ step_order, "a CPU step said to be a GPU step" },
-		{ gpu_self, "two GPU facts name the same slice" },
+		{ gpu_word_before, "a track's first GPU word counts facts before it" },
+		{ gpu_word_bits, "a GPU word claims slices its track does not count" },
+		{ gpu_first_off, "a track's GPU facts do not start where the tracks before end" },
+		{ gpu_count_past, "the tracks' GPU facts run past the facts" },
 		{ counter_bool, "a counter's pid_is_str is 2" },
 		{ counter_ts, "a counter sample at INT64_MAX" },
 		{ instant_ts, "an instant at BUILDER_TIME_LIMIT" },
