@@ -739,10 +739,49 @@ void builder_counter(struct builder *b, struct builder_id pid, uint32_t name, ui
 	c->n++;
 }
 
+static uint32_t flow_ctx_hash(uint64_t seed, uint32_t cat, uint32_t id_hi)
+{
+	return process_hash(seed, false, (int64_t)((uint64_t)cat << 32 | id_hi));
+}
+
+static uint32_t flow_ctx_slot_hash(const struct builder *b, uint32_t i)
+{
+	return flow_ctx_hash(b->seed, b->t->flow_ctx[i].cat, b->t->flow_ctx[i].id_hi);
+}
+
+uint32_t builder_intern_flow_ctx(struct builder *b, uint32_t cat, uint32_t id_hi)
+{
+	struct trace *t = b->t;
+	if (b->last_flow_ctx != 0) {
+		const struct flow_ctx *last = &t->flow_ctx[b->last_flow_ctx - 1];
+		if (last->cat == cat && last->id_hi == id_hi)
+			return b->last_flow_ctx - 1;
+	}
+	if ((uint64_t)(t->nflow_ctx + 1) * 2 > b->nflow_ctx_slots)
+		grow_slots(b, &b->flow_ctx_slots, &b->nflow_ctx_slots, 16, t->nflow_ctx, flow_ctx_slot_hash);
+	uint32_t h = flow_ctx_hash(b->seed, cat, id_hi) & (b->nflow_ctx_slots - 1);
+	for (;; h = (h + 1) & (b->nflow_ctx_slots - 1)) {
+		uint32_t k = b->flow_ctx_slots[h];
+		if (k == 0)
+			break;
+		if (t->flow_ctx[k - 1].cat == cat && t->flow_ctx[k - 1].id_hi == id_hi)
+			return (b->last_flow_ctx = k) - 1;
+	}
+	if (t->nflow_ctx == t->flow_ctx_cap) {
+		t->flow_ctx_cap = t->flow_ctx_cap ? 2 * t->flow_ctx_cap : 4;
+		t->flow_ctx = xreallocarray(t->flow_ctx, t->flow_ctx_cap, sizeof *t->flow_ctx);
+	}
+	t->flow_ctx[t->nflow_ctx] = (struct flow_ctx){ cat, id_hi };
+	b->flow_ctx_slots[h] = t->nflow_ctx + 1;
+	b->last_flow_ctx = t->nflow_ctx + 1;
+	return t->nflow_ctx++;
+}
+
 void builder_flow(struct builder *b, uint32_t track, int64_t ts, uint64_t id, uint32_t cat,
                   enum builder_flow_point point)
 {
 	struct trace *t = b->t;
+	uint32_t ctx = builder_intern_flow_ctx(b, cat, (uint32_t)(id >> 32));
 
 	check_time(ts);
 	if (t->nflow_ends == t->flow_ends_cap) {
@@ -756,9 +795,9 @@ void builder_flow(struct builder *b, uint32_t track, int64_t ts, uint64_t id, ui
 	 * first, and on a fresh page that read maps the zero page, so the write then faults
 	 * again and flushes the other cores' TLBs (6% of a 100 MB load's CPU). */
 	*f = (struct flow_end){
-		.id = id,
 		.ts = ts,
-		.cat = cat,
+		.id_lo = (uint32_t)id,
+		.ctx = ctx,
 		.track = track,
 		.ph = point == FLOW_START  ? FLOW_PH_S
 		      : point == FLOW_STEP ? FLOW_PH_T
@@ -808,6 +847,7 @@ void builder_free_state(struct builder *b)
 	free(b->track_slots);
 	free(b->process_slots);
 	free(b->place_slots);
+	free(b->flow_ctx_slots);
 	free(b->launch_slots);
 	free(b);
 }

@@ -230,13 +230,20 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 	append_draining((void **)&d->gpu_facts, &d->ngpu, &d->gpu_cap, (void **)&s->gpu_facts, s->ngpu,
 	                sizeof *s->gpu_facts);
 	{
+		uint32_t *cxmap = xreallocarray(NULL, s->nflow_ctx ? s->nflow_ctx : 1, sizeof *cxmap);
+		for (uint32_t k = 0; k < s->nflow_ctx; k++)
+			cxmap[k] = builder_intern_flow_ctx(dst, smap[s->flow_ctx[k].cat], s->flow_ctx[k].id_hi);
 		uint32_t first = d->nflow_ends;
 		append_draining((void **)&d->flow_ends, &d->nflow_ends, &d->flow_ends_cap, (void **)&s->flow_ends,
 		                s->nflow_ends, sizeof *s->flow_ends);
 		for (uint32_t k = first; k < d->nflow_ends; k++) {
-			d->flow_ends[k].cat = smap[d->flow_ends[k].cat];
+			d->flow_ends[k].ctx = cxmap[d->flow_ends[k].ctx];
 			d->flow_ends[k].track = tmap[d->flow_ends[k].track];
 		}
+		free(cxmap);
+		free(s->flow_ctx);
+		s->flow_ctx = NULL;
+		s->nflow_ctx = s->flow_ctx_cap = 0;
 	}
 	{
 		uint32_t first = d->ninstants;

@@ -95,6 +95,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	t->flows = NULL; /* made by the index */
 	t->nflows = 0;
 	t->flow_ends = copy_array(&cp, s->flow_ends, s->nflow_ends, s->flow_ends_cap, sizeof *s->flow_ends);
+	t->flow_ctx = copy_array(&cp, s->flow_ctx, s->nflow_ctx, s->flow_ctx_cap, sizeof *s->flow_ctx);
 	t->instants = copy_array(&cp, s->instants, s->ninstants, s->instants_cap, sizeof *s->instants);
 	t->mem = copy_array(&cp, s->mem, s->nmem, s->mem_cap, sizeof *s->mem);
 	t->flops = copy_array(&cp, s->flops, s->nflops, s->flops_cap, sizeof *s->flops);

@@ -59,8 +59,11 @@ struct builder {
 	uint32_t *launch_slots; /* open addressing: launch index + 1, 0 when free (none after a merge
 	                         * appended a part's: rebuilt from the array when next needed) */
 	uint32_t nplace_slots;
-	uint32_t last_place;   /* intern_place's last answer: kernels come in runs of a stream */
-	struct bstack *stacks; /* by track */
+	uint32_t last_place;      /* intern_place's last answer: kernels come in runs of a stream */
+	uint32_t *flow_ctx_slots; /* open addressing: flow context index + 1, 0 when free */
+	uint32_t nflow_ctx_slots;
+	uint32_t last_flow_ctx; /* intern_flow_ctx's last answer + 1, 0: none yet */
+	struct bstack *stacks;  /* by track */
 	uint32_t nstacks;
 	uint32_t counters_cap;
 	uint32_t last_counter; /* series of the last sample: counters come in runs */
@@ -96,6 +99,9 @@ uint32_t builder_intern_place(struct builder *b, const struct gpu_place *p);
  * distinct launches for tens of thousands of kernels) shares the entry. Compared as bytes,
  * every NaN made the one NAN. */
 uint32_t builder_intern_launch(struct builder *b, const struct kernel_launch *k);
+/* The index in trace.flow_ctx of flow ends of category CAT (a string id) whose ids' high
+ * 32 bits are ID_HI, added when new. */
+uint32_t builder_intern_flow_ctx(struct builder *b, uint32_t cat, uint32_t id_hi);
 
 /* Notes that GPU fact GPU of T moved BYTES (in GPU order). */
 void builder_add_bytes(struct trace *t, uint32_t gpu, int64_t bytes);

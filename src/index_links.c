@@ -195,12 +195,14 @@ void index_gpu_facts(struct trace *t, struct launch_keys *lk)
 	expand_gpu_facts(t);
 }
 
+/* By category and id (ctx numbered in that order first: rank_flow_ctx), time, phase and
+ * track. */
 static inline bool flow_end_less(const struct flow_end *x, const struct flow_end *y)
 {
-	if (x->cat != y->cat)
-		return x->cat < y->cat;
-	if (x->id != y->id)
-		return x->id < y->id;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx;
+	if (x->id_lo != y->id_lo)
+		return x->id_lo < y->id_lo;
 	if (x->ts != y->ts)
 		return x->ts < y->ts;
 	if (x->ph != y->ph) /* s before t before f at equal times */
@@ -209,6 +211,35 @@ static inline bool flow_end_less(const struct flow_end *x, const struct flow_end
 }
 
 SORT_DEFINE(sort_flow_ends, struct flow_end, flow_end_less)
+
+static int flow_ctx_cmp(const void *a, const void *b)
+{
+	const struct flow_ctx *x = a, *y = b;
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
+	return (x->id_hi > y->id_hi) - (x->id_hi < y->id_hi);
+}
+
+/* Numbers T's flow contexts in the order of their categories and ids' high halves, and the
+ * ends' with them, so that ends sort by ctx as they would by category and id. */
+static void rank_flow_ctx(struct trace *t)
+{
+	uint32_t n = t->nflow_ctx;
+	if (n < 2)
+		return;
+	struct flow_ctx *old = xreallocarray(NULL, n, sizeof *old);
+	memcpy(old, t->flow_ctx, (size_t)n * sizeof *old);
+	qsort(t->flow_ctx, n, sizeof *t->flow_ctx, flow_ctx_cmp);
+	uint32_t *rank = xreallocarray(NULL, n, sizeof *rank);
+	for (uint32_t i = 0; i < n; i++) { /* contexts are distinct: each finds its one place */
+		const struct flow_ctx *c = bsearch(&old[i], t->flow_ctx, n, sizeof *t->flow_ctx, flow_ctx_cmp);
+		rank[i] = (uint32_t)(c - t->flow_ctx);
+	}
+	for (uint32_t i = 0; i < t->nflow_ends; i++)
+		t->flow_ends[i].ctx = rank[t->flow_ends[i].ctx];
+	free(rank);
+	free(old);
+}
 
 /* The innermost slice of TR that starts exactly at TS (Kineto puts flow ends there), or
  * TT_NONE: one binary search over the time-sorted slices. */
@@ -241,16 +272,22 @@ static struct slice_ref bind_end(struct trace *t, const struct flow_end *e)
 	return r;
 }
 
-static void flow_note(struct trace *t, enum quality_kind k, const struct flow_end *e)
+static void flow_note(struct trace *t, enum quality_kind k, int64_t ts, uint32_t cat, uint32_t track)
 {
 	struct quality *q = &t->quality;
 	uint64_t n = q->count[k]++;
 	if (n < QUALITY_EXAMPLES) {
 		q->ex[k][n].offset = 0;
-		q->ex[k][n].ts = e->ts;
-		q->ex[k][n].name = e->cat;
-		q->ex[k][n].track = e->track;
+		q->ex[k][n].ts = ts;
+		q->ex[k][n].name = cat;
+		q->ex[k][n].track = track;
 	}
+}
+
+/* The same for flow end E. */
+static void flow_end_note(struct trace *t, enum quality_kind k, const struct flow_end *e)
+{
+	flow_note(t, k, e->ts, flow_end_cat(t, e), e->track);
 }
 
 /* Flows are made in two steps. pair_flows, before the index, sorts the flow ends and
@@ -270,33 +307,35 @@ void index_pair_flows(struct trace *t)
 {
 	struct flow_end *e = t->flow_ends;
 	uint32_t n = t->nflow_ends;
-	struct flow *flows = (struct flow *)(void *)e;
+	void *base = e; /* from malloc: aligned for a flow */
+	struct flow *flows = base;
 
+	rank_flow_ctx(t);
 	sort_flow_ends(e, n);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i, starts = 0, finishes = 0;
-		while (j < n && e[j].cat == e[i].cat && e[j].id == e[i].id) {
+		while (j < n && e[j].ctx == e[i].ctx && e[j].id_lo == e[i].id_lo) {
 			starts += e[j].ph == FLOW_PH_S;
 			finishes += e[j].ph == FLOW_PH_F;
 			j++;
 		}
 		if (starts > 1 || finishes > 1)
-			flow_note(t, Q_FLOW_REPEATED_ID, &e[i]);
+			flow_end_note(t, Q_FLOW_REPEATED_ID, &e[i]);
 		/* pair each s with the next f in time */
 		const struct flow_end *open = NULL;
 		for (uint32_t k = i; k < j; k++) {
 			if (e[k].ph == FLOW_PH_S) {
 				if (open != NULL)
-					flow_note(t, Q_FLOW_NO_FINISH, open);
+					flow_end_note(t, Q_FLOW_NO_FINISH, open);
 				open = &e[k];
 			} else if (e[k].ph == FLOW_PH_F) {
 				if (open == NULL) {
-					flow_note(t, Q_FLOW_NO_START, &e[k]);
+					flow_end_note(t, Q_FLOW_NO_START, &e[k]);
 					continue;
 				}
 				struct flow f;
-				f.id_code = trace_id_code(t, (int64_t)e[k].id);
-				f.cat = e[k].cat;
+				f.id_code = trace_id_code(t, (int64_t)flow_end_id(t, &e[k]));
+				f.cat = flow_end_cat(t, &e[k]);
 				f.ts_from = open->ts;
 				f.ts_to = e[k].ts;
 				f.from = (struct slice_ref){ open->track, TT_NONE };
@@ -306,7 +345,7 @@ void index_pair_flows(struct trace *t)
 			}
 		}
 		if (open != NULL)
-			flow_note(t, Q_FLOW_NO_FINISH, open);
+			flow_end_note(t, Q_FLOW_NO_FINISH, open);
 		i = j;
 	}
 	if (t->nflows > 0) {
@@ -318,6 +357,9 @@ void index_pair_flows(struct trace *t)
 	t->flow_ends = NULL;
 	t->nflow_ends = 0;
 	t->flow_ends_cap = 0;
+	free(t->flow_ctx);
+	t->flow_ctx = NULL;
+	t->nflow_ctx = t->flow_ctx_cap = 0;
 }
 
 /* Flows are bound in chunks by whichever thread takes the next (see index_link); an end
@@ -360,13 +402,11 @@ static void bind_notes(struct trace *t)
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		struct flow *f = &t->flows[i];
 		if (f->from.idx == TT_NONE) {
-			struct flow_end e = { .ts = f->ts_from, .track = f->from.track, .cat = f->cat };
-			flow_note(t, Q_FLOW_UNBOUND, &e);
+			flow_note(t, Q_FLOW_UNBOUND, f->ts_from, f->cat, f->from.track);
 			f->from.track = TT_NONE;
 		}
 		if (f->to.idx == TT_NONE) {
-			struct flow_end e = { .ts = f->ts_to, .track = f->to.track, .cat = f->cat };
-			flow_note(t, Q_FLOW_UNBOUND, &e);
+			flow_note(t, Q_FLOW_UNBOUND, f->ts_to, f->cat, f->to.track);
 			f->to.track = TT_NONE;
 		}
 	}

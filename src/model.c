@@ -387,6 +387,7 @@ void trace_free(struct trace *t)
 	release(t, t->aside);
 	release(t, t->flows);
 	release(t, t->flow_ends);
+	release(t, t->flow_ctx);
 	release(t, t->instants);
 	release(t, t->mem);
 	release(t, t->flops);

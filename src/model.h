@@ -274,12 +274,21 @@ struct process {
 	int64_t sort_index;    /* INT64_MIN when absent */
 };
 
-struct flow_end { /* 24 bytes */
-	uint64_t id;
+/* A flow's end while the trace is built: 20 bytes (a trace of 65k ends held 0.26 MB more at
+ * the end of its parse with the id and category whole). */
+struct flow_end {
 	int64_t ts;
-	uint32_t cat;
+	uint32_t id_lo;      /* the id's low 32 bits */
+	uint32_t ctx;        /* index into trace.flow_ctx: the category and the id's high bits */
 	uint32_t track : 30; /* a trace holds fewer tracks (each costs over 100 bytes) */
 	uint32_t ph : 2;     /* enum flow_ph */
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct flow_end) == 20, "a flow end is 20 bytes");
+
+/* What flow ends share: their category and the high half of their ids (a few in a trace). */
+struct flow_ctx {
+	uint32_t cat;   /* string id */
+	uint32_t id_hi; /* the id's high 32 bits */
 };
 enum flow_ph { FLOW_PH_S, FLOW_PH_T, FLOW_PH_F }; /* sorted in this order at equal times */
 #define FLOW_END_MAX_TRACKS ((uint32_t)1 << 30)
@@ -519,6 +528,8 @@ struct trace {
 	uint32_t nflows;
 	struct flow_end *flow_ends; /* raw ends, freed after linking */
 	uint32_t nflow_ends, flow_ends_cap;
+	struct flow_ctx *flow_ctx; /* flow_end.ctx indexes it; freed with the ends */
+	uint32_t nflow_ctx, flow_ctx_cap;
 
 	struct instant *instants;
 	uint32_t ninstants, instants_cap;
@@ -603,6 +614,13 @@ static inline uint32_t slice_gpu(const struct track *tr, const struct slice *s)
 {
 	return track_gpu_at(tr, (uint32_t)(s - tr->slices));
 }
+
+/* The id and the category (a string id) of flow end E of T. */
+static inline uint64_t flow_end_id(const struct trace *t, const struct flow_end *e)
+{
+	return (uint64_t)t->flow_ctx[e->ctx].id_hi << 32 | e->id_lo;
+}
+static inline uint32_t flow_end_cat(const struct trace *t, const struct flow_end *e) { return t->flow_ctx[e->ctx].cat; }
 
 /* The slice that GPU fact G of T belongs to, or {TT_NONE, TT_NONE} (a fact whose slice was
  * set aside, or G out of range). A search over the tracks and their words. */
