@@ -394,7 +394,7 @@ static bool gpu_words_ok(const struct trace *t)
 			for (uint32_t w = 0; w < nw; w++) {
 				if (tr->gpu_words[w].before != n || tr->gpu_words[w].pad != 0)
 					return false;
-				n += (uint64_t)__builtin_popcountll(tr->gpu_words[w].bits);
+				n += gpu_bits_count(tr->gpu_words[w].bits);
 			}
 			if (nw > 0 && tr->nslices % 64 != 0 && (tr->gpu_words[nw - 1].bits >> (tr->nslices % 64)) != 0)
 				return false;

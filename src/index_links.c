@@ -79,7 +79,7 @@ static void number_gpu_facts(struct trace *t, struct launch_keys *lk)
 		uint32_t before = 0;
 		for (uint32_t w = 0; w < nw; w++) {
 			words[w].before = before;
-			before += (uint32_t)__builtin_popcountll(words[w].bits);
+			before += gpu_bits_count(words[w].bits);
 		}
 		free(tr->gpu);
 		tr->gpu = NULL;

@@ -126,6 +126,16 @@ struct gpu_word {
 	uint32_t pad;
 };
 
+/* The set bits of X. Not __builtin_popcountll: without -mpopcnt (not in baseline x86-64)
+ * that is a call into libgcc's table loop at every slice_gpu. */
+static inline uint32_t gpu_bits_count(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* A GPU fact while the trace is built: gpu_info without the links, which only the index
  * can make. 16 bytes: a file of 65k facts holds 1 MB less at the end of its parse. */
 struct gpu_fact {
@@ -604,7 +614,7 @@ static inline uint32_t track_gpu_at(const struct track *tr, uint32_t i)
 		uint64_t bit = (uint64_t)1 << (i % 64);
 		if ((w->bits & bit) == 0)
 			return TT_NONE;
-		return tr->gpu_first + w->before + (uint32_t)__builtin_popcountll(w->bits & (bit - 1));
+		return tr->gpu_first + w->before + gpu_bits_count(w->bits & (bit - 1));
 	}
 	return tr->gpu != NULL ? tr->gpu[i] : TT_NONE; /* (while the trace is built) */
 }
