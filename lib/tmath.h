@@ -66,14 +66,10 @@ static inline int64_t tt_from_ldouble(long double d)
  * int64 range (NaN gives 0, where llround's value is unspecified). */
 static inline int64_t tt_round(double d)
 {
-	if (!(d == d))
-		return 0;
-	if (d >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (d <= -9223372036854775808.0)
-		return INT64_MIN;
-	int64_t t = (int64_t)d;   /* toward zero */
-	double f = d - (double)t; /* exact: t is d's integer part */
+	if (!(d > -9223372036854775808.0 && d < 9223372036854775807.0))
+		return tt_from_double(d); /* NaN, or past the range: clamped */
+	int64_t t = (int64_t)d;           /* toward zero */
+	double f = d - (double)t;         /* exact: t is d's integer part */
 	if (f >= 0.5)
 		t++;
 	else if (f <= -0.5)

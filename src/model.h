@@ -105,9 +105,9 @@ struct slice_ref {
  * (most of them are runtime calls, which have no stream, device, bytes or launch facts):
  * read the ids, stream, device, process group and bytes through gpu_correlation() and
  * the others below, which decode what is stored here. The index numbers the facts in the
- * order of their slices, track by track (index_number_gpu_facts), so that a slice finds its
- * fact through its track's gpu_words and a fact its slice through gpu_self(): neither needs
- * a link of its own (4 bytes a slice and 8 a fact, a ninth of a real trace's model). */
+ * order of their slices, track by track (index_gpu_facts), so that a slice finds its fact
+ * through its track's gpu_words and a fact its slice through gpu_self(): neither needs a
+ * link of its own (4 bytes a slice and 8 a fact: an eighth of the v100 216k trace's model). */
 struct gpu_info {
 	uint32_t corr_code;    /* correlation id, coded (gpu_id_value): absent reads -1 */
 	uint32_t ext_code;     /* External id, coded the same way */
