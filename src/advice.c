@@ -470,16 +470,23 @@ static bool launch_remedy(struct ctx *c, char *cause, size_t n, const char **fix
 			   "not captured";
 		return true;
 	}
-	if (cf.compiled && cf.triton_kernels == 0) {
-		/* compiled regions run the kernels, but none is Triton's: the graphs were not code-
-		 * generated (a backend such as aot_eager), so the kernels are ATen's, as many as eager */
-		char a[32];
-		snprintf(cause, n,
-		         "the model runs in compiled regions (%s of the kernel time is launched inside them), but no "
-		         "kernel is a Triton kernel: the compiled graphs run ATen's own kernels, as many and as small "
-		         "as in eager mode (a backend that generates no code, such as aot_eager?), each launched from "
-		         "the host one by one, without CUDA graphs",
-		         advice_pct(advice_share(cf.compiled_kernel_ns, cf.kernel_ns), a, sizeof a));
+	int64_t fusable = cf.compiled_kernel_ns - cf.library_compiled_ns;
+	if (cf.compiled && cf.triton_kernels == 0 && fusable > 0 && 2 * cf.aten_compiled_ns >= fusable) {
+		/* compiled regions run the kernels, but none is Triton's, and what a code generator
+		 * would fuse (all but the library calls: matmuls, convolutions, attention,
+		 * collectives) is mostly ATen's own kernels: the graphs were not code-generated (a
+		 * backend such as aot_eager). Another generator's fused kernels (nvFuser's) are not
+		 * ATen's: those fall through to the compiled cause. */
+		char a[32], b[32];
+		snprintf(
+			cause, n,
+			"the model runs in compiled regions (%s of the kernel time is launched inside them), but no "
+			"kernel is a Triton kernel, and of that time outside matmuls, convolutions, attention and "
+			"collectives %s is ATen's own kernels (at::native): the compiled graphs run them as many and as "
+			"small as in eager mode (a backend that generates no code, such as aot_eager?), each launched "
+			"from the host one by one, without CUDA graphs",
+			advice_pct(advice_share(cf.compiled_kernel_ns, cf.kernel_ns), a, sizeof a),
+			advice_pct(advice_share(cf.aten_compiled_ns, fusable), b, sizeof b));
 		*fix = "compile with inductor (torch.compile's default backend) so that fused Triton kernels replace "
 		       "the small ATen ones, and replay the graphs as CUDA graphs (mode 'reduce-overhead')";
 		*example = "backend='inductor', mode='reduce-overhead' in the existing torch.compile call   # "
@@ -488,10 +495,11 @@ static bool launch_remedy(struct ctx *c, char *cause, size_t n, const char **fix
 	}
 	if (cf.compiled) {
 		/* compiled, without CUDA graphs: each Triton kernel is still one launch from Python */
-		snprintf(cause, n, "%s",
-		         "the model is compiled (Triton kernels, compiled regions) but without CUDA graphs: each "
-		         "compiled kernel is still launched from the host one by one, and eager ops between compiled "
-		         "regions (graph breaks) add their dispatch");
+		snprintf(cause, n,
+		         "the model is compiled (%s) but without CUDA graphs: each compiled kernel is still launched "
+		         "from the host one by one, and eager ops between compiled regions (graph breaks) add their "
+		         "dispatch",
+		         cf.triton_kernels > 0 ? "Triton kernels, compiled regions" : "compiled regions");
 		*fix = "replay the compiled graphs as CUDA graphs (mode 'reduce-overhead' of the torch.compile call "
 		       "already there), and remove graph breaks so that fewer operators run eagerly";
 		*example = "mode='reduce-overhead' in the existing torch.compile call   # CUDA graphs; "

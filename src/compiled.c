@@ -10,6 +10,7 @@
 #include "lib/tmath.h"
 #include "lib/xalloc.h"
 #include "src/index.h"
+#include "src/kernel_class.h"
 #include "src/pyframe.h"
 
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
@@ -75,6 +76,18 @@ uint32_t compiled_launching_slice(const struct trace *t, struct slice_ref call, 
 	return python;
 }
 
+/* Where kernel NAME's code comes from: 1 a library call under any backend (matmul,
+ * convolution, attention, collective: cuBLAS, cuDNN, NCCL...), 2 ATen's own kernels
+ * (at::native), 3 anything else (a code generator's: Triton, nvFuser...). */
+static uint8_t kernel_origin(const char *name)
+{
+	struct kernel_class kc;
+	kernel_class_of(name, KC_ACT_KERNEL, false, &kc);
+	if (kc.family == KC_GEMM || kc.family == KC_CONV || kc.family == KC_ATTENTION || kc.family == KC_COMM)
+		return 1;
+	return strstr(name, "at::native::") != NULL ? 2 : 3;
+}
+
 void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 {
 	memset(f, 0, sizeof *f);
@@ -116,6 +129,7 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 	free(counts);
 	/* the kernel time compiled code launched: Triton kernels, and kernels whose runtime call
 	 * nests in a compiled region */
+	uint8_t *origin = xcalloc(t->strings.n ? t->strings.n : 1, 1); /* kernel_origin, 0: not yet */
 	struct gpu_walk gw = gpu_walk_start(t);
 	struct slice_ref self;
 	uint32_t i;
@@ -140,10 +154,17 @@ void compiled_facts_of(const struct trace *t, struct compiled_facts *f)
 				by_compiled = slice_name(t, &ct->slices[p]) < t->strings.n &&
 				              seen[slice_name(t, &ct->slices[p])] == 3;
 		}
-		if (by_compiled)
+		if (by_compiled) {
 			f->compiled_kernel_ns += d;
+			uint8_t *o = &origin[slice_name(t, k)];
+			if (*o == 0)
+				*o = kernel_origin(strtab_get(&t->strings, slice_name(t, k)));
+			f->library_compiled_ns += *o == 1 ? d : 0;
+			f->aten_compiled_ns += *o == 2 ? d : 0;
+		}
 	}
 	free(seen);
+	free(origin);
 	f->compiled = f->kernel_ns > 0 ? 2 * f->compiled_kernel_ns >= f->kernel_ns && f->compiled_kernel_ns > 0
 	                               : f->compiled_regions > 0;
 	f->partly_compiled = !f->compiled && 20 * f->compiled_kernel_ns >= f->kernel_ns && f->compiled_kernel_ns > 0;

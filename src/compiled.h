@@ -19,11 +19,14 @@ struct compiled_facts {
 	                            */
 	uint64_t graph_launches;   /* runtime calls cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch */
 	int64_t kernel_ns;         /* time of all kernels (summed) */
-	int64_t compiled_kernel_ns; /* of those, Triton kernels and kernels launched inside a compiled region */
-	bool compiled;              /* compiled code launches at least half the kernel time (with no kernels:
-	                             * a compiled region ran) */
-	bool partly_compiled;       /* compiled code launches 5% to half of the kernel time (under 5%: eager) */
-	bool cuda_graphs;           /* graph_launches */
+	int64_t compiled_kernel_ns;  /* of those, Triton kernels and kernels launched inside a compiled region */
+	int64_t library_compiled_ns; /* of those, library calls under any backend: matmuls, convolutions,
+	                              * attention, collectives (cuBLAS, cuDNN, NCCL...) */
+	int64_t aten_compiled_ns;    /* of those, ATen's own kernels (at::native::...) */
+	bool compiled;               /* compiled code launches at least half the kernel time (with no kernels:
+	                              * a compiled region ran) */
+	bool partly_compiled;        /* compiled code launches 5% to half of the kernel time (under 5%: eager) */
+	bool cuda_graphs;            /* graph_launches */
 };
 
 /* Fills *F for T: a model is compiled by the share of the GPU work its compiled code

@@ -87,6 +87,11 @@ like "$cause" "100.0% of the kernel time is launched inside them" "compiled-aten
 like "$fix" "compile with inductor" "compiled-aten: the fix is inductor's code generation, then CUDA graphs"
 unlike "$cause" "the model is compiled (Triton" "compiled-aten: the cause claims no Triton kernels"
 unlike "$ex" "torch.compile(model" "compiled-aten: no torch.compile(model as if eager"
+like "$cause" "outside matmuls, convolutions, attention and collectives 100.0% is ATen's own kernels" \
+	"compiled-aten: what is ATen's, of what a code generator would fuse"
+lb "$F/compiled-nvfuser.json"
+unlike "$cause" "ATen's own kernels" "compiled regions running another generator's fused kernels (nvFuser): not called ATen's"
+like "$cause" "the model is compiled (compiled regions)" "compiled-nvfuser: compiled, and no Triton kernel claimed"
 lb "$F/graph-replay.json"
 like "$cause" "replays CUDA graphs" "graph-replay: launch_bound knows the graphs replay"
 like "$fix" "graph breaks" "graph-replay: launch_bound points at what the graphs leave to the host"

@@ -52,10 +52,24 @@ def triton_launch(t, name, g):
     t.launch([(name, g, 5)], g - 18, 15, "cuLaunchKernel", cat="cuda_driver")
 
 
-def eager_launch(t, g):
+ATEN_ADD = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+            "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)")
+
+
+def eager_launch(t, g, kernel="elementwise_kernel"):
     t.x("python_function", "model.py(12): forward", g - 20, 19.5)
     t.x("cpu_op", "aten::add", g - 19.5, 18)
-    t.launch([("elementwise_kernel", g, 5)], g - 18, 15, "cudaLaunchKernel")
+    t.launch([(kernel, g, 5)], g - 18, 15, "cudaLaunchKernel")
+
+
+def compiled_step(t, i):
+    """Step I of the compiled fixtures: its annotation, the compiled region and its
+    CompiledFunction; returns where the step starts."""
+    s = i * STEP
+    t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, STEP)
+    t.x("cpu_op", "Torch-Compiled Region: 0/0", s + 1, 998)
+    t.x("cpu_op", "CompiledFunction", s + 1.5, 997)
+    return s
 
 
 def gen():
@@ -66,10 +80,7 @@ def gen():
     # other 18 (triton_red_fused_sum_1) directly under CompiledFunction.
     t = Trace()
     for i in range(3):
-        s = i * STEP
-        t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, STEP)
-        t.x("cpu_op", "Torch-Compiled Region: 0/0", s + 1, 998)
-        t.x("cpu_op", "CompiledFunction", s + 1.5, 997)
+        s = compiled_step(t, i)
         t.x("user_annotation", "## Call CompiledFxGraph fx1 ##", s + 1.8, 20 + 25 * 17 + 2)
         for k in range(36):
             triton_launch(t, "triton_poi_fused_add_0" if k < 18 else "triton_red_fused_sum_1", s + 20 + 25 * k)
@@ -77,16 +88,16 @@ def gen():
 
     # compiled-aten: compiled regions cover each step, as in compiled-launch, but the graphs
     # run ATen's own kernels (a backend without code generation, such as aot_eager): no
-    # Triton kernel, each aten::add launched from the host under CompiledFunction.
-    t = Trace()
-    for i in range(3):
-        s = i * STEP
-        t.x("user_annotation", "ProfilerStep#%d" % (i + 1), s, STEP)
-        t.x("cpu_op", "Torch-Compiled Region: 0/0", s + 1, 998)
-        t.x("cpu_op", "CompiledFunction", s + 1.5, 997)
-        for k in range(36):
-            eager_launch(t, s + 20 + 25 * k)
-    t.write("compiled-aten.json")
+    # Triton kernel, each aten::add's at::native kernel launched from the host under
+    # CompiledFunction. compiled-nvfuser: the same, but the kernels are another code
+    # generator's fused ones (nvFuser's CudaCodeGen::kernelN), not ATen's.
+    for name, kernel in (("compiled-aten.json", ATEN_ADD), ("compiled-nvfuser.json", "CudaCodeGen::kernel1(float*)")):
+        t = Trace()
+        for i in range(3):
+            s = compiled_step(t, i)
+            for k in range(36):
+                eager_launch(t, s + 20 + 25 * k, kernel)
+        t.write(name)
 
     # eager-launch: the same timing, each kernel launched by aten::add under a Python frame.
     t = Trace()
