@@ -94,5 +94,35 @@ if command -v readelf >/dev/null 2>&1 && [ -x "$TTRACE" ]; then
 	needed=$(readelf -d "$TTRACE" | grep NEEDED)
 	unlike "$needed" "libm.so" "ttrace does not load libm"
 	like "$needed" "libc.so" "readelf lists the binary's libraries (libc among them)"
+	# relative relocations packed where the linker can (configure: RELR_LDFLAGS)
+	if [ -n "$RELR_LDFLAGS" ]; then
+		like "$(readelf -d "$TTRACE")" "(RELR)" "the binary's relative relocations are packed (DT_RELR)"
+	fi
 fi
+# The load path's code comes first in the binary (Makefile.am, LOAD_PATH_OBJECTS): a load
+# touches it all, and the kernel maps code 64 KB around each page touched. Every function
+# named below of the load lies below every one of the views and reports.
+if command -v nm >/dev/null 2>&1 && [ -x "$TTRACE" ] && nm "$TTRACE" >"${TMPDIR:-/tmp}/layering.$$" 2>/dev/null &&
+	grep -q ' T main$' "${TMPDIR:-/tmp}/layering.$$"; then
+	at() { awk -v s="$1" '$3 == s { print $1 }' "${TMPDIR:-/tmp}/layering.$$"; }
+	hi=0 lo=-1 missing=""
+	for f in input_codec scan_run builder_push_slice index_build index_trace_span report_files; do
+		a=$(at "$f")
+		[ -n "$a" ] || { missing="$missing $f"; continue; }
+		a=$(printf '%d' "0x$a")
+		[ "$a" -gt "$hi" ] && hi=$a
+	done
+	for f in render_timeline advice_analyse ops_group overview_open diff_analyse crop_main memory_view_open; do
+		a=$(at "$f")
+		[ -n "$a" ] || { missing="$missing $f"; continue; }
+		a=$(printf '%d' "0x$a")
+		{ [ "$lo" -lt 0 ] || [ "$a" -lt "$lo" ]; } && lo=$a
+	done
+	[ -z "$missing" ]
+	ok $? "nm finds the functions the layout check names"
+	[ -z "$missing" ] || echo "#   missing:$missing"
+	[ "$hi" -gt 0 ] && [ "$lo" -gt "$hi" ]
+	ok $? "the load path's code lies below the views' and reports' (last at $hi, first other at $lo)"
+fi
+rm -f "${TMPDIR:-/tmp}/layering.$$"
 finish
