@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -20,9 +21,15 @@
 #include "parsers/input.h"
 
 #define WINDOW_SIZE 32768u /* deflate's window */
-/* zstd level for stored windows: on the benchmark trace a 32 KB window takes about 30 us
- * and keeps 13% (level 1: 135 us, 9%), so points every MB cost about 3% of inflating */
-#define WINDOW_LEVEL (-3)
+/* Stored windows are raw deflate streams, level 1, matches within 8 KB (windowBits 13),
+ * memLevel 5: a 32 KB window of the v100 trace takes 70-90 us (state made and freed) and
+ * keeps 8.4%. Not zstd (22 us, 9%): its compressor's code (0.38 MB of libzstd's pages) and
+ * its 164 KB context stayed resident through every gzip load, where deflate's code lies
+ * among the pages inflate keeps mapped and its state (48 KB at these settings, against 192
+ * KB with the whole window) lives only while a window is packed. */
+#define WINDOW_LEVEL 1
+#define WINDOW_BITS 13
+#define WINDOW_MEM_LEVEL 5
 #define READ_IN ((size_t)64 << 10)
 #define READ_OUT ((size_t)128 << 10)
 
@@ -33,7 +40,7 @@ struct seek_point {
 	bool header;         /* gzip: at a member header (gzip mode), not inside a member */
 	uint32_t window_len; /* gzip: window bytes before compression */
 	uint32_t packed_len;
-	char *packed; /* gzip: the window, compressed with zstd */
+	char *packed; /* gzip: the window, as a raw deflate stream */
 };
 
 static uint64_t gzip_span = SEEK_GZIP_SPAN, zstd_frame_max = SEEK_ZSTD_FRAME_MAX;
@@ -51,13 +58,48 @@ struct seek_index {
 	uint32_t n, cap;
 	uint64_t out_end;
 	uint64_t packed_bytes;
-	ZSTD_CCtx *cctx;
-	unsigned char *window;
-	char *scratch;
-	size_t scratch_cap;
-	bool restored; /* read back from a cache file: a window that does not decompress
-	                * is damage, not a bug */
+	unsigned char *window; /* while recording gzip points: the window, then room to pack it */
+	bool restored;         /* read back from a cache file: a window that does not decompress
+	                        * is damage, not a bug */
 };
+
+/* The recording's memory (the window, its packed copy, deflate's state) in pages of its own,
+ * given back whole: freed into the inflating thread's malloc arena, 0.15 MB of it stayed
+ * resident through the rest of a load. */
+#define PAGES_HEAD 16 /* the mapping's length, before the block (keeps it 16-byte aligned) */
+static void *pages_get(size_t n)
+{
+	size_t len = n + PAGES_HEAD;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	memcpy(p, &len, sizeof len);
+	return p + PAGES_HEAD;
+}
+
+static void pages_put(void *block)
+{
+	size_t len;
+	if (block == NULL)
+		return;
+	memcpy(&len, (char *)block - PAGES_HEAD, sizeof len);
+	munmap((char *)block - PAGES_HEAD, len);
+}
+
+static voidpf deflate_get(voidpf opaque, uInt items, uInt size)
+{
+	(void)opaque;
+	return pages_get((size_t)items * size);
+}
+
+static void deflate_put(voidpf opaque, voidpf block)
+{
+	(void)opaque;
+	pages_put(block);
+}
+
+/* The packed copy's room: deflateBound's for a window at a memLevel other than 8 */
+#define PACK_ROOM (WINDOW_SIZE + (WINDOW_SIZE + 7) / 8 + (WINDOW_SIZE + 63) / 64 + 5)
 
 static struct seek_point *add_point(struct seek_index *x)
 {
@@ -83,6 +125,7 @@ void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_
 {
 	struct seek_point *pt;
 	uInt wlen = WINDOW_SIZE;
+	z_stream d;
 	size_t bound, n;
 
 	/* 128: stopped at a block boundary (or just after a member header); 64: in the
@@ -91,21 +134,26 @@ void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_
 		return;
 	if (out_off - x->p[x->n - 1].out_off < x->span)
 		return;
-	if (x->window == NULL)
-		x->window = xmalloc(WINDOW_SIZE);
+	if (x->window == NULL && (x->window = pages_get(WINDOW_SIZE + PACK_ROOM)) == NULL)
+		fatal("out of memory (a gzip window)");
 	if (inflateGetDictionary(z, x->window, &wlen) != Z_OK)
 		return;
-	bound = ZSTD_compressBound(wlen);
-	if (x->scratch_cap < bound) {
-		free(x->scratch);
-		x->scratch = xmalloc(bound);
-		x->scratch_cap = bound;
-	}
-	if (x->cctx == NULL && (x->cctx = ZSTD_createCCtx()) == NULL)
-		fatal("out of memory (ZSTD_createCCtx)");
-	n = ZSTD_compressCCtx(x->cctx, x->scratch, bound, x->window, wlen, WINDOW_LEVEL);
-	if (ZSTD_isError(n))
-		fatal("cannot compress a gzip window: %s", ZSTD_getErrorName(n));
+	memset(&d, 0, sizeof d);
+	d.zalloc = deflate_get;
+	d.zfree = deflate_put;
+	if (deflateInit2(&d, WINDOW_LEVEL, Z_DEFLATED, -WINDOW_BITS, WINDOW_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
+		fatal("out of memory (deflateInit2)");
+	bound = deflateBound(&d, wlen);
+	if (bound > PACK_ROOM)
+		BUG("deflateBound says %zu bytes for a window", bound);
+	d.next_in = x->window;
+	d.avail_in = wlen;
+	d.next_out = x->window + WINDOW_SIZE;
+	d.avail_out = (uInt)PACK_ROOM;
+	if (deflate(&d, Z_FINISH) != Z_STREAM_END)
+		fatal("cannot compress a gzip window: %s", d.msg != NULL ? d.msg : "deflate did not finish");
+	n = PACK_ROOM - d.avail_out;
+	deflateEnd(&d);
 	pt = add_point(x);
 	pt->in_off = in_off;
 	pt->out_off = out_off;
@@ -113,7 +161,7 @@ void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_
 	pt->window_len = wlen;
 	pt->packed_len = (uint32_t)n;
 	pt->packed = xmalloc(n);
-	memcpy(pt->packed, x->scratch, n);
+	memcpy(pt->packed, x->window + WINDOW_SIZE, n);
 	x->packed_bytes += n;
 }
 
@@ -133,14 +181,9 @@ void seek_index_end(struct seek_index *x, uint64_t out_off)
 	/* a point where the last frame ended starts nothing */
 	if (x->n > 1 && x->p[x->n - 1].out_off >= out_off)
 		x->n--;
-	/* the recording is over: the compressor and its buffers go */
-	ZSTD_freeCCtx(x->cctx);
-	x->cctx = NULL;
-	free(x->window);
-	free(x->scratch);
+	/* the recording is over: its buffers go */
+	pages_put(x->window);
 	x->window = NULL;
-	x->scratch = NULL;
-	x->scratch_cap = 0;
 }
 
 bool seek_index_quick(const struct seek_index *x)
@@ -171,9 +214,7 @@ void seek_index_free(struct seek_index *x)
 	for (uint32_t i = 0; i < x->n; i++)
 		free(x->p[i].packed);
 	free(x->p);
-	ZSTD_freeCCtx(x->cctx);
-	free(x->window);
-	free(x->scratch);
+	pages_put(x->window);
 	free(x);
 }
 
@@ -216,6 +257,28 @@ static char *changed(const struct seek_store *st, const char *what)
 	return xasprintf("%s: cannot read the args back: %s (has the file changed?)", st->path, what);
 }
 
+/* Inflates PT's stored window into OUT (CAP bytes); whether it gave exactly its length. */
+static bool unpack_window(const struct seek_point *pt, unsigned char *out, size_t cap)
+{
+	z_stream u;
+	int ret;
+	bool whole;
+
+	memset(&u, 0, sizeof u);
+	if (inflateInit2(&u, -15) != Z_OK)
+		fatal("out of memory (inflateInit2)");
+	u.next_in = (Bytef *)pt->packed;
+	u.avail_in = pt->packed_len;
+	u.next_out = out;
+	u.avail_out = (uInt)cap;
+	ret = inflate(&u, Z_FINISH);
+	if (ret == Z_MEM_ERROR)
+		fatal("out of memory (inflate)");
+	whole = ret == Z_STREAM_END && u.avail_in == 0 && u.total_out == pt->window_len;
+	inflateEnd(&u);
+	return whole;
+}
+
 static int gzip_read(const struct seek_store *st, int fd, uint64_t offset, size_t len, char *buf, char **cause)
 {
 	const struct seek_point *pt = point_before(st->x, offset);
@@ -239,13 +302,13 @@ static int gzip_read(const struct seek_store *st, int fd, uint64_t offset, size_
 		inflatePrime(&z, pt->bits, c >> (8 - pt->bits));
 	}
 	if (pt->window_len > 0) {
-		size_t n = ZSTD_decompress(out, READ_OUT, pt->packed, pt->packed_len);
-		if ((ZSTD_isError(n) || n != pt->window_len) && st->x->restored) {
+		bool whole = unpack_window(pt, out, READ_OUT);
+		if (!whole && st->x->restored) {
 			err = xstrdup(
 				"the args' seek point read from the cache is damaged (open the file with --no-cache)");
 			goto out;
 		}
-		if (ZSTD_isError(n) || n != pt->window_len)
+		if (!whole)
 			BUG("a stored gzip window does not decompress");
 		inflateSetDictionary(&z, out, pt->window_len);
 	}
