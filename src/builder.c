@@ -670,8 +670,20 @@ void builder_memory(struct builder *b, uint32_t track, const struct mem_sample *
 		t->mem_cap = t->mem_cap ? t->mem_cap * 2 : 1024;
 		t->mem = xreallocarray(t->mem, t->mem_cap, sizeof *t->mem);
 	}
-	t->mem[t->nmem] = *m;
-	t->mem[t->nmem++].track = track;
+	struct mem_run r = { .first = t->nmem,
+		             .track = track,
+		             .total_reserved = m->total_reserved,
+		             .device_id = m->device_id,
+		             .device_type = m->device_type,
+		             .flags = m->flags };
+	if (t->nmem_runs == 0 || !mem_run_same(&t->mem_runs[t->nmem_runs - 1], &r)) {
+		if (t->nmem_runs == t->mem_runs_cap) {
+			t->mem_runs_cap = t->mem_runs_cap ? t->mem_runs_cap * 2 : 64;
+			t->mem_runs = xreallocarray(t->mem_runs, t->mem_runs_cap, sizeof *t->mem_runs);
+		}
+		t->mem_runs[t->nmem_runs++] = r;
+	}
+	t->mem[t->nmem++] = (struct mem_value){ m->ts, m->total_allocated, m->bytes };
 	if (track != TT_NONE)
 		t->tracks[track].events++;
 }

@@ -258,11 +258,26 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 		}
 	}
 	{
-		uint32_t first = d->nmem;
+		/* the part's runs start past DST's samples, on DST's tracks; one that goes on
+		 * where DST's last run ends joins it, as a one-piece parse would have it */
+		uint32_t base = d->nmem;
 		append_draining((void **)&d->mem, &d->nmem, &d->mem_cap, (void **)&s->mem, s->nmem, sizeof *s->mem);
-		for (uint32_t k = first; k < d->nmem; k++)
-			if (d->mem[k].track != TT_NONE)
-				d->mem[k].track = tmap[d->mem[k].track];
+		for (uint32_t k = 0; k < s->nmem_runs; k++) {
+			struct mem_run r = s->mem_runs[k];
+			r.first += base;
+			if (r.track != TT_NONE)
+				r.track = tmap[r.track];
+			if (k == 0 && d->nmem_runs > 0 && mem_run_same(&d->mem_runs[d->nmem_runs - 1], &r))
+				continue;
+			if (d->nmem_runs == d->mem_runs_cap) {
+				d->mem_runs_cap = d->mem_runs_cap ? d->mem_runs_cap * 2 : 64;
+				d->mem_runs = xreallocarray(d->mem_runs, d->mem_runs_cap, sizeof *d->mem_runs);
+			}
+			d->mem_runs[d->nmem_runs++] = r;
+		}
+		free(s->mem_runs);
+		s->mem_runs = NULL;
+		s->nmem_runs = s->mem_runs_cap = 0;
 	}
 	append((void **)&d->flops, &d->nflops, &d->flops_cap, s->flops, s->nflops, sizeof *s->flops);
 	free(s->flops);

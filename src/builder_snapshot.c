@@ -98,6 +98,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	t->flow_ctx = copy_array(&cp, s->flow_ctx, s->nflow_ctx, s->flow_ctx_cap, sizeof *s->flow_ctx);
 	t->instants = copy_array(&cp, s->instants, s->ninstants, s->instants_cap, sizeof *s->instants);
 	t->mem = copy_array(&cp, s->mem, s->nmem, s->mem_cap, sizeof *s->mem);
+	t->mem_runs = copy_array(&cp, s->mem_runs, s->nmem_runs, s->mem_runs_cap, sizeof *s->mem_runs);
 	t->flops = copy_array(&cp, s->flops, s->nflops, s->flops_cap, sizeof *s->flops);
 	t->comm_ops = copy_array(&cp, s->comm_ops, s->ncomm_ops, s->comm_ops_cap, sizeof *s->comm_ops);
 	t->counters = copy_array(&cp, s->counters, s->ncounters, b->counters_cap, sizeof *s->counters);

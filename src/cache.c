@@ -434,6 +434,7 @@ static bool read_model(struct reader *r)
 	POINT(flows, nflows, S_FLOWS);
 	POINT_GROWN(instants, ninstants, instants_cap, S_INSTANTS);
 	POINT_GROWN(mem, nmem, mem_cap, S_MEM);
+	POINT_GROWN(mem_runs, nmem_runs, mem_runs_cap, S_MEM_RUNS);
 	POINT_GROWN(flops, nflops, flops_cap, S_FLOPS);
 	POINT_GROWN(comm_ops, ncomm_ops, comm_ops_cap, S_COMM);
 	POINT(steps, nsteps, S_STEPS);

@@ -40,7 +40,7 @@
 
 /* Bump when the meaning of any stored field changes without its size or place changing
  * (a new slice class, another rule for rows...): older files are then refused. */
-#define CACHE_FORMAT_VERSION 8
+#define CACHE_FORMAT_VERSION 9
 
 /* What names an input: a cache holds the model of the file with this key only. */
 struct cache_key {

@@ -454,11 +454,22 @@ bool cache_check_model(const struct trace *t, bool parallel, char **cause)
 		if (t->instants[i].name >= nstr || t->instants[i].cat >= nstr ||
 		    !cache_id_ok(t->instants[i].track, t->ntracks, true) || !cache_time_ok(t->instants[i].ts))
 			return cache_refuse(cause, "instant %u refers or lies out of range", i);
-	for (uint32_t i = 0; i < t->nmem; i++) {
-		const struct mem_sample *m = &t->mem[i];
-		if (!cache_id_ok(m->track, t->ntracks, true) || !cache_time_ok(m->ts) ||
-		    (m->flags & ~(MEM_HAS_ADDR | MEM_HAS_BYTES)) != 0 || m->device_type < -1 || m->device_id < -1)
-			return cache_refuse(cause, "memory sample %u is out of range", i);
+	for (uint32_t i = 0; i < t->nmem; i++)
+		if (!cache_time_ok(t->mem[i].ts))
+			return cache_refuse(cause, "memory sample %u lies out of range", i);
+	/* runs: the first at sample 0, each starting past the one before and before the end, and
+	 * none where the last left off alike (a build never writes one: mem_sample_at does not
+	 * need it, but equal models then have equal runs) */
+	if ((t->nmem == 0) != (t->nmem_runs == 0))
+		return cache_refuse(cause, "%u memory samples in %u runs", t->nmem, t->nmem_runs);
+	for (uint32_t i = 0; i < t->nmem_runs; i++) {
+		const struct mem_run *m = &t->mem_runs[i];
+		if ((i == 0 ? m->first != 0
+		            : m->first <= t->mem_runs[i - 1].first || m->first >= t->nmem ||
+		                      mem_run_same(m, &t->mem_runs[i - 1])) ||
+		    !cache_id_ok(m->track, t->ntracks, true) || (m->flags & ~(MEM_HAS_ADDR | MEM_HAS_BYTES)) != 0 ||
+		    m->device_type < -1 || m->device_id < -1 || m->pad != 0)
+			return cache_refuse(cause, "memory samples' run %u is out of range", i);
 	}
 	for (uint32_t i = 0; i < t->nflops; i++)
 		if (!cache_time_ok(t->flops[i].ts))

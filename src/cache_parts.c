@@ -116,10 +116,15 @@ static const struct cache_field f_instant[] = {
 	F(struct instant, track, CV_ID), F(struct instant, scope, CV_ENUM),
 };
 static const struct cache_field f_mem[] = {
-	F(struct mem_sample, ts, CV_TIME), F(struct mem_sample, total_allocated, CV_OTHER),
-	F(struct mem_sample, total_reserved, CV_OTHER), F(struct mem_sample, bytes, CV_OTHER),
-	F(struct mem_sample, track, CV_ID), F(struct mem_sample, device_id, CV_ENUM),
-	F(struct mem_sample, device_type, CV_ENUM), F(struct mem_sample, flags, CV_ENUM),
+	F(struct mem_value, ts, CV_TIME),
+	F(struct mem_value, total_allocated, CV_OTHER),
+	F(struct mem_value, bytes, CV_OTHER),
+};
+static const struct cache_field f_mem_run[] = {
+	F(struct mem_run, first, CV_COUNT),          F(struct mem_run, track, CV_ID),
+	F(struct mem_run, total_reserved, CV_OTHER), F(struct mem_run, device_id, CV_ENUM),
+	F(struct mem_run, device_type, CV_ENUM),     F(struct mem_run, flags, CV_ENUM),
+	F(struct mem_run, pad, CV_OTHER),
 };
 static const struct cache_field f_flops[] = { F(struct flop_count, ts, CV_TIME), F(struct flop_count, flops, CV_OTHER) };
 static const struct cache_field f_comm[] = {
@@ -183,6 +188,7 @@ static const struct {
 	[S_FLOWS] = { FIELDS(f_flow) },
 	[S_INSTANTS] = { FIELDS(f_instant) },
 	[S_MEM] = { FIELDS(f_mem) },
+	[S_MEM_RUNS] = { FIELDS(f_mem_run) },
 	[S_FLOPS] = { FIELDS(f_flops) },
 	[S_COMM] = { FIELDS(f_comm) },
 	[S_COUNTERS] = { FIELDS(f_ccounter) },

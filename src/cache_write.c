@@ -272,6 +272,7 @@ int cache_write(int fd, const struct trace *t, const struct cache_key *key, cons
 	put_array(&w, S_FLOWS, t->flows, t->nflows);
 	put_array(&w, S_INSTANTS, t->instants, t->ninstants);
 	put_array(&w, S_MEM, t->mem, t->nmem);
+	put_array(&w, S_MEM_RUNS, t->mem_runs, t->nmem_runs);
 	put_array(&w, S_FLOPS, t->flops, t->nflops);
 	put_array(&w, S_COMM, t->comm_ops, t->ncomm_ops);
 	begin(&w, S_COUNTERS);

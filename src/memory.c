@@ -172,11 +172,13 @@ static const struct track *cpu_track(const struct trace *t, uint32_t ti)
 	return ti < t->ntracks && t->tracks[ti].kind == TRACK_CPU ? &t->tracks[ti] : NULL;
 }
 
-static struct slice_ref op_running(const struct trace *t, const struct mem_sample *m)
+/* The operator running on the thread of sample K when it was taken. */
+static struct slice_ref op_running(const struct trace *t, uint32_t k)
 {
-	const struct track *tr = cpu_track(t, m->track);
-	uint32_t i = tr != NULL ? innermost(t, tr, m->ts, ops_counts_as_op) : TT_NONE;
-	return i == TT_NONE ? (struct slice_ref){ TT_NONE, TT_NONE } : (struct slice_ref){ m->track, i };
+	uint32_t ti = mem_run_of(t, k)->track;
+	const struct track *tr = cpu_track(t, ti);
+	uint32_t i = tr != NULL ? innermost(t, tr, t->mem[k].ts, ops_counts_as_op) : TT_NONE;
+	return i == TT_NONE ? (struct slice_ref){ TT_NONE, TT_NONE } : (struct slice_ref){ ti, i };
 }
 
 /* ---- the analysis ----------------------------------------------------------------------- */
@@ -207,7 +209,7 @@ static bool row_less(const struct mem_op_row *x, const struct mem_op_row *y)
 }
 SORT_DEFINE(sort_rows, struct mem_op_row, row_less)
 
-static uint32_t device_of(struct memory_report *r, const struct mem_sample *m)
+static uint32_t device_of(struct memory_report *r, const struct mem_run *m)
 {
 	uint32_t i = 0;
 	while (i < r->ndevices && (r->devices[i].type < m->device_type ||
@@ -244,7 +246,7 @@ static void analyse_curve(const struct trace *t, const struct memory_report *r, 
 {
 	uint32_t peak_a = 0, peak_r = 0;
 	for (uint32_t k = 0; k < d->n; k++) {
-		const struct mem_sample *m = &t->mem[d->sample[k]];
+		const struct mem_sample ms = mem_sample_at(t, d->sample[k]), *m = &ms;
 		if (k == 0 || m->total_allocated > d->peak_allocated) {
 			d->peak_allocated = m->total_allocated;
 			d->peak_allocated_ts = m->ts;
@@ -264,8 +266,8 @@ static void analyse_curve(const struct trace *t, const struct memory_report *r, 
 	}
 	d->peak_allocated_op = d->peak_reserved_op = (struct slice_ref){ TT_NONE, TT_NONE };
 	if (d->n > 0) {
-		d->peak_allocated_op = op_running(t, &t->mem[d->sample[peak_a]]);
-		d->peak_reserved_op = op_running(t, &t->mem[d->sample[peak_r]]);
+		d->peak_allocated_op = op_running(t, d->sample[peak_a]);
+		d->peak_reserved_op = op_running(t, d->sample[peak_r]);
 	}
 	d->step_allocated = xmalloc((r->nsteps ? r->nsteps : 1) * sizeof *d->step_allocated);
 	for (uint32_t s = 0; s < r->nsteps; s++) {
@@ -289,12 +291,12 @@ static void derive_curve(const struct trace *t, const struct memory_report *r, s
 	x->ts = xmalloc(bytes * sizeof *x->ts);
 	x->allocated = xmalloc(bytes * sizeof *x->allocated);
 	for (uint32_t i = 0; i < t->nmem; i++)
-		if (dev_of[i] == dev && t->mem[i].flags & MEM_HAS_BYTES)
+		if (dev_of[i] == dev && mem_run_of(t, i)->flags & MEM_HAS_BYTES)
 			x->sample[x->n++] = i;
 	sort_samples(x->sample, x->n, t);
 	int64_t sum = 0, low = 0;
 	for (uint32_t k = 0; k < x->n; k++) {
-		const struct mem_sample *m = &t->mem[x->sample[k]];
+		const struct mem_sample ms = mem_sample_at(t, x->sample[k]), *m = &ms;
 		sum = tt_add(sum, m->bytes);
 		x->ts[k] = m->ts;
 		x->allocated[k] = sum;
@@ -311,7 +313,7 @@ static void derive_curve(const struct trace *t, const struct memory_report *r, s
 			peak = k;
 		}
 	}
-	x->peak_op = op_running(t, &t->mem[x->sample[peak]]);
+	x->peak_op = op_running(t, x->sample[peak]);
 	x->step_allocated = xmalloc((r->nsteps ? r->nsteps : 1) * sizeof *x->step_allocated);
 	for (uint32_t s = 0; s < r->nsteps; s++) {
 		int64_t at = t->steps[r->steps[s]].ts;
@@ -442,10 +444,11 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 
 static bool by_thread_less(const uint32_t *x, const uint32_t *y, const struct trace *t)
 {
-	const struct mem_sample *a = &t->mem[*x], *b = &t->mem[*y];
-	if (a->track != b->track)
-		return a->track < b->track;
-	return a->ts != b->ts ? a->ts < b->ts : *x < *y;
+	uint32_t ta = mem_run_of(t, *x)->track, tb = mem_run_of(t, *y)->track;
+	if (ta != tb)
+		return ta < tb;
+	int64_t a = t->mem[*x].ts, b = t->mem[*y].ts;
+	return a != b ? a < b : *x < *y;
 }
 SORT_DEFINE_CTX(sort_by_thread, uint32_t, const struct trace *, by_thread_less)
 
@@ -453,12 +456,12 @@ static void attach_all(const struct trace *t, struct memory_report *r, const uin
 {
 	uint32_t *order = xmalloc(t->nmem * sizeof *order), n = 0;
 	for (uint32_t i = 0; i < t->nmem; i++)
-		if (cpu_track(t, t->mem[i].track) != NULL)
+		if (cpu_track(t, mem_run_of(t, i)->track) != NULL)
 			order[n++] = i;
 	sort_by_thread(order, n, t);
 	struct sweep w = { .t = t, .r = r };
 	for (uint32_t k = 0; k < n; k++) {
-		const struct mem_sample *m = &t->mem[order[k]];
+		const struct mem_sample ms = mem_sample_at(t, order[k]), *m = &ms;
 		if (k == 0 || m->track != w.ti) {
 			while (w.n > 0)
 				close_top(&w);
@@ -513,10 +516,10 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 		return;
 	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
 	for (uint32_t i = 0; i < t->nmem; i++)
-		dev_of[i] = device_of(r, &t->mem[i]);
+		dev_of[i] = device_of(r, mem_run_of(t, i));
 	/* device_of inserts in order: positions settle only once all are known */
 	for (uint32_t i = 0; i < t->nmem; i++) {
-		const struct mem_sample *m = &t->mem[i];
+		const struct mem_sample ms = mem_sample_at(t, i), *m = &ms;
 		uint32_t d = 0;
 		while (r->devices[d].type != m->device_type || r->devices[d].id != m->device_id)
 			d++;
@@ -539,7 +542,7 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 		md->n = 0;
 	}
 	for (uint32_t i = 0; i < t->nmem; i++) {
-		const struct mem_sample *m = &t->mem[i];
+		const struct mem_sample ms = mem_sample_at(t, i), *m = &ms;
 		if (m->total_allocated >= 0 && m->total_reserved >= 0) {
 			struct mem_device *md = &r->devices[dev_of[i]];
 			md->sample[md->n++] = i;
@@ -547,7 +550,7 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 	}
 	uint32_t *bytes = xcalloc(r->ndevices, sizeof *bytes);
 	for (uint32_t i = 0; i < t->nmem; i++)
-		bytes[dev_of[i]] += (t->mem[i].flags & MEM_HAS_BYTES) != 0;
+		bytes[dev_of[i]] += (mem_run_of(t, i)->flags & MEM_HAS_BYTES) != 0;
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		sort_samples(r->devices[d].sample, r->devices[d].n, t);
 		analyse_curve(t, r, &r->devices[d]);
@@ -567,8 +570,8 @@ void memory_attach_ops(const struct trace *t, struct memory_report *r)
 	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
 	for (uint32_t i = 0; i < t->nmem; i++) {
 		uint32_t d = 0;
-		while (d + 1 < r->ndevices &&
-		       (r->devices[d].type != t->mem[i].device_type || r->devices[d].id != t->mem[i].device_id))
+		while (d + 1 < r->ndevices && (r->devices[d].type != mem_run_of(t, i)->device_type ||
+		                               r->devices[d].id != mem_run_of(t, i)->device_id))
 			d++;
 		dev_of[i] = d;
 	}
@@ -589,7 +592,7 @@ void memory_points(const struct trace *t, struct memory_report *r)
 		d->allocated = xmalloc(n * sizeof *d->allocated);
 		d->reserved = xmalloc(n * sizeof *d->reserved);
 		for (uint32_t k = 0; k < d->n; k++) {
-			const struct mem_sample *m = &t->mem[d->sample[k]];
+			const struct mem_sample ms = mem_sample_at(t, d->sample[k]), *m = &ms;
 			d->ts[k] = m->ts;
 			d->allocated[k] = m->total_allocated;
 			d->reserved[k] = m->total_reserved;

@@ -15,6 +15,33 @@
 #include "lib/xalloc.h"
 #include "src/kinds.h"
 
+const struct mem_run *mem_run_of(const struct trace *t, uint32_t i)
+{
+	uint32_t lo = 0, hi = t->nmem_runs; /* the last run that starts at or before I */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->mem_runs[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &t->mem_runs[lo];
+}
+
+struct mem_sample mem_sample_at(const struct trace *t, uint32_t i)
+{
+	const struct mem_value *v = &t->mem[i];
+	const struct mem_run *r = mem_run_of(t, i);
+	return (struct mem_sample){ .ts = v->ts,
+		                    .total_allocated = v->total_allocated,
+		                    .total_reserved = r->total_reserved,
+		                    .bytes = v->bytes,
+		                    .track = r->track,
+		                    .device_id = r->device_id,
+		                    .device_type = r->device_type,
+		                    .flags = r->flags };
+}
+
 struct slice_ref gpu_self(const struct trace *t, uint32_t g)
 {
 	const struct slice_ref none = { TT_NONE, TT_NONE };
@@ -390,6 +417,7 @@ void trace_free(struct trace *t)
 	release(t, t->flow_ctx);
 	release(t, t->instants);
 	release(t, t->mem);
+	release(t, t->mem_runs);
 	release(t, t->flops);
 	release(t, t->comm_ops);
 	release(t, t->counters);

@@ -92,7 +92,7 @@ static bool plugin_has_peak(const struct trace *t, const struct mem_device *d)
 	if (d->type != 0 && d->type != 1)
 		return false;
 	for (uint32_t k = 0; k < d->n; k++)
-		if (t->mem[d->sample[k]].flags & MEM_HAS_ADDR)
+		if (mem_run_of(t, d->sample[k])->flags & MEM_HAS_ADDR)
 			return true;
 	return false;
 }

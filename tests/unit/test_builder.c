@@ -191,7 +191,7 @@ static void test_one_model(void)
 	is_int(t->counters[0].n, 2, "with two samples");
 	ok(t->counters[0].value[1] == 2.5, "values kept");
 	is_int(t->nmem, 1, "one memory sample");
-	is_int(t->mem[0].total_reserved, 2 << 20, "memory sample kept");
+	is_int(mem_sample_at(t, 0).total_reserved, 2 << 20, "memory sample kept");
 	is_int(t->ninstants, 1, "one instant");
 	is_int(t->instants[0].track, TT_NONE, "a global instant is on no track");
 	is_int(t->nsteps, 1, "one step");
@@ -298,6 +298,17 @@ static void big_event(struct builder *b, uint32_t k)
 	s = (struct builder_slice){ ts + 500, 300, str(b, names[k % 4]), str(b, "kernel"), (uint64_t)k * 4 + 4, 0, 0 };
 	builder_slice(b, gpu, &s, &g);
 	builder_flow(b, gpu, ts + 500, (uint64_t)g.correlation, str(b, "ac2g"), FLOW_FINISH);
+	if (k % 4 == 0) { /* a memory sample: the reserved total moves now and then (a run
+		           * goes on across the cuts), samples of the CPU come between */
+		struct mem_sample ms = { .ts = ts + 20,
+			                 .total_allocated = (int64_t)k * 512,
+			                 .total_reserved = (int64_t)(k / 40) << 20,
+			                 .bytes = k % 8 == 0 ? 512 : -512,
+			                 .device_id = k % 100 == 48 ? -1 : 0,
+			                 .device_type = k % 100 == 48 ? 0 : 1,
+			                 .flags = MEM_HAS_ADDR | MEM_HAS_BYTES };
+		builder_memory(b, cpu, &ms);
+	}
 	if (k % 9 == 0) { /* a flow of another category, with the id of an ac2g flow */
 		builder_flow(b, cpu, ts, k, str(b, "fwdbwd"), FLOW_START);
 		builder_flow(b, cpu, ts + 10, k, str(b, "fwdbwd"), FLOW_FINISH);
@@ -433,6 +444,19 @@ static void test_big_parts(void)
 		        same_ref(&one->flows[i].to, &m->flows[i].to) && m->flows[i].from.track != TT_NONE &&
 		        m->flows[i].to.track != TT_NONE;
 	ok(flows, "the same flows, every end bound to its slice");
+	bool mem = one->nmem == N / 4 && m->nmem == N / 4 && one->nmem_runs == m->nmem_runs;
+	for (uint32_t i = 0; mem && i < m->nmem; i++) {
+		struct mem_sample x = mem_sample_at(one, i), y = mem_sample_at(m, i);
+		mem = x.ts == y.ts && x.total_allocated == y.total_allocated && x.total_reserved == y.total_reserved &&
+		      x.bytes == y.bytes && x.track == y.track && x.device_id == y.device_id &&
+		      x.device_type == y.device_type && x.flags == y.flags && y.ts == (int64_t)i * 4000 + 20 &&
+		      y.total_reserved == (int64_t)(i / 10) << 20 && y.track == 0;
+	}
+	ok(mem, "the same memory samples, read back whole (%u)", m->nmem);
+	ok(one->nmem_runs == m->nmem_runs &&
+	           memcmp(one->mem_runs, m->mem_runs, m->nmem_runs * sizeof *m->mem_runs) == 0 &&
+	           m->nmem_runs > N / 400 && m->nmem_runs < m->nmem / 4,
+	   "in the same runs: one goes on across a cut (%u runs of %u samples)", m->nmem_runs, m->nmem);
 	uint32_t wide_flows = 0;
 	for (uint32_t i = 0; i < m->nflows; i++)
 		wide_flows += flow_id(m, &m->flows[i]) >= 6000000000u;

@@ -57,6 +57,9 @@ static const char trace_json[] =
 	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":2,\"ts\":115,\"s\":\"t\","
 	"\"args\":{\"Total Allocated\":1024,\"Total Reserved\":2048,\"Bytes\":512,\"Addr\":1234,\"Device Type\":1,"
 	"\"Device Id\":0}},\n"
+	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":2,\"ts\":116,\"s\":\"t\","
+	"\"args\":{\"Total Allocated\":2048,\"Total Reserved\":4096,\"Bytes\":1024,\"Addr\":1234,\"Device Type\":1,"
+	"\"Device Id\":0}},\n"
 	"{\"ph\":\"i\",\"cat\":\"mark\",\"name\":\"checkpoint\",\"pid\":1,\"tid\":2,\"ts\":400,\"s\":\"p\"},\n"
 	"{\"ph\":\"C\",\"name\":\"GPU Memory\",\"pid\":0,\"ts\":100,\"args\":{\"used\":1.5}},\n"
 	"{\"ph\":\"C\",\"name\":\"GPU Memory\",\"pid\":0,\"ts\":300,\"args\":{\"used\":2.5}}\n"
@@ -344,8 +347,18 @@ static void counter_ts(uint8_t *b) { set(b, "counter times", "value", 1, (uint64
 static void instant_ts(uint8_t *b) { set(b, "instants", "ts", 0, (uint64_t)BUILDER_TIME_LIMIT); }
 static void flow_ts(uint8_t *b) { set(b, "flows", "ts_to", 0, (uint64_t)INT64_MIN); }
 static void mem_ts(uint8_t *b) { set(b, "memory samples", "ts", 0, (uint64_t)INT64_MAX); }
-static void mem_flags(uint8_t *b) { set(b, "memory samples", "flags", 0, 4); }
-static void mem_device_type(uint8_t *b) { set(b, "memory samples", "device_type", 0, (uint64_t)-2); }
+static void mem_flags(uint8_t *b) { set(b, "memory sample runs", "flags", 0, 4); }
+static void mem_device_type(uint8_t *b) { set(b, "memory sample runs", "device_type", 0, (uint64_t)-2); }
+static void mem_run_track(uint8_t *b) { set(b, "memory sample runs", "track", 1, count_of(b, "tracks")); }
+static void mem_run_start(uint8_t *b) { set(b, "memory sample runs", "first", 0, 1); }
+static void mem_run_order(uint8_t *b) { set(b, "memory sample runs", "first", 1, 0); }
+static void mem_run_past(uint8_t *b) { set(b, "memory sample runs", "first", 1, count_of(b, "memory samples")); }
+static void mem_run_alike(uint8_t *b) /* the second run says what the first does */
+{
+	set(b, "memory sample runs", "total_reserved", 1, get(b, "memory sample runs", "total_reserved", 0));
+}
+static void mem_run_pad(uint8_t *b) { set(b, "memory sample runs", "pad", 0, 1); }
+
 static void flops_ts(uint8_t *b) { set(b, "FLOP counts", "ts", 0, (uint64_t)INT64_MIN); }
 
 static unsigned section_index(const uint8_t *b, const char *name)
@@ -354,6 +367,10 @@ static unsigned section_index(const uint8_t *b, const char *name)
 	unsigned i;
 	find_part(b, image_len, name, &p, &i);
 	return i;
+}
+static void mem_runs_none(uint8_t *b) /* samples, and no run to say whose they are */
+{
+	set(b, "section table", "length", section_index(b, "memory sample runs"), 0);
 }
 static void sections_overlap(uint8_t *b)
 {
@@ -392,8 +409,8 @@ int main(void)
 	free(copy);
 	struct trace *t = read_back(image, image_len, &why, &cause);
 	ok(t != NULL, "the sound cache is read back (%s)", cause != NULL ? cause : "no refusal");
-	ok(t != NULL && t->ntracks == 3 && t->nsteps == 2 && t->ncounters == 1 && t->nmem == 1 && t->nflows == 1 &&
-	           t->nprocesses == 2 && t->nflops == 1,
+	ok(t != NULL && t->ntracks == 3 && t->nsteps == 2 && t->ncounters == 1 && t->nmem == 2 && t->nmem_runs == 2 &&
+	           t->nflows == 1 && t->nprocesses == 2 && t->nflops == 1,
 	   "with the tracks, steps, counters, memory samples, flows, processes and FLOP counts the cases change");
 	trace_free(t);
 	free(cause);
@@ -444,6 +461,13 @@ int main(void)
 		{ mem_ts, "a memory sample at INT64_MAX" },
 		{ mem_flags, "a memory sample with an unknown flag" },
 		{ mem_device_type, "a memory sample of device type -2" },
+		{ mem_run_track, "memory samples on a track past the tracks" },
+		{ mem_run_start, "memory samples' first run starts past the first sample" },
+		{ mem_run_order, "memory samples' runs out of order" },
+		{ mem_run_past, "a run of memory samples starts past the samples" },
+		{ mem_run_alike, "two runs of memory samples alike (equal models have equal runs)" },
+		{ mem_run_pad, "a run of memory samples with padding set" },
+		{ mem_runs_none, "memory samples without runs" },
 		{ flops_ts, "a FLOP count at INT64_MIN" },
 		{ sections_overlap, "two sections overlap" },
 		{ section_in_header, "a section overlaps the header" },
