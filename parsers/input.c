@@ -670,6 +670,22 @@ done:
 #undef AT
 }
 
+/* Gives the whole pages inside [P, P + LEN) back to the system (they read as zeros after). */
+static void drop_pages(const void *p, size_t len)
+{
+	const uintptr_t page = 4096;
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), z = ((uintptr_t)p + len) & ~(page - 1);
+	if (z > a)
+		madvise((void *)a, z - a, MADV_DONTNEED);
+}
+
+/* Gives the pages of ring slot S back to the system, once the producer is done: it never
+ * writes the ring again, and the reader has read S. The ring holds the last 2 MB of the
+ * stream (zstd -3's window; gzip's slots 256 KB to 1 MB) while the scanner reads it, at the
+ * end of the parse, where the model is at its largest: released as they are read, the
+ * ring's pages are gone by then. */
+static void ring_drop(const struct slot *s) { drop_pages(s->buf, s->len); }
+
 static void *producer_main(void *arg)
 {
 	struct input *in = arg;
@@ -678,6 +694,17 @@ static void *producer_main(void *arg)
 		gzip_run(in);
 	else
 		zstd_run(in);
+	/* the compressed bytes are read no more: their buffer's pages go while the scanner
+	 * reads the ring's last slots (freed with the input); so do gzip's slots the reader is
+	 * done with (it drops the others as it reads them: in->done is set). Not zstd's: its
+	 * slots are pieces of one buffer, and an old piece may lie under a newer one. */
+	drop_pages(in->src, in->src_size);
+	if (in->codec == INPUT_GZIP) {
+		pthread_mutex_lock(&in->lock);
+		for (unsigned int k = in->filled; k < in->nslots; k++)
+			drop_pages(in->ring[(in->tail + k - in->filled) % in->nslots].buf, in->slot_size);
+		pthread_mutex_unlock(&in->lock);
+	}
 	return NULL;
 }
 
@@ -975,19 +1002,6 @@ static ssize_t read_plain(struct input *in, unsigned char *buf, size_t len)
 	return n;
 }
 
-/* Gives the pages of zstd ring piece S back to the system, once the producer is done: it
- * never writes the ring again, and the reader has read S. The ring holds the last window
- * of the stream (2 MB for zstd -3) while the scanner reads it, the end of the parse,
- * where the model is at its largest: released as it is read, the ring's pages are gone
- * by then. Only whole pages inside S. */
-static void zring_drop(const struct slot *s)
-{
-	const uintptr_t page = 4096;
-	uintptr_t a = ((uintptr_t)s->buf + page - 1) & ~(page - 1), z = ((uintptr_t)s->buf + s->len) & ~(page - 1);
-	if (z > a)
-		madvise((void *)a, z - a, MADV_DONTNEED);
-}
-
 /* Copies what the ring holds, up to LEN; blocks only while nothing at all was copied. */
 static ssize_t read_ring(struct input *in, unsigned char *buf, size_t len)
 {
@@ -1013,8 +1027,8 @@ static ssize_t read_ring(struct input *in, unsigned char *buf, size_t len)
 			in->filled--;
 			if (in->prod_waiting && (++in->released >= ZWAKE || in->filled == 0))
 				pthread_cond_signal(&in->notfull);
-			if (in->done && in->zbuf != NULL)
-				zring_drop(&in->ring[in->head]);
+			if (in->done)
+				ring_drop(&in->ring[in->head]);
 			in->head = (in->head + 1) % in->nslots;
 			in->holding = false;
 		}
