@@ -277,8 +277,8 @@ python3 - "$XDG_CACHE_HOME"/ttrace/gen.json-*.ttc "$TMP/gen.json" <<'PY' >"$TMP/
 import struct, sys
 c = bytearray(open(sys.argv[1], 'rb').read())
 src = open(sys.argv[2], 'rb').read()
-kind, elem, off, length = struct.unpack_from('<IIQQ', c, 168 + 42 * 32)
-assert kind == 42 and elem == 64, (kind, elem)  # src/cache_format.h S_BLOCKS (the 43rd section), struct event_block
+kind, elem, off, length = struct.unpack_from('<IIQQ', c, 168 + 43 * 32)
+assert kind == 43 and elem == 64, (kind, elem)  # src/cache_format.h S_BLOCKS (the 44th section), struct event_block
 shift = 12  # TTRACE_TEST_BLOCK_SHIFT of the index above
 k = src.index(b'"name": "op200", ') >> shift
 at = off + k * elem
