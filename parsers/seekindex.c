@@ -22,11 +22,11 @@
 
 #define WINDOW_SIZE 32768u /* deflate's window */
 /* Stored windows are raw deflate streams, level 1, matches within 8 KB (windowBits 13),
- * memLevel 5: a 32 KB window of the v100 trace takes 70-90 us (state made and freed) and
- * keeps 8.4%. Not zstd (22 us, 9%): its compressor's code (0.38 MB of libzstd's pages) and
- * its 164 KB context stayed resident through every gzip load, where deflate's code lies
- * among the pages inflate keeps mapped and its state (48 KB at these settings, against 192
- * KB with the whole window) lives only while a window is packed. */
+ * memLevel 5: a 32 KB window of the v100 trace takes 74 us (the stream reset for each) and
+ * keeps 8.4%. Not zstd (22 us, 9%): its compressor's code (0.3 MB of libzstd's pages)
+ * stayed resident through every gzip load, where deflate's code lies among the pages
+ * inflate keeps mapped. The stream's state (48 KB at these settings, 192-256 KB with the
+ * whole window, which is no faster) lives while the file is decompressed. */
 #define WINDOW_LEVEL 1
 #define WINDOW_BITS 13
 #define WINDOW_MEM_LEVEL 5
@@ -59,6 +59,8 @@ struct seek_index {
 	uint64_t out_end;
 	uint64_t packed_bytes;
 	unsigned char *window; /* while recording gzip points: the window, then room to pack it */
+	z_stream pack;         /* and the deflate stream that packs it, reset for each */
+	bool packing;          /* pack is made */
 	bool restored;         /* read back from a cache file: a window that does not decompress
 	                        * is damage, not a bug */
 };
@@ -101,6 +103,16 @@ static void deflate_put(voidpf opaque, voidpf block)
 /* The packed copy's room: deflateBound's for a window at a memLevel other than 8 */
 #define PACK_ROOM (WINDOW_SIZE + (WINDOW_SIZE + 7) / 8 + (WINDOW_SIZE + 63) / 64 + 5)
 
+/* Gives back the window's pages and the deflate stream's. */
+static void stop_packing(struct seek_index *x)
+{
+	if (x->packing)
+		deflateEnd(&x->pack);
+	x->packing = false;
+	pages_put(x->window);
+	x->window = NULL;
+}
+
 static struct seek_point *add_point(struct seek_index *x)
 {
 	if (x->n == x->cap) {
@@ -125,7 +137,7 @@ void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_
 {
 	struct seek_point *pt;
 	uInt wlen = WINDOW_SIZE;
-	z_stream d;
+	z_stream *d = &x->pack;
 	size_t bound, n;
 
 	/* 128: stopped at a block boundary (or just after a member header); 64: in the
@@ -138,22 +150,27 @@ void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_
 		fatal("out of memory (a gzip window)");
 	if (inflateGetDictionary(z, x->window, &wlen) != Z_OK)
 		return;
-	memset(&d, 0, sizeof d);
-	d.zalloc = deflate_get;
-	d.zfree = deflate_put;
-	if (deflateInit2(&d, WINDOW_LEVEL, Z_DEFLATED, -WINDOW_BITS, WINDOW_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
-		fatal("out of memory (deflateInit2)");
-	bound = deflateBound(&d, wlen);
+	if (!x->packing) {
+		memset(d, 0, sizeof *d);
+		d->zalloc = deflate_get;
+		d->zfree = deflate_put;
+		if (deflateInit2(d, WINDOW_LEVEL, Z_DEFLATED, -WINDOW_BITS, WINDOW_MEM_LEVEL, Z_DEFAULT_STRATEGY) !=
+		    Z_OK)
+			fatal("out of memory (deflateInit2)");
+		x->packing = true;
+	} else if (deflateReset(d) != Z_OK) {
+		BUG("deflateReset");
+	}
+	bound = deflateBound(d, wlen);
 	if (bound > PACK_ROOM)
 		BUG("deflateBound says %zu bytes for a window", bound);
-	d.next_in = x->window;
-	d.avail_in = wlen;
-	d.next_out = x->window + WINDOW_SIZE;
-	d.avail_out = (uInt)PACK_ROOM;
-	if (deflate(&d, Z_FINISH) != Z_STREAM_END)
-		fatal("cannot compress a gzip window: %s", d.msg != NULL ? d.msg : "deflate did not finish");
-	n = PACK_ROOM - d.avail_out;
-	deflateEnd(&d);
+	d->next_in = x->window;
+	d->avail_in = wlen;
+	d->next_out = x->window + WINDOW_SIZE;
+	d->avail_out = (uInt)PACK_ROOM;
+	if (deflate(d, Z_FINISH) != Z_STREAM_END)
+		fatal("cannot compress a gzip window: %s", d->msg != NULL ? d->msg : "deflate did not finish");
+	n = PACK_ROOM - d->avail_out;
 	pt = add_point(x);
 	pt->in_off = in_off;
 	pt->out_off = out_off;
@@ -182,8 +199,7 @@ void seek_index_end(struct seek_index *x, uint64_t out_off)
 	if (x->n > 1 && x->p[x->n - 1].out_off >= out_off)
 		x->n--;
 	/* the recording is over: its buffers go */
-	pages_put(x->window);
-	x->window = NULL;
+	stop_packing(x);
 }
 
 bool seek_index_quick(const struct seek_index *x)
@@ -214,7 +230,7 @@ void seek_index_free(struct seek_index *x)
 	for (uint32_t i = 0; i < x->n; i++)
 		free(x->p[i].packed);
 	free(x->p);
-	pages_put(x->window);
+	stop_packing(x);
 	free(x);
 }
 

@@ -4,7 +4,7 @@
  *
  * gzip: at a deflate block boundary every SEEK_GZIP_SPAN bytes of output (zlib's
  * examples/zran.c): the compressed bit position and the 32 KB window that the next block
- * may refer back to (kept compressed with zstd), so inflate can start there with
+ * may refer back to (kept as a raw deflate stream), so inflate can start there with
  * inflatePrime and inflateSetDictionary. Members follow one another (cat a.gz b.gz, bgzip):
  * a point lies inside one member, and reading on crosses into the next.
  * zstd: where each frame starts. libzstd cannot resume inside a frame, so this helps only
@@ -26,7 +26,12 @@
 #include "parsers/input.h"
 #include "src/args.h"
 
-#define SEEK_GZIP_SPAN ((uint64_t)1 << 20)
+/* 2 MB: a read inflates at most that much from its point (2.5 ms at the 800 MB/s inflate
+ * reaches on trace JSON here, under the 10 ms the details panel may wait; the operator
+ * view's args are read in windows of 4 MB, so it pays at most half a span more a window),
+ * and packing the windows costs 37 us a MB of output: 1 MB spans cost 2-8% of a gzip load
+ * with deflate's packing (bench/RESULTS.md, "gzip windows"). */
+#define SEEK_GZIP_SPAN ((uint64_t)2 << 20)
 /* Reading from a frame's start to its end takes about 3 ms for 4 MB on the 2-core
  * machine (zstd decompresses trace JSON at 1.3-2 GB/s there); pzstd's frames of 8 MiB
  * took up to 16 ms on a busy machine, past the 10 ms the details panel may wait. */
