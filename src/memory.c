@@ -244,9 +244,9 @@ static uint32_t first_sample_at(const struct trace *t, const struct mem_device *
 
 static void analyse_curve(const struct trace *t, const struct memory_report *r, struct mem_device *d)
 {
-	uint32_t peak_a = 0, peak_r = 0;
+	uint32_t peak_a = 0, peak_r = 0, hint = 0;
 	for (uint32_t k = 0; k < d->n; k++) {
-		const struct mem_sample ms = mem_sample_at(t, d->sample[k]), *m = &ms;
+		const struct mem_sample ms = mem_sample_near(t, d->sample[k], &hint), *m = &ms;
 		if (k == 0 || m->total_allocated > d->peak_allocated) {
 			d->peak_allocated = m->total_allocated;
 			d->peak_allocated_ts = m->ts;
@@ -290,13 +290,14 @@ static void derive_curve(const struct trace *t, const struct memory_report *r, s
 	x->sample = xmalloc(bytes * sizeof *x->sample);
 	x->ts = xmalloc(bytes * sizeof *x->ts);
 	x->allocated = xmalloc(bytes * sizeof *x->allocated);
+	uint32_t hint = 0;
 	for (uint32_t i = 0; i < t->nmem; i++)
-		if (dev_of[i] == dev && mem_run_of(t, i)->flags & MEM_HAS_BYTES)
+		if (dev_of[i] == dev && mem_run_near(t, i, &hint)->flags & MEM_HAS_BYTES)
 			x->sample[x->n++] = i;
 	sort_samples(x->sample, x->n, t);
 	int64_t sum = 0, low = 0;
 	for (uint32_t k = 0; k < x->n; k++) {
-		const struct mem_sample ms = mem_sample_at(t, x->sample[k]), *m = &ms;
+		const struct mem_sample ms = mem_sample_near(t, x->sample[k], &hint), *m = &ms;
 		sum = tt_add(sum, m->bytes);
 		x->ts[k] = m->ts;
 		x->allocated[k] = sum;
@@ -442,26 +443,33 @@ static void attach(struct sweep *w, uint32_t dev, const struct mem_sample *m)
 	}
 }
 
-static bool by_thread_less(const uint32_t *x, const uint32_t *y, const struct trace *t)
+/* A sample on a CPU thread, with the thread (its run's: looked up once, not in the sort). */
+struct thread_sample {
+	uint32_t track, i;
+};
+
+static bool by_thread_less(const struct thread_sample *x, const struct thread_sample *y, const struct trace *t)
 {
-	uint32_t ta = mem_run_of(t, *x)->track, tb = mem_run_of(t, *y)->track;
-	if (ta != tb)
-		return ta < tb;
-	int64_t a = t->mem[*x].ts, b = t->mem[*y].ts;
-	return a != b ? a < b : *x < *y;
+	if (x->track != y->track)
+		return x->track < y->track;
+	int64_t a = t->mem[x->i].ts, b = t->mem[y->i].ts;
+	return a != b ? a < b : x->i < y->i;
 }
-SORT_DEFINE_CTX(sort_by_thread, uint32_t, const struct trace *, by_thread_less)
+SORT_DEFINE_CTX(sort_by_thread, struct thread_sample, const struct trace *, by_thread_less)
 
 static void attach_all(const struct trace *t, struct memory_report *r, const uint32_t *dev_of)
 {
-	uint32_t *order = xmalloc(t->nmem * sizeof *order), n = 0;
-	for (uint32_t i = 0; i < t->nmem; i++)
-		if (cpu_track(t, mem_run_of(t, i)->track) != NULL)
-			order[n++] = i;
+	struct thread_sample *order = xmalloc(t->nmem * sizeof *order);
+	uint32_t n = 0, hint = 0;
+	for (uint32_t i = 0; i < t->nmem; i++) {
+		uint32_t track = mem_run_near(t, i, &hint)->track;
+		if (cpu_track(t, track) != NULL)
+			order[n++] = (struct thread_sample){ track, i };
+	}
 	sort_by_thread(order, n, t);
 	struct sweep w = { .t = t, .r = r };
 	for (uint32_t k = 0; k < n; k++) {
-		const struct mem_sample ms = mem_sample_at(t, order[k]), *m = &ms;
+		const struct mem_sample ms = mem_sample_near(t, order[k].i, &hint), *m = &ms;
 		if (k == 0 || m->track != w.ti) {
 			while (w.n > 0)
 				close_top(&w);
@@ -469,7 +477,7 @@ static void attach_all(const struct trace *t, struct memory_report *r, const uin
 			w.next = 0;
 		}
 		sweep_to(&w, m->ts);
-		attach(&w, dev_of[order[k]], m);
+		attach(&w, dev_of[order[k].i], m);
 	}
 	while (w.n > 0)
 		close_top(&w);
@@ -514,12 +522,12 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 	sort_steps(r->steps, r->nsteps, t);
 	if (t->nmem == 0)
 		return;
-	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
+	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of), hint = 0;
 	for (uint32_t i = 0; i < t->nmem; i++)
-		dev_of[i] = device_of(r, mem_run_of(t, i));
+		dev_of[i] = device_of(r, mem_run_near(t, i, &hint));
 	/* device_of inserts in order: positions settle only once all are known */
 	for (uint32_t i = 0; i < t->nmem; i++) {
-		const struct mem_sample ms = mem_sample_at(t, i), *m = &ms;
+		const struct mem_sample ms = mem_sample_near(t, i, &hint), *m = &ms;
 		uint32_t d = 0;
 		while (r->devices[d].type != m->device_type || r->devices[d].id != m->device_id)
 			d++;
@@ -542,7 +550,7 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 		md->n = 0;
 	}
 	for (uint32_t i = 0; i < t->nmem; i++) {
-		const struct mem_sample ms = mem_sample_at(t, i), *m = &ms;
+		const struct mem_sample ms = mem_sample_near(t, i, &hint), *m = &ms;
 		if (m->total_allocated >= 0 && m->total_reserved >= 0) {
 			struct mem_device *md = &r->devices[dev_of[i]];
 			md->sample[md->n++] = i;
@@ -550,7 +558,7 @@ void memory_curves(const struct trace *t, struct memory_report *r)
 	}
 	uint32_t *bytes = xcalloc(r->ndevices, sizeof *bytes);
 	for (uint32_t i = 0; i < t->nmem; i++)
-		bytes[dev_of[i]] += (mem_run_of(t, i)->flags & MEM_HAS_BYTES) != 0;
+		bytes[dev_of[i]] += (mem_run_near(t, i, &hint)->flags & MEM_HAS_BYTES) != 0;
 	for (uint32_t d = 0; d < r->ndevices; d++) {
 		sort_samples(r->devices[d].sample, r->devices[d].n, t);
 		analyse_curve(t, r, &r->devices[d]);
@@ -568,10 +576,12 @@ void memory_attach_ops(const struct trace *t, struct memory_report *r)
 	if (t->nmem == 0)
 		return;
 	uint32_t *dev_of = xmalloc(t->nmem * sizeof *dev_of);
+	uint32_t hint = 0;
 	for (uint32_t i = 0; i < t->nmem; i++) {
+		const struct mem_run *m = mem_run_near(t, i, &hint);
 		uint32_t d = 0;
-		while (d + 1 < r->ndevices && (r->devices[d].type != mem_run_of(t, i)->device_type ||
-		                               r->devices[d].id != mem_run_of(t, i)->device_id))
+		while (d + 1 < r->ndevices &&
+		       (r->devices[d].type != m->device_type || r->devices[d].id != m->device_id))
 			d++;
 		dev_of[i] = d;
 	}
@@ -591,8 +601,9 @@ void memory_points(const struct trace *t, struct memory_report *r)
 		d->ts = xmalloc(n * sizeof *d->ts);
 		d->allocated = xmalloc(n * sizeof *d->allocated);
 		d->reserved = xmalloc(n * sizeof *d->reserved);
+		uint32_t hint = 0;
 		for (uint32_t k = 0; k < d->n; k++) {
-			const struct mem_sample ms = mem_sample_at(t, d->sample[k]), *m = &ms;
+			const struct mem_sample ms = mem_sample_near(t, d->sample[k], &hint), *m = &ms;
 			d->ts[k] = m->ts;
 			d->allocated[k] = m->total_allocated;
 			d->reserved[k] = m->total_reserved;

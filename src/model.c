@@ -28,10 +28,26 @@ const struct mem_run *mem_run_of(const struct trace *t, uint32_t i)
 	return &t->mem_runs[lo];
 }
 
-struct mem_sample mem_sample_at(const struct trace *t, uint32_t i)
+const struct mem_run *mem_run_near(const struct trace *t, uint32_t i, uint32_t *hint)
+{
+	uint32_t h = *hint;
+	const struct mem_run *r = t->mem_runs;
+	if (h < t->nmem_runs && r[h].first <= i) {
+		if (h + 1 == t->nmem_runs || i < r[h + 1].first)
+			return &r[h];
+		if (h + 2 == t->nmem_runs || i < r[h + 2].first) {
+			*hint = h + 1;
+			return &r[h + 1];
+		}
+	}
+	const struct mem_run *found = mem_run_of(t, i);
+	*hint = (uint32_t)(found - r);
+	return found;
+}
+
+static struct mem_sample whole_sample(const struct trace *t, uint32_t i, const struct mem_run *r)
 {
 	const struct mem_value *v = &t->mem[i];
-	const struct mem_run *r = mem_run_of(t, i);
 	return (struct mem_sample){ .ts = v->ts,
 		                    .total_allocated = v->total_allocated,
 		                    .total_reserved = r->total_reserved,
@@ -40,6 +56,13 @@ struct mem_sample mem_sample_at(const struct trace *t, uint32_t i)
 		                    .device_id = r->device_id,
 		                    .device_type = r->device_type,
 		                    .flags = r->flags };
+}
+
+struct mem_sample mem_sample_at(const struct trace *t, uint32_t i) { return whole_sample(t, i, mem_run_of(t, i)); }
+
+struct mem_sample mem_sample_near(const struct trace *t, uint32_t i, uint32_t *hint)
+{
+	return whole_sample(t, i, mem_run_near(t, i, hint));
 }
 
 struct slice_ref gpu_self(const struct trace *t, uint32_t g)

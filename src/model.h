@@ -666,9 +666,14 @@ static inline uint32_t flow_end_cat(const struct trace *t, const struct flow_end
 /* The slice that GPU fact G of T belongs to, or {TT_NONE, TT_NONE} (a fact whose slice was
  * set aside, or G out of range). A search over the tracks and their words. */
 struct slice_ref gpu_self(const struct trace *t, uint32_t g);
-/* The run of memory sample I of T (I < T->nmem), and sample I whole. */
+/* The run of memory sample I of T (I < T->nmem), and sample I whole: a binary search over
+ * the runs. */
 const struct mem_run *mem_run_of(const struct trace *t, uint32_t i);
 struct mem_sample mem_sample_at(const struct trace *t, uint32_t i);
+/* The same, looked for first in run *HINT and the one after it (a loop that goes through
+ * the samples about in order finds it there), then in all; *HINT is set to it. */
+const struct mem_run *mem_run_near(const struct trace *t, uint32_t i, uint32_t *hint);
+struct mem_sample mem_sample_near(const struct trace *t, uint32_t i, uint32_t *hint);
 
 /* The GPU facts that belong to a slice, in their order (which is their slices' order, track
  * by track), with their slices: struct gpu_walk w = gpu_walk_start(t); while

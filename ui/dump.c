@@ -170,8 +170,8 @@ void dump_model(FILE *f, const struct trace *t)
 		name(f, t, in->name);
 		fputc('\n', f);
 	}
-	for (uint32_t i = 0; i < t->nmem; i++) {
-		const struct mem_sample ms = mem_sample_at(t, i), *m = &ms;
+	for (uint32_t i = 0, hint = 0; i < t->nmem; i++) {
+		const struct mem_sample ms = mem_sample_near(t, i, &hint), *m = &ms;
 		fprintf(f, "memory %" PRId64 " alloc %" PRId64 " reserved %" PRId64 " bytes %" PRId64 " dev %d:%d\n",
 		        m->ts, m->total_allocated, m->total_reserved, m->bytes, m->device_type, m->device_id);
 	}

@@ -91,8 +91,9 @@ static bool plugin_has_peak(const struct trace *t, const struct mem_device *d)
 {
 	if (d->type != 0 && d->type != 1)
 		return false;
+	uint32_t hint = 0;
 	for (uint32_t k = 0; k < d->n; k++)
-		if (mem_run_of(t, d->sample[k])->flags & MEM_HAS_ADDR)
+		if (mem_run_near(t, d->sample[k], &hint)->flags & MEM_HAS_ADDR)
 			return true;
 	return false;
 }

@@ -453,6 +453,14 @@ static void test_big_parts(void)
 		      y.total_reserved == (int64_t)(i / 10) << 20 && y.track == 0;
 	}
 	ok(mem, "the same memory samples, read back whole (%u)", m->nmem);
+	/* looked for from a hint: in order, backwards, and by jumps, the same runs */
+	uint32_t hint = 0, hint_ok = 0;
+	for (uint32_t k = 0; k < 3 * m->nmem; k++) {
+		uint32_t i = k < m->nmem ? k : k < 2 * m->nmem ? 2 * m->nmem - 1 - k : (k * 7919u) % m->nmem;
+		hint_ok += mem_run_near(m, i, &hint) == mem_run_of(m, i) && &m->mem_runs[hint] == mem_run_of(m, i);
+	}
+	is_int(hint_ok, 3 * m->nmem, "a sample's run found from a hint is its run, and the hint is set to it");
+	ok(m->nmem_runs > 1, "(over %u runs)", m->nmem_runs);
 	ok(one->nmem_runs == m->nmem_runs &&
 	           memcmp(one->mem_runs, m->mem_runs, m->nmem_runs * sizeof *m->mem_runs) == 0 &&
 	           m->nmem_runs > N / 400 && m->nmem_runs < m->nmem / 4,
