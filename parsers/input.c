@@ -405,8 +405,12 @@ static void gzip_run(struct input *in)
 			z->next_out = s->buf;
 			z->avail_out = (uInt)in->slot_size;
 		}
-		/* Z_BLOCK stops at block boundaries too: the places to record seek points */
-		ret = inflate(z, in->index != NULL ? Z_BLOCK : Z_NO_FLUSH);
+		/* Z_BLOCK stops at block boundaries too: the places to record seek points, asked
+		 * for only once this call's output may reach where the next point is due */
+		ret = inflate(z,
+		              in->index != NULL && seek_index_gzip_due(in->index, in->produced + s->len + z->avail_out)
+		                      ? Z_BLOCK
+		                      : Z_NO_FLUSH);
 		s->len = in->slot_size - z->avail_out;
 		if (in->index != NULL)
 			seek_index_gzip(in->index, z, total - z->avail_in, in->produced + s->len);

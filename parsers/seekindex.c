@@ -133,6 +133,11 @@ struct seek_index *seek_index_new(enum input_codec codec)
 	return x;
 }
 
+bool seek_index_gzip_due(const struct seek_index *x, uint64_t out_off)
+{
+	return out_off - x->p[x->n - 1].out_off >= x->span;
+}
+
 void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_t out_off)
 {
 	struct seek_point *pt;
@@ -144,7 +149,7 @@ void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_
 	 * member's last block, whose end is the member's end, not a place to start */
 	if ((z->data_type & 128) == 0 || (z->data_type & 64) != 0)
 		return;
-	if (out_off - x->p[x->n - 1].out_off < x->span)
+	if (!seek_index_gzip_due(x, out_off))
 		return;
 	if (x->window == NULL && (x->window = pages_get(WINDOW_SIZE + PACK_ROOM)) == NULL)
 		fatal("out of memory (a gzip window)");

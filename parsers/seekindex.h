@@ -49,6 +49,9 @@ struct seek_index *seek_index_new(enum input_codec codec);
  * able to give its window): IN_OFF compressed bytes consumed, OUT_OFF bytes produced.
  * Records a point when Z stopped at a block boundary SEEK_GZIP_SPAN past the last one. */
 void seek_index_gzip(struct seek_index *x, z_stream *z, uint64_t in_off, uint64_t out_off);
+/* Whether a gzip point is due at OUT_OFF bytes of output (SEEK_GZIP_SPAN past the last):
+ * inflate need stop at block boundaries only then. */
+bool seek_index_gzip_due(const struct seek_index *x, uint64_t out_off);
 /* zstd: a frame (or skippable frame) starts at compressed byte IN_OFF, stream offset
  * OUT_OFF. */
 void seek_index_zstd_frame(struct seek_index *x, uint64_t in_off, uint64_t out_off);
