@@ -414,6 +414,7 @@ static uint32_t add_gpu_info(struct builder *b, const struct builder_gpu *in)
 	if (t->ngpu == t->gpu_cap) {
 		t->gpu_cap = t->gpu_cap ? t->gpu_cap * 2 : 1024;
 		t->gpu_facts = xreallocarray(t->gpu_facts, t->gpu_cap, sizeof *t->gpu_facts);
+		t->gpu_fact_track = xreallocarray(t->gpu_fact_track, t->gpu_cap, sizeof *t->gpu_fact_track);
 	}
 	struct gpu_fact *g = &t->gpu_facts[t->ngpu];
 	struct gpu_place p = { -1, -1, 0 };
@@ -465,14 +466,14 @@ uint8_t builder_cat_overflow(struct builder *b)
 	return TRACE_MAX_CATS - 1;
 }
 
-/* Gives track TR a GPU link array (all TT_NONE) if it has none. */
-static void track_gpu_array(struct track *tr)
+/* The words of a track's gpu_bits for CAP slices. */
+static size_t gpu_bit_words(uint32_t cap) { return cap ? ((size_t)cap + 63) / 64 : 1; }
+
+/* Gives track TR its GPU fact bits (all clear) if it has none. */
+static void track_gpu_bits(struct track *tr)
 {
-	if (tr->gpu != NULL)
-		return;
-	tr->gpu = xreallocarray(NULL, tr->cap ? tr->cap : 1, sizeof *tr->gpu);
-	for (uint32_t i = 0; i < tr->nslices; i++)
-		tr->gpu[i] = TT_NONE;
+	if (tr->gpu_bits == NULL)
+		tr->gpu_bits = xcalloc(gpu_bit_words(tr->cap), sizeof *tr->gpu_bits);
 }
 
 /* Gives track TR an args array (all 0) if it has none. */
@@ -497,10 +498,13 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 
 	if (tr->nslices == tr->cap) {
 		/* small at first: a file may hold a track per pid for 200k pids */
+		size_t words = ((size_t)tr->nslices + 63) / 64; /* in use: the rest are clear */
 		tr->cap = tr->cap ? tr->cap + tr->cap / 2 + 16 : 4;
 		tr->slices = xreallocarray(tr->slices, tr->cap, sizeof *tr->slices);
-		if (tr->gpu != NULL)
-			tr->gpu = xreallocarray(tr->gpu, tr->cap, sizeof *tr->gpu);
+		if (tr->gpu_bits != NULL) {
+			tr->gpu_bits = xreallocarray(tr->gpu_bits, gpu_bit_words(tr->cap), sizeof *tr->gpu_bits);
+			memset(tr->gpu_bits + words, 0, (gpu_bit_words(tr->cap) - words) * sizeof *tr->gpu_bits);
+		}
 		if (tr->args != NULL)
 			tr->args = xreallocarray(tr->args, tr->cap, sizeof *tr->args);
 	}
@@ -538,14 +542,13 @@ void builder_push_slice(struct builder *b, uint32_t ti, int64_t ts, int64_t dur,
 		if (cls == SC_KERNEL && kernel_comm_memo_is(&b->comm, &b->t->strings, name))
 			tr->comm_kernels++;
 	}
-	uint32_t g = TT_NONE;
 	if (complete && (cls == SC_KERNEL || cls == SC_MEMCPY || cls == SC_MEMSET ||
 	                 ((cls == SC_RUNTIME || cls == SC_SYNC) && gpu != NULL && gpu->has_correlation))) {
-		g = add_gpu_info(b, gpu);
-		track_gpu_array(tr);
+		uint32_t g = add_gpu_info(b, gpu); /* (which may move gpu_fact_track) */
+		b->t->gpu_fact_track[g] = ti;
+		track_gpu_bits(tr);
+		tr->gpu_bits[at / 64] |= (uint64_t)1 << (at % 64);
 	}
-	if (tr->gpu != NULL)
-		tr->gpu[at] = g;
 	if (args != 0)
 		track_args_array(tr);
 	if (tr->args != NULL)

@@ -70,7 +70,6 @@ static void append_draining(void **dst, uint32_t *n, uint32_t *cap, void **src, 
 struct merge_tracks {
 	struct trace *d, *s;
 	const uint32_t *tmap, *kmap;
-	uint32_t gpu_base;
 };
 
 static void append_tracks(void *arg)
@@ -78,7 +77,6 @@ static void append_tracks(void *arg)
 	const struct merge_tracks *m = arg;
 	struct trace *d = m->d, *s = m->s;
 	const uint32_t *kmap = m->kmap;
-	uint32_t gpu_base = m->gpu_base;
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		const struct track *st = &s->tracks[i];
 		struct track *dt = &d->tracks[m->tmap[i]];
@@ -88,18 +86,17 @@ static void append_tracks(void *arg)
 			                st->nslices, sizeof *st->slices);
 			for (uint32_t k = first; k < dt->nslices; k++)
 				dt->slices[k].kind = kmap[dt->slices[k].kind];
-			if (st->gpu != NULL || dt->gpu != NULL) {
-				if (dt->gpu == NULL) {
-					dt->gpu = xreallocarray(NULL, dt->cap, sizeof *dt->gpu);
-					for (uint32_t k = 0; k < first; k++)
-						dt->gpu[k] = TT_NONE;
-				} else {
-					dt->gpu = xreallocarray(dt->gpu, dt->cap, sizeof *dt->gpu);
-				}
-				for (uint32_t k = first; k < dt->nslices; k++) {
-					uint32_t g = st->gpu != NULL ? st->gpu[k - first] : TT_NONE;
-					dt->gpu[k] = g != TT_NONE ? g + gpu_base : TT_NONE;
-				}
+			if (st->gpu_bits != NULL || dt->gpu_bits != NULL) {
+				/* SRC's bits after DST's: its facts follow DST's in the facts' order */
+				size_t had = dt->gpu_bits != NULL ? ((size_t)first + 63) / 64 : 0,
+				       words = ((size_t)dt->cap + 63) / 64;
+				dt->gpu_bits = xreallocarray(dt->gpu_bits, words ? words : 1, sizeof *dt->gpu_bits);
+				memset(dt->gpu_bits + had, 0, (words - had) * sizeof *dt->gpu_bits);
+				for (uint32_t w = 0; st->gpu_bits != NULL && w < (st->nslices + 63) / 64; w++)
+					for (uint64_t bits = st->gpu_bits[w]; bits != 0; bits &= bits - 1) {
+						uint32_t k = first + w * 64 + (uint32_t)__builtin_ctzll(bits);
+						dt->gpu_bits[k / 64] |= (uint64_t)1 << (k % 64);
+					}
 			}
 			if (st->nlong > 0) {
 				if (dt->nlong + st->nlong > dt->long_cap) {
@@ -123,8 +120,8 @@ static void append_tracks(void *arg)
 		}
 		/* free as we go: the peak stays near the merged size, not twice it */
 		free(s->tracks[i].slices);
-		free(s->tracks[i].gpu);
-		s->tracks[i].gpu = NULL;
+		free(s->tracks[i].gpu_bits);
+		s->tracks[i].gpu_bits = NULL;
 		free(s->tracks[i].args);
 		s->tracks[i].args = NULL;
 		free(s->tracks[i].long_durs);
@@ -196,7 +193,7 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 		sk.cat_ix = cmap[sk.cat_ix];
 		kmap[k] = kinds_intern(d, sk);
 	}
-	struct merge_tracks mt = { d, s, tmap, kmap, gpu_base };
+	struct merge_tracks mt = { d, s, tmap, kmap };
 	if (h != NULL)
 		helper_run(h, append_tracks, &mt);
 	else
@@ -229,6 +226,12 @@ void builder_merge_helped(struct builder *dst, struct builder *src, struct helpe
 	s->nlaunches = s->launches_cap = 0;
 	append_draining((void **)&d->gpu_facts, &d->ngpu, &d->gpu_cap, (void **)&s->gpu_facts, s->ngpu,
 	                sizeof *s->gpu_facts);
+	/* and their tracks, DST's now (the slices' bits were put after DST's on each track) */
+	d->gpu_fact_track = xreallocarray(d->gpu_fact_track, d->gpu_cap ? d->gpu_cap : 1, sizeof *d->gpu_fact_track);
+	for (uint32_t k = 0; k < s->ngpu; k++)
+		d->gpu_fact_track[gpu_base + k] = tmap[s->gpu_fact_track[k]];
+	free(s->gpu_fact_track);
+	s->gpu_fact_track = NULL;
 	{
 		uint32_t *cxmap = xreallocarray(NULL, s->nflow_ctx ? s->nflow_ctx : 1, sizeof *cxmap);
 		for (uint32_t k = 0; k < s->nflow_ctx; k++)

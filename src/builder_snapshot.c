@@ -74,7 +74,9 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	for (uint32_t i = 0; i < t->ntracks; i++) {
 		struct track *tr = &t->tracks[i];
 		tr->slices = copy_array(&cp, tr->slices, tr->nslices, tr->cap, sizeof *tr->slices);
-		tr->gpu = copy_array(&cp, tr->gpu, tr->nslices, tr->cap, sizeof *tr->gpu);
+		tr->gpu_bits = copy_array(&cp, tr->gpu_bits, (tr->nslices + 63) / 64, (tr->cap + 63) / 64,
+		                          sizeof *tr->gpu_bits);
+		tr->gpu = NULL; /* made by the index */
 		tr->args = copy_array(&cp, tr->args, tr->nslices, tr->cap, sizeof *tr->args);
 		tr->long_durs = copy_array(&cp, tr->long_durs, tr->nlong, tr->long_cap, sizeof *tr->long_durs);
 		tr->rows = NULL;
@@ -87,6 +89,7 @@ struct builder *builder_snapshot(const struct builder *b, struct trace **tp, con
 	t->processes = copy_array(&cp, s->processes, s->nprocesses, b->processes_cap, sizeof *s->processes);
 	t->gpu = NULL; /* made by the index */
 	t->gpu_facts = copy_array(&cp, s->gpu_facts, s->ngpu, s->gpu_cap, sizeof *s->gpu_facts);
+	t->gpu_fact_track = copy_array(&cp, s->gpu_fact_track, s->ngpu, s->gpu_cap, sizeof *s->gpu_fact_track);
 	t->launches = copy_array(&cp, s->launches, s->nlaunches, s->launches_cap, sizeof *s->launches);
 	t->gpu_places = copy_array(&cp, s->gpu_places, s->ngpu_places, s->gpu_places_cap, sizeof *s->gpu_places);
 	t->wide_ids = copy_array(&cp, s->wide_ids, s->nwide_ids, s->wide_ids_cap, sizeof *s->wide_ids);

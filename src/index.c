@@ -1099,6 +1099,7 @@ void index_build(struct trace *t) { index_build_helped(t, NULL); }
 void index_build_helped(struct trace *t, struct helper *given)
 {
 	stage_clock("builder finish");
+	index_unpack_gpu_bits(t);
 	set_aside_outliers(t);
 	uint64_t total = 0;
 	for (uint32_t ti = 0; ti < t->ntracks; ti++)

@@ -47,6 +47,43 @@ static int gpu_bytes_cmp(const void *a, const void *b)
  * in place of its array of fact indices: the facts are permuted in place, by cycles, with
  * one index a fact beside them. Fills LK with the runtime calls, the first in the file
  * for each correlation id, numbered anew. */
+void index_unpack_gpu_bits(struct trace *t)
+{
+	uint32_t *next = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *next); /* by track: the slice to look from */
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		struct track *tr = &t->tracks[ti];
+		if (tr->gpu_bits == NULL)
+			continue;
+		tr->gpu = xreallocarray(NULL, tr->nslices ? tr->nslices : 1, sizeof *tr->gpu);
+		for (uint32_t i = 0; i < tr->nslices; i++)
+			tr->gpu[i] = TT_NONE;
+	}
+	/* a track's facts come in the order of its slices that have one: the k-th of them, by
+	 * the bits, is the slice of the track's k-th fact */
+	for (uint32_t g = 0; g < t->ngpu && t->gpu_fact_track != NULL; g++) {
+		uint32_t ti = t->gpu_fact_track[g];
+		struct track *tr = ti < t->ntracks ? &t->tracks[ti] : NULL;
+		if (tr == NULL || tr->gpu_bits == NULL)
+			BUG("GPU fact %u of track %u, which has no fact bits", g, ti);
+		uint32_t i = next[ti], w = i / 64, nw = (tr->nslices + 63) / 64;
+		uint64_t bits = w < nw ? tr->gpu_bits[w] & (~(uint64_t)0 << (i % 64)) : 0;
+		while (bits == 0 && ++w < nw)
+			bits = tr->gpu_bits[w];
+		if (bits == 0)
+			BUG("GPU fact %u has no slice on track %u", g, ti);
+		i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+		tr->gpu[i] = g;
+		next[ti] = i + 1;
+	}
+	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
+		free(t->tracks[ti].gpu_bits);
+		t->tracks[ti].gpu_bits = NULL;
+	}
+	free(t->gpu_fact_track);
+	t->gpu_fact_track = NULL;
+	free(next);
+}
+
 static void number_gpu_facts(struct trace *t, struct launch_keys *lk)
 {
 	uint32_t n = t->ngpu, k = 0, keys_cap = 0;

@@ -6,6 +6,10 @@
 #include "lib/helper.h"
 #include "src/model.h"
 
+/* First: gives each track whose slices have GPU facts its fact index a slice (track.gpu),
+ * from the bits the builder kept and the facts' tracks (trace.gpu_fact_track), which go. */
+void index_unpack_gpu_bits(struct trace *t);
+
 /* Before the lay-out: sorts T's flow ends and pairs them into T's flows, written over the
  * ends (each end keeps its track; bound to slices by index_link). Notes repeated ids and
  * ends without their other end in T's quality. */

@@ -412,6 +412,7 @@ void trace_free(struct trace *t)
 		}
 		release(t, tr->slices);
 		release(t, tr->gpu);
+		release(t, tr->gpu_bits);
 		release(t, tr->gpu_words);
 		release(t, tr->args);
 		release(t, tr->long_durs);
@@ -430,6 +431,7 @@ void trace_free(struct trace *t)
 	release(t, t->processes);
 	release(t, t->gpu);
 	release(t, t->gpu_facts);
+	release(t, t->gpu_fact_track);
 	release(t, t->gpu_places);
 	release(t, t->wide_ids);
 	release(t, t->gpu_bytes);

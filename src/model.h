@@ -252,9 +252,14 @@ struct track {
 
 	struct slice *slices; /* sorted by (ts, dur descending, file order) */
 	uint32_t nslices, cap;
-	uint32_t *gpu;              /* while the trace is built, by slice: index into trace.gpu_facts
-	                             * (kernels, memcpy/memset, runtime calls) or TT_NONE; NULL when
-	                             * no slice of the track has one. The index turns it into: */
+	uint64_t *gpu_bits;         /* while the trace is built: bit k set when the k-th slice
+	                             * pushed has a GPU fact (kernels, memcpy/memset, runtime calls);
+	                             * NULL when none has. Its facts are the ones trace.gpu_fact_track
+	                             * says are the track's, in order (a 4-byte fact index a slice
+	                             * was 0.48 MB at the end of the v100 trace's scan) */
+	uint32_t *gpu;              /* while the index sorts the slices, made from those: by slice,
+	                             * index into trace.gpu_facts or TT_NONE; NULL when no slice of
+	                             * the track has one. The index turns it into: */
 	struct gpu_word *gpu_words; /* by 64 slices: which have a fact (NULL: none has) */
 	uint32_t gpu_first;         /* the fact of the first slice that has one */
 	uint32_t gpu_count;         /* the slices that have one */
@@ -544,6 +549,7 @@ struct trace {
 
 	struct gpu_info *gpu;         /* made by the index from GPU_FACTS */
 	struct gpu_fact *gpu_facts;   /* while the trace is built (src/builder.c), then NULL */
+	uint32_t *gpu_fact_track;     /* while the trace is built, by fact: its slice's track */
 	uint32_t ngpu, gpu_cap;       /* facts, in either array */
 	struct gpu_place *gpu_places; /* gpu_info.place; [0] is {-1, -1, 0} once any fact is kept */
 	uint32_t ngpu_places, gpu_places_cap;
