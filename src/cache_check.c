@@ -458,7 +458,7 @@ bool cache_check_model(const struct trace *t, bool parallel, char **cause)
 		if (!cache_time_ok(t->mem[i].ts))
 			return cache_refuse(cause, "memory sample %u lies out of range", i);
 	/* runs: the first at sample 0, each starting past the one before and before the end, and
-	 * none where the last left off alike (a build never writes one: mem_sample_at does not
+	 * none where the last left off alike (a build never writes one: mem_sample_near does not
 	 * need it, but equal models then have equal runs) */
 	if ((t->nmem == 0) != (t->nmem_runs == 0))
 		return cache_refuse(cause, "%u memory samples in %u runs", t->nmem, t->nmem_runs);

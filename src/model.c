@@ -45,9 +45,10 @@ const struct mem_run *mem_run_near(const struct trace *t, uint32_t i, uint32_t *
 	return found;
 }
 
-static struct mem_sample whole_sample(const struct trace *t, uint32_t i, const struct mem_run *r)
+struct mem_sample mem_sample_near(const struct trace *t, uint32_t i, uint32_t *hint)
 {
 	const struct mem_value *v = &t->mem[i];
+	const struct mem_run *r = mem_run_near(t, i, hint);
 	return (struct mem_sample){ .ts = v->ts,
 		                    .total_allocated = v->total_allocated,
 		                    .total_reserved = r->total_reserved,
@@ -56,13 +57,6 @@ static struct mem_sample whole_sample(const struct trace *t, uint32_t i, const s
 		                    .device_id = r->device_id,
 		                    .device_type = r->device_type,
 		                    .flags = r->flags };
-}
-
-struct mem_sample mem_sample_at(const struct trace *t, uint32_t i) { return whole_sample(t, i, mem_run_of(t, i)); }
-
-struct mem_sample mem_sample_near(const struct trace *t, uint32_t i, uint32_t *hint)
-{
-	return whole_sample(t, i, mem_run_near(t, i, hint));
 }
 
 struct slice_ref gpu_self(const struct trace *t, uint32_t g)

@@ -323,7 +323,7 @@ struct instant {
 };
 
 /* One sample of a [memory] event (Kineto's profile_memory=True), whole: as a parser gives it
- * to the builder and mem_sample_at gives it back. The trace keeps less (mem_value). */
+ * to the builder and mem_sample_near gives it back. The trace keeps less (mem_value). */
 enum mem_flag {
 	MEM_HAS_ADDR = 1,  /* args carry an "Addr" (PyTorch 1.10 on; the plugin's curve needs it) */
 	MEM_HAS_BYTES = 2, /* args carry "Bytes" (bytes is then the value, -1 included) */
@@ -578,7 +578,7 @@ struct trace {
 
 	struct instant *instants;
 	uint32_t ninstants, instants_cap;
-	struct mem_value *mem; /* samples, in the file's order: mem_sample_at gives one whole */
+	struct mem_value *mem; /* samples, in the file's order: mem_sample_near gives one whole */
 	uint32_t nmem, mem_cap;
 	struct mem_run *mem_runs; /* what runs of them share: none when no sample, else runs[0].first is 0 */
 	uint32_t nmem_runs, mem_runs_cap;
@@ -672,12 +672,11 @@ static inline uint32_t flow_end_cat(const struct trace *t, const struct flow_end
 /* The slice that GPU fact G of T belongs to, or {TT_NONE, TT_NONE} (a fact whose slice was
  * set aside, or G out of range). A search over the tracks and their words. */
 struct slice_ref gpu_self(const struct trace *t, uint32_t g);
-/* The run of memory sample I of T (I < T->nmem), and sample I whole: a binary search over
- * the runs. */
+/* The run of memory sample I of T (I < T->nmem): a binary search over the runs. */
 const struct mem_run *mem_run_of(const struct trace *t, uint32_t i);
-struct mem_sample mem_sample_at(const struct trace *t, uint32_t i);
 /* The same, looked for first in run *HINT and the one after it (a loop that goes through
- * the samples about in order finds it there), then in all; *HINT is set to it. */
+ * the samples about in order finds it there), then in all; *HINT is set to it. And sample
+ * I whole, its run found so. */
 const struct mem_run *mem_run_near(const struct trace *t, uint32_t i, uint32_t *hint);
 struct mem_sample mem_sample_near(const struct trace *t, uint32_t i, uint32_t *hint);
 

@@ -191,7 +191,8 @@ static void test_one_model(void)
 	is_int(t->counters[0].n, 2, "with two samples");
 	ok(t->counters[0].value[1] == 2.5, "values kept");
 	is_int(t->nmem, 1, "one memory sample");
-	is_int(mem_sample_at(t, 0).total_reserved, 2 << 20, "memory sample kept");
+	uint32_t hint = 0;
+	is_int(mem_sample_near(t, 0, &hint).total_reserved, 2 << 20, "memory sample kept");
 	is_int(t->ninstants, 1, "one instant");
 	is_int(t->instants[0].track, TT_NONE, "a global instant is on no track");
 	is_int(t->nsteps, 1, "one step");
@@ -446,7 +447,8 @@ static void test_big_parts(void)
 	ok(flows, "the same flows, every end bound to its slice");
 	bool mem = one->nmem == N / 4 && m->nmem == N / 4 && one->nmem_runs == m->nmem_runs;
 	for (uint32_t i = 0; mem && i < m->nmem; i++) {
-		struct mem_sample x = mem_sample_at(one, i), y = mem_sample_at(m, i);
+		uint32_t ho = 0, hm = 0; /* a fresh hint each time: found by the search */
+		struct mem_sample x = mem_sample_near(one, i, &ho), y = mem_sample_near(m, i, &hm);
 		mem = x.ts == y.ts && x.total_allocated == y.total_allocated && x.total_reserved == y.total_reserved &&
 		      x.bytes == y.bytes && x.track == y.track && x.device_id == y.device_id &&
 		      x.device_type == y.device_type && x.flags == y.flags && y.ts == (int64_t)i * 4000 + 20 &&
