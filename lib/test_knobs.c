@@ -60,6 +60,7 @@ struct test_knobs test_knobs(void)
 		knobs.analysis_split = v;
 	}
 	knobs.no_map = getenv("TTRACE_TEST_NO_MAP") != NULL;
+	knobs.narrow_blocks = getenv("TTRACE_TEST_NARROW_BLOCKS") != NULL;
 	if (number("TTRACE_TEST_GATHER_MIN", UINT64_MAX, &v)) {
 		knobs.gather_set = true;
 		knobs.gather_min = v;

@@ -34,6 +34,8 @@ struct test_knobs {
 	bool analysis_split_set;   /* TTRACE_TEST_ANALYSIS_SPLIT is set: ... */
 	uint64_t analysis_split;   /* ... analyses of traces of this many slices or more take threads of their own */
 	bool no_map;               /* TTRACE_TEST_NO_MAP: plain files are read into the scanner's window, not mapped */
+	bool narrow_blocks;        /* TTRACE_TEST_NARROW_BLOCKS: the scanner's skips read 16 bytes at a time
+	                            * (SSE2) where the processor has AVX-512BW */
 	bool gather_set;           /* TTRACE_TEST_GATHER_MIN is set: ... */
 	uint64_t gather_min;       /* ... tracks of this many slices or more are put in order by a gather */
 	bool row_span_set;         /* TTRACE_TEST_ROW_SPAN is set: ... */

@@ -2,6 +2,7 @@
  * escapes, integers, doubles and times (microseconds as fixed-point nanoseconds, never
  * through a double), literals, and values skipped without being kept. */
 #include "parsers/scan_lex.h"
+#include "parsers/scan_blocks.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -522,6 +523,98 @@ static enum scan_step lex_literal(struct scanner *s, const char **pp)
 	return FAIL(s, p, "unexpected character where a value was expected");
 }
 
+/* The scalar end of a skip: the byte at P is a letter outside a string (i, I, n or N: a
+ * non-finite number is counted, anything else passed) or a NUL (the sentinel, or an error).
+ * *PP moves past what was read. */
+static enum scan_step skip_letter_or_nul(struct scanner *s, const char **pp)
+{
+	const char *p = *pp, *q = p, *end;
+
+	if (*p == '\0')
+		return at_end(s, p) ? ST_NEED_MORE : FAIL(s, p, "unexpected NUL byte");
+	if (q[-1] == '-' || q[-1] == '+')
+		q--;
+	if (lex_nonfinite(q, &end) == 0 &&
+	    (q == p ? !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')) : true)) {
+		scan_problem(s, SO_NONFINITE, q, "non-finite number (inf/nan)");
+		*pp = end;
+	} else {
+		*pp = p + 1;
+	}
+	return ST_OK;
+}
+
+#if SCAN_BLOCKS
+/* Skips an object or array at p without tokenising its numbers and literals, 64 bytes at a
+ * time: which bytes lie inside strings follows from the quotes (the parity of those before
+ * them), and the brackets outside strings are counted. The walk hands a string to the
+ * lexer at its first backslash or control byte (escapes, and the problems the lexer
+ * counts), and a byte outside strings to skip_letter_or_nul. Malformed content inside a
+ * skipped value is not diagnosed (it is never used); brackets must balance. */
+static inline __attribute__((always_inline)) enum scan_step skip_walk(struct scanner *s, const char **pp, bool wide)
+{
+	const char *p = *pp + 1;
+	const unsigned depth_max = s->lim.depth_max;
+	unsigned depth = 1;
+	uint64_t in_string = 0; /* all ones when the block begins inside a string */
+	enum scan_step st;
+
+	for (;;) {
+		struct scan_block b;
+#if SCAN_BLOCKS_AVX512
+		if (wide)
+			scan_block_avx512(p, &b);
+		else
+#endif
+			scan_block_sse2(p, &b);
+		uint64_t str = prefix_xor(b.quote) ^ in_string; /* a string's opening quote and its bytes */
+		uint64_t stop = (b.stop_in & str) | (b.stop_out & ~str);
+		uint64_t before = stop != 0 ? (stop & (0 - stop)) - 1 : ~(uint64_t)0;
+		uint64_t close = b.close & ~str & before;
+		uint64_t brackets = (b.open & ~str & before) | close;
+		while (brackets != 0) {
+			unsigned i = (unsigned)__builtin_ctzll(brackets);
+			depth = depth + 1 - 2 * (unsigned)((close >> i) & 1);
+			if (depth == 0) {
+				*pp = p + i + 1;
+				return ST_OK;
+			}
+			if (depth > depth_max)
+				return scan_too_deep(s, p + i);
+			brackets &= brackets - 1;
+		}
+		if (stop == 0) {
+			in_string = 0 - (str >> 63);
+			p += 64;
+			continue;
+		}
+		unsigned k = (unsigned)__builtin_ctzll(stop);
+		p += k;
+		if ((str >> k) & 1)
+			st = scan_lex_string(s, &p, NULL, false); /* from its backslash to its end */
+		else
+			st = skip_letter_or_nul(s, &p);
+		if (st != ST_OK)
+			return st;
+		in_string = 0;
+	}
+}
+#if SCAN_BLOCKS_AVX512
+__attribute__((target("avx512bw"))) static enum scan_step skip_container_avx512(struct scanner *s, const char **pp)
+{
+	return skip_walk(s, pp, true);
+}
+#endif
+
+static enum scan_step skip_container(struct scanner *s, const char **pp)
+{
+#if SCAN_BLOCKS_AVX512
+	if (s->wide_blocks)
+		return skip_container_avx512(s, pp);
+#endif
+	return skip_walk(s, pp, false);
+}
+#else
 /* Byte classes for skipping containers: what can change the depth or hide a bracket. */
 enum { K_NONE, K_QUOTE, K_OPEN, K_CLOSE, K_NUL, K_LETTER };
 static const unsigned char skip_class[256] = {
@@ -567,26 +660,15 @@ static enum scan_step skip_container(struct scanner *s, const char **pp)
 				return ST_OK;
 			}
 			break;
-		case K_LETTER: {
-			const char *q = p, *end;
-			if (q[-1] == '-' || q[-1] == '+')
-				q--;
-			if (lex_nonfinite(q, &end) == 0 &&
-			    (q == p ? !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')) : true)) {
-				scan_problem(s, SO_NONFINITE, q, "non-finite number (inf/nan)");
-				p = end;
-			} else {
-				p++;
-			}
+		default: /* a letter or NUL */
+			st = skip_letter_or_nul(s, &p);
+			if (st != ST_OK)
+				return st;
 			break;
-		}
-		default: /* NUL */
-			if (at_end(s, p))
-				return ST_NEED_MORE;
-			return FAIL(s, p, "unexpected NUL byte");
 		}
 	}
 }
+#endif
 
 /* Skips any JSON value inside the window (objects/arrays iteratively). */
 enum scan_step scan_skip_value(struct scanner *s, const char **pp)

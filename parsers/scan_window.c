@@ -16,6 +16,7 @@
 #endif
 
 #include "lib/map_guard.h"
+#include "parsers/scan_blocks.h"
 #include "lib/test_knobs.h"
 #include "lib/xalloc.h"
 
@@ -448,6 +449,9 @@ void scan_window_open(struct scanner *s, struct input *in, const struct scan_sin
 	s->sink = sink;
 	s->stats = stats;
 	s->lim = limits;
+#if SCAN_BLOCKS_AVX512
+	s->wide_blocks = scan_wide_blocks() && !test_knobs().narrow_blocks;
+#endif
 	s->cap = WINDOW_INITIAL < s->lim.window_small ? WINDOW_INITIAL : s->lim.window_small;
 	/* a stream (compressed, or a part of one in memory) is copied from memory that holds
 	 * the bytes ahead: a smaller first window reads it as fast, and is less beside the

@@ -52,6 +52,7 @@ struct scanner {
 	bool eof;      /* input has nothing more */
 	bool full;     /* the last refill failed: the window is at its largest */
 	struct scan_limits lim;
+	bool wide_blocks;  /* skips read 64 bytes with AVX-512BW (parsers/scan_blocks.h) */
 	char *input_cause; /* why input ended badly, or NULL */
 	bool cancelled;    /* the sink's cancel flag ended the input */
 
