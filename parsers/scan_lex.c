@@ -418,6 +418,40 @@ enum scan_step scan_lex_int(struct scanner *s, const char **pp, int64_t *v, uint
 	return ST_OK;
 }
 
+/* A decimal number without an exponent, [-]digits[.digits], whose digits make an integer
+ * M below 2^53 with at most 22 of them after the point, as a double in *V: M and the power
+ * of ten are exact doubles, so one division gives what strtod gives (Clinger's fast
+ * path). False for anything else, which strtod reads. */
+static bool lex_double_fast(const char *p, const char *end, double *v)
+{
+	static const double pow10[23] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+		                          1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	bool neg = *p == '-';
+	const char *q = p + neg, *digits = q;
+	uint64_t m = 0;
+	unsigned frac = 0;
+
+	if (end - q > 20) /* 19 digits and a point at most: M cannot wrap */
+		return false;
+	for (; q < end && *q >= '0' && *q <= '9'; q++)
+		m = m * 10 + (uint64_t)(*q - '0');
+	if (q == digits || q - digits > 19)
+		return false;
+	if (q < end && *q == '.') {
+		const char *f = ++q;
+		for (; q < end && *q >= '0' && *q <= '9'; q++)
+			m = m * 10 + (uint64_t)(*q - '0');
+		frac = (unsigned)(q - f);
+		if (frac == 0 || frac > 22)
+			return false;
+	}
+	if (q != end || m > ((uint64_t)1 << 53))
+		return false;
+	double x = (double)m / pow10[frac];
+	*v = neg ? -x : x;
+	return true;
+}
+
 enum scan_step scan_lex_double(struct scanner *s, const char **pp, double *v)
 {
 	const char *p = *pp, *end;
@@ -434,6 +468,10 @@ enum scan_step scan_lex_double(struct scanner *s, const char **pp, double *v)
 	st = number_end(s, p, &end);
 	if (st != ST_OK)
 		return st;
+	if (lex_double_fast(p, end, v)) {
+		*pp = end;
+		return ST_OK;
+	}
 	size_t n = (size_t)(end - p);
 	if (n >= sizeof tmp)
 		n = sizeof tmp - 1;

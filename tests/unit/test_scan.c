@@ -540,6 +540,64 @@ static void test_arg_keys(void)
 /* Times and integers of every length the fast paths take eight digits at a time (and past
  * them), at every alignment, before each delimiter: each read as the byte-by-byte rules
  * read it (times through scan_parse_us_as_ns, integers through strtoll). */
+/* Numbers read as doubles (a kernel's "blocks per SM"), bit for bit as strtod reads them:
+ * up to 21 digits around the point, leading zeros, signs, exponents; the short ones take
+ * the scanner's fast path, the rest strtod. */
+static void test_doubles(void)
+{
+	unsigned seed = 777, bad = 0, checked = 0;
+	for (int round = 0; round < 60; round++) {
+		char doc[16384], txt[MAXEV][48];
+		struct got g;
+		struct scan_stats st;
+		char *cause = NULL;
+		size_t n = (size_t)snprintf(doc, sizeof doc, "[");
+		for (int i = 0; i < 48; i++) {
+			char *q = txt[i];
+			int k = round * 48 + i;
+			seed = seed * 1103515245u + 12345u;
+			if ((seed >> 16) % 4 == 0)
+				*q++ = '-';
+			int ni = 1 + k % 21, nf = (k / 21) % 24;
+			for (int d = 0; d < ni; d++) {
+				seed = seed * 1103515245u + 12345u;
+				*q++ = (char)('0' + (seed >> 16) % 10);
+			}
+			if (nf > 0) {
+				*q++ = '.';
+				for (int d = 0; d < nf; d++) {
+					seed = seed * 1103515245u + 12345u;
+					*q++ = (char)('0' + ((seed >> 16) % 3 == 0 ? 9 : (seed >> 16) % 10));
+				}
+			}
+			if (k % 13 == 0)
+				q += sprintf(q, "e%d", (int)((seed >> 16) % 40) - 20);
+			*q = '\0';
+			n += (size_t)snprintf(
+				doc + n, sizeof doc - n,
+				"%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+				"\"ts\": %d, \"dur\": 1, \"args\": {\"blocks per SM\": %s}}",
+				i > 0 ? ",\n" : "", i, txt[i]);
+		}
+		snprintf(doc + n, sizeof doc - n, "]");
+		enum scan_result r = scan_text(doc, &g, &st, &cause);
+		free(cause);
+		if (r != SCAN_OK || g.n != 48) {
+			bad++;
+			continue;
+		}
+		for (int i = 0; i < 48; i++) {
+			double want = strtod(txt[i], NULL), got = g.ev[i].blocks_per_sm;
+			checked++;
+			if (memcmp(&want, &got, sizeof want) != 0 || !(g.ev[i].have & SA_BLOCKS_PER_SM)) {
+				if (bad++ < 3)
+					printf("# %s: %.17g, strtod %.17g\n", txt[i], got, want);
+			}
+		}
+	}
+	ok(bad == 0 && checked == 60 * 48, "%u doubles as strtod reads them, bit for bit (%u differ)", checked, bad);
+}
+
 static void test_numbers(void)
 {
 	static const char delims[] = { ',', ' ', '\n', '}' };
@@ -634,6 +692,7 @@ int main(void)
 	test_limits();
 	test_arg_keys();
 	test_numbers();
+	test_doubles();
 	rmdir(tmpdir);
 	return done_testing();
 }
