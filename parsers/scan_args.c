@@ -257,10 +257,14 @@ enum scan_step scan_parse_args(struct scanner *s, const char **pp, struct scan_e
 		st = scan_lex_key(s, &p, &k);
 		if (st != ST_OK)
 			return st;
-		p = skip_ws(p);
-		if (*p != ':')
-			return NEED_OR_FAIL(s, p, "expected ':' after a key in args");
-		p = skip_ws(p + 1);
+		if (p[0] == ':' && p[1] == ' ' && !ws_table[(unsigned char)p[2]]) { /* most: "key": value */
+			p += 2;
+		} else {
+			p = skip_ws(p);
+			if (*p != ':')
+				return NEED_OR_FAIL(s, p, "expected ':' after a key in args");
+			p = skip_ws(p + 1);
+		}
 		const struct arg_key *e = key_find(&k);
 		if (e != NULL && guard_passes(e, *p, counter)) {
 			st = read_value(s, &p, ev, e);
@@ -279,6 +283,10 @@ enum scan_step scan_parse_args(struct scanner *s, const char **pp, struct scan_e
 		}
 		if (st != ST_OK)
 			return st;
+		if (p[0] == ',' && (p[1] == '"' || (p[1] == ' ' && p[2] == '"'))) { /* most: , "key" */
+			p += 1 + (p[1] == ' ');
+			continue;
+		}
 		p = skip_ws(p);
 		if (*p == ',') {
 			p = skip_ws(p + 1);
