@@ -246,11 +246,11 @@ int comm_args_parse(const char *text, struct comm_args *out, bool tree)
 	return 0;
 }
 
-int comm_args_read(const struct trace *t, uint64_t args, struct comm_args *out)
+int comm_args_read(struct args_reader *reader, uint64_t args, struct comm_args *out)
 {
 	char *text = NULL, *cause = NULL;
 	clear(out);
-	if (args_store_text(t, args, &text, &cause) != 0) {
+	if (args_reader_text(reader, args, &text, &cause) != 0) {
 		free(cause);
 		return -1;
 	}

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/args.h"
 #include "src/model.h"
 
 struct comm_args {
@@ -19,9 +20,10 @@ struct comm_args {
 	char group[64];                /* Process Group Name, else Description, "" when absent */
 };
 
-/* Reads the args that ARGS (a slice's: slice_args) points at in T into *OUT. Returns 0, or
- * -1 when they cannot be read or parsed (then *OUT says nothing: sized false). */
-int comm_args_read(const struct trace *t, uint64_t args, struct comm_args *out);
+/* Reads the args that ARGS (a slice's: slice_args) points at, through READER (its
+ * trace's), into *OUT. Returns 0, or -1 when they cannot be read or parsed (then *OUT
+ * says nothing: sized false). */
+int comm_args_read(struct args_reader *reader, uint64_t args, struct comm_args *out);
 /* The same from the args object's TEXT. Most texts are read in one pass without a tree;
  * TREE true reads every one through cJSON's tree, as all were before (the reference that
  * one pass is tested against: tests/unit/test_comm_args). */

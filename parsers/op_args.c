@@ -142,6 +142,8 @@ char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max
 	strtab_init(&text);
 	struct buf b = { 0 };
 	char *out = NULL;
+	struct args_reader reader;
+	args_reader_init(&reader, t);
 	for (uint32_t ti = 0; ti < t->ntracks && out == NULL; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->kind != TRACK_CPU)
@@ -159,7 +161,7 @@ char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max
 			if (!wanted && (*recorded || seen > 20))
 				continue; /* the others' args only tell whether shapes are recorded */
 			char *args = NULL, *cause = NULL;
-			if (args_store_text(t, track_args_at(tr, i), &args, &cause) == 0) {
+			if (args_reader_text(&reader, track_args_at(tr, i), &args, &cause) == 0) {
 				if (strstr(args, "\"Input Dims\"") != NULL || strstr(args, "\"Input dims\"") != NULL)
 					*recorded = true;
 				uint32_t key = wanted ? key_of(args, strlen(args), OP_BY_SHAPE, &text, &b) : 0;
@@ -172,6 +174,7 @@ char *op_args_first_shapes(const struct trace *t, const char *name, uint32_t max
 			free(cause);
 		}
 	}
+	args_reader_end(&reader);
 	free(b.p);
 	strtab_free(&text);
 	return out;

@@ -426,13 +426,17 @@ static int zstd_read(const struct seek_store *st, int fd, uint64_t offset, size_
 	return 0;
 }
 
-static int store_read(struct args_store *base, uint64_t offset, size_t len, char *buf, char **cause)
+static int store_open(struct args_store *base, char **cause)
 {
 	const struct seek_store *st = (const struct seek_store *)base;
-	int fd = input_open_same(st->path, &st->id, cause), rc = 0;
+	return input_open_same(st->path, &st->id, cause);
+}
 
-	if (fd < 0)
-		return -1;
+static int store_read_open(struct args_store *base, int fd, uint64_t offset, size_t len, char *buf, char **cause)
+{
+	const struct seek_store *st = (const struct seek_store *)base;
+	int rc = 0;
+
 	if (st->x == NULL) {
 		ssize_t n = input_pread_fd(fd, buf, len, offset);
 		if (n != (ssize_t)len) {
@@ -445,6 +449,15 @@ static int store_read(struct args_store *base, uint64_t offset, size_t len, char
 	} else {
 		rc = zstd_read(st, fd, offset, len, buf, cause);
 	}
+	return rc;
+}
+
+static int store_read(struct args_store *base, uint64_t offset, size_t len, char *buf, char **cause)
+{
+	int fd = store_open(base, cause);
+	if (fd < 0)
+		return -1;
+	int rc = store_read_open(base, fd, offset, len, buf, cause);
 	close(fd);
 	return rc;
 }
@@ -571,7 +584,8 @@ struct seek_index *seek_index_restore(const void *blob, size_t len)
 	return x;
 }
 
-static const struct args_store_ops store_ops = { store_read, store_memory, store_free, store_save };
+static const struct args_store_ops store_ops = { store_read, store_memory, store_free,
+	                                         store_save, store_open,   store_read_open };
 
 bool seek_store_reads_any(const struct args_store *st) { return st != NULL && st->ops == &store_ops; }
 

@@ -5,10 +5,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/xalloc.h"
 
-int args_store_text(const struct trace *t, uint64_t args, char **text, char **cause)
+/* The args text at ARGS of T, read through FD when it is open (the store's read_open),
+ * else by the store's own read. */
+static int read_text(const struct trace *t, int fd, uint64_t args, char **text, char **cause)
 {
 	uint64_t offset = args >> 24;
 	size_t len = (size_t)(args & 0xffffff);
@@ -28,7 +31,9 @@ int args_store_text(const struct trace *t, uint64_t args, char **text, char **ca
 		return -1;
 	}
 	char *buf = xmalloc(len + 1);
-	if (t->args->ops->read(t->args, offset, len, buf, cause) < 0) {
+	int rc = fd >= 0 ? t->args->ops->read_open(t->args, fd, offset, len, buf, cause)
+	                 : t->args->ops->read(t->args, offset, len, buf, cause);
+	if (rc < 0) {
 		free(buf);
 		return -1;
 	}
@@ -41,6 +46,32 @@ int args_store_text(const struct trace *t, uint64_t args, char **text, char **ca
 	}
 	*text = buf;
 	return 0;
+}
+
+int args_store_text(const struct trace *t, uint64_t args, char **text, char **cause)
+{
+	return read_text(t, -1, args, text, cause);
+}
+
+void args_reader_init(struct args_reader *r, const struct trace *t) { *r = (struct args_reader){ t, -1, false }; }
+
+int args_reader_text(struct args_reader *r, uint64_t args, char **text, char **cause)
+{
+	const struct trace *t = r->t;
+	if (!r->opened && args != 0 && t->args != NULL && t->args->ops->open != NULL) {
+		char *why = NULL;
+		r->opened = true;
+		r->fd = t->args->ops->open(t->args, &why);
+		free(why); /* each read says it again */
+	}
+	return read_text(t, r->fd, args, text, cause);
+}
+
+void args_reader_end(struct args_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
 }
 
 struct unavailable {
@@ -66,7 +97,9 @@ static void unavailable_free(struct args_store *st)
 	free(st);
 }
 
-static const struct args_store_ops unavailable_ops = { unavailable_read, unavailable_memory, unavailable_free, NULL };
+static const struct args_store_ops unavailable_ops = {
+	unavailable_read, unavailable_memory, unavailable_free, NULL, NULL, NULL
+};
 
 struct args_store *args_store_unavailable(const char *why)
 {

@@ -6,11 +6,12 @@
  * which store a trace gets is the loader's choice: a plain file is read at the offset, a
  * compressed file from its nearest seek point (parsers/seekindex.h), a big single-frame
  * zstd file and standard input from a copy of their args kept in memory, compressed
- * (src/args_side.h). Nothing here does I/O itself, nor parses JSON: the args text is
- * parsed by parsers/args_json.h. */
+ * (src/args_side.h). Nothing here does I/O itself (an args_reader closes the file its
+ * store opened), nor parses JSON: the args text is parsed by parsers/args_json.h. */
 #ifndef TT_ARGS_H
 #define TT_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,12 @@ struct args_store_ops {
 	 * tag byte, then the store's own layout: parsers/cache_dir.h restores it), allocated,
 	 * with its length in *LEN; NULL when the store cannot be saved. */
 	char *(*save)(const struct args_store *st, size_t *len);
+	/* For many reads in a row (struct args_reader), where a read opens a file: opens it
+	 * once, returning a descriptor for read_open, or -1 with *cause set (allocated); and
+	 * read as READ through that descriptor (the caller closes it). NULL: every read
+	 * opens what it needs itself. */
+	int (*open)(struct args_store *st, char **cause);
+	int (*read_open)(struct args_store *st, int fd, uint64_t offset, size_t len, char *buf, char **cause);
 };
 
 /* A store: each kind embeds this as its first member. */
@@ -45,6 +52,21 @@ struct args_store {
  * the slice has no args, the trace has no store, or the store cannot give them back (file
  * changed or gone, args of a large standard input not kept). */
 int args_store_text(const struct trace *t, uint64_t args, char **text, char **cause);
+
+/* Many reads of one trace's args in a row, its file opened once rather than at every read
+ * (a distributed report reads every collective kernel's args of every rank; on a network
+ * file system an open costs more than the read). Not shared between threads. */
+struct args_reader {
+	const struct trace *t;
+	int fd;      /* the store's file, open; -1: none */
+	bool opened; /* the store's open was tried */
+};
+
+void args_reader_init(struct args_reader *r, const struct trace *t);
+/* As args_store_text, through R. */
+int args_reader_text(struct args_reader *r, uint64_t args, char **text, char **cause);
+/* Closes what R opened. */
+void args_reader_end(struct args_reader *r);
 
 /* The first byte of a saved store (args_store_ops.save). */
 enum args_saved_kind {

@@ -431,7 +431,7 @@ static char *side_save(const struct args_store *st, size_t *len)
 	return blob;
 }
 
-static const struct args_store_ops side_ops = { side_read, side_memory, side_free, side_save };
+static const struct args_store_ops side_ops = { side_read, side_memory, side_free, side_save, NULL, NULL };
 
 struct args_side *args_side_restore(const void *blob, size_t len)
 {

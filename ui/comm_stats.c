@@ -144,6 +144,8 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 	struct matched *m = matched_of(rr, r, &nm);
 	struct cs_row *rows = NULL;
 	uint32_t nrows = 0, cap = 0;
+	struct args_reader reader;
+	args_reader_init(&reader, t);
 	for (uint32_t ti = 0; ti < t->ntracks; ti++) {
 		const struct track *tr = &t->tracks[ti];
 		if (tr->gpu_slices == 0 || tr->comm_kernels == 0)
@@ -153,7 +155,7 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 			if (slice_cls(t, s) != SC_KERNEL || !kernel_class_trace_is_comm(t, slice_name(t, s)))
 				continue;
 			struct comm_args a;
-			if (comm_args_read(t, slice_args(tr, s), &a) != 0)
+			if (comm_args_read(&reader, slice_args(tr, s), &a) != 0)
 				memset(&a, 0, sizeof a);
 			if (a.collective[0] == '\0') /* no args: the kernel's name says the kind */
 				ranks_collective_kind(strtab_get(&t->strings, slice_name(t, s)), true, a.collective,
@@ -202,6 +204,7 @@ static void rank_rows(const struct trace *t, int r, const struct rank_report *rr
 			}
 		}
 	}
+	args_reader_end(&reader);
 	free(m);
 	*rows_out = rows;
 	*n_out = nrows;

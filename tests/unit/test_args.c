@@ -1,7 +1,8 @@
 /* test_args.c: args read back through the trace's store: from plain, gzip (one member or
  * several) and zstd (one frame or several) files, equal to the plain file's; kept in
  * memory for a FIFO up to a bound, and said not kept past it; never read from another
- * file put in the loaded one's place, nor from one changed since. */
+ * file put in the loaded one's place, nor from one changed since. And the same through a
+ * reader, which opens the file once for many reads. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "parsers/seekindex.h"
 #include "parsers/args_json.h"
+#include "src/args.h"
 #include "parsers/load.h"
 #include "lib/xalloc.h"
 #include "tests/unit/compress.h"
@@ -149,10 +151,32 @@ static void test_replaced(const char *plain)
 
 	fputs(doc, f); /* the same bytes: only the file's identity differs */
 	fclose(f);
+	/* a reader that opened the file before keeps reading the one it opened */
+	struct args_reader before, after;
+	char *text = NULL;
+	args_reader_init(&before, t);
+	ok(args_reader_text(&before, args_ref(t, find(t, "k")), &text, &cause) == 0 && text[0] == '{',
+	   "a reader reads the loaded file");
+	free(text);
+	text = NULL;
 	rename(other, plain);
 	int rc = args_store_read(t, args_ref(t, find(t, "k")), &a, &cause);
 	ok(rc < 0 && cause && strstr(cause, "changed"), "a file renamed over the loaded one is not read: %s",
 	   cause ? cause : "(none)");
+	free(cause);
+	cause = NULL;
+	ok(args_reader_text(&before, args_ref(t, find(t, "k")), &text, &cause) == 0 && text != NULL &&
+	           strstr(text, "\"correlation\": 42") != NULL,
+	   "the reader opened before reads on from the file it opened");
+	free(text);
+	free(cause);
+	cause = NULL;
+	args_reader_end(&before);
+	args_reader_init(&after, t);
+	rc = args_reader_text(&after, args_ref(t, find(t, "k")), &text, &cause);
+	ok(rc < 0 && text == NULL && cause && strstr(cause, "changed"),
+	   "a reader begun after the rename does not read it either: %s", cause ? cause : "(none)");
+	args_reader_end(&after);
 	free(cause);
 	trace_free(t);
 	free(other);
@@ -191,6 +215,11 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 
 	ok(t->status == LOAD_OK && t->args != NULL && strcmp(t->args->kind, kind) == 0, "%s: loads, store '%s' (%s)",
 	   what, kind, t->args != NULL ? t->args->kind : "none");
+	/* and through a reader: the file opened once, at its first read, kept to its end */
+	struct args_reader reader;
+	args_reader_init(&reader, t);
+	uint32_t via_reader = 0, reader_bad = 0;
+	int first_fd = -2;
 	/* the 3 tracks are tids 1, 2, 3: slice i of e.g. track 0 is e{3i} */
 	for (uint32_t ti = 0; ti < ref->ntracks; ti++) {
 		n = ref->tracks[ti].nslices;
@@ -212,6 +241,15 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 				       : c2    ? c2
 				               : "(no slice)");
 			}
+			char *text = NULL, *c3 = NULL;
+			int r3 = s != NULL ? args_reader_text(&reader, args_ref(t, s), &text, &c3) : -1;
+			if (first_fd == -2)
+				first_fd = reader.fd;
+			via_reader++;
+			if (r3 != 0 || r1 != 0 || strcmp(text, a.text) != 0 || reader.fd != first_fd)
+				reader_bad++;
+			free(text);
+			free(c3);
 			if (r1 == 0)
 				event_args_free(&a);
 			if (r2 == 0)
@@ -222,6 +260,12 @@ static void same_args(const struct trace *ref, const char *path, const char *wha
 	}
 	ok(tried > 20 && bad == 0,
 	   "%s: args of %u slices (first, middle, last of each track...) equal the plain file's", what, tried);
+	bool opens = strcmp(kind, "in memory") != 0;
+	ok(via_reader == tried && reader_bad == 0 && (opens ? first_fd >= 0 : first_fd == -1),
+	   "%s: the same %u through one reader, %s (%u differ)", what, via_reader,
+	   opens ? "its file opened once" : "no file opened", reader_bad);
+	args_reader_end(&reader);
+	ok(reader.fd == -1, "%s: the reader's end closes its file", what);
 	trace_free(t);
 }
 
