@@ -717,6 +717,13 @@ enum scan_step scan_skip_value(struct scanner *s, const char **pp)
 	unsigned depth = 0;
 	enum scan_step st;
 
+	if ((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9')) { /* most: a number */
+		st = number_end(s, p, &end);
+		if (st == ST_OK)
+			*pp = end;
+		return st;
+	}
+
 	for (;;) {
 		p = skip_ws(p);
 		switch (*p) {
