@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "lib/zero.h"
 
 /* The args of an event that are facts of a GPU operation or of its launch. */
 #define GPU_ARGS                                                                                           \
@@ -95,21 +96,20 @@ static uint64_t pack_args(const struct scan_event *ev)
 static void gpu_facts(const struct scan_event *ev, struct builder_gpu *g)
 {
 	/* most X events carry one of these args (Kineto's cpu_ops carry "External id"), and
-	 * most of them keep no facts: fill from a template, then only what is there */
-	static const struct builder_gpu absent = {
-		.correlation = -1,
-		.external_id = -1,
-		.stream = -1,
-		.bytes = -1,
-		.device = -1,
-		.blocks_per_sm = NAN,
-		.occupancy = NAN,
-		.regs = -1,
-		.smem = -1,
-	};
+	 * most of them keep no facts: every field absent, then only what is there (zeroed 16
+	 * bytes a store: a template copied in was a rep stos an event, lib/zero.h) */
 	uint32_t have = ev->have;
 
-	*g = absent;
+	zero_small(g, sizeof *g);
+	g->correlation = -1;
+	g->external_id = -1;
+	g->stream = -1;
+	g->bytes = -1;
+	g->device = -1;
+	g->blocks_per_sm = NAN;
+	g->occupancy = NAN;
+	g->regs = -1;
+	g->smem = -1;
 	if (have & SA_CORRELATION) {
 		g->has_correlation = true;
 		g->correlation = ev->correlation;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/zero.h"
 #include "parsers/scan_args.h"
 #include "parsers/scan_lex.h"
 
@@ -125,7 +126,7 @@ enum scan_step scan_parse_event(struct scanner *s, const char **pp, struct scan_
 	enum scan_step st;
 	struct scan_str k, v;
 
-	memset(ev, 0, offsetof(struct scan_event, counter_key));
+	zero_small(ev, offsetof(struct scan_event, counter_key)); /* ncounter says how many values */
 	s->scratch_used = 0;
 	ev->offset = scan_offset(s, p);
 	p = skip_ws(p + 1);
