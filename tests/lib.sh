@@ -94,9 +94,21 @@ no_crash() {
 tmux_begin() {
 	S="ttrace-test-$$"
 	SOCK="$TMP/tmux.sock"
-	trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+	trap 'tmux_end; rm -rf "$TMP"' EXIT
 }
 T() { tmux -S "$SOCK" "$@"; }
+
+# tmux_end: a ttrace still ending in the pane (after the test's q) is let finish, 10 s at
+# most, before the server goes: a hangup in the middle of its exit (the sanitizers' leak
+# check at exit, on a loaded CI machine) once left it spinning after the test was over.
+tmux_end() {
+	i=0
+	while [ $i -lt 100 ] && T list-panes -a -F '#{pane_current_command}' 2>/dev/null | grep -q ttrace; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	T kill-server 2>/dev/null
+}
 
 # wait_for TEXT [TRIES]: polls the pane until it shows TEXT (0.1 s apart, 30 s at most: a
 # busy CI machine running many tests at once is slow, and a pass costs no more)
