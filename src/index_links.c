@@ -42,11 +42,6 @@ static int gpu_bytes_cmp(const void *a, const void *b)
 	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
-/* Numbers T's GPU facts in the order of their slices, track by track (the facts no slice
- * holds, of slices set aside, after them in their order), and gives each track its words
- * in place of its array of fact indices: the facts are permuted in place, by cycles, with
- * one index a fact beside them. Fills LK with the runtime calls, the first in the file
- * for each correlation id, numbered anew. */
 void index_unpack_gpu_bits(struct trace *t)
 {
 	uint32_t *next = xcalloc(t->ntracks ? t->ntracks : 1, sizeof *next); /* by track: the slice to look from */
@@ -84,6 +79,11 @@ void index_unpack_gpu_bits(struct trace *t)
 	free(next);
 }
 
+/* Numbers T's GPU facts in the order of their slices, track by track (the facts no slice
+ * holds, of slices set aside, after them in their order), and gives each track its words
+ * in place of its array of fact indices: the facts are permuted in place, by cycles, with
+ * one index a fact beside them. Fills LK with the runtime calls, the first in the file
+ * for each correlation id, numbered anew. */
 static void number_gpu_facts(struct trace *t, struct launch_keys *lk)
 {
 	uint32_t n = t->ngpu, k = 0, keys_cap = 0;
